@@ -1,0 +1,364 @@
+/*
+ * iotrace.h - the ioscope event model and trace format library.
+ *
+ * This is the only header that recorder/ and analyzer/ include from formats/.
+ * It defines:
+ *   - the event model (struct iot_event) shared by every input kind,
+ *   - the op table (IOT_OPS), declared once,
+ *   - the chunk encoder used on the recorder's hot path (struct iot_enc),
+ *   - chunk compression (struct iot_chunker),
+ *   - the streaming native trace reader (struct iot_trace),
+ *   - string interning (struct iot_strtab),
+ *   - JSONL parsing and formatting of events.
+ * The byte layout is specified in docs/trace-format.md.
+ *
+ * Library code never prints and never exits: functions return an error and,
+ * where an error buffer is given, a one-line message without a trailing newline.
+ */
+#ifndef IOTRACE_H
+#define IOTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IOT_FORMAT_VERSION 1      /* chunk format version written and read */
+#define IOT_ERRBUF_SIZE    256    /* size of error message buffers */
+
+/* ------------------------------------------------------------------ ops */
+
+/*
+ * Every op, declared once: X(ENUM, "json name", class flags).
+ * The numeric value of an op is its position in this list and is part of the
+ * on-disk format: append new ops at the end, never reorder.
+ */
+#define IOT_OPC_READ   0x01u  /* moves data from a file into the program */
+#define IOT_OPC_WRITE  0x02u  /* moves data from the program into a file */
+#define IOT_OPC_STDIO  0x04u  /* a stdio (FILE *) call; `stream` identifies it */
+#define IOT_OPC_OPEN   0x08u  /* creates an fd or stream */
+#define IOT_OPC_CLOSE  0x10u  /* ends an fd or stream */
+#define IOT_OPC_SEEK   0x20u  /* moves a file position */
+#define IOT_OPC_SYNC   0x40u  /* fsync-like */
+
+#define IOT_OPS(X)                                                        \
+    X(OPEN,            "open",            IOT_OPC_OPEN)                   \
+    X(CLOSE,           "close",           IOT_OPC_CLOSE)                  \
+    X(READ,            "read",            IOT_OPC_READ)                   \
+    X(WRITE,           "write",           IOT_OPC_WRITE)                  \
+    X(PREAD,           "pread",           IOT_OPC_READ)                   \
+    X(PWRITE,          "pwrite",          IOT_OPC_WRITE)                  \
+    X(READV,           "readv",           IOT_OPC_READ)                   \
+    X(WRITEV,          "writev",          IOT_OPC_WRITE)                  \
+    X(PREADV,          "preadv",          IOT_OPC_READ)                   \
+    X(PWRITEV,         "pwritev",         IOT_OPC_WRITE)                  \
+    X(LSEEK,           "lseek",           IOT_OPC_SEEK)                   \
+    X(DUP,             "dup",             0)                              \
+    X(FSYNC,           "fsync",           IOT_OPC_SYNC)                   \
+    X(FDATASYNC,       "fdatasync",       IOT_OPC_SYNC)                   \
+    X(FTRUNCATE,       "ftruncate",       0)                              \
+    X(MMAP,            "mmap",            0)                              \
+    X(MUNMAP,          "munmap",          0)                              \
+    X(SENDFILE,        "sendfile",        IOT_OPC_WRITE)                  \
+    X(COPY_FILE_RANGE, "copy_file_range", IOT_OPC_WRITE)                  \
+    X(FOPEN,           "fopen",           IOT_OPC_STDIO | IOT_OPC_OPEN)   \
+    X(FDOPEN,          "fdopen",          IOT_OPC_STDIO | IOT_OPC_OPEN)   \
+    X(FCLOSE,          "fclose",          IOT_OPC_STDIO | IOT_OPC_CLOSE)  \
+    X(FREAD,           "fread",           IOT_OPC_STDIO | IOT_OPC_READ)   \
+    X(FWRITE,          "fwrite",          IOT_OPC_STDIO | IOT_OPC_WRITE)  \
+    X(FGETS,           "fgets",           IOT_OPC_STDIO | IOT_OPC_READ)   \
+    X(FPUTS,           "fputs",           IOT_OPC_STDIO | IOT_OPC_WRITE)  \
+    X(FFLUSH,          "fflush",          IOT_OPC_STDIO | IOT_OPC_SYNC)   \
+    X(FSEEK,           "fseek",           IOT_OPC_STDIO | IOT_OPC_SEEK)   \
+    X(SETVBUF,         "setvbuf",         IOT_OPC_STDIO)                  \
+    /* additions beyond the SPEC's list ("more may be added") */          \
+    X(SPLICE,          "splice",          IOT_OPC_WRITE)                  \
+    X(MSYNC,           "msync",           IOT_OPC_SYNC)                   \
+    X(CLOSE_RANGE,     "close_range",     IOT_OPC_CLOSE)                  \
+    X(TMPFILE,         "tmpfile",         IOT_OPC_STDIO | IOT_OPC_OPEN)   \
+    X(FREOPEN,         "freopen",         IOT_OPC_STDIO | IOT_OPC_OPEN)   \
+    X(FTELL,           "ftell",           IOT_OPC_STDIO)                  \
+    X(FGETC,           "fgetc",           IOT_OPC_STDIO | IOT_OPC_READ)   \
+    X(FPUTC,           "fputc",           IOT_OPC_STDIO | IOT_OPC_WRITE)  \
+    X(GETDELIM,        "getdelim",        IOT_OPC_STDIO | IOT_OPC_READ)   \
+    X(FPRINTF,         "fprintf",         IOT_OPC_STDIO | IOT_OPC_WRITE)  \
+    X(FSCANF,          "fscanf",          IOT_OPC_STDIO | IOT_OPC_READ)
+
+enum iot_op {
+#define IOT_OP_ENUM_(e, name, cls) IOT_OP_##e,
+    IOT_OPS(IOT_OP_ENUM_)
+#undef IOT_OP_ENUM_
+    IOT_OP_COUNT
+};
+
+/* "read" for IOT_OP_READ; NULL for an op out of range. */
+const char *iot_op_name(unsigned op);
+/* The op whose JSON name is `name`, or -1. */
+int iot_op_from_name(const char *name, size_t len);
+/* IOT_OPC_* class flags of op, 0 for an op out of range. */
+unsigned iot_op_class(unsigned op);
+
+/* --------------------------------------------------------------- events */
+
+enum iot_kind {
+    IOT_EV_CALL = 0,  /* one libc call */
+    IOT_EV_PROCESS,   /* a process (or an exec'd image) started */
+    IOT_EV_THREAD,    /* a thread was seen first or renamed */
+    IOT_EV_EXIT       /* a process ended */
+};
+
+/* Optional fields of a call: bit set in iot_event.has when present. */
+#define IOT_HAS_ERRNO      (1u << 0)
+#define IOT_HAS_FD         (1u << 1)
+#define IOT_HAS_PATH       (1u << 2)
+#define IOT_HAS_FLAGS      (1u << 3)
+#define IOT_HAS_MODE       (1u << 4)
+#define IOT_HAS_SIZE       (1u << 5)
+#define IOT_HAS_OFFSET     (1u << 6)
+#define IOT_HAS_WHENCE     (1u << 7)
+#define IOT_HAS_NEWFD      (1u << 8)
+#define IOT_HAS_STREAM     (1u << 9)
+#define IOT_HAS_FILE_SIZE  (1u << 10)
+#define IOT_HAS_STACK      (1u << 11)
+#define IOT_HAS_BUFMODE    (1u << 12)
+#define IOT_HAS_IN_FD      (1u << 13)  /* sendfile/copy_file_range/splice source fd */
+#define IOT_HAS_LAST_FD    (1u << 14)  /* close_range: last fd of the range */
+#define IOT_HAS_ALL        ((1u << 15) - 1)
+/* Exit events only */
+#define IOT_HAS_SIGNAL     (1u << 15)  /* the process was killed by `signal` */
+/* Call events from sources without durations (strace without -T) */
+#define IOT_HAS_NO_DUR     (1u << 16)
+
+enum iot_bufmode { IOT_BUF_FULL = 0, IOT_BUF_LINE = 1, IOT_BUF_NONE = 2 };
+
+/*
+ * One event. Which members are meaningful depends on `kind` (and for calls on
+ * `has`). Times are nanoseconds on the trace's clock: `t` counts from the
+ * trace's time origin (see iot_trace_origin()).
+ *
+ * String members: readers set them to interned strings (struct iot_strtab)
+ * that live as long as the reader's string table, so equal strings have equal
+ * pointers. `argv` lives only until the next event is read.
+ * Writers (iot_enc_call) use the *_id members instead of the pointers.
+ */
+struct iot_event {
+    uint8_t  kind;       /* enum iot_kind */
+    uint8_t  op;         /* enum iot_op (calls) */
+    uint8_t  bufmode;    /* enum iot_bufmode (setvbuf, fopen, fdopen) */
+    uint32_t has;        /* IOT_HAS_* */
+    int32_t  pid;
+    int32_t  tid;        /* calls and threads */
+    int64_t  t;          /* start of the call; exit: time of exit; process: start */
+    int64_t  dur;        /* call duration */
+    int64_t  ret;        /* return value as the SPEC defines it */
+    int32_t  err;        /* errno when has & IOT_HAS_ERRNO */
+    int32_t  fd;
+    int32_t  newfd;
+    int32_t  whence;
+    int32_t  in_fd;
+    int32_t  last_fd;
+    int64_t  flags;      /* open flags */
+    int64_t  size;       /* requested bytes (vectored: the sum) */
+    int64_t  offset;
+    int64_t  file_size;
+    uint64_t stream;     /* stdio stream id */
+    const char *path;
+    const char *mode;    /* fopen mode string */
+    const char *stack;   /* frames separated by '\n', innermost first */
+    uint32_t path_id, mode_id, stack_id;  /* writer side: ids from iot_enc_str */
+
+    /* IOT_EV_PROCESS */
+    int32_t  ppid;
+    int64_t  start_unix_ns;
+    const char *exe;
+    int      argc;
+    const char *const *argv;
+
+    /* IOT_EV_THREAD */
+    const char *name;
+
+    /* IOT_EV_EXIT */
+    int32_t  status;     /* exit status (0..255); when killed, 128 + signal */
+    int32_t  signal;     /* killing signal when has & IOT_HAS_SIGNAL */
+};
+
+/* Two events equal in every meaningful member (strings compared by content). */
+int iot_event_equal(const struct iot_event *a, const struct iot_event *b);
+
+/* --------------------------------------------------------- string table */
+
+/* An interning table: one copy of each distinct string, stable pointers. */
+struct iot_strtab;
+struct iot_strtab *iot_strtab_create(void);
+void iot_strtab_free(struct iot_strtab *st);
+/* The interned copy of s[0..len) (NUL-terminated); NULL when out of memory. */
+const char *iot_intern(struct iot_strtab *st, const char *s, size_t len);
+/* Number of strings and bytes held. */
+size_t iot_strtab_count(const struct iot_strtab *st);
+size_t iot_strtab_bytes(const struct iot_strtab *st);
+
+/* -------------------------------------------------------- chunk encoder */
+
+/*
+ * A chunk is a self-contained run of one thread's records. The encoder writes
+ * records into a caller-owned buffer: it never allocates, locks or makes a
+ * system call, so the recorder can use it on any thread and in signal
+ * handlers (with its own re-entrancy guard).
+ *
+ * Every append function returns 0, or -1 when the record does not fit in the
+ * remaining space; the buffer is then unchanged and the caller starts a new
+ * chunk and appends again.
+ */
+#define IOT_ENC_STRCACHE 64  /* strings remembered per chunk for de-duplication */
+
+struct iot_enc {
+    uint8_t *buf;          /* records start here */
+    size_t   cap;
+    size_t   len;          /* bytes of complete records */
+    uint32_t nrec;         /* complete records */
+    int64_t  base_t;       /* absolute time of the chunk start */
+    int64_t  prev_end;     /* end (t + dur) of the previous call, absolute */
+    int      have_prev;    /* a previous call record exists in this chunk */
+    struct iot_event prev; /* the previous call's fields, for REPEAT records */
+    uint32_t next_str_id;
+    struct { uint64_t hash; uint32_t id; uint32_t len; } strcache[IOT_ENC_STRCACHE];
+};
+
+/* Start a chunk in buf[0..cap); base_t is the absolute time of its start. */
+void iot_enc_begin(struct iot_enc *e, void *buf, size_t cap, int64_t base_t);
+
+/*
+ * Define a string in this chunk and return its id in *id (>= 1). A string
+ * already defined in the chunk (content equal) returns the same id without
+ * writing it again.
+ */
+int iot_enc_str(struct iot_enc *e, const char *s, size_t len, uint32_t *id);
+
+/* Append a call. ev->t is absolute; path/mode/stack are given as *_id. */
+int iot_enc_call(struct iot_enc *e, const struct iot_event *ev);
+
+/*
+ * Fast path for the common fd call (read, write and their kin): has =
+ * FD|SIZE (+ERRNO when err != 0). Same encoding as iot_enc_call.
+ */
+int iot_enc_io(struct iot_enc *e, unsigned op, int32_t fd, int64_t size,
+               int64_t ret, int32_t err, int64_t t, int64_t dur);
+
+/* Metadata records. t values are absolute. argv may be NULL when argc is 0. */
+int iot_enc_process(struct iot_enc *e, int32_t ppid, int64_t t,
+                    int64_t start_unix_ns, const char *exe, int argc,
+                    const char *const *argv);
+int iot_enc_thread(struct iot_enc *e, int64_t t, const char *name);
+int iot_enc_exit(struct iot_enc *e, int64_t t, int32_t status, int32_t sig);
+
+/* ------------------------------------------------------ chunk framing */
+
+/* The header every chunk begins with (docs/trace-format.md, "Chunk header"). */
+#define IOT_CHUNK_HDR_SIZE 48
+struct iot_chunk_hdr {
+    uint32_t version;    /* IOT_FORMAT_VERSION */
+    uint32_t flags;      /* IOT_CHUNK_* */
+    int32_t  pid;
+    int32_t  tid;
+    uint64_t stream_id;  /* unique per thread life (tid reuse, exec) */
+    uint32_t seq;        /* chunk number within the stream, from 0 */
+    uint32_t nrec;       /* records in the chunk */
+    int64_t  base_t;     /* absolute time of the chunk start */
+    uint32_t bytes;      /* bytes of records after the header */
+};
+#define IOT_CHUNK_PARTIAL 0x1u  /* a snapshot; a later chunk with the same seq supersedes it */
+#define IOT_CHUNK_LAST    0x2u  /* the stream ended (thread exit) */
+
+/* Serialise h into out[0..IOT_CHUNK_HDR_SIZE). */
+void iot_chunk_hdr_put(uint8_t *out, const struct iot_chunk_hdr *h);
+/* Parse; 0 ok, -1 bad magic or short, -2 unsupported version (h->version set). */
+int iot_chunk_hdr_get(const uint8_t *in, size_t len, struct iot_chunk_hdr *h);
+
+/* Compresses chunks into zstd frames (one frame per chunk). */
+struct iot_chunker;
+struct iot_chunker *iot_chunker_create(int level);
+void iot_chunker_free(struct iot_chunker *c);
+/* Upper bound of the frame size for `bytes` bytes of records. */
+size_t iot_chunk_bound(size_t bytes);
+/*
+ * Compress header + records into one zstd frame in dst. Returns the frame
+ * size, or 0 on error (dst too small).
+ */
+size_t iot_chunk_compress(struct iot_chunker *c, const struct iot_chunk_hdr *h,
+                          const void *records, void *dst, size_t cap);
+
+/* ------------------------------------------------------- native reader */
+
+/* What a reader found in its inputs; damaged input is reported, not fatal. */
+struct iot_trace_stats {
+    uint64_t file_bytes;        /* compressed bytes in the inputs */
+    uint64_t chunks;            /* intact chunks */
+    uint64_t chunks_superseded; /* partial snapshots replaced by a later chunk */
+    uint64_t chunks_damaged;    /* frames that failed to decode or parse */
+    uint64_t bytes_skipped;     /* compressed bytes not used (damage, truncation) */
+    uint64_t truncated;         /* 1 when an input ends inside a frame */
+    uint64_t events;            /* events read so far */
+    uint64_t raw_bytes;         /* decompressed bytes of intact chunks */
+    uint32_t max_version;       /* highest chunk version seen */
+};
+
+/*
+ * A streaming reader over one or more native trace files. Events come in time
+ * order across all processes and threads of all inputs (per-thread order is
+ * always exact). Memory grows with the number of threads and chunks, and with
+ * distinct strings, never with the number of events.
+ */
+struct iot_trace;
+
+/*
+ * Open paths[0..n). "-" reads standard input (spooled to a temporary file).
+ * st: strings are interned there (the caller owns it and frees it after the
+ * reader). Returns NULL with a message in errbuf when an input cannot be
+ * opened or holds no readable chunk (e.g. "'x.zst': not an ioscope trace",
+ * "'x.zst': trace version 2 is newer than this reader (1)").
+ */
+struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
+                                 struct iot_strtab *st, char *errbuf);
+/* 1: *ev filled; 0: end; -1: error (message in errbuf). */
+int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf);
+/* Absolute time (trace clock) that event times count from. */
+int64_t iot_trace_origin(const struct iot_trace *tr);
+void iot_trace_stats(const struct iot_trace *tr, struct iot_trace_stats *out);
+void iot_trace_close(struct iot_trace *tr);
+
+/* 1 when buf (the first bytes of a file) starts like a native trace. */
+int iot_is_native_trace(const void *buf, size_t len);
+
+/* ---------------------------------------------------------------- JSONL */
+
+/*
+ * Parse one JSONL line (SPEC "JSONL events") into *ev, interning strings in st.
+ * argv points into storage owned by `scratch` (reused by the next call).
+ * Returns 1 event, 0 blank line, -1 malformed (message in errbuf, without the
+ * line number: the caller knows it).
+ */
+struct iot_jsonl_scratch;
+struct iot_jsonl_scratch *iot_jsonl_scratch_create(void);
+void iot_jsonl_scratch_free(struct iot_jsonl_scratch *s);
+int iot_jsonl_parse(const char *line, size_t len, struct iot_event *ev,
+                    struct iot_strtab *st, struct iot_jsonl_scratch *s,
+                    char *errbuf);
+
+/*
+ * Write ev as one JSONL line (with '\n') to f. Strings are escaped per JSON;
+ * bytes that are not UTF-8 become U+FFFD. Returns 0, or -1 on write error.
+ */
+int iot_jsonl_write(FILE *f, const struct iot_event *ev);
+
+/* ----------------------------------------------------- small utilities */
+
+/* Write a JSON string literal (with quotes) of s[0..len) to f. */
+void iot_json_write_string(FILE *f, const char *s, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOTRACE_H */
