@@ -1,0 +1,56 @@
+/*
+ * ci.h - what CI needs on top of analyze: issue files, baselines, SARIF and
+ * the `ioanalyze diff` command. See docs/ci.md.
+ */
+#ifndef CI_H
+#define CI_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/*
+ * Load issues from path: a JSON array of issue objects (what `analyze`
+ * writes by default) or JSONL, one issue object per line (--format jsonl).
+ * "-" reads standard input. 0 with a new array in *issues, or -1 with a
+ * one-line message in errbuf (IOT_ERRBUF_SIZE bytes).
+ */
+int issues_load(const char *path, json_t **issues, char *errbuf);
+
+/*
+ * 1 when the first bytes of a file look like an issues file rather than an
+ * event input: a JSON array, or a JSONL line that is an issue object (has
+ * "fingerprint" or "rule") and not an event (no "ev").
+ */
+int issues_detect(const char *buf, size_t len);
+
+/*
+ * Remove from issues every issue whose "fingerprint" appears in baseline (an
+ * issues array). Returns how many were removed.
+ */
+size_t issues_drop_baseline(json_t *issues, const json_t *baseline);
+
+/* One rule as SARIF describes it. type is the issue type number. */
+struct sarif_rule {
+    const char *id;    /* the rule name, e.g. "small_buffer" */
+    const char *name;  /* a CamelCase name, e.g. "SmallBuffer"; id when NULL */
+    const char *help;  /* one or two sentences: what it finds and why it hurts */
+    int type;
+};
+
+/*
+ * Render issues as a SARIF 2.1.0 log with one rule descriptor per rule.
+ * Issues whose rule is not in rules[] get a descriptor of their own.
+ * Returns a new object, or NULL when out of memory.
+ */
+json_t *sarif_render(const json_t *issues, const struct sarif_rule *rules,
+                     size_t n);
+
+/*
+ * ioanalyze diff [--config FILE] [--set R.P=V]... BASE NEW
+ * argv[0] is "diff". Returns the exit status: 0 nothing new, 1 something
+ * new, 2 usage or input error.
+ */
+int cmd_diff(int argc, char **argv);
+
+#endif /* CI_H */

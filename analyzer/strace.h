@@ -1,0 +1,53 @@
+/*
+ * strace.h - strace text logs as an event source.
+ *
+ * Reads logs written by `strace -f -tt -T -y -o LOG CMD` and its variants
+ * (-ttt, -yy, without -y, without -T, without -f, one file of -ff) and yields
+ * the same struct iot_event stream a native trace would, so every rule works
+ * on field logs. The mapping from syscalls to ops and what is synthesised
+ * (process, thread and exit events) is described in docs/ci.md, "strace logs".
+ *
+ * Lines the parser does not understand are counted (strace_info) and skipped;
+ * they are never an error. strace_next fails only on a read error.
+ */
+#ifndef STRACE_H
+#define STRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iotrace.h"
+
+struct strace_src;
+
+/* 1 when buf (the first bytes of a file) looks like an strace log. */
+int strace_detect(const char *buf, size_t len);
+
+/*
+ * Start reading the log in f (not closed by strace_close). name is used in
+ * messages and, for -ff logs named LOG.PID, to learn the pid of a log written
+ * without -f. Strings are interned in st (owned by the caller, freed after
+ * the source). NULL with a message in errbuf (IOT_ERRBUF_SIZE) on failure.
+ */
+struct strace_src *strace_open(FILE *f, const char *name, struct iot_strtab *st,
+                               char *errbuf);
+
+/*
+ * The next event in file order: 1 event, 0 end, -1 read error (message in
+ * errbuf). Call times count from the first timestamp of the log; a PROCESS
+ * event carries start_unix_ns (see docs/ci.md for logs written with -tt).
+ */
+int strace_next(struct strace_src *s, struct iot_event *ev, char *errbuf);
+
+struct strace_info {
+    uint64_t lines;          /* lines read */
+    uint64_t events;         /* events yielded */
+    uint64_t unknown_lines;  /* lines not understood (skipped) */
+    int has_durations;       /* the log was written with -T */
+    int has_paths;           /* the log was written with -y or -yy */
+};
+void strace_info(const struct strace_src *s, struct strace_info *out);
+
+void strace_close(struct strace_src *s);
+
+#endif /* STRACE_H */
