@@ -290,6 +290,24 @@ size_t iot_chunk_bound(size_t bytes);
 size_t iot_chunk_compress(struct iot_chunker *c, const struct iot_chunk_hdr *h,
                           const void *records, void *dst, size_t cap);
 
+/* ------------------------------------------------------- simple writer */
+
+/*
+ * A convenience writer for tools and tests (not the recorder's hot path):
+ * takes whole events with string pointers, keeps one chunk per (pid, tid)
+ * and writes each full chunk as a frame to a file. Event times given to it
+ * are absolute (the reader's origin becomes the earliest chunk start).
+ */
+struct iot_writer;
+/* chunk_bytes: record bytes per chunk (0 = 64 KiB). NULL + errbuf on error. */
+struct iot_writer *iot_writer_open(const char *path, size_t chunk_bytes, char *errbuf);
+/* Append one event (any kind); 0 or -1 (write error, message in errbuf). */
+int iot_writer_event(struct iot_writer *w, const struct iot_event *ev, char *errbuf);
+/* Write out every open chunk (as full chunks); 0 or -1. */
+int iot_writer_flush(struct iot_writer *w, char *errbuf);
+/* Flush, close and free; 0 or -1. */
+int iot_writer_close(struct iot_writer *w, char *errbuf);
+
 /* ------------------------------------------------------- native reader */
 
 /* What a reader found in its inputs; damaged input is reported, not fatal. */

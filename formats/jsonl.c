@@ -1,0 +1,505 @@
+/*
+ * jsonl.c - the JSONL event model (SPEC "JSONL events"): one definition of
+ * every field for both directions, so dump followed by analyze of the dump
+ * sees the same events as analyzing the trace.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iotrace.h"
+
+static const char *const bufmode_names[] = { "full", "line", "none" };
+
+/* ------------------------------------------------------------ writing */
+
+/* A line is built in memory and written with one fwrite. */
+struct line {
+    char *p;
+    size_t len, cap;
+    int oom;
+};
+
+static void line_reserve(struct line *l, size_t n)
+{
+    if (l->len + n <= l->cap || l->oom)
+        return;
+    size_t ncap = l->cap ? l->cap : 512;
+    while (ncap < l->len + n)
+        ncap *= 2;
+    char *np = realloc(l->p, ncap);
+    if (!np) {
+        l->oom = 1;
+        return;
+    }
+    l->p = np;
+    l->cap = ncap;
+}
+
+static void line_put(struct line *l, const char *s, size_t n)
+{
+    line_reserve(l, n);
+    if (l->oom)
+        return;
+    memcpy(l->p + l->len, s, n);
+    l->len += n;
+}
+
+static void line_str(struct line *l, const char *s)
+{
+    line_put(l, s, strlen(s));
+}
+
+static void line_int(struct line *l, int64_t v)
+{
+    char tmp[24], *e = tmp + sizeof(tmp), *p = e;
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    line_put(l, p, (size_t)(e - p));
+}
+
+static void line_uint(struct line *l, uint64_t u)
+{
+    char tmp[24], *e = tmp + sizeof(tmp), *p = e;
+
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    line_put(l, p, (size_t)(e - p));
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len, i;
+    uint32_t cp;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
+    else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
+    else return 0;
+    if (len > n)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    /* overlong forms, surrogates and values past U+10FFFF */
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+static void line_json_string(struct line *l, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+
+    line_put(l, "\"", 1);
+    while (i < n) {
+        size_t run = i;
+
+        /* copy plain runs in one go */
+        while (run < n && u[run] >= 0x20 && u[run] < 0x80 && u[run] != '"' && u[run] != '\\')
+            run++;
+        if (run > i) {
+            line_put(l, s + i, run - i);
+            i = run;
+            continue;
+        }
+        unsigned c = u[i];
+        if (c == '"') { line_put(l, "\\\"", 2); i++; }
+        else if (c == '\\') { line_put(l, "\\\\", 2); i++; }
+        else if (c == '\n') { line_put(l, "\\n", 2); i++; }
+        else if (c == '\t') { line_put(l, "\\t", 2); i++; }
+        else if (c == '\r') { line_put(l, "\\r", 2); i++; }
+        else if (c < 0x20) {
+            char esc[8];
+            snprintf(esc, sizeof(esc), "\\u%04x", c);
+            line_put(l, esc, 6);
+            i++;
+        } else {
+            size_t k = utf8_len(u + i, n - i);
+            if (k) {
+                line_put(l, s + i, k);
+                i += k;
+            } else {
+                line_put(l, "\\ufffd", 6);
+                i++;
+            }
+        }
+    }
+    line_put(l, "\"", 1);
+}
+
+void iot_json_write_string(FILE *f, const char *s, size_t len)
+{
+    struct line l = { 0 };
+
+    line_json_string(&l, s, len);
+    if (!l.oom)
+        fwrite(l.p, 1, l.len, f);
+    free(l.p);
+}
+
+static void key_int(struct line *l, const char *key, int64_t v)
+{
+    line_str(l, key);
+    line_int(l, v);
+}
+
+static void key_str(struct line *l, const char *key, const char *s)
+{
+    line_str(l, key);
+    line_json_string(l, s ? s : "", s ? strlen(s) : 0);
+}
+
+static void format_call(struct line *l, const struct iot_event *ev)
+{
+    uint32_t has = ev->has;
+
+    key_int(l, "{\"ev\":\"call\",\"t\":", ev->t);
+    key_int(l, ",\"pid\":", ev->pid);
+    key_int(l, ",\"tid\":", ev->tid);
+    key_str(l, ",\"op\":", iot_op_name(ev->op));
+    if (!(has & IOT_HAS_NO_DUR))
+        key_int(l, ",\"dur\":", ev->dur);
+    key_int(l, ",\"ret\":", ev->ret);
+    if (has & IOT_HAS_ERRNO)     key_int(l, ",\"errno\":", ev->err);
+    if (has & IOT_HAS_FD)        key_int(l, ",\"fd\":", ev->fd);
+    if (has & IOT_HAS_PATH)      key_str(l, ",\"path\":", ev->path);
+    if (has & IOT_HAS_FLAGS)     key_int(l, ",\"flags\":", ev->flags);
+    if (has & IOT_HAS_MODE)      key_str(l, ",\"mode\":", ev->mode);
+    if (has & IOT_HAS_SIZE)      key_int(l, ",\"size\":", ev->size);
+    if (has & IOT_HAS_OFFSET)    key_int(l, ",\"offset\":", ev->offset);
+    if (has & IOT_HAS_WHENCE)    key_int(l, ",\"whence\":", ev->whence);
+    if (has & IOT_HAS_NEWFD)     key_int(l, ",\"newfd\":", ev->newfd);
+    if (has & IOT_HAS_STREAM) {
+        line_str(l, ",\"stream\":");
+        line_uint(l, ev->stream);
+    }
+    if (has & IOT_HAS_FILE_SIZE) key_int(l, ",\"file_size\":", ev->file_size);
+    if (has & IOT_HAS_STACK)     key_str(l, ",\"stack\":", ev->stack);
+    if (has & IOT_HAS_BUFMODE)
+        key_str(l, ",\"bufmode\":", bufmode_names[ev->bufmode <= IOT_BUF_NONE ? ev->bufmode : 0]);
+    if (has & IOT_HAS_IN_FD)     key_int(l, ",\"in_fd\":", ev->in_fd);
+    if (has & IOT_HAS_LAST_FD)   key_int(l, ",\"last_fd\":", ev->last_fd);
+    line_put(l, "}\n", 2);
+}
+
+int iot_jsonl_write(FILE *f, const struct iot_event *ev)
+{
+    struct line l = { 0 };
+    int ret = -1;
+
+    switch (ev->kind) {
+    case IOT_EV_CALL:
+        format_call(&l, ev);
+        break;
+    case IOT_EV_PROCESS:
+        key_int(&l, "{\"ev\":\"process\",\"t\":", ev->t);
+        key_int(&l, ",\"pid\":", ev->pid);
+        key_int(&l, ",\"ppid\":", ev->ppid);
+        key_str(&l, ",\"exe\":", ev->exe);
+        line_str(&l, ",\"cmdline\":[");
+        for (int i = 0; i < ev->argc; i++) {
+            if (i)
+                line_put(&l, ",", 1);
+            line_json_string(&l, ev->argv[i], strlen(ev->argv[i]));
+        }
+        key_int(&l, "],\"start_unix_ns\":", ev->start_unix_ns);
+        if (ev->tid && ev->tid != ev->pid)
+            key_int(&l, ",\"tid\":", ev->tid);
+        line_put(&l, "}\n", 2);
+        break;
+    case IOT_EV_THREAD:
+        key_int(&l, "{\"ev\":\"thread\",\"t\":", ev->t);
+        key_int(&l, ",\"pid\":", ev->pid);
+        key_int(&l, ",\"tid\":", ev->tid);
+        key_str(&l, ",\"name\":", ev->name);
+        line_put(&l, "}\n", 2);
+        break;
+    case IOT_EV_EXIT:
+        key_int(&l, "{\"ev\":\"exit\",\"t\":", ev->t);
+        key_int(&l, ",\"pid\":", ev->pid);
+        if (ev->tid && ev->tid != ev->pid)
+            key_int(&l, ",\"tid\":", ev->tid);
+        key_int(&l, ",\"status\":", ev->status);
+        if (ev->has & IOT_HAS_SIGNAL)
+            key_int(&l, ",\"signal\":", ev->signal);
+        line_put(&l, "}\n", 2);
+        break;
+    default:
+        goto out;
+    }
+    if (!l.oom && fwrite(l.p, 1, l.len, f) == l.len)
+        ret = 0;
+out:
+    free(l.p);
+    return ret;
+}
+
+/* ------------------------------------------------------------ parsing */
+
+struct iot_jsonl_scratch {
+    const char **argv;
+    size_t cap;
+};
+
+struct iot_jsonl_scratch *iot_jsonl_scratch_create(void)
+{
+    return calloc(1, sizeof(struct iot_jsonl_scratch));
+}
+
+void iot_jsonl_scratch_free(struct iot_jsonl_scratch *s)
+{
+    if (!s)
+        return;
+    free(s->argv);
+    free(s);
+}
+
+/* Context of one parse, so helpers can report the key they choke on. */
+struct parse {
+    json_t *obj;
+    char *errbuf;
+};
+
+static int bad(struct parse *p, const char *key, const char *what)
+{
+    snprintf(p->errbuf, IOT_ERRBUF_SIZE, "key \"%s\": %s", key, what);
+    return -1;
+}
+
+/* 1 present (stored), 0 absent, -1 wrong type. */
+static int get_int(struct parse *p, const char *key, int64_t *out)
+{
+    json_t *v = json_object_get(p->obj, key);
+
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v))
+        return bad(p, key, "expected an integer");
+    *out = (int64_t)json_integer_value(v);
+    return 1;
+}
+
+static int get_i32(struct parse *p, const char *key, int32_t *out)
+{
+    int64_t v;
+    int r = get_int(p, key, &v);
+
+    if (r == 1) {
+        if (v < INT32_MIN || v > INT32_MAX)
+            return bad(p, key, "out of range");
+        *out = (int32_t)v;
+    }
+    return r;
+}
+
+static int get_str(struct parse *p, const char *key, struct iot_strtab *st, const char **out)
+{
+    json_t *v = json_object_get(p->obj, key);
+
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v))
+        return bad(p, key, "expected a string");
+    *out = iot_intern(st, json_string_value(v), json_string_length(v));
+    if (!*out)
+        return bad(p, key, "out of memory");
+    return 1;
+}
+
+static int need(struct parse *p, int r, const char *key)
+{
+    if (r == 0)
+        return bad(p, key, "missing");
+    return r;
+}
+
+/* An optional field: sets the has-bit when present. */
+#define OPT(r, bit) do { int r_ = (r); if (r_ < 0) return -1; if (r_) ev->has |= (bit); } while (0)
+
+static int parse_call(struct parse *p, struct iot_event *ev, struct iot_strtab *st)
+{
+    json_t *op = json_object_get(p->obj, "op");
+    const char *bm = NULL;
+    int64_t stream, v;
+    int op_id, r;
+
+    if (!op)
+        return bad(p, "op", "missing");
+    if (!json_is_string(op))
+        return bad(p, "op", "expected a string");
+    op_id = iot_op_from_name(json_string_value(op), json_string_length(op));
+    if (op_id < 0)
+        return bad(p, "op", "unknown op");
+    ev->op = (uint8_t)op_id;
+    if (need(p, get_i32(p, "tid", &ev->tid), "tid") < 0 ||
+        need(p, get_int(p, "t", &ev->t), "t") < 0 ||
+        need(p, get_int(p, "ret", &ev->ret), "ret") < 0)
+        return -1;
+    r = get_int(p, "dur", &ev->dur);
+    if (r < 0)
+        return -1;
+    if (r == 0)
+        ev->has |= IOT_HAS_NO_DUR;
+    else if (ev->dur < 0)
+        return bad(p, "dur", "negative");
+    OPT(get_i32(p, "errno", &ev->err), IOT_HAS_ERRNO);
+    OPT(get_i32(p, "fd", &ev->fd), IOT_HAS_FD);
+    OPT(get_str(p, "path", st, &ev->path), IOT_HAS_PATH);
+    OPT(get_int(p, "flags", &ev->flags), IOT_HAS_FLAGS);
+    OPT(get_str(p, "mode", st, &ev->mode), IOT_HAS_MODE);
+    OPT(get_int(p, "size", &ev->size), IOT_HAS_SIZE);
+    OPT(get_int(p, "offset", &ev->offset), IOT_HAS_OFFSET);
+    OPT(get_i32(p, "whence", &ev->whence), IOT_HAS_WHENCE);
+    OPT(get_i32(p, "newfd", &ev->newfd), IOT_HAS_NEWFD);
+    r = get_int(p, "stream", &stream);
+    if (r < 0)
+        return -1;
+    if (r) {
+        /* ids above INT64_MAX do not survive Jansson's signed integers */
+        ev->stream = (uint64_t)stream;
+        ev->has |= IOT_HAS_STREAM;
+    }
+    OPT(get_int(p, "file_size", &ev->file_size), IOT_HAS_FILE_SIZE);
+    OPT(get_str(p, "stack", st, &ev->stack), IOT_HAS_STACK);
+    r = get_str(p, "bufmode", st, &bm);
+    if (r < 0)
+        return -1;
+    if (r) {
+        for (v = 0; v <= IOT_BUF_NONE; v++)
+            if (strcmp(bm, bufmode_names[v]) == 0)
+                break;
+        if (v > IOT_BUF_NONE)
+            return bad(p, "bufmode", "expected \"full\", \"line\" or \"none\"");
+        ev->bufmode = (uint8_t)v;
+        ev->has |= IOT_HAS_BUFMODE;
+    }
+    OPT(get_i32(p, "in_fd", &ev->in_fd), IOT_HAS_IN_FD);
+    OPT(get_i32(p, "last_fd", &ev->last_fd), IOT_HAS_LAST_FD);
+    return 0;
+}
+
+static int parse_process(struct parse *p, struct iot_event *ev, struct iot_strtab *st,
+                         struct iot_jsonl_scratch *s)
+{
+    json_t *cmd = json_object_get(p->obj, "cmdline");
+    size_t n;
+
+    if (get_i32(p, "ppid", &ev->ppid) < 0 || get_int(p, "start_unix_ns", &ev->start_unix_ns) < 0 ||
+        get_int(p, "t", &ev->t) < 0 || get_str(p, "exe", st, &ev->exe) < 0 ||
+        get_i32(p, "tid", &ev->tid) < 0)
+        return -1;
+    if (!ev->exe)
+        ev->exe = iot_intern(st, "", 0);
+    if (!ev->tid)
+        ev->tid = ev->pid;
+    if (cmd && !json_is_array(cmd))
+        return bad(p, "cmdline", "expected an array of strings");
+    n = cmd ? json_array_size(cmd) : 0;
+    if (n + 1 > s->cap) {
+        const char **na = realloc(s->argv, (n + 1) * sizeof(*na));
+        if (!na)
+            return bad(p, "cmdline", "out of memory");
+        s->argv = na;
+        s->cap = n + 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *a = json_array_get(cmd, i);
+
+        if (!json_is_string(a))
+            return bad(p, "cmdline", "expected an array of strings");
+        s->argv[i] = iot_intern(st, json_string_value(a), json_string_length(a));
+        if (!s->argv[i])
+            return bad(p, "cmdline", "out of memory");
+    }
+    s->argv[n] = NULL;
+    ev->argc = (int)n;
+    ev->argv = s->argv;
+    return 0;
+}
+
+int iot_jsonl_parse(const char *line, size_t len, struct iot_event *ev,
+                    struct iot_strtab *st, struct iot_jsonl_scratch *s, char *errbuf)
+{
+    struct parse p = { NULL, errbuf };
+    json_error_t jerr;
+    json_t *kind;
+    const char *k;
+    size_t i;
+    int ret = -1;
+
+    for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n'); i++)
+        ;
+    if (i == len)
+        return 0;
+    memset(ev, 0, sizeof(*ev));
+    p.obj = json_loadb(line, len, 0, &jerr);
+    if (!p.obj) {
+        snprintf(errbuf, IOT_ERRBUF_SIZE, "invalid JSON: %s (column %d)", jerr.text, jerr.column);
+        return -1;
+    }
+    if (!json_is_object(p.obj)) {
+        snprintf(errbuf, IOT_ERRBUF_SIZE, "expected a JSON object");
+        goto out;
+    }
+    kind = json_object_get(p.obj, "ev");
+    if (!kind || !json_is_string(kind)) {
+        bad(&p, "ev", kind ? "expected a string" : "missing");
+        goto out;
+    }
+    if (need(&p, get_i32(&p, "pid", &ev->pid), "pid") < 0)
+        goto out;
+    k = json_string_value(kind);
+    if (strcmp(k, "call") == 0) {
+        ev->kind = IOT_EV_CALL;
+        if (parse_call(&p, ev, st) < 0)
+            goto out;
+    } else if (strcmp(k, "process") == 0) {
+        ev->kind = IOT_EV_PROCESS;
+        if (parse_process(&p, ev, st, s) < 0)
+            goto out;
+    } else if (strcmp(k, "thread") == 0) {
+        ev->kind = IOT_EV_THREAD;
+        if (need(&p, get_i32(&p, "tid", &ev->tid), "tid") < 0 || get_int(&p, "t", &ev->t) < 0 ||
+            get_str(&p, "name", st, &ev->name) < 0)
+            goto out;
+        if (!ev->name)
+            ev->name = iot_intern(st, "", 0);
+    } else if (strcmp(k, "exit") == 0) {
+        ev->kind = IOT_EV_EXIT;
+        if (need(&p, get_int(&p, "t", &ev->t), "t") < 0 || get_i32(&p, "status", &ev->status) < 0 ||
+            get_i32(&p, "tid", &ev->tid) < 0)
+            goto out;
+        if (!ev->tid)
+            ev->tid = ev->pid;
+        int r = get_i32(&p, "signal", &ev->signal);
+        if (r < 0)
+            goto out;
+        if (r)
+            ev->has |= IOT_HAS_SIGNAL;
+    } else {
+        bad(&p, "ev", "expected \"call\", \"process\", \"thread\" or \"exit\"");
+        goto out;
+    }
+    ret = 1;
+out:
+    json_decref(p.obj);
+    return ret;
+}

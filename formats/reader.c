@@ -1,0 +1,582 @@
+/*
+ * reader.c - the streaming native trace reader.
+ *
+ * Pass 1 (open): map every input, walk its zstd frames, verify each frame
+ * (decompression checks its checksum) and note each chunk's stream, sequence
+ * number and start time. Damaged frames are skipped to the next frame magic;
+ * an input that ends inside a frame is truncated. Of several versions of one
+ * (stream, seq) - partial snapshots - the largest is kept.
+ *
+ * Pass 2 (next): a k-way merge over the streams by event time. Each stream
+ * decodes one chunk at a time, so memory grows with the number of streams
+ * that overlap in time, never with the number of events.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "decode.h"
+#include "records.h"
+#include "varint.h"
+
+struct input {
+    char *name;
+    const uint8_t *map;
+    size_t size;
+};
+
+struct chunk_ref {
+    uint64_t off;
+    uint32_t csize;
+    uint32_t seq;
+    uint32_t nrec;
+    uint32_t flags;
+    int64_t base_t;
+};
+
+struct stream {
+    uint32_t input;
+    int32_t pid, tid;
+    uint64_t stream_id;
+    struct chunk_ref *chunks;
+    size_t n, cap;
+    size_t next;            /* next chunk to load */
+    int loaded;             /* dec holds a chunk */
+    int has_ev;             /* ev holds the next event */
+    int64_t key;            /* merge key: ev.t, or the next chunk's start */
+    struct iot_event ev;
+    uint8_t *buf;
+    size_t buf_cap;
+    struct iot_dec dec;
+};
+
+struct iot_trace {
+    struct input *inputs;
+    size_t ninputs;
+    struct stream *streams;
+    size_t nstreams, streams_cap;
+    size_t *heap;           /* stream indexes, min-heap on key */
+    size_t nheap;
+    ZSTD_DCtx *dctx;
+    struct iot_strtab *st;
+    int64_t origin;
+    const char **argv;      /* the returned process event's argv */
+    size_t argv_cap;
+    struct iot_trace_stats stats;
+};
+
+static void set_err(char *errbuf, const char *fmt, const char *name, const char *what)
+{
+    if (errbuf)
+        snprintf(errbuf, IOT_ERRBUF_SIZE, fmt, name, what);
+}
+
+int iot_is_native_trace(const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+
+    return len >= 4 && iot_get_le32(p) == ZSTD_MAGICNUMBER;
+}
+
+/* ---------------------------------------------------------- inputs */
+
+/* Standard input cannot be mapped: copy it to an unlinked temporary file. */
+static int spool_stdin(void)
+{
+    char tmpl[] = "/tmp/ioscope-stdin-XXXXXX";
+    char buf[1 << 16];
+    int fd = mkstemp(tmpl);
+    ssize_t n;
+
+    if (fd < 0)
+        return -1;
+    unlink(tmpl);
+    while ((n = read(0, buf, sizeof(buf))) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            goto fail;
+        }
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(fd, buf + off, (size_t)(n - off));
+
+            if (w < 0) {
+                if (errno == EINTR)
+                    continue;
+                goto fail;
+            }
+            off += w;
+        }
+    }
+    return fd;
+fail:
+    close(fd);
+    return -1;
+}
+
+static int input_map(struct input *in, const char *path, char *errbuf)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? spool_stdin() : open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+
+    in->name = strdup(is_stdin ? "<stdin>" : path);
+    if (fd < 0 || !in->name) {
+        set_err(errbuf, "cannot open trace '%s': %s", is_stdin ? "<stdin>" : path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        set_err(errbuf, "cannot read trace '%s': %s", in->name,
+                S_ISDIR(sb.st_mode) ? "Is a directory" : "not a regular file");
+        close(fd);
+        return -1;
+    }
+    in->size = (size_t)sb.st_size;
+    if (in->size) {
+        void *m = mmap(NULL, in->size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+        if (m == MAP_FAILED) {
+            set_err(errbuf, "cannot map trace '%s': %s", in->name, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        in->map = m;
+    }
+    close(fd);
+    return 0;
+}
+
+/* ---------------------------------------------------------- streams */
+
+static struct stream *stream_get(struct iot_trace *tr, uint32_t input,
+                                 const struct iot_chunk_hdr *h)
+{
+    /*
+     * Linear search from the end: chunks of a stream cluster in the file, and
+     * the number of streams is the number of threads, so this stays cheap.
+     */
+    for (size_t i = tr->nstreams; i-- > 0;) {
+        struct stream *s = &tr->streams[i];
+
+        if (s->input == input && s->stream_id == h->stream_id &&
+            s->pid == h->pid && s->tid == h->tid)
+            return s;
+    }
+    if (tr->nstreams == tr->streams_cap) {
+        size_t ncap = tr->streams_cap ? tr->streams_cap * 2 : 16;
+        struct stream *n = realloc(tr->streams, ncap * sizeof(*n));
+
+        if (!n)
+            return NULL;
+        tr->streams = n;
+        tr->streams_cap = ncap;
+    }
+    struct stream *s = &tr->streams[tr->nstreams++];
+    memset(s, 0, sizeof(*s));
+    s->input = input;
+    s->pid = h->pid;
+    s->tid = h->tid;
+    s->stream_id = h->stream_id;
+    return s;
+}
+
+static int stream_add(struct stream *s, const struct chunk_ref *c)
+{
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 8;
+        struct chunk_ref *n = realloc(s->chunks, ncap * sizeof(*n));
+
+        if (!n)
+            return -1;
+        s->chunks = n;
+        s->cap = ncap;
+    }
+    s->chunks[s->n++] = *c;
+    return 0;
+}
+
+static int chunk_cmp(const void *a, const void *b)
+{
+    const struct chunk_ref *x = a, *y = b;
+
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    if (x->nrec != y->nrec)
+        return x->nrec < y->nrec ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Sort by seq and keep, of each seq, the version with the most records. */
+static void stream_settle(struct stream *s, uint64_t *superseded)
+{
+    size_t out = 0;
+
+    qsort(s->chunks, s->n, sizeof(*s->chunks), chunk_cmp);
+    for (size_t i = 0; i < s->n; i++) {
+        if (i + 1 < s->n && s->chunks[i + 1].seq == s->chunks[i].seq) {
+            (*superseded)++;
+            continue;
+        }
+        s->chunks[out++] = s->chunks[i];
+    }
+    s->n = out;
+}
+
+/* ------------------------------------------------------------ pass 1 */
+
+/* Offset of the next zstd frame magic at or after off, or size. */
+static size_t find_magic(const struct input *in, size_t off)
+{
+    static const uint8_t m[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+    while (off + 4 <= in->size) {
+        const uint8_t *p = memchr(in->map + off, m[0], in->size - off - 3);
+
+        if (!p)
+            break;
+        if (memcmp(p, m, 4) == 0)
+            return (size_t)(p - in->map);
+        off = (size_t)(p - in->map) + 1;
+    }
+    return in->size;
+}
+
+/*
+ * Decompress the frame at in->map[off..off+csize) into tr's scratch buffer.
+ * Returns the content size, or 0 when the frame is damaged.
+ */
+static size_t frame_decode(struct iot_trace *tr, const struct input *in, size_t off,
+                           size_t csize, uint8_t **buf, size_t *cap)
+{
+    unsigned long long content = ZSTD_getFrameContentSize(in->map + off, csize);
+    size_t r;
+
+    if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR ||
+        content < IOT_CHUNK_HDR_SIZE || content > IOT_MAX_CHUNK_BYTES)
+        return 0;
+    if (content > *cap) {
+        uint8_t *n = realloc(*buf, content);
+
+        if (!n)
+            return 0;
+        *buf = n;
+        *cap = content;
+    }
+    r = ZSTD_decompressDCtx(tr->dctx, *buf, content, in->map + off, csize);
+    if (ZSTD_isError(r) || r != content)
+        return 0;
+    return r;
+}
+
+static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
+                       size_t *scratch_cap, char *errbuf)
+{
+    const struct input *in = &tr->inputs[idx];
+    uint64_t good = 0, newer = 0, damaged = 0;
+    uint32_t newest = 0;
+    size_t off = 0;
+
+    while (off < in->size) {
+        size_t left = in->size - off, csize, n;
+        struct iot_chunk_hdr h;
+        struct chunk_ref c;
+        struct stream *s;
+        int rc;
+
+        if (left >= 8 && (iot_get_le32(in->map + off) & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START) {
+            uint64_t skip = 8 + (uint64_t)iot_get_le32(in->map + off + 4);
+
+            if (skip > left) {
+                tr->stats.truncated = 1;
+                tr->stats.bytes_skipped += left;
+                break;
+            }
+            off += skip;
+            continue;
+        }
+        csize = left >= 4 && iot_get_le32(in->map + off) == ZSTD_MAGICNUMBER
+                ? ZSTD_findFrameCompressedSize(in->map + off, left) : (size_t)-1;
+        if (ZSTD_isError(csize) || csize == (size_t)-1) {
+            size_t next = find_magic(in, off + 1);
+
+            if (next == in->size && left >= 4 && iot_get_le32(in->map + off) == ZSTD_MAGICNUMBER)
+                tr->stats.truncated = 1;  /* the last frame was cut off */
+            else
+                damaged++;
+            tr->stats.bytes_skipped += next - off;
+            off = next;
+            continue;
+        }
+        n = frame_decode(tr, in, off, csize, scratch, scratch_cap);
+        rc = n ? iot_chunk_hdr_get(*scratch, n, &h) : -1;
+        if (rc == -2) {
+            newer++;
+            if (h.version > newest)
+                newest = h.version;
+        }
+        if (rc < 0 || h.bytes != n - IOT_CHUNK_HDR_SIZE) {
+            if (rc != -2)
+                damaged++;
+            tr->stats.bytes_skipped += csize;
+            off += csize;
+            continue;
+        }
+        c.off = off;
+        c.csize = (uint32_t)csize;
+        c.seq = h.seq;
+        c.nrec = h.nrec;
+        c.flags = h.flags;
+        c.base_t = h.base_t;
+        s = stream_get(tr, idx, &h);
+        if (!s || stream_add(s, &c) < 0) {
+            set_err(errbuf, "cannot read trace '%s': %s", in->name, "out of memory");
+            return -1;
+        }
+        if (h.version > tr->stats.max_version)
+            tr->stats.max_version = h.version;
+        if (h.base_t < tr->origin)
+            tr->origin = h.base_t;
+        tr->stats.raw_bytes += n;
+        good++;
+        off += csize;
+    }
+    tr->stats.chunks += good;
+    tr->stats.chunks_damaged += damaged;
+    if (good)
+        return 0;
+    if (newer) {
+        if (errbuf)
+            snprintf(errbuf, IOT_ERRBUF_SIZE,
+                     "cannot read trace '%s': format version %u is newer than this reader (%u); upgrade ioscope",
+                     in->name, newest, IOT_FORMAT_VERSION);
+    } else if (in->size == 0) {
+        set_err(errbuf, "cannot read trace '%s': %s", in->name, "empty file");
+    } else if (tr->stats.truncated && damaged == 0) {
+        set_err(errbuf, "cannot read trace '%s': %s", in->name, "no complete chunk (truncated trace)");
+    } else {
+        set_err(errbuf, "cannot read trace '%s': %s", in->name, "not an ioscope trace (no readable chunk)");
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------ pass 2 */
+
+static int heap_less(const struct iot_trace *tr, size_t a, size_t b)
+{
+    const struct stream *x = &tr->streams[a], *y = &tr->streams[b];
+
+    if (x->key != y->key)
+        return x->key < y->key;
+    /* Equal times: a not-yet-loaded stream first, so nothing overtakes it. */
+    if (x->has_ev != y->has_ev)
+        return !x->has_ev;
+    return a < b;
+}
+
+static void heap_down(struct iot_trace *tr, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+
+        if (l < tr->nheap && heap_less(tr, tr->heap[l], tr->heap[m]))
+            m = l;
+        if (r < tr->nheap && heap_less(tr, tr->heap[r], tr->heap[m]))
+            m = r;
+        if (m == i)
+            return;
+        size_t t = tr->heap[i];
+        tr->heap[i] = tr->heap[m];
+        tr->heap[m] = t;
+        i = m;
+    }
+}
+
+static void heap_pop(struct iot_trace *tr)
+{
+    tr->heap[0] = tr->heap[--tr->nheap];
+    if (tr->nheap)
+        heap_down(tr, 0);
+}
+
+static void stream_release(struct stream *s)
+{
+    free(s->buf);
+    s->buf = NULL;
+    s->buf_cap = 0;
+    iot_dec_free(&s->dec);
+}
+
+/*
+ * Advance s to its next event: decode from the loaded chunk, loading the
+ * next chunks as needed. Returns 1 (s->ev set), 0 (stream ended), -1 error.
+ */
+static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
+{
+    char why[IOT_ERRBUF_SIZE];
+
+    for (;;) {
+        if (s->loaded) {
+            int r = iot_dec_next(&s->dec, &s->ev, why);
+
+            if (r == 1) {
+                s->has_ev = 1;
+                s->key = s->ev.t;
+                return 1;
+            }
+            s->loaded = 0;
+            if (r < 0)
+                tr->stats.chunks_damaged++;  /* events before the damage were kept */
+        }
+        if (s->next >= s->n) {
+            stream_release(s);
+            return 0;
+        }
+        const struct chunk_ref *c = &s->chunks[s->next++];
+        const struct input *in = &tr->inputs[s->input];
+        struct iot_chunk_hdr h;
+        size_t n = frame_decode(tr, in, (size_t)c->off, c->csize, &s->buf, &s->buf_cap);
+
+        if (!n || iot_chunk_hdr_get(s->buf, n, &h) < 0) {
+            set_err(errbuf, "cannot read trace '%s': %s", in->name, "chunk changed while reading");
+            return -1;
+        }
+        iot_dec_start(&s->dec, &h, s->buf + IOT_CHUNK_HDR_SIZE, tr->st, tr->origin);
+        s->loaded = 1;
+    }
+}
+
+struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
+                                 struct iot_strtab *st, char *errbuf)
+{
+    struct iot_trace *tr = calloc(1, sizeof(*tr));
+    uint8_t *scratch = NULL;
+    size_t scratch_cap = 0;
+
+    if (!tr || !(tr->inputs = calloc(n ? n : 1, sizeof(*tr->inputs))) ||
+        !(tr->dctx = ZSTD_createDCtx())) {
+        set_err(errbuf, "cannot read trace%s%s", "", ": out of memory");
+        goto fail;
+    }
+    tr->st = st;
+    tr->origin = INT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        tr->ninputs++;
+        if (input_map(&tr->inputs[i], paths[i], errbuf) < 0 ||
+            index_input(tr, (uint32_t)i, &scratch, &scratch_cap, errbuf) < 0)
+            goto fail;
+        tr->stats.file_bytes += tr->inputs[i].size;
+    }
+    free(scratch);
+    scratch = NULL;
+    tr->heap = calloc(tr->nstreams ? tr->nstreams : 1, sizeof(*tr->heap));
+    if (!tr->heap)
+        goto fail;
+    for (size_t i = 0; i < tr->nstreams; i++) {
+        struct stream *s = &tr->streams[i];
+
+        stream_settle(s, &tr->stats.chunks_superseded);
+        s->key = s->chunks[0].base_t - tr->origin;
+        tr->heap[tr->nheap++] = i;
+    }
+    for (size_t i = tr->nheap / 2 + 1; i-- > 0;)
+        if (i < tr->nheap)
+            heap_down(tr, i);
+    tr->stats.chunks -= tr->stats.chunks_superseded;
+    return tr;
+fail:
+    free(scratch);
+    iot_trace_close(tr);
+    return NULL;
+}
+
+static int copy_argv(struct iot_trace *tr, struct iot_event *ev)
+{
+    size_t need = (size_t)ev->argc + 1;
+
+    if (need > tr->argv_cap) {
+        const char **n = realloc(tr->argv, need * sizeof(*n));
+
+        if (!n)
+            return -1;
+        tr->argv = n;
+        tr->argv_cap = need;
+    }
+    memcpy(tr->argv, ev->argv, need * sizeof(*tr->argv));
+    ev->argv = tr->argv;
+    return 0;
+}
+
+int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
+{
+    while (tr->nheap) {
+        size_t top = tr->heap[0];
+        struct stream *s = &tr->streams[top];
+        int r;
+
+        if (s->has_ev) {
+            *ev = s->ev;
+            s->has_ev = 0;
+            /* the stream's decoder reuses its argv array for the next event */
+            if (ev->kind == IOT_EV_PROCESS && copy_argv(tr, ev) < 0) {
+                set_err(errbuf, "cannot read trace%s%s", "", ": out of memory");
+                return -1;
+            }
+            r = stream_advance(tr, s, errbuf);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                heap_pop(tr);
+            else
+                heap_down(tr, 0);
+            tr->stats.events++;
+            return 1;
+        }
+        r = stream_advance(tr, s, errbuf);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            heap_pop(tr);
+        else
+            heap_down(tr, 0);
+    }
+    return 0;
+}
+
+int64_t iot_trace_origin(const struct iot_trace *tr)
+{
+    return tr->origin;
+}
+
+void iot_trace_stats(const struct iot_trace *tr, struct iot_trace_stats *out)
+{
+    *out = tr->stats;
+}
+
+void iot_trace_close(struct iot_trace *tr)
+{
+    if (!tr)
+        return;
+    for (size_t i = 0; i < tr->nstreams; i++) {
+        stream_release(&tr->streams[i]);
+        free(tr->streams[i].chunks);
+    }
+    for (size_t i = 0; i < tr->ninputs; i++) {
+        if (tr->inputs[i].map)
+            munmap((void *)tr->inputs[i].map, tr->inputs[i].size);
+        free(tr->inputs[i].name);
+    }
+    ZSTD_freeDCtx(tr->dctx);
+    free(tr->inputs);
+    free(tr->streams);
+    free(tr->heap);
+    free(tr->argv);
+    free(tr);
+}

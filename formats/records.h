@@ -1,0 +1,26 @@
+/*
+ * records.h - record tags and chunk constants shared by the encoder and the
+ * decoder (internal to formats/). docs/trace-format.md is the normative text.
+ */
+#ifndef IOT_RECORDS_H
+#define IOT_RECORDS_H
+
+#define IOT_CHUNK_MAGIC "IOSC"
+
+/* Tags 0x00..0x3f are calls: the tag is the op. */
+#define IOT_TAG_CALL_MAX  0x3f
+#define IOT_TAG_STR       0x40  /* id, len, bytes */
+#define IOT_TAG_PROCESS   0x41  /* t, ppid, start_unix_ns, exe, argc, args */
+#define IOT_TAG_THREAD    0x42  /* t, name */
+#define IOT_TAG_EXIT      0x43  /* t, status, signal */
+#define IOT_TAG_REPEAT    0x80  /* gap, dur: otherwise the previous call again */
+
+/* Limits a reader enforces so hostile input cannot make it allocate without bound. */
+#define IOT_MAX_CHUNK_BYTES  (64u << 20)   /* decompressed chunk */
+#define IOT_MAX_STRING       (1u << 20)    /* one string (path, stack, argument) */
+#define IOT_MAX_ARGS         65536
+
+/* has-bits a call record may carry. */
+#define IOT_CALL_HAS_MASK (IOT_HAS_ALL | IOT_HAS_NO_DUR)
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * strtab.c - string interning: one copy of each distinct string, with stable
+ * addresses, so the analyzer compares paths and stacks by pointer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "iotrace.h"
+
+#define ARENA_BLOCK (64u << 10)
+
+struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    char data[];
+};
+
+struct slot {
+    uint64_t hash;
+    const char *s;
+    size_t len;
+};
+
+struct iot_strtab {
+    struct slot *slots;
+    size_t mask;        /* slots - 1; a power of two */
+    size_t count;
+    size_t bytes;
+    struct arena_block *blocks;
+};
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    for (size_t i = 0; i < len; i++) {
+        h ^= (uint8_t)s[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+struct iot_strtab *iot_strtab_create(void)
+{
+    struct iot_strtab *st = calloc(1, sizeof(*st));
+
+    if (!st)
+        return NULL;
+    st->mask = 255;
+    st->slots = calloc(st->mask + 1, sizeof(*st->slots));
+    if (!st->slots) {
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+void iot_strtab_free(struct iot_strtab *st)
+{
+    struct arena_block *b, *next;
+
+    if (!st)
+        return;
+    for (b = st->blocks; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    free(st->slots);
+    free(st);
+}
+
+static char *arena_alloc(struct iot_strtab *st, size_t n)
+{
+    struct arena_block *b = st->blocks;
+
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+
+        b = malloc(sizeof(*b) + cap);
+        if (!b)
+            return NULL;
+        b->cap = cap;
+        b->used = 0;
+        /* A large string gets its own block behind the current one. */
+        if (st->blocks && n > ARENA_BLOCK) {
+            b->next = st->blocks->next;
+            st->blocks->next = b;
+        } else {
+            b->next = st->blocks;
+            st->blocks = b;
+        }
+    }
+    b->used += n;
+    return b->data + b->used - n;
+}
+
+static int grow(struct iot_strtab *st)
+{
+    size_t nmask = st->mask * 2 + 1;
+    struct slot *ns = calloc(nmask + 1, sizeof(*ns));
+
+    if (!ns)
+        return -1;
+    for (size_t i = 0; i <= st->mask; i++) {
+        size_t j;
+
+        if (!st->slots[i].s)
+            continue;
+        for (j = st->slots[i].hash & nmask; ns[j].s; j = (j + 1) & nmask)
+            ;
+        ns[j] = st->slots[i];
+    }
+    free(st->slots);
+    st->slots = ns;
+    st->mask = nmask;
+    return 0;
+}
+
+const char *iot_intern(struct iot_strtab *st, const char *s, size_t len)
+{
+    uint64_t h = hash_bytes(s, len);
+    size_t i;
+    char *copy;
+
+    for (i = h & st->mask; st->slots[i].s; i = (i + 1) & st->mask)
+        if (st->slots[i].hash == h && st->slots[i].len == len &&
+            memcmp(st->slots[i].s, s, len) == 0)
+            return st->slots[i].s;
+    if ((st->count + 1) * 4 > (st->mask + 1) * 3) {
+        if (grow(st) < 0)
+            return NULL;
+        for (i = h & st->mask; st->slots[i].s; i = (i + 1) & st->mask)
+            ;
+    }
+    copy = arena_alloc(st, len + 1);
+    if (!copy)
+        return NULL;
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    st->slots[i].hash = h;
+    st->slots[i].s = copy;
+    st->slots[i].len = len;
+    st->count++;
+    st->bytes += len + 1;
+    return copy;
+}
+
+size_t iot_strtab_count(const struct iot_strtab *st)
+{
+    return st->count;
+}
+
+size_t iot_strtab_bytes(const struct iot_strtab *st)
+{
+    return st->bytes;
+}
