@@ -307,8 +307,11 @@ static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
         if (ZSTD_isError(csize) || csize == (size_t)-1) {
             size_t next = find_magic(in, off + 1);
 
-            if (next == in->size && left >= 4 && iot_get_le32(in->map + off) == ZSTD_MAGICNUMBER)
-                tr->stats.truncated = 1;  /* the last frame was cut off */
+            static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+            /* the last frame was cut off, perhaps inside its magic number */
+            if (next == in->size && memcmp(in->map + off, magic, left < 4 ? left : 4) == 0)
+                tr->stats.truncated = 1;
             else
                 damaged++;
             tr->stats.bytes_skipped += next - off;

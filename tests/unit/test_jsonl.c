@@ -1,0 +1,139 @@
+/*
+ * test_jsonl.c - the JSONL event model: events -> JSONL -> events identical,
+ * SPEC examples parse, malformed lines are refused with the key named.
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "iotrace.h"
+#include "unit.h"
+
+static void test_roundtrip(void)
+{
+    uint64_t seed = unit_seed() ^ 0x7501;
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
+    char err[IOT_ERRBUF_SIZE];
+    struct gen g;
+    int bad = 0;
+
+    gen_init(&g, seed, 2, 3);
+    for (int i = 0; i < 5000; i++) {
+        struct iot_event ev, back;
+        char *line = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&line, &len);
+
+        gen_event(&g, &ev, 1);
+        CU_ASSERT_FATAL(iot_jsonl_write(f, &ev) == 0);
+        fclose(f);
+        CU_ASSERT(len > 0 && line[len - 1] == '\n');
+        CU_ASSERT(memchr(line, '\n', len - 1) == NULL);  /* one line per event */
+        if (iot_jsonl_parse(line, len, &back, st, sc, err) != 1 || !iot_event_equal(&ev, &back)) {
+            if (!bad++)
+                fprintf(stderr, "\njsonl roundtrip: event %d differs (IOSCOPE_SEED=%llu): %s\n",
+                        i, (unsigned long long)unit_seed(), line);
+        }
+        free(line);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    iot_jsonl_scratch_free(sc);
+    iot_strtab_free(st);
+}
+
+static void test_spec_examples(void)
+{
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
+    char err[IOT_ERRBUF_SIZE];
+    struct iot_event ev;
+    const char *p = "{\"ev\":\"process\",\"pid\":4242,\"ppid\":1,\"exe\":\"/usr/bin/app\","
+                    "\"cmdline\":[\"app\",\"-v\"],\"start_unix_ns\":1763800000000000000}";
+    const char *c = "{\"ev\":\"call\",\"t\":5,\"pid\":4242,\"tid\":4243,\"op\":\"pread\",\"dur\":7,"
+                    "\"ret\":-1,\"errno\":9,\"fd\":3,\"size\":4096,\"offset\":8192,\"future\":[1]}";
+
+    CU_ASSERT_EQUAL(iot_jsonl_parse(p, strlen(p), &ev, st, sc, err), 1);
+    CU_ASSERT_EQUAL(ev.kind, IOT_EV_PROCESS);
+    CU_ASSERT_EQUAL(ev.pid, 4242);
+    CU_ASSERT_EQUAL(ev.tid, 4242);
+    CU_ASSERT_EQUAL(ev.ppid, 1);
+    CU_ASSERT_STRING_EQUAL(ev.exe, "/usr/bin/app");
+    CU_ASSERT_EQUAL(ev.argc, 2);
+    CU_ASSERT_STRING_EQUAL(ev.argv[1], "-v");
+    CU_ASSERT_EQUAL(ev.start_unix_ns, 1763800000000000000LL);
+
+    CU_ASSERT_EQUAL(iot_jsonl_parse(c, strlen(c), &ev, st, sc, err), 1);
+    CU_ASSERT_EQUAL(ev.kind, IOT_EV_CALL);
+    CU_ASSERT_EQUAL(ev.op, IOT_OP_PREAD);
+    CU_ASSERT_EQUAL(ev.t, 5);
+    CU_ASSERT_EQUAL(ev.dur, 7);
+    CU_ASSERT_EQUAL(ev.ret, -1);
+    CU_ASSERT_EQUAL(ev.err, 9);
+    CU_ASSERT_EQUAL(ev.has, IOT_HAS_ERRNO | IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET);
+    CU_ASSERT_EQUAL(ev.offset, 8192);
+
+    CU_ASSERT_EQUAL(iot_jsonl_parse("  \r\n", 4, &ev, st, sc, err), 0);
+    iot_jsonl_scratch_free(sc);
+    iot_strtab_free(st);
+}
+
+static void test_malformed(void)
+{
+    static const struct {
+        const char *line, *msg;
+    } cases[] = {
+        { "{\"ev\":\"call\",", "invalid JSON" },
+        { "[1,2]", "expected a JSON object" },
+        { "{\"pid\":1}", "key \"ev\": missing" },
+        { "{\"ev\":\"open\",\"pid\":1}", "key \"ev\": expected" },
+        { "{\"ev\":\"call\",\"pid\":1,\"tid\":1,\"t\":0,\"ret\":0}", "key \"op\": missing" },
+        { "{\"ev\":\"call\",\"pid\":1,\"tid\":1,\"t\":0,\"ret\":0,\"op\":\"frobnicate\"}", "key \"op\": unknown op" },
+        { "{\"ev\":\"call\",\"pid\":1,\"tid\":1,\"t\":\"0\",\"ret\":0,\"op\":\"read\"}", "key \"t\": expected an integer" },
+        { "{\"ev\":\"call\",\"pid\":1,\"tid\":1,\"t\":0,\"op\":\"read\"}", "key \"ret\": missing" },
+        { "{\"ev\":\"call\",\"pid\":1,\"tid\":1,\"t\":0,\"ret\":0,\"op\":\"read\",\"fd\":1e3}", "key \"fd\": expected an integer" },
+        { "{\"ev\":\"call\",\"pid\":1,\"tid\":1,\"t\":0,\"ret\":0,\"op\":\"read\",\"dur\":-4}", "key \"dur\": negative" },
+        { "{\"ev\":\"process\",\"pid\":1,\"cmdline\":\"x\"}", "key \"cmdline\"" },
+        { "{\"ev\":\"call\",\"pid\":1,\"tid\":1,\"t\":0,\"ret\":0,\"op\":\"setvbuf\",\"bufmode\":\"big\"}", "key \"bufmode\"" },
+        { "{\"ev\":\"thread\",\"pid\":1,\"tid\":99999999999}", "key \"tid\": out of range" },
+    };
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char err[IOT_ERRBUF_SIZE] = "";
+        struct iot_event ev;
+
+        CU_ASSERT_EQUAL(iot_jsonl_parse(cases[i].line, strlen(cases[i].line), &ev, st, sc, err), -1);
+        if (!strstr(err, cases[i].msg)) {
+            fprintf(stderr, "\n%s: got \"%s\", want \"%s\"\n", cases[i].line, err, cases[i].msg);
+            CU_FAIL("error message");
+        }
+    }
+    iot_jsonl_scratch_free(sc);
+    iot_strtab_free(st);
+}
+
+static void test_escaping(void)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+
+    iot_json_write_string(f, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
+    fclose(f);
+    CU_ASSERT_STRING_EQUAL(out, "\"a\\\"b\\\\c\\n\\u0001\\ufffd\xc3\xa9\"");
+    free(out);
+}
+
+void jsonl_suite(void)
+{
+    CU_pSuite s = CU_add_suite("jsonl", NULL, NULL);
+
+    CU_add_test(s, "events -> JSONL -> events", test_roundtrip);
+    CU_add_test(s, "SPEC examples", test_spec_examples);
+    CU_add_test(s, "malformed lines name the key", test_malformed);
+    CU_add_test(s, "string escaping", test_escaping);
+}
