@@ -33,9 +33,22 @@ struct strace_src *strace_open(FILE *f, const char *name, struct iot_strtab *st,
                                char *errbuf);
 
 /*
- * The next event in file order: 1 event, 0 end, -1 read error (message in
- * errbuf). Call times count from the first timestamp of the log; a PROCESS
- * event carries start_unix_ns (see docs/ci.md for logs written with -tt).
+ * Read several logs as one: the per-process files of `strace -ff -o LOG`
+ * (LOG.PID each), whose lines are merged by time so that a clone in the
+ * parent's file makes the child's file a thread or a child process. The
+ * files are opened here ("-" is standard input) and closed by strace_close.
+ * Prefer this over one strace_open per file whenever several inputs are
+ * strace logs of the same run.
+ */
+struct strace_src *strace_open_paths(const char *const *paths, size_t n,
+                                     struct iot_strtab *st, char *errbuf);
+
+/*
+ * The next event in time order: 1 event, 0 end, -1 read error (message in
+ * errbuf). Call times count from the first timestamp of the log(s); a
+ * PROCESS event carries start_unix_ns (see docs/ci.md for logs written with
+ * -tt). Events come in time order (file order, except that a call left
+ * <unfinished ...> takes the place of its start).
  */
 int strace_next(struct strace_src *s, struct iot_event *ev, char *errbuf);
 
