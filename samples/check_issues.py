@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Mask the fields of ioanalyze issues that change from run to run, and
+compare a sample's issues with its expected file.
+
+    check_issues.py mask    ISSUES.json OUTDIR            masked issues on stdout
+    check_issues.py compare ISSUES.json OUTDIR EXPECTED   exit 0 when equal,
+                                                          1 with a diff otherwise
+
+OUTDIR is the directory the sample wrote its files in; it becomes "$OUT" in
+paths and messages so the expected files do not depend on where the test ran.
+
+What is masked and why:
+  pid, tid, time, cost      differ on every run
+  stack                     addresses and module paths differ; kept as
+                            "<stack>" (present) or "" (absent)
+  fingerprint               a digest that includes the path; kept as
+                            "<hex>" when it looks like one
+  detail.*_us/_ms/_ns       measured timings
+  durations in messages     "31.2 ms" becomes "<time>"
+Everything else (rule, type, path, op, buffer, opSize, opType, size, repeat,
+thread, process, counts in detail) must match exactly. Issues are compared as
+a set (sorted by type, path, message): their time order is a run-time fact.
+"""
+import difflib
+import json
+import os
+import re
+import sys
+
+VARYING = ("pid", "tid", "time", "cost")
+TIMING_KEY = re.compile(r"_(us|ms|ns)$")
+DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|us|\u00b5s|ns)\b")
+HEX = re.compile(r"[0-9a-f]{8,}")
+
+
+def replace_dir(text, outdirs):
+    for d in outdirs:
+        text = text.replace(d, "$OUT")
+    return text
+
+
+def mask_issue(issue, outdirs):
+    out = dict(issue)
+    for key in VARYING:
+        if key in out:
+            out[key] = "*"
+    if "stack" in out:
+        out["stack"] = "<stack>" if out["stack"] else ""
+    if isinstance(out.get("fingerprint"), str) and HEX.fullmatch(out["fingerprint"]):
+        out["fingerprint"] = "<hex>"
+    for key in ("path", "message"):
+        if isinstance(out.get(key), str):
+            out[key] = replace_dir(out[key], outdirs)
+    if isinstance(out.get("message"), str):
+        out["message"] = DURATION.sub("<time>", out["message"])
+    if isinstance(out.get("detail"), dict):
+        out["detail"] = {k: ("*" if TIMING_KEY.search(k) else v)
+                         for k, v in out["detail"].items()}
+    return out
+
+
+def masked(issues_path, outdir):
+    with open(issues_path, encoding="utf-8") as f:
+        issues = json.load(f)
+    if not isinstance(issues, list):
+        raise ValueError("%s: expected a JSON array of issues" % issues_path)
+    # The directory as given and as the kernel reports it (symlinks resolved).
+    outdirs = sorted({outdir.rstrip("/"), os.path.realpath(outdir)}, key=len, reverse=True)
+    result = [mask_issue(i, outdirs) for i in issues]
+    result.sort(key=lambda i: (i.get("type", 0), i.get("path", ""), i.get("message", "")))
+    return result
+
+
+def dumps(issues):
+    return json.dumps(issues, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "mask":
+        sys.stdout.write(dumps(masked(argv[2], argv[3])))
+        return 0
+    if len(argv) == 5 and argv[1] == "compare":
+        got = dumps(masked(argv[2], argv[3]))
+        with open(argv[4], encoding="utf-8") as f:
+            want = dumps(json.load(f))
+        if got == want:
+            return 0
+        sys.stdout.writelines(difflib.unified_diff(
+            want.splitlines(True), got.splitlines(True), argv[4], "recorded"))
+        return 1
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv))
+    except (OSError, ValueError) as e:
+        sys.stderr.write("check_issues.py: %s\n" % e)
+        sys.exit(2)

@@ -1,0 +1,67 @@
+#!/bin/sh
+# Runs samples/demo.sh (what `make demo` runs) into a temporary directory and
+# checks what it promises: it exits 0, writes issues.json and profile.csv,
+# reports every sample's expected issues (the sum over samples/expected/),
+# names both output files, and lists the samples that must stay quiet.
+BUILD=${BUILD:-build}
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+
+for f in "$BUILD/bin/iorecord" "$BUILD/bin/ioanalyze" "$BUILD/lib/libiorecord.so"; do
+    if [ ! -e "$f" ]; then
+        echo "skip: $f is not built"
+        exit 77
+    fi
+done
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "skip: python3 is needed to count the issues"
+    exit 77
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-demo.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+fail() {
+    echo "FAIL: $*"
+    sed 's/^/    /' "$work/out"
+    exit 1
+}
+
+BUILD=$BUILD DEMO=$work/demo sh "$TOP/samples/demo.sh" >"$work/out" 2>&1 ||
+    fail "demo.sh exited with $?"
+
+for f in issues.json profile.csv; do
+    [ -s "$work/demo/$f" ] || fail "$f was not written"
+    grep -q "$work/demo/$f" "$work/out" || fail "the output does not say where $f is"
+done
+head -n 1 "$work/demo/profile.csv" | grep -q '^pid,path,opens,reads,' ||
+    fail "profile.csv does not start with the SPEC's header"
+
+# The traces analysed together give the union of the per-sample issues.
+counts=$(python3 - "$work/demo/issues.json" "$TOP"/samples/expected/*.json <<'EOF'
+import json, sys
+from collections import Counter
+got = Counter(i["rule"] for i in json.load(open(sys.argv[1])))
+want = Counter()
+for path in sys.argv[2:]:
+    want.update(i["rule"] for i in json.load(open(path)))
+print("%d %d" % (sum(got.values()), sum(want.values())))
+for rule in sorted(set(got) | set(want)):
+    if got[rule] != want[rule]:
+        print("%s: %d reported, %d expected" % (rule, got[rule], want[rule]))
+EOF
+)
+first=$(echo "$counts" | head -n 1)
+set -- $first
+[ "$1" = "$2" ] && [ "$(echo "$counts" | wc -l)" -eq 1 ] ||
+    fail "issue counts differ: $(echo "$counts" | tail -n +2 | tr '\n' ';')"
+grep -q "^== $1 issues in " "$work/out" || fail "no summary line with $1 issues"
+
+for rule in $(python3 -c '
+import json, sys
+print(" ".join(sorted({i["rule"] for p in sys.argv[1:] for i in json.load(open(p))})))
+' "$TOP"/samples/expected/*.json); do
+    grep -q "^$rule (type [0-9]*): " "$work/out" || fail "no group for rule $rule"
+done
+grep -q "^Samples with no issue (as intended): clean, worker_io$" "$work/out" ||
+    fail "clean and worker_io are not listed as quiet"
+echo "demo: $1 issues, all groups shown"

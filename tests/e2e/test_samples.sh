@@ -1,0 +1,73 @@
+#!/bin/sh
+# Records every sample program with iorecord, analyzes each trace on its own
+# with the default configuration, and compares the issues (run-dependent
+# fields masked by samples/check_issues.py) with samples/expected/NAME.json.
+# Every samples/*.c must have an expected file.
+#
+# To refresh the expected files after a deliberate change of a rule:
+#   UPDATE=1 BUILD=build sh tests/e2e/test_samples.sh
+# then review `git diff samples/expected`.
+BUILD=${BUILD:-build}
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+
+for f in "$BUILD/bin/iorecord" "$BUILD/bin/ioanalyze" "$BUILD/lib/libiorecord.so"; do
+    if [ ! -e "$f" ]; then
+        echo "skip: $f is not built"
+        exit 77
+    fi
+done
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "skip: python3 is needed to mask the issues"
+    exit 77
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-samples.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+check="python3 $TOP/samples/check_issues.py"
+fail=0 checked=0
+
+for src in "$TOP"/samples/*.c; do
+    name=$(basename "$src" .c)
+    expected=$TOP/samples/expected/$name.json
+    prog=$BUILD/bin/samples/$name
+    if [ ! -f "$expected" ] && [ -z "$UPDATE" ]; then
+        echo "FAIL $name: no expected issues in samples/expected/$name.json"
+        fail=1
+        continue
+    fi
+    if [ ! -x "$prog" ]; then
+        echo "FAIL $name: $prog is not built"
+        fail=1
+        continue
+    fi
+    out=$work/$name
+    if ! "$BUILD/bin/iorecord" -o "$work/$name.zst" -- "$prog" "$out" >"$work/$name.log" 2>&1; then
+        echo "FAIL $name: recording failed:"
+        sed 's/^/    /' "$work/$name.log"
+        fail=1
+        continue
+    fi
+    if ! "$BUILD/bin/ioanalyze" "$work/$name.zst" >"$work/$name.json" 2>"$work/$name.err"; then
+        echo "FAIL $name: ioanalyze failed:"
+        sed 's/^/    /' "$work/$name.err"
+        fail=1
+        continue
+    fi
+    if [ -n "$UPDATE" ]; then
+        mkdir -p "$TOP/samples/expected"
+        $check mask "$work/$name.json" "$out" >"$expected" || fail=1
+        echo "updated samples/expected/$name.json"
+        continue
+    fi
+    if $check compare "$work/$name.json" "$out" "$expected"; then
+        echo "ok $name: $(grep -c '"rule"' "$expected") issue(s) as expected"
+    else
+        echo "FAIL $name: issues differ from samples/expected/$name.json (diff above)"
+        fail=1
+    fi
+    checked=$((checked + 1))
+done
+
+[ $fail -eq 0 ] && echo "samples: $checked checked"
+exit $fail
