@@ -1,0 +1,172 @@
+/*
+ * The analysis pipeline: config, inputs, engine, rules, issues
+ * (analyze_collect() for diff, analyze_run() for the CLI).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "input.h"
+#include "issue.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int setup_config(struct config *cfg, const struct analyze_request *req,
+                        const struct analyze_opts *o)
+{
+    char errbuf[256];
+
+    for (size_t i = 0; o && i < o->nplugins; i++) {
+        if (rules_load_plugin(o->plugins[i], errbuf) < 0) {
+            fprintf(stderr, "ioanalyze: %s\n", errbuf);
+            return -1;
+        }
+    }
+    if (config_init(cfg) < 0) {
+        fprintf(stderr, "ioanalyze: out of memory\n");
+        return -1;
+    }
+    if (req->config_path && config_load_file(cfg, req->config_path, errbuf) < 0)
+        goto fail;
+    for (size_t i = 0; i < req->nsets; i++)
+        if (config_set(cfg, req->sets[i], errbuf) < 0)
+            goto fail;
+    if (o && o->only_rules && config_select(cfg, o->only_rules, 1, errbuf) < 0)
+        goto fail;
+    if (o && o->disable_rules && config_select(cfg, o->disable_rules, 0, errbuf) < 0)
+        goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "ioanalyze: %s\n", errbuf);
+    config_release(cfg);
+    return -1;
+}
+
+int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
+                struct analyze_result *res)
+{
+    struct config cfg;
+    struct iot_strtab *st = NULL;
+    struct input *in = NULL;
+    struct issues *is = NULL;
+    struct engine *e = NULL;
+    struct iot_event ev;
+    int rc, ret = 2, shown = 0;
+    double start = now_s();
+    int tty = o && o->progress && isatty(STDERR_FILENO);
+    uint64_t n = 0;
+
+    memset(res, 0, sizeof(*res));
+    if (setup_config(&cfg, req, o) < 0)
+        return 2;
+    st = iot_strtab_create();
+    if (!st)
+        goto oom;
+    in = input_open(req->inputs, req->ninputs, st);
+    if (!in)
+        goto out;
+    if (!o || o->want_issues) {
+        is = issues_create(&cfg);
+        if (!is)
+            goto oom;
+    }
+    e = engine_create(&cfg, is, o ? o->profile : NULL);
+    if (!e)
+        goto oom;
+    while ((rc = input_next(in, &ev)) > 0) {
+        engine_event(e, &ev);
+        /* the clock is read once per 2^20 events: cheap enough to keep */
+        if (tty && !(++n & 0xfffff)) {
+            double el = now_s() - start;
+
+            if (el > 2) {
+                fprintf(stderr, "\rioanalyze: %.1f M events, %.0f s", n / 1e6, el);
+                shown = 1;
+            }
+        }
+    }
+    if (shown)
+        fprintf(stderr, "\r\033[K");
+    if (rc < 0)
+        goto out;
+    engine_finish(e);
+    engine_stats(e, &res->stats);
+    res->no_timing = res->stats.calls_no_dur > 0;
+    res->damaged = input_report_damage(in);
+    if (res->damaged && req->strict) {
+        fprintf(stderr, "ioanalyze: --strict: refusing a damaged input\n");
+        goto out;
+    }
+    if (is) {
+        res->issues = issues_finish(is);
+        if (!res->issues)
+            goto oom;
+    }
+    ret = 0;
+    goto out;
+oom:
+    fprintf(stderr, "ioanalyze: out of memory\n");
+out:
+    engine_free(e);
+    issues_free(is);
+    input_close(in);
+    iot_strtab_free(st);
+    config_release(&cfg);
+    return ret;
+}
+
+int analyze_collect(const struct analyze_request *req, json_t **issues)
+{
+    struct analyze_opts o = {.want_issues = 1};
+    struct analyze_result res;
+    int rc = analyze_run(req, &o, &res);
+
+    *issues = rc == 0 ? res.issues : NULL;
+    return rc;
+}
+
+void analyze_summary(const json_t *issues, const struct analyze_result *res, size_t suppressed)
+{
+    size_t nrules, n = json_array_size(issues), idx;
+    const struct rule *const *rules = rules_all(&nrules);
+    const json_t *v;
+    int first = 1;
+
+    if (n)
+        fprintf(stderr, "ioanalyze: %zu issue%s (", n, n == 1 ? "" : "s");
+    else
+        fprintf(stderr, "ioanalyze: no issues");
+    for (size_t r = 0; n && r < nrules; r++) {
+        size_t cnt = 0;
+
+        json_array_foreach(issues, idx, v)
+            if (strcmp(json_string_value(json_object_get(v, "rule")), rules[r]->name) == 0)
+                cnt++;
+        if (cnt) {
+            fprintf(stderr, "%s%s %zu", first ? "" : ", ", rules[r]->name, cnt);
+            first = 0;
+        }
+    }
+    if (n)
+        fprintf(stderr, ")");
+    fprintf(stderr, " in %llu events from %llu process%s",
+            (unsigned long long)res->stats.events, (unsigned long long)res->stats.processes,
+            res->stats.processes == 1 ? "" : "es");
+    if (suppressed)
+        fprintf(stderr, "; %zu known issue%s suppressed by the baseline", suppressed,
+                suppressed == 1 ? "" : "s");
+    if (res->no_timing)
+        fprintf(stderr, "; the input has no call durations (strace without -T): "
+                        "main_thread skipped, continual-time conditions waived");
+    fputc('\n', stderr);
+}

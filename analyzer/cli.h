@@ -1,0 +1,60 @@
+/*
+ * cli.h - what the ioanalyze subcommands share: their entry points (one file
+ * each, dispatched from main.c's table) and small option-parsing helpers.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "analyze.h"
+#include "engine.h"
+#include "profile.h"
+
+#define IOANALYZE_VERSION "0.1.0"
+
+int cmd_analyze(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
+
+/*
+ * Option helpers. argv[*i] is the current argument. opt_flag: 1 when it is
+ * `name`. opt_value: 1 when it is `name VALUE` or `name=VALUE` (VALUE in
+ * *val, *i advanced past it); -1 (message printed) when VALUE is missing.
+ */
+int opt_flag(char **argv, int i, const char *name);
+int opt_value(int argc, char **argv, int *i, const char *name, const char **val);
+/* "ioanalyze: unknown option '--x'; see 'ioanalyze CMD --help'", returns 2 */
+int opt_unknown(const char *cmd, const char *arg);
+
+/* The full analysis with what the CLI needs beyond analyze_collect(). */
+struct analyze_opts {
+    const char *const *plugins; size_t nplugins;
+    const char *only_rules;     /* --rules LIST */
+    const char *disable_rules;  /* --disable LIST */
+    int want_issues;            /* run the rules */
+    struct profile *profile;    /* when set, filled */
+    int progress;               /* progress on a tty stderr after 2 s */
+};
+
+struct analyze_result {
+    json_t *issues;             /* new reference (NULL when !want_issues) */
+    struct engine_stats stats;
+    int no_timing;              /* some calls had no durations */
+    int damaged;                /* a native input was damaged */
+};
+
+/* 0, or 2 after printing the error. */
+int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
+                struct analyze_result *res);
+
+/* "3 issues (small_buffer 2, leak 1)"-style one-line summary on stderr. */
+void analyze_summary(const json_t *issues, const struct analyze_result *res,
+                     size_t suppressed);
+
+#endif /* CLI_H */

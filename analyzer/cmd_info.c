@@ -1,0 +1,263 @@
+/* ioanalyze info: what a trace holds. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hmap.h"
+#include "input.h"
+
+struct pinfo {
+    int32_t pid, ppid;
+    const char *exe;
+    char *argv;
+    int exited, status, signal;
+    uint64_t calls;
+};
+
+struct tinfo {
+    int32_t pid, tid;
+    const char *name;
+};
+
+struct info {
+    struct pinfo *p; size_t np, capp;
+    struct tinfo *t; size_t nt, capt;
+    struct hmap pidx, tidx;        /* pid/tid -> index + 1 */
+    uint64_t per_op[IOT_OP_COUNT], events, calls, kinds[4], no_dur;
+    int64_t first_t, last_t;
+};
+
+static struct pinfo *pinfo_get(struct info *in, int32_t pid)
+{
+    void *v = hmap_get(&in->pidx, (uint64_t)(uint32_t)pid);
+
+    if (v)
+        return &in->p[(size_t)(uintptr_t)v - 1];
+    if (in->np == in->capp) {
+        size_t nc = in->capp ? in->capp * 2 : 16;
+        struct pinfo *np = realloc(in->p, nc * sizeof(*np));
+
+        if (!np)
+            return NULL;
+        in->p = np;
+        in->capp = nc;
+    }
+    memset(&in->p[in->np], 0, sizeof(in->p[0]));
+    in->p[in->np].pid = pid;
+    in->p[in->np].exited = -1;
+    hmap_put(&in->pidx, (uint64_t)(uint32_t)pid, (void *)(uintptr_t)(in->np + 1));
+    return &in->p[in->np++];
+}
+
+static void tinfo_set(struct info *in, int32_t pid, int32_t tid, const char *name)
+{
+    void *v = hmap_get(&in->tidx, (uint64_t)(uint32_t)tid);
+    struct tinfo *t;
+
+    if (v) {
+        t = &in->t[(size_t)(uintptr_t)v - 1];
+        if (t->pid == pid) {
+            if (name)
+                t->name = name;
+            return;
+        }
+    }
+    if (in->nt == in->capt) {
+        size_t nc = in->capt ? in->capt * 2 : 16;
+        struct tinfo *nt = realloc(in->t, nc * sizeof(*nt));
+
+        if (!nt)
+            return;
+        in->t = nt;
+        in->capt = nc;
+    }
+    in->t[in->nt] = (struct tinfo){pid, tid, name};
+    hmap_put(&in->tidx, (uint64_t)(uint32_t)tid, (void *)(uintptr_t)(in->nt + 1));
+    in->nt++;
+}
+
+static void info_event(struct info *in, const struct iot_event *ev)
+{
+    struct pinfo *p;
+
+    in->events++;
+    if (ev->kind < 4)
+        in->kinds[ev->kind]++;
+    if (ev->kind != IOT_EV_THREAD) {
+        if (ev->t < in->first_t)
+            in->first_t = ev->t;
+        if (ev->t > in->last_t)
+            in->last_t = ev->t;
+    }
+    switch (ev->kind) {
+    case IOT_EV_CALL:
+        in->calls++;
+        if (ev->op < IOT_OP_COUNT)
+            in->per_op[ev->op]++;
+        if (ev->has & IOT_HAS_NO_DUR)
+            in->no_dur++;
+        if ((p = pinfo_get(in, ev->pid)) != NULL)
+            p->calls++;
+        if (!hmap_get(&in->tidx, (uint64_t)(uint32_t)ev->tid))
+            tinfo_set(in, ev->pid, ev->tid, NULL);
+        break;
+    case IOT_EV_PROCESS: {
+        size_t len = 0;
+        char *a;
+
+        if (!(p = pinfo_get(in, ev->pid)))
+            break;
+        p->ppid = ev->ppid;
+        p->exe = ev->exe;
+        for (int i = 0; i < ev->argc; i++)
+            len += strlen(ev->argv[i]) + 1;
+        a = malloc(len + 1);
+        if (a) {
+            a[0] = 0;
+            for (int i = 0; i < ev->argc; i++) {
+                if (i)
+                    strcat(a, " ");
+                strcat(a, ev->argv[i]);
+            }
+            free(p->argv);
+            p->argv = a;
+        }
+        break;
+    }
+    case IOT_EV_THREAD:
+        tinfo_set(in, ev->pid, ev->tid, ev->name);
+        break;
+    case IOT_EV_EXIT:
+        if ((p = pinfo_get(in, ev->pid)) != NULL) {
+            p->exited = 1;
+            p->status = ev->status;
+            p->signal = (ev->has & IOT_HAS_SIGNAL) ? ev->signal : 0;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void info_print(struct info *in, struct input *inp)
+{
+    const struct input_file_info *files;
+    size_t nf = input_files(inp, &files);
+    struct iot_trace_stats ts;
+    uint64_t bytes = 0;
+    static const char *kinds[] = {"native trace", "JSONL events", "strace log"};
+
+    input_native_stats(inp, &ts);
+    printf("inputs:\n");
+    for (size_t i = 0; i < nf; i++) {
+        bytes += files[i].bytes;
+        printf("  %s: %s, %llu bytes", files[i].name, kinds[files[i].kind],
+               (unsigned long long)files[i].bytes);
+        if (files[i].kind != INPUT_NATIVE)
+            printf(", %llu lines", (unsigned long long)files[i].lines);
+        if (files[i].kind == INPUT_STRACE)
+            printf(", %llu not understood, %s", (unsigned long long)files[i].unknown_lines,
+                   files[i].has_durations ? "with durations (-T)" : "no durations (no -T)");
+        printf("\n");
+    }
+    if (ts.chunks || ts.chunks_damaged) {
+        printf("native: format version %u, %llu chunks (%llu partial snapshots superseded), "
+               "%llu decompressed bytes\n", ts.max_version, (unsigned long long)ts.chunks,
+               (unsigned long long)ts.chunks_superseded, (unsigned long long)ts.raw_bytes);
+        if (ts.chunks_damaged || ts.truncated || ts.bytes_skipped)
+            printf("damage: %llu damaged chunks, %llu bytes skipped%s; recovered %llu events\n",
+                   (unsigned long long)ts.chunks_damaged, (unsigned long long)ts.bytes_skipped,
+                   ts.truncated ? ", truncated" : "", (unsigned long long)ts.events);
+        else
+            printf("damage: none\n");
+    }
+    printf("events: %llu (%llu calls, %llu process, %llu thread, %llu exit)\n",
+           (unsigned long long)in->events, (unsigned long long)in->calls,
+           (unsigned long long)in->kinds[IOT_EV_PROCESS], (unsigned long long)in->kinds[IOT_EV_THREAD],
+           (unsigned long long)in->kinds[IOT_EV_EXIT]);
+    if (in->events)
+        printf("bytes/event: %.2f\n", (double)bytes / (double)in->events);
+    if (in->first_t <= in->last_t)
+        printf("time span: %.6f s (%.9f .. %.9f)\n", (in->last_t - in->first_t) / 1e9,
+               in->first_t / 1e9, in->last_t / 1e9);
+    if (in->no_dur)
+        printf("durations: missing on %llu calls\n", (unsigned long long)in->no_dur);
+    printf("processes: %zu\n", in->np);
+    for (size_t i = 0; i < in->np; i++) {
+        struct pinfo *p = &in->p[i];
+
+        printf("  pid %d ppid %d %s [%s] %llu calls, ", (int)p->pid, (int)p->ppid,
+               p->exe ? p->exe : "?", p->argv ? p->argv : "", (unsigned long long)p->calls);
+        if (p->exited < 0)
+            printf("no exit recorded\n");
+        else if (p->signal)
+            printf("killed by signal %d\n", p->signal);
+        else
+            printf("exit status %d\n", p->status);
+    }
+    printf("threads: %zu\n", in->nt);
+    for (size_t i = 0; i < in->nt; i++)
+        printf("  tid %d (pid %d) %s\n", (int)in->t[i].tid, (int)in->t[i].pid,
+               in->t[i].name ? in->t[i].name : "");
+    printf("calls per op:\n");
+    for (unsigned op = 0; op < IOT_OP_COUNT; op++)
+        if (in->per_op[op])
+            printf("  %-16s %llu\n", iot_op_name(op), (unsigned long long)in->per_op[op]);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char **inputs = calloc((size_t)argc + 1, sizeof(char *));
+    size_t ninputs = 0;
+    int ret = 2, rc;
+    struct iot_strtab *st = NULL;
+    struct input *inp = NULL;
+    struct iot_event ev;
+    struct info in;
+
+    memset(&in, 0, sizeof(in));
+    in.first_t = INT64_MAX;
+    in.last_t = INT64_MIN;
+    if (!inputs)
+        return 2;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] != '-' || strcmp(argv[i], "-") == 0) {
+            inputs[ninputs++] = argv[i];
+        } else if (opt_flag(argv, i, "--help") || opt_flag(argv, i, "-h")) {
+            printf("usage: ioanalyze info INPUT...\n"
+                   "Prints the inputs (kind, size, damage), processes (pid, ppid, exe, argv,\n"
+                   "exit status), threads, event counts per op, time span and bytes/event.\n");
+            ret = 0;
+            goto out;
+        } else {
+            ret = opt_unknown("info", argv[i]);
+            goto out;
+        }
+    }
+    if (!ninputs) {
+        fprintf(stderr, "ioanalyze: no input given\n");
+        goto out;
+    }
+    st = iot_strtab_create();
+    if (!st || !(inp = input_open(inputs, ninputs, st)))
+        goto out;
+    while ((rc = input_next(inp, &ev)) > 0)
+        info_event(&in, &ev);
+    if (rc < 0)
+        goto out;
+    info_print(&in, inp);
+    ret = 0;
+out:
+    for (size_t i = 0; i < in.np; i++)
+        free(in.p[i].argv);
+    free(in.p);
+    free(in.t);
+    hmap_release(&in.pidx);
+    hmap_release(&in.tidx);
+    input_close(inp);
+    iot_strtab_free(st);
+    free(inputs);
+    return ret;
+}

@@ -1,0 +1,72 @@
+/* ioanalyze rules: every rule with its type, parameters and defaults. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+#include "rule.h"
+
+static void print_value(enum rule_ptype t, double v)
+{
+    if (t == RULE_P_BOOL)
+        printf("%s", v ? "true" : "false");
+    else if (t == RULE_P_INT)
+        printf("%lld", (long long)v);
+    else
+        printf("%g", v);
+}
+
+int cmd_rules(int argc, char **argv)
+{
+    size_t n;
+    const struct rule *const *rules;
+
+    for (int i = 1; i < argc; i++) {
+        if (opt_flag(argv, i, "--help") || opt_flag(argv, i, "-h")) {
+            printf("usage: ioanalyze rules [--plugin FILE.so]...\n"
+                   "Lists every rule: name, issue type, parameters with their defaults.\n"
+                   "Change a parameter with --set RULE.PARAM=VALUE or a --config file.\n");
+            return 0;
+        } else if (strncmp(argv[i], "--plugin", 8) == 0) {
+            const char *val;
+            char errbuf[256];
+            int r = opt_value(argc, argv, &i, "--plugin", &val);
+
+            if (r <= 0)
+                return r < 0 ? 2 : opt_unknown("rules", argv[i]);
+            if (rules_load_plugin(val, errbuf) < 0) {
+                fprintf(stderr, "ioanalyze: %s\n", errbuf);
+                return 2;
+            }
+        } else {
+            return opt_unknown("rules", argv[i]);
+        }
+    }
+    rules = rules_all(&n);
+    for (size_t i = 0; i < n; i++) {
+        const struct rule *r = rules[i];
+
+        printf("%s (type %d): %s\n", r->name, r->type, r->summary ? r->summary : "");
+        printf("  %s.%-20s = true  (bool) run this rule\n", r->name, "enabled");
+        for (size_t j = 0; j < r->nparams; j++) {
+            const struct rule_param *p = &r->params[j];
+
+            printf("  %s.%-20s = ", r->name, p->name);
+            print_value(p->type, p->def);
+            printf("  (%s) %s\n",
+                   p->type == RULE_P_INT ? "int" : p->type == RULE_P_BOOL ? "bool" : "number",
+                   p->help);
+        }
+    }
+    printf("global settings (config file keys):\n");
+    printf("  continual_gap_ms = 8  calls closer than this (end to start) form one continual run\n");
+    printf("  main_thread_names = []  PCRE2 patterns: threads with these names count as main\n");
+    printf("  ignore_paths = [");
+    for (size_t i = 0; i < config_ndefault_ignore; i++)
+        printf("%s\"%s\"", i ? ", " : "", config_default_ignore[i]);
+    printf("]  PCRE2: sessions on matching paths are not judged\n");
+    printf("  normalize: always applied first, before the config's own patterns:\n");
+    for (size_t i = 0; i < config_ndefault_normalize; i++)
+        printf("    \"%s\" -> \"%s\"\n", config_default_normalize[i][0], config_default_normalize[i][1]);
+    return 0;
+}

@@ -1,0 +1,498 @@
+/* The analysis configuration (config.h). */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
+#include <math.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "config.h"
+
+struct config_re {
+    pcre2_code *code;
+    char *replace;            /* normalize only */
+};
+
+/*
+ * Applied before the config's own patterns, in this order: what differs
+ * between two runs of the same program and must not change a fingerprint.
+ */
+const char *const config_default_normalize[][2] = {
+    /* /proc/1234/fd -> /proc/<pid>/fd */
+    {"/proc/[0-9]+(?=/|$)", "/proc/<pid>"},
+    /* Python tempfile names: /tmp/tmpk3j2_x9a -> /tmp/tmp* */
+    {"(?<=/)tmp[a-z0-9_]{8}(?=/|$)", "tmp*"},
+    /* mkstemp/mkdtemp/mktemp suffixes: build.Xa81Qz, tmp.aB3dE5fG7h -> build.*
+       (6-12 letters/digits with a digit or an upper-case letter in them) */
+    {"\\.(?=[A-Za-z]*[0-9]|[a-z0-9]*[A-Z])[A-Za-z0-9]{6,12}(?=/|$)", ".*"},
+    /* stack frames: offsets and load addresses */
+    {"\\+0x[0-9a-fA-F]+", ""},
+    {"0x[0-9a-fA-F]{5,}", "0x*"},
+};
+const size_t config_ndefault_normalize =
+    sizeof(config_default_normalize) / sizeof(config_default_normalize[0]);
+
+const char *const config_default_ignore[] = {"^/proc/", "^/sys/", "^/dev/"};
+const size_t config_ndefault_ignore = sizeof(config_default_ignore) / sizeof(config_default_ignore[0]);
+
+static int re_compile(struct config_re *re, const char *pattern, const char *replace,
+                      const char *key, char *errbuf)
+{
+    int err;
+    PCRE2_SIZE off;
+
+    re->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &err, &off, NULL);
+    if (!re->code) {
+        PCRE2_UCHAR msg[120];
+
+        pcre2_get_error_message(err, msg, sizeof(msg));
+        snprintf(errbuf, 256, "%s: bad pattern '%s' at offset %zu: %s", key, pattern,
+                 (size_t)off, (char *)msg);
+        return -1;
+    }
+    pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
+    re->replace = replace ? strdup(replace) : NULL;
+    if (replace && !re->replace) {
+        snprintf(errbuf, 256, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static void re_free_list(struct config_re *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pcre2_code_free(list[i].code);
+        free(list[i].replace);
+    }
+    free(list);
+}
+
+static int re_match(const struct config_re *re, const char *s)
+{
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re->code, NULL);
+    int rc;
+
+    if (!md)
+        return 0;
+    rc = pcre2_match(re->code, (PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL);
+    pcre2_match_data_free(md);
+    return rc >= 0;
+}
+
+int config_init(struct config *c)
+{
+    char errbuf[256];
+
+    memset(c, 0, sizeof(*c));
+    c->rules = rules_all(&c->nrules);
+    c->enabled = calloc(c->nrules, sizeof(*c->enabled));
+    c->params = calloc(c->nrules, sizeof(*c->params));
+    c->normalize = calloc(config_ndefault_normalize, sizeof(*c->normalize));
+    c->ignore = calloc(config_ndefault_ignore, sizeof(*c->ignore));
+    if (!c->enabled || !c->params || !c->normalize || !c->ignore)
+        goto fail;
+    for (size_t i = 0; i < c->nrules; i++) {
+        c->enabled[i] = 1;
+        for (size_t j = 0; j < c->rules[i]->nparams; j++)
+            c->params[i][j] = c->rules[i]->params[j].def;
+    }
+    c->gap_ns = 8000000;
+    for (size_t i = 0; i < config_ndefault_normalize; i++, c->nnormalize++)
+        if (re_compile(&c->normalize[i], config_default_normalize[i][0],
+                       config_default_normalize[i][1], "normalize", errbuf) < 0)
+            goto fail;
+    c->ndefault_normalize = c->nnormalize;
+    for (size_t i = 0; i < config_ndefault_ignore; i++, c->nignore++)
+        if (re_compile(&c->ignore[i], config_default_ignore[i], NULL, "ignore_paths", errbuf) < 0)
+            goto fail;
+    return 0;
+fail:
+    config_release(c);
+    return -1;
+}
+
+void config_release(struct config *c)
+{
+    free(c->enabled);
+    free(c->params);
+    re_free_list(c->main_names, c->nmain_names);
+    re_free_list(c->ignore, c->nignore);
+    re_free_list(c->normalize, c->nnormalize);
+    memset(c, 0, sizeof(*c));
+}
+
+int config_rule_index(const struct config *c, const char *name, size_t len)
+{
+    for (size_t i = 0; i < c->nrules; i++)
+        if (strlen(c->rules[i]->name) == len && memcmp(c->rules[i]->name, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int param_index(const struct rule *r, const char *name)
+{
+    for (size_t j = 0; j < r->nparams; j++)
+        if (strcmp(r->params[j].name, name) == 0)
+            return (int)j;
+    return -1;
+}
+
+/* Check v against the param's type; 0 ok. */
+static int param_value_ok(enum rule_ptype type, double v)
+{
+    if (isnan(v) || isinf(v))
+        return 0;
+    if (type == RULE_P_INT)
+        return v == floor(v) && v >= 0;
+    if (type == RULE_P_BOOL)
+        return v == 0 || v == 1;
+    return v >= 0;
+}
+
+static const char *type_name(enum rule_ptype t)
+{
+    return t == RULE_P_INT ? "a non-negative integer" : t == RULE_P_BOOL ? "true or false"
+                                                                         : "a non-negative number";
+}
+
+/* Replace a pattern list from a JSON array of strings (or pattern objects). */
+static int load_patterns(const json_t *arr, const char *key, int with_replace,
+                         struct config_re **list, size_t *n, size_t keep, char *errbuf)
+{
+    size_t i, cnt;
+    json_t *v;
+    struct config_re *nl;
+
+    if (!json_is_array(arr)) {
+        snprintf(errbuf, 256, "%s: expected an array", key);
+        return -1;
+    }
+    cnt = json_array_size(arr);
+    nl = calloc(keep + cnt + 1, sizeof(*nl));
+    if (!nl) {
+        snprintf(errbuf, 256, "out of memory");
+        return -1;
+    }
+    memcpy(nl, *list, keep * sizeof(*nl));
+    for (i = keep; i < *n; i++) {
+        pcre2_code_free((*list)[i].code);
+        free((*list)[i].replace);
+    }
+    free(*list);
+    *list = nl;
+    *n = keep;
+    json_array_foreach(arr, i, v) {
+        const char *pat, *rep = NULL;
+        char k[96];
+
+        snprintf(k, sizeof(k), "%s[%zu]", key, i);
+        if (with_replace) {
+            json_t *p = json_object_get(v, "pattern"), *r = json_object_get(v, "replace");
+            const char *extra;
+            json_t *ev;
+
+            if (!json_is_object(v) || !json_is_string(p) || (r && !json_is_string(r))) {
+                snprintf(errbuf, 256, "%s: expected {\"pattern\": STRING, \"replace\": STRING}", k);
+                return -1;
+            }
+            json_object_foreach(v, extra, ev) {
+                if (strcmp(extra, "pattern") && strcmp(extra, "replace")) {
+                    snprintf(errbuf, 256, "%s.%s: unknown key", k, extra);
+                    return -1;
+                }
+            }
+            pat = json_string_value(p);
+            rep = r ? json_string_value(r) : "";
+        } else {
+            if (!json_is_string(v)) {
+                snprintf(errbuf, 256, "%s: expected a string", k);
+                return -1;
+            }
+            pat = json_string_value(v);
+        }
+        if (re_compile(&nl[*n], pat, rep, k, errbuf) < 0)
+            return -1;
+        (*n)++;
+    }
+    return 0;
+}
+
+static int load_rules(struct config *c, json_t *rules, char *errbuf)
+{
+    const char *rname, *pname;
+    json_t *robj, *pv;
+
+    if (!json_is_object(rules)) {
+        snprintf(errbuf, 256, "rules: expected an object");
+        return -1;
+    }
+    json_object_foreach(rules, rname, robj) {
+        int ri = config_rule_index(c, rname, strlen(rname));
+        const struct rule *r;
+
+        if (ri < 0) {
+            snprintf(errbuf, 256, "rules.%s: unknown rule", rname);
+            return -1;
+        }
+        r = c->rules[ri];
+        if (!json_is_object(robj)) {
+            snprintf(errbuf, 256, "rules.%s: expected an object", rname);
+            return -1;
+        }
+        json_object_foreach(robj, pname, pv) {
+            int pi;
+            double v;
+
+            if (strcmp(pname, "enabled") == 0) {
+                if (!json_is_boolean(pv)) {
+                    snprintf(errbuf, 256, "rules.%s.enabled: expected true or false", rname);
+                    return -1;
+                }
+                c->enabled[ri] = json_is_true(pv);
+                continue;
+            }
+            pi = param_index(r, pname);
+            if (pi < 0) {
+                snprintf(errbuf, 256, "rules.%s.%s: unknown parameter", rname, pname);
+                return -1;
+            }
+            if (r->params[pi].type == RULE_P_BOOL && json_is_boolean(pv))
+                v = json_is_true(pv);
+            else if (r->params[pi].type != RULE_P_BOOL && json_is_number(pv))
+                v = json_number_value(pv);
+            else
+                v = NAN;
+            if (!param_value_ok(r->params[pi].type, v)) {
+                snprintf(errbuf, 256, "rules.%s.%s: expected %s", rname, pname,
+                         type_name(r->params[pi].type));
+                return -1;
+            }
+            c->params[ri][pi] = v;
+        }
+    }
+    return 0;
+}
+
+static int load_json(struct config *c, json_t *root, char *errbuf)
+{
+    const char *key;
+    json_t *v;
+
+    if (!json_is_object(root)) {
+        snprintf(errbuf, 256, "expected a JSON object");
+        return -1;
+    }
+    json_object_foreach(root, key, v) {
+        int rc;
+
+        if (strcmp(key, "rules") == 0) {
+            rc = load_rules(c, v, errbuf);
+        } else if (strcmp(key, "continual_gap_ms") == 0) {
+            if (!json_is_number(v) || json_number_value(v) < 0) {
+                snprintf(errbuf, 256, "continual_gap_ms: expected a non-negative number");
+                return -1;
+            }
+            c->gap_ns = (int64_t)(json_number_value(v) * 1e6 + 0.5);
+            rc = 0;
+        } else if (strcmp(key, "main_thread_names") == 0) {
+            rc = load_patterns(v, key, 0, &c->main_names, &c->nmain_names, 0, errbuf);
+        } else if (strcmp(key, "ignore_paths") == 0) {
+            rc = load_patterns(v, key, 0, &c->ignore, &c->nignore, 0, errbuf);
+        } else if (strcmp(key, "normalize") == 0) {
+            rc = load_patterns(v, key, 1, &c->normalize, &c->nnormalize,
+                               c->ndefault_normalize, errbuf);
+        } else {
+            snprintf(errbuf, 256, "%s: unknown key", key);
+            return -1;
+        }
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int config_load_string(struct config *c, const char *text, const char *name, char *errbuf)
+{
+    json_error_t je;
+    json_t *root = json_loads(text, 0, &je);
+    char sub[256];
+    int rc;
+
+    if (!root) {
+        snprintf(errbuf, 256, "config '%s': line %d: %s", name, je.line, je.text);
+        return -1;
+    }
+    rc = load_json(c, root, sub);
+    if (rc < 0)
+        snprintf(errbuf, 256, "config '%s': %.200s", name, sub);
+    json_decref(root);
+    return rc;
+}
+
+int config_load_file(struct config *c, const char *path, char *errbuf)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    char sub[256];
+    int rc;
+
+    if (!root) {
+        FILE *f = fopen(path, "r");
+
+        if (!f)
+            snprintf(errbuf, 256, "cannot open config '%s': %s", path, strerror(errno));
+        else
+            snprintf(errbuf, 256, "config '%s': line %d: %s", path, je.line, je.text);
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    rc = load_json(c, root, sub);
+    if (rc < 0)
+        snprintf(errbuf, 256, "config '%s': %.200s", path, sub);
+    json_decref(root);
+    return rc;
+}
+
+int config_set(struct config *c, const char *a, char *errbuf)
+{
+    const char *dot = strchr(a, '.'), *eq = strchr(a, '=');
+    int ri, pi;
+    char pname[64], *end;
+    const char *val;
+    double v;
+    const struct rule *r;
+
+    if (!dot || !eq || eq < dot || (size_t)(eq - dot - 1) >= sizeof(pname)) {
+        snprintf(errbuf, 256, "--set '%s': expected RULE.PARAM=VALUE", a);
+        return -1;
+    }
+    ri = config_rule_index(c, a, (size_t)(dot - a));
+    if (ri < 0) {
+        snprintf(errbuf, 256, "--set '%s': unknown rule '%.*s'", a, (int)(dot - a), a);
+        return -1;
+    }
+    r = c->rules[ri];
+    memcpy(pname, dot + 1, (size_t)(eq - dot - 1));
+    pname[eq - dot - 1] = 0;
+    val = eq + 1;
+    if (strcmp(pname, "enabled") == 0) {
+        if (strcmp(val, "true") && strcmp(val, "false") && strcmp(val, "1") && strcmp(val, "0")) {
+            snprintf(errbuf, 256, "--set '%s': %s.enabled: expected true or false", a, r->name);
+            return -1;
+        }
+        c->enabled[ri] = !strcmp(val, "true") || !strcmp(val, "1");
+        return 0;
+    }
+    pi = param_index(r, pname);
+    if (pi < 0) {
+        snprintf(errbuf, 256, "--set '%s': rule %s has no parameter '%s'", a, r->name, pname);
+        return -1;
+    }
+    if (r->params[pi].type == RULE_P_BOOL && (!strcmp(val, "true") || !strcmp(val, "false"))) {
+        v = !strcmp(val, "true");
+    } else {
+        errno = 0;
+        v = strtod(val, &end);
+        if (end == val || *end || errno)
+            v = NAN;
+    }
+    if (!param_value_ok(r->params[pi].type, v)) {
+        snprintf(errbuf, 256, "--set '%s': %s.%s: expected %s", a, r->name, pname,
+                 type_name(r->params[pi].type));
+        return -1;
+    }
+    c->params[ri][pi] = v;
+    return 0;
+}
+
+int config_select(struct config *c, const char *list, int only, char *errbuf)
+{
+    int *want = calloc(c->nrules, sizeof(*want));
+    const char *p = list;
+
+    if (!want) {
+        snprintf(errbuf, 256, "out of memory");
+        return -1;
+    }
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        int ri = config_rule_index(c, p, len);
+
+        if (len && ri < 0) {
+            snprintf(errbuf, 256, "%s: unknown rule '%.*s' (see 'ioanalyze rules')",
+                     only ? "--rules" : "--disable", (int)len, p);
+            free(want);
+            return -1;
+        }
+        if (len)
+            want[ri] = 1;
+        p += len;
+        if (*p)
+            p++;
+    }
+    for (size_t i = 0; i < c->nrules; i++) {
+        if (only && !want[i])
+            c->enabled[i] = 0;
+        if (!only && want[i])
+            c->enabled[i] = 0;
+    }
+    free(want);
+    return 0;
+}
+
+int config_ignored(const struct config *c, const char *path)
+{
+    for (size_t i = 0; i < c->nignore; i++)
+        if (re_match(&c->ignore[i], path))
+            return 1;
+    return 0;
+}
+
+int config_main_name(const struct config *c, const char *name)
+{
+    for (size_t i = 0; i < c->nmain_names; i++)
+        if (re_match(&c->main_names[i], name))
+            return 1;
+    return 0;
+}
+
+char *config_normalize(const struct config *c, const char *s)
+{
+    char *cur = strdup(s);
+
+    for (size_t i = 0; cur && i < c->nnormalize; i++) {
+        size_t cap = strlen(cur) * 2 + 64;
+        PCRE2_SIZE outlen;
+        char *out;
+        int rc;
+
+        for (;;) {
+            out = malloc(cap);
+            if (!out) {
+                free(cur);
+                return NULL;
+            }
+            outlen = cap;
+            rc = pcre2_substitute(c->normalize[i].code, (PCRE2_SPTR)cur, PCRE2_ZERO_TERMINATED, 0,
+                                  PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
+                                  NULL, NULL, (PCRE2_SPTR)c->normalize[i].replace,
+                                  PCRE2_ZERO_TERMINATED, (PCRE2_UCHAR *)out, &outlen);
+            if (rc != PCRE2_ERROR_NOMEMORY)
+                break;
+            free(out);
+            cap = outlen + 1;
+        }
+        if (rc < 0) {       /* a bad replacement string: leave the text as it is */
+            free(out);
+            continue;
+        }
+        free(cur);
+        cur = out;
+    }
+    return cur;
+}

@@ -1,0 +1,41 @@
+/*
+ * engine.h - the replay engine: events in time order in, sessions out.
+ *
+ * Keeps per-process fd tables of open file descriptions (shared by dup'ed
+ * and inherited fds), stdio streams over them, thread names and process
+ * metadata; reconstructs file offsets; computes Matrix's per-session figures
+ * and hands every ended session to the enabled rules and the profile.
+ * Memory is bounded by open sessions, processes, threads and distinct
+ * paths -- never by the number of events.
+ */
+#ifndef ENGINE_H
+#define ENGINE_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "iotrace.h"
+#include "profile.h"
+
+struct engine;
+struct issues;
+
+struct engine_stats {
+    uint64_t events, calls, calls_no_dur;
+    uint64_t sessions, processes, threads;
+    uint64_t per_op[IOT_OP_COUNT];
+    int64_t first_t, last_t;
+};
+
+/* cfg must outlive the engine; issues and prof may be NULL. */
+struct engine *engine_create(const struct config *cfg, struct issues *issues,
+                             struct profile *prof);
+/* Feed one event (events must come in time order). */
+void engine_event(struct engine *e, const struct iot_event *ev);
+/* End of input: sessions of processes that did not exit end here (not leaks);
+   rules report what they held back. */
+void engine_finish(struct engine *e);
+void engine_stats(const struct engine *e, struct engine_stats *out);
+void engine_free(struct engine *e);
+
+#endif /* ENGINE_H */

@@ -1,0 +1,442 @@
+/* Inputs (input.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input.h"
+#include "strace.h"
+
+#define PEEK 4096
+
+struct source {
+    enum input_kind kind;
+    const char *name;
+    FILE *f;
+    struct strace_src *strace;
+    struct iot_jsonl_scratch *scratch;
+    char *line;
+    size_t linecap;
+    uint64_t lineno;
+    struct iot_event ev;       /* lookahead when merging */
+    int have;
+    size_t file;               /* index into files[] */
+};
+
+struct input {
+    struct iot_strtab *st;
+    struct input_file_info *files;
+    char **paths;              /* real paths of files[] (spooled stdin included) */
+    size_t nfiles;
+    char *spool;               /* temp file holding standard input, unlinked at close */
+    struct iot_trace *native;
+    struct source *src;        /* src[0] is the native reader when there is one */
+    size_t nsrc;
+    int started;
+};
+
+static int add_file(struct input *in, const char *name, const char *path, enum input_kind kind,
+                    uint64_t bytes)
+{
+    struct input_file_info *nf = realloc(in->files, (in->nfiles + 1) * sizeof(*nf));
+    char **np;
+
+    if (!nf)
+        return -1;
+    in->files = nf;
+    np = realloc(in->paths, (in->nfiles + 1) * sizeof(*np));
+    if (!np)
+        return -1;
+    in->paths = np;
+    memset(&nf[in->nfiles], 0, sizeof(*nf));
+    nf[in->nfiles].name = iot_intern(in->st, name, strlen(name));
+    nf[in->nfiles].kind = kind;
+    nf[in->nfiles].bytes = bytes;
+    np[in->nfiles] = strdup(path);
+    if (!np[in->nfiles] || !nf[in->nfiles].name)
+        return -1;
+    in->nfiles++;
+    return 0;
+}
+
+/* The kind of the file at path from its first bytes; -1 when unrecognisable. */
+static int detect(const char *path, uint64_t *bytes, int *err)
+{
+    char buf[PEEK];
+    size_t n, i;
+    FILE *f = fopen(path, "rb");
+    struct stat sb;
+
+    *err = 0;
+    if (!f) {
+        *err = errno;
+        return -1;
+    }
+    n = fread(buf, 1, sizeof(buf), f);
+    if (fstat(fileno(f), &sb) == 0)
+        *bytes = (uint64_t)sb.st_size;
+    fclose(f);
+    if (iot_is_native_trace(buf, n))
+        return INPUT_NATIVE;
+    for (i = 0; i < n && strchr(" \t\r\n", buf[i]); i++)
+        ;
+    if (i < n && buf[i] == '{')
+        return INPUT_JSONL;
+    if (strace_detect(buf, n))
+        return INPUT_STRACE;
+    return -1;
+}
+
+static int spool_stdin(struct input *in, char **path)
+{
+    const char *dir = getenv("TMPDIR");
+    char *p, buf[65536];
+    int fd;
+    size_t n;
+    FILE *f;
+
+    if (in->spool) {
+        fprintf(stderr, "ioanalyze: '-' given more than once\n");
+        return -1;
+    }
+    if (asprintf(&p, "%s/ioanalyze-stdin-XXXXXX", dir && *dir ? dir : "/tmp") < 0)
+        return -1;
+    fd = mkstemp(p);
+    if (fd < 0 || !(f = fdopen(fd, "wb"))) {
+        fprintf(stderr, "ioanalyze: cannot spool standard input: %s\n", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(p);
+        return -1;
+    }
+    in->spool = p;
+    while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+        fwrite(buf, 1, n, f);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "ioanalyze: cannot spool standard input: %s\n", strerror(errno));
+        return -1;
+    }
+    *path = p;
+    return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_dir(struct input *in, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char **names = NULL;
+    size_t n = 0, cap = 0, found = 0;
+    int rc = 0;
+
+    if (!d) {
+        fprintf(stderr, "ioanalyze: cannot open directory '%s': %s\n", dir, strerror(errno));
+        return -1;
+    }
+    while ((de = readdir(d)) != NULL) {
+        char *p;
+        struct stat sb;
+
+        if (de->d_name[0] == '.')
+            continue;
+        if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
+            rc = -1;
+            break;
+        }
+        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            free(p);
+            continue;
+        }
+        if (n == cap) {
+            char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nn));
+
+            if (!nn) {
+                free(p);
+                rc = -1;
+                break;
+            }
+            names = nn;
+        }
+        names[n++] = p;
+    }
+    closedir(d);
+    if (n)
+        qsort(names, n, sizeof(*names), name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bytes = 0;
+        int err, kind = rc ? -1 : detect(names[i], &bytes, &err);
+
+        /* a directory may hold other files (READMEs, issue files): skip them */
+        if (kind >= 0) {
+            if (add_file(in, names[i], names[i], (enum input_kind)kind, bytes) < 0)
+                rc = -1;
+            found++;
+        }
+        free(names[i]);
+    }
+    free(names);
+    if (!rc && !found) {
+        fprintf(stderr, "ioanalyze: '%s': no trace, JSONL event file or strace log in this directory\n", dir);
+        rc = -1;
+    }
+    return rc;
+}
+
+static int source_next(struct input *in, struct source *s, struct iot_event *ev)
+{
+    char errbuf[IOT_ERRBUF_SIZE] = "";
+    int rc;
+
+    switch (s->kind) {
+    case INPUT_NATIVE:
+        rc = iot_trace_next(in->native, ev, errbuf);
+        if (rc < 0)
+            fprintf(stderr, "ioanalyze: %s\n", errbuf);
+        return rc;
+    case INPUT_STRACE:
+        rc = strace_next(s->strace, ev, errbuf);
+        if (rc < 0)
+            fprintf(stderr, "ioanalyze: '%s': %s\n", s->name, errbuf);
+        return rc;
+    case INPUT_JSONL:
+        for (;;) {
+            ssize_t len = getline(&s->line, &s->linecap, s->f);
+
+            if (len < 0) {
+                if (ferror(s->f)) {
+                    fprintf(stderr, "ioanalyze: cannot read '%s': %s\n", s->name, strerror(errno));
+                    return -1;
+                }
+                return 0;
+            }
+            s->lineno++;
+            in->files[s->file].lines++;
+            while (len > 0 && (s->line[len - 1] == '\n' || s->line[len - 1] == '\r'))
+                len--;
+            rc = iot_jsonl_parse(s->line, (size_t)len, ev, in->st, s->scratch, errbuf);
+            if (rc < 0) {
+                fprintf(stderr, "ioanalyze: '%s': line %llu: %s\n", s->name,
+                        (unsigned long long)s->lineno, errbuf);
+                return -1;
+            }
+            if (rc > 0)
+                return 1;
+        }
+    }
+    return -1;
+}
+
+struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *st)
+{
+    struct input *in = calloc(1, sizeof(*in));
+    const char **native = NULL;
+    size_t nnative = 0;
+    char errbuf[IOT_ERRBUF_SIZE];
+
+    if (!in)
+        return NULL;
+    in->st = st;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = paths[i];
+        char *path = (char *)paths[i];
+        struct stat sb;
+        uint64_t bytes = 0;
+        int err, kind;
+
+        if (strcmp(name, "-") == 0) {
+            if (spool_stdin(in, &path) < 0)
+                goto fail;
+        } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            if (add_dir(in, path) < 0)
+                goto fail;
+            continue;
+        }
+        kind = detect(path, &bytes, &err);
+        if (kind < 0) {
+            if (err)
+                fprintf(stderr, "ioanalyze: cannot open '%s': %s\n", name, strerror(err));
+            else
+                fprintf(stderr, "ioanalyze: '%s': not a trace, JSONL event file or strace log\n", name);
+            goto fail;
+        }
+        if (add_file(in, name, path, (enum input_kind)kind, bytes) < 0)
+            goto oom;
+    }
+    in->src = calloc(in->nfiles + 1, sizeof(*in->src));
+    native = calloc(in->nfiles + 1, sizeof(*native));
+    if (!in->src || !native)
+        goto oom;
+    for (size_t i = 0; i < in->nfiles; i++)
+        if (in->files[i].kind == INPUT_NATIVE)
+            native[nnative++] = in->paths[i];
+    if (nnative) {
+        in->native = iot_trace_open(native, nnative, st, errbuf);
+        if (!in->native) {
+            fprintf(stderr, "ioanalyze: %s\n", errbuf);
+            goto fail;
+        }
+        in->src[in->nsrc].kind = INPUT_NATIVE;
+        in->src[in->nsrc].name = nnative == 1 ? in->files[0].name : "native traces";
+        for (size_t i = 0; i < in->nfiles; i++)
+            if (in->files[i].kind == INPUT_NATIVE) {
+                in->src[in->nsrc].name = in->files[i].name;
+                break;
+            }
+        in->nsrc++;
+    }
+    for (size_t i = 0; i < in->nfiles; i++) {
+        struct source *s = &in->src[in->nsrc];
+
+        if (in->files[i].kind == INPUT_NATIVE)
+            continue;
+        s->kind = in->files[i].kind;
+        s->name = in->files[i].name;
+        s->file = i;
+        s->f = fopen(in->paths[i], "rb");
+        if (!s->f) {
+            fprintf(stderr, "ioanalyze: cannot open '%s': %s\n", s->name, strerror(errno));
+            goto fail;
+        }
+        in->nsrc++;
+        if (s->kind == INPUT_JSONL) {
+            s->scratch = iot_jsonl_scratch_create();
+            if (!s->scratch)
+                goto oom;
+        } else {
+            s->strace = strace_open(s->f, s->name, st, errbuf);
+            if (!s->strace) {
+                fprintf(stderr, "ioanalyze: '%s': %s\n", s->name, errbuf);
+                goto fail;
+            }
+        }
+    }
+    free(native);
+    return in;
+oom:
+    fprintf(stderr, "ioanalyze: out of memory\n");
+fail:
+    free(native);
+    input_close(in);
+    return NULL;
+}
+
+int input_next(struct input *in, struct iot_event *ev)
+{
+    struct source *best = NULL;
+
+    if (in->nsrc == 1)
+        return source_next(in, &in->src[0], ev);
+    if (!in->started) {
+        for (size_t i = 0; i < in->nsrc; i++) {
+            int rc = source_next(in, &in->src[i], &in->src[i].ev);
+
+            if (rc < 0)
+                return -1;
+            in->src[i].have = rc;
+        }
+        in->started = 1;
+    }
+    /* The event returned last time has been used by now: refill its source
+       (argv of an event lives only until its source's next read). */
+    for (size_t i = 0; i < in->nsrc; i++) {
+        if (in->src[i].have == 2) {
+            int rc = source_next(in, &in->src[i], &in->src[i].ev);
+
+            if (rc < 0)
+                return -1;
+            in->src[i].have = rc;
+        }
+    }
+    for (size_t i = 0; i < in->nsrc; i++)
+        if (in->src[i].have && (!best || in->src[i].ev.t < best->ev.t))
+            best = &in->src[i];
+    if (!best)
+        return 0;
+    *ev = best->ev;
+    best->have = 2;
+    return 1;
+}
+
+void input_native_stats(const struct input *in, struct iot_trace_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (in->native)
+        iot_trace_stats(in->native, out);
+}
+
+int input_report_damage(struct input *in)
+{
+    struct iot_trace_stats ts;
+
+    if (!in->native)
+        return 0;
+    iot_trace_stats(in->native, &ts);
+    if (!ts.chunks_damaged && !ts.truncated && !ts.bytes_skipped)
+        return 0;
+    for (size_t i = 0; i < in->nfiles; i++) {
+        if (in->files[i].kind != INPUT_NATIVE)
+            continue;
+        fprintf(stderr,
+                "ioanalyze: warning: '%s': damaged trace%s: recovered %llu events from %llu "
+                "intact chunks; %llu damaged chunks, %llu bytes skipped\n",
+                in->files[i].name, ts.truncated ? " (truncated)" : "",
+                (unsigned long long)ts.events, (unsigned long long)ts.chunks,
+                (unsigned long long)ts.chunks_damaged, (unsigned long long)ts.bytes_skipped);
+        break;
+    }
+    return 1;
+}
+
+size_t input_files(const struct input *in, const struct input_file_info **files)
+{
+    for (size_t i = 0; i < in->nsrc; i++) {
+        struct source *s = &in->src[i];
+
+        if (s->kind == INPUT_STRACE && s->strace) {
+            struct strace_info si;
+
+            strace_info(s->strace, &si);
+            in->files[s->file].lines = si.lines;
+            in->files[s->file].unknown_lines = si.unknown_lines;
+            in->files[s->file].has_durations = si.has_durations;
+        }
+    }
+    *files = in->files;
+    return in->nfiles;
+}
+
+void input_close(struct input *in)
+{
+    if (!in)
+        return;
+    for (size_t i = 0; in->src && i < in->nsrc; i++) {
+        struct source *s = &in->src[i];
+
+        if (s->strace)
+            strace_close(s->strace);
+        if (s->scratch)
+            iot_jsonl_scratch_free(s->scratch);
+        if (s->f)
+            fclose(s->f);
+        free(s->line);
+    }
+    free(in->src);
+    if (in->native)
+        iot_trace_close(in->native);
+    for (size_t i = 0; i < in->nfiles; i++)
+        free(in->paths[i]);
+    free(in->paths);
+    free(in->files);
+    if (in->spool) {
+        unlink(in->spool);
+        free(in->spool);
+    }
+    free(in);
+}

@@ -1,0 +1,47 @@
+/*
+ * input.h - every INPUT of a command as one time-ordered event stream.
+ *
+ * Opens each INPUT ("-" = standard input, a directory = every regular file
+ * in it that is a trace, JSONL event file or strace log, in name order),
+ * detects its kind from its content, reads all native traces through one
+ * reader (so their processes merge) and merges every source by time.
+ */
+#ifndef INPUT_H
+#define INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iotrace.h"
+
+enum input_kind { INPUT_NATIVE, INPUT_JSONL, INPUT_STRACE };
+
+struct input;
+
+/* What an input held, for `info` and warnings. */
+struct input_file_info {
+    const char *name;
+    enum input_kind kind;
+    uint64_t bytes;          /* file size */
+    uint64_t lines, unknown_lines;   /* JSONL/strace */
+    int has_durations;       /* strace: -T */
+};
+
+/*
+ * Open the inputs. Prints "ioanalyze: ..." messages itself and returns NULL
+ * on an unreadable or unrecognisable input. st receives every string.
+ */
+struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *st);
+/* 1 event, 0 end, -1 error (already reported). */
+int input_next(struct input *in, struct iot_event *ev);
+/*
+ * After the last event: warn about damaged native traces (naming each file's
+ * recovery). Returns 1 when something was damaged, else 0.
+ */
+int input_report_damage(struct input *in);
+/* Native reader statistics (zeroes when there is no native input). */
+void input_native_stats(const struct input *in, struct iot_trace_stats *out);
+size_t input_files(const struct input *in, const struct input_file_info **files);
+void input_close(struct input *in);
+
+#endif /* INPUT_H */

@@ -1,0 +1,190 @@
+/* Issues (issue.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "issue.h"
+
+struct issues {
+    const struct config *cfg;
+    json_t *list;
+};
+
+struct issues *issues_create(const struct config *cfg)
+{
+    struct issues *is = calloc(1, sizeof(*is));
+
+    if (!is)
+        return NULL;
+    is->cfg = cfg;
+    is->list = json_array();
+    if (!is->list) {
+        free(is);
+        return NULL;
+    }
+    return is;
+}
+
+void issues_free(struct issues *is)
+{
+    if (!is)
+        return;
+    json_decref(is->list);
+    free(is);
+}
+
+size_t issues_count(const struct issues *is)
+{
+    return json_array_size(is->list);
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+void issue_fingerprint(const struct config *cfg, const char *rule, const char *path,
+                       const char *stack, char *out)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    char *np = config_normalize(cfg, path ? path : "");
+    const char *f = stack ? stack : "";
+
+    h = fnv1a(h, rule, strlen(rule) + 1);
+    if (np) {
+        h = fnv1a(h, np, strlen(np) + 1);
+        free(np);
+    }
+    for (int i = 0; i < 4 && *f; i++) {
+        size_t len = strcspn(f, "\n");
+        char *frame = strndup(f, len), *nf, *plus;
+
+        if (frame) {
+            /* "func+0x1a (mod)" -> "func (mod)": offsets move between builds */
+            while ((plus = strstr(frame, "+0x")) != NULL) {
+                size_t k = 3;
+
+                while (plus[k] && strchr("0123456789abcdefABCDEF", plus[k]))
+                    k++;
+                memmove(plus, plus + k, strlen(plus + k) + 1);
+            }
+            nf = config_normalize(cfg, frame);
+            if (nf) {
+                h = fnv1a(h, nf, strlen(nf) + 1);
+                free(nf);
+            }
+            free(frame);
+        }
+        f += len;
+        if (*f == '\n')
+            f++;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
+{
+    const struct issue_binding *b = ctx->sink;
+    const struct rule_session *s = r->s;
+    char fp[17];
+    json_t *o, *detail = r->detail ? r->detail : json_object();
+
+    if (!detail)
+        return;
+    issue_fingerprint(b->issues->cfg, b->rule->name, s->path, s->stack, fp);
+    o = json_pack("{s:s,s:i,s:s,s:I,s:s,s:I,s:I,s:I,s:I,s:i,s:I,s:s,s:s,s:I,"
+                  "s:s,s:i,s:i,s:s,s:s,s:o}",
+                  "tag", "io",
+                  "type", b->rule->type,
+                  "process", s->process ? s->process : "unknown",
+                  "time", (json_int_t)(r->time_unix_ms ? r->time_unix_ms : s->end_unix_ms),
+                  "path", s->path ? s->path : "",
+                  "size", (json_int_t)s->file_size,
+                  "op", (json_int_t)s->op,
+                  "buffer", (json_int_t)s->buffer,
+                  "cost", (json_int_t)(s->cost_ns / 1000000),
+                  "opType", s->op_type,
+                  "opSize", (json_int_t)s->op_size,
+                  "thread", s->thread ? s->thread : "",
+                  "stack", s->stack ? s->stack : "",
+                  "repeat", (json_int_t)r->repeat,
+                  "rule", b->rule->name,
+                  "pid", (int)s->pid,
+                  "tid", (int)s->tid,
+                  "fingerprint", fp,
+                  "message", r->message ? r->message : "",
+                  "detail", detail);
+    if (o)
+        json_array_append_new(b->issues->list, o);
+}
+
+static json_int_t iget(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+static int issue_cmp(const void *a, const void *b)
+{
+    const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    json_int_t tx = iget(x, "time"), ty = iget(y, "time");
+
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    tx = iget(x, "type");
+    ty = iget(y, "type");
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    /* stable and deterministic beyond the SPEC's keys */
+    return strcmp(json_string_value(json_object_get(x, "fingerprint")),
+                  json_string_value(json_object_get(y, "fingerprint")));
+}
+
+json_t *issues_finish(struct issues *is)
+{
+    size_t n = json_array_size(is->list), m = 0, i;
+    json_t **v = calloc(n ? n : 1, sizeof(*v)), *out = json_array();
+    struct hmap seen = HMAP_INIT;
+
+    if (!v || !out) {
+        free(v);
+        json_decref(out);
+        return NULL;
+    }
+    for (i = 0; i < n; i++)
+        v[i] = json_array_get(is->list, i);
+    /* the earliest occurrence of a fingerprint is the one shown */
+    qsort(v, n, sizeof(*v), issue_cmp);
+    for (i = 0; i < n; i++) {
+        const char *fp = json_string_value(json_object_get(v[i], "fingerprint"));
+        uint64_t key = strtoull(fp, NULL, 16);
+        json_t *first = hmap_get(&seen, key), *d;
+
+        if (!first) {
+            hmap_put(&seen, key, v[i]);
+            json_object_set_new(json_object_get(v[i], "detail"), "occurrences", json_integer(1));
+            v[m++] = v[i];
+            continue;
+        }
+        d = json_object_get(first, "detail");
+        json_object_set_new(d, "occurrences", json_integer(iget(d, "occurrences") + 1));
+        /* main_thread's repeat is a bitmask; the others' a count: keep the worst */
+        if (iget(first, "type") == 1)
+            json_object_set_new(first, "repeat",
+                                json_integer(iget(first, "repeat") | iget(v[i], "repeat")));
+        else if (iget(v[i], "repeat") > iget(first, "repeat"))
+            json_object_set_new(first, "repeat", json_integer(iget(v[i], "repeat")));
+    }
+    for (i = 0; i < m; i++)
+        json_array_append(out, v[i]);
+    free(v);
+    hmap_release(&seen);
+    json_array_clear(is->list);
+    return out;
+}

@@ -1,0 +1,42 @@
+/*
+ * issue.h - collecting rule reports as Matrix-style JSON issues: the keys,
+ * the fingerprint, de-duplication per fingerprint and the final order.
+ */
+#ifndef ISSUE_H
+#define ISSUE_H
+
+#include <jansson.h>
+
+#include "config.h"
+#include "rule.h"
+
+struct issues;
+
+/* What rule_ctx.sink points to: which rule reports into which collector. */
+struct issue_binding {
+    struct issues *issues;
+    const struct rule *rule;
+};
+
+struct issues *issues_create(const struct config *cfg);
+void issues_free(struct issues *is);
+
+/*
+ * The fingerprint: 16 hex digits of a 64-bit FNV-1a over the rule name, the
+ * normalised path and the top 4 stack frames (normalised, "+0x..." offsets
+ * and load addresses removed). out must hold 17 bytes.
+ */
+void issue_fingerprint(const struct config *cfg, const char *rule, const char *path,
+                       const char *stack, char *out);
+
+/*
+ * The final issues: one per fingerprint (the earliest, with
+ * detail.occurrences), sorted by time, then type. A new reference; the
+ * collector is left empty.
+ */
+json_t *issues_finish(struct issues *is);
+
+/* Reported issues per rule name so far (before de-duplication). */
+size_t issues_count(const struct issues *is);
+
+#endif /* ISSUE_H */

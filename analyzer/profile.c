@@ -1,0 +1,172 @@
+/* The per-file CSV profile (profile.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "profile.h"
+
+struct prow {
+    int32_t pid;
+    const char *path;
+    int layer;
+    struct prof_counts c;
+    double first_open_s, last_close_s;
+    int64_t file_size;
+};
+
+struct profile {
+    struct hmap idx;        /* key of (pid, path, layer) -> row index + 1 */
+    struct prow *rows;
+    size_t n, cap;
+};
+
+struct profile *profile_create(void)
+{
+    return calloc(1, sizeof(struct profile));
+}
+
+void profile_free(struct profile *p)
+{
+    if (!p)
+        return;
+    hmap_release(&p->idx);
+    free(p->rows);
+    free(p);
+}
+
+static uint64_t row_key(int32_t pid, const char *path, int layer)
+{
+    uint64_t k = hmap_ptr_key(path) * 0x9E3779B97F4A7C15ull;
+
+    return k ^ ((uint64_t)(uint32_t)pid << 1) ^ (uint64_t)layer ^ ((uint64_t)(uint32_t)pid << 40);
+}
+
+int profile_add(struct profile *p, int32_t pid, const char *path, int layer,
+                const struct prof_counts *c, double open_s, double close_s, int64_t file_size)
+{
+    uint64_t key = row_key(pid, path, layer);
+    size_t i;
+    struct prow *r = NULL;
+
+    /* Keys can collide: walk a short chain of candidates. */
+    for (uint64_t k = key;; k++) {
+        void *v = hmap_get(&p->idx, k);
+
+        if (!v)
+            break;
+        i = (size_t)(uintptr_t)v - 1;
+        if (p->rows[i].pid == pid && p->rows[i].path == path && p->rows[i].layer == layer) {
+            r = &p->rows[i];
+            break;
+        }
+        key = k + 1;
+    }
+    if (!r) {
+        if (p->n == p->cap) {
+            size_t ncap = p->cap ? p->cap * 2 : 64;
+            struct prow *nr = realloc(p->rows, ncap * sizeof(*nr));
+
+            if (!nr)
+                return -1;
+            p->rows = nr;
+            p->cap = ncap;
+        }
+        if (hmap_put(&p->idx, key, (void *)(uintptr_t)(p->n + 1)) < 0)
+            return -1;
+        r = &p->rows[p->n++];
+        memset(r, 0, sizeof(*r));
+        r->pid = pid;
+        r->path = path;
+        r->layer = layer;
+        r->first_open_s = open_s;
+    }
+    r->c.opens += c->opens;
+    r->c.reads += c->reads;
+    r->c.writes += c->writes;
+    r->c.seeks += c->seeks;
+    r->c.fsyncs += c->fsyncs;
+    r->c.main_ops += c->main_ops;
+    r->c.seq_reads += c->seq_reads;
+    r->c.random_reads += c->random_reads;
+    r->c.seq_writes += c->seq_writes;
+    r->c.random_writes += c->random_writes;
+    r->c.read_bytes += c->read_bytes;
+    r->c.write_bytes += c->write_bytes;
+    r->c.read_ns += c->read_ns;
+    r->c.write_ns += c->write_ns;
+    if (c->max_read_ns > r->c.max_read_ns)
+        r->c.max_read_ns = c->max_read_ns;
+    if (c->max_write_ns > r->c.max_write_ns)
+        r->c.max_write_ns = c->max_write_ns;
+    if (open_s < r->first_open_s)
+        r->first_open_s = open_s;
+    if (close_s > r->last_close_s)
+        r->last_close_s = close_s;
+    r->file_size = file_size;
+    return 0;
+}
+
+void csv_field(FILE *f, const char *s)
+{
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct prow *x = a, *y = b;
+    int c;
+
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    c = strcmp(x->path, y->path);
+    if (c)
+        return c;
+    return x->layer - y->layer;
+}
+
+int profile_write_csv(const struct profile *p, FILE *f)
+{
+    struct prow *rows = malloc((p->n ? p->n : 1) * sizeof(*rows));
+
+    if (!rows)
+        return -1;
+    memcpy(rows, p->rows, p->n * sizeof(*rows));
+    qsort(rows, p->n, sizeof(*rows), row_cmp);
+    fputs("pid,path,opens,reads,read_bytes,read_time_us,avg_read_bytes,avg_read_us,max_read_us,"
+          "writes,write_bytes,write_time_us,avg_write_bytes,avg_write_us,max_write_us,seeks,"
+          "seq_reads,random_reads,seq_writes,random_writes,fsyncs,main_thread_ops,"
+          "first_open_s,last_close_s,file_size,layer\r\n", f);
+    for (size_t i = 0; i < p->n; i++) {
+        const struct prow *r = &rows[i];
+        const struct prof_counts *c = &r->c;
+
+        fprintf(f, "%d,", (int)r->pid);
+        csv_field(f, r->path);
+        fprintf(f, ",%llu,%llu,%lld,%.3f,%.1f,%.3f,%.3f,%llu,%lld,%.3f,%.1f,%.3f,%.3f,"
+                   "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,%lld,%s\r\n",
+                (unsigned long long)c->opens, (unsigned long long)c->reads,
+                (long long)c->read_bytes, c->read_ns / 1e3,
+                c->reads ? (double)c->read_bytes / (double)c->reads : 0.0,
+                c->reads ? c->read_ns / 1e3 / (double)c->reads : 0.0, c->max_read_ns / 1e3,
+                (unsigned long long)c->writes, (long long)c->write_bytes, c->write_ns / 1e3,
+                c->writes ? (double)c->write_bytes / (double)c->writes : 0.0,
+                c->writes ? c->write_ns / 1e3 / (double)c->writes : 0.0, c->max_write_ns / 1e3,
+                (unsigned long long)c->seeks, (unsigned long long)c->seq_reads,
+                (unsigned long long)c->random_reads, (unsigned long long)c->seq_writes,
+                (unsigned long long)c->random_writes, (unsigned long long)c->fsyncs,
+                (unsigned long long)c->main_ops, r->first_open_s, r->last_close_s,
+                (long long)r->file_size, r->layer ? "stdio" : "syscall");
+    }
+    free(rows);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,109 @@
+/*
+ * leak (type 4): files still open when their process exited normally (a
+ * signal death is not a leak: the program never got to close them).
+ * Sessions are grouped per process by open stack, or by path when there is
+ * no stack; a group of at least min_count sessions is one issue whose
+ * "repeat" is the number leaked. Inherited descriptors are the opener's
+ * business: only the process that opened a file can leak it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rule.h"
+
+enum { P_MIN_COUNT };
+
+static const struct rule_param leak_params[] = {
+    [P_MIN_COUNT] = {"min_count", RULE_P_INT, 1,
+                     "report a group of leaked sessions of at least this many"},
+};
+
+struct leak_group {
+    struct rule_session first;   /* strings are interned: safe to keep */
+    const char *key;
+    int64_t count;
+    int64_t last_unix_ms;
+};
+
+struct leak_state {
+    struct leak_group *g;
+    size_t n, cap;
+};
+
+static void leak_check(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
+{
+    struct leak_state *st = state;
+    const char *key = s->stack && *s->stack ? s->stack : s->path;
+    size_t i;
+
+    (void)ctx;
+    if (!s->leaked)
+        return;
+    /* Leaks of one process arrive together at its exit: search from the end. */
+    for (i = st->n; i-- > 0;) {
+        if (st->g[i].first.pid != s->pid)
+            break;
+        if (st->g[i].key == key) {
+            st->g[i].count++;
+            if (s->end_unix_ms > st->g[i].last_unix_ms)
+                st->g[i].last_unix_ms = s->end_unix_ms;
+            return;
+        }
+    }
+    if (st->n == st->cap) {
+        size_t ncap = st->cap ? st->cap * 2 : 16;
+        struct leak_group *ng = realloc(st->g, ncap * sizeof(*ng));
+
+        if (!ng)
+            return;
+        st->g = ng;
+        st->cap = ncap;
+    }
+    st->g[st->n++] = (struct leak_group){*s, key, 1, s->end_unix_ms};
+}
+
+static void leak_report(void *state, const struct rule_ctx *ctx)
+{
+    struct leak_state *st = state;
+    char msg[400];
+
+    for (size_t i = 0; i < st->n; i++) {
+        struct leak_group *g = &st->g[i];
+
+        if (g->count < (int64_t)ctx->p[P_MIN_COUNT])
+            continue;
+        if (g->count == 1)
+            snprintf(msg, sizeof(msg),
+                     "this file was opened and never closed before process %s exited; "
+                     "close it when done (fclose/close)", g->first.process);
+        else
+            snprintf(msg, sizeof(msg),
+                     "%lld files opened here were never closed before process %s exited; "
+                     "close each when done (fclose/close)", (long long)g->count, g->first.process);
+        rule_report(ctx, &(struct rule_report){
+            .s = &g->first, .repeat = g->count, .time_unix_ms = g->last_unix_ms,
+            .message = msg,
+            .detail = json_pack("{s:s,s:I,s:s}",
+                                "layer", g->first.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
+                                "leaked", (json_int_t)g->count,
+                                "grouped_by", g->first.stack && *g->first.stack ? "stack" : "path")});
+    }
+}
+
+static void leak_fini(void *state)
+{
+    free(((struct leak_state *)state)->g);
+}
+
+const struct rule rule_leak = {
+    .abi = RULE_ABI_VERSION,
+    .name = "leak",
+    .type = 4,
+    .summary = "files still open when their process exited",
+    .params = leak_params,
+    .nparams = sizeof(leak_params) / sizeof(leak_params[0]),
+    .state_size = sizeof(struct leak_state),
+    .on_session = leak_check,
+    .on_end = leak_report,
+    .fini = leak_fini,
+};

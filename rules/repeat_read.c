@@ -1,0 +1,177 @@
+/*
+ * repeat_read (type 3): the same file read whole again and again, Matrix's
+ * algorithm. Per path a list of read records {thread, stack, file size,
+ * requested bytes, count, time pushed}:
+ *  1. a path not seen before is observed only if this session's continual run
+ *     reached min_continual_ms (waived on timing-free input);
+ *  2. a session whose first op is a write clears the list (the file changed);
+ *  3. an empty list gets the record and stops;
+ *  4. if the newest record was pushed more than window_ms ago, the list is cleared;
+ *  5. an equal record (thread, stack, file size, bytes) counts one more,
+ *     otherwise the record is pushed;
+ *  6. a count >= threshold is reported with "repeat" = count.
+ * Memory: bounded by distinct paths and the records inside one window.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rule.h"
+
+enum { P_THRESHOLD, P_WINDOW, P_MIN_CONTINUAL };
+
+static const struct rule_param repeat_read_params[] = {
+    [P_THRESHOLD]      = {"threshold", RULE_P_INT, 5,
+                          "report when the same read is repeated this many times"},
+    [P_WINDOW]         = {"window_ms", RULE_P_DOUBLE, 17,
+                          "forget a file's reads when its newest record is older than this"},
+    [P_MIN_CONTINUAL]  = {"min_continual_ms", RULE_P_DOUBLE, 13,
+                          "start watching a file only after a read run this long"},
+};
+
+struct rr_rec {
+    int32_t tid;
+    const char *stack;
+    int64_t file_size, op_size;
+    int64_t count;
+    int64_t pushed_t;
+};
+
+struct rr_path {
+    const char *path;            /* interned: compared by pointer */
+    struct rr_rec *recs;
+    size_t n, cap;
+};
+
+struct repeat_read_state {
+    struct rr_path *paths;       /* open addressing on the path pointer */
+    size_t cap, used;
+};
+
+static size_t rr_hash(const char *p, size_t cap)
+{
+    return (size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+}
+
+/* The path's slot; NULL when absent and !create (or out of memory). */
+static struct rr_path *rr_lookup(struct repeat_read_state *st, const char *path, int create)
+{
+    size_t i;
+
+    if (st->cap && st->used * 2 < st->cap) {
+        for (i = rr_hash(path, st->cap);; i = (i + 1) & (st->cap - 1)) {
+            if (st->paths[i].path == path)
+                return &st->paths[i];
+            if (!st->paths[i].path)
+                break;
+        }
+        if (!create)
+            return NULL;
+        st->paths[i].path = path;
+        st->used++;
+        return &st->paths[i];
+    }
+    if (!create && !st->cap)
+        return NULL;
+    /* grow, then retry */
+    {
+        size_t ncap = st->cap ? st->cap * 2 : 64, j;
+        struct rr_path *np = calloc(ncap, sizeof(*np));
+
+        if (!np)
+            return NULL;
+        for (j = 0; j < st->cap; j++) {
+            if (!st->paths[j].path)
+                continue;
+            for (i = rr_hash(st->paths[j].path, ncap); np[i].path; i = (i + 1) & (ncap - 1))
+                ;
+            np[i] = st->paths[j];
+        }
+        free(st->paths);
+        st->paths = np;
+        st->cap = ncap;
+    }
+    return rr_lookup(st, path, create);
+}
+
+static void repeat_read_check(void *state, const struct rule_ctx *ctx,
+                              const struct rule_session *s)
+{
+    struct repeat_read_state *st = state;
+    struct rr_path *p = rr_lookup(st, s->path, 0);
+    struct rr_rec rec = {s->tid, s->stack, s->file_size, s->op_size, 1, s->end_t}, *found = NULL;
+    int timed = ctx->timing && s->timed;
+    char msg[400];
+    size_t i;
+
+    if (!p) {
+        if (timed && s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
+            return;
+        p = rr_lookup(st, s->path, 1);
+        if (!p)
+            return;
+    }
+    if (s->op_type == RULE_OP_WRITE) {
+        p->n = 0;
+        return;
+    }
+    if (p->n && s->end_t - p->recs[p->n - 1].pushed_t > RULE_NS_FROM_MS(ctx->p[P_WINDOW]))
+        p->n = 0;
+    for (i = 0; i < p->n; i++) {
+        struct rr_rec *r = &p->recs[i];
+
+        if (r->tid == rec.tid && r->stack == rec.stack && r->file_size == rec.file_size &&
+            r->op_size == rec.op_size) {
+            found = r;
+            break;
+        }
+    }
+    if (!found) {
+        if (p->n == p->cap) {
+            size_t ncap = p->cap ? p->cap * 2 : 4;
+            struct rr_rec *nr = realloc(p->recs, ncap * sizeof(*nr));
+
+            if (!nr)
+                return;
+            p->recs = nr;
+            p->cap = ncap;
+        }
+        p->recs[p->n++] = rec;
+        return;
+    }
+    found->count++;
+    if (found->count < (int64_t)ctx->p[P_THRESHOLD])
+        return;
+    snprintf(msg, sizeof(msg),
+             "the same %lld bytes of this file were read %lld times in a row by one thread "
+             "from the same code; read it once and keep the contents",
+             (long long)s->op_size, (long long)found->count);
+    rule_report(ctx, &(struct rule_report){
+        .s = s, .repeat = found->count, .message = msg,
+        .detail = json_pack("{s:s,s:I,s:I,s:f}",
+                            "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
+                            "repeat_count", (json_int_t)found->count,
+                            "bytes_per_read", (json_int_t)s->op_size,
+                            "window_ms", ctx->p[P_WINDOW])});
+}
+
+static void repeat_read_fini(void *state)
+{
+    struct repeat_read_state *st = state;
+
+    for (size_t i = 0; i < st->cap; i++)
+        free(st->paths[i].recs);
+    free(st->paths);
+}
+
+const struct rule rule_repeat_read = {
+    .abi = RULE_ABI_VERSION,
+    .name = "repeat_read",
+    .type = 3,
+    .summary = "the same file read whole, repeatedly, by the same code",
+    .params = repeat_read_params,
+    .nparams = sizeof(repeat_read_params) / sizeof(repeat_read_params[0]),
+    .state_size = sizeof(struct repeat_read_state),
+    .on_session = repeat_read_check,
+    .fini = repeat_read_fini,
+};

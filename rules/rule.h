@@ -1,0 +1,141 @@
+/*
+ * rule.h - the rule interface.
+ *
+ * A rule is one const struct rule in one file of rules/, listed once in
+ * rules/registry.c (or loaded from a .so with `--plugin`). The replay engine
+ * (analyzer/engine.c) rebuilds every session -- one open file description,
+ * from a successful open/fopen to its last close -- and hands it to each
+ * enabled rule when it ends. Rules judge sessions and report issues through
+ * rule_report(); they never print, exit or keep global state: everything a
+ * rule remembers lives in its per-run state block (state_size bytes, zeroed).
+ *
+ * See rules/TEMPLATE.md for how to add a rule.
+ */
+#ifndef RULE_H
+#define RULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* Bumped whenever struct rule, rule_session, rule_ctx or rule_report change. */
+#define RULE_ABI_VERSION 1
+
+/* Parameters: every value is held as a double; the type drives parsing/printing. */
+enum rule_ptype { RULE_P_INT, RULE_P_DOUBLE, RULE_P_BOOL };
+
+struct rule_param {
+    const char *name;      /* e.g. "min_ops"; "enabled" is implicit for every rule */
+    enum rule_ptype type;
+    double def;            /* the default */
+    const char *help;      /* one line for `ioanalyze rules` */
+};
+
+#define RULE_MAX_PARAMS 8
+
+enum rule_layer { RULE_LAYER_SYSCALL = 0, RULE_LAYER_STDIO = 1 };
+
+enum rule_end {
+    RULE_END_CLOSE = 0,  /* the last fd/stream of the session was closed */
+    RULE_END_EXIT,       /* the last holder process exited with it open */
+    RULE_END_TRACE       /* the trace ended before its process did */
+};
+
+/* Matrix's opType */
+enum rule_optype { RULE_OP_INIT = 0, RULE_OP_READ = 1, RULE_OP_WRITE = 2 };
+
+/*
+ * One ended session. Strings are interned: equal content, equal pointer, and
+ * valid for the whole run (a rule may keep them). Times are ns on the trace
+ * clock; *_unix_ms are ms since the Unix epoch.
+ */
+struct rule_session {
+    const char *path;
+    const char *process;     /* basename of the opener's exe */
+    const char *thread;      /* name of the opening thread at open */
+    const char *stack;       /* stack at open ("" when none) */
+    int32_t pid, tid;        /* opener */
+    int layer;               /* enum rule_layer: opened by fopen/fdopen = stdio */
+    int timed;               /* every counted call had a duration */
+    int end;                 /* enum rule_end */
+    int leaked;              /* opener exited normally (no signal) while holding it */
+    int64_t open_t, end_t;
+    int64_t end_unix_ms;     /* when it ended (the issue's "time") */
+
+    /* Matrix's per-session figures over successful read/write-class calls */
+    uint64_t op;             /* call count (EOF reads included) */
+    int64_t op_size;         /* sum of requested sizes */
+    int64_t buffer;          /* largest single request */
+    int64_t cost_ns;         /* sum of durations */
+    int64_t max_once_ns;
+    int64_t max_continual_ns;
+    int op_type;             /* enum rule_optype: type of the first call */
+    int64_t file_size;       /* at close, -1 unknown */
+
+    /* The same figures restricted to calls made on a main thread */
+    uint64_t main_ops;
+    int64_t main_cost_ns, main_max_once_ns, main_max_continual_ns;
+    int32_t main_tid;        /* a main thread that did I/O on it, 0 none */
+
+    /* stdio sessions: the buffer model's view of the syscalls beneath */
+    int64_t stream_buffer;   /* buffer size (setvbuf or fopen's), 0 unbuffered */
+    int bufmode;             /* enum iot_bufmode */
+    uint64_t eff_ops;        /* estimated syscalls */
+    int64_t eff_bytes;       /* bytes they moved */
+
+    /* Access pattern from reconstructed offsets */
+    uint64_t reads, writes;
+    uint64_t random_reads, random_writes; /* not at the end of the previous one */
+};
+
+/* What a rule sees besides the session. */
+struct rule_ctx {
+    const double *p;         /* parameter values, in the rule's table order */
+    int64_t gap_ns;          /* continual_gap_ms */
+    int timing;              /* 0 when the input had no durations (strace without -T) */
+    void *sink;              /* the analyzer's issue collector (opaque) */
+};
+
+/* One issue; Matrix's keys come from s, overridden where set. */
+struct rule_report {
+    const struct rule_session *s;
+    int64_t repeat;          /* Matrix "repeat" */
+    int64_t time_unix_ms;    /* 0: s->end_unix_ms */
+    const char *message;     /* one actionable sentence with the figures */
+    json_t *detail;          /* the rule's figures; reference stolen (may be NULL) */
+};
+
+struct rule {
+    unsigned abi;            /* RULE_ABI_VERSION; plugins with another are refused */
+    const char *name;        /* [a-z_]+ */
+    int type;                /* Matrix issue type number */
+    const char *summary;     /* one line */
+    const struct rule_param *params;
+    size_t nparams;          /* <= RULE_MAX_PARAMS */
+    size_t state_size;       /* per-run state, zeroed before the first call */
+
+    /* Called for every ended session whose path is not ignored. */
+    void (*on_session)(void *state, const struct rule_ctx *ctx,
+                       const struct rule_session *s);
+    /* Optional: after the last session (report what was held back). */
+    void (*on_end)(void *state, const struct rule_ctx *ctx);
+    /* Optional: free what the state points to. */
+    void (*fini)(void *state);
+};
+
+/* Report an issue (implemented by the analyzer). The rule and ctx identify it. */
+void rule_report(const struct rule_ctx *ctx, const struct rule_report *r);
+
+/* Registry (rules/registry.c): built-in rules, then loaded plugins. */
+const struct rule *const *rules_all(size_t *n);
+const struct rule *rules_find(const char *name, size_t len);
+/* Load rules from a .so exporting `const struct rule *const ioscope_rules[]`
+   (NULL-terminated). 0, or -1 with a message in errbuf (256 bytes). */
+int rules_load_plugin(const char *path, char *errbuf);
+
+/* Helpers for rules */
+#define RULE_MS(ns) ((double)(ns) / 1e6)
+#define RULE_NS_FROM_MS(ms) ((int64_t)((ms) * 1e6 + 0.5))
+
+#endif /* RULE_H */

@@ -1,0 +1,85 @@
+/*
+ * small_buffer (type 2): many small reads/writes, Matrix's detector:
+ * op > min_ops and opSize/op < buffer_bytes and max_continual >= min_continual_ms.
+ * Stdio sessions are judged by the syscalls their buffer turns the calls
+ * into (a buffered 10-byte fwrite is not a syscall); unbuffered streams'
+ * calls are syscalls. On timing-free input the continual condition is waived
+ * (the counts alone still show the pattern; the summary says so).
+ */
+#include <stdio.h>
+
+#include "rule.h"
+
+enum { P_BUFFER, P_MIN_OPS, P_MIN_CONTINUAL };
+
+static const struct rule_param small_buffer_params[] = {
+    [P_BUFFER]       = {"buffer_bytes", RULE_P_INT, 4096,
+                        "report when the average request is smaller than this"},
+    [P_MIN_OPS]      = {"min_ops", RULE_P_INT, 20,
+                        "... and there are more calls than this"},
+    [P_MIN_CONTINUAL] = {"min_continual_ms", RULE_P_DOUBLE, 13,
+                        "... and a continual run of them took at least this long"},
+};
+
+static void small_buffer_check(void *state, const struct rule_ctx *ctx,
+                               const struct rule_session *s)
+{
+    uint64_t ops = s->op;
+    int64_t bytes = s->op_size, avg;
+    int stdio = s->layer == RULE_LAYER_STDIO;
+    char msg[400];
+    const char *what = s->op_type == RULE_OP_WRITE ? "write" : "read";
+    json_t *detail;
+
+    (void)state;
+    if (stdio) {
+        ops = s->eff_ops;
+        bytes = s->eff_bytes;
+    }
+    if (ops <= (uint64_t)ctx->p[P_MIN_OPS] || ops == 0)
+        return;
+    avg = bytes / (int64_t)ops;
+    if (avg >= (int64_t)ctx->p[P_BUFFER])
+        return;
+    if (ctx->timing && s->timed &&
+        s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
+        return;
+    if (stdio && s->stream_buffer > 0)
+        snprintf(msg, sizeof(msg),
+                 "%lld-byte stdio buffer: %llu f%s calls became about %llu %s() syscalls "
+                 "of %lld bytes on average; give the stream a buffer of at least %lld bytes (setvbuf)",
+                 (long long)s->stream_buffer, (unsigned long long)s->op, what,
+                 (unsigned long long)ops, what, (long long)avg, (long long)ctx->p[P_BUFFER]);
+    else if (stdio)
+        snprintf(msg, sizeof(msg),
+                 "unbuffered stdio stream: %llu f%s calls of %lld bytes on average, each a syscall; "
+                 "make the stream buffered (setvbuf with at least %lld bytes)",
+                 (unsigned long long)ops, what, (long long)avg, (long long)ctx->p[P_BUFFER]);
+    else
+        snprintf(msg, sizeof(msg),
+                 "%lld-byte %ss: %llu %s() calls%s; use a buffer of at least %lld bytes",
+                 (long long)avg, what, (unsigned long long)ops, what,
+                 s->main_ops ? " on the main thread" : "", (long long)ctx->p[P_BUFFER]);
+    detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
+                       "layer", stdio ? "stdio" : "syscall",
+                       "avg_bytes", (json_int_t)avg,
+                       "syscalls", (json_int_t)ops,
+                       "max_continual_us", (json_int_t)(s->max_continual_ns / 1000),
+                       "max_once_us", (json_int_t)(s->max_once_ns / 1000));
+    if (stdio)
+        json_object_set_new(detail, "stream_buffer", json_integer(s->stream_buffer));
+    if (!ctx->timing || !s->timed)
+        json_object_set_new(detail, "timing", json_string("unknown: continual condition waived"));
+    rule_report(ctx, &(struct rule_report){.s = s, .repeat = 0,
+                                           .message = msg, .detail = detail});
+}
+
+const struct rule rule_small_buffer = {
+    .abi = RULE_ABI_VERSION,
+    .name = "small_buffer",
+    .type = 2,
+    .summary = "many reads/writes with a small buffer",
+    .params = small_buffer_params,
+    .nparams = sizeof(small_buffer_params) / sizeof(small_buffer_params[0]),
+    .on_session = small_buffer_check,
+};
