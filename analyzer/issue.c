@@ -174,12 +174,11 @@ json_t *issues_finish(struct issues *is)
         }
         d = json_object_get(first, "detail");
         json_object_set_new(d, "occurrences", json_integer(iget(d, "occurrences") + 1));
-        /* main_thread's repeat is a bitmask; the others' a count: keep the worst */
+        /* The first occurrence stands for all, except main_thread's bitmask:
+           a long call here and a long run there is both problems (3). */
         if (iget(first, "type") == 1)
             json_object_set_new(first, "repeat",
                                 json_integer(iget(first, "repeat") | iget(v[i], "repeat")));
-        else if (iget(v[i], "repeat") > iget(first, "repeat"))
-            json_object_set_new(first, "repeat", json_integer(iget(v[i], "repeat")));
     }
     for (i = 0; i < m; i++)
         json_array_append(out, v[i]);

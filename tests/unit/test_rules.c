@@ -1,0 +1,144 @@
+/*
+ * Rule fixtures: every tests/fixtures/rules/CASE.jsonl is analysed with the
+ * options in CASE.expected.json, and the issues must be exactly the expected
+ * ones: same count, same order, every expected key equal (detail key by key).
+ * The expected values are derived by hand in tests/fixtures/rules/gen.py.
+ */
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "unit.h"
+
+static const char *fixture_dir(void)
+{
+    static char buf[4096];
+    const char *top = getenv("TOP");
+
+    snprintf(buf, sizeof(buf), "%s/tests/fixtures/rules", top ? top : ".");
+    return buf;
+}
+
+/* 0 when every key of want equals got's; prints the difference otherwise. */
+static int subset(const char *name, size_t idx, const json_t *want, const json_t *got)
+{
+    const char *k;
+    json_t *v;
+    int bad = 0;
+
+    json_object_foreach((json_t *)want, k, v) {
+        json_t *g = json_object_get(got, k);
+
+        if (json_is_object(v) && json_is_object(g)) {
+            bad |= subset(name, idx, v, g);
+            continue;
+        }
+        if (!g || !json_equal(v, g) ) {
+            /* 0.2 vs 0.2000001: numbers compare as reals */
+            if (g && json_is_number(v) && json_is_number(g) &&
+                json_number_value(v) == json_number_value(g))
+                continue;
+            char *ws = json_dumps(v, JSON_ENCODE_ANY), *gs = g ? json_dumps(g, JSON_ENCODE_ANY) : NULL;
+
+            fprintf(stderr, "\n%s: issue %zu: %s: expected %s, got %s", name, idx, k, ws,
+                    gs ? gs : "(missing)");
+            free(ws);
+            free(gs);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
+static int run_case(const char *dir, const char *name)
+{
+    char path[4096], input[4096];
+    json_error_t je;
+    json_t *exp, *args, *want, *got = NULL;
+    const char *sets[16], *config = NULL;
+    size_t nsets = 0, i;
+    int bad = 0;
+
+    snprintf(path, sizeof(path), "%s/%s.expected.json", dir, name);
+    snprintf(input, sizeof(input), "%s/%s.jsonl", dir, name);
+    exp = json_load_file(path, 0, &je);
+    if (!exp) {
+        fprintf(stderr, "\n%s: %s\n", path, je.text);
+        return 1;
+    }
+    args = json_object_get(exp, "args");
+    want = json_object_get(exp, "issues");
+    static char cfgpath[4096];
+    for (i = 0; i + 1 < json_array_size(args); i += 2) {
+        const char *opt = json_string_value(json_array_get(args, i));
+        const char *val = json_string_value(json_array_get(args, i + 1));
+
+        if (strcmp(opt, "--set") == 0 && nsets < 16) {
+            sets[nsets++] = val;
+        } else if (strcmp(opt, "--config") == 0) {
+            snprintf(cfgpath, sizeof(cfgpath), "%s/%s", dir, val);
+            config = cfgpath;
+        }
+    }
+    {
+        const char *inputs[] = {input};
+        struct analyze_request req = {inputs, 1, config, sets, nsets, 0};
+
+        if (analyze_collect(&req, &got) != 0) {
+            fprintf(stderr, "\n%s: analyze failed\n", name);
+            json_decref(exp);
+            return 1;
+        }
+    }
+    if (json_array_size(got) != json_array_size(want)) {
+        char *s = json_dumps(got, JSON_INDENT(1));
+
+        fprintf(stderr, "\n%s: %zu issues, expected %zu:\n%s\n", name, json_array_size(got),
+                json_array_size(want), s);
+        free(s);
+        bad = 1;
+    } else {
+        for (i = 0; i < json_array_size(want); i++)
+            bad |= subset(name, i, json_array_get(want, i), json_array_get(got, i));
+    }
+    json_decref(got);
+    json_decref(exp);
+    return bad;
+}
+
+static void test_rule_fixtures(void)
+{
+    const char *dir = fixture_dir();
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int cases = 0, failed = 0;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        char name[256];
+
+        if (len < 15 || strcmp(de->d_name + len - 14, ".expected.json") != 0 || len - 14 >= sizeof(name))
+            continue;
+        memcpy(name, de->d_name, len - 14);
+        name[len - 14] = 0;
+        cases++;
+        if (run_case(dir, name)) {
+            failed++;
+            CU_FAIL(name);
+        }
+    }
+    closedir(d);
+    CU_ASSERT(cases >= 30);
+    CU_ASSERT_EQUAL(failed, 0);
+}
+
+void rules_suite(void)
+{
+    CU_pSuite s = CU_add_suite("rules", NULL, NULL);
+
+    CU_add_test(s, "every fixture gives exactly its expected issues", test_rule_fixtures);
+}
