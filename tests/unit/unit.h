@@ -10,7 +10,8 @@
  */
 #define UNIT_SUITES(X) \
     X(format)          \
-    X(jsonl)
+    X(jsonl)           \
+    X(rules)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)
