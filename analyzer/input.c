@@ -62,6 +62,21 @@ static int add_file(struct input *in, const char *name, const char *path, enum i
     return 0;
 }
 
+/*
+ * Traces may begin with a zstd skippable frame (the writer's header); older
+ * iot_is_native_trace() only knew the data frame magic.
+ */
+static int starts_with_skippable_frame(const char *buf, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    uint32_t m;
+
+    if (n < 8)
+        return 0;
+    m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return (m & 0xFFFFFFF0u) == 0x184D2A50u;
+}
+
 /* The kind of the file at path from its first bytes; -1 when unrecognisable. */
 static int detect(const char *path, uint64_t *bytes, int *err)
 {
@@ -79,7 +94,7 @@ static int detect(const char *path, uint64_t *bytes, int *err)
     if (fstat(fileno(f), &sb) == 0)
         *bytes = (uint64_t)sb.st_size;
     fclose(f);
-    if (iot_is_native_trace(buf, n))
+    if (iot_is_native_trace(buf, n) || starts_with_skippable_frame(buf, n))
         return INPUT_NATIVE;
     for (i = 0; i < n && strchr(" \t\r\n", buf[i]); i++)
         ;
