@@ -9,6 +9,22 @@
 #include "records.h"
 #include "varint.h"
 
+/*
+ * FNV-1a of the header's first 44 bytes. The copy in the index frame has no
+ * zstd checksum of its own; this keeps a flipped bit there from misplacing a
+ * chunk.
+ */
+static uint32_t hdr_check(const uint8_t *p)
+{
+    uint32_t h = 0x811c9dc5u;
+
+    for (int i = 0; i < IOT_CHUNK_HDR_SIZE - 4; i++) {
+        h ^= p[i];
+        h *= 0x01000193u;
+    }
+    return h;
+}
+
 void iot_chunk_hdr_put(uint8_t *out, const struct iot_chunk_hdr *h)
 {
     memcpy(out, IOT_CHUNK_MAGIC, 4);
@@ -23,12 +39,13 @@ void iot_chunk_hdr_put(uint8_t *out, const struct iot_chunk_hdr *h)
     iot_put_le32(out + 28, h->nrec);
     iot_put_le64(out + 32, (uint64_t)h->base_t);
     iot_put_le32(out + 40, h->bytes);
-    iot_put_le32(out + 44, 0);
+    iot_put_le32(out + 44, hdr_check(out));
 }
 
 int iot_chunk_hdr_get(const uint8_t *in, size_t len, struct iot_chunk_hdr *h)
 {
-    if (len < IOT_CHUNK_HDR_SIZE || memcmp(in, IOT_CHUNK_MAGIC, 4) != 0)
+    if (len < IOT_CHUNK_HDR_SIZE || memcmp(in, IOT_CHUNK_MAGIC, 4) != 0 ||
+        iot_get_le32(in + 44) != hdr_check(in))
         return -1;
     h->version = (uint32_t)in[4] | (uint32_t)in[5] << 8;
     h->flags = (uint32_t)in[6] | (uint32_t)in[7] << 8;
@@ -79,20 +96,32 @@ void iot_chunker_free(struct iot_chunker *c)
     free(c);
 }
 
+/* The index frame: skippable-frame magic, length, then the header. */
+#define INDEX_FRAME_SIZE (8 + IOT_CHUNK_HDR_SIZE)
+
 size_t iot_chunk_bound(size_t bytes)
 {
-    return ZSTD_compressBound(IOT_CHUNK_HDR_SIZE + bytes);
+    return INDEX_FRAME_SIZE + ZSTD_compressBound(IOT_CHUNK_HDR_SIZE + bytes);
 }
 
 size_t iot_chunk_compress(struct iot_chunker *c, const struct iot_chunk_hdr *h,
                           const void *records, void *dst, size_t cap)
 {
     uint8_t hdr[IOT_CHUNK_HDR_SIZE];
-    ZSTD_outBuffer out = { dst, cap, 0 };
+    ZSTD_outBuffer out = { (uint8_t *)dst + INDEX_FRAME_SIZE, cap - INDEX_FRAME_SIZE, 0 };
     ZSTD_inBuffer in = { hdr, sizeof(hdr), 0 };
     size_t r;
 
+    if (cap < INDEX_FRAME_SIZE)
+        return 0;
     iot_chunk_hdr_put(hdr, h);
+    /*
+     * A skippable frame with a copy of the header comes first, so a reader can
+     * index a trace without decompressing it; zstd -dc ignores it.
+     */
+    iot_put_le32(dst, IOT_INDEX_FRAME_MAGIC);
+    iot_put_le32((uint8_t *)dst + 4, IOT_CHUNK_HDR_SIZE);
+    memcpy((uint8_t *)dst + 8, hdr, IOT_CHUNK_HDR_SIZE);
     ZSTD_CCtx_reset(c->cctx, ZSTD_reset_session_only);
     if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(c->cctx, IOT_CHUNK_HDR_SIZE + (size_t)h->bytes)))
         return 0;
@@ -110,5 +139,5 @@ size_t iot_chunk_compress(struct iot_chunker *c, const struct iot_chunk_hdr *h,
         if (ZSTD_isError(r) || (r != 0 && out.pos == out.size))
             return 0;
     } while (r != 0);
-    return out.pos;
+    return INDEX_FRAME_SIZE + out.pos;
 }

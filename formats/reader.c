@@ -56,12 +56,19 @@ struct stream {
     struct iot_dec dec;
 };
 
+/* Heap entries hold their key so sifting never touches the big stream structs. */
+struct heap_ent {
+    int64_t key;
+    uint32_t idx;
+    uint32_t has_ev;
+};
+
 struct iot_trace {
     struct input *inputs;
     size_t ninputs;
     struct stream *streams;
     size_t nstreams, streams_cap;
-    size_t *heap;           /* stream indexes, min-heap on key */
+    struct heap_ent *heap;  /* min-heap of streams on (key, loaded, index) */
     size_t nheap;
     ZSTD_DCtx *dctx;
     struct iot_strtab *st;
@@ -279,53 +286,91 @@ static size_t frame_decode(struct iot_trace *tr, const struct input *in, size_t 
 static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
                        size_t *scratch_cap, char *errbuf)
 {
+    static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+    static const uint8_t index_magic[4] = { 0x5e, 0x2a, 0x4d, 0x18 };
     const struct input *in = &tr->inputs[idx];
     uint64_t good = 0, newer = 0, damaged = 0;
     uint32_t newest = 0;
     size_t off = 0;
+    struct iot_chunk_hdr h;
+    int have_hdr = 0;       /* h came from the index frame just before */
+    int skip_next = 0;      /* the index frame announced a newer version */
 
     while (off < in->size) {
         size_t left = in->size - off, csize, n;
-        struct iot_chunk_hdr h;
+        uint32_t m = left >= 4 ? iot_get_le32(in->map + off) : 0;
         struct chunk_ref c;
         struct stream *s;
         int rc;
 
-        if (left >= 8 && (iot_get_le32(in->map + off) & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START) {
-            uint64_t skip = 8 + (uint64_t)iot_get_le32(in->map + off + 4);
+        if (left >= 8 && (m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START) {
+            uint64_t size = iot_get_le32(in->map + off + 4);
 
-            if (skip > left) {
+            if (8 + size > left) {
                 tr->stats.truncated = 1;
                 tr->stats.bytes_skipped += left;
                 break;
             }
-            off += skip;
+            have_hdr = skip_next = 0;
+            /* the chunk's index frame: its header, readable without decompressing */
+            if (m == IOT_INDEX_FRAME_MAGIC && size == IOT_CHUNK_HDR_SIZE) {
+                rc = iot_chunk_hdr_get(in->map + off + 8, (size_t)size, &h);
+                if (rc == 0) {
+                    have_hdr = 1;
+                } else if (rc == -2) {
+                    newer++;
+                    skip_next = 1;
+                    if (h.version > newest)
+                        newest = h.version;
+                }
+            }
+            off += 8 + size;
             continue;
         }
-        csize = left >= 4 && iot_get_le32(in->map + off) == ZSTD_MAGICNUMBER
-                ? ZSTD_findFrameCompressedSize(in->map + off, left) : (size_t)-1;
+        csize = m == ZSTD_MAGICNUMBER ? ZSTD_findFrameCompressedSize(in->map + off, left) : (size_t)-1;
         if (ZSTD_isError(csize) || csize == (size_t)-1) {
             size_t next = find_magic(in, off + 1);
 
-            static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
-
             /* the last frame was cut off, perhaps inside its magic number */
-            if (next == in->size && memcmp(in->map + off, magic, left < 4 ? left : 4) == 0)
+            if (next == in->size && (memcmp(in->map + off, magic, left < 4 ? left : 4) == 0 ||
+                                     memcmp(in->map + off, index_magic, left < 4 ? left : 4) == 0))
                 tr->stats.truncated = 1;
             else
                 damaged++;
             tr->stats.bytes_skipped += next - off;
             off = next;
+            have_hdr = skip_next = 0;
             continue;
         }
-        n = frame_decode(tr, in, off, csize, scratch, scratch_cap);
-        rc = n ? iot_chunk_hdr_get(*scratch, n, &h) : -1;
-        if (rc == -2) {
-            newer++;
-            if (h.version > newest)
-                newest = h.version;
+        if (skip_next) {
+            tr->stats.bytes_skipped += csize;
+            off += csize;
+            skip_next = 0;
+            continue;
         }
-        if (rc < 0 || h.bytes != n - IOT_CHUNK_HDR_SIZE) {
+        if (have_hdr) {
+            /*
+             * Trust the index frame as far as sizes agree; the data frame's
+             * checksum is verified when pass 2 decompresses it.
+             */
+            unsigned long long content = ZSTD_getFrameContentSize(in->map + off, csize);
+            n = content == (unsigned long long)IOT_CHUNK_HDR_SIZE + h.bytes &&
+                content <= IOT_MAX_CHUNK_BYTES ? (size_t)content : 0;
+            rc = n ? 0 : -1;
+        } else {
+            /* no index frame (damaged, or another writer): read the header inside */
+            n = frame_decode(tr, in, off, csize, scratch, scratch_cap);
+            rc = n ? iot_chunk_hdr_get(*scratch, n, &h) : -1;
+            if (rc == -2) {
+                newer++;
+                if (h.version > newest)
+                    newest = h.version;
+            }
+            if (rc == 0 && h.bytes != n - IOT_CHUNK_HDR_SIZE)
+                rc = -1;
+        }
+        have_hdr = 0;
+        if (rc < 0) {
             if (rc != -2)
                 damaged++;
             tr->stats.bytes_skipped += csize;
@@ -351,6 +396,8 @@ static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
         good++;
         off += csize;
     }
+    if (have_hdr || skip_next)
+        tr->stats.truncated = 1;  /* an index frame whose chunk is missing */
     tr->stats.chunks += good;
     tr->stats.chunks_damaged += damaged;
     if (good)
@@ -372,34 +419,33 @@ static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
 
 /* ------------------------------------------------------------ pass 2 */
 
-static int heap_less(const struct iot_trace *tr, size_t a, size_t b)
+static inline int heap_less(const struct heap_ent *x, const struct heap_ent *y)
 {
-    const struct stream *x = &tr->streams[a], *y = &tr->streams[b];
-
     if (x->key != y->key)
         return x->key < y->key;
     /* Equal times: a not-yet-loaded stream first, so nothing overtakes it. */
     if (x->has_ev != y->has_ev)
         return !x->has_ev;
-    return a < b;
+    return x->idx < y->idx;
 }
 
 static void heap_down(struct iot_trace *tr, size_t i)
 {
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
+    struct heap_ent *h = tr->heap, e = h[i];
+    size_t n = tr->nheap;
 
-        if (l < tr->nheap && heap_less(tr, tr->heap[l], tr->heap[m]))
-            m = l;
-        if (r < tr->nheap && heap_less(tr, tr->heap[r], tr->heap[m]))
-            m = r;
-        if (m == i)
-            return;
-        size_t t = tr->heap[i];
-        tr->heap[i] = tr->heap[m];
-        tr->heap[m] = t;
+    for (;;) {
+        size_t l = 2 * i + 1, m;
+
+        if (l >= n)
+            break;
+        m = l + 1 < n && heap_less(&h[l + 1], &h[l]) ? l + 1 : l;
+        if (!heap_less(&h[m], &e))
+            break;
+        h[i] = h[m];
         i = m;
     }
+    h[i] = e;
 }
 
 static void heap_pop(struct iot_trace *tr)
@@ -425,6 +471,8 @@ static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
 {
     char why[IOT_ERRBUF_SIZE];
 
+    (void)errbuf;
+
     for (;;) {
         if (s->loaded) {
             int r = iot_dec_next(&s->dec, &s->ev, why);
@@ -447,9 +495,15 @@ static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
         struct iot_chunk_hdr h;
         size_t n = frame_decode(tr, in, (size_t)c->off, c->csize, &s->buf, &s->buf_cap);
 
-        if (!n || iot_chunk_hdr_get(s->buf, n, &h) < 0) {
-            set_err(errbuf, "cannot read trace '%s': %s", in->name, "chunk changed while reading");
-            return -1;
+        if (!n || iot_chunk_hdr_get(s->buf, n, &h) < 0 || h.bytes != n - IOT_CHUNK_HDR_SIZE ||
+            h.seq != c->seq || h.nrec != c->nrec || h.base_t != c->base_t || h.pid != s->pid ||
+            h.tid != s->tid || h.stream_id != s->stream_id) {
+            /* a checksum or structure error pass 1 could not see */
+            tr->stats.chunks--;
+            tr->stats.chunks_damaged++;
+            tr->stats.bytes_skipped += c->csize;
+            tr->stats.raw_bytes -= IOT_CHUNK_HDR_SIZE + (uint64_t)h.bytes;
+            continue;
         }
         iot_dec_start(&s->dec, &h, s->buf + IOT_CHUNK_HDR_SIZE, tr->st, tr->origin);
         s->loaded = 1;
@@ -487,7 +541,9 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
 
         stream_settle(s, &tr->stats.chunks_superseded);
         s->key = s->chunks[0].base_t - tr->origin;
-        tr->heap[tr->nheap++] = i;
+        tr->heap[tr->nheap].key = s->key;
+        tr->heap[tr->nheap].idx = (uint32_t)i;
+        tr->heap[tr->nheap++].has_ev = 0;
     }
     for (size_t i = tr->nheap / 2 + 1; i-- > 0;)
         if (i < tr->nheap)
@@ -520,8 +576,7 @@ static int copy_argv(struct iot_trace *tr, struct iot_event *ev)
 int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
 {
     while (tr->nheap) {
-        size_t top = tr->heap[0];
-        struct stream *s = &tr->streams[top];
+        struct stream *s = &tr->streams[tr->heap[0].idx];
         int r;
 
         if (s->has_ev) {
@@ -535,20 +590,26 @@ int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
             r = stream_advance(tr, s, errbuf);
             if (r < 0)
                 return -1;
-            if (r == 0)
+            if (r == 0) {
                 heap_pop(tr);
-            else
+            } else {
+                tr->heap[0].key = s->key;
+                tr->heap[0].has_ev = 1;
                 heap_down(tr, 0);
+            }
             tr->stats.events++;
             return 1;
         }
         r = stream_advance(tr, s, errbuf);
         if (r < 0)
             return -1;
-        if (r == 0)
+        if (r == 0) {
             heap_pop(tr);
-        else
+        } else {
+            tr->heap[0].key = s->key;
+            tr->heap[0].has_ev = 1;
             heap_down(tr, 0);
+        }
     }
     return 0;
 }

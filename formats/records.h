@@ -6,6 +6,8 @@
 #define IOT_RECORDS_H
 
 #define IOT_CHUNK_MAGIC "IOSC"
+/* The zstd skippable frame that carries a copy of each chunk's header. */
+#define IOT_INDEX_FRAME_MAGIC 0x184D2A5Eu
 
 /* Tags 0x00..0x3f are calls: the tag is the op. */
 #define IOT_TAG_CALL_MAX  0x3f
