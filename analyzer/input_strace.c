@@ -203,7 +203,7 @@ static const char PAT_KILLED[] = "^\\+\\+\\+ killed by (SIG[A-Z0-9_+]+)(?: \\(co
 static const char PAT_RESUMED[] = "^<\\.\\.\\. ([A-Za-z0-9_]+) resumed>";
 static const char PAT_CALL[] = "^([a-z_][a-z0-9_]*)\\(";
 static const char PAT_UNFINISHED[] = "\\s*<unfinished \\.\\.\\.>\\s*$";
-static const char PAT_RET[] = "^\\s*=\\s*(\\?|-?\\d+|0x[0-9a-fA-F]+)";
+static const char PAT_RET[] = "^\\s*=\\s*(\\?|0x[0-9a-fA-F]+|-?\\d+)";
 static const char PAT_TAIL[] =
     "^(?:\\s+(E[A-Z0-9_]*)\\s+\\(.*?\\))?.*?(?:\\s*<(\\d+)(?:\\.(\\d{1,9}))?>)?\\s*$";
 
@@ -1081,17 +1081,24 @@ static void set_fd(struct iot_event *ev, int32_t fd, const char *path)
     }
 }
 
+/* dir + "/" + rel, without rel's leading "./" (the recorder's form). */
 static int join_path(struct strace_src *s, const char *dir, const char *rel, const char **out)
 {
-    size_t dl = strlen(dir), rl = strlen(rel);
-    char *b = malloc(dl + rl + 2);
+    size_t dl = strlen(dir), rl;
+    char *b;
 
-    if (!b)
+    while (rel[0] == '.' && rel[1] == '/')
+        rel += 2;
+    if (rel[0] == '.' && rel[1] == '\0')
+        rel++;
+    rl = strlen(rel);
+    if (!(b = malloc(dl + rl + 2)))
         return -1;
     memcpy(b, dir, dl);
-    b[dl] = '/';
-    memcpy(b + dl + 1, rel, rl + 1);
-    *out = iot_intern(s->st, b, dl + rl + 1);
+    if (dl > 1 && rl)
+        b[dl++] = '/';
+    memcpy(b + dl, rel, rl + 1);
+    *out = iot_intern(s->st, b, dl + rl);
     free(b);
     return *out ? 0 : -1;
 }
@@ -1157,21 +1164,28 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
             ev.flags = f ? parse_open_flags(fa) : 0;
         } else if (na > pa + 1)
             ev.flags = parse_open_flags(a[pa + 1]);
-        /* The path as the program gave it when absolute (what a recorder
-         * sees); a relative one is resolved by the -y annotation. */
+        /* The path as the program gave it when absolute, else joined to the
+         * directory it is relative to (the -y annotation of dirfd, which is
+         * the cwd for AT_FDCWD), as the recorder does; else the -y
+         * annotation of the new fd; else as given. */
         path = arg_path;
-        if (arg_path[0] != '/') {
-            const char *dir = NULL;
-            if (r.path)
+        if (arg_path[0] != '/' && arg_path[0] != '\0') {
+            const char *dir = pa ? annotation_path(s, a[0].p, a[0].n) : NULL;
+            if (dir) {
+                if (join_path(s, dir, arg_path, &path) < 0)
+                    return -1;
+            } else if (r.path) {
                 path = r.path;
-            else if (pa && (dir = annotation_path(s, a[0].p, a[0].n)) != NULL &&
-                     join_path(s, dir, arg_path, &path) < 0)
-                return -1;
+            }
         }
         ev.has |= IOT_HAS_PATH | IOT_HAS_FLAGS;
         ev.path = path;
-        if (r.val >= 0 && fdtab_set(p, r.val, path) < 0)
-            return -1;
+        if (r.val >= 0) {
+            ev.has |= IOT_HAS_FD;
+            ev.fd = (int32_t)r.val;
+            if (fdtab_set(p, r.val, path) < 0)
+                return -1;
+        }
         break;
     }
     case SC_CLOSE:

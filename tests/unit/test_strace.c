@@ -1,0 +1,599 @@
+/*
+ * strace logs as input: every line form of tests/fixtures/strace/ and the
+ * real captures there, read through the strace source.
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "strace.h"
+#include "unit.h"
+
+#define FIXTURES "tests/fixtures/strace/"
+
+struct evs {
+    struct iot_strtab *st;
+    struct strace_src *src;
+    struct iot_event *ev;
+    size_t n;
+    struct strace_info info;
+};
+
+/* Read every event of the logs (paths relative to FIXTURES). */
+static int load(struct evs *e, const char *const *names, size_t n)
+{
+    char err[IOT_ERRBUF_SIZE], paths[8][256];
+    const char *pp[8];
+    size_t cap = 0;
+    struct iot_event ev;
+    int rc;
+
+    memset(e, 0, sizeof(*e));
+    for (size_t i = 0; i < n && i < 8; i++) {
+        snprintf(paths[i], sizeof(paths[i]), FIXTURES "%s", names[i]);
+        pp[i] = paths[i];
+    }
+    e->st = iot_strtab_create();
+    e->src = strace_open_paths(pp, n, e->st, err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e->src);
+    while ((rc = strace_next(e->src, &ev, err)) == 1) {
+        if (e->n == cap) {
+            cap = cap ? cap * 2 : 64;
+            e->ev = realloc(e->ev, cap * sizeof(*e->ev));
+        }
+        e->ev[e->n++] = ev;
+    }
+    strace_info(e->src, &e->info);
+    return rc;
+}
+
+static int load1(struct evs *e, const char *name)
+{
+    return load(e, &name, 1);
+}
+
+static void release(struct evs *e)
+{
+    strace_close(e->src);
+    iot_strtab_free(e->st);
+    free(e->ev);
+}
+
+static size_t count_op(const struct evs *e, int op)
+{
+    size_t c = 0;
+
+    for (size_t i = 0; i < e->n; i++)
+        c += e->ev[i].kind == IOT_EV_CALL && e->ev[i].op == op;
+    return c;
+}
+
+static size_t count_kind(const struct evs *e, int kind)
+{
+    size_t c = 0;
+
+    for (size_t i = 0; i < e->n; i++)
+        c += e->ev[i].kind == kind;
+    return c;
+}
+
+static int ordered(const struct evs *e)
+{
+    for (size_t i = 1; i < e->n; i++)
+        if (e->ev[i].t < e->ev[i - 1].t)
+            return 0;
+    return 1;
+}
+
+#define STR_EQ(a, b) CU_ASSERT((a) && strcmp((a), (b)) == 0)
+
+static void test_detect(void)
+{
+    static const char *yes[] = {
+        "4214  17:57:30.775915 execve(\"./t\", [\"./t\"], 0x7ff /* 37 vars */) = 0 <0.000288>\n",
+        "1795370250.797903 openat(AT_FDCWD, \"/x\", O_RDONLY) = 3\n",
+        "execve(\"/bin/solo\", [\"solo\"], 0x7ff /* 2 vars */) = 0\n",
+        "[pid  4215] read(3, \"\", 3) = 0\n",
+        "4215  <... rseq resumed>) = 0 <0.000043>\n",
+        "\n4216  +++ exited with 3 +++\n",
+        "--- SIGCHLD {si_signo=SIGCHLD} ---\n",
+        "strace: Process 123 attached\n",
+        "     0.000123 read(3, \"\", 3) = 0\n",
+    };
+    static const char *no[] = {
+        "{\"ev\":\"process\",\"pid\":1}\n",
+        "[{\"tag\":\"io\"}]\n",
+        "\x28\xb5\x2f\xfd\x00\x58",
+        "",
+        "hello world\n",
+        "pid,path,opens\n",
+    };
+
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+        CU_ASSERT_EQUAL(strace_detect(yes[i], strlen(yes[i])), 1);
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        CU_ASSERT_EQUAL(strace_detect(no[i], strlen(no[i])), 0);
+}
+
+/* Every syscall the source maps, with its fields. */
+static void test_ops(void)
+{
+    struct evs e;
+    const struct iot_event *v;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "ops.log"), 0);
+    CU_ASSERT_EQUAL(e.info.lines, 35);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT_EQUAL(e.info.has_durations, 1);
+    CU_ASSERT_EQUAL(e.info.has_paths, 1);
+    CU_ASSERT_EQUAL_FATAL(e.n, 30);
+    CU_ASSERT_EQUAL(e.info.events, 30);
+
+    v = &e.ev[0];
+    CU_ASSERT_EQUAL(v->kind, IOT_EV_PROCESS);
+    CU_ASSERT_EQUAL(v->pid, 300);
+    CU_ASSERT_EQUAL(v->ppid, 0);
+    STR_EQ(v->exe, "/usr/bin/opsprog");
+    CU_ASSERT_EQUAL_FATAL(v->argc, 3);
+    STR_EQ(v->argv[2], "a b\"c");
+
+    v = &e.ev[1];  /* openat, relative to the cwd annotation */
+    CU_ASSERT_EQUAL(v->op, IOT_OP_OPEN);
+    STR_EQ(v->path, "/work/data.bin");
+    CU_ASSERT_EQUAL(v->flags, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC);
+    CU_ASSERT_EQUAL(v->ret, 3);
+    CU_ASSERT_EQUAL(v->fd, 3);
+    CU_ASSERT_EQUAL(v->dur, 10000);
+    CU_ASSERT_EQUAL(v->t, 1000000);
+    CU_ASSERT(v->has & IOT_HAS_FLAGS);
+    CU_ASSERT_FALSE(v->has & IOT_HAS_NO_DUR);
+    CU_ASSERT_EQUAL(e.ev[2].flags, O_RDONLY);                       /* open */
+    STR_EQ(e.ev[3].path, "/tmp/new.txt");                           /* creat */
+    CU_ASSERT_EQUAL(e.ev[3].flags, O_CREAT | O_WRONLY | O_TRUNC);
+    CU_ASSERT_EQUAL(e.ev[4].flags, O_RDONLY | O_NOFOLLOW);          /* openat2 */
+    v = &e.ev[5];  /* failed open */
+    CU_ASSERT_EQUAL(v->ret, -1);
+    CU_ASSERT(v->has & IOT_HAS_ERRNO);
+    CU_ASSERT_EQUAL(v->err, ENOENT);
+    STR_EQ(v->path, "/missing");
+    CU_ASSERT_FALSE(v->has & IOT_HAS_FD);
+
+    v = &e.ev[6];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_PREAD);
+    CU_ASSERT_EQUAL(v->size, 4);
+    CU_ASSERT_EQUAL(v->offset, 100);
+    STR_EQ(v->path, "/work/data.bin");
+    CU_ASSERT_EQUAL(e.ev[7].op, IOT_OP_PWRITE);
+    CU_ASSERT_EQUAL(e.ev[7].offset, 4096);
+    CU_ASSERT_EQUAL(e.ev[8].op, IOT_OP_READV);
+    CU_ASSERT_EQUAL(e.ev[8].size, 30);      /* "iov_len=99" inside a string is data */
+    CU_ASSERT_EQUAL(e.ev[9].op, IOT_OP_WRITEV);
+    CU_ASSERT_EQUAL(e.ev[9].size, 6);
+    CU_ASSERT_EQUAL(e.ev[10].op, IOT_OP_PREADV);
+    CU_ASSERT_EQUAL(e.ev[10].offset, 16);
+    CU_ASSERT_EQUAL(e.ev[11].op, IOT_OP_PWRITEV);
+    CU_ASSERT_EQUAL(e.ev[11].offset, 32);
+    CU_ASSERT_EQUAL(e.ev[12].op, IOT_OP_READV);  /* preadv2 at offset -1 */
+    CU_ASSERT_FALSE(e.ev[12].has & IOT_HAS_OFFSET);
+
+    v = &e.ev[13];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_LSEEK);
+    CU_ASSERT_EQUAL(v->offset, -10);
+    CU_ASSERT_EQUAL(v->whence, SEEK_END);
+    CU_ASSERT_EQUAL(v->ret, 4090);
+    v = &e.ev[14];  /* _llseek: the result comes back through a pointer */
+    CU_ASSERT_EQUAL(v->op, IOT_OP_LSEEK);
+    CU_ASSERT_EQUAL(v->ret, 512);
+    CU_ASSERT_EQUAL(v->whence, SEEK_SET);
+
+    for (int i = 15; i <= 18; i++)
+        CU_ASSERT_EQUAL(e.ev[i].op, IOT_OP_DUP);
+    CU_ASSERT_EQUAL(e.ev[15].newfd, 7);
+    CU_ASSERT_EQUAL(e.ev[16].fd, 4);
+    CU_ASSERT_EQUAL(e.ev[16].newfd, 9);
+    CU_ASSERT_EQUAL(e.ev[17].newfd, 10);
+    CU_ASSERT_EQUAL(e.ev[18].newfd, 20);   /* F_DUPFD_CLOEXEC; F_GETFL is no event */
+
+    CU_ASSERT_EQUAL(e.ev[19].op, IOT_OP_FSYNC);
+    CU_ASSERT_EQUAL(e.ev[19].dur, 500000);
+    CU_ASSERT_EQUAL(e.ev[20].op, IOT_OP_FDATASYNC);
+    CU_ASSERT_EQUAL(e.ev[21].op, IOT_OP_FTRUNCATE);
+    CU_ASSERT_EQUAL(e.ev[21].size, 8192);
+
+    v = &e.ev[22];  /* file mmap; the anonymous one and its munmap are not file I/O */
+    CU_ASSERT_EQUAL(v->op, IOT_OP_MMAP);
+    CU_ASSERT_EQUAL(v->fd, 3);
+    CU_ASSERT_EQUAL(v->size, 8192);
+    CU_ASSERT_EQUAL(v->offset, 4096);
+    CU_ASSERT_EQUAL(v->ret, 0x7f0000001000LL);
+    CU_ASSERT_EQUAL(e.ev[23].op, IOT_OP_MUNMAP);
+    CU_ASSERT_EQUAL(e.ev[23].size, 8192);
+
+    v = &e.ev[24];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_SENDFILE);
+    CU_ASSERT_EQUAL(v->fd, 5);
+    CU_ASSERT_EQUAL(v->in_fd, 4);
+    CU_ASSERT_EQUAL(v->size, 30);
+    CU_ASSERT_EQUAL(v->offset, 0);
+    v = &e.ev[25];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_COPY_FILE_RANGE);
+    CU_ASSERT_EQUAL(v->fd, 5);
+    CU_ASSERT_EQUAL(v->in_fd, 3);
+    CU_ASSERT_EQUAL(v->size, 100);
+    v = &e.ev[26];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_READ);
+    CU_ASSERT_EQUAL(v->err, EBADF);
+    CU_ASSERT_EQUAL(v->size, 4096);
+    CU_ASSERT_EQUAL(e.ev[27].op, IOT_OP_CLOSE);
+    CU_ASSERT_EQUAL(e.ev[27].fd, 7);
+    v = &e.ev[28];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_CLOSE_RANGE);
+    CU_ASSERT_EQUAL(v->fd, 9);
+    CU_ASSERT_EQUAL(v->last_fd, INT32_MAX);
+
+    v = &e.ev[29];
+    CU_ASSERT_EQUAL(v->kind, IOT_EV_EXIT);
+    CU_ASSERT_EQUAL(v->status, 0);
+    CU_ASSERT_EQUAL(v->t, 34000000);
+    release(&e);
+}
+
+/* <unfinished ...> / <... resumed>, threads and children met before the
+ * clone returns, a process killed in a call. */
+static void test_unfinished(void)
+{
+    struct evs e;
+    const struct iot_event *v;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "unfinished.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 1);  /* a resumption nothing started */
+    CU_ASSERT_EQUAL_FATAL(e.n, 9);
+    CU_ASSERT(ordered(&e));
+
+    v = &e.ev[2];
+    CU_ASSERT_EQUAL(v->kind, IOT_EV_THREAD);
+    CU_ASSERT_EQUAL(v->pid, 400);
+    CU_ASSERT_EQUAL(v->tid, 401);
+    v = &e.ev[3];  /* the thread's write, at its start, with the full duration */
+    CU_ASSERT_EQUAL(v->kind, IOT_EV_CALL);
+    CU_ASSERT_EQUAL(v->op, IOT_OP_WRITE);
+    CU_ASSERT_EQUAL(v->pid, 400);
+    CU_ASSERT_EQUAL(v->tid, 401);
+    CU_ASSERT_EQUAL(v->t, 2500000);
+    CU_ASSERT_EQUAL(v->dur, 1500000);
+    CU_ASSERT_EQUAL(v->ret, 12);
+    CU_ASSERT_EQUAL(v->size, 12);
+    v = &e.ev[4];  /* ") = 1" inside the data is not the return value */
+    CU_ASSERT_EQUAL(v->tid, 400);
+    CU_ASSERT_EQUAL(v->ret, 10);
+
+    v = &e.ev[5];
+    CU_ASSERT_EQUAL(v->kind, IOT_EV_PROCESS);
+    CU_ASSERT_EQUAL(v->pid, 402);
+    CU_ASSERT_EQUAL(v->ppid, 400);
+    STR_EQ(v->exe, "/bin/app");
+    v = &e.ev[6];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_READ);
+    CU_ASSERT_EQUAL(v->pid, 402);
+    CU_ASSERT_EQUAL(v->t, 5500000);
+    CU_ASSERT_EQUAL(v->dur, 1000000);
+    STR_EQ(v->path, "/dev/null");
+    v = &e.ev[7];  /* the read cut short by SIGKILL is no event */
+    CU_ASSERT_EQUAL(v->kind, IOT_EV_EXIT);
+    CU_ASSERT_EQUAL(v->pid, 402);
+    CU_ASSERT_EQUAL(v->status, 128 + 9);
+    CU_ASSERT(v->has & IOT_HAS_SIGNAL);
+    CU_ASSERT_EQUAL(v->signal, 9);
+    v = &e.ev[8];  /* the thread's exit is not the process's */
+    CU_ASSERT_EQUAL(v->kind, IOT_EV_EXIT);
+    CU_ASSERT_EQUAL(v->pid, 400);
+    CU_ASSERT_EQUAL(v->status, 2);
+    CU_ASSERT_FALSE(v->has & IOT_HAS_SIGNAL);
+    release(&e);
+}
+
+static void test_exits(void)
+{
+    struct evs e;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "exits.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 6);
+    CU_ASSERT_EQUAL(e.ev[0].kind, IOT_EV_PROCESS);
+    CU_ASSERT_EQUAL(e.ev[0].start_unix_ns, 1700000000000000000LL);  /* -ttt is the epoch */
+    CU_ASSERT_EQUAL(e.ev[1].kind, IOT_EV_PROCESS);  /* vfork child, seen first at its exec */
+    CU_ASSERT_EQUAL(e.ev[1].pid, 501);
+    CU_ASSERT_EQUAL(e.ev[1].ppid, 500);
+    STR_EQ(e.ev[1].exe, "/bin/b");
+    CU_ASSERT_EQUAL(e.ev[1].argc, 2);
+    STR_EQ(e.ev[1].argv[1], "--flag");
+    CU_ASSERT_EQUAL(e.ev[1].start_unix_ns, 1700000000150000000LL);
+    CU_ASSERT_EQUAL(e.ev[2].kind, IOT_EV_EXIT);
+    CU_ASSERT_EQUAL(e.ev[2].status, 128 + 11);   /* SIGSEGV (core dumped) */
+    CU_ASSERT_EQUAL(e.ev[2].signal, 11);
+    CU_ASSERT_EQUAL(e.ev[3].kind, IOT_EV_PROCESS);  /* fork() child */
+    CU_ASSERT_EQUAL(e.ev[3].pid, 502);
+    CU_ASSERT_EQUAL(e.ev[3].ppid, 500);
+    STR_EQ(e.ev[3].exe, "/bin/a");
+    CU_ASSERT_EQUAL(e.ev[4].status, 128 + 15);
+    CU_ASSERT_EQUAL(e.ev[5].pid, 500);
+    CU_ASSERT_EQUAL(e.ev[5].status, 1);
+    CU_ASSERT_EQUAL(e.ev[5].t, 450000000);
+    release(&e);
+}
+
+/* Quoting, escapes and every kind of -y / -yy annotation. */
+static void test_strings(void)
+{
+    struct evs e;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "strings.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 11);
+    STR_EQ(e.ev[1].path, "/d/we\"ird) = 3, \"name\\");
+    CU_ASSERT_EQUAL(e.ev[1].flags, O_WRONLY | O_CREAT);
+    CU_ASSERT_EQUAL(e.ev[2].op, IOT_OP_WRITE);
+    CU_ASSERT_EQUAL(e.ev[2].ret, 4000);
+    CU_ASSERT_EQUAL(e.ev[2].dur, 10000);
+    STR_EQ(e.ev[2].path, "/d/we\"ird) = 3, \"name\\");
+    STR_EQ(e.ev[3].path, "/d/a>b");              /* relative: cwd annotation + name */
+    STR_EQ(e.ev[4].path, "/dev/null");           /* -yy device suffix dropped */
+    STR_EQ(e.ev[5].path, "/dev/null");
+    CU_ASSERT_EQUAL(e.ev[6].fd, 6);              /* a TCP socket has no path */
+    CU_ASSERT_FALSE(e.ev[6].has & IOT_HAS_PATH);
+    CU_ASSERT_EQUAL(e.ev[6].size, 16);
+    STR_EQ(e.ev[7].path, "/d/gone.txt");         /* " (deleted)" dropped */
+    STR_EQ(e.ev[8].path, "/d/sub/\xc3\xa9t\xc3\xa9");
+    CU_ASSERT_FALSE(e.ev[9].has & IOT_HAS_PATH); /* a pipe */
+    release(&e);
+}
+
+/* Without -y the fd table names files: dup2, close, fork inheritance. */
+static void test_no_y(void)
+{
+    struct evs e;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "no_y.log"), 0);
+    CU_ASSERT_EQUAL(e.info.has_paths, 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 12);
+    STR_EQ(e.ev[2].path, "rel/b.txt");   /* no cwd known: as given */
+    CU_ASSERT_EQUAL(e.ev[3].op, IOT_OP_DUP);
+    STR_EQ(e.ev[3].path, "/var/db/a.db");
+    STR_EQ(e.ev[5].path, "/var/db/a.db");  /* write(8) after dup2(3, 8) */
+    CU_ASSERT_EQUAL(e.ev[6].fd, 3);        /* write(3) after close(3) */
+    CU_ASSERT_FALSE(e.ev[6].has & IOT_HAS_PATH);
+    CU_ASSERT_EQUAL(e.ev[7].kind, IOT_EV_PROCESS);
+    CU_ASSERT_EQUAL(e.ev[7].ppid, 700);
+    CU_ASSERT_EQUAL(e.ev[8].pid, 701);
+    STR_EQ(e.ev[8].path, "rel/b.txt");     /* inherited by the child */
+    release(&e);
+}
+
+static void test_no_T(void)
+{
+    struct evs e;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "no_T.log"), 0);
+    CU_ASSERT_EQUAL(e.info.has_durations, 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 6);
+    for (size_t i = 0; i < e.n; i++)
+        if (e.ev[i].kind == IOT_EV_CALL) {
+            CU_ASSERT(e.ev[i].has & IOT_HAS_NO_DUR);
+            CU_ASSERT_EQUAL(e.ev[i].dur, 0);
+        }
+    CU_ASSERT_EQUAL(e.ev[2].t, 100000);
+    release(&e);
+}
+
+/* No pid column, no timestamps: one process, file order. */
+static void test_no_f(void)
+{
+    struct evs e;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "no_f.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 5);
+    CU_ASSERT(ordered(&e));
+    for (size_t i = 0; i < e.n; i++)
+        CU_ASSERT_EQUAL(e.ev[i].pid, 1);
+    STR_EQ(e.ev[0].exe, "/bin/solo");
+    CU_ASSERT_EQUAL(e.ev[2].op, IOT_OP_READ);
+    CU_ASSERT_EQUAL(e.ev[2].size, 4096);
+    CU_ASSERT_EQUAL(e.ev[2].ret, 4);
+    CU_ASSERT(e.ev[2].has & IOT_HAS_NO_DUR);
+    CU_ASSERT_EQUAL(e.ev[4].kind, IOT_EV_EXIT);
+    release(&e);
+}
+
+static void test_midnight(void)
+{
+    struct evs e;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "midnight.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 5);
+    CU_ASSERT_EQUAL(e.ev[2].t, 99000000);
+    CU_ASSERT_EQUAL(e.ev[3].t, 200000000);  /* 00:00:00.1 is after 23:59:59.9 */
+    CU_ASSERT_EQUAL(e.ev[4].t, 300000000);
+    release(&e);
+}
+
+static void test_unknown(void)
+{
+    struct evs e;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "unknown.log"), 0);
+    CU_ASSERT_EQUAL(e.info.lines, 7);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 4);
+    CU_ASSERT_EQUAL(count_op(&e, IOT_OP_READ), 1);
+    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_EXIT), 1);
+    release(&e);
+}
+
+/* -ff: one file per task, merged by time; the clone in the parent's file
+ * makes 1001 a thread and 1002 a child process. */
+static void test_ff(void)
+{
+    static const char *names[] = { "ff/trace.1002", "ff/trace.1000", "ff/trace.1001" };
+    struct evs e;
+
+    CU_ASSERT_EQUAL_FATAL(load(&e, names, 3), 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 9);
+    CU_ASSERT(ordered(&e));
+    CU_ASSERT_EQUAL(e.ev[2].kind, IOT_EV_THREAD);
+    CU_ASSERT_EQUAL(e.ev[2].tid, 1001);
+    CU_ASSERT_EQUAL(e.ev[3].pid, 1000);
+    CU_ASSERT_EQUAL(e.ev[3].tid, 1001);
+    STR_EQ(e.ev[3].path, "/data/in");
+    CU_ASSERT_EQUAL(e.ev[4].kind, IOT_EV_PROCESS);
+    CU_ASSERT_EQUAL(e.ev[4].pid, 1002);
+    CU_ASSERT_EQUAL(e.ev[4].ppid, 1000);
+    STR_EQ(e.ev[5].path, "/data/in");
+    CU_ASSERT_EQUAL(e.ev[7].kind, IOT_EV_EXIT);
+    CU_ASSERT_EQUAL(e.ev[7].pid, 1002);
+    CU_ASSERT_EQUAL(e.ev[8].pid, 1000);
+    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_PROCESS), 2);
+    release(&e);
+}
+
+/* Real captures (tests/fixtures/strace/README): figures counted with grep. */
+static void test_real(void)
+{
+    static const char *ff[] = { "real_ff/log.8714", "real_ff/log.8715", "real_ff/log.8716" };
+    struct evs e;
+    size_t c;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_dd.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT(ordered(&e));
+    c = 0;
+    int64_t bytes = 0;
+    for (size_t i = 0; i < e.n; i++)
+        if (e.ev[i].kind == IOT_EV_CALL && e.ev[i].op == IOT_OP_WRITE && e.ev[i].path &&
+            strcmp(e.ev[i].path, "/tmp/ioscope-fixture/copy") == 0) {
+            c++;
+            bytes += e.ev[i].ret;
+        }
+    CU_ASSERT_EQUAL(c, 20);       /* bs=64 over a 1221-byte file */
+    CU_ASSERT_EQUAL(bytes, 1221);
+    c = 0;
+    for (size_t i = 0; i < e.n; i++)
+        c += e.ev[i].kind == IOT_EV_CALL && e.ev[i].op == IOT_OP_READ && e.ev[i].fd == 0;
+    CU_ASSERT_EQUAL(c, 21);
+    release(&e);
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_zstd_threads.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT(ordered(&e));
+    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_PROCESS), 1);
+    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_THREAD), 4);
+    c = 0;
+    for (size_t i = 0; i < e.n; i++)
+        c += e.ev[i].kind == IOT_EV_CALL && e.ev[i].op == IOT_OP_WRITE && e.ev[i].path &&
+             strstr(e.ev[i].path, "nums.zst") && e.ev[i].tid == 8834 && e.ev[i].pid == 8833;
+    CU_ASSERT_EQUAL(c, 7);   /* the writer thread's writes belong to the process */
+    release(&e);
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_gzip_noT.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT_EQUAL(e.info.has_durations, 0);
+    CU_ASSERT_EQUAL(e.info.has_paths, 1);
+    release(&e);
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_sh.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT(ordered(&e));
+    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_EXIT), 3);
+    release(&e);
+
+    CU_ASSERT_EQUAL_FATAL(load(&e, ff, 3), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT(ordered(&e));
+    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_PROCESS), 5);  /* sh, 2 forks, 2 execs */
+    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_EXIT), 3);
+    for (size_t i = 0; i < e.n; i++)
+        if (e.ev[i].kind == IOT_EV_PROCESS && e.ev[i].pid != 8714)
+            CU_ASSERT_EQUAL(e.ev[i].ppid, 8714);
+    release(&e);
+}
+
+/* Damaged logs: lines cut, bytes flipped. Never a crash or an error, and
+ * never more events than lines allow. */
+static void test_mutations(void)
+{
+    static const char *srcs[] = { "unfinished.log", "ops.log", "strings.log", "real_sh.log" };
+    uint64_t seed = unit_seed(), rng = seed;
+    char err[IOT_ERRBUF_SIZE];
+
+    for (size_t f = 0; f < sizeof(srcs) / sizeof(srcs[0]); f++) {
+        char path[256];
+        FILE *in;
+        char *buf;
+        long len;
+
+        snprintf(path, sizeof(path), FIXTURES "%s", srcs[f]);
+        in = fopen(path, "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+        fseek(in, 0, SEEK_END);
+        len = ftell(in);
+        rewind(in);
+        buf = malloc((size_t)len);
+        CU_ASSERT_EQUAL_FATAL(fread(buf, 1, (size_t)len, in), (size_t)len);
+        fclose(in);
+        for (int round = 0; round < 60; round++) {
+            char *m = malloc((size_t)len);
+            size_t mlen = (size_t)len, flips = 1 + unit_rand(&rng) % 8;
+            struct iot_strtab *st = iot_strtab_create();
+            struct strace_src *s;
+            struct iot_event ev;
+            struct strace_info info;
+            FILE *mf;
+            int rc;
+
+            memcpy(m, buf, mlen);
+            for (size_t k = 0; k < flips; k++) {
+                size_t at = unit_rand(&rng) % mlen;
+                static const char junk[] = "()<>\"\\,= ?.\n0123456789x{}[]+-";
+                m[at] = junk[unit_rand(&rng) % (sizeof(junk) - 1)];
+            }
+            if (round % 3 == 0)
+                mlen = unit_rand(&rng) % mlen;
+            mf = fmemopen(m, mlen ? mlen : 1, "r");
+            s = strace_open(mf, srcs[f], st, err);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+            while ((rc = strace_next(s, &ev, err)) == 1)
+                ;
+            strace_info(s, &info);
+            if (rc != 0 || info.events > 3 * info.lines + 3)
+                printf("\nstrace mutation failed: %s round %d seed %llu\n", srcs[f], round,
+                       (unsigned long long)seed);
+            CU_ASSERT_EQUAL(rc, 0);
+            strace_close(s);
+            fclose(mf);
+            iot_strtab_free(st);
+            free(m);
+        }
+        free(buf);
+    }
+}
+
+void strace_suite(void)
+{
+    CU_pSuite s = CU_add_suite("strace", NULL, NULL);
+
+    CU_add_test(s, "detect", test_detect);
+    CU_add_test(s, "ops", test_ops);
+    CU_add_test(s, "unfinished_resumed", test_unfinished);
+    CU_add_test(s, "exits_signals", test_exits);
+    CU_add_test(s, "strings_annotations", test_strings);
+    CU_add_test(s, "no_y_fd_table", test_no_y);
+    CU_add_test(s, "no_T", test_no_T);
+    CU_add_test(s, "no_f", test_no_f);
+    CU_add_test(s, "midnight", test_midnight);
+    CU_add_test(s, "unknown_lines", test_unknown);
+    CU_add_test(s, "ff_merge", test_ff);
+    CU_add_test(s, "real_captures", test_real);
+    CU_add_test(s, "mutations", test_mutations);
+}
