@@ -11,7 +11,8 @@
 #define UNIT_SUITES(X) \
     X(format)          \
     X(jsonl)           \
-    X(rules)
+    X(rules)           \
+    X(strace)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)
