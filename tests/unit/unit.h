@@ -12,7 +12,8 @@
     X(format)          \
     X(jsonl)           \
     X(rules)           \
-    X(strace)
+    X(strace)          \
+    X(config)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)

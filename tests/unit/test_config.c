@@ -1,0 +1,210 @@
+/*
+ * Configuration and fingerprints: parameters from files and --set, errors
+ * naming the key, default normalisation (pids, temp names, load addresses),
+ * and what must and must not change a fingerprint.
+ */
+#include <CUnit/CUnit.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "issue.h"
+#include "unit.h"
+
+static double param(const struct config *c, const char *rule, const char *name)
+{
+    int ri = config_rule_index(c, rule, strlen(rule));
+
+    for (size_t j = 0; ri >= 0 && j < c->rules[ri]->nparams; j++)
+        if (strcmp(c->rules[ri]->params[j].name, name) == 0)
+            return c->params[ri][j];
+    return -1;
+}
+
+static int enabled(const struct config *c, const char *rule)
+{
+    return c->enabled[config_rule_index(c, rule, strlen(rule))];
+}
+
+static void test_defaults(void)
+{
+    struct config c;
+
+    CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
+    CU_ASSERT_EQUAL(c.nrules, 6);
+    CU_ASSERT_EQUAL(param(&c, "main_thread", "max_once_ms"), 13);
+    CU_ASSERT_EQUAL(param(&c, "main_thread", "max_continual_ms"), 500);
+    CU_ASSERT_EQUAL(param(&c, "small_buffer", "buffer_bytes"), 4096);
+    CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_ops"), 20);
+    CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_continual_ms"), 13);
+    CU_ASSERT_EQUAL(param(&c, "repeat_read", "threshold"), 5);
+    CU_ASSERT_EQUAL(param(&c, "repeat_read", "window_ms"), 17);
+    CU_ASSERT_EQUAL(param(&c, "leak", "min_count"), 1);
+    CU_ASSERT_EQUAL(param(&c, "random_write", "min_writes"), 20);
+    CU_ASSERT_DOUBLE_EQUAL(param(&c, "random_read", "min_random_ratio"), 0.2, 1e-12);
+    CU_ASSERT_EQUAL(c.gap_ns, 8000000);
+    CU_ASSERT(config_ignored(&c, "/proc/self/maps"));
+    CU_ASSERT(config_ignored(&c, "/dev/null"));
+    CU_ASSERT(!config_ignored(&c, "/data/proc/x"));
+    config_release(&c);
+}
+
+static void test_file_and_set(void)
+{
+    struct config c;
+    char err[256];
+
+    CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
+    CU_ASSERT_EQUAL(config_load_string(&c,
+        "{\"rules\": {\"small_buffer\": {\"min_ops\": 10, \"enabled\": false},"
+        " \"repeat_read\": {\"window_ms\": 30.5}},"
+        " \"continual_gap_ms\": 2, \"main_thread_names\": [\"^ui$\"],"
+        " \"ignore_paths\": [\"\\\\.tmp$\"],"
+        " \"normalize\": [{\"pattern\": \"run-[0-9]+\", \"replace\": \"run-N\"}]}", "t", err), 0);
+    CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_ops"), 10);
+    CU_ASSERT(!enabled(&c, "small_buffer"));
+    CU_ASSERT_DOUBLE_EQUAL(param(&c, "repeat_read", "window_ms"), 30.5, 1e-12);
+    CU_ASSERT_EQUAL(c.gap_ns, 2000000);
+    CU_ASSERT(config_main_name(&c, "ui"));
+    CU_ASSERT(!config_main_name(&c, "ui-2"));
+    CU_ASSERT(config_ignored(&c, "/x/a.tmp"));
+    CU_ASSERT(!config_ignored(&c, "/dev/null"));   /* the list replaces the default */
+    /* --set after the file wins */
+    CU_ASSERT_EQUAL(config_set(&c, "small_buffer.min_ops=7", err), 0);
+    CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_ops"), 7);
+    CU_ASSERT_EQUAL(config_set(&c, "small_buffer.enabled=true", err), 0);
+    CU_ASSERT(enabled(&c, "small_buffer"));
+    CU_ASSERT_EQUAL(config_set(&c, "random_read.min_random_ratio=0.5", err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(param(&c, "random_read", "min_random_ratio"), 0.5, 1e-12);
+    {
+        char *n = config_normalize(&c, "/var/run-1234/x");
+
+        CU_ASSERT_STRING_EQUAL(n, "/var/run-N/x");
+        free(n);
+    }
+    config_release(&c);
+}
+
+static void expect_error(const char *json, const char *msg)
+{
+    struct config c;
+    char err[256] = "";
+
+    CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
+    CU_ASSERT_EQUAL(config_load_string(&c, json, "c.json", err), -1);
+    if (!strstr(err, msg))
+        fprintf(stderr, "\nexpected '%s' in '%s'\n", msg, err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, msg));
+    config_release(&c);
+}
+
+static void test_errors_name_the_key(void)
+{
+    struct config c;
+    char err[256] = "";
+
+    expect_error("{\"rulez\": {}}", "config 'c.json': rulez: unknown key");
+    expect_error("{\"rules\": {\"small_bufer\": {}}}", "rules.small_bufer: unknown rule");
+    expect_error("{\"rules\": {\"small_buffer\": {\"min_opps\": 1}}}",
+                 "rules.small_buffer.min_opps: unknown parameter");
+    expect_error("{\"rules\": {\"small_buffer\": {\"min_ops\": \"20\"}}}",
+                 "rules.small_buffer.min_ops: expected a non-negative integer");
+    expect_error("{\"rules\": {\"small_buffer\": {\"min_ops\": 2.5}}}",
+                 "rules.small_buffer.min_ops: expected a non-negative integer");
+    expect_error("{\"rules\": {\"leak\": {\"enabled\": 1}}}", "rules.leak.enabled: expected true or false");
+    expect_error("{\"continual_gap_ms\": \"8\"}", "continual_gap_ms: expected a non-negative number");
+    expect_error("{\"ignore_paths\": [\"(\"]}", "ignore_paths[0]: bad pattern '('");
+    expect_error("{\"normalize\": [{\"pattern\": \"x\", \"with\": \"y\"}]}", "normalize[0].with: unknown key");
+    expect_error("{\"rules\": ", "config 'c.json': line 1");
+
+    CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
+    CU_ASSERT_EQUAL(config_set(&c, "small_buffer.nope=1", err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "--set 'small_buffer.nope=1': rule small_buffer has no parameter 'nope'");
+    CU_ASSERT_EQUAL(config_set(&c, "nope.x=1", err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "--set 'nope.x=1': unknown rule 'nope'");
+    CU_ASSERT_EQUAL(config_set(&c, "small_buffer.min_ops=lots", err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "--set 'small_buffer.min_ops=lots': small_buffer.min_ops: expected a non-negative integer");
+    CU_ASSERT_EQUAL(config_set(&c, "small_buffer", err), -1);
+    CU_ASSERT_EQUAL(config_select(&c, "leak,bogus", 1, err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "--rules: unknown rule 'bogus' (see 'ioanalyze rules')");
+    CU_ASSERT_EQUAL(config_select(&c, "leak,random_read", 1, err), 0);
+    CU_ASSERT(enabled(&c, "leak") && enabled(&c, "random_read") && !enabled(&c, "small_buffer"));
+    CU_ASSERT_EQUAL(config_select(&c, "leak", 0, err), 0);
+    CU_ASSERT(!enabled(&c, "leak") && enabled(&c, "random_read"));
+    config_release(&c);
+}
+
+static void check_norm(const struct config *c, const char *in, const char *want)
+{
+    char *got = config_normalize(c, in);
+
+    if (strcmp(got, want))
+        fprintf(stderr, "\nnormalize '%s': expected '%s', got '%s'\n", in, want, got);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    free(got);
+}
+
+static void test_default_normalize(void)
+{
+    struct config c;
+
+    CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
+    check_norm(&c, "/proc/4242/status", "/proc/<pid>/status");
+    check_norm(&c, "/proc/self/status", "/proc/self/status");
+    check_norm(&c, "/tmp/tmpk3j2_x9a/out.db", "/tmp/tmp*/out.db");
+    check_norm(&c, "/tmp/build.Xa81Qz", "/tmp/build.*");
+    check_norm(&c, "/tmp/build.Xa81Qz/obj/a.o", "/tmp/build.*/obj/a.o");
+    check_norm(&c, "/tmp/tmp.aB3dE5fG7h", "/tmp/tmp.*");
+    /* ordinary names stay */
+    check_norm(&c, "/home/u/notes.backup", "/home/u/notes.backup");
+    check_norm(&c, "/data/app.log", "/data/app.log");
+    check_norm(&c, "/tmp/output.txt", "/tmp/output.txt");
+    check_norm(&c, "worker+0x1c (/usr/lib/libfoo.so)", "worker (/usr/lib/libfoo.so)");
+    check_norm(&c, "libfoo.so+0x7f3a12b4c000", "libfoo.so");
+    check_norm(&c, "0x7f3a12b4c000 (?)", "0x* (?)");
+    config_release(&c);
+}
+
+static void test_fingerprints(void)
+{
+    struct config c;
+    char a[17], b[17];
+    const char *s1 = "save+0x1c (/usr/bin/app)\nmain+0x4a (/usr/bin/app)\n"
+                     "__libc_start_main+0x85 (/lib/libc.so.6)\n_start+0x2a (/usr/bin/app)\nextra+0x1 (x)";
+    const char *s2 = "save+0x2c (/usr/bin/app)\nmain+0x5a (/usr/bin/app)\n"
+                     "__libc_start_main+0x95 (/lib/libc.so.6)\n_start+0x3a (/usr/bin/app)\nother+0x9 (y)";
+
+    CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
+    /* other temp dir, other offsets, frames past the 4th: same problem */
+    issue_fingerprint(&c, "small_buffer", "/tmp/tmpk3j2_x9a/out.db", s1, a);
+    issue_fingerprint(&c, "small_buffer", "/tmp/tmpzz81_qqa/out.db", s2, b);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    CU_ASSERT_EQUAL(strlen(a), 16);
+    issue_fingerprint(&c, "leak", "/proc/100/fd", "", a);
+    issue_fingerprint(&c, "leak", "/proc/200/fd", NULL, b);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    /* different rule, path or caller: different problems */
+    issue_fingerprint(&c, "small_buffer", "/data/a", s1, a);
+    issue_fingerprint(&c, "random_write", "/data/a", s1, b);
+    CU_ASSERT_STRING_NOT_EQUAL(a, b);
+    issue_fingerprint(&c, "small_buffer", "/data/b", s1, b);
+    CU_ASSERT_STRING_NOT_EQUAL(a, b);
+    issue_fingerprint(&c, "small_buffer", "/data/a", "load+0x1 (/usr/bin/app)\nmain+0x4a (/usr/bin/app)", b);
+    CU_ASSERT_STRING_NOT_EQUAL(a, b);
+    /* no stack (strace) fingerprints like an empty one */
+    issue_fingerprint(&c, "small_buffer", "/data/a", NULL, a);
+    issue_fingerprint(&c, "small_buffer", "/data/a", "", b);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    config_release(&c);
+}
+
+void config_suite(void)
+{
+    CU_pSuite s = CU_add_suite("config", NULL, NULL);
+
+    CU_add_test(s, "defaults match the SPEC", test_defaults);
+    CU_add_test(s, "file then --set", test_file_and_set);
+    CU_add_test(s, "errors name the key", test_errors_name_the_key);
+    CU_add_test(s, "default normalize patterns", test_default_normalize);
+    CU_add_test(s, "fingerprints", test_fingerprints);
+}
