@@ -1,0 +1,149 @@
+/*
+ * clock.c - rdtsc stamps converted to CLOCK_MONOTONIC nanoseconds.
+ *
+ * Two vDSO clock reads per call cost about 48 ns here, two rdtsc about 20 ns,
+ * so the hot path reads the TSC and converts with one 128-bit multiply.
+ * Every process anchors the TSC to CLOCK_MONOTONIC itself, so the events of
+ * all processes of a run share one time base. The flusher re-anchors about
+ * once a second, slewing the rate so the converted time stays continuous and
+ * never jumps backwards.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int rec_use_tsc;
+
+/* Published parameters: a ring so a reader holding an old one stays valid. */
+#define CLOCK_RING 64
+static struct rec_clock ring[CLOCK_RING];
+static unsigned ring_next;
+static struct rec_clock identity;
+const struct rec_clock *rec_clock_cur = &identity;
+
+/* The first anchor, to measure the TSC rate over the whole run. */
+static uint64_t base_tsc;
+static int64_t  base_ns;
+static uint64_t base_mult;
+
+#if defined(__x86_64__) || defined(__i386__)
+/* Only an invariant TSC ticks at one rate in every P/C-state and on every core. */
+static int tsc_invariant(void)
+{
+    unsigned a, b, c, d;
+
+    if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
+        return 0;
+    if (!__get_cpuid(0x80000007, &a, &b, &c, &d))
+        return 0;
+    return (d >> 8) & 1;
+}
+
+/* A (tsc, ns) pair taken as close together as the clock read allows. */
+static void sample(uint64_t *tsc, int64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = __builtin_ia32_rdtsc();
+        int64_t n = rec_mono_ns();
+        uint64_t b = __builtin_ia32_rdtsc();
+
+        if (b - a < best) {
+            best = b - a;
+            *tsc = a + (b - a) / 2;
+            *ns = n;
+        }
+    }
+}
+#endif
+
+static void publish(uint64_t tsc0, int64_t ns0, uint64_t mult)
+{
+    struct rec_clock *c = &ring[ring_next++ % CLOCK_RING];
+
+    c->tsc0 = tsc0;
+    c->ns0 = ns0;
+    c->mult = mult;
+    __atomic_store_n(&rec_clock_cur, c, __ATOMIC_RELEASE);
+}
+
+void rec_clock_init(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    const char *env = getenv("IORECORD_TSC");
+    uint64_t mult = 0, t0, t1;
+    int64_t n0, n1;
+
+    rec_use_tsc = 0;
+    if (env && strcmp(env, "0") == 0)
+        return;
+    if (!tsc_invariant())
+        return;
+    if (env && *env)
+        mult = strtoull(env, NULL, 10);
+    sample(&t0, &n0);
+    if (mult == 0) {
+        /* No calibration from the launcher: a short spin measures the rate. */
+        do
+            sample(&t1, &n1);
+        while (n1 - n0 < 5000000);
+        if (t1 <= t0)
+            return;
+        mult = (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0));
+        t0 = t1;
+        n0 = n1;
+    }
+    base_tsc = t0;
+    base_ns = n0;
+    base_mult = mult;
+    publish(t0, n0, mult);
+    rec_use_tsc = 1;
+#endif
+}
+
+uint64_t rec_clock_mult(void)
+{
+    return rec_use_tsc ? rec_clock_cur->mult : 0;
+}
+
+void rec_clock_reanchor(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    const struct rec_clock *c = rec_clock_cur;
+    uint64_t tsc, mult;
+    int64_t ns, conv, err;
+
+    if (!rec_use_tsc)
+        return;
+    sample(&tsc, &ns);
+    conv = rec_ns_with(c, tsc);
+    err = ns - conv;
+    /* The rate measured over the whole run is the most precise one. */
+    if (tsc > base_tsc + 1000000 && ns > base_ns)
+        mult = (uint64_t)(((unsigned __int128)(ns - base_ns) << 32) /
+                          (tsc - base_tsc));
+    else
+        mult = base_mult;
+    if (err > 1000000 || err < -1000000) {
+        /* Far off (suspend, clock step): jump rather than slew. */
+        publish(tsc, ns, mult);
+        return;
+    }
+    /*
+     * Continue from the converted time and correct the error over the next
+     * second: ticks per second = 2^32 * 1e9 / mult.
+     */
+    {
+        __int128 ticks_1s = ((__int128)1000000000 << 32) / (__int128)mult;
+        __int128 adj = ((__int128)err << 32) / (ticks_1s ? ticks_1s : 1);
+
+        publish(tsc, conv, (uint64_t)((__int128)mult + adj));
+    }
+#endif
+}

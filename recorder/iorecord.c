@@ -1,0 +1,389 @@
+/*
+ * iorecord - run a command with libiorecord.so preloaded.
+ *
+ *   iorecord [-o TRACE] [--stacks|--no-stacks] [--] COMMAND [ARG...]
+ *
+ * Checks everything that would make a silent empty trace before running:
+ * the command exists, is dynamically linked (the preload needs the dynamic
+ * loader) and not setuid/setgid to someone else (secure-exec drops
+ * LD_PRELOAD), and the output can be created. Then it truncates the trace,
+ * measures the TSC rate once for every process of the run, runs the command,
+ * passes signals on, and exits with its status (128+N when killed by N),
+ * recording that death in the trace since the victim could not.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "iotrace.h"
+
+#define IORECORD_VERSION "0.1"
+
+static const char usage_text[] =
+    "usage: iorecord [-o TRACE] [--stacks|--no-stacks] [--] COMMAND [ARG...]\n"
+    "\n"
+    "Run COMMAND with the ioscope recorder preloaded and write the I/O trace\n"
+    "of COMMAND and every process it forks or execs to TRACE.\n"
+    "\n"
+    "  -o, --output TRACE  trace file (default: iorecord.zst)\n"
+    "      --stacks        record call stacks at open/fopen (default)\n"
+    "      --no-stacks     do not record call stacks\n"
+    "  -h, --help          show this help\n"
+    "      --version       show the version\n"
+    "\n"
+    "Exits with COMMAND's status, or 128+N when COMMAND is killed by signal N.\n";
+
+static pid_t child;
+
+static void die(int code, const char *fmt, const char *arg, int err)
+{
+    fprintf(stderr, "iorecord: ");
+    fprintf(stderr, fmt, arg);
+    if (err)
+        fprintf(stderr, ": %s", strerror(err));
+    fputc('\n', stderr);
+    exit(code);
+}
+
+/* out = a + sep + b (a is alen bytes); 0, or -1 when it does not fit. */
+static int join(char *out, size_t cap, const char *a, size_t alen,
+                const char *sep, const char *b)
+{
+    size_t sl = strlen(sep), bl = strlen(b);
+
+    if (alen + sl + bl + 1 > cap)
+        return -1;
+    memmove(out, a, alen);
+    memcpy(out + alen, sep, sl);
+    memcpy(out + alen + sl, b, bl + 1);
+    return 0;
+}
+
+/* Absolute form of path (its directory need not be canonical). */
+static void absolutize(const char *path, char *out, size_t cap)
+{
+    char cwd[PATH_MAX];
+
+    if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)) ||
+        join(out, cap, cwd, strlen(cwd), "/", path) != 0)
+        join(out, cap, path, strlen(path), "", "");
+}
+
+/* The preload library: $IORECORD_LIB, else ../lib/libiorecord.so beside us. */
+static void find_library(char *out, size_t cap)
+{
+    const char *env = getenv("IORECORD_LIB");
+    char self[PATH_MAX];
+    ssize_t n;
+    char *slash;
+
+    if (env && *env) {
+        absolutize(env, out, cap);
+    } else {
+        n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        if (n <= 0)
+            die(2, "cannot find my own executable", "", errno);
+        self[n] = '\0';
+        slash = strrchr(self, '/');
+        *slash = '\0';
+        if (strlen(self) + sizeof("/../lib/libiorecord.so") > cap)
+            die(2, "path too long: '%s'", self, 0);
+        snprintf(out, cap, "%s/../lib/libiorecord.so", self);
+    }
+    if (access(out, R_OK) != 0)
+        die(2, "cannot find the recorder library '%s'", out, errno);
+}
+
+/* COMMAND as execvp would find it; exits 127 when it cannot be found. */
+static void resolve_command(const char *cmd, char *out, size_t cap)
+{
+    const char *path = getenv("PATH");
+    int saw_eacces = 0;
+
+    if (strchr(cmd, '/')) {
+        if (access(cmd, F_OK) != 0)
+            die(127, "cannot run '%s'", cmd, errno);
+        if (access(cmd, X_OK) != 0)
+            die(126, "cannot run '%s'", cmd, errno);
+        snprintf(out, cap, "%s", cmd);
+        return;
+    }
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t l = strcspn(path, ":");
+        struct stat st;
+
+        if (join(out, cap, path, l, l ? "/" : "", cmd) != 0) {
+            out[0] = '\0';
+        } else if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (access(out, X_OK) == 0)
+                return;
+            saw_eacces = 1;
+        }
+        path += l;
+        if (*path)
+            path++;
+    }
+    if (saw_eacces)
+        die(126, "cannot run '%s'", cmd, EACCES);
+    die(127, "command not found: '%s'", cmd, 0);
+}
+
+/*
+ * Refuse what the preload cannot apply to: static executables (no
+ * PT_INTERP) and set-id programs. A "#!" script is judged by its
+ * interpreter.
+ */
+static void check_executable(const char *path, int depth)
+{
+    unsigned char hdr[256];
+    struct stat st;
+    ssize_t n;
+    int fd;
+
+    if (stat(path, &st) != 0)
+        die(127, "cannot run '%s'", path, errno);
+    if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+        ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
+        die(126, "'%s' is setuid/setgid: the recorder cannot be preloaded "
+                 "into it", path, 0);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        die(126, "cannot read '%s'", path, errno);
+    n = read(fd, hdr, sizeof(hdr));
+    if (n >= 4 && hdr[0] == '#' && hdr[1] == '!' && depth == 0) {
+        char interp[PATH_MAX];
+        size_t i = 2, j = 0;
+
+        close(fd);
+        while (i < (size_t)n && (hdr[i] == ' ' || hdr[i] == '\t'))
+            i++;
+        while (i < (size_t)n && hdr[i] != ' ' && hdr[i] != '\t' &&
+               hdr[i] != '\n' && j + 1 < sizeof(interp))
+            interp[j++] = (char)hdr[i++];
+        interp[j] = '\0';
+        if (j > 0)
+            check_executable(interp, 1);
+        return;
+    }
+    if (n < (ssize_t)sizeof(Elf64_Ehdr) || memcmp(hdr, ELFMAG, SELFMAG) != 0) {
+        close(fd);
+        return;   /* not ELF: leave it to exec to judge */
+    }
+    if (hdr[EI_CLASS] == ELFCLASS64) {
+        Elf64_Ehdr eh;
+        int interp = 0;
+
+        memcpy(&eh, hdr, sizeof(eh));
+        for (int i = 0; i < eh.e_phnum; i++) {
+            Elf64_Phdr ph;
+
+            if (pread(fd, &ph, sizeof(ph),
+                      (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+                (ssize_t)sizeof(ph))
+                break;
+            if (ph.p_type == PT_INTERP)
+                interp = 1;
+        }
+        close(fd);
+        if (!interp)
+            die(126, "'%s' is statically linked: the recorder cannot be "
+                     "preloaded into it", path, 0);
+        return;
+    }
+    close(fd);
+}
+
+/* The TSC rate, measured once here so every recorded process can skip it. */
+static unsigned long long tsc_mult(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    struct timespec t0, t1;
+    uint64_t c0, c1;
+    int64_t dn;
+
+    if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007 ||
+        !__get_cpuid(0x80000007, &a, &b, &c, &d) || !((d >> 8) & 1))
+        return 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    c0 = __builtin_ia32_rdtsc();
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        c1 = __builtin_ia32_rdtsc();
+        dn = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+    } while (dn < 20000000);
+    if (c1 <= c0)
+        return 0;
+    return (unsigned long long)(((unsigned __int128)dn << 32) / (c1 - c0));
+#else
+    return 0;
+#endif
+}
+
+static void set_env(const char *lib, const char *out, int stacks)
+{
+    const char *old = getenv("LD_PRELOAD");
+    char buf[2 * PATH_MAX + 2];
+    char num[32];
+
+    /* After any existing preload: a sanitizer runtime must stay first. */
+    if (!old || !*old || join(buf, sizeof(buf), old, strlen(old), ":", lib))
+        join(buf, sizeof(buf), lib, strlen(lib), "", "");
+    setenv("LD_PRELOAD", buf, 1);
+    setenv("IORECORD_OUTPUT", out, 1);
+    if (stacks >= 0)
+        setenv("IORECORD_STACKS", stacks ? "1" : "0", 1);
+    snprintf(num, sizeof(num), "%llu", tsc_mult());
+    setenv("IORECORD_TSC", num, 1);
+    unsetenv("IORECORD_DISABLE");
+}
+
+/* Signals sent to us by someone (not the terminal) go on to the command. */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (child > 0 && si->si_code != SI_KERNEL)
+        kill(child, sig);
+}
+
+static void forward_signals(void)
+{
+    static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+                                SIGUSR2, SIGALRM, SIGWINCH, SIGCONT, SIGPIPE };
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
+/* The command died by a signal: it could not write its own exit record. */
+static void record_kill(const char *out, pid_t pid, int sig)
+{
+    static uint8_t recs[256];
+    struct iot_chunker *ch = iot_chunker_create(1);
+    struct iot_chunk_hdr h;
+    struct iot_enc e;
+    struct timespec ts;
+    uint8_t frame[1024];
+    size_t n;
+    int fd;
+
+    if (!ch)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    iot_enc_begin(&e, recs, sizeof(recs),
+                  (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    iot_enc_exit(&e, e.base_t, 128 + sig, sig);
+    memset(&h, 0, sizeof(h));
+    h.version = IOT_FORMAT_VERSION;
+    h.flags = IOT_CHUNK_LAST;
+    h.pid = pid;
+    h.tid = pid;
+    h.stream_id = ((uint64_t)getpid() << 32) ^ (uint64_t)e.base_t ^ 0x10;
+    h.nrec = e.nrec;
+    h.base_t = e.base_t;
+    h.bytes = (uint32_t)e.len;
+    n = iot_chunk_compress(ch, &h, recs, frame, sizeof(frame));
+    iot_chunker_free(ch);
+    fd = open(out, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (n == 0 || fd < 0)
+        return;
+    if (write(fd, frame, n) != (ssize_t)n)
+        fprintf(stderr, "iorecord: cannot write trace '%s': %s\n", out,
+                strerror(errno));
+    close(fd);
+}
+
+int main(int argc, char **argv)
+{
+    const char *output = "iorecord.zst";
+    char out[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX];
+    int stacks = -1, i, fd, status;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (++i >= argc)
+                die(2, "option '%s' needs a file name", a, 0);
+            output = argv[i];
+        } else if (strncmp(a, "--output=", 9) == 0) {
+            output = a + 9;
+        } else if (strncmp(a, "-o", 2) == 0) {
+            output = a + 2;
+        } else if (strcmp(a, "--stacks") == 0) {
+            stacks = 1;
+        } else if (strcmp(a, "--no-stacks") == 0) {
+            stacks = 0;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("iorecord (ioscope) %s, trace format %d\n", IORECORD_VERSION,
+                   IOT_FORMAT_VERSION);
+            return 0;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "iorecord: unknown option '%s'\n%s", a, usage_text);
+            return 2;
+        } else {
+            break;
+        }
+    }
+    if (i >= argc) {
+        fprintf(stderr, "iorecord: no command given\n%s", usage_text);
+        return 2;
+    }
+    if (!*output)
+        die(2, "empty trace file name", "", 0);
+    find_library(lib, sizeof(lib));
+    resolve_command(argv[i], cmd, sizeof(cmd));
+    check_executable(cmd, 0);
+    absolutize(output, out, sizeof(out));
+    /* A new run: start the trace empty. Every process then appends to it. */
+    fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        die(2, "cannot open trace '%s'", output, errno);
+    close(fd);
+    set_env(lib, out, stacks);
+    forward_signals();
+    child = fork();
+    if (child < 0)
+        die(2, "cannot fork", "", errno);
+    if (child == 0) {
+        execv(cmd, argv + i);
+        fprintf(stderr, "iorecord: cannot run '%s': %s\n", argv[i],
+                strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    while (waitpid(child, &status, 0) < 0)
+        if (errno != EINTR)
+            die(2, "cannot wait for the command", "", errno);
+    if (WIFSIGNALED(status)) {
+        record_kill(out, child, WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}

@@ -1,0 +1,219 @@
+/*
+ * rec.h - internals of libiorecord.so shared by its source files.
+ *
+ * Shape of the recorder:
+ *   wrappers (wrap_*.c)  -> rec_io()/rec_call(): stamp, encode into the
+ *                           calling thread's chunk buffer (no lock, no syscall)
+ *   full or 1 s old chunk -> pushed on a lock-free queue (core.c)
+ *   flusher thread        -> compresses each chunk into one zstd frame and
+ *                            appends it to the trace with one write()
+ * The clock (clock.c) turns rdtsc stamps into CLOCK_MONOTONIC nanoseconds.
+ */
+#ifndef REC_H
+#define REC_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "iotrace.h"
+
+#define REC_TLS __attribute__((tls_model("initial-exec")))
+#define REC_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define REC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define REC_CHUNK_CAP   (64 * 1024)        /* bytes of records per chunk */
+#define REC_CHUNK_AGE   1000000000LL       /* close a chunk this old (ns) */
+#define REC_MAX_THREADS 4096               /* live threads recorded at once */
+#define REC_MAX_BUFS    1024               /* chunk buffers (64 MiB) at most */
+
+/* ---------------------------------------------------------------- clock */
+
+/*
+ * ns = ns0 + ((stamp - tsc0) * mult) >> 32. Published as an immutable struct
+ * through one pointer so a reader never sees half an update.
+ */
+struct rec_clock {
+    uint64_t tsc0;
+    int64_t  ns0;
+    uint64_t mult;
+};
+
+extern int rec_use_tsc;                    /* 0: stamps are clock_gettime ns */
+extern const struct rec_clock *rec_clock_cur;
+
+static inline int64_t rec_mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A raw time stamp: cheap to take, converted by rec_ns() later. */
+static inline uint64_t rec_stamp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (REC_LIKELY(rec_use_tsc))
+        return __builtin_ia32_rdtsc();
+#endif
+    return (uint64_t)rec_mono_ns();
+}
+
+static inline int64_t rec_ns_with(const struct rec_clock *c, uint64_t stamp)
+{
+    if (!rec_use_tsc)
+        return (int64_t)stamp;
+    return c->ns0 + (int64_t)(((__int128)(int64_t)(stamp - c->tsc0) *
+                               (__int128)c->mult) >> 32);
+}
+
+/* Calibrate (or take the launcher's calibration from the environment). */
+void rec_clock_init(void);
+/* Re-anchor against clock_gettime; called about once a second. */
+void rec_clock_reanchor(void);
+/* "mult" to pass to exec'd children in IORECORD_TSC, or 0 without a TSC. */
+uint64_t rec_clock_mult(void);
+
+/* ------------------------------------------------------- thread streams */
+
+/* One recorded thread: its open chunk and what the flusher needs to see. */
+struct rec_thread {
+    struct iot_enc enc;
+    int32_t  tid;
+    uint32_t seq;          /* chunk number within the stream */
+    uint64_t stream_id;
+    uint32_t buf;          /* buffer index + 1 of the open chunk, 0 = none */
+    uint32_t gen;          /* odd while the writer switches chunks */
+    uint64_t pub;          /* nrec << 32 | len: complete records so far */
+    int      state;        /* 0 free, 1 taken */
+    int      name_dirty;   /* renamed by another thread: re-read comm */
+    pthread_t self;
+    /* flusher only: what it snapshotted last */
+    uint32_t snap_buf;
+    uint32_t snap_len;
+};
+
+extern int rec_active;                      /* recording on */
+extern __thread int rec_guard REC_TLS;      /* inside the recorder */
+extern __thread struct rec_thread *rec_self REC_TLS;
+extern int rec_stacks;                      /* capture stacks at open */
+extern int32_t rec_pid;
+
+/* The calling thread's stream, started on its first event; NULL if none. */
+struct rec_thread *rec_thread_start(void);
+/* Close the open chunk (queue it) and begin a new one at `now`. */
+void rec_chunk_switch(struct rec_thread *t, int64_t now);
+
+static inline void rec_publish(struct rec_thread *t)
+{
+    __atomic_store_n(&t->pub, ((uint64_t)t->enc.nrec << 32) | t->enc.len,
+                     __ATOMIC_RELEASE);
+}
+
+/* Enter the recorder: the thread's stream with the guard set, or NULL. */
+static inline struct rec_thread *rec_enter(void)
+{
+    struct rec_thread *t;
+
+    if (REC_UNLIKELY(!rec_active) || REC_UNLIKELY(rec_guard))
+        return NULL;
+    rec_guard = 1;
+    t = rec_self;
+    if (REC_UNLIKELY(t == NULL)) {
+        t = rec_thread_start();
+        if (!t)
+            rec_guard = 0;
+    }
+    return t;
+}
+
+static inline void rec_leave(void)
+{
+    rec_guard = 0;
+}
+
+void rec_io_slow(struct rec_thread *t, unsigned op, int32_t fd, int64_t size,
+                 int64_t ret, int32_t err, int64_t a, int64_t dur);
+
+/*
+ * Record an fd call with only fd, size, ret and errno (read, write, ...).
+ * err is the errno to store (0 when the call succeeded). errno itself is
+ * left untouched.
+ */
+static inline void rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
+                          int32_t err, uint64_t s0, uint64_t s1)
+{
+    struct rec_thread *t = rec_enter();
+    const struct rec_clock *c;
+    int64_t a, b;
+
+    if (!t)
+        return;
+    c = __atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE);
+    a = rec_ns_with(c, s0);
+    b = rec_ns_with(c, s1);
+    if (REC_LIKELY(iot_enc_io(&t->enc, op, fd, size, ret, err, a, b - a) == 0 &&
+                   a - t->enc.base_t < REC_CHUNK_AGE))
+        rec_publish(t);
+    else
+        rec_io_slow(t, op, fd, size, ret, err, a, b - a);
+    rec_leave();
+}
+
+/*
+ * Record a call with any fields. path/mode/stack are strings (or NULL) that
+ * become ids in the chunk. Takes the guard itself.
+ */
+void rec_call(struct iot_event *ev, const char *path, const char *mode,
+              const char *stack, uint64_t s0, uint64_t s1);
+
+/* The same for a caller that already holds the guard (rec_enter()). */
+void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
+                 const char *mode, const char *stack, uint64_t s0, uint64_t s1);
+
+/* ------------------------------------------------------------ lifecycle */
+
+/* Flush everything this process has (exec, exit): synchronous. */
+void rec_flush_all(void);
+/* Record the process exit and flush; later events are dropped. */
+void rec_finish(int status, int sig);
+/* Note the status main() returned or exit() was given. */
+void rec_note_status(int status);
+/* Record that `pid` (a child) was killed by `sig`, seen by waitpid. */
+void rec_child_killed(pid_t pid, int sig);
+/* A thread renamed itself (self != 0) or another thread. */
+void rec_thread_renamed(pthread_t thread, const char *name);
+
+/* The trace fd, and moving it out of the program's way. */
+int rec_trace_fd(void);
+void rec_trace_fd_move(void);
+
+/* ---------------------------------------------------------------- stacks */
+
+/* Warm the unwinder up and learn this library's address range. */
+void rec_stack_init(void);
+/* The caller's stack as the SPEC's string, or NULL; cached, never freed. */
+const char *rec_stack_capture(void);
+
+/* ------------------------------------------------------------------ env */
+
+/* Absolute path of this library, of the trace, and the stacks setting. */
+extern char rec_lib_path[];
+extern char rec_out_path[];
+
+/*
+ * envp with LD_PRELOAD, IORECORD_OUTPUT, IORECORD_STACKS and IORECORD_TSC
+ * set for a child of this recording. Allocated with mmap (safe in a vfork
+ * child); release with rec_env_free(). Returns envp itself when nothing
+ * needs to change or on failure.
+ */
+char **rec_env_fix(char *const envp[]);
+void rec_env_free(char **fixed, char *const envp[]);
+
+/* Raw helpers that never go through a wrapper. */
+long rec_sys_write_all(int fd, const void *buf, size_t n);
+void rec_warn(const char *msg, int err);
+
+#endif

@@ -1,0 +1,690 @@
+/*
+ * wrap_posix.c - the fd-level wrappers: open, read, write and their kin,
+ * seeks, closes, syncs, dups, copies and maps.
+ *
+ * Every wrapper has the same shape: stamp, call the real function, stamp,
+ * record (which saves nothing: errno is read before recording and the
+ * recorder never changes it), return the real result untouched.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "real.h"
+#include "rec.h"
+
+/* Call the real function, or fail like a missing syscall if libc lacks it. */
+#define CALL_REAL(fail, name, ...)                                             \
+    (REAL(name) ? real_##name(__VA_ARGS__) : (errno = ENOSYS, (fail)))
+
+#define ERR_OF(r) ((r) < 0 ? errno : 0)
+
+/* read(2)-shaped calls: fd, count, return. */
+#define WRAP_IO(rtype, name, op, params, fd, size, ...)                        \
+    rtype name params                                                          \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        rtype r;                                                               \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, __VA_ARGS__);                           \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        s1 = rec_stamp();                                                      \
+        rec_io(op, fd, (int64_t)(size), r, ERR_OF(r), s0, s1);                 \
+        return r;                                                              \
+    }
+
+WRAP_IO(ssize_t, read, IOT_OP_READ, (int fd, void *buf, size_t n), fd, n,
+        fd, buf, n)
+WRAP_IO(ssize_t, __read_chk, IOT_OP_READ,
+        (int fd, void *buf, size_t n, size_t buflen), fd, n, fd, buf, n, buflen)
+WRAP_IO(ssize_t, write, IOT_OP_WRITE, (int fd, const void *buf, size_t n), fd,
+        n, fd, buf, n)
+
+/* ------------------------------------------------- calls with an offset */
+
+static int64_t iov_sum(const struct iovec *iov, int n)
+{
+    int64_t s = 0;
+
+    if (!iov || n <= 0 || n > 1024)
+        return 0;
+    for (int i = 0; i < n; i++)
+        s += (int64_t)iov[i].iov_len;
+    return s;
+}
+
+static void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret,
+                        int err, uint32_t more, int64_t offset,
+                        uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = { 0 };
+
+    ev.op = (uint8_t)op;
+    ev.has = IOT_HAS_FD | IOT_HAS_SIZE | more | (err ? IOT_HAS_ERRNO : 0);
+    ev.fd = fd;
+    ev.size = size;
+    ev.ret = ret;
+    ev.err = err;
+    ev.offset = offset;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+}
+
+#define WRAP_OFF(rtype, name, op, params, fd, size, off, ...)                  \
+    rtype name params                                                          \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        rtype r;                                                               \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, __VA_ARGS__);                           \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        s1 = rec_stamp();                                                      \
+        rec_fd_call(op, fd, (int64_t)(size), r, ERR_OF(r), IOT_HAS_OFFSET,     \
+                    (int64_t)(off), s0, s1);                                   \
+        return r;                                                              \
+    }
+
+WRAP_OFF(ssize_t, pread, IOT_OP_PREAD,
+         (int fd, void *buf, size_t n, off_t off), fd, n, off, fd, buf, n, off)
+WRAP_OFF(ssize_t, pread64, IOT_OP_PREAD,
+         (int fd, void *buf, size_t n, off64_t off), fd, n, off,
+         fd, buf, n, off)
+WRAP_OFF(ssize_t, __pread_chk, IOT_OP_PREAD,
+         (int fd, void *buf, size_t n, off_t off, size_t bl), fd, n, off,
+         fd, buf, n, off, bl)
+WRAP_OFF(ssize_t, __pread64_chk, IOT_OP_PREAD,
+         (int fd, void *buf, size_t n, off64_t off, size_t bl), fd, n, off,
+         fd, buf, n, off, bl)
+WRAP_OFF(ssize_t, pwrite, IOT_OP_PWRITE,
+         (int fd, const void *buf, size_t n, off_t off), fd, n, off,
+         fd, buf, n, off)
+WRAP_OFF(ssize_t, pwrite64, IOT_OP_PWRITE,
+         (int fd, const void *buf, size_t n, off64_t off), fd, n, off,
+         fd, buf, n, off)
+WRAP_OFF(ssize_t, preadv, IOT_OP_PREADV,
+         (int fd, const struct iovec *iov, int c, off_t off), fd,
+         iov_sum(iov, c), off, fd, iov, c, off)
+WRAP_OFF(ssize_t, preadv64, IOT_OP_PREADV,
+         (int fd, const struct iovec *iov, int c, off64_t off), fd,
+         iov_sum(iov, c), off, fd, iov, c, off)
+WRAP_OFF(ssize_t, pwritev, IOT_OP_PWRITEV,
+         (int fd, const struct iovec *iov, int c, off_t off), fd,
+         iov_sum(iov, c), off, fd, iov, c, off)
+WRAP_OFF(ssize_t, pwritev64, IOT_OP_PWRITEV,
+         (int fd, const struct iovec *iov, int c, off64_t off), fd,
+         iov_sum(iov, c), off, fd, iov, c, off)
+
+WRAP_IO(ssize_t, readv, IOT_OP_READV,
+        (int fd, const struct iovec *iov, int c), fd, iov_sum(iov, c),
+        fd, iov, c)
+WRAP_IO(ssize_t, writev, IOT_OP_WRITEV,
+        (int fd, const struct iovec *iov, int c), fd, iov_sum(iov, c),
+        fd, iov, c)
+
+/* The v2 calls use the file position when the offset is -1. */
+#define WRAP_V2(rtype, name, op_pos, op_off, params, ...)                      \
+    rtype name params                                                          \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        rtype r;                                                               \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, __VA_ARGS__);                           \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        s1 = rec_stamp();                                                      \
+        if (off == -1)                                                         \
+            rec_io(op_pos, fd, iov_sum(iov, c), r, ERR_OF(r), s0, s1);         \
+        else                                                                   \
+            rec_fd_call(op_off, fd, iov_sum(iov, c), r, ERR_OF(r),             \
+                        IOT_HAS_OFFSET, (int64_t)off, s0, s1);                 \
+        return r;                                                              \
+    }
+
+WRAP_V2(ssize_t, preadv2, IOT_OP_READV, IOT_OP_PREADV,
+        (int fd, const struct iovec *iov, int c, off_t off, int fl),
+        fd, iov, c, off, fl)
+WRAP_V2(ssize_t, preadv64v2, IOT_OP_READV, IOT_OP_PREADV,
+        (int fd, const struct iovec *iov, int c, off64_t off, int fl),
+        fd, iov, c, off, fl)
+WRAP_V2(ssize_t, pwritev2, IOT_OP_WRITEV, IOT_OP_PWRITEV,
+        (int fd, const struct iovec *iov, int c, off_t off, int fl),
+        fd, iov, c, off, fl)
+WRAP_V2(ssize_t, pwritev64v2, IOT_OP_WRITEV, IOT_OP_PWRITEV,
+        (int fd, const struct iovec *iov, int c, off64_t off, int fl),
+        fd, iov, c, off, fl)
+
+/* ----------------------------------------------------------------- open */
+
+/*
+ * The absolute form of a path given relative to dirfd, so sessions of one
+ * file match whatever directory the program was in. Uses raw syscalls.
+ */
+static const char *abs_path(int dirfd, const char *path, char *buf, size_t cap)
+{
+    size_t n;
+    long r;
+
+    if (!path)
+        return NULL;
+    if (path[0] == '/' || path[0] == '\0')
+        return path;
+    if (dirfd == AT_FDCWD) {
+        r = syscall(SYS_getcwd, buf, cap);
+        if (r <= 0)
+            return path;
+        n = strlen(buf);
+    } else {
+        char link[64];
+
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+        r = syscall(SYS_readlink, link, buf, cap - 1);
+        if (r <= 0 || buf[0] != '/')
+            return path;
+        n = (size_t)r;
+        buf[n] = '\0';
+    }
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    if (path[0] == '.' && path[1] == '\0')
+        path++;
+    if (n + 1 + strlen(path) + 1 > cap)
+        return path;
+    if (n > 1)
+        buf[n++] = '/';
+    strcpy(buf + n, path);
+    if (n > 1 && buf[n] == '\0')
+        buf[n - 1] = '\0';   /* "." alone: the directory itself */
+    return buf;
+}
+
+static void rec_open(int dirfd, const char *path, int flags, int r, int err,
+                     uint64_t s0, uint64_t s1)
+{
+    struct rec_thread *t = rec_enter();
+    struct iot_event ev = { 0 };
+    char buf[PATH_MAX + 64];
+    const char *stack;
+
+    if (!t)
+        return;
+    ev.op = IOT_OP_OPEN;
+    ev.has = IOT_HAS_FLAGS | (r >= 0 ? IOT_HAS_FD : 0) |
+             (err ? IOT_HAS_ERRNO : 0);
+    ev.fd = r;
+    ev.flags = flags;
+    ev.ret = r;
+    ev.err = err;
+    stack = rec_stacks ? rec_stack_capture() : NULL;
+    rec_call_in(t, &ev, abs_path(dirfd, path, buf, sizeof(buf)), NULL, stack,
+                s0, s1);
+    rec_leave();
+}
+
+static mode_t mode_arg(int flags, va_list ap)
+{
+    if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+        return (mode_t)va_arg(ap, int);
+    return 0;
+}
+
+#define WRAP_OPEN(name, extra)                                                 \
+    int name(const char *path, int flags, ...)                                 \
+    {                                                                          \
+        va_list ap;                                                            \
+        mode_t mode;                                                           \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        va_start(ap, flags);                                                   \
+        mode = mode_arg(flags, ap);                                            \
+        va_end(ap);                                                            \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, path, flags | (extra), mode);           \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, path, flags | (extra), mode);                  \
+        s1 = rec_stamp();                                                      \
+        rec_open(AT_FDCWD, path, flags | (extra), r, ERR_OF(r), s0, s1);       \
+        return r;                                                              \
+    }
+
+#define WRAP_OPENAT(name)                                                      \
+    int name(int dirfd, const char *path, int flags, ...)                      \
+    {                                                                          \
+        va_list ap;                                                            \
+        mode_t mode;                                                           \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        va_start(ap, flags);                                                   \
+        mode = mode_arg(flags, ap);                                            \
+        va_end(ap);                                                            \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, dirfd, path, flags, mode);              \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, dirfd, path, flags, mode);                     \
+        s1 = rec_stamp();                                                      \
+        rec_open(dirfd, path, flags, r, ERR_OF(r), s0, s1);                    \
+        return r;                                                              \
+    }
+
+WRAP_OPEN(open, 0)
+WRAP_OPEN(open64, 0)
+WRAP_OPENAT(openat)
+WRAP_OPENAT(openat64)
+
+/* The fortified and creat forms take no mode or a fixed one. */
+#define WRAP_OPEN_FIXED(name, params, dirfd, path, flags, ...)                 \
+    int name params                                                            \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, __VA_ARGS__);                           \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        s1 = rec_stamp();                                                      \
+        rec_open(dirfd, path, flags, r, ERR_OF(r), s0, s1);                    \
+        return r;                                                              \
+    }
+
+WRAP_OPEN_FIXED(__open_2, (const char *p, int fl), AT_FDCWD, p, fl, p, fl)
+WRAP_OPEN_FIXED(__open64_2, (const char *p, int fl), AT_FDCWD, p, fl, p, fl)
+WRAP_OPEN_FIXED(__openat_2, (int d, const char *p, int fl), d, p, fl, d, p, fl)
+WRAP_OPEN_FIXED(__openat64_2, (int d, const char *p, int fl), d, p, fl,
+                d, p, fl)
+WRAP_OPEN_FIXED(creat, (const char *p, mode_t m), AT_FDCWD, p,
+                O_CREAT | O_WRONLY | O_TRUNC, p, m)
+WRAP_OPEN_FIXED(creat64, (const char *p, mode_t m), AT_FDCWD, p,
+                O_CREAT | O_WRONLY | O_TRUNC, p, m)
+
+/* ---------------------------------------------------------------- seeks */
+
+#define WRAP_SEEK(rtype, name, otype)                                          \
+    rtype name(int fd, otype off, int whence)                                  \
+    {                                                                          \
+        struct iot_event ev = { 0 };                                           \
+        uint64_t s0, s1;                                                       \
+        rtype r;                                                               \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, fd, off, whence);                       \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, fd, off, whence);                              \
+        s1 = rec_stamp();                                                      \
+        ev.op = IOT_OP_LSEEK;                                                  \
+        ev.err = ERR_OF(r);                                                    \
+        ev.has = IOT_HAS_FD | IOT_HAS_OFFSET | IOT_HAS_WHENCE |                \
+                 (ev.err ? IOT_HAS_ERRNO : 0);                                 \
+        ev.fd = fd;                                                            \
+        ev.offset = (int64_t)off;                                              \
+        ev.whence = whence;                                                    \
+        ev.ret = (int64_t)r;                                                   \
+        rec_call(&ev, NULL, NULL, NULL, s0, s1);                               \
+        return r;                                                              \
+    }
+
+WRAP_SEEK(off_t, lseek, off_t)
+WRAP_SEEK(off64_t, lseek64, off64_t)
+
+/* ---------------------------------------------------- sync and truncate */
+
+static void rec_simple(unsigned op, int fd, uint32_t more, int64_t size,
+                       int64_t ret, int err, uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = { 0 };
+
+    ev.op = (uint8_t)op;
+    ev.has = IOT_HAS_FD | more | (err ? IOT_HAS_ERRNO : 0);
+    ev.fd = fd;
+    ev.size = size;
+    ev.ret = ret;
+    ev.err = err;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+}
+
+#define WRAP_SYNC(name, op)                                                    \
+    int name(int fd)                                                           \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, fd);                                    \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, fd);                                           \
+        s1 = rec_stamp();                                                      \
+        rec_simple(op, fd, 0, 0, r, ERR_OF(r), s0, s1);                        \
+        return r;                                                              \
+    }
+
+WRAP_SYNC(fsync, IOT_OP_FSYNC)
+WRAP_SYNC(fdatasync, IOT_OP_FDATASYNC)
+
+#define WRAP_TRUNC(name, otype)                                                \
+    int name(int fd, otype len)                                                \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, fd, len);                               \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, fd, len);                                      \
+        s1 = rec_stamp();                                                      \
+        rec_simple(IOT_OP_FTRUNCATE, fd, IOT_HAS_SIZE, (int64_t)len, r,        \
+                   ERR_OF(r), s0, s1);                                         \
+        return r;                                                              \
+    }
+
+WRAP_TRUNC(ftruncate, off_t)
+WRAP_TRUNC(ftruncate64, off64_t)
+
+/* ---------------------------------------------------------------- close */
+
+/* st_size of a regular file, -1 otherwise. */
+static int64_t fd_size(int fd)
+{
+    struct stat st;
+
+    if (fd < 0 || syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    return (int64_t)st.st_size;
+}
+
+int close(int fd)
+{
+    struct iot_event ev = { 0 };
+    uint64_t s0, s1;
+    int r;
+
+    if (fd >= 0 && fd == rec_trace_fd()) {
+        /* The program never opened our fd: to it, it is not open. */
+        errno = EBADF;
+        return -1;
+    }
+    if (!rec_active || rec_guard)
+        return CALL_REAL(-1, close, fd);
+    ev.file_size = fd_size(fd);
+    s0 = rec_stamp();
+    r = CALL_REAL(-1, close, fd);
+    s1 = rec_stamp();
+    ev.op = IOT_OP_CLOSE;
+    ev.err = ERR_OF(r);
+    ev.has = IOT_HAS_FD | (ev.file_size >= 0 ? IOT_HAS_FILE_SIZE : 0) |
+             (ev.err ? IOT_HAS_ERRNO : 0);
+    ev.fd = fd;
+    ev.ret = r;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+    return r;
+}
+
+/* close_range() over [first, last] minus the trace fd. */
+static int close_range_around(unsigned first, unsigned last, int flags)
+{
+    int tfd = rec_trace_fd(), r = 0;
+
+    if (tfd < 0 || (unsigned)tfd < first || (unsigned)tfd > last)
+        return (int)syscall(SYS_close_range, first, last, flags);
+    if ((unsigned)tfd > first)
+        r = (int)syscall(SYS_close_range, first, (unsigned)tfd - 1, flags);
+    if (r == 0 && (unsigned)tfd < last)
+        r = (int)syscall(SYS_close_range, (unsigned)tfd + 1, last, flags);
+    return r;
+}
+
+static void rec_close_range(unsigned first, unsigned last, int r, int err,
+                            uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = { 0 };
+
+    ev.op = IOT_OP_CLOSE_RANGE;
+    ev.has = IOT_HAS_FD | IOT_HAS_LAST_FD | (err ? IOT_HAS_ERRNO : 0);
+    ev.fd = first > INT32_MAX ? INT32_MAX : (int32_t)first;
+    ev.last_fd = last > INT32_MAX ? INT32_MAX : (int32_t)last;
+    ev.ret = r;
+    ev.err = err;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+}
+
+int close_range(unsigned first, unsigned last, int flags)
+{
+    uint64_t s0 = rec_stamp(), s1;
+    int r = close_range_around(first, last, flags);
+
+    s1 = rec_stamp();
+    rec_close_range(first, last, r, ERR_OF(r), s0, s1);
+    return r;
+}
+
+void closefrom(int low)
+{
+    uint64_t s0 = rec_stamp(), s1;
+    int saved = errno;
+
+    if (low < 0)
+        low = 0;
+    close_range_around((unsigned)low, ~0u, 0);
+    s1 = rec_stamp();
+    errno = saved;
+    rec_close_range((unsigned)low, ~0u, 0, 0, s0, s1);
+}
+
+/* ------------------------------------------------------------------ dup */
+
+static void rec_dup(int oldfd, int r, int err, uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = { 0 };
+
+    ev.op = IOT_OP_DUP;
+    ev.has = IOT_HAS_FD | (r >= 0 ? IOT_HAS_NEWFD : 0) |
+             (err ? IOT_HAS_ERRNO : 0);
+    ev.fd = oldfd;
+    ev.newfd = r;
+    ev.ret = r;
+    ev.err = err;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+}
+
+/* Whether fd is ours (then the program's call fails with EBADF). */
+static int is_trace_fd(int fd)
+{
+    return fd >= 0 && fd == rec_trace_fd();
+}
+
+int dup(int oldfd)
+{
+    uint64_t s0 = rec_stamp(), s1;
+    int r;
+
+    if (is_trace_fd(oldfd)) {
+        errno = EBADF;
+        r = -1;
+    } else {
+        r = CALL_REAL(-1, dup, oldfd);
+    }
+    s1 = rec_stamp();
+    rec_dup(oldfd, r, ERR_OF(r), s0, s1);
+    return r;
+}
+
+int dup2(int oldfd, int newfd)
+{
+    uint64_t s0 = rec_stamp(), s1;
+    int r;
+
+    if (is_trace_fd(oldfd)) {
+        errno = EBADF;
+        r = -1;
+    } else {
+        if (is_trace_fd(newfd))
+            rec_trace_fd_move();   /* the program wants this number: give way */
+        r = CALL_REAL(-1, dup2, oldfd, newfd);
+    }
+    s1 = rec_stamp();
+    rec_dup(oldfd, r, ERR_OF(r), s0, s1);
+    return r;
+}
+
+int dup3(int oldfd, int newfd, int flags)
+{
+    uint64_t s0 = rec_stamp(), s1;
+    int r;
+
+    if (is_trace_fd(oldfd)) {
+        errno = EBADF;
+        r = -1;
+    } else {
+        if (is_trace_fd(newfd))
+            rec_trace_fd_move();
+        r = CALL_REAL(-1, dup3, oldfd, newfd, flags);
+    }
+    s1 = rec_stamp();
+    rec_dup(oldfd, r, ERR_OF(r), s0, s1);
+    return r;
+}
+
+/*
+ * fcntl's third argument is an int or a pointer depending on cmd; like libc,
+ * pass it on as a pointer-sized value.
+ */
+#define WRAP_FCNTL(name)                                                       \
+    int name(int fd, int cmd, ...)                                             \
+    {                                                                          \
+        va_list ap;                                                            \
+        void *arg;                                                             \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        va_start(ap, cmd);                                                     \
+        arg = va_arg(ap, void *);                                              \
+        va_end(ap);                                                            \
+        if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)                          \
+            return CALL_REAL(-1, name, fd, cmd, arg);                          \
+        s0 = rec_stamp();                                                      \
+        if (is_trace_fd(fd)) {                                                 \
+            errno = EBADF;                                                     \
+            r = -1;                                                            \
+        } else {                                                               \
+            r = CALL_REAL(-1, name, fd, cmd, arg);                             \
+        }                                                                      \
+        s1 = rec_stamp();                                                      \
+        rec_dup(fd, r, ERR_OF(r), s0, s1);                                     \
+        return r;                                                              \
+    }
+
+WRAP_FCNTL(fcntl)
+WRAP_FCNTL(fcntl64)
+
+/* ------------------------------------------------------ copies and maps */
+
+static void rec_copy(unsigned op, int out, int in, int64_t size,
+                     const int64_t *off, int64_t r, int err,
+                     uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = { 0 };
+
+    ev.op = (uint8_t)op;
+    ev.has = IOT_HAS_FD | IOT_HAS_IN_FD | IOT_HAS_SIZE |
+             (off ? IOT_HAS_OFFSET : 0) | (err ? IOT_HAS_ERRNO : 0);
+    ev.fd = out;
+    ev.in_fd = in;
+    ev.size = size;
+    ev.offset = off ? *off : 0;
+    ev.ret = r;
+    ev.err = err;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+}
+
+#define WRAP_SENDFILE(name, otype)                                             \
+    ssize_t name(int out, int in, otype *off, size_t n)                        \
+    {                                                                          \
+        int64_t o = off ? (int64_t)*off : 0;                                   \
+        uint64_t s0 = rec_stamp(), s1;                                         \
+        ssize_t r = CALL_REAL(-1, name, out, in, off, n);                      \
+        s1 = rec_stamp();                                                      \
+        rec_copy(IOT_OP_SENDFILE, out, in, (int64_t)n, off ? &o : NULL, r,     \
+                 ERR_OF(r), s0, s1);                                           \
+        return r;                                                              \
+    }
+
+WRAP_SENDFILE(sendfile, off_t)
+WRAP_SENDFILE(sendfile64, off64_t)
+
+#define WRAP_COPY(name, op)                                                    \
+    ssize_t name(int in, off64_t *offin, int out, off64_t *offout, size_t n,   \
+                 unsigned fl)                                                  \
+    {                                                                          \
+        int64_t o = offin ? (int64_t)*offin : 0;                               \
+        uint64_t s0 = rec_stamp(), s1;                                         \
+        ssize_t r = CALL_REAL(-1, name, in, offin, out, offout, n, fl);        \
+        s1 = rec_stamp();                                                      \
+        rec_copy(op, out, in, (int64_t)n, offin ? &o : NULL, r, ERR_OF(r),     \
+                 s0, s1);                                                      \
+        return r;                                                              \
+    }
+
+WRAP_COPY(copy_file_range, IOT_OP_COPY_FILE_RANGE)
+WRAP_COPY(splice, IOT_OP_SPLICE)
+
+#define WRAP_MMAP(name, otype)                                                 \
+    void *name(void *addr, size_t len, int prot, int flags, int fd,            \
+               otype off)                                                      \
+    {                                                                          \
+        struct iot_event ev = { 0 };                                           \
+        uint64_t s0, s1;                                                       \
+        void *r;                                                               \
+        /* Anonymous maps are memory, not file I/O. */                         \
+        if (!rec_active || fd < 0 || (flags & MAP_ANONYMOUS))                  \
+            return CALL_REAL(MAP_FAILED, name, addr, len, prot, flags, fd,     \
+                             off);                                             \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(MAP_FAILED, name, addr, len, prot, flags, fd, off);      \
+        s1 = rec_stamp();                                                      \
+        ev.op = IOT_OP_MMAP;                                                   \
+        ev.err = r == MAP_FAILED ? errno : 0;                                  \
+        ev.has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET |                  \
+                 (ev.err ? IOT_HAS_ERRNO : 0);                                 \
+        ev.fd = fd;                                                            \
+        ev.size = (int64_t)len;                                                \
+        ev.offset = (int64_t)off;                                              \
+        ev.ret = r == MAP_FAILED ? -1 : (int64_t)(intptr_t)r;                  \
+        rec_call(&ev, NULL, NULL, NULL, s0, s1);                               \
+        return r;                                                              \
+    }
+
+WRAP_MMAP(mmap, off_t)
+WRAP_MMAP(mmap64, off64_t)
+
+static void rec_mem(unsigned op, void *addr, size_t len, int r, int err,
+                    uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = { 0 };
+
+    ev.op = (uint8_t)op;
+    ev.has = IOT_HAS_SIZE | IOT_HAS_OFFSET | (err ? IOT_HAS_ERRNO : 0);
+    ev.size = (int64_t)len;
+    ev.offset = (int64_t)(intptr_t)addr;  /* the mapping's address */
+    ev.ret = r;
+    ev.err = err;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+}
+
+int munmap(void *addr, size_t len)
+{
+    uint64_t s0 = rec_stamp(), s1;
+    int r = CALL_REAL(-1, munmap, addr, len);
+
+    s1 = rec_stamp();
+    rec_mem(IOT_OP_MUNMAP, addr, len, r, ERR_OF(r), s0, s1);
+    return r;
+}
+
+int msync(void *addr, size_t len, int flags)
+{
+    uint64_t s0 = rec_stamp(), s1;
+    int r = CALL_REAL(-1, msync, addr, len, flags);
+
+    s1 = rec_stamp();
+    rec_mem(IOT_OP_MSYNC, addr, len, r, ERR_OF(r), s0, s1);
+    return r;
+}

@@ -1,0 +1,375 @@
+/*
+ * wrap_proc.c - processes and threads: exec (flush first, keep the preload
+ * in the child's environment), posix_spawn, vfork, exit paths, waitpid (a
+ * child killed by a signal cannot record its own end), thread names.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "real.h"
+#include "rec.h"
+
+extern char **environ;
+
+/* ----------------------------------------------------------- environment */
+
+static int has_prefix(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* Whether a colon/space separated LD_PRELOAD list names lib. */
+static int preload_has(const char *list, const char *lib)
+{
+    size_t n = strlen(lib);
+
+    for (const char *p = list; *p;) {
+        size_t l = strcspn(p, ": ");
+
+        if (l == n && strncmp(p, lib, n) == 0)
+            return 1;
+        p += l;
+        if (*p)
+            p++;
+    }
+    return 0;
+}
+
+/*
+ * Layout of a fixed environment: one mapping holding its own size, the
+ * pointer array, then the new strings.
+ */
+char **rec_env_fix(char *const envp[])
+{
+    static char *const empty[] = { NULL };
+    const char *old_preload = NULL;
+    size_t n = 0, size, strsz;
+    char tsc[32];
+    char *base, *str, **out;
+    size_t k = 0;
+
+    if (!rec_lib_path[0] || !rec_out_path[0])
+        return (char **)envp;
+    if (!envp)
+        envp = empty;
+    for (; envp[n]; n++)
+        if (has_prefix(envp[n], "LD_PRELOAD="))
+            old_preload = envp[n] + 11;
+    snprintf(tsc, sizeof(tsc), "%llu", (unsigned long long)rec_clock_mult());
+    strsz = 16 + (old_preload ? strlen(old_preload) + 1 : 0) +
+            strlen(rec_lib_path) + 20 + strlen(rec_out_path) + 20 + 20 +
+            strlen(tsc) + 16;
+    size = sizeof(size_t) + (n + 5) * sizeof(char *) + strsz;
+    base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                -1, 0);
+    if (base == MAP_FAILED)
+        return (char **)envp;
+    memcpy(base, &size, sizeof(size));
+    out = (char **)(base + sizeof(size_t));
+    str = (char *)(out + n + 5);
+    for (size_t i = 0; i < n; i++)
+        if (!has_prefix(envp[i], "LD_PRELOAD=") &&
+            !has_prefix(envp[i], "IORECORD_OUTPUT=") &&
+            !has_prefix(envp[i], "IORECORD_STACKS=") &&
+            !has_prefix(envp[i], "IORECORD_TSC="))
+            out[k++] = envp[i];
+    /* Appended after any other preload (a sanitizer runtime must stay first). */
+    out[k++] = str;
+    if (old_preload && *old_preload && !preload_has(old_preload, rec_lib_path))
+        str += sprintf(str, "LD_PRELOAD=%s:%s", old_preload, rec_lib_path) + 1;
+    else if (old_preload && *old_preload)
+        str += sprintf(str, "LD_PRELOAD=%s", old_preload) + 1;
+    else
+        str += sprintf(str, "LD_PRELOAD=%s", rec_lib_path) + 1;
+    out[k++] = str;
+    str += sprintf(str, "IORECORD_OUTPUT=%s", rec_out_path) + 1;
+    out[k++] = str;
+    str += sprintf(str, "IORECORD_STACKS=%d", rec_stacks ? 1 : 0) + 1;
+    out[k++] = str;
+    sprintf(str, "IORECORD_TSC=%s", tsc);
+    out[k] = NULL;
+    return out;
+}
+
+void rec_env_free(char **fixed, char *const envp[])
+{
+    char *base;
+    size_t size;
+
+    if (!fixed || fixed == (char **)envp)
+        return;
+    base = (char *)fixed - sizeof(size_t);
+    memcpy(&size, base, sizeof(size));
+    syscall(SYS_munmap, base, size);
+}
+
+/* ------------------------------------------------------------------ exec */
+
+/* Flush before the image is replaced; not in a vfork child (guard set). */
+static void before_exec(void)
+{
+    if (!rec_guard)
+        rec_flush_all();
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+    char **env = rec_env_fix(envp);
+    int r, saved;
+
+    before_exec();
+    r = REAL(execve) ? real_execve(path, argv, env) : (errno = ENOSYS, -1);
+    saved = errno;
+    rec_env_free(env, envp);
+    errno = saved;
+    return r;
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    char **env = rec_env_fix(envp);
+    int r, saved;
+
+    before_exec();
+    r = REAL(execvpe) ? real_execvpe(file, argv, env) : (errno = ENOSYS, -1);
+    saved = errno;
+    rec_env_free(env, envp);
+    errno = saved;
+    return r;
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    char **env = rec_env_fix(envp);
+    int r, saved;
+
+    before_exec();
+    r = REAL(fexecve) ? real_fexecve(fd, argv, env) : (errno = ENOSYS, -1);
+    saved = errno;
+    rec_env_free(env, envp);
+    errno = saved;
+    return r;
+}
+
+int execv(const char *path, char *const argv[])
+{
+    return execve(path, argv, environ);
+}
+
+int execvp(const char *file, char *const argv[])
+{
+    return execvpe(file, argv, environ);
+}
+
+/* The execl forms: collect the variadic arguments into an argv. */
+#define COLLECT_ARGS(arg0, argv, ap, after)                                    \
+    size_t argc_ = 1;                                                          \
+    va_start(ap, arg0);                                                        \
+    while (va_arg(ap, char *))                                                 \
+        argc_++;                                                               \
+    va_end(ap);                                                                \
+    char *argv[argc_ + 1];                                                     \
+    va_start(ap, arg0);                                                        \
+    argv[0] = (char *)arg0;                                                    \
+    for (size_t i_ = 1; i_ <= argc_; i_++)                                     \
+        argv[i_] = va_arg(ap, char *);                                         \
+    after;                                                                     \
+    va_end(ap)
+
+int execl(const char *path, const char *arg0, ...)
+{
+    va_list ap;
+
+    COLLECT_ARGS(arg0, argv, ap, (void)0);
+    return execve(path, argv, environ);
+}
+
+int execlp(const char *file, const char *arg0, ...)
+{
+    va_list ap;
+
+    COLLECT_ARGS(arg0, argv, ap, (void)0);
+    return execvpe(file, argv, environ);
+}
+
+int execle(const char *path, const char *arg0, ...)
+{
+    va_list ap;
+    char **envp;
+
+    COLLECT_ARGS(arg0, argv, ap, envp = va_arg(ap, char **));
+    return execve(path, argv, envp);
+}
+
+#define WRAP_SPAWN(name)                                                       \
+    int name(pid_t *pid, const char *path,                                     \
+             const posix_spawn_file_actions_t *fa,                             \
+             const posix_spawnattr_t *attr, char *const argv[],                \
+             char *const envp[])                                               \
+    {                                                                          \
+        char **env = rec_env_fix(envp);                                        \
+        int r = REAL(name) ? real_##name(pid, path, fa, attr, argv, env)       \
+                           : ENOSYS;                                           \
+        int saved = errno;                                                     \
+        rec_env_free(env, envp);                                               \
+        errno = saved;                                                         \
+        return r;                                                              \
+    }
+
+WRAP_SPAWN(posix_spawn)
+WRAP_SPAWN(posix_spawnp)
+
+/*
+ * vfork: the child shares our memory, so it must not touch the recorder's
+ * buffers. The guard is set across the syscall and cleared in the parent
+ * only; the child passes every call through until it execs or exits.
+ * Written in assembly because a C wrapper's frame would be clobbered by the
+ * child before the parent returns through it (the reason vfork is special).
+ */
+#if defined(__x86_64__)
+__asm__(".text\n"
+        ".globl vfork\n"
+        ".type vfork,@function\n"
+        "vfork:\n"
+        "    movq rec_guard@gottpoff(%rip), %rcx\n"
+        "    movl $1, %fs:(%rcx)\n"
+        "    popq %rdx\n"
+        "    movl $58, %eax\n"                 /* SYS_vfork */
+        "    syscall\n"
+        "    pushq %rdx\n"
+        "    testq %rax, %rax\n"
+        "    jz 1f\n"
+        "    movq rec_guard@gottpoff(%rip), %rcx\n"
+        "    movl $0, %fs:(%rcx)\n"
+        "    cmpq $-4095, %rax\n"
+        "    jae 2f\n"
+        "1:  ret\n"
+        "2:  negl %eax\n"
+        "    pushq %rax\n"
+        "    call __errno_location@PLT\n"
+        "    popq %rcx\n"
+        "    movl %ecx, (%rax)\n"
+        "    movq $-1, %rax\n"
+        "    ret\n"
+        ".size vfork, .-vfork\n");
+#endif
+
+/* ------------------------------------------------------------------ exit */
+
+void exit(int status)
+{
+    rec_note_status(status);
+    if (REAL(exit))
+        real_exit(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+void _exit(int status)
+{
+    if (!rec_guard)
+        rec_finish(status & 0xff, 0);
+    if (REAL(_exit))
+        real__exit(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+void _Exit(int status)
+{
+    if (!rec_guard)
+        rec_finish(status & 0xff, 0);
+    if (REAL(_Exit))
+        real__Exit(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+static void reaped(pid_t r, int st)
+{
+    if (r > 0 && WIFSIGNALED(st) && !rec_guard)
+        rec_child_killed(r, WTERMSIG(st));
+}
+
+pid_t waitpid(pid_t pid, int *status, int options)
+{
+    int st = 0;
+    pid_t r = REAL(waitpid) ? real_waitpid(pid, &st, options)
+                            : (errno = ENOSYS, -1);
+
+    if (status && r > 0)
+        *status = st;
+    reaped(r, st);
+    return r;
+}
+
+pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+    int st = 0;
+    pid_t r = REAL(wait4) ? real_wait4(pid, &st, options, ru)
+                          : (errno = ENOSYS, -1);
+
+    if (status && r > 0)
+        *status = st;
+    reaped(r, st);
+    return r;
+}
+
+pid_t wait(int *status)
+{
+    int st = 0;
+    pid_t r = REAL(wait) ? real_wait(&st) : (errno = ENOSYS, -1);
+
+    if (status && r > 0)
+        *status = st;
+    reaped(r, st);
+    return r;
+}
+
+/* --------------------------------------------------------- thread names */
+
+int pthread_setname_np(pthread_t thread, const char *name)
+{
+    int r = REAL(pthread_setname_np) ? real_pthread_setname_np(thread, name)
+                                     : ENOSYS;
+
+    if (r == 0 && rec_active) {
+        int saved = errno;
+
+        rec_thread_renamed(thread, name);
+        errno = saved;
+    }
+    return r;
+}
+
+int prctl(int option, ...)
+{
+    unsigned long a2, a3, a4, a5;
+    va_list ap;
+    int r;
+
+    va_start(ap, option);
+    a2 = va_arg(ap, unsigned long);
+    a3 = va_arg(ap, unsigned long);
+    a4 = va_arg(ap, unsigned long);
+    a5 = va_arg(ap, unsigned long);
+    va_end(ap);
+    r = REAL(prctl) ? real_prctl(option, a2, a3, a4, a5) : (errno = ENOSYS, -1);
+    if (r == 0 && option == PR_SET_NAME && rec_active) {
+        int saved = errno;
+        char name[17];
+
+        /* The kernel keeps 15 bytes. */
+        snprintf(name, sizeof(name), "%.15s", (const char *)a2);
+        rec_thread_renamed(pthread_self(), name);
+        errno = saved;
+    }
+    return r;
+}
