@@ -448,6 +448,17 @@ static void heap_down(struct iot_trace *tr, size_t i)
     h[i] = e;
 }
 
+/* The top's key grew: restore the heap, cheaply when the top stays on top. */
+static inline void heap_update_top(struct iot_trace *tr, int64_t key)
+{
+    struct heap_ent *h = tr->heap;
+
+    h[0].key = key;
+    h[0].has_ev = 1;
+    if (tr->nheap > 1 && (heap_less(&h[1], &h[0]) || (tr->nheap > 2 && heap_less(&h[2], &h[0]))))
+        heap_down(tr, 0);
+}
+
 static void heap_pop(struct iot_trace *tr)
 {
     tr->heap[0] = tr->heap[--tr->nheap];
@@ -593,9 +604,7 @@ int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
             if (r == 0) {
                 heap_pop(tr);
             } else {
-                tr->heap[0].key = s->key;
-                tr->heap[0].has_ev = 1;
-                heap_down(tr, 0);
+                heap_update_top(tr, s->key);
             }
             tr->stats.events++;
             return 1;
@@ -606,9 +615,7 @@ int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
         if (r == 0) {
             heap_pop(tr);
         } else {
-            tr->heap[0].key = s->key;
-            tr->heap[0].has_ev = 1;
-            heap_down(tr, 0);
+            heap_update_top(tr, s->key);
         }
     }
     return 0;
