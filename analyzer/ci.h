@@ -25,10 +25,24 @@ int issues_load(const char *path, json_t **issues, char *errbuf);
 int issues_detect(const char *buf, size_t len);
 
 /*
+ * What matches an issue across runs: its "fingerprint", or NULL when it has
+ * none (such an issue matches nothing).
+ */
+const char *issue_key(const json_t *issue);
+
+/*
  * Remove from issues every issue whose "fingerprint" appears in baseline (an
  * issues array). Returns how many were removed.
  */
 size_t issues_drop_baseline(json_t *issues, const json_t *baseline);
+
+/*
+ * The regression diff of two issue sets, matched by fingerprint: sets "new"
+ * (issues of next whose fingerprint base lacks), "fixed" (issues of base
+ * whose fingerprint next lacks) and "unchanged" (how many issues of next
+ * base has) in the object out, and *nnew. 0, or -1 when out of memory.
+ */
+int issues_diff(const json_t *base, const json_t *next, json_t *out, size_t *nnew);
 
 /* One rule as SARIF describes it. type is the issue type number. */
 struct sarif_rule {
