@@ -13,6 +13,7 @@
     X(jsonl)           \
     X(rules)           \
     X(strace)          \
+    X(ci)              \
     X(config)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);

@@ -1,0 +1,300 @@
+/*
+ * CI helpers: issue files, baselines, the diff of two issue sets and SARIF.
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ci.h"
+#include "iotrace.h"
+#include "unit.h"
+
+static char tmpdir[] = "/tmp/ioscope-ci-test.XXXXXX";
+
+static int ci_init(void)
+{
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int ci_clean(void)
+{
+    char cmd[128];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Write text to a file in the temporary directory; returns its path. */
+static const char *put(const char *name, const char *text)
+{
+    static char path[256];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+    f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static json_t *issue(const char *rule, const char *path, const char *fp)
+{
+    return json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:{s:i}}", "tag", "io", "type",
+                     strcmp(rule, "leak") == 0 ? 4 : 2, "rule", rule, "path", path,
+                     "fingerprint", fp, "message", "fix it", "pid", 42, "detail",
+                     "occurrences", 1);
+}
+
+static const char *fp_at(const json_t *arr, size_t i)
+{
+    return json_string_value(json_object_get(json_array_get(arr, i), "fingerprint"));
+}
+
+static void test_load(void)
+{
+    char err[IOT_ERRBUF_SIZE];
+    json_t *v;
+    const char *p;
+
+    p = put("a.json", "[\n {\"rule\":\"leak\",\"fingerprint\":\"aa\"},\n"
+                      " {\"rule\":\"small_buffer\",\"fingerprint\":\"bb\"}\n]\n");
+    CU_ASSERT_EQUAL_FATAL(issues_load(p, &v, err), 0);
+    CU_ASSERT_EQUAL(json_array_size(v), 2);
+    CU_ASSERT_STRING_EQUAL(fp_at(v, 1), "bb");
+    json_decref(v);
+
+    p = put("a.jsonl", "{\"rule\":\"leak\",\"fingerprint\":\"aa\"}\n\n"
+                       "{\"rule\":\"leak\",\"fingerprint\":\"cc\"}\n");
+    CU_ASSERT_EQUAL_FATAL(issues_load(p, &v, err), 0);
+    CU_ASSERT_EQUAL(json_array_size(v), 2);
+    CU_ASSERT_STRING_EQUAL(fp_at(v, 1), "cc");
+    json_decref(v);
+
+    p = put("empty.jsonl", "");  /* --format jsonl of a clean run */
+    CU_ASSERT_EQUAL_FATAL(issues_load(p, &v, err), 0);
+    CU_ASSERT_EQUAL(json_array_size(v), 0);
+    json_decref(v);
+
+    p = put("bad.jsonl", "{\"rule\":\"leak\"}\n{\"rule\":\n");
+    CU_ASSERT_EQUAL(issues_load(p, &v, err), -1);
+    CU_ASSERT_PTR_NULL(v);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 2"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad.jsonl"));
+
+    p = put("bad.json", "[{\"rule\":\"leak\"}, 3]");
+    CU_ASSERT_EQUAL(issues_load(p, &v, err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "element 1"));
+
+    CU_ASSERT_EQUAL(issues_load("/nonexistent/issues.json", &v, err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "cannot open issues '/nonexistent/issues.json': "
+                                "No such file or directory");
+}
+
+static void test_detect(void)
+{
+    static const char *yes[] = {
+        "[]", "  [\n{\"tag\":\"io\"}]",
+        "{\"tag\":\"io\",\"rule\":\"leak\",\"fingerprint\":\"ab\"}\n{\"rule\":",
+        "",
+    };
+    static const char *no[] = {
+        "{\"ev\":\"process\",\"pid\":1}\n",
+        "{\"ev\":\"call\",\"rule\":\"x\"}\n",
+        "4214  17:57:30.775915 execve(\"./t\", [\"./t\"], 0x7ff) = 0\n",
+        "\x28\xb5\x2f\xfd\x00",
+    };
+
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+        CU_ASSERT_EQUAL(issues_detect(yes[i], strlen(yes[i])), 1);
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        CU_ASSERT_EQUAL(issues_detect(no[i], strlen(no[i])), 0);
+}
+
+static void test_baseline(void)
+{
+    json_t *now = json_pack("[o,o,o,o]", issue("leak", "/a", "f1"), issue("leak", "/b", "f2"),
+                            issue("small_buffer", "/c", "f3"), issue("leak", "/d", "f4"));
+    json_t *base = json_pack("[o,o,o]", issue("leak", "/a", "f1"),
+                             issue("small_buffer", "/c", "f3"), issue("leak", "/x", "f9"));
+    json_t *none = json_array();
+
+    CU_ASSERT_EQUAL(issues_drop_baseline(now, none), 0);
+    CU_ASSERT_EQUAL(json_array_size(now), 4);
+    CU_ASSERT_EQUAL(issues_drop_baseline(now, base), 2);
+    CU_ASSERT_EQUAL_FATAL(json_array_size(now), 2);
+    CU_ASSERT_STRING_EQUAL(fp_at(now, 0), "f2");  /* order kept */
+    CU_ASSERT_STRING_EQUAL(fp_at(now, 1), "f4");
+    CU_ASSERT_EQUAL(issues_drop_baseline(now, now), 2);
+    CU_ASSERT_EQUAL(json_array_size(now), 0);
+    json_decref(now);
+    json_decref(base);
+    json_decref(none);
+}
+
+static void check_diff(const json_t *base, const json_t *next, size_t want_new,
+                       size_t want_fixed, json_int_t want_unchanged)
+{
+    json_t *out = json_object();
+    size_t nnew = 99;
+
+    CU_ASSERT_EQUAL_FATAL(issues_diff(base, next, out, &nnew), 0);
+    CU_ASSERT_EQUAL(nnew, want_new);
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(out, "new")), want_new);
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(out, "fixed")), want_fixed);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(out, "unchanged")), want_unchanged);
+    json_decref(out);
+}
+
+/* Each outcome: unchanged, new, fixed, and a changed stack (another
+ * fingerprint for the same rule and file: one new and one fixed). */
+static void test_diff(void)
+{
+    json_t *base = json_pack("[o,o]", issue("leak", "/a", "f1"), issue("small_buffer", "/c", "f3"));
+    json_t *same = json_deep_copy(base);
+    json_t *more = json_pack("[o,o,o]", issue("leak", "/a", "f1"),
+                             issue("small_buffer", "/c", "f3"), issue("leak", "/n", "f5"));
+    json_t *fewer = json_pack("[o]", issue("small_buffer", "/c", "f3"));
+    json_t *moved = json_pack("[o,o]", issue("leak", "/a", "f1"),
+                              issue("small_buffer", "/c", "f3-other-stack"));
+    json_t *empty = json_array(), *out = json_object();
+    size_t nnew;
+
+    check_diff(base, same, 0, 0, 2);
+    check_diff(base, more, 1, 0, 2);
+    check_diff(base, fewer, 0, 1, 1);
+    check_diff(base, moved, 1, 1, 1);
+    check_diff(empty, base, 2, 0, 0);
+    check_diff(base, empty, 0, 2, 0);
+    check_diff(empty, empty, 0, 0, 0);
+
+    CU_ASSERT_EQUAL_FATAL(issues_diff(base, moved, out, &nnew), 0);
+    CU_ASSERT_STRING_EQUAL(fp_at(json_object_get(out, "new"), 0), "f3-other-stack");
+    CU_ASSERT_STRING_EQUAL(fp_at(json_object_get(out, "fixed"), 0), "f3");
+    /* the issues themselves are carried whole */
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(
+        json_array_get(json_object_get(out, "new"), 0), "path")), "/c");
+    json_decref(out);
+
+    /* an issue without a fingerprint matches nothing */
+    json_t *nofp = json_pack("[{s:s}]", "rule", "leak");
+    check_diff(nofp, nofp, 1, 1, 0);
+    json_decref(nofp);
+
+    json_decref(base);
+    json_decref(same);
+    json_decref(more);
+    json_decref(fewer);
+    json_decref(moved);
+    json_decref(empty);
+}
+
+static const struct sarif_rule rules[] = {
+    { "small_buffer", "SmallBuffer", "Many small reads or writes. Use a bigger buffer.", 2 },
+    { "leak", "Leak", "Files still open at exit.", 4 },
+};
+
+static const char *sget(const json_t *o, const char *path)
+{
+    /* "a.b.c" through objects */
+    char buf[128], *save = NULL, *k;
+
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+        o = json_object_get(o, k);
+    return json_string_value(o);
+}
+
+/* The properties SARIF 2.1.0's schema requires, and what dashboards need. */
+static void test_sarif(void)
+{
+    json_t *issues = json_pack("[o,o,o]", issue("leak", "/tmp/a b/x%.db", "f1"),
+                               issue("small_buffer", "/var/log/app.log", "f2"),
+                               issue("plugin_rule", "/p", "f3"));
+    json_t *log = sarif_render(issues, rules, 2), *run, *driver, *res, *v;
+    char *text;
+    size_t i;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    CU_ASSERT_STRING_EQUAL(sget(log, "version"), "2.1.0");
+    CU_ASSERT_PTR_NOT_NULL(strstr(sget(log, "$schema"), "sarif-2.1.0"));
+    CU_ASSERT_EQUAL_FATAL(json_array_size(json_object_get(log, "runs")), 1);
+    run = json_array_get(json_object_get(log, "runs"), 0);
+    driver = json_object_get(json_object_get(run, "tool"), "driver");
+    CU_ASSERT_STRING_EQUAL(sget(driver, "name"), "ioscope");
+    CU_ASSERT_PTR_NOT_NULL(sget(driver, "version"));
+
+    /* one descriptor per rule, plus one for the rule nobody described */
+    v = json_object_get(driver, "rules");
+    CU_ASSERT_EQUAL_FATAL(json_array_size(v), 3);
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(v, 0), "id"), "small_buffer");
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(v, 0), "name"), "SmallBuffer");
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(v, 0), "shortDescription.text"),
+                           "Many small reads or writes.");
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(v, 0), "fullDescription.text"), rules[0].help);
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(v, 0), "help.text"), rules[0].help);
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(v, 2), "id"), "plugin_rule");
+    CU_ASSERT_PTR_NOT_NULL(sget(json_array_get(v, 2), "help.text"));
+
+    res = json_object_get(run, "results");
+    CU_ASSERT_EQUAL_FATAL(json_array_size(res), 3);
+    json_array_foreach(res, i, v) {
+        const json_t *loc = json_array_get(json_object_get(v, "locations"), 0);
+        json_int_t idx = json_integer_value(json_object_get(v, "ruleIndex"));
+        const json_t *desc = json_array_get(json_object_get(driver, "rules"), (size_t)idx);
+        CU_ASSERT_PTR_NOT_NULL(sget(v, "message.text"));
+        CU_ASSERT_STRING_EQUAL(sget(v, "level"), "warning");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(desc);
+        CU_ASSERT_STRING_EQUAL(sget(desc, "id"), sget(v, "ruleId"));
+        CU_ASSERT_PTR_NOT_NULL(sget(loc, "physicalLocation.artifactLocation.uri"));
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(
+            json_object_get(loc, "physicalLocation"), "region"), "startLine")), 1);
+    }
+    v = json_array_get(res, 0);
+    CU_ASSERT_STRING_EQUAL(sget(v, "ruleId"), "leak");
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(v, "ruleIndex")), 1);
+    CU_ASSERT_STRING_EQUAL(sget(v, "message.text"), "fix it");
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(json_object_get(v, "locations"), 0),
+                                "physicalLocation.artifactLocation.uri"), "/tmp/a%20b/x%25.db");
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(
+        json_object_get(v, "partialFingerprints"), "ioscope/v1")), "f1");
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(v, "properties"), "pid")),
+                    42);
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(res, 1), "ruleId"), "small_buffer");
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_array_get(res, 1), "ruleIndex")), 0);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_array_get(res, 2), "ruleIndex")), 2);
+
+    /* it survives serialisation */
+    text = json_dumps(log, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    json_t *back = json_loads(text, 0, NULL);
+    CU_ASSERT(json_equal(back, log));
+    json_decref(back);
+    free(text);
+    json_decref(log);
+
+    /* no issues: still a valid log with every rule */
+    json_t *none = json_array();
+    log = sarif_render(none, rules, 2);
+    run = json_array_get(json_object_get(log, "runs"), 0);
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(run, "results")), 0);
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(json_object_get(json_object_get(
+        run, "tool"), "driver"), "rules")), 2);
+    json_decref(log);
+    json_decref(none);
+    json_decref(issues);
+}
+
+void ci_suite(void)
+{
+    CU_pSuite s = CU_add_suite("ci", ci_init, ci_clean);
+
+    CU_add_test(s, "issues_load", test_load);
+    CU_add_test(s, "issues_detect", test_detect);
+    CU_add_test(s, "baseline", test_baseline);
+    CU_add_test(s, "diff_outcomes", test_diff);
+    CU_add_test(s, "sarif_required_fields", test_sarif);
+}
