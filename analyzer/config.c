@@ -177,7 +177,8 @@ static int load_patterns(const json_t *arr, const char *key, int with_replace,
         snprintf(errbuf, 256, "out of memory");
         return -1;
     }
-    memcpy(nl, *list, keep * sizeof(*nl));
+    if (keep)
+        memcpy(nl, *list, keep * sizeof(*nl));
     for (i = keep; i < *n; i++) {
         pcre2_code_free((*list)[i].code);
         free((*list)[i].replace);

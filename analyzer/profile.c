@@ -7,7 +7,8 @@
 
 struct prow {
     int32_t pid;
-    const char *path;
+    const char *path;           /* interned: the row's key while the run lasts */
+    char *path_copy;            /* outlives the string table */
     int layer;
     struct prof_counts c;
     double first_open_s, last_close_s;
@@ -30,6 +31,8 @@ void profile_free(struct profile *p)
     if (!p)
         return;
     hmap_release(&p->idx);
+    for (size_t i = 0; i < p->n; i++)
+        free(p->rows[i].path_copy);
     free(p->rows);
     free(p);
 }
@@ -71,10 +74,16 @@ int profile_add(struct profile *p, int32_t pid, const char *path, int layer,
             p->rows = nr;
             p->cap = ncap;
         }
-        if (hmap_put(&p->idx, key, (void *)(uintptr_t)(p->n + 1)) < 0)
-            return -1;
-        r = &p->rows[p->n++];
+        r = &p->rows[p->n];
         memset(r, 0, sizeof(*r));
+        r->path_copy = strdup(path);
+        if (!r->path_copy)
+            return -1;
+        if (hmap_put(&p->idx, key, (void *)(uintptr_t)(p->n + 1)) < 0) {
+            free(r->path_copy);
+            return -1;
+        }
+        p->n++;
         r->pid = pid;
         r->path = path;
         r->layer = layer;
@@ -128,7 +137,7 @@ static int row_cmp(const void *a, const void *b)
 
     if (x->pid != y->pid)
         return x->pid < y->pid ? -1 : 1;
-    c = strcmp(x->path, y->path);
+    c = strcmp(x->path_copy, y->path_copy);
     if (c)
         return c;
     return x->layer - y->layer;
@@ -151,7 +160,7 @@ int profile_write_csv(const struct profile *p, FILE *f)
         const struct prof_counts *c = &r->c;
 
         fprintf(f, "%d,", (int)r->pid);
-        csv_field(f, r->path);
+        csv_field(f, r->path_copy);
         fprintf(f, ",%llu,%llu,%lld,%.3f,%.1f,%.3f,%.3f,%llu,%lld,%.3f,%.1f,%.3f,%.3f,"
                    "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,%lld,%s\r\n",
                 (unsigned long long)c->opens, (unsigned long long)c->reads,
