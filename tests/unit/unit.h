@@ -14,7 +14,8 @@
     X(rules)           \
     X(strace)          \
     X(ci)              \
-    X(config)
+    X(config)          \
+    X(recorder)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)

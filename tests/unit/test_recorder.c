@@ -1,0 +1,396 @@
+/*
+ * test_recorder.c - the recorder, end to end through the format reader.
+ *
+ * Each test runs a program from tests/progs under build/bin/iorecord and
+ * reads the trace back with iot_trace_open(). Programs state every call
+ * they make (tests/progs/expect.h); the recorded calls of their process must
+ * match those statements one for one, field for field, and a plain run of
+ * the program must state exactly the same results (transparency).
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iotrace.h"
+#include "unit.h"
+
+/* Paths here are short temp paths; truncation would only fail a test. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define REC_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REC_TEST_ASAN 1
+#endif
+#endif
+
+static char bindir[PATH_MAX];
+static char tmpdir[PATH_MAX];
+static char preload_first[PATH_MAX];   /* sanitizer runtime, when built so */
+static int usable = -1;
+
+/* ------------------------------------------------------------ plumbing */
+
+static int setup(void)
+{
+    char self[PATH_MAX], path[PATH_MAX + 64];
+    ssize_t n;
+
+    if (usable >= 0)
+        return usable;
+    usable = 0;
+    n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return 0;
+    self[n] = '\0';
+    *strrchr(self, '/') = '\0';
+    snprintf(bindir, sizeof(bindir), "%s", self);
+    snprintf(path, sizeof(path), "%s/../lib/libiorecord.so", bindir);
+    if (access(path, R_OK) != 0) {
+        printf("\n  (recorder not built: recorder tests skipped)\n");
+        return 0;
+    }
+#ifdef REC_TEST_ASAN
+    {
+        /* The preload library needs the sanitizer runtime loaded first. */
+        FILE *f = fopen("/proc/self/maps", "r");
+        char line[1024];
+
+        while (f && fgets(line, sizeof(line), f)) {
+            char *p = strstr(line, "/");
+
+            if (p && strstr(p, "libasan.so")) {
+                p[strcspn(p, "\n")] = '\0';
+                snprintf(preload_first, sizeof(preload_first), "%s", p);
+                break;
+            }
+        }
+        if (f)
+            fclose(f);
+        if (!preload_first[0]) {
+            printf("\n  (no shared sanitizer runtime: recorder tests skipped)\n");
+            return 0;
+        }
+    }
+#endif
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/ioscope-rec-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return 0;
+    usable = 1;
+    return 1;
+}
+
+/* A fresh empty directory under tmpdir. */
+static void fresh_dir(const char *name, char *out, size_t cap)
+{
+    char cmd[PATH_MAX * 2 + 32];
+
+    snprintf(out, cap, "%s/%s", tmpdir, name);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", out, out);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/*
+ * Run argv with extra environment entries ("K=V", NULL-terminated).
+ * recorded: through iorecord -o trace. Returns the wait status; *pid_out is
+ * the child's pid (the recorded program's pid is the next one down).
+ */
+static int run(char *const argv[], const char *const env[], int redirect_out,
+               pid_t *pid_out)
+{
+    pid_t pid = fork();
+    int st = -1;
+
+    if (pid == 0) {
+        for (int i = 0; env && env[i]; i++)
+            putenv((char *)env[i]);
+        if (preload_first[0]) {
+            setenv("LD_PRELOAD", preload_first, 1);
+            setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+        }
+        if (redirect_out) {
+            int fd = open("/dev/null", O_WRONLY);
+
+            dup2(fd, 1);
+            close(fd);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    if (pid_out)
+        *pid_out = pid;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return st;
+}
+
+/* Events of a trace, strings interned in `st`. */
+struct evs {
+    struct iot_event *v;
+    size_t n, cap;
+    struct iot_strtab *st;
+    struct iot_trace_stats stats;
+};
+
+static int load(const char *path, struct evs *e)
+{
+    char err[IOT_ERRBUF_SIZE];
+    const char *paths[1] = { path };
+    struct iot_trace *tr;
+    struct iot_event ev;
+    int r;
+
+    memset(e, 0, sizeof(*e));
+    e->st = iot_strtab_create();
+    tr = iot_trace_open(paths, 1, e->st, err);
+    if (!tr) {
+        printf("\n  cannot read trace: %s\n", err);
+        return -1;
+    }
+    while ((r = iot_trace_next(tr, &ev, err)) == 1) {
+        if (e->n == e->cap) {
+            e->cap = e->cap ? e->cap * 2 : 1024;
+            e->v = realloc(e->v, e->cap * sizeof(*e->v));
+        }
+        ev.argv = NULL;
+        e->v[e->n++] = ev;
+    }
+    iot_trace_stats(tr, &e->stats);
+    iot_trace_close(tr);
+    if (r < 0)
+        printf("\n  trace error: %s\n", err);
+    return r < 0 ? -1 : 0;
+}
+
+static void unload(struct evs *e)
+{
+    free(e->v);
+    iot_strtab_free(e->st);
+    memset(e, 0, sizeof(*e));
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *s;
+    long n;
+
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    s = malloc((size_t)n + 1);
+    if (fread(s, 1, (size_t)n, f) != (size_t)n)
+        n = 0;
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* Whether ev satisfies one expectation line; prints the first mismatch. */
+static int match_line(const struct iot_event *ev, char *line, size_t lineno)
+{
+    int want_errno = 0, ok = 1;
+    char *save = NULL;
+
+    for (char *tok = strtok_r(line, " ", &save); tok;
+         tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        const char *key = tok, *val = eq ? eq + 1 : "";
+        long long num = strtoll(val, NULL, 10);
+        int good = 1;
+
+        if (eq)
+            *eq = '\0';
+        if (!strcmp(key, "op"))
+            good = iot_op_name(ev->op) && !strcmp(iot_op_name(ev->op), val);
+        else if (!strcmp(key, "fd"))
+            good = (ev->has & IOT_HAS_FD) && ev->fd == num;
+        else if (!strcmp(key, "nofd"))
+            good = !(ev->has & IOT_HAS_FD);
+        else if (!strcmp(key, "path"))
+            good = (ev->has & IOT_HAS_PATH) && ev->path && !strcmp(ev->path, val);
+        else if (!strcmp(key, "flags"))
+            good = (ev->has & IOT_HAS_FLAGS) && ev->flags == num;
+        else if (!strcmp(key, "mode"))
+            good = (ev->has & IOT_HAS_MODE) && ev->mode && !strcmp(ev->mode, val);
+        else if (!strcmp(key, "size"))
+            good = (ev->has & IOT_HAS_SIZE) && ev->size == num;
+        else if (!strcmp(key, "offset"))
+            good = (ev->has & IOT_HAS_OFFSET) && ev->offset == num;
+        else if (!strcmp(key, "whence"))
+            good = (ev->has & IOT_HAS_WHENCE) && ev->whence == num;
+        else if (!strcmp(key, "newfd"))
+            good = (ev->has & IOT_HAS_NEWFD) && ev->newfd == num;
+        else if (!strcmp(key, "in_fd"))
+            good = (ev->has & IOT_HAS_IN_FD) && ev->in_fd == num;
+        else if (!strcmp(key, "last_fd"))
+            good = (ev->has & IOT_HAS_LAST_FD) && ev->last_fd == num;
+        else if (!strcmp(key, "file_size"))
+            good = (ev->has & IOT_HAS_FILE_SIZE) && ev->file_size == num;
+        else if (!strcmp(key, "stream"))
+            good = (ev->has & IOT_HAS_STREAM) != 0;
+        else if (!strcmp(key, "stack"))
+            good = (ev->has & IOT_HAS_STACK) && ev->stack &&
+                   strstr(ev->stack, val) == ev->stack;
+        else if (!strcmp(key, "bufmode"))
+            good = (ev->has & IOT_HAS_BUFMODE) &&
+                   !strcmp(val, ev->bufmode == IOT_BUF_FULL   ? "full"
+                                : ev->bufmode == IOT_BUF_LINE ? "line"
+                                                              : "none");
+        else if (!strcmp(key, "ret"))
+            good = !strcmp(val, "*") || ev->ret == num;
+        else if (!strcmp(key, "errno")) {
+            want_errno = 1;
+            good = (ev->has & IOT_HAS_ERRNO) && ev->err == num;
+        }
+        if (!good) {
+            printf("\n  expectation %zu: %s=%s does not match the event "
+                   "(op %s fd %d size %lld ret %lld errno %d)\n",
+                   lineno, key, val, iot_op_name(ev->op), ev->fd,
+                   (long long)ev->size, (long long)ev->ret,
+                   (ev->has & IOT_HAS_ERRNO) ? ev->err : 0);
+            ok = 0;
+            break;
+        }
+    }
+    if (ok && !want_errno && (ev->has & IOT_HAS_ERRNO)) {
+        printf("\n  expectation %zu: unexpected errno %d\n", lineno, ev->err);
+        ok = 0;
+    }
+    return ok;
+}
+
+/* The calls of process `pid` equal the expectation file, line by line. */
+static void check_calls(const struct evs *e, int32_t pid, const char *expfile)
+{
+    char *text = slurp(expfile), *save = NULL;
+    size_t i = 0, lineno = 0, bad = 0;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    for (char *line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        lineno++;
+        while (i < e->n && (e->v[i].kind != IOT_EV_CALL || e->v[i].pid != pid))
+            i++;
+        if (i == e->n) {
+            printf("\n  expectation %zu (%s): no more recorded calls\n",
+                   lineno, line);
+            bad++;
+            break;
+        }
+        if (!match_line(&e->v[i], line, lineno))
+            bad++;
+        i++;
+    }
+    while (i < e->n && (e->v[i].kind != IOT_EV_CALL || e->v[i].pid != pid))
+        i++;
+    if (i < e->n) {
+        printf("\n  unexpected recorded call: %s fd %d\n",
+               iot_op_name(e->v[i].op), e->v[i].fd);
+        bad++;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(lineno > 0);
+    free(text);
+}
+
+/*
+ * Run prog (in build/bin/progs) with one argument, recorded into trace, or
+ * plainly when trace is NULL. EXPECT_OUT=expfile. Returns the wait status.
+ */
+static int run_prog(const char *prog, const char *arg, const char *trace,
+                    const char *expfile)
+{
+    char progpath[PATH_MAX + 64], iorec[PATH_MAX + 64], env1[PATH_MAX + 16];
+    const char *env[2] = { env1, NULL };
+
+    snprintf(progpath, sizeof(progpath), "%s/progs/%s", bindir, prog);
+    snprintf(iorec, sizeof(iorec), "%s/iorecord", bindir);
+    snprintf(env1, sizeof(env1), "EXPECT_OUT=%s", expfile);
+    if (!trace) {
+        char *argv[] = { progpath, (char *)arg, NULL };
+
+        return run(argv, env, 1, NULL);
+    } else {
+        char *argv[] = { iorec, "-o", (char *)trace, "--", progpath,
+                         (char *)arg, NULL };
+
+        return run(argv, env, 1, NULL);
+    }
+}
+
+/* The pid of the first process record whose exe ends in name. */
+static int32_t pid_of(const struct evs *e, const char *name)
+{
+    size_t nl = strlen(name);
+
+    for (size_t i = 0; i < e->n; i++) {
+        const char *x = e->v[i].exe;
+
+        if (e->v[i].kind == IOT_EV_PROCESS && x && strlen(x) >= nl &&
+            !strcmp(x + strlen(x) - nl, name))
+            return e->v[i].pid;
+    }
+    return -1;
+}
+
+/* A family program: exact calls, same results with and without recording. */
+static void family(const char *prog)
+{
+    char dir[PATH_MAX], trace[PATH_MAX + 32], er[PATH_MAX + 32],
+        ep[PATH_MAX + 32], dir2[PATH_MAX];
+    char *a, *b;
+    struct evs e;
+
+    if (!setup())
+        return;
+    fresh_dir(prog, dir, sizeof(dir));
+    snprintf(dir2, sizeof(dir2), "%s/run", dir);
+    snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
+    snprintf(er, sizeof(er), "%s/expect.rec", dir);
+    snprintf(ep, sizeof(ep), "%s/expect.plain", dir);
+    mkdir(dir2, 0755);
+    CU_ASSERT_EQUAL(run_prog(prog, dir2, trace, er), 0);
+    /* The plain run works in the same (emptied) directory. */
+    {
+        char cmd[PATH_MAX * 2];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir '%s'", dir2, dir2);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+    }
+    CU_ASSERT_EQUAL(run_prog(prog, dir2, NULL, ep), 0);
+    a = slurp(er);
+    b = slurp(ep);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    free(a);
+    free(b);
+    CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
+    CU_ASSERT_EQUAL(e.stats.chunks_damaged, 0);
+    check_calls(&e, pid_of(&e, prog), er);
+    unload(&e);
+}
+
+static void test_posix(void) { family("rec_posix"); }
+
+void recorder_suite(void)
+{
+    CU_pSuite s = CU_add_suite("recorder", NULL, NULL);
+
+    CU_add_test(s, "fd family: exact calls and transparency", test_posix);
+}
