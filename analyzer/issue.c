@@ -6,9 +6,14 @@
 #include "hmap.h"
 #include "issue.h"
 
+/*
+ * Issues are de-duplicated as they come, so memory is bounded by distinct
+ * fingerprints, not by the number of sessions that reported.
+ */
 struct issues {
     const struct config *cfg;
     json_t *list;
+    struct hmap seen;       /* fingerprint value -> index in list + 1 */
 };
 
 struct issues *issues_create(const struct config *cfg)
@@ -30,6 +35,7 @@ void issues_free(struct issues *is)
 {
     if (!is)
         return;
+    hmap_release(&is->seen);
     json_decref(is->list);
     free(is);
 }
@@ -89,22 +95,49 @@ void issue_fingerprint(const struct config *cfg, const char *rule, const char *p
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
+static json_int_t iget(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
+    struct issues *is = b->issues;
     const struct rule_session *s = r->s;
     char fp[17];
-    json_t *o, *detail = r->detail ? r->detail : json_object();
+    json_t *o, *detail = r->detail ? r->detail : json_object(), *prev = NULL;
+    int64_t time = r->time_unix_ms ? r->time_unix_ms : s->end_unix_ms;
+    uint64_t key;
+    void *v;
+    json_int_t occ = 1, repeat = r->repeat;
 
     if (!detail)
         return;
-    issue_fingerprint(b->issues->cfg, b->rule->name, s->path, s->stack, fp);
+    issue_fingerprint(is->cfg, b->rule->name, s->path, s->stack, fp);
+    key = strtoull(fp, NULL, 16);
+    v = hmap_get(&is->seen, key);
+    if (v) {
+        /* The earliest occurrence stands for all, except main_thread's
+           bitmask: a long call here and a long run there is both (3). */
+        prev = json_array_get(is->list, (size_t)(uintptr_t)v - 1);
+        occ = iget(json_object_get(prev, "detail"), "occurrences") + 1;
+        if (b->rule->type == 1)
+            repeat |= iget(prev, "repeat");
+        if (iget(prev, "time") <= time) {
+            json_object_set_new(json_object_get(prev, "detail"), "occurrences", json_integer(occ));
+            json_object_set_new(prev, "repeat", json_integer(b->rule->type == 1 ? repeat : iget(prev, "repeat")));
+            json_decref(detail);
+            return;
+        }
+    }
+    json_object_set_new(detail, "occurrences", json_integer(occ));
     o = json_pack("{s:s,s:i,s:s,s:I,s:s,s:I,s:I,s:I,s:I,s:i,s:I,s:s,s:s,s:I,"
                   "s:s,s:i,s:i,s:s,s:s,s:o}",
                   "tag", "io",
                   "type", b->rule->type,
                   "process", s->process ? s->process : "unknown",
-                  "time", (json_int_t)(r->time_unix_ms ? r->time_unix_ms : s->end_unix_ms),
+                  "time", (json_int_t)time,
                   "path", s->path ? s->path : "",
                   "size", (json_int_t)s->file_size,
                   "op", (json_int_t)s->op,
@@ -114,20 +147,21 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
                   "opSize", (json_int_t)s->op_size,
                   "thread", s->thread ? s->thread : "",
                   "stack", s->stack ? s->stack : "",
-                  "repeat", (json_int_t)r->repeat,
+                  "repeat", (json_int_t)repeat,
                   "rule", b->rule->name,
                   "pid", (int)s->pid,
                   "tid", (int)s->tid,
                   "fingerprint", fp,
                   "message", r->message ? r->message : "",
                   "detail", detail);
-    if (o)
-        json_array_append_new(b->issues->list, o);
-}
-
-static json_int_t iget(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
+    if (!o)
+        return;
+    if (v) {
+        json_array_set_new(is->list, (size_t)(uintptr_t)v - 1, o);
+        return;
+    }
+    if (json_array_append_new(is->list, o) == 0)
+        hmap_put(&is->seen, key, (void *)(uintptr_t)json_array_size(is->list));
 }
 
 static int issue_cmp(const void *a, const void *b)
@@ -148,9 +182,8 @@ static int issue_cmp(const void *a, const void *b)
 
 json_t *issues_finish(struct issues *is)
 {
-    size_t n = json_array_size(is->list), m = 0, i;
+    size_t n = json_array_size(is->list), i;
     json_t **v = calloc(n ? n : 1, sizeof(*v)), *out = json_array();
-    struct hmap seen = HMAP_INIT;
 
     if (!v || !out) {
         free(v);
@@ -159,31 +192,11 @@ json_t *issues_finish(struct issues *is)
     }
     for (i = 0; i < n; i++)
         v[i] = json_array_get(is->list, i);
-    /* the earliest occurrence of a fingerprint is the one shown */
     qsort(v, n, sizeof(*v), issue_cmp);
-    for (i = 0; i < n; i++) {
-        const char *fp = json_string_value(json_object_get(v[i], "fingerprint"));
-        uint64_t key = strtoull(fp, NULL, 16);
-        json_t *first = hmap_get(&seen, key), *d;
-
-        if (!first) {
-            hmap_put(&seen, key, v[i]);
-            json_object_set_new(json_object_get(v[i], "detail"), "occurrences", json_integer(1));
-            v[m++] = v[i];
-            continue;
-        }
-        d = json_object_get(first, "detail");
-        json_object_set_new(d, "occurrences", json_integer(iget(d, "occurrences") + 1));
-        /* The first occurrence stands for all, except main_thread's bitmask:
-           a long call here and a long run there is both problems (3). */
-        if (iget(first, "type") == 1)
-            json_object_set_new(first, "repeat",
-                                json_integer(iget(first, "repeat") | iget(v[i], "repeat")));
-    }
-    for (i = 0; i < m; i++)
+    for (i = 0; i < n; i++)
         json_array_append(out, v[i]);
     free(v);
-    hmap_release(&seen);
+    hmap_release(&is->seen);
     json_array_clear(is->list);
     return out;
 }

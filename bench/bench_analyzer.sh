@@ -1,0 +1,63 @@
+#!/bin/sh
+# Analyzer throughput and memory: a generated trace of N events (default
+# 50 M, BENCH_EVENTS overrides) analysed on one core, beside `zstd -dc` of
+# the same file; peak RSS for it and for a trace 10x shorter.
+# Goals (issue 4): >= 30 M events/s, within 3x of zstd -dc, RSS(long) <=
+# 1.2 x RSS(short). Figures only: never pass/fail on time.
+BUILD=${BUILD:-build}
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+A=$BUILD/bin/ioanalyze
+GEN=$BUILD/bin/bench/gen_trace
+N=${BENCH_EVENTS:-50000000}
+for f in "$A" "$GEN"; do
+    [ -x "$f" ] || { echo "bench_analyzer: $f is not built (make bench builds it)"; exit 0; }
+done
+command -v zstd >/dev/null 2>&1 || { echo "bench_analyzer: zstd is not installed"; exit 0; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-an.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+ONE=""
+command -v taskset >/dev/null 2>&1 && ONE="taskset -c 0"
+
+now() { date +%s.%N; }
+# peak RSS in KiB of a command (GNU time), its output discarded
+rss() {
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f %M -o "$work/rss" $ONE "$@" >/dev/null 2>/dev/null
+        cat "$work/rss"
+    else
+        echo "?"
+    fi
+}
+# best of 3 wall-clock seconds
+secs() {
+    best=""
+    for i in 1 2 3; do
+        s=$(now); $ONE "$@" >/dev/null 2>&1; e=$(now)
+        best=$(echo "$s $e $best" | awk '{d=$2-$1; if ($3=="" || d<$3) print d; else print $3}')
+    done
+    echo "$best"
+}
+
+short=$((N / 10))
+"$GEN" "$N" "$work/long.zst" 2>/dev/null || { echo "bench_analyzer: gen_trace failed"; exit 0; }
+"$GEN" "$short" "$work/short.zst" 2>/dev/null || exit 0
+size=$(wc -c <"$work/long.zst")
+
+t_zstd=$(secs zstd -dc "$work/long.zst")
+t_an=$(secs "$A" "$work/long.zst")
+t_prof=$(secs "$A" profile "$work/long.zst")
+rss_long=$(rss "$A" "$work/long.zst")
+rss_short=$(rss "$A" "$work/short.zst")
+
+awk -v n="$N" -v sz="$size" -v tz="$t_zstd" -v ta="$t_an" -v tp="$t_prof" \
+    -v rl="$rss_long" -v rs="$rss_short" -v ns="$short" 'BEGIN {
+    printf "trace: %d events, %.1f MB, %.2f bytes/event (bench/gen_trace --mixed)\n", n, sz/1e6, sz/n
+    printf "%-34s %10s %14s\n", "", "seconds", "M events/s"
+    printf "%-34s %10.3f %14.1f\n", "zstd -dc (decompression only)", tz, n/tz/1e6
+    printf "%-34s %10.3f %14.1f   (goal >= 30)\n", "ioanalyze (all rules)", ta, n/ta/1e6
+    printf "%-34s %10.3f %14.1f\n", "ioanalyze profile", tp, n/tp/1e6
+    printf "analyze / zstd -dc: %.2fx (goal <= 3x)\n", ta/tz
+    if (rl != "?" && rs != "?")
+        printf "peak RSS: %d KiB for %d events, %d KiB for %d events: %.2fx (goal <= 1.2x)\n", rl, n, rs, ns, rl/rs
+}'
