@@ -180,6 +180,20 @@ static struct thr *thr_get(struct engine *e, int32_t pid, int32_t tid)
     return t;
 }
 
+/*
+ * Only the main-thread test is needed per call; without main_thread_names it
+ * is tid == pid and needs no thread lookup (the hot path).
+ */
+static int call_on_main(struct engine *e, int32_t pid, int32_t tid)
+{
+    struct thr *t;
+
+    if (!e->cfg->nmain_names)
+        return tid == pid;
+    t = thr_get(e, pid, tid);
+    return t ? t->is_main : tid == pid;
+}
+
 static int64_t unix_ms(const struct proc *p, int64_t t)
 {
     if (!p || !p->start_unix_ns)
@@ -435,7 +449,7 @@ static void on_exit_ev(struct engine *e, const struct iot_event *ev)
 /* ------------------------------------------------------------ data calls */
 
 /* Matrix's figures plus the main-thread view; dur < 0 means unknown. */
-static void count_call(struct ofd *o, const struct thr *th, int is_write, int64_t size,
+static void count_call(struct ofd *o, int32_t tid, int main_thread, int is_write, int64_t size,
                        int64_t t, int64_t dur, int64_t gap)
 {
     struct rule_session *s = &o->s;
@@ -461,9 +475,9 @@ static void count_call(struct ofd *o, const struct thr *th, int is_write, int64_
     o->last_end = end;
     if (s->op_type == RULE_OP_INIT)
         s->op_type = is_write ? RULE_OP_WRITE : RULE_OP_READ;
-    if (th && th->is_main) {
+    if (main_thread) {
         s->main_ops++;
-        s->main_tid = th->tid;
+        s->main_tid = tid;
         s->main_cost_ns += dur;
         if (dur > s->main_max_once_ns)
             s->main_max_once_ns = dur;
@@ -525,7 +539,7 @@ static void on_fd_data(struct engine *e, struct proc *p, const struct iot_event 
         return;
     moved = ev->ret > 0 ? ev->ret : 0;
     size = (ev->has & IOT_HAS_SIZE) ? ev->size : moved;
-    count_call(o, thr_get(e, ev->pid, ev->tid), is_write, size, ev->t,
+    count_call(o, ev->tid, call_on_main(e, ev->pid, ev->tid), is_write, size, ev->t,
                (ev->has & IOT_HAS_NO_DUR) ? -1 : ev->dur, e->cfg->gap_ns);
     if (positional) {
         pos = (ev->has & IOT_HAS_OFFSET) ? ev->offset : -1;
@@ -713,7 +727,7 @@ static void on_stream_data(struct engine *e, struct proc *p, const struct iot_ev
     size = (ev->has & IOT_HAS_SIZE) ? ev->size : moved;
     if (ev->op == IOT_OP_FGETC || ev->op == IOT_OP_FPUTC)
         size = 1;
-    count_call(o, thr_get(e, ev->pid, ev->tid), is_write, size, ev->t,
+    count_call(o, ev->tid, call_on_main(e, ev->pid, ev->tid), is_write, size, ev->t,
                (ev->has & IOT_HAS_NO_DUR) ? -1 : ev->dur, e->cfg->gap_ns);
     stream_model(s, is_write, size);
     count_position(o, is_write, is_write && s->append ? o->prev_write_end : s->pos, moved);
