@@ -706,11 +706,17 @@ void rec_thread_renamed(pthread_t thread, const char *name)
 {
     struct rec_thread *t;
 
-    (void)name;
     if (pthread_equal(thread, pthread_self())) {
+        int fresh = rec_self == NULL;
+
         t = rec_enter();
         if (!t)
             return;
+        if (fresh) {
+            /* Its first event: the thread record just written has the name. */
+            rec_leave();
+            return;
+        }
         int64_t now = rec_mono_ns();
 
         if (iot_enc_thread(&t->enc, now, name) != 0) {

@@ -24,7 +24,8 @@
 static char expect_buf[1 << 22];
 static size_t expect_len;
 
-__attribute__((format(printf, 1, 2))) static void expect(const char *fmt, ...)
+__attribute__((format(printf, 1, 2), unused)) static void
+expect(const char *fmt, ...)
 {
     va_list ap;
     int n;
@@ -44,7 +45,7 @@ static void expect_raw_msg(const char *s)
     syscall(SYS_write, 2, s, strlen(s));
 }
 
-static void expect_flush(void)
+__attribute__((unused)) static void expect_flush(void)
 {
     const char *out = getenv("EXPECT_OUT");
     long fd;

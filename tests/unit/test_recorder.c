@@ -411,6 +411,64 @@ static void family(const char *prog)
 static void test_posix(void) { family("rec_posix"); }
 static void test_stdio(void) { family("rec_stdio"); }
 static void test_fdops(void) { family("rec_fdops"); }
+static void test_fortify(void) { family("rec_fortify"); }
+
+/* 8 threads x 100k reads: exactly 800k, 100k per named thread. */
+static void test_threads(void)
+{
+    char dir[PATH_MAX], trace[PATH_MAX + 32], prog[PATH_MAX + 64],
+        iorec[PATH_MAX + 64];
+    int32_t tids[8], pid;
+    long counts[8] = { 0 }, total = 0;
+    const char *names[8] = { 0 };
+    int ntid = 0;
+    long wrong = 0;
+    struct evs e;
+
+    if (!setup())
+        return;
+    fresh_dir("threads", dir, sizeof(dir));
+    snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
+    snprintf(prog, sizeof(prog), "%s/progs/rec_threads", bindir);
+    snprintf(iorec, sizeof(iorec), "%s/iorecord", bindir);
+    {
+        char *argv[] = { iorec, "-o", trace, prog, NULL };
+
+        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, 1, NULL), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
+    CU_ASSERT_EQUAL(e.stats.chunks_damaged, 0);
+    pid = pid_of(&e, "rec_threads");
+    for (size_t i = 0; i < e.n; i++) {
+        const struct iot_event *ev = &e.v[i];
+        int k;
+
+        if (ev->pid != pid || ev->tid == pid)
+            continue;
+        for (k = 0; k < ntid && tids[k] != ev->tid; k++)
+            ;
+        if (k == ntid) {
+            CU_ASSERT_FATAL(ntid < 8);
+            tids[ntid++] = ev->tid;
+        }
+        if (ev->kind == IOT_EV_THREAD)
+            names[k] = ev->name;
+        if (ev->kind == IOT_EV_CALL) {
+            if (ev->op != IOT_OP_READ || ev->size != 1 || ev->ret != 1)
+                wrong++;
+            counts[k]++;
+            total++;
+        }
+    }
+    CU_ASSERT_EQUAL(ntid, 8);
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(total, 800000);
+    for (int k = 0; k < ntid; k++) {
+        CU_ASSERT_EQUAL(counts[k], 100000);
+        CU_ASSERT(names[k] && !strncmp(names[k], "worker-", 7));
+    }
+    unload(&e);
+}
 
 void recorder_suite(void)
 {
@@ -419,4 +477,7 @@ void recorder_suite(void)
     CU_add_test(s, "fd family: exact calls and transparency", test_posix);
     CU_add_test(s, "stdio family: exact calls and transparency", test_stdio);
     CU_add_test(s, "dup, copy, map, close_range: exact calls", test_fdops);
+    CU_add_test(s, "fortified entry points: exact calls", test_fortify);
+    CU_add_test(s, "8 threads x 100k reads: exactly 800k events",
+                test_threads);
 }
