@@ -470,6 +470,97 @@ static void test_threads(void)
     unload(&e);
 }
 
+/* The pid that opened a path ending in name, or -1. */
+static int32_t opener(const struct evs *e, const char *name)
+{
+    size_t nl = strlen(name);
+
+    for (size_t i = 0; i < e->n; i++) {
+        const struct iot_event *ev = &e->v[i];
+
+        if (ev->kind == IOT_EV_CALL && ev->op == IOT_OP_OPEN && ev->path &&
+            strlen(ev->path) >= nl &&
+            !strcmp(ev->path + strlen(ev->path) - nl, name))
+            return ev->pid;
+    }
+    return -1;
+}
+
+/* Exit status of pid (-1 when none recorded); *sig its signal or 0. */
+static int exit_of(const struct evs *e, int32_t pid, int *sig)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (e->v[i].kind == IOT_EV_EXIT && e->v[i].pid == pid) {
+            *sig = (e->v[i].has & IOT_HAS_SIGNAL) ? e->v[i].signal : 0;
+            return e->v[i].status;
+        }
+    return -1;
+}
+
+/* Process records of pid; *ppid the parent of the last one. */
+static int processes_of(const struct evs *e, int32_t pid, int32_t *ppid)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < e->n; i++)
+        if (e->v[i].kind == IOT_EV_PROCESS && e->v[i].pid == pid) {
+            *ppid = e->v[i].ppid;
+            n++;
+        }
+    return n;
+}
+
+/* fork + exec, vfork + exec, posix_spawn, a killed child: all recorded. */
+static void test_forkexec(void)
+{
+    char dir[PATH_MAX], run_dir[PATH_MAX + 8], trace[PATH_MAX + 32];
+    char prog[PATH_MAX + 64], iorec[PATH_MAX + 64];
+    int32_t parent, forked, vforked, spawned, ppid = 0;
+    int sig = -1, killed = 0;
+    struct evs e;
+
+    if (!setup())
+        return;
+    fresh_dir("forkexec", dir, sizeof(dir));
+    snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
+    mkdir(run_dir, 0755);
+    snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
+    snprintf(prog, sizeof(prog), "%s/progs/rec_forkexec", bindir);
+    snprintf(iorec, sizeof(iorec), "%s/iorecord", bindir);
+    {
+        char *argv[] = { iorec, "-o", trace, prog, run_dir, NULL };
+
+        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, 1, NULL), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
+    parent = opener(&e, "/parent.dat");
+    forked = opener(&e, "/forked.dat");
+    vforked = opener(&e, "/vexec.dat");
+    spawned = opener(&e, "/spawn.dat");
+    CU_ASSERT(parent > 0 && forked > 0 && vforked > 0 && spawned > 0);
+    CU_ASSERT_EQUAL(opener(&e, "/parent-end.dat"), parent);
+    /* The forked child keeps recording, and so does the image it execs. */
+    CU_ASSERT_EQUAL(opener(&e, "/exec.dat"), forked);
+    CU_ASSERT_EQUAL(processes_of(&e, forked, &ppid), 2);
+    CU_ASSERT_EQUAL(ppid, parent);
+    CU_ASSERT_EQUAL(exit_of(&e, forked, &sig), 3);
+    CU_ASSERT_EQUAL(processes_of(&e, vforked, &ppid), 1);
+    CU_ASSERT_EQUAL(ppid, parent);
+    CU_ASSERT_EQUAL(exit_of(&e, vforked, &sig), 4);
+    CU_ASSERT_EQUAL(processes_of(&e, spawned, &ppid), 1);
+    CU_ASSERT_EQUAL(ppid, parent);
+    CU_ASSERT_EQUAL(exit_of(&e, spawned, &sig), 5);
+    CU_ASSERT_EQUAL(exit_of(&e, parent, &sig), 0);
+    CU_ASSERT_EQUAL(sig, 0);
+    /* The killed child cannot say so itself: its parent's waitpid does. */
+    for (size_t i = 0; i < e.n; i++)
+        if (e.v[i].kind == IOT_EV_EXIT && e.v[i].status == 128 + SIGKILL &&
+            (e.v[i].has & IOT_HAS_SIGNAL) && e.v[i].signal == SIGKILL)
+            killed++;
+    CU_ASSERT_EQUAL(killed, 1);
+    unload(&e);
+}
+
 void recorder_suite(void)
 {
     CU_pSuite s = CU_add_suite("recorder", NULL, NULL);
@@ -480,4 +571,6 @@ void recorder_suite(void)
     CU_add_test(s, "fortified entry points: exact calls", test_fortify);
     CU_add_test(s, "8 threads x 100k reads: exactly 800k events",
                 test_threads);
+    CU_add_test(s, "fork, exec, vfork, posix_spawn, killed child",
+                test_forkexec);
 }
