@@ -1,0 +1,80 @@
+#!/bin/sh
+# Postmortem on strace logs: the sample programs run under strace with each
+# supported option set (-f -tt -T -y, -ttt -yy, no -y, no -T, no -f, -ff as a
+# directory) and the analyzer finds the same problems in every log, with the
+# same fingerprints; what needs durations is skipped without -T and the
+# summary says so; info counts the lines it did not understand.
+BUILD=${BUILD:-build}
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+A=$BUILD/bin/ioanalyze
+S=$BUILD/bin/samples
+[ -x "$A" ] || { echo "skip: $A is not built"; exit 77; }
+[ -x "$S/fd_leak" ] && [ -x "$S/random_write" ] || { echo "skip: samples are not built"; exit 77; }
+command -v strace >/dev/null 2>&1 || { echo "skip: strace is not installed"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-strace.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+strace -f -o "$work/probe" true 2>/dev/null || { echo "skip: strace cannot trace here (ptrace denied)"; exit 77; }
+fail=0
+die() { echo "FAIL: $*"; fail=1; }
+
+# issues LOG [ANALYZE OPTIONS]: "rule path fingerprint" lines, sorted
+issues() {
+    log=$1; shift
+    "$A" "$@" "$log" 2>"$work/err" | python3 -c '
+import json, sys
+for i in sorted(json.load(sys.stdin), key=lambda i: (i["rule"], i["path"])):
+    print(i["rule"], i["path"], i["fingerprint"])'
+}
+
+# run NAME TAG STRACE-OPTIONS...: the sample NAME under strace, its files in
+# $work/NAME (the same directory for every variant, so paths are equal)
+run() {
+    name=$1 tag=$2; shift 2
+    rm -rf "$work/$name" && mkdir "$work/$name"
+    strace "$@" -o "$work/$name.$tag" "$S/$name" "$work/$name" >/dev/null 2>&1 ||
+        die "strace $* $name failed"
+}
+
+for name in fd_leak random_write; do
+    run $name full -f -tt -T -y
+    run $name ttt -f -ttt -T -yy
+    run $name noy -f -tt -T
+    run $name noT -f -tt -y
+    run $name nof -tt -T -y
+    mkdir "$work/$name.ff" && run $name ff/log -ff -tt -T -y
+    issues "$work/$name.full" >"$work/$name.expect"
+    [ -s "$work/$name.expect" ] || die "$name: no issues from the -f -tt -T -y log"
+    for tag in ttt noy noT nof; do
+        issues "$work/$name.$tag" >"$work/$name.got.$tag"
+        cmp -s "$work/$name.expect" "$work/$name.got.$tag" ||
+            die "$name: -$tag log gives other issues: $(diff "$work/$name.expect" "$work/$name.got.$tag")"
+    done
+    # -ff: the directory of per-process files is the input
+    issues "$work/$name.ff" >"$work/$name.got.ff"
+    cmp -s "$work/$name.expect" "$work/$name.got.ff" ||
+        die "$name: -ff directory gives other issues: $(diff "$work/$name.expect" "$work/$name.got.ff")"
+done
+
+# what the samples promise (samples/*.c "Expected:")
+[ "$(cut -d' ' -f1,2 "$work/fd_leak.expect" | sort -u | wc -l)" -eq 8 ] || die "fd_leak: expected 8 leaked manifests: $(cat "$work/fd_leak.expect")"
+grep -q "^leak $work/fd_leak/plugin00.manifest " "$work/fd_leak.expect" || die "fd_leak: $(cat "$work/fd_leak.expect")"
+[ "$(cut -d' ' -f1,2 "$work/random_write.expect")" = "random_write $work/random_write/app.db" ] ||
+    die "random_write: $(cat "$work/random_write.expect")"
+
+# without -T: the summary names what was skipped
+"$A" "$work/random_write.noT" >/dev/null 2>"$work/err"
+grep -q "no call durations (strace without -T)" "$work/err" || die "no -T summary: $(cat "$work/err")"
+
+# the log on standard input, detected from its content
+"$A" - <"$work/random_write.full" 2>/dev/null | grep -q '"rule": "random_write"' || die "log on stdin"
+
+# info counts lines it does not understand; they are never fatal
+cp "$work/fd_leak.full" "$work/garbled.log"
+printf 'garbage that strace never wrote\n12345 also not a call\n' >>"$work/garbled.log"
+"$A" info "$work/garbled.log" >"$work/info" 2>&1 || die "info on a garbled log failed: $(cat "$work/info")"
+grep -q "strace log, .* 2 not understood" "$work/info" || die "info: $(cat "$work/info")"
+issues "$work/garbled.log" >"$work/garbled.got"
+cmp -s "$work/fd_leak.expect" "$work/garbled.got" || die "garbled log gives other issues"
+exit $fail
