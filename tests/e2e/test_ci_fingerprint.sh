@@ -1,0 +1,127 @@
+#!/bin/sh
+# Fingerprints across runs: the same program run twice, in different
+# randomly named temporary directories (mktemp, Python tempfile, mkdtemp
+# "build.XXXXXX" styles) and with other pids and load addresses, gives the
+# same fingerprints, so `ioanalyze diff` reports nothing new; different
+# problems in one file (another rule, another open stack) give different
+# ones. Recorded with iorecord (stacks on) and with strace, whichever exist.
+BUILD=${BUILD:-build}
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+A=$BUILD/bin/ioanalyze
+R=$BUILD/bin/iorecord
+[ -x "$A" ] || { echo "skip: $A is not built"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
+have_rec=0 have_strace=0
+[ -x "$R" ] && [ -e "$BUILD/lib/libiorecord.so" ] && have_rec=1
+command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null && have_strace=1
+[ $have_rec = 1 ] || [ $have_strace = 1 ] || { echo "skip: neither iorecord nor strace can record here"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-fp.XXXXXX") || exit 1
+dirs=""
+trap 'rm -rf "$work" $dirs' EXIT INT TERM
+fail=0
+die() { echo "FAIL: $*"; fail=1; }
+
+# Two problems on data.bin (small writes, then random writes) and one file
+# leaked from two different functions (exported with -rdynamic so that their
+# frames have names: a fingerprint drops the offsets of frames).
+cat >"$work/twoproblems.c" <<'EOF'
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char path[4096], leaked[4096];
+
+__attribute__((noinline)) int open_for_config(void)
+{
+    return open(leaked, O_RDONLY);
+}
+
+__attribute__((noinline)) int open_for_plugins(void)
+{
+    return open(leaked, O_RDONLY);
+}
+
+int main(int argc, char **argv)
+{
+    char buf[64];
+    int fd;
+
+    if (argc < 2)
+        return 2;
+    snprintf(path, sizeof(path), "%s/data.bin", argv[1]);
+    snprintf(leaked, sizeof(leaked), "%s/leaked.txt", argv[1]);
+    memset(buf, 'x', sizeof(buf));
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return 1;
+    for (int i = 0; i < 200; i++)
+        if (write(fd, buf, 16) != 16)
+            return 1;
+    for (int i = 0; i < 50; i++)
+        if (pwrite(fd, buf, 64, (off_t)((i * 37) % 50) * 64) != 64)
+            return 1;
+    close(fd);
+    fd = open(leaked, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    close(fd);
+    if (open_for_config() < 0 || open_for_plugins() < 0)
+        return 1;
+    return 0;
+}
+EOF
+${CC:-cc} -O1 -g -rdynamic -o "$work/twoproblems" "$work/twoproblems.c" || { echo "skip: cannot compile the test program"; exit 77; }
+
+# A fresh temporary directory in one of the styles of the default patterns.
+newdir() {
+    case $1 in
+        mktemp) d=$(mktemp -d) ;;                                         # /tmp/tmp.Xa81QzP2kL
+        python) d=$(python3 -c 'import tempfile; print(tempfile.mkdtemp())') ;;  # /tmp/tmpk3j2_x9a
+        build)  d=$(mktemp -d /tmp/build.XXXXXX) ;;                       # /tmp/build.Xa81Qz
+    esac
+    dirs="$dirs $d"
+    echo "$d"
+}
+
+# record TOOL OUT DIR
+record() {
+    case $1 in
+        iorecord) "$R" -o "$2" "$work/twoproblems" "$3" >/dev/null 2>&1 ;;
+        strace) strace -f -tt -T -y -o "$2" "$work/twoproblems" "$3" >/dev/null 2>&1 ;;
+    esac || die "$1 run in $3 failed"
+}
+
+# fps TRACE: "rule fingerprint" lines, sorted
+fps() {
+    "$A" --set small_buffer.min_continual_ms=0 --rules small_buffer,random_write,leak "$1" 2>/dev/null |
+        python3 -c 'import json,sys; [print(i["rule"], i["fingerprint"]) for i in sorted(json.load(sys.stdin), key=lambda i: (i["rule"], i["fingerprint"]))]'
+}
+
+tools=""
+[ $have_rec = 1 ] && tools="$tools iorecord"
+[ $have_strace = 1 ] && tools="$tools strace"
+for tool in $tools; do
+    for style in mktemp python build; do
+        d1=$(newdir $style) d2=$(newdir $style)
+        [ "$d1" != "$d2" ] || die "$style: the same directory twice"
+        record $tool "$work/$tool-$style-1" "$d1"
+        record $tool "$work/$tool-$style-2" "$d2"
+        fps "$work/$tool-$style-1" >"$work/fp1"
+        fps "$work/$tool-$style-2" >"$work/fp2"
+        cmp -s "$work/fp1" "$work/fp2" ||
+            die "$tool, $style dirs $d1 and $d2: fingerprints differ: $(diff "$work/fp1" "$work/fp2")"
+        "$A" diff --set small_buffer.min_continual_ms=0 "$work/$tool-$style-1" "$work/$tool-$style-2" \
+            >/dev/null 2>"$work/err"
+        [ $? -eq 0 ] || die "$tool, $style: diff of two runs is not clean: $(cat "$work/err")"
+    done
+    # different problems in one file: different fingerprints
+    cut -d' ' -f1 "$work/fp1" | tr '\n' ' ' >"$work/rules"
+    case $tool in
+        iorecord) want="leak leak random_write small_buffer " ;;  # two open stacks: two leaks
+        strace) want="leak random_write small_buffer " ;;          # no stacks: one group by path
+    esac
+    [ "$(cat "$work/rules")" = "$want" ] || die "$tool: issues '$(cat "$work/rules")', expected '$want'"
+    [ "$(cut -d' ' -f2 "$work/fp1" | sort -u | wc -l)" -eq "$(wc -l <"$work/fp1")" ] ||
+        die "$tool: two different problems share a fingerprint: $(cat "$work/fp1")"
+done
+exit $fail
