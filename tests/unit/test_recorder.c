@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -103,37 +104,51 @@ static void fresh_dir(const char *name, char *out, size_t cap)
 }
 
 /*
- * Run argv with extra environment entries ("K=V", NULL-terminated).
- * recorded: through iorecord -o trace. Returns the wait status; *pid_out is
- * the child's pid (the recorded program's pid is the next one down).
+ * Start argv with extra environment entries ("K=V", NULL-terminated), its
+ * stdout going to `out` (NULL: /dev/null) and no inherited fd above 2.
  */
-static int run(char *const argv[], const char *const env[], int redirect_out,
-               pid_t *pid_out)
+static pid_t start(char *const argv[], const char *const env[], const char *out)
 {
     pid_t pid = fork();
-    int st = -1;
 
     if (pid == 0) {
+        int fd;
+
         for (int i = 0; env && env[i]; i++)
             putenv((char *)env[i]);
         if (preload_first[0]) {
-            setenv("LD_PRELOAD", preload_first, 1);
+            const char *cur = getenv("LD_PRELOAD");
+            char both[2 * PATH_MAX + 2];
+
+            /* the sanitizer runtime first, then whatever the test added */
+            snprintf(both, sizeof(both), "%s%s%s", preload_first,
+                     cur ? ":" : "", cur ? cur : "");
+            setenv("LD_PRELOAD", both, 1);
             setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
         }
-        if (redirect_out) {
-            int fd = open("/dev/null", O_WRONLY);
-
-            dup2(fd, 1);
-            close(fd);
-        }
+        fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        close(fd);
+        closefrom(3);
         execv(argv[0], argv);
         _exit(127);
     }
-    if (pid_out)
-        *pid_out = pid;
+    return pid;
+}
+
+static int finish(pid_t pid)
+{
+    int st = -1;
+
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     return st;
+}
+
+/* Run to the end; the wait status. */
+static int run(char *const argv[], const char *const env[], const char *out)
+{
+    return finish(start(argv, env, out));
 }
 
 /* Events of a trace, strings interned in `st`. */
@@ -344,12 +359,12 @@ static int run_prog(const char *prog, const char *arg, const char *trace,
     if (!trace) {
         char *argv[] = { progpath, (char *)arg, NULL };
 
-        return run(argv, env, 1, NULL);
+        return run(argv, env, NULL);
     } else {
         char *argv[] = { iorec, "-o", (char *)trace, "--", progpath,
                          (char *)arg, NULL };
 
-        return run(argv, env, 1, NULL);
+        return run(argv, env, NULL);
     }
 }
 
@@ -434,7 +449,7 @@ static void test_threads(void)
     {
         char *argv[] = { iorec, "-o", trace, prog, NULL };
 
-        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, 1, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, NULL), 0);
     }
     CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
     CU_ASSERT_EQUAL(e.stats.chunks_damaged, 0);
@@ -530,7 +545,7 @@ static void test_forkexec(void)
     {
         char *argv[] = { iorec, "-o", trace, prog, run_dir, NULL };
 
-        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, 1, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, NULL), 0);
     }
     CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
     parent = opener(&e, "/parent.dat");
@@ -561,9 +576,161 @@ static void test_forkexec(void)
     unload(&e);
 }
 
+/* Paths of the launcher, the library and a test program. */
+static void paths(const char *prog, char *iorec, char *lib, char *progpath)
+{
+    snprintf(iorec, PATH_MAX + 64, "%s/iorecord", bindir);
+    snprintf(lib, PATH_MAX + 64, "%s/../lib/libiorecord.so", bindir);
+    snprintf(progpath, PATH_MAX + 64, "%s/progs/%s", bindir, prog);
+}
+
+/* Calls of pid with op (and ret when ret_only is set). */
+static long count_op(const struct evs *e, int32_t pid, unsigned op,
+                     int ret_only, int64_t ret)
+{
+    long n = 0;
+
+    for (size_t i = 0; i < e->n; i++)
+        if (e->v[i].kind == IOT_EV_CALL && e->v[i].pid == pid &&
+            e->v[i].op == op && (!ret_only || e->v[i].ret == ret))
+            n++;
+    return n;
+}
+
+/* Closing every fd and dup2 onto every high fd leaves the trace whole. */
+static void test_closeall(void)
+{
+    char dir[PATH_MAX], run_dir[PATH_MAX + 8], trace[PATH_MAX + 32];
+    char iorec[PATH_MAX + 64], lib[PATH_MAX + 64], prog[PATH_MAX + 64];
+    struct rlimit rl;
+    int32_t pid;
+    long lim;
+    int sig;
+    struct evs e;
+
+    if (!setup())
+        return;
+    fresh_dir("closeall", dir, sizeof(dir));
+    snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
+    mkdir(run_dir, 0755);
+    snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
+    paths("rec_closeall", iorec, lib, prog);
+    {
+        char *argv[] = { iorec, "-o", trace, prog, run_dir, NULL };
+
+        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, NULL), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    lim = rl.rlim_cur > 4096 ? 4096 : (long)rl.rlim_cur;
+    CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
+    CU_ASSERT_EQUAL(e.stats.chunks_damaged, 0);
+    pid = pid_of(&e, "rec_closeall");
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_CLOSE, 0, 0), (lim - 3) + 101);
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_CLOSE, 1, 0), 101);
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_CLOSE_RANGE, 0, 0), 3);
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_DUP, 1, -1), 0);
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_DUP, 0, 0), 100);
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_WRITE, 1, 1), 1100);
+    CU_ASSERT_EQUAL(exit_of(&e, pid, &sig), 0);
+    unload(&e);
+}
+
+/* A signal handler doing I/O in the middle of wrapped calls. */
+static void test_signals(void)
+{
+    char dir[PATH_MAX], trace[PATH_MAX + 32], out[PATH_MAX + 32];
+    char iorec[PATH_MAX + 64], lib[PATH_MAX + 64], prog[PATH_MAX + 64];
+    long handler_writes, recorded;
+    char *text;
+    int32_t pid;
+    struct evs e;
+
+    if (!setup())
+        return;
+    fresh_dir("signals", dir, sizeof(dir));
+    snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
+    snprintf(out, sizeof(out), "%s/out", dir);
+    paths("rec_signals", iorec, lib, prog);
+    {
+        char *argv[] = { iorec, "-o", trace, prog, "300000", NULL };
+
+        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, out), 0);
+    }
+    text = slurp(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    handler_writes = atol(text);
+    free(text);
+    CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
+    CU_ASSERT_EQUAL(e.stats.chunks_damaged, 0);
+    pid = pid_of(&e, "rec_signals");
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_READ, 1, 1), 300000);
+    recorded = count_op(&e, pid, IOT_OP_WRITE, 1, 1);
+    CU_ASSERT(recorded <= handler_writes);
+    CU_ASSERT(handler_writes == 0 || recorded > 0);
+    unload(&e);
+}
+
+/* kill -9 after 3 s: the trace reads and holds at least the first 2 s. */
+static void test_kill9(void)
+{
+    char dir[PATH_MAX], trace[PATH_MAX + 32];
+    char iorec[PATH_MAX + 64], lib[PATH_MAX + 64], prog[PATH_MAX + 64];
+    char env_pre[PATH_MAX + 80], env_out[PATH_MAX + 48];
+    const char *env[3] = { env_pre, env_out, NULL };
+    struct timespec three = { 3, 0 };
+    int64_t first = -1, last = -1;
+    long writes = 0;
+    pid_t pid;
+    int st;
+    struct evs e;
+
+    if (!setup())
+        return;
+    fresh_dir("kill9", dir, sizeof(dir));
+    snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
+    paths("rec_longrun", iorec, lib, prog);
+    /* Preloaded directly, so the program itself gets the SIGKILL. */
+    snprintf(env_pre, sizeof(env_pre), "LD_PRELOAD=%s", lib);
+    snprintf(env_out, sizeof(env_out), "IORECORD_OUTPUT=%s", trace);
+    {
+        char *argv[] = { prog, NULL };
+
+        pid = start(argv, env, NULL);
+    }
+    nanosleep(&three, NULL);
+    kill(pid, SIGKILL);
+    st = finish(pid);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
+    for (size_t i = 0; i < e.n; i++)
+        if (e.v[i].kind == IOT_EV_CALL && e.v[i].op == IOT_OP_WRITE) {
+            if (first < 0)
+                first = e.v[i].t;
+            last = e.v[i].t;
+            writes++;
+        }
+    printf("\n  kill -9 after 3 s: %ld writes over %.2f s recovered\n", writes,
+           (double)(last - first) / 1e9);
+    CU_ASSERT(last - first >= 2000000000LL);
+    CU_ASSERT(writes >= 1000);
+    unload(&e);
+}
+
+static int suite_clean(void)
+{
+    char cmd[PATH_MAX + 32];
+
+    if (tmpdir[0] && !getenv("IOSCOPE_KEEP")) {
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0)
+            return 0;
+    }
+    return 0;
+}
+
 void recorder_suite(void)
 {
-    CU_pSuite s = CU_add_suite("recorder", NULL, NULL);
+    CU_pSuite s = CU_add_suite("recorder", NULL, suite_clean);
 
     CU_add_test(s, "fd family: exact calls and transparency", test_posix);
     CU_add_test(s, "stdio family: exact calls and transparency", test_stdio);
@@ -573,4 +740,7 @@ void recorder_suite(void)
                 test_threads);
     CU_add_test(s, "fork, exec, vfork, posix_spawn, killed child",
                 test_forkexec);
+    CU_add_test(s, "close every fd, dup2 onto high fds", test_closeall);
+    CU_add_test(s, "signal handler I/O inside wrapped calls", test_signals);
+    CU_add_test(s, "kill -9 after 3 s keeps the first 2 s", test_kill9);
 }
