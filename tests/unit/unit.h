@@ -15,7 +15,8 @@
     X(strace)          \
     X(ci)              \
     X(config)          \
-    X(recorder)
+    X(recorder)        \
+    X(engine)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)

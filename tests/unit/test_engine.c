@@ -1,0 +1,361 @@
+/*
+ * The replay engine, event by event: sessions across dup, fork and exec,
+ * offsets, the stdio buffer model, how sessions end (close, exit, trace end,
+ * signal), main-thread figures, and memory that does not grow with events.
+ * A capture rule records every session the engine hands to rules.
+ */
+#include <CUnit/CUnit.h>
+#include <malloc.h>
+#include <string.h>
+
+#include "config.h"
+#include "engine.h"
+#include "issue.h"
+#include "unit.h"
+
+#define MAXS 64
+static struct rule_session got[MAXS];
+static size_t ngot;
+
+static void capture(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
+{
+    (void)state;
+    (void)ctx;
+    if (ngot < MAXS)
+        got[ngot++] = *s;
+}
+
+static const struct rule capture_rule = {
+    .abi = RULE_ABI_VERSION, .name = "capture", .type = 100, .on_session = capture,
+};
+static const struct rule *const capture_rules[] = {&capture_rule};
+
+struct rig {
+    struct config cfg;
+    const struct rule *const *saved;
+    size_t nsaved;
+    struct issues *is;
+    struct engine *e;
+    struct iot_strtab *st;
+    int64_t t;
+};
+
+static void rig_init(struct rig *r)
+{
+    memset(r, 0, sizeof(*r));
+    ngot = 0;
+    CU_ASSERT_EQUAL_FATAL(config_init(&r->cfg), 0);
+    /* only the capture rule runs */
+    r->saved = r->cfg.rules;
+    r->nsaved = r->cfg.nrules;
+    r->cfg.rules = capture_rules;
+    r->cfg.nrules = 1;
+    r->cfg.enabled[0] = 1;
+    r->is = issues_create(&r->cfg);
+    r->e = engine_create(&r->cfg, r->is, NULL);
+    r->st = iot_strtab_create();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->e);
+}
+
+static void rig_free(struct rig *r)
+{
+    engine_free(r->e);
+    issues_free(r->is);
+    r->cfg.rules = r->saved;
+    r->cfg.nrules = r->nsaved;
+    config_release(&r->cfg);
+    iot_strtab_free(r->st);
+}
+
+static const char *S(struct rig *r, const char *s)
+{
+    return iot_intern(r->st, s, strlen(s));
+}
+
+static void proc(struct rig *r, int pid, int ppid, const char *exe)
+{
+    struct iot_event ev = {.kind = IOT_EV_PROCESS, .pid = pid, .tid = pid, .ppid = ppid,
+                           .t = r->t, .exe = S(r, exe), .start_unix_ns = 1000000000000};
+
+    engine_event(r->e, &ev);
+}
+
+static void exit_ev(struct rig *r, int pid, int sig)
+{
+    struct iot_event ev = {.kind = IOT_EV_EXIT, .pid = pid, .t = r->t += 1000};
+
+    if (sig) {
+        ev.has = IOT_HAS_SIGNAL;
+        ev.signal = sig;
+        ev.status = 128 + sig;
+    }
+    engine_event(r->e, &ev);
+}
+
+/* A call: t advances by 1 us before it; dur given. */
+static void call(struct rig *r, int pid, int tid, unsigned op, int64_t ret, int64_t dur,
+                 struct iot_event ev)
+{
+    ev.kind = IOT_EV_CALL;
+    ev.op = (uint8_t)op;
+    ev.pid = pid;
+    ev.tid = tid;
+    ev.ret = ret;
+    ev.t = r->t += 1000;
+    ev.dur = dur;
+    r->t += dur;
+    engine_event(r->e, &ev);
+}
+
+#define FD(n) .has = IOT_HAS_FD | IOT_HAS_SIZE, .fd = (n)
+
+static void open_(struct rig *r, int pid, int fd, const char *path, int64_t flags)
+{
+    call(r, pid, pid, IOT_OP_OPEN, fd, 1000,
+         (struct iot_event){.has = IOT_HAS_PATH | IOT_HAS_FLAGS, .path = S(r, path), .flags = flags});
+}
+
+static void test_dup_fork_share_offset(void)
+{
+    struct rig r;
+
+    rig_init(&r);
+    proc(&r, 10, 1, "/bin/parent");
+    open_(&r, 10, 3, "/f", 01);
+    call(&r, 10, 10, IOT_OP_WRITE, 100, 1000, (struct iot_event){FD(3), .size = 100});
+    call(&r, 10, 10, IOT_OP_DUP, 4, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    call(&r, 10, 10, IOT_OP_WRITE, 100, 1000, (struct iot_event){FD(4), .size = 100});
+    proc(&r, 11, 10, "/bin/child");                        /* fork */
+    call(&r, 11, 11, IOT_OP_WRITE, 100, 1000, (struct iot_event){FD(3), .size = 100});
+    call(&r, 10, 10, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    CU_ASSERT_EQUAL(ngot, 0);                              /* fd 4 and the child still hold it */
+    call(&r, 10, 10, IOT_OP_WRITE, 100, 1000, (struct iot_event){FD(4), .size = 100});
+    call(&r, 10, 10, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 4});
+    CU_ASSERT_EQUAL(ngot, 0);
+    exit_ev(&r, 11, 0);                                    /* the child's copy goes last */
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].writes, 4);
+    CU_ASSERT_EQUAL(got[0].random_writes, 0);              /* one shared offset: all sequential */
+    CU_ASSERT_EQUAL(got[0].op, 4);
+    CU_ASSERT_EQUAL(got[0].end, RULE_END_EXIT);
+    CU_ASSERT_EQUAL(got[0].leaked, 0);                     /* inherited: not the child's leak */
+    CU_ASSERT_EQUAL(got[0].pid, 10);
+    CU_ASSERT_STRING_EQUAL(got[0].process, "parent");
+    rig_free(&r);
+}
+
+static void test_exec_and_ends(void)
+{
+    struct rig r;
+
+    rig_init(&r);
+    proc(&r, 20, 1, "/bin/sh");
+    open_(&r, 20, 3, "/keep", 0);
+    open_(&r, 20, 4, "/cloexec", 02000000);
+    r.t += 5000000;
+    proc(&r, 20, 1, "/usr/bin/app");                        /* exec */
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_STRING_EQUAL(got[0].path, "/cloexec");
+    CU_ASSERT_EQUAL(got[0].end, RULE_END_CLOSE);
+    open_(&r, 20, 5, "/leaked", 0);
+    exit_ev(&r, 20, 0);
+    CU_ASSERT_EQUAL_FATAL(ngot, 3);
+    /* both are the process's own: /keep from before the exec, /leaked after */
+    CU_ASSERT(got[1].leaked && got[2].leaked);
+    CU_ASSERT_EQUAL(got[1].end, RULE_END_EXIT);
+    CU_ASSERT_STRING_EQUAL(got[2].process, "app");
+    /* killed by a signal: not a leak; still running at the end: not a leak */
+    proc(&r, 21, 1, "/bin/a");
+    open_(&r, 21, 3, "/k", 0);
+    exit_ev(&r, 21, 9);
+    CU_ASSERT_EQUAL_FATAL(ngot, 4);
+    CU_ASSERT_EQUAL(got[3].leaked, 0);
+    CU_ASSERT_EQUAL(got[3].end, RULE_END_EXIT);
+    proc(&r, 22, 1, "/bin/b");
+    open_(&r, 22, 3, "/run", 0);
+    engine_finish(r.e);
+    CU_ASSERT_EQUAL_FATAL(ngot, 5);
+    CU_ASSERT_EQUAL(got[4].end, RULE_END_TRACE);
+    CU_ASSERT_EQUAL(got[4].leaked, 0);
+    rig_free(&r);
+}
+
+static void test_offsets(void)
+{
+    struct rig r;
+
+    rig_init(&r);
+    proc(&r, 30, 1, "/bin/db");
+    open_(&r, 30, 3, "/db", 01 | 01000);                    /* O_TRUNC: offset 0 */
+    call(&r, 30, 30, IOT_OP_WRITE, 100, 1000, (struct iot_event){FD(3), .size = 100});
+    /* short write: the next continues at 150, where it ended */
+    call(&r, 30, 30, IOT_OP_WRITE, 50, 1000, (struct iot_event){FD(3), .size = 100});
+    call(&r, 30, 30, IOT_OP_WRITE, 100, 1000, (struct iot_event){FD(3), .size = 100});
+    /* lseek(SEEK_END) lands at 250: where we are, still sequential */
+    call(&r, 30, 30, IOT_OP_LSEEK, 250, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_OFFSET | IOT_HAS_WHENCE, .fd = 3, .whence = 2});
+    call(&r, 30, 30, IOT_OP_WRITE, 100, 1000, (struct iot_event){FD(3), .size = 100});
+    /* lseek(SEEK_SET, 0): random */
+    call(&r, 30, 30, IOT_OP_LSEEK, 0, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_OFFSET | IOT_HAS_WHENCE, .fd = 3, .offset = 0});
+    call(&r, 30, 30, IOT_OP_WRITE, 100, 1000, (struct iot_event){FD(3), .size = 100});
+    /* pwrite at 100 (the end of the previous write): sequential; offset unchanged */
+    call(&r, 30, 30, IOT_OP_PWRITE, 100, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET, .fd = 3, .size = 100, .offset = 100});
+    /* write() continues at 100 (its own offset), not 200: random */
+    call(&r, 30, 30, IOT_OP_WRITE, 100, 1000, (struct iot_event){FD(3), .size = 100});
+    /* a failed write is not counted */
+    call(&r, 30, 30, IOT_OP_WRITE, -1, 1000, (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_ERRNO, .fd = 3, .size = 100, .err = 28});
+    /* reads: EOF read counted with its requested size */
+    call(&r, 30, 30, IOT_OP_READ, 0, 1000, (struct iot_event){FD(3), .size = 4096});
+    call(&r, 30, 30, IOT_OP_CLOSE, 0, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_FILE_SIZE, .fd = 3, .file_size = 350});
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].writes, 7);
+    CU_ASSERT_EQUAL(got[0].random_writes, 2);
+    CU_ASSERT_EQUAL(got[0].reads, 1);
+    CU_ASSERT_EQUAL(got[0].op, 8);
+    CU_ASSERT_EQUAL(got[0].op_size, 7 * 100 + 4096);
+    CU_ASSERT_EQUAL(got[0].buffer, 4096);
+    CU_ASSERT_EQUAL(got[0].op_type, RULE_OP_WRITE);
+    CU_ASSERT_EQUAL(got[0].file_size, 350);
+    CU_ASSERT_EQUAL(got[0].cost_ns, 8000);
+    rig_free(&r);
+
+    /* O_APPEND: wherever lseek goes, writes land at the end */
+    rig_init(&r);
+    proc(&r, 31, 1, "/bin/log");
+    open_(&r, 31, 3, "/log", 01 | 02000);
+    for (int i = 0; i < 5; i++) {
+        call(&r, 31, 31, IOT_OP_LSEEK, 0, 1000,
+             (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_OFFSET | IOT_HAS_WHENCE, .fd = 3});
+        call(&r, 31, 31, IOT_OP_WRITE, 10, 1000, (struct iot_event){FD(3), .size = 10});
+    }
+    call(&r, 31, 31, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].writes, 5);
+    CU_ASSERT_EQUAL(got[0].random_writes, 0);
+    rig_free(&r);
+}
+
+static void stream_call(struct rig *r, unsigned op, int64_t ret, int64_t size)
+{
+    call(r, 40, 40, op, ret, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_STREAM | IOT_HAS_SIZE, .fd = 3,
+                            .stream = 0xabc, .size = size});
+}
+
+static void test_stdio_model(void)
+{
+    struct rig r;
+
+    rig_init(&r);
+    proc(&r, 40, 1, "/bin/w");
+    call(&r, 40, 40, IOT_OP_FOPEN, 0xabc, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_PATH | IOT_HAS_MODE | IOT_HAS_SIZE | IOT_HAS_STREAM,
+                            .fd = 3, .path = S(&r, "/s"), .mode = S(&r, "w"), .size = 4096, .stream = 0xabc});
+    for (int i = 0; i < 10; i++)
+        stream_call(&r, IOT_OP_FWRITE, 1000, 1000);        /* 10000 bytes: 2 buffers filled */
+    stream_call(&r, IOT_OP_FFLUSH, 0, 0);                  /* + the 1808 pending */
+    stream_call(&r, IOT_OP_FWRITE, 10000, 10000);          /* bigger than the buffer: direct */
+    stream_call(&r, IOT_OP_FCLOSE, 0, 0);
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].layer, RULE_LAYER_STDIO);
+    CU_ASSERT_EQUAL(got[0].op, 11);
+    CU_ASSERT_EQUAL(got[0].eff_ops, 4);
+    CU_ASSERT_EQUAL(got[0].eff_bytes, 20000);
+    CU_ASSERT_EQUAL(got[0].stream_buffer, 4096);
+    rig_free(&r);
+
+    /* setvbuf(_IONBF): every call is a syscall; reads through a full buffer */
+    rig_init(&r);
+    proc(&r, 40, 1, "/bin/w");
+    call(&r, 40, 40, IOT_OP_FOPEN, 0xabc, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_PATH | IOT_HAS_SIZE | IOT_HAS_STREAM,
+                            .fd = 3, .path = S(&r, "/u"), .size = 4096, .stream = 0xabc});
+    call(&r, 40, 40, IOT_OP_SETVBUF, 0, 100,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_STREAM | IOT_HAS_BUFMODE | IOT_HAS_SIZE,
+                            .fd = 3, .stream = 0xabc, .bufmode = IOT_BUF_NONE, .size = 0});
+    for (int i = 0; i < 7; i++)
+        stream_call(&r, IOT_OP_FWRITE, 3, 3);
+    stream_call(&r, IOT_OP_FCLOSE, 0, 0);
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].eff_ops, 7);
+    CU_ASSERT_EQUAL(got[0].eff_bytes, 21);
+    CU_ASSERT_EQUAL(got[0].stream_buffer, 0);
+    CU_ASSERT_EQUAL(got[0].writes, 7);
+    CU_ASSERT_EQUAL(got[0].random_writes, 0);
+    rig_free(&r);
+
+    rig_init(&r);
+    proc(&r, 40, 1, "/bin/r");
+    call(&r, 40, 40, IOT_OP_FOPEN, 0xabc, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_PATH | IOT_HAS_SIZE | IOT_HAS_STREAM,
+                            .fd = 3, .path = S(&r, "/r"), .size = 4096, .stream = 0xabc});
+    for (int i = 0; i < 100; i++)
+        stream_call(&r, IOT_OP_FGETS, 80, 128);            /* 12800 requested: 4 buffer fills */
+    stream_call(&r, IOT_OP_FCLOSE, 0, 0);
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].eff_ops, 4);
+    CU_ASSERT_EQUAL(got[0].op_type, RULE_OP_READ);
+    rig_free(&r);
+}
+
+static void test_main_thread_figures(void)
+{
+    struct rig r;
+
+    rig_init(&r);
+    proc(&r, 50, 1, "/bin/m");
+    open_(&r, 50, 3, "/m", 0);
+    call(&r, 50, 51, IOT_OP_READ, 10, 20000000, (struct iot_event){FD(3), .size = 10});  /* worker */
+    call(&r, 50, 50, IOT_OP_READ, 10, 2000000, (struct iot_event){FD(3), .size = 10});
+    r.t += 7998000;                                        /* + 1 us: a 7.999 ms gap, continual */
+    call(&r, 50, 50, IOT_OP_READ, 10, 3000000, (struct iot_event){FD(3), .size = 10});
+    r.t += 7999000;                                        /* + 1 us: exactly 8 ms, breaks the run */
+    call(&r, 50, 50, IOT_OP_READ, 10, 1000000, (struct iot_event){FD(3), .size = 10});
+    call(&r, 50, 50, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].op, 4);
+    CU_ASSERT_EQUAL(got[0].main_ops, 3);
+    CU_ASSERT_EQUAL(got[0].main_max_once_ns, 3000000);
+    CU_ASSERT_EQUAL(got[0].main_max_continual_ns, 5000000);
+    CU_ASSERT_EQUAL(got[0].max_once_ns, 20000000);
+    CU_ASSERT_EQUAL(got[0].max_continual_ns, 25000000);  /* worker's 20 + 2 + 3, gaps 1 us */
+    CU_ASSERT_EQUAL(got[0].main_tid, 50);
+    rig_free(&r);
+}
+
+static void test_memory_flat(void)
+{
+    struct rig r;
+    size_t before = 0, after;
+
+    rig_init(&r);
+    proc(&r, 60, 1, "/bin/loop");
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 20000; i++) {
+            open_(&r, 60, 3, "/data/x", 0);
+            call(&r, 60, 60, IOT_OP_READ, 10, 1000, (struct iot_event){FD(3), .size = 10});
+            call(&r, 60, 60, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+        }
+        if (round == 0)
+            before = mallinfo2().uordblks;
+    }
+    after = mallinfo2().uordblks;
+    /* 20000 more sessions must not have grown the heap (allow allocator slack) */
+    CU_ASSERT(after <= before + 4096);
+    rig_free(&r);
+}
+
+void engine_suite(void)
+{
+    CU_pSuite s = CU_add_suite("engine", NULL, NULL);
+
+    CU_add_test(s, "dup and fork share one open file description", test_dup_fork_share_offset);
+    CU_add_test(s, "exec, exit, signal and trace end", test_exec_and_ends);
+    CU_add_test(s, "offset reconstruction", test_offsets);
+    CU_add_test(s, "stdio buffer model", test_stdio_model);
+    CU_add_test(s, "main-thread figures and the continual gap", test_main_thread_figures);
+    CU_add_test(s, "memory does not grow with events", test_memory_flat);
+}
