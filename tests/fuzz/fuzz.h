@@ -15,7 +15,11 @@
 /* Every target, declared once: X(name). */
 #define FUZZ_TARGETS(X) \
     X(trace)            \
-    X(jsonl)
+    X(jsonl)            \
+    X(strace)           \
+    X(config)           \
+    X(issues)           \
+    X(analyze)
 
 #define FUZZ_DECL_(name) void fuzz_##name(const uint8_t *data, size_t size);
 FUZZ_TARGETS(FUZZ_DECL_)
