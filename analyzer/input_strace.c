@@ -158,6 +158,7 @@ struct slog {
     int64_t last_tod;
     int64_t clock;
     int64_t mtime_ns;
+    struct strace_info info;  /* this file's share */
 };
 
 struct qev {
@@ -170,6 +171,7 @@ struct strace_src {
     struct slog *logs;
     size_t nlogs;
     struct strace_info info;
+    struct slog *cur;        /* the log whose line is being processed */
     int64_t origin;          /* abs time of t = 0 */
     int64_t unix_origin;     /* unix ns at t = 0 */
     struct imap tasks, procs;
@@ -328,6 +330,7 @@ static int slog_advance(struct strace_src *s, struct slog *l)
     l->len = (size_t)n;
     l->have = 1;
     s->info.lines++;
+    l->info.lines++;
 
     l->pid = 0;
     l->body = 0;
@@ -398,6 +401,7 @@ static int emit(struct strace_src *s, const struct iot_event *ev)
         s->capheap = cap;
     }
     i = s->nheap++;
+    s->cur->info.events++;
     s->heap[i].ev = *ev;
     s->heap[i].seq = s->seq++;
     while (i > 0 && heap_less(&s->heap[i], &s->heap[(i - 1) / 2])) {
@@ -762,6 +766,7 @@ static const char *annotation_path(struct strace_src *s, const char *p, size_t n
     if (i >= n)
         return NULL;
     s->info.has_paths = 1;
+    s->cur->info.has_paths = 1;
     end = skip_angle(p, i, n);
     if (end <= i + 2 || p[end - 1] != '>' || p[i + 1] != '/')
         return NULL;
@@ -998,6 +1003,7 @@ static int parse_ret(struct strace_src *s, const char *p, size_t n, struct ret *
         r->has_dur = 1;
         r->dur = num_n(g, gl) * NS_PER_S + (fl > 0 ? frac_ns(f, fl) : 0);
         s->info.has_durations = 1;
+        s->cur->info.has_durations = 1;
     }
     return 0;
 }
@@ -1122,6 +1128,7 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
     na = split_args(text, n, a, &rest);
     if (na < 0 || parse_ret(s, text + rest, n - rest, &r) < 0) {
         s->info.unknown_lines++;
+        s->cur->info.unknown_lines++;
         return 0;
     }
     if (idx < 0 || !r.known) {
@@ -1519,6 +1526,7 @@ static int process_line(struct strace_src *s, struct slog *l)
     }
 unknown:
     s->info.unknown_lines++;
+    l->info.unknown_lines++;
     return 0;
 }
 
@@ -1574,6 +1582,7 @@ static struct strace_src *open_many(FILE *const *files, const char *const *names
     }
     s->st = st;
     s->nlogs = n;
+    s->cur = s->logs;
     for (size_t i = 0; i < n; i++) {
         struct slog *l = &s->logs[i];
         struct stat sb;
@@ -1673,6 +1682,7 @@ int strace_next(struct strace_src *s, struct iot_event *ev, char *errbuf)
         }
         if (!l)
             return 0;
+        s->cur = l;
         if (process_line(s, l) < 0) {
             snprintf(errbuf, IOT_ERRBUF_SIZE, "'%s': out of memory", l->name);
             return -1;
@@ -1692,6 +1702,14 @@ int strace_next(struct strace_src *s, struct iot_event *ev, char *errbuf)
 void strace_info(const struct strace_src *s, struct strace_info *out)
 {
     *out = s->info;
+}
+
+void strace_file_info(const struct strace_src *s, size_t i, struct strace_info *out)
+{
+    if (i < s->nlogs)
+        *out = s->logs[i].info;
+    else
+        memset(out, 0, sizeof(*out));
 }
 
 void strace_close(struct strace_src *s)

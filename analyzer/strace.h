@@ -60,6 +60,9 @@ struct strace_info {
     int has_paths;           /* the log was written with -y or -yy */
 };
 void strace_info(const struct strace_src *s, struct strace_info *out);
+/* The share of the i-th file of strace_open_paths (events: those its lines
+ * produced, counted when produced). */
+void strace_file_info(const struct strace_src *s, size_t i, struct strace_info *out);
 
 void strace_close(struct strace_src *s);
 

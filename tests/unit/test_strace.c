@@ -455,6 +455,17 @@ static void test_ff(void)
     CU_ASSERT_EQUAL(e.ev[7].pid, 1002);
     CU_ASSERT_EQUAL(e.ev[8].pid, 1000);
     CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_PROCESS), 2);
+    /* each file's share, in the order given */
+    struct strace_info fi;
+    strace_file_info(e.src, 0, &fi);
+    CU_ASSERT_EQUAL(fi.lines, 4);
+    CU_ASSERT_EQUAL(fi.events, 4);   /* 1002: process, read, open, exit */
+    strace_file_info(e.src, 1, &fi);
+    CU_ASSERT_EQUAL(fi.lines, 6);
+    strace_file_info(e.src, 2, &fi);
+    CU_ASSERT_EQUAL(fi.lines, 3);
+    CU_ASSERT_EQUAL(fi.events, 1);   /* 1001: its read */
+    CU_ASSERT_EQUAL(fi.has_durations, 1);
     release(&e);
 }
 
