@@ -148,12 +148,14 @@
                                void (*)(void), void (*)(void),                 \
                                void (*)(void), void *))
 
+#pragma GCC visibility push(hidden)
 #define REAL_DECL_(ret, name, params) extern ret(*real_##name) params;
 REAL_FUNCS(REAL_DECL_)
 #undef REAL_DECL_
 
 /* Resolve every real_* pointer (idempotent, safe from any thread). */
 void rec_resolve(void);
+#pragma GCC visibility pop
 
 /* The real function, resolving the table on first use. */
 #define REAL(name)                                                             \

@@ -14,8 +14,18 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
+
+/*
+ * Everything the recorder declares, the format library included, is
+ * internal to libiorecord.so: hidden symbols are reached without the GOT
+ * or PLT on the hot path, and the program never sees them. Only the
+ * wrapped libc names (declared by the system headers) are exported.
+ */
+#pragma GCC visibility push(hidden)
 
 #include "iotrace.h"
 
@@ -215,5 +225,7 @@ void rec_env_free(char **fixed, char *const envp[]);
 /* Raw helpers that never go through a wrapper. */
 long rec_sys_write_all(int fd, const void *buf, size_t n);
 void rec_warn(const char *msg, int err);
+
+#pragma GCC visibility pop
 
 #endif

@@ -1,0 +1,102 @@
+/*
+ * bench_rec_loop - the loops bench_recorder.sh measures, natively, under the
+ * recorder and under strace. No ioscope code is used.
+ *
+ *   bench_rec_loop read1|pread4k|fwrite64|open CALLS FILE
+ *
+ * open: one open + close of FILE per iteration (stack capture cost).
+ *
+ * Runs CALLS calls in 50 batches and prints one line:
+ *   median_ns_per_call thread_cpu_ns_per_call process_cpu_ns_per_call
+ * where the median is over the batches' wall time per call, thread CPU is
+ * the calling thread's, and process CPU (user + system of every thread,
+ * the recorder's flusher included) is what the whole process paid.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCHES 50
+
+static int64_t ns(clockid_t c)
+{
+    struct timespec ts;
+
+    clock_gettime(c, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    static char buf[4096];
+    int64_t per[BATCHES], t0, c0;
+    struct rusage ru;
+    long calls, batch;
+    FILE *f = NULL;
+    int fd = -1, mode;
+
+    if (argc != 4) {
+        fprintf(stderr, "usage: bench_rec_loop read1|pread4k|fwrite64|open CALLS FILE\n");
+        return 2;
+    }
+    mode = !strcmp(argv[1], "read1") ? 0 : !strcmp(argv[1], "pread4k") ? 1
+         : !strcmp(argv[1], "fwrite64") ? 2 : 3;
+    calls = atol(argv[2]);
+    batch = calls / BATCHES > 0 ? calls / BATCHES : 1;
+    if (mode == 0)
+        fd = open("/dev/zero", O_RDONLY);
+    else if (mode == 1 || mode == 3)
+        fd = open(argv[3], O_RDONLY);
+    else
+        f = fopen(argv[3], "w");
+    if (fd < 0 && !f) {
+        perror(argv[3]);
+        return 1;
+    }
+    c0 = ns(CLOCK_THREAD_CPUTIME_ID);
+    for (int b = 0; b < BATCHES; b++) {
+        t0 = ns(CLOCK_MONOTONIC);
+        for (long i = 0; i < batch; i++) {
+            if (mode == 0) {
+                if (read(fd, buf, 1) != 1)
+                    return 1;
+            } else if (mode == 1) {
+                if (pread(fd, buf, 4096, (off_t)((i & 255) * 4096)) != 4096)
+                    return 1;
+            } else if (mode == 3) {
+                int o = open(argv[3], O_RDONLY);
+
+                if (o < 0 || close(o) != 0)
+                    return 1;
+            } else {
+                if (fwrite(buf, 1, 64, f) != 64)
+                    return 1;
+                if ((i & 4095) == 4095)
+                    rewind(f);   /* keep the file small: 256 KiB */
+            }
+        }
+        per[b] = (ns(CLOCK_MONOTONIC) - t0) / batch;
+    }
+    c0 = ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+    if (f)
+        fclose(f);
+    getrusage(RUSAGE_SELF, &ru);
+    qsort(per, BATCHES, sizeof(per[0]), cmp64);
+    printf("%lld %lld %lld\n", (long long)per[BATCHES / 2],
+           (long long)(c0 / (batch * BATCHES)),
+           (long long)(((int64_t)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec +
+                        (int64_t)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec) *
+                       1000 / (batch * BATCHES)));
+    return 0;
+}

@@ -1,0 +1,78 @@
+#!/bin/sh
+# The recorder's cost, measured in one run beside native and beside
+# `strace -f -o /dev/null`: ns per call (median over batches of wall time,
+# and the calling thread's CPU), the ratio to native, the whole process's
+# CPU ratio (the flusher thread included) and trace bytes per event, for
+#   read1     1-byte read() from /dev/zero
+#   pread4k   4 KiB pread() from a cached file
+#   fwrite64  64-byte fwrite() to a file
+#   open      open()+close() of a file, with and without call stacks
+# Goals (issue 3): <= 40 ns added per 1-byte read (median), <= 1.3x
+# process CPU, <= 4 bytes/event. Figures only: never pass/fail on time.
+# BENCH_CALLS (default 2000000) sets the calls per run; strace gets 1/100.
+BUILD=${BUILD:-build}
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+LOOP=$BUILD/bin/bench/bench_rec_loop
+REC=$BUILD/bin/iorecord
+N=${BENCH_CALLS:-2000000}
+for f in "$LOOP" "$REC"; do
+    [ -x "$f" ] || { echo "bench_recorder: $f is not built (make bench builds it)"; exit 0; }
+done
+if ldd "$BUILD/lib/libiorecord.so" | grep -q libasan; then
+    echo "bench_recorder: a sanitizer build; measure a plain build"; exit 0
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-rec.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+head -c 1048576 /dev/urandom > "$work/cached.dat"
+cat "$work/cached.dat" > /dev/null
+have_strace=0
+command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null && have_strace=1
+
+# best3 CMD...: the run (of 3) with the lowest thread CPU, as
+# "median_wall thread_cpu process_cpu" ns per call.
+best3() {
+    best=""
+    for i in 1 2 3; do
+        r=$("$@") || { echo "? ? ?"; return; }
+        best=$(printf '%s\n%s\n' "$best" "$r" | awk 'NF == 3' | sort -n -k2 | head -n 1)
+    done
+    echo "$best"
+}
+
+file_for() { case $1 in fwrite64) echo "$work/out.dat" ;; *) echo "$work/cached.dat" ;; esac; }
+
+echo "calls per run: $N (strace: $((N / 100))); ns per call; best of 3 by thread CPU"
+printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' workload setup wall_ns thread_ns proc_ns x_wall x_proc bytes/event
+for w in read1 pread4k fwrite64 open; do
+    n=$N
+    [ $w = open ] && n=$((N / 10))
+    f=$(file_for $w)
+    nat=$(best3 "$LOOP" $w $n "$f")
+    set -- $nat; nw=$1; nc=$3
+    printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' $w native $1 $2 $3 1.00 1.00 -
+    for setup in recorder nostacks; do
+        [ $setup = nostacks ] && [ $w != open ] && continue
+        opt=""
+        [ $setup = nostacks ] && opt=--no-stacks
+        rec=$(best3 "$REC" $opt -o "$work/t.zst" -- "$LOOP" $w $n "$f")
+        set -- $rec
+        size=$(stat -c %s "$work/t.zst")
+        calls=$n
+        [ $w = open ] && calls=$((n * 2))
+        printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' $w $setup $1 $2 $3 \
+            "$(echo "$1 $nw" | awk '{ printf "%.2f", $1 / $2 }')" \
+            "$(echo "$3 $nc" | awk '{ printf "%.2f", $1 / $2 }')" \
+            "$(echo "$size $calls" | awk '{ printf "%.2f", $1 / $2 }')"
+        [ $w = read1 ] && [ $setup = recorder ] &&
+            echo "          added per 1-byte read: $(echo "$1 $nw $2 $nat" | awk '{ printf "%d ns wall, %d ns thread CPU", $1 - $2, $3 - $5 }')"
+    done
+    if [ $have_strace = 1 ]; then
+        st=$("$LOOP" $w $((n / 100)) "$f" > /dev/null; strace -f -o /dev/null "$LOOP" $w $((n / 100)) "$f")
+        set -- $st
+        printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' $w strace $1 $2 $3 \
+            "$(echo "$1 $nw" | awk '{ printf "%.0f", $1 / $2 }')" \
+            "$(echo "$3 $nc" | awk '{ printf "%.1f", $1 / $2 }')" -
+    fi
+done
+echo "(x_proc under strace counts only the traced process's CPU, not strace's own)"
