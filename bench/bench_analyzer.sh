@@ -9,6 +9,7 @@ TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 A=$BUILD/bin/ioanalyze
 GEN=$BUILD/bin/bench/gen_trace
+READ=$BUILD/bin/bench/read_trace
 N=${BENCH_EVENTS:-50000000}
 for f in "$A" "$GEN"; do
     [ -x "$f" ] || { echo "bench_analyzer: $f is not built (make bench builds it)"; exit 0; }
@@ -45,19 +46,30 @@ short=$((N / 10))
 size=$(wc -c <"$work/long.zst")
 
 t_zstd=$(secs zstd -dc "$work/long.zst")
+t_read=0
+rss_read="?"
+if [ -x "$READ" ]; then
+    # the format library's reader alone: the floor under any analysis
+    t_read=$(secs "$READ" "$work/long.zst")
+    rss_read=$(rss "$READ" "$work/long.zst")
+fi
 t_an=$(secs "$A" "$work/long.zst")
 t_prof=$(secs "$A" profile "$work/long.zst")
 rss_long=$(rss "$A" "$work/long.zst")
 rss_short=$(rss "$A" "$work/short.zst")
 
-awk -v n="$N" -v sz="$size" -v tz="$t_zstd" -v ta="$t_an" -v tp="$t_prof" \
+awk -v n="$N" -v sz="$size" -v tz="$t_zstd" -v ta="$t_an" -v tp="$t_prof" -v tr="$t_read" -v rr="$rss_read" \
     -v rl="$rss_long" -v rs="$rss_short" -v ns="$short" 'BEGIN {
     printf "trace: %d events, %.1f MB, %.2f bytes/event (bench/gen_trace --mixed)\n", n, sz/1e6, sz/n
     printf "%-34s %10s %14s\n", "", "seconds", "M events/s"
     printf "%-34s %10.3f %14.1f\n", "zstd -dc (decompression only)", tz, n/tz/1e6
+    if (tr > 0)
+        printf "%-34s %10.3f %14.1f\n", "reader alone (bench/read_trace)", tr, n/tr/1e6
     printf "%-34s %10.3f %14.1f   (goal >= 30)\n", "ioanalyze (all rules)", ta, n/ta/1e6
     printf "%-34s %10.3f %14.1f\n", "ioanalyze profile", tp, n/tp/1e6
     printf "analyze / zstd -dc: %.2fx (goal <= 3x)\n", ta/tz
     if (rl != "?" && rs != "?")
         printf "peak RSS: %d KiB for %d events, %d KiB for %d events: %.2fx (goal <= 1.2x)\n", rl, n, rs, ns, rl/rs
+    if (rr != "?")
+        printf "peak RSS of the reader alone on the long trace: %d KiB (it maps the trace file)\n", rr
 }'
