@@ -141,7 +141,8 @@ void rec_clock_reanchor(void)
      */
     {
         __int128 ticks_1s = ((__int128)1000000000 << 32) / (__int128)mult;
-        __int128 adj = ((__int128)err << 32) / (ticks_1s ? ticks_1s : 1);
+        __int128 adj = (__int128)err * ((__int128)1 << 32) /
+                       (ticks_1s ? ticks_1s : 1);
 
         publish(tsc, conv, (uint64_t)((__int128)mult + adj));
     }

@@ -100,9 +100,8 @@ static void find_library(char *out, size_t cap)
         self[n] = '\0';
         slash = strrchr(self, '/');
         *slash = '\0';
-        if (strlen(self) + sizeof("/../lib/libiorecord.so") > cap)
+        if (join(out, cap, self, strlen(self), "/../lib/", "libiorecord.so"))
             die(2, "path too long: '%s'", self, 0);
-        snprintf(out, cap, "%s/../lib/libiorecord.so", self);
     }
     if (access(out, R_OK) != 0)
         die(2, "cannot find the recorder library '%s'", out, errno);
@@ -119,7 +118,7 @@ static void resolve_command(const char *cmd, char *out, size_t cap)
             die(127, "cannot run '%s'", cmd, errno);
         if (access(cmd, X_OK) != 0)
             die(126, "cannot run '%s'", cmd, errno);
-        snprintf(out, cap, "%s", cmd);
+        join(out, cap, cmd, strlen(cmd), "", "");
         return;
     }
     if (!path)

@@ -310,7 +310,26 @@ int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
         return r;                                                              \
     }
 
-/* stdio.h renames fscanf to __isoc99_fscanf: name the symbols explicitly. */
+#define WRAP_VFSCANF(name, sym, real)                                          \
+    int name(FILE *f, const char *fmt, va_list ap) __asm__(sym);               \
+    int name(FILE *f, const char *fmt, va_list ap)                             \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(EOF, real, f, fmt, ap);                                  \
+        s1 = rec_stamp();                                                      \
+        rec_stdio(IOT_OP_FSCANF, f, 0, 0, r,                                   \
+                  stream_err(f, r == EOF, errno), s0, s1);                     \
+        return r;                                                              \
+    }
+
+/*
+ * stdio.h renames fscanf to __isoc99_fscanf: name the symbols explicitly.
+ * The v-forms are wrapped too: sanitizer runtimes implement fscanf with them.
+ */
+WRAP_VFSCANF(rec_vfscanf_old, "vfscanf", vfscanf)
+WRAP_VFSCANF(rec_vfscanf_c99, "__isoc99_vfscanf", __isoc99_vfscanf)
 WRAP_FSCANF(rec_fscanf_old, "fscanf", vfscanf)
 WRAP_FSCANF(rec_fscanf_c99, "__isoc99_fscanf", __isoc99_vfscanf)
 
