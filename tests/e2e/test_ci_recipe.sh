@@ -1,0 +1,175 @@
+#!/bin/sh
+# docs/ci.md's recipes, run as written on a "test suite" of sample programs:
+# the plain shell gate script (no baseline yet, a clean run in other temp
+# dirs, a new problem, a failing suite, a config) and the `ioscope: ...`
+# steps of the GitHub Actions workflow.
+BUILD=${BUILD:-build}
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+S=$BUILD/bin/samples
+DOC=$TOP/docs/ci.md
+[ -x "$BUILD/bin/ioanalyze" ] || { echo "skip: ioanalyze is not built"; exit 77; }
+[ -x "$BUILD/bin/iorecord" ] || { echo "skip: iorecord is not built"; exit 77; }
+for s in fd_leak random_write random_read; do
+    [ -x "$S/$s" ] || { echo "skip: sample $s is not built"; exit 77; }
+done
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-recipe.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+fail=0
+die() { echo "FAIL: $*"; fail=1; }
+PATH=$BUILD/bin:$PATH
+export PATH
+
+# The fenced block right after the marker comment.
+extract() {
+    python3 - "$DOC" "$1" <<'EOF'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = lines.index("<!-- recipe: %s -->" % sys.argv[2]) + 1
+assert lines[i].startswith("```"), lines[i]
+end = lines.index("```", i + 1)
+print("\n".join(lines[i + 1:end]))
+EOF
+}
+extract shell >"$work/ioscope-gate.sh" || { die "no shell recipe in docs/ci.md"; exit 1; }
+extract github-actions >"$work/workflow.yml" || { die "no workflow in docs/ci.md"; exit 1; }
+
+# The project's test suite: sample programs, each in a new temporary
+# directory (as a real suite would), EXTRA=1 adds a new problem,
+# SUITE_STATUS makes it fail.
+# (The directories are left to the test's cleanup: rm would be recorded too.)
+mkdir "$work/tmp"
+cat >"$work/suite.sh" <<EOF
+#!/bin/sh
+TMPDIR=$work/tmp
+export TMPDIR
+d1=\$(mktemp -d) d2=\$(mktemp -d) d3=\$(mktemp -d)
+"$S/fd_leak" "\$d1" >/dev/null
+"$S/random_write" "\$d2" >/dev/null
+[ "\${EXTRA:-0}" = 1 ] && "$S/random_read" "\$d3" >/dev/null
+exit \${SUITE_STATUS:-0}
+EOF
+chmod +x "$work/suite.sh" "$work/ioscope-gate.sh"
+
+# counts FILE: "NEW FIXED UNCHANGED"
+counts() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["new"]), len(d["fixed"]), d["unchanged"])' "$1"
+}
+
+# gate STATUS [VAR=VALUE...]: run the shell recipe in $work/repo
+gate() {
+    want=$1; shift
+    (cd "$work/repo" && env "$@" "$work/ioscope-gate.sh" "$work/suite.sh") >"$work/out" 2>"$work/err"
+    got=$?
+    [ "$got" -eq "$want" ] || die "gate $* exited $got, expected $want: $(cat "$work/err")"
+}
+
+mkdir "$work/repo"
+out=$work/repo/ioscope-out
+
+# 1. no baseline yet: the job passes and says what to commit
+gate 0
+grep -q "^ioscope: no baseline: review ioscope-out/issues.json and commit it as .ioscope-baseline.json" "$work/err" ||
+    die "first run message: $(cat "$work/err")"
+python3 -c '
+import json, sys
+issues = json.load(open(sys.argv[1]))
+rules = sorted(set(i["rule"] for i in issues))
+assert "leak" in rules and "random_write" in rules, rules
+sarif = json.load(open(sys.argv[2]))
+assert sarif["version"] == "2.1.0" and len(sarif["runs"][0]["results"]) == len(issues)
+' "$out/issues.json" "$out/ioscope.sarif" || die "first run outputs"
+[ -s "$out/tests.zst" ] || die "no trace recorded"
+cp "$out/issues.json" "$work/repo/.ioscope-baseline.json"
+nbase=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$out/issues.json")
+
+# 2. the same suite again (other temp dirs, pids, addresses): nothing new
+gate 0
+[ "$(counts "$out/diff.json")" = "0 0 $nbase" ] || die "clean rerun: $(counts "$out/diff.json")"
+
+# 3. a new problem fails the job and is shown
+gate 1 EXTRA=1
+[ "$(counts "$out/diff.json")" = "1 0 $nbase" ] || die "new problem: $(counts "$out/diff.json")"
+grep -q "^ioscope: new I/O issues" "$work/err" || die "no new-issue message: $(cat "$work/err")"
+grep -q '"rule":"random_read"' "$work/err" || die "the new issue is not shown: $(cat "$work/err")"
+grep -c '"rule":' "$work/err" | grep -qx 1 || die "known issues shown as new: $(cat "$work/err")"
+
+# 4. a failing suite fails the job with its own status
+gate 3 SUITE_STATUS=3
+
+# 5. a configuration (here: random_read accepted as not a problem)
+printf '{"rules": {"random_read": {"enabled": false}}}\n' >"$work/repo/ioscope.json"
+gate 0 EXTRA=1 IOSCOPE_CONFIG=ioscope.json
+
+# 6. another baseline location and output directory
+gate 1 EXTRA=1 IOSCOPE_BASELINE="$work/repo/.ioscope-baseline.json" IOSCOPE_OUT="$work/out2"
+[ -s "$work/out2/diff.json" ] || die "IOSCOPE_OUT not used"
+
+# The GitHub Actions steps named "ioscope: ...", in order, with the job's env.
+python3 - "$work/workflow.yml" "$work" "$work/suite.sh" <<'EOF' || die "cannot extract the workflow steps"
+import re, sys
+text = open(sys.argv[1]).read().split("\n")
+work, suite = sys.argv[2], sys.argv[3]
+env, steps, i = {}, [], 0
+while i < len(text):
+    line = text[i]
+    m = re.match(r"^    env:\s*$", line)
+    if m:
+        i += 1
+        while i < len(text) and re.match(r"^      \w+:", text[i]):
+            k, v = text[i].strip().split(":", 1)
+            env[k] = v.strip()
+            i += 1
+        continue
+    m = re.match(r'^      - name: "?(ioscope: [^"]*)"?\s*$', line)
+    if m:
+        name, body = m.group(1), None
+        i += 1
+        while i < len(text) and not text[i].startswith("      - "):
+            if text[i].strip() == "run: |":
+                body = []
+                i += 1
+                while i < len(text) and (text[i].startswith("          ") or not text[i].strip()):
+                    body.append(text[i][10:])
+                    i += 1
+                continue
+            i += 1
+        assert body, name
+        steps.append((name, "\n".join(body).replace("make check", "sh " + suite)))
+        continue
+    i += 1
+assert [n for n, _ in steps] == ["ioscope: record the test suite", "ioscope: analyze",
+                                 "ioscope: fail on new issues"], steps
+assert env.get("IOSCOPE_OUT") and env.get("IOSCOPE_BASELINE"), env
+with open(work + "/steps.env", "w") as f:
+    for k, v in env.items():
+        f.write("%s=%s\nexport %s\n" % (k, v, k))
+for n, (name, body) in enumerate(steps):
+    open("%s/step%d.sh" % (work, n), "w").write(body + "\n")
+EOF
+SH=sh
+command -v bash >/dev/null 2>&1 && SH="bash -eo pipefail"
+# workflow STATUS [VAR=VALUE...]: the three steps; STATUS is the last one's
+workflow() {
+    want=$1; shift
+    rm -rf "$work/gh/ioscope-out"
+    for n in 0 1 2; do
+        (cd "$work/gh" && . "$work/steps.env" && env "$@" $SH "$work/step$n.sh") >"$work/out" 2>"$work/err"
+        got=$?
+        if [ $n -lt 2 ] && [ $got -ne 0 ]; then
+            die "workflow step $n exited $got: $(cat "$work/err")"
+            return
+        fi
+    done
+    [ "$got" -eq "$want" ] || die "workflow $* exited $got, expected $want: $(cat "$work/out" "$work/err")"
+}
+mkdir "$work/gh"
+cp "$work/repo/.ioscope-baseline.json" "$work/gh/.ioscope-baseline.json"
+workflow 0
+[ "$(counts "$work/gh/ioscope-out/diff.json")" = "0 0 $nbase" ] || die "workflow clean run"
+[ -s "$work/gh/ioscope-out/ioscope.sarif" ] || die "workflow wrote no SARIF"
+workflow 1 EXTRA=1
+grep -q "::error::new I/O issues" "$work/out" || die "workflow error annotation: $(cat "$work/out")"
+grep -q '"rule":"random_read"' "$work/out" || die "workflow does not show the new issue"
+exit $fail
