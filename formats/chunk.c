@@ -58,7 +58,7 @@ int iot_chunk_hdr_get(const uint8_t *in, size_t len, struct iot_chunk_hdr *h)
     h->bytes = iot_get_le32(in + 40);
     if (h->version > IOT_FORMAT_VERSION)
         return -2;
-    if (h->version == 0)
+    if (h->version == 0 || h->base_t > IOT_MAX_TIME || h->base_t < -IOT_MAX_TIME)
         return -1;
     return 0;
 }

@@ -38,6 +38,26 @@ void iot_dec_free(struct iot_dec *d)
 
 #define GET(v) do { if (iot_get_varint(&d->p, d->end, &(v)) < 0) goto bad; } while (0)
 
+/*
+ * Time arithmetic on deltas read from the input: wraps instead of
+ * overflowing (hostile deltas), and the result is then checked by
+ * time_ok() against IOT_MAX_TIME, which the chunk's base time also obeys.
+ */
+static inline int64_t tadd(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int time_ok(int64_t t)
+{
+    return t >= -IOT_MAX_TIME && t <= IOT_MAX_TIME;
+}
+
+static inline int dur_ok(int64_t dur)
+{
+    return dur >= 0 && dur <= IOT_MAX_TIME;
+}
+
 /* Reads a length-prefixed byte string and interns it. */
 static const char *get_string(struct iot_dec *d)
 {
@@ -117,8 +137,10 @@ static int get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *
     if (has & ~(uint64_t)IOT_CALL_HAS_MASK || op >= IOT_OP_COUNT)
         goto bad;
     ev->has = (uint32_t)has;
-    GET(v); ev->t = d->prev_end + iot_unzigzag(v);
+    GET(v); ev->t = tadd(d->prev_end, iot_unzigzag(v));
     GET(v); ev->dur = (int64_t)v;
+    if (!time_ok(ev->t) || !dur_ok(ev->dur))
+        goto bad;
     GET(v); ev->ret = iot_unzigzag(v);
     if (has & IOT_HAS_ERRNO)     { GET(v); ev->err = (int32_t)v; }
     if (has & IOT_HAS_FD)        { GET(v); ev->fd = (int32_t)iot_unzigzag(v); }
@@ -147,7 +169,9 @@ static int get_process(struct iot_dec *d, struct iot_event *ev, char *errbuf)
 
     memset(ev, 0, sizeof(*ev));
     ev->kind = IOT_EV_PROCESS;
-    GET(v); ev->t = d->base_t + iot_unzigzag(v);
+    GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
+    if (!time_ok(ev->t))
+        goto bad;
     GET(v); ev->ppid = (int32_t)iot_unzigzag(v);
     GET(v); ev->start_unix_ns = iot_unzigzag(v);
     if (!(ev->exe = get_string(d)))
@@ -198,8 +222,10 @@ int iot_dec_next(struct iot_dec *d, struct iot_event *ev, char *errbuf)
             GET(v);
             if (ev != d->out_prev)
                 *ev = d->prev;
-            ev->t = d->prev_end + gap;
+            ev->t = tadd(d->prev_end, gap);
             ev->dur = (int64_t)v;
+            if (!time_ok(ev->t) || !dur_ok(ev->dur))
+                goto bad;
             d->prev_end = ev->t + ev->dur;
             ev->t -= d->origin;
             return 1;
@@ -219,7 +245,10 @@ int iot_dec_next(struct iot_dec *d, struct iot_event *ev, char *errbuf)
             d->out_prev = NULL;
             memset(ev, 0, sizeof(*ev));
             ev->kind = IOT_EV_THREAD;
-            GET(v); ev->t = d->base_t + iot_unzigzag(v) - d->origin;
+            GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
+            if (!time_ok(ev->t))
+                goto bad;
+            ev->t -= d->origin;
             if (!(ev->name = get_string(d)))
                 goto bad;
             ev->pid = d->pid;
@@ -229,7 +258,10 @@ int iot_dec_next(struct iot_dec *d, struct iot_event *ev, char *errbuf)
             d->out_prev = NULL;
             memset(ev, 0, sizeof(*ev));
             ev->kind = IOT_EV_EXIT;
-            GET(v); ev->t = d->base_t + iot_unzigzag(v) - d->origin;
+            GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
+            if (!time_ok(ev->t))
+                goto bad;
+            ev->t -= d->origin;
             GET(v); ev->status = (int32_t)iot_unzigzag(v);
             GET(v); ev->signal = (int32_t)iot_unzigzag(v);
             if (ev->signal)

@@ -21,6 +21,12 @@
 #define IOT_MAX_CHUNK_BYTES  (64u << 20)   /* decompressed chunk */
 #define IOT_MAX_STRING       (1u << 20)    /* one string (path, stack, argument) */
 #define IOT_MAX_ARGS         65536
+/*
+ * Times (absolute, relative and durations) a reader accepts: within +-2^62 ns
+ * (146 years), so that t - origin and t + dur never overflow in the reader or
+ * in its callers. A record or chunk outside is damaged.
+ */
+#define IOT_MAX_TIME         ((int64_t)1 << 62)
 
 /* has-bits a call record may carry. */
 #define IOT_CALL_HAS_MASK (IOT_HAS_ALL | IOT_HAS_NO_DUR)
