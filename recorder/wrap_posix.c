@@ -517,8 +517,10 @@ int dup2(int oldfd, int newfd)
         errno = EBADF;
         r = -1;
     } else {
-        if (is_trace_fd(newfd))
-            rec_trace_fd_move();   /* the program wants this number: give way */
+        /* The program wants this number: give way. Not in a vfork child
+         * (guard set): it shares our memory but not our fd table. */
+        if (is_trace_fd(newfd) && !rec_guard)
+            rec_trace_fd_move();
         r = CALL_REAL(-1, dup2, oldfd, newfd);
     }
     s1 = rec_stamp();
@@ -535,7 +537,7 @@ int dup3(int oldfd, int newfd, int flags)
         errno = EBADF;
         r = -1;
     } else {
-        if (is_trace_fd(newfd))
+        if (is_trace_fd(newfd) && !rec_guard)
             rec_trace_fd_move();
         r = CALL_REAL(-1, dup3, oldfd, newfd, flags);
     }

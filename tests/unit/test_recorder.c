@@ -716,6 +716,37 @@ static void test_kill9(void)
     unload(&e);
 }
 
+/* 400 short-lived threads: every stream flushed at thread exit, no loss. */
+static void test_churn(void)
+{
+    char dir[PATH_MAX], trace[PATH_MAX + 32];
+    char iorec[PATH_MAX + 64], lib[PATH_MAX + 64], prog[PATH_MAX + 64];
+    long threads = 0;
+    int32_t pid;
+    struct evs e;
+
+    if (!setup())
+        return;
+    fresh_dir("churn", dir, sizeof(dir));
+    snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
+    paths("rec_churn", iorec, lib, prog);
+    {
+        char *argv[] = { iorec, "-o", trace, prog, NULL };
+
+        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, NULL), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
+    CU_ASSERT_EQUAL(e.stats.chunks_damaged, 0);
+    pid = pid_of(&e, "rec_churn");
+    for (size_t i = 0; i < e.n; i++)
+        if (e.v[i].kind == IOT_EV_THREAD && e.v[i].pid == pid &&
+            e.v[i].tid != pid)
+            threads++;
+    CU_ASSERT_EQUAL(threads, 400);
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_READ, 1, 1), 800000);
+    unload(&e);
+}
+
 static int suite_clean(void)
 {
     char cmd[PATH_MAX + 32];
@@ -740,6 +771,7 @@ void recorder_suite(void)
                 test_threads);
     CU_add_test(s, "fork, exec, vfork, posix_spawn, killed child",
                 test_forkexec);
+    CU_add_test(s, "400 short-lived threads: no event lost", test_churn);
     CU_add_test(s, "close every fd, dup2 onto high fds", test_closeall);
     CU_add_test(s, "signal handler I/O inside wrapped calls", test_signals);
     CU_add_test(s, "kill -9 after 3 s keeps the first 2 s", test_kill9);
