@@ -16,6 +16,7 @@ What is masked and why:
   fingerprint               a digest that includes the path; kept as
                             "<hex>" when it looks like one
   detail.*_us/_ms/_ns       measured timings
+  detail.*pid/*tid          process and thread ids
   durations in messages     "31.2 ms" becomes "<time>"
 Everything else (rule, type, path, op, buffer, opSize, opType, size, repeat,
 thread, process, counts in detail) must match exactly. Issues are compared as
@@ -28,7 +29,7 @@ import re
 import sys
 
 VARYING = ("pid", "tid", "time", "cost")
-TIMING_KEY = re.compile(r"_(us|ms|ns)$")
+VARYING_DETAIL = re.compile(r"_(us|ms|ns)$|(^|_)(pid|tid)$")
 DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|us|\u00b5s|ns)\b")
 HEX = re.compile(r"[0-9a-f]{8,}")
 
@@ -54,7 +55,7 @@ def mask_issue(issue, outdirs):
     if isinstance(out.get("message"), str):
         out["message"] = DURATION.sub("<time>", out["message"])
     if isinstance(out.get("detail"), dict):
-        out["detail"] = {k: ("*" if TIMING_KEY.search(k) else v)
+        out["detail"] = {k: ("*" if VARYING_DETAIL.search(k) else v)
                          for k, v in out["detail"].items()}
     return out
 

@@ -4,6 +4,13 @@
 # fields masked by samples/check_issues.py) with samples/expected/NAME.json.
 # Every samples/*.c must have an expected file.
 #
+# The main_thread rule is checked only on the two samples about threads
+# (slow_main_read, worker_io). The others do up to 131073 calls on the main
+# thread; on a busy machine (make -j, a benchmark next door) one of them can
+# be descheduled for more than 13 ms, and the rule then rightly reports it,
+# which says nothing about the sample. So they are analyzed with
+# --disable main_thread and their expected files hold every other rule.
+#
 # To refresh the expected files after a deliberate change of a rule:
 #   UPDATE=1 BUILD=build sh tests/e2e/test_samples.sh
 # then review `git diff samples/expected`.
@@ -26,6 +33,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-samples.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 check="python3 $TOP/samples/check_issues.py"
 fail=0 checked=0
+MAIN_THREAD_SAMPLES=" slow_main_read worker_io "
 
 for src in "$TOP"/samples/*.c; do
     name=$(basename "$src" .c)
@@ -48,7 +56,12 @@ for src in "$TOP"/samples/*.c; do
         fail=1
         continue
     fi
-    if ! "$BUILD/bin/ioanalyze" "$work/$name.zst" >"$work/$name.json" 2>"$work/$name.err"; then
+    case $MAIN_THREAD_SAMPLES in
+    *" $name "*) rules_opt="" ;;
+    *) rules_opt="--disable main_thread" ;;
+    esac
+    # shellcheck disable=SC2086 # rules_opt is two words or none
+    if ! "$BUILD/bin/ioanalyze" $rules_opt "$work/$name.zst" >"$work/$name.json" 2>"$work/$name.err"; then
         echo "FAIL $name: ioanalyze failed:"
         sed 's/^/    /' "$work/$name.err"
         fail=1
