@@ -144,7 +144,8 @@ static int param_index(const struct rule *r, const char *name)
 /* Check v against the param's type; 0 ok. */
 static int param_value_ok(enum rule_ptype type, double v)
 {
-    if (isnan(v) || isinf(v))
+    /* bounded so that converting to ns or integers cannot overflow */
+    if (isnan(v) || isinf(v) || v > 1e12)
         return 0;
     if (type == RULE_P_INT)
         return v == floor(v) && v >= 0;
@@ -293,7 +294,7 @@ static int load_json(struct config *c, json_t *root, char *errbuf)
         if (strcmp(key, "rules") == 0) {
             rc = load_rules(c, v, errbuf);
         } else if (strcmp(key, "continual_gap_ms") == 0) {
-            if (!json_is_number(v) || json_number_value(v) < 0) {
+            if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) > 1e9) {
                 snprintf(errbuf, 256, "continual_gap_ms: expected a non-negative number");
                 return -1;
             }

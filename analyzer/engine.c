@@ -98,6 +98,51 @@ struct engine {
 
 /* ------------------------------------------------------------ helpers */
 
+/*
+ * Bad input must not overflow: each event's times are bounded on entry
+ * (event_bounded) and running sums saturate.
+ */
+#define LIM_T ((int64_t)1 << 60)     /* times: 36 years of ns either way */
+#define LIM_V ((int64_t)1 << 50)     /* durations, sizes, offsets, return values */
+
+static inline int64_t sadd(int64_t a, int64_t b)
+{
+    int64_t r;
+
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX / 2 : INT64_MIN / 2;
+    return r;
+}
+#define SADD(a, b) ((a) = sadd((a), (b)))
+
+static int64_t clamp(int64_t v, int64_t lim)
+{
+    return v > lim ? lim : v < -lim ? -lim : v;
+}
+
+static const struct iot_event *event_bounded(const struct iot_event *ev, struct iot_event *tmp)
+{
+    int stream_id = ev->kind == IOT_EV_CALL && ev->op < IOT_OP_COUNT &&
+                    (iot_op_class(ev->op) & (IOT_OPC_STDIO | IOT_OPC_OPEN)) == (IOT_OPC_STDIO | IOT_OPC_OPEN);
+
+    if (ev->t <= LIM_T && ev->t >= -LIM_T && ev->dur >= 0 && ev->dur <= LIM_V &&
+        ev->size <= LIM_V && ev->size >= -LIM_V && ev->offset <= LIM_V && ev->offset >= -LIM_V &&
+        ev->file_size <= LIM_V && ev->file_size >= -LIM_V &&
+        ev->start_unix_ns >= 0 && ev->start_unix_ns <= LIM_T &&
+        (stream_id || (ev->ret <= LIM_V && ev->ret >= -LIM_V)))
+        return ev;
+    *tmp = *ev;
+    tmp->t = clamp(ev->t, LIM_T);
+    tmp->dur = ev->dur < 0 ? 0 : clamp(ev->dur, LIM_V);
+    tmp->size = clamp(ev->size, LIM_V);
+    tmp->offset = clamp(ev->offset, LIM_V);
+    tmp->file_size = clamp(ev->file_size, LIM_V);
+    tmp->start_unix_ns = ev->start_unix_ns < 0 ? 0 : clamp(ev->start_unix_ns, LIM_T);
+    if (!stream_id)
+        tmp->ret = clamp(ev->ret, LIM_V);
+    return tmp;
+}
+
 static const char *base_name(const char *p)
 {
     const char *s;
@@ -145,6 +190,8 @@ static struct proc *proc_get(struct engine *e, int32_t pid)
     p = hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
     if (!p)
         p = proc_new(e, pid);
+    else if (p->exited)
+        p->exited = 0;      /* calls after the exit: the pid was reused, unannounced */
     e->last_proc = p;
     return p;
 }
@@ -460,14 +507,14 @@ static void count_call(struct ofd *o, int32_t tid, int main_thread, int is_write
         dur = 0;
     }
     s->op++;
-    s->op_size += size;
+    SADD(s->op_size, size);
     if (size > s->buffer)
         s->buffer = size;
-    s->cost_ns += dur;
+    SADD(s->cost_ns, dur);
     if (dur > s->max_once_ns)
         s->max_once_ns = dur;
     if (s->op > 1 && t - o->last_end < gap)
-        o->cur_cont += dur;
+        SADD(o->cur_cont, dur);
     else
         o->cur_cont = dur;
     if (o->cur_cont > s->max_continual_ns)
@@ -478,11 +525,11 @@ static void count_call(struct ofd *o, int32_t tid, int main_thread, int is_write
     if (main_thread) {
         s->main_ops++;
         s->main_tid = tid;
-        s->main_cost_ns += dur;
+        SADD(s->main_cost_ns, dur);
         if (dur > s->main_max_once_ns)
             s->main_max_once_ns = dur;
         if (s->main_ops > 1 && t - o->main_last_end < gap)
-            o->main_cur_cont += dur;
+            SADD(o->main_cur_cont, dur);
         else
             o->main_cur_cont = dur;
         if (o->main_cur_cont > s->main_max_continual_ns)
@@ -492,12 +539,12 @@ static void count_call(struct ofd *o, int32_t tid, int main_thread, int is_write
     }
     if (is_write) {
         o->pc.writes++;
-        o->pc.write_ns += dur;
+        SADD(o->pc.write_ns, dur);
         if (dur > o->pc.max_write_ns)
             o->pc.max_write_ns = dur;
     } else {
         o->pc.reads++;
-        o->pc.read_ns += dur;
+        SADD(o->pc.read_ns, dur);
         if (dur > o->pc.max_read_ns)
             o->pc.max_read_ns = dur;
     }
@@ -516,7 +563,7 @@ static void count_position(struct ofd *o, int is_write, int64_t pos, int64_t mov
             o->pc.random_writes++;
         else
             o->pc.seq_writes++;
-        o->pc.write_bytes += moved;
+        SADD(o->pc.write_bytes, moved);
     } else {
         o->s.reads++;
         o->s.random_reads += (uint64_t)random;
@@ -524,9 +571,9 @@ static void count_position(struct ofd *o, int is_write, int64_t pos, int64_t mov
             o->pc.random_reads++;
         else
             o->pc.seq_reads++;
-        o->pc.read_bytes += moved;
+        SADD(o->pc.read_bytes, moved);
     }
-    *prev = pos >= 0 ? pos + moved : -1;
+    *prev = pos >= 0 ? sadd(pos, moved) : -1;
 }
 
 static void on_fd_data(struct engine *e, struct proc *p, const struct iot_event *ev,
@@ -550,7 +597,7 @@ static void on_fd_data(struct engine *e, struct proc *p, const struct iot_event 
     } else {
         pos = o->off;
         if (o->off >= 0)
-            o->off += moved;
+            SADD(o->off, moved);
     }
     count_position(o, is_write, pos, moved);
 }
@@ -568,7 +615,7 @@ static struct stream *stream_get(struct proc *p, const struct iot_event *ev)
 static void stream_syscall(struct stream *s, int64_t bytes)
 {
     s->o->s.eff_ops++;
-    s->o->s.eff_bytes += bytes;
+    SADD(s->o->s.eff_bytes, bytes);
 }
 
 static void stream_flush(struct stream *s)
@@ -604,7 +651,7 @@ static void stream_model(struct stream *s, int is_write, int64_t size)
             stream_syscall(s, size);
             return;
         }
-        s->pending += size;
+        SADD(s->pending, size);
         while (s->pending >= b) {
             stream_syscall(s, b);
             s->pending -= b;
@@ -732,7 +779,7 @@ static void on_stream_data(struct engine *e, struct proc *p, const struct iot_ev
     stream_model(s, is_write, size);
     count_position(o, is_write, is_write && s->append ? o->prev_write_end : s->pos, moved);
     if (s->pos >= 0)
-        s->pos += moved;
+        SADD(s->pos, moved);
 }
 
 static void on_stream_other(struct engine *e, struct proc *p, const struct iot_event *ev)
@@ -745,7 +792,6 @@ static void on_stream_other(struct engine *e, struct proc *p, const struct iot_e
     switch (ev->op) {
     case IOT_OP_FFLUSH:
         stream_flush(s);
-        s->o->pc.fsyncs += 0;
         break;
     case IOT_OP_FSEEK:
         stream_flush(s);
@@ -756,7 +802,7 @@ static void on_stream_other(struct engine *e, struct proc *p, const struct iot_e
             s->pos = ev->offset;
         else if ((ev->has & IOT_HAS_WHENCE) && ev->whence == 1 && (ev->has & IOT_HAS_OFFSET) &&
                  s->pos >= 0)
-            s->pos += ev->offset;
+            SADD(s->pos, ev->offset);
         else
             s->pos = -1;
         break;
@@ -955,8 +1001,11 @@ fail:
     return NULL;
 }
 
-void engine_event(struct engine *e, const struct iot_event *ev)
+void engine_event(struct engine *e, const struct iot_event *ev0)
 {
+    struct iot_event tmp;
+    const struct iot_event *ev = event_bounded(ev0, &tmp);
+
     e->st.events++;
     if (ev->kind == IOT_EV_CALL) {
         if (ev->t < e->st.first_t)

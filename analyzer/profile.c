@@ -149,7 +149,8 @@ int profile_write_csv(const struct profile *p, FILE *f)
 
     if (!rows)
         return -1;
-    memcpy(rows, p->rows, p->n * sizeof(*rows));
+    if (p->n)
+        memcpy(rows, p->rows, p->n * sizeof(*rows));
     qsort(rows, p->n, sizeof(*rows), row_cmp);
     fputs("pid,path,opens,reads,read_bytes,read_time_us,avg_read_bytes,avg_read_us,max_read_us,"
           "writes,write_bytes,write_time_us,avg_write_bytes,avg_write_us,max_write_us,seeks,"
