@@ -104,6 +104,7 @@ struct engine {
  */
 #define LIM_T ((int64_t)1 << 60)     /* times: 36 years of ns either way */
 #define LIM_V ((int64_t)1 << 50)     /* durations, sizes, offsets, return values */
+#define LIM_U ((int64_t)1 << 62)     /* start_unix_ns: until 2116 */
 
 static inline int64_t sadd(int64_t a, int64_t b)
 {
@@ -128,7 +129,7 @@ static const struct iot_event *event_bounded(const struct iot_event *ev, struct 
     if (ev->t <= LIM_T && ev->t >= -LIM_T && ev->dur >= 0 && ev->dur <= LIM_V &&
         ev->size <= LIM_V && ev->size >= -LIM_V && ev->offset <= LIM_V && ev->offset >= -LIM_V &&
         ev->file_size <= LIM_V && ev->file_size >= -LIM_V &&
-        ev->start_unix_ns >= 0 && ev->start_unix_ns <= LIM_T &&
+        ev->start_unix_ns >= 0 && ev->start_unix_ns <= LIM_U &&
         (stream_id || (ev->ret <= LIM_V && ev->ret >= -LIM_V)))
         return ev;
     *tmp = *ev;
@@ -137,7 +138,7 @@ static const struct iot_event *event_bounded(const struct iot_event *ev, struct 
     tmp->size = clamp(ev->size, LIM_V);
     tmp->offset = clamp(ev->offset, LIM_V);
     tmp->file_size = clamp(ev->file_size, LIM_V);
-    tmp->start_unix_ns = ev->start_unix_ns < 0 ? 0 : clamp(ev->start_unix_ns, LIM_T);
+    tmp->start_unix_ns = ev->start_unix_ns < 0 ? 0 : clamp(ev->start_unix_ns, LIM_U);
     if (!stream_id)
         tmp->ret = clamp(ev->ret, LIM_V);
     return tmp;
