@@ -17,6 +17,11 @@ command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77;
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-eq.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 strace -f -o "$work/probe" true 2>/dev/null || { echo "skip: strace cannot trace here (ptrace denied)"; exit 77; }
+# A sanitized recorder needs the sanitizer runtime loaded first (make asan).
+REC_ENV=
+if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
+    REC_ENV="LD_PRELOAD=$(ldd "$BUILD/lib/libiorecord.so" | awk '/libasan/ { print $3 }') ASAN_OPTIONS=detect_leaks=0"
+fi
 fail=0
 die() { echo "FAIL: $*"; fail=1; }
 # the same rule selection for diff, which runs every enabled rule
@@ -81,7 +86,7 @@ for name in mixed fd_leak random_write random_read clean; do
     [ $name = mixed ] && prog=$work/mixed
     [ -x "$prog" ] || continue
     rm -rf "$work/run" && mkdir "$work/run"
-    "$R" --no-stacks -o "$work/$name.zst" "$prog" "$work/run" >/dev/null 2>&1 || die "iorecord $name failed"
+    env $REC_ENV "$R" --no-stacks -o "$work/$name.zst" "$prog" "$work/run" >/dev/null 2>&1 || die "iorecord $name failed"
     rm -rf "$work/run" && mkdir "$work/run"
     strace -f -tt -T -y -o "$work/$name.log" "$prog" "$work/run" >/dev/null 2>&1 || die "strace $name failed"
     summary "$work/$name.zst" >"$work/$name.rec"

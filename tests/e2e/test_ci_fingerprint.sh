@@ -19,6 +19,11 @@ command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null && hav
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-fp.XXXXXX") || exit 1
 dirs=""
 trap 'rm -rf "$work" $dirs' EXIT INT TERM
+# A sanitized recorder needs the sanitizer runtime loaded first (make asan).
+REC_ENV=
+if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
+    REC_ENV="LD_PRELOAD=$(ldd "$BUILD/lib/libiorecord.so" | awk '/libasan/ { print $3 }') ASAN_OPTIONS=detect_leaks=0"
+fi
 fail=0
 die() { echo "FAIL: $*"; fail=1; }
 
@@ -86,7 +91,7 @@ newdir() {
 # record TOOL OUT DIR
 record() {
     case $1 in
-        iorecord) "$R" -o "$2" "$work/twoproblems" "$3" >/dev/null 2>&1 ;;
+        iorecord) env $REC_ENV "$R" -o "$2" "$work/twoproblems" "$3" >/dev/null 2>&1 ;;
         strace) strace -f -tt -T -y -o "$2" "$work/twoproblems" "$3" >/dev/null 2>&1 ;;
     esac || die "$1 run in $3 failed"
 }

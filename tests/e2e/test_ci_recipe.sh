@@ -16,6 +16,11 @@ done
 command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-recipe.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
+# A sanitized recorder needs the sanitizer runtime loaded first (make asan).
+REC_ENV=
+if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
+    REC_ENV="LD_PRELOAD=$(ldd "$BUILD/lib/libiorecord.so" | awk '/libasan/ { print $3 }') ASAN_OPTIONS=detect_leaks=0"
+fi
 fail=0
 die() { echo "FAIL: $*"; fail=1; }
 PATH=$BUILD/bin:$PATH
@@ -60,7 +65,7 @@ counts() {
 # gate STATUS [VAR=VALUE...]: run the shell recipe in $work/repo
 gate() {
     want=$1; shift
-    (cd "$work/repo" && env "$@" "$work/ioscope-gate.sh" "$work/suite.sh") >"$work/out" 2>"$work/err"
+    (cd "$work/repo" && env $REC_ENV "$@" "$work/ioscope-gate.sh" "$work/suite.sh") >"$work/out" 2>"$work/err"
     got=$?
     [ "$got" -eq "$want" ] || die "gate $* exited $got, expected $want: $(cat "$work/err")"
 }
@@ -155,7 +160,7 @@ workflow() {
     want=$1; shift
     rm -rf "$work/gh/ioscope-out"
     for n in 0 1 2; do
-        (cd "$work/gh" && . "$work/steps.env" && env "$@" $SH "$work/step$n.sh") >"$work/out" 2>"$work/err"
+        (cd "$work/gh" && . "$work/steps.env" && env $REC_ENV "$@" $SH "$work/step$n.sh") >"$work/out" 2>"$work/err"
         got=$?
         if [ $n -lt 2 ] && [ $got -ne 0 ]; then
             die "workflow step $n exited $got: $(cat "$work/err")"
