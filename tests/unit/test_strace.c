@@ -420,6 +420,31 @@ static void test_midnight(void)
     release(&e);
 }
 
+/* -r: each time is since the previous line; -t: whole seconds. */
+static void test_relative_and_seconds(void)
+{
+    struct evs e;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_r_filtered.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 11);
+    CU_ASSERT_EQUAL(e.ev[2].t, 149000);
+    CU_ASSERT_EQUAL(e.ev[3].t, 181000);
+    CU_ASSERT_EQUAL(e.ev[5].t, 1147000);
+    STR_EQ(e.ev[5].path, "/tmp/st/relout");
+    CU_ASSERT_EQUAL(e.ev[5].flags, O_WRONLY | O_CREAT | O_TRUNC);
+    CU_ASSERT_EQUAL(e.ev[10].kind, IOT_EV_EXIT);
+    CU_ASSERT_EQUAL(e.ev[10].t, 1524000);
+    release(&e);
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "t_seconds.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 4);
+    CU_ASSERT_EQUAL(e.ev[1].t, 0);
+    CU_ASSERT_EQUAL(e.ev[2].t, 2000000000LL);
+    CU_ASSERT_EQUAL(e.ev[3].pid, 1300);
+    release(&e);
+}
+
 static void test_unknown(void)
 {
     struct evs e;
@@ -603,6 +628,7 @@ void strace_suite(void)
     CU_add_test(s, "no_T", test_no_T);
     CU_add_test(s, "no_f", test_no_f);
     CU_add_test(s, "midnight", test_midnight);
+    CU_add_test(s, "relative_and_seconds", test_relative_and_seconds);
     CU_add_test(s, "unknown_lines", test_unknown);
     CU_add_test(s, "ff_merge", test_ff);
     CU_add_test(s, "real_captures", test_real);
