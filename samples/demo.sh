@@ -14,6 +14,14 @@ IORECORD=$BUILD/bin/iorecord
 IOANALYZE=$BUILD/bin/ioanalyze
 DEMO=${DEMO:-$BUILD/demo}
 
+# A path as the user will type it: relative when under the current directory.
+show() {
+    case $1 in
+    "$PWD"/*) echo "${1#"$PWD"/}" ;;
+    *) echo "$1" ;;
+    esac
+}
+
 die() {
     echo "demo: $*" >&2
     exit 1
@@ -38,7 +46,7 @@ for prog in "$@"; do
     if "$IORECORD" -o "$trace" -- "$prog" "$DEMO/files/$name" >"$DEMO/logs/$name.log" 2>&1; then
         status=ok
     else
-        status="FAILED (exit $?, see $DEMO/logs/$name.log)"
+        status="FAILED (exit $?, see $(show "$DEMO/logs/$name.log"))"
     fi
     bytes=$(wc -c <"$trace" 2>/dev/null || echo 0)
     printf '  %-16s %-6s %8s bytes  iorecord -o traces/%s.zst -- %s\n' \
@@ -94,7 +102,7 @@ fi
 
 echo
 echo "== Written"
-echo "  issues (JSON):   $DEMO/issues.json"
-echo "  profile (CSV):   $DEMO/profile.csv"
-echo "  traces:          $DEMO/traces/"
-echo "Next: $IOANALYZE dump --format text $DEMO/traces/fd_leak.zst | less"
+echo "  issues (JSON):   $(show "$DEMO/issues.json")"
+echo "  profile (CSV):   $(show "$DEMO/profile.csv")"
+echo "  traces:          $(show "$DEMO/traces")/"
+echo "Next: $(show "$IOANALYZE") dump --format text $(show "$DEMO/traces/fd_leak.zst") | less"
