@@ -34,19 +34,29 @@ set -- "$BUILD"/bin/samples/*
 [ -x "$1" ] || die "no sample programs in '$BUILD/bin/samples'; run 'make' first"
 
 # Only what an earlier demo wrote is removed, whatever DEMO points at.
+# A sanitized build (make asan) has a recorder that needs the sanitizer
+# runtime loaded before it in the recorded programs.
+REC_PRELOAD=
+if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
+    REC_PRELOAD=$(ldd "$BUILD/lib/libiorecord.so" | awk '/libasan/ { print $3 }')
+fi
+
 rm -rf "$DEMO/traces" "$DEMO/files" "$DEMO/logs" \
        "$DEMO/issues.json" "$DEMO/profile.csv" "$DEMO/analyze.err"
 mkdir -p "$DEMO/traces" "$DEMO/files" "$DEMO/logs" || die "cannot create '$DEMO'"
 
 echo "== Recording $# sample programs with iorecord"
+failed=0
 for prog in "$@"; do
     name=$(basename "$prog")
     trace=$DEMO/traces/$name.zst
     # The same command a user would type; the sample's own output goes to a log.
-    if "$IORECORD" -o "$trace" -- "$prog" "$DEMO/files/$name" >"$DEMO/logs/$name.log" 2>&1; then
+    if env ${REC_PRELOAD:+LD_PRELOAD="$REC_PRELOAD" ASAN_OPTIONS=detect_leaks=0} \
+        "$IORECORD" -o "$trace" -- "$prog" "$DEMO/files/$name" >"$DEMO/logs/$name.log" 2>&1; then
         status=ok
     else
         status="FAILED (exit $?, see $(show "$DEMO/logs/$name.log"))"
+        failed=$((failed + 1))
     fi
     bytes=$(wc -c <"$trace" 2>/dev/null || echo 0)
     printf '  %-16s %-6s %8s bytes  iorecord -o traces/%s.zst -- %s\n' \
@@ -106,3 +116,4 @@ echo "  issues (JSON):   $(show "$DEMO/issues.json")"
 echo "  profile (CSV):   $(show "$DEMO/profile.csv")"
 echo "  traces:          $(show "$DEMO/traces")/"
 echo "Next: $(show "$IOANALYZE") dump --format text $(show "$DEMO/traces/fd_leak.zst") | less"
+[ $failed -eq 0 ] || die "$failed sample(s) could not be recorded (see above)"

@@ -30,6 +30,13 @@ if ! command -v python3 >/dev/null 2>&1; then
     exit 77
 fi
 
+# A sanitized recorder (make asan) needs the sanitizer runtime loaded first
+# in the recorded programs; ioanalyze itself keeps the full ASAN_OPTIONS.
+REC_PRELOAD=
+if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
+    REC_PRELOAD=$(ldd "$BUILD/lib/libiorecord.so" | awk '/libasan/ { print $3 }')
+fi
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-samples.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 check="python3 $TOP/samples/check_issues.py"
@@ -51,7 +58,8 @@ for src in "$TOP"/samples/*.c; do
         continue
     fi
     out=$work/$name
-    if ! "$BUILD/bin/iorecord" -o "$work/$name.zst" -- "$prog" "$out" >"$work/$name.log" 2>&1; then
+    if ! env ${REC_PRELOAD:+LD_PRELOAD="$REC_PRELOAD" ASAN_OPTIONS=detect_leaks=0} \
+        "$BUILD/bin/iorecord" -o "$work/$name.zst" -- "$prog" "$out" >"$work/$name.log" 2>&1; then
         echo "FAIL $name: recording failed:"
         sed 's/^/    /' "$work/$name.log"
         fail=1
