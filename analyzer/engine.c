@@ -98,6 +98,8 @@ struct engine {
 
 /* ------------------------------------------------------------ helpers */
 
+struct engine;
+
 /*
  * Bad input must not overflow: each event's times are bounded on entry
  * (event_bounded) and running sums saturate.
@@ -121,17 +123,20 @@ static int64_t clamp(int64_t v, int64_t lim)
     return v > lim ? lim : v < -lim ? -lim : v;
 }
 
-static const struct iot_event *event_bounded(const struct iot_event *ev, struct iot_event *tmp)
+static const struct iot_event *event_bounded(const struct engine *e, const struct iot_event *ev,
+                                             struct iot_event *tmp)
 {
-    int stream_id = ev->kind == IOT_EV_CALL && ev->op < IOT_OP_COUNT &&
-                    (iot_op_class(ev->op) & (IOT_OPC_STDIO | IOT_OPC_OPEN)) == (IOT_OPC_STDIO | IOT_OPC_OPEN);
+    int stream_id;
 
     if (ev->t <= LIM_T && ev->t >= -LIM_T && ev->dur >= 0 && ev->dur <= LIM_V &&
         ev->size <= LIM_V && ev->size >= -LIM_V && ev->offset <= LIM_V && ev->offset >= -LIM_V &&
         ev->file_size <= LIM_V && ev->file_size >= -LIM_V &&
         ev->start_unix_ns >= 0 && ev->start_unix_ns <= LIM_U &&
-        (stream_id || (ev->ret <= LIM_V && ev->ret >= -LIM_V)))
+        ev->ret <= LIM_V && ev->ret >= -LIM_V)
         return ev;
+    /* a stream id (fopen's return value) is an identity, not a quantity */
+    stream_id = ev->kind == IOT_EV_CALL && ev->op < IOT_OP_COUNT &&
+                (e->cls[ev->op] & (IOT_OPC_STDIO | IOT_OPC_OPEN)) == (IOT_OPC_STDIO | IOT_OPC_OPEN);
     *tmp = *ev;
     tmp->t = clamp(ev->t, LIM_T);
     tmp->dur = ev->dur < 0 ? 0 : clamp(ev->dur, LIM_V);
@@ -1005,7 +1010,7 @@ fail:
 void engine_event(struct engine *e, const struct iot_event *ev0)
 {
     struct iot_event tmp;
-    const struct iot_event *ev = event_bounded(ev0, &tmp);
+    const struct iot_event *ev = event_bounded(e, ev0, &tmp);
 
     e->st.events++;
     if (ev->kind == IOT_EV_CALL) {

@@ -36,6 +36,7 @@ struct input {
     struct source *src;        /* src[0] is the native reader when there is one */
     size_t nsrc;
     int started;
+    char errbuf[IOT_ERRBUF_SIZE];
 };
 
 static int add_file(struct input *in, const char *name, const char *path, enum input_kind kind,
@@ -206,9 +207,10 @@ static int add_dir(struct input *in, const char *dir)
 
 static int source_next(struct input *in, struct source *s, struct iot_event *ev)
 {
-    char errbuf[IOT_ERRBUF_SIZE] = "";
+    char errbuf[IOT_ERRBUF_SIZE];   /* not zero-filled: this runs per event */
     int rc;
 
+    errbuf[0] = 0;
     switch (s->kind) {
     case INPUT_NATIVE:
         rc = iot_trace_next(in->native, ev, errbuf);
@@ -346,8 +348,16 @@ int input_next(struct input *in, struct iot_event *ev)
 {
     struct source *best = NULL;
 
-    if (in->nsrc == 1)
+    if (in->nsrc == 1) {
+        if (in->native) {       /* the common case, kept short */
+            int rc = iot_trace_next(in->native, ev, in->errbuf);
+
+            if (rc < 0)
+                fprintf(stderr, "ioanalyze: %s\n", in->errbuf);
+            return rc;
+        }
         return source_next(in, &in->src[0], ev);
+    }
     if (!in->started) {
         for (size_t i = 0; i < in->nsrc; i++) {
             int rc = source_next(in, &in->src[i], &in->src[i].ev);
