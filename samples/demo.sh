@@ -85,10 +85,8 @@ repeat_label = {1: "slow-bits", 3: "times read", 4: "leaked", 7: "non-sequential
 by_rule = {}
 for i in issues:
     by_rule.setdefault((i["type"], i["rule"]), []).append(i)
-names = ", ".join("%d %s" % (len(v), k[1]) for k, v in sorted(by_rule.items()))
-print("== %d issues in %d samples: %s" % (len(issues), len(samples), names or "none"))
+print("== Issues by rule")
 for (typ, rule), group in sorted(by_rule.items()):
-    print()
     print("%s (type %d): %d issue%s" % (rule, typ, len(group), "" if len(group) == 1 else "s"))
     for i in group:
         path = i["path"]
@@ -100,8 +98,8 @@ for (typ, rule), group in sorted(by_rule.items()):
             line += " %s=%s" % (repeat_label[typ], i["repeat"])
         print(line)
         print("    " + i["message"])
+    print()
 quiet = sorted(set(samples) - {i["process"] for i in issues})
-print()
 print("Samples with no issue (as intended): %s" % (", ".join(quiet) or "none"))
 EOF
 else

@@ -57,7 +57,7 @@ EOF
 total=$(echo "$counts" | head -n 1)
 [ "$(echo "$counts" | wc -l)" -eq 1 ] ||
     fail "issue counts differ: $(echo "$counts" | tail -n +2 | tr '\n' ';')"
-grep -q "^== $total issues in " "$work/out" || fail "no summary line with $total issues"
+grep -q "ioanalyze: $total issues (" "$work/out" || fail "no summary line with $total issues"
 
 for rule in $(python3 -c '
 import json, sys
