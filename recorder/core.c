@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -90,8 +91,20 @@ static uint32_t wake_word;                /* futex the flusher sleeps on */
 static int flusher_waiting;
 static pthread_t flusher;
 static int flusher_running;
-
+static uint32_t flusher_ready;            /* futex: start-up handshake */
+/*
+ * The flusher runs with a private fd table (unshare(CLONE_FILES)) holding
+ * only the trace fd, which is then closed in the program's table. Two
+ * reasons: a second thread sharing the fd table makes every fd syscall of
+ * the program slower (the kernel's single-threaded fdget fast path is lost:
+ * ~55 ns per read() here), and the program can no longer see, close or dup
+ * onto the trace fd at all. Then only the flusher may write, and threads
+ * that must flush synchronously (exit, exec) ask it and wait.
+ */
+static int private_fd;
 static __thread int is_flusher REC_TLS;
+static uint32_t sync_req, sync_done;      /* futex: synchronous flush requests */
+
 
 /* -------------------------------------------------------------- helpers */
 
@@ -122,6 +135,17 @@ void rec_warn(const char *msg, int err)
         return;
     snprintf(line, sizeof(line), "iorecord: %s '%s': %s; recording stopped\n",
              msg, rec_out_path, strerror(err));
+    if (is_flusher && private_fd) {
+        /* Our table has no stderr: reach the program's through /proc. */
+        int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd/2",
+                              O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+
+        if (fd >= 0) {
+            rec_sys_write_all(fd, line, strlen(line));
+            syscall(SYS_close, fd);
+        }
+        return;
+    }
     rec_sys_write_all(2, line, strlen(line));
 }
 
@@ -133,6 +157,11 @@ static int32_t sys_gettid(void)
 static void futex_wake(uint32_t *w)
 {
     syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void futex_wake_all(uint32_t *w)
+{
+    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 static void futex_wait(uint32_t *w, uint32_t val, long ns)
@@ -246,6 +275,9 @@ static void queue_push(uint32_t idx)
 
 int rec_trace_fd(void)
 {
+    /* In the flusher's private table only: the program's fds are its own. */
+    if (__atomic_load_n(&private_fd, __ATOMIC_ACQUIRE))
+        return -1;
     return __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE);
 }
 
@@ -401,32 +433,59 @@ static void snapshot_open_chunks(void)
 
 /* -------------------------------------------------------------- flusher */
 
+/* Give the flusher its own fd table holding nothing but the trace fd. */
+static int go_private(void)
+{
+    int tfd = trace_fd;
+
+    if (tfd < 0 || syscall(SYS_unshare, CLONE_FILES) != 0)
+        return 0;
+    /* The copy must not keep the program's files open (a pipe's EOF...). */
+    if ((tfd > 0 && syscall(SYS_close_range, 0, tfd - 1, 0) != 0) ||
+        syscall(SYS_close_range, tfd + 1, ~0u, 0) != 0) {
+        for (int fd = 0; fd < 65536; fd++)
+            if (fd != tfd)
+                syscall(SYS_close, fd);
+    }
+    return 1;
+}
+
 static void *flusher_main(void *arg)
 {
     int64_t last_snap = rec_mono_ns(), last_anchor = last_snap;
+    uint32_t served = __atomic_load_n(&sync_req, __ATOMIC_ACQUIRE);
 
     (void)arg;
     is_flusher = 1;
     rec_guard = 1;   /* nothing this thread does is the program's I/O */
+    __atomic_store_n(&flusher_ready, go_private() ? 2 : 1, __ATOMIC_RELEASE);
+    futex_wake_all(&flusher_ready);
     for (;;) {
         uint32_t seen = __atomic_load_n(&wake_word, __ATOMIC_ACQUIRE);
+        uint32_t req = __atomic_load_n(&sync_req, __ATOMIC_ACQUIRE);
         int64_t now;
 
         pthread_mutex_lock(&flush_lock);
         drain_queue();
         now = rec_mono_ns();
         /* Twice a second, so a kill -9 loses about the last second at most. */
-        if (now - last_snap >= 500000000LL) {
+        if (req != served || now - last_snap >= 500000000LL) {
             snapshot_open_chunks();
             last_snap = now;
         }
         pthread_mutex_unlock(&flush_lock);
+        if (req != served) {
+            served = req;
+            __atomic_store_n(&sync_done, req, __ATOMIC_RELEASE);
+            futex_wake_all(&sync_done);
+        }
         if (now - last_anchor >= 1000000000LL) {
             rec_clock_reanchor();
             last_anchor = now;
         }
         __atomic_store_n(&flusher_waiting, 1, __ATOMIC_RELEASE);
-        if (__atomic_load_n(&queue_head, __ATOMIC_ACQUIRE) == 0)
+        if (__atomic_load_n(&queue_head, __ATOMIC_ACQUIRE) == 0 &&
+            __atomic_load_n(&sync_req, __ATOMIC_ACQUIRE) == served)
             futex_wait(&wake_word, seen, 100000000L);
         __atomic_store_n(&flusher_waiting, 0, __ATOMIC_RELEASE);
     }
@@ -436,12 +495,55 @@ static void *flusher_main(void *arg)
 static void flusher_start(void)
 {
     sigset_t all, old;
+    int64_t deadline;
 
     /* The program's signals must never be delivered to our thread. */
     sigfillset(&all);
+    __atomic_store_n(&flusher_ready, 0, __ATOMIC_RELEASE);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     flusher_running = pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!flusher_running)
+        return;
+    deadline = rec_mono_ns() + 2000000000LL;
+    while (__atomic_load_n(&flusher_ready, __ATOMIC_ACQUIRE) == 0 &&
+           rec_mono_ns() < deadline)
+        futex_wait(&flusher_ready, 0, 10000000L);
+    if (__atomic_load_n(&flusher_ready, __ATOMIC_ACQUIRE) == 2) {
+        /* The flusher holds its own copy: ours leaves the program's table. */
+        syscall(SYS_close, trace_fd);
+        __atomic_store_n(&private_fd, 1, __ATOMIC_RELEASE);
+    }
+}
+
+/*
+ * Write everything queued and snapshot open chunks, now. With a private
+ * trace fd only the flusher can write: ask it and wait (bounded, so a
+ * flusher that is gone cannot hang the program's exit).
+ */
+static void flush_now(void)
+{
+    uint32_t my;
+    int64_t deadline;
+
+    if (!__atomic_load_n(&private_fd, __ATOMIC_ACQUIRE) || !flusher_running) {
+        pthread_mutex_lock(&flush_lock);
+        drain_queue();
+        snapshot_open_chunks();
+        pthread_mutex_unlock(&flush_lock);
+        return;
+    }
+    my = __atomic_add_fetch(&sync_req, 1, __ATOMIC_ACQ_REL);
+    __atomic_add_fetch(&wake_word, 1, __ATOMIC_RELEASE);
+    futex_wake(&wake_word);
+    deadline = rec_mono_ns() + 5000000000LL;
+    for (;;) {
+        uint32_t done = __atomic_load_n(&sync_done, __ATOMIC_ACQUIRE);
+
+        if ((int32_t)(done - my) >= 0 || rec_mono_ns() > deadline)
+            break;
+        futex_wait(&sync_done, done, 20000000L);
+    }
 }
 
 /* ------------------------------------------------------ thread streams */
@@ -746,10 +848,7 @@ void rec_flush_all(void)
     rec_guard = 1;
     if (t)
         rec_chunk_switch(t, rec_mono_ns());
-    pthread_mutex_lock(&flush_lock);
-    drain_queue();
-    snapshot_open_chunks();
-    pthread_mutex_unlock(&flush_lock);
+    flush_now();
     rec_guard = g;
     errno = saved;
 }
@@ -783,11 +882,8 @@ void rec_finish(int status, int sig)
         rec_publish(t);
         chunk_close(t, IOT_CHUNK_LAST);
     }
-    pthread_mutex_lock(&flush_lock);
-    drain_queue();
-    snapshot_open_chunks();
+    flush_now();
     __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&flush_lock);
     errno = saved;
     /* rec_guard stays set: nothing after the exit record is recorded. */
 }
@@ -858,6 +954,23 @@ static void atfork_child(void)
     for (int i = 0; i < REC_MAX_THREADS; i++)
         if (&slots[i] != self)
             slots[i].state = 0;
+    if (private_fd) {
+        /* The trace fd lived in the parent flusher's table: open our own. */
+        int fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
+                              O_WRONLY | O_APPEND | O_CLOEXEC);
+
+        private_fd = 0;
+        trace_fd = fd >= 0 ? fd_high(fd, -1) : -1;
+        if (fd >= 0 && trace_fd >= 0)
+            syscall(SYS_close, fd);
+        else
+            trace_fd = fd;
+        if (trace_fd < 0) {
+            __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+    sync_req = sync_done = 0;
     flusher_start();
     if (!self)
         return;
