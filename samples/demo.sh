@@ -42,7 +42,7 @@ if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
 fi
 
 rm -rf "$DEMO/traces" "$DEMO/files" "$DEMO/logs" \
-       "$DEMO/issues.json" "$DEMO/profile.csv" "$DEMO/analyze.err"
+       "$DEMO/issues.json" "$DEMO/issues.jsonl" "$DEMO/profile.csv" "$DEMO/analyze.err"
 mkdir -p "$DEMO/traces" "$DEMO/files" "$DEMO/logs" || die "cannot create '$DEMO'"
 
 echo "== Recording $# sample programs with iorecord"
@@ -73,40 +73,56 @@ sed 's/^/  /' "$DEMO/analyze.err"
 [ $rc -eq 0 ] || die "ioanalyze failed (exit $rc)"
 
 echo
-if command -v python3 >/dev/null 2>&1; then
-    python3 - "$DEMO/issues.json" "$DEMO/files" "$@" <<'EOF'
-import json, os, sys
-issues_path, files = sys.argv[1], sys.argv[2]
-samples = [os.path.basename(p) for p in sys.argv[3:]]
-with open(issues_path) as f:
-    issues = json.load(f)
-# What "repeat" means depends on the rule (Matrix's convention).
-repeat_label = {1: "slow-bits", 3: "times read", 4: "leaked", 7: "non-sequential", 8: "non-sequential"}
-by_rule = {}
-for i in issues:
-    by_rule.setdefault((i["type"], i["rule"]), []).append(i)
-print("== Issues by rule")
-for (typ, rule), group in sorted(by_rule.items()):
-    print("%s (type %d): %d issue%s" % (rule, typ, len(group), "" if len(group) == 1 else "s"))
-    for i in group:
-        path = i["path"]
-        if path.startswith(files + "/"):
-            path = path[len(files) + 1:]
-        print("  %s  [process %s, thread %s]" % (path, i["process"], i["thread"]))
-        line = "    op=%s buffer=%s opSize=%s cost=%sms" % (i["op"], i["buffer"], i["opSize"], i["cost"])
-        if typ in repeat_label:
-            line += " %s=%s" % (repeat_label[typ], i["repeat"])
-        print(line)
-        print("    " + i["message"])
-    print()
-quiet = sorted(set(samples) - {i["process"] for i in issues})
-print("Samples with no issue (as intended): %s" % (", ".join(quiet) or "none"))
-EOF
-else
-    # No python3: ioanalyze's own one-issue-per-line output instead.
-    echo "== Issues (python3 not found: raw JSON lines)"
-    "$IOANALYZE" --format jsonl "$DEMO/traces" 2>/dev/null
-fi
+# The same issues one per line, for grouping with awk (no jq or python
+# needed on a fresh machine). Fields are read by key from each JSON line:
+# top-level keys come before "detail", so the first match is the issue's own.
+"$IOANALYZE" --format jsonl "$DEMO/traces" >"$DEMO/issues.jsonl" 2>/dev/null ||
+    die "ioanalyze --format jsonl failed"
+echo "== Issues by rule"
+awk -v files="$DEMO/files/" '
+function str(key,   n) {
+    if (!match($0, "\"" key "\":\"([^\"\\\\]|\\\\.)*\""))
+        return ""
+    n = length(key) + 4
+    return substr($0, RSTART + n, RLENGTH - n - 1)
+}
+function num(key,   n) {
+    if (!match($0, "\"" key "\":-?[0-9][0-9.eE+-]*"))
+        return ""
+    n = length(key) + 3
+    return substr($0, RSTART + n, RLENGTH - n)
+}
+{
+    t = num("type") + 0
+    path = str("path")
+    if (index(path, files) == 1)
+        path = substr(path, length(files) + 1)
+    rule[t] = str("rule")
+    count[t]++
+    line = "  " path "  [process " str("process") ", thread " str("thread") "]\n"
+    line = line "    op=" num("op") " buffer=" num("buffer") " opSize=" num("opSize") " cost=" num("cost") "ms"
+    # What "repeat" means depends on the rule (Matrix convention).
+    if (t == 1) line = line " slow-bits=" num("repeat")
+    if (t == 3) line = line " times read=" num("repeat")
+    if (t == 4) line = line " leaked=" num("repeat")
+    if (t == 7 || t == 8) line = line " non-sequential=" num("repeat")
+    msg = str("message")
+    gsub(/\\"/, "\"", msg)
+    text[t] = text[t] line "\n    " msg "\n"
+}
+END {
+    for (t = 0; t <= 64; t++) {
+        if (!(t in count))
+            continue
+        printf "%s (type %d): %d issue%s\n%s\n", rule[t], t, count[t], count[t] == 1 ? "" : "s", text[t]
+    }
+}' "$DEMO/issues.jsonl"
+quiet=""
+for prog in "$@"; do
+    name=$(basename "$prog")
+    grep -q "\"process\":\"$name\"" "$DEMO/issues.jsonl" || quiet="$quiet${quiet:+, }$name"
+done
+echo "Samples with no issue (as intended): ${quiet:-none}"
 
 echo
 echo "== Written"
