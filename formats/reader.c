@@ -76,6 +76,7 @@ struct iot_trace {
     const char **argv;      /* the returned process event's argv */
     size_t argv_cap;
     struct iot_trace_stats stats;
+    size_t inflated;        /* bytes of stream chunk buffers (IOT_MAX_INFLATED) */
 };
 
 static void set_err(char *errbuf, const char *fmt, const char *name, const char *what)
@@ -482,8 +483,6 @@ static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
 {
     char why[IOT_ERRBUF_SIZE];
 
-    (void)errbuf;
-
     for (;;) {
         if (s->loaded) {
             int r = iot_dec_next(&s->dec, &s->ev, why);
@@ -498,13 +497,27 @@ static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
                 tr->stats.chunks_damaged++;  /* events before the damage were kept */
         }
         if (s->next >= s->n) {
+            tr->inflated -= s->buf_cap;
             stream_release(s);
             return 0;
         }
         const struct chunk_ref *c = &s->chunks[s->next++];
         const struct input *in = &tr->inputs[s->input];
         struct iot_chunk_hdr h;
-        size_t n = frame_decode(tr, in, (size_t)c->off, c->csize, &s->buf, &s->buf_cap);
+        unsigned long long want = ZSTD_getFrameContentSize(in->map + c->off, c->csize);
+        size_t had = s->buf_cap, n;
+
+        /* pass 1 bounded each chunk; this bounds all threads' chunks together */
+        if (want <= IOT_MAX_CHUNK_BYTES && want > had &&
+            tr->inflated + (size_t)(want - had) > IOT_MAX_INFLATED) {
+            if (errbuf)
+                snprintf(errbuf, IOT_ERRBUF_SIZE,
+                         "cannot read trace '%s': its threads' chunks would need more than %zu MiB "
+                         "of memory at once (a decompression bomb?)", in->name, IOT_MAX_INFLATED >> 20);
+            return -1;
+        }
+        n = frame_decode(tr, in, (size_t)c->off, c->csize, &s->buf, &s->buf_cap);
+        tr->inflated += s->buf_cap - had;
 
         if (!n || iot_chunk_hdr_get(s->buf, n, &h) < 0 || h.bytes != n - IOT_CHUNK_HDR_SIZE ||
             h.seq != c->seq || h.nrec != c->nrec || h.base_t != c->base_t || h.pid != s->pid ||

@@ -22,6 +22,12 @@
 #define IOT_MAX_STRING       (1u << 20)    /* one string (path, stack, argument) */
 #define IOT_MAX_ARGS         65536
 /*
+ * Decompressed chunks a reader holds at once (one per thread that overlaps
+ * in time). The recorder's chunks are 64 KiB, so real traces stay far below;
+ * a few KiB of zstd frames inflating to this much is a decompression bomb.
+ */
+#define IOT_MAX_INFLATED     ((size_t)1 << 30)
+/*
  * Times (absolute, relative and durations) a reader accepts: within +-2^62 ns
  * (146 years), so that t - origin and t + dur never overflow in the reader or
  * in its callers. A record or chunk outside is damaged.
