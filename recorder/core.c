@@ -708,15 +708,17 @@ static void thread_end(void *arg)
 
 /* ---------------------------------------------------- recording calls */
 
-void rec_io_slow(struct rec_thread *t, unsigned op, int32_t fd, int64_t size,
-                 int64_t ret, int32_t err, int64_t a, int64_t dur)
+void rec_io_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
+                 int64_t size, int64_t ret, int32_t err, int64_t a,
+                 int64_t dur)
 {
-    /* Either the chunk was full (record not written) or it has grown old. */
-    if (a - t->enc.base_t >= REC_CHUNK_AGE && t->enc.nrec > 0) {
+    if (written) {
+        /* In, but the chunk is a second old: close it, start the next. */
         rec_publish(t);
         rec_chunk_switch(t, a + dur);
         return;
     }
+    /* Full: a fresh chunk always has room for one fd record. */
     rec_chunk_switch(t, a);
     if (iot_enc_io(&t->enc, op, fd, size, ret, err, a, dur) == 0)
         rec_publish(t);

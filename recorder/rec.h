@@ -144,8 +144,10 @@ static inline void rec_leave(void)
     rec_guard = 0;
 }
 
-void rec_io_slow(struct rec_thread *t, unsigned op, int32_t fd, int64_t size,
-                 int64_t ret, int32_t err, int64_t a, int64_t dur);
+/* The record did not fit (written == 0), or the chunk has grown old. */
+void rec_io_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
+                 int64_t size, int64_t ret, int32_t err, int64_t a,
+                 int64_t dur);
 
 /*
  * Record an fd call with only fd, size, ret and errno (read, write, ...).
@@ -164,11 +166,14 @@ static inline void rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
     c = __atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE);
     a = rec_ns_with(c, s0);
     b = rec_ns_with(c, s1);
-    if (REC_LIKELY(iot_enc_io(&t->enc, op, fd, size, ret, err, a, b - a) == 0 &&
-                   a - t->enc.base_t < REC_CHUNK_AGE))
-        rec_publish(t);
-    else
-        rec_io_slow(t, op, fd, size, ret, err, a, b - a);
+    if (REC_LIKELY(iot_enc_io(&t->enc, op, fd, size, ret, err, a, b - a) == 0)) {
+        if (REC_LIKELY(a - t->enc.base_t < REC_CHUNK_AGE))
+            rec_publish(t);
+        else
+            rec_io_slow(t, 1, op, fd, size, ret, err, a, b - a);
+    } else {
+        rec_io_slow(t, 0, op, fd, size, ret, err, a, b - a);
+    }
     rec_leave();
 }
 
