@@ -159,6 +159,11 @@ struct slog {
     int64_t clock;
     int64_t mtime_ns;
     struct strace_info info;  /* this file's share */
+    /* An open waits here for the -k stack lines that follow it. */
+    struct iot_event held;
+    int has_held;
+    char *stk;
+    size_t stklen, stkcap;
 };
 
 struct qev {
@@ -184,7 +189,7 @@ struct strace_src {
     uint64_t seq;
     int first_pid_seen;
     pcre2_code *re_prefix, *re_exit, *re_killed, *re_resumed, *re_call,
-               *re_unfinished, *re_ret, *re_tail;
+               *re_unfinished, *re_ret, *re_tail, *re_frame;
     pcre2_match_data *md;
     char *scratch;           /* joined text of a resumed call */
     size_t scratch_cap;
@@ -206,6 +211,8 @@ static const char PAT_RESUMED[] = "^<\\.\\.\\. ([A-Za-z0-9_]+) resumed>";
 static const char PAT_CALL[] = "^([a-z_][a-z0-9_]*)\\(";
 static const char PAT_UNFINISHED[] = "\\s*<unfinished \\.\\.\\.>\\s*$";
 static const char PAT_RET[] = "^\\s*=\\s*(\\?|0x[0-9a-fA-F]+|-?\\d+)";
+/* A -k stack frame: "> /lib/libc.so.6(__open64+0x51) [0xf8011]" */
+static const char PAT_FRAME[] = "^> (.*)\\(([^()]*)\\) \\[(0x[0-9a-fA-F]+)\\]\\s*$";
 static const char PAT_TAIL[] =
     "^(?:\\s+(E[A-Z0-9_]*)\\s+\\(.*?\\))?.*?(?:\\s*<(\\d+)(?:\\.(\\d{1,9}))?>)?\\s*$";
 
@@ -379,9 +386,17 @@ static int slog_advance(struct strace_src *s, struct slog *l)
             l->abs = sec * NS_PER_S + frac;
         }
     } else {
-        if (l->tk == TK_UNSET)
+        const char *b = l->line + l->body;
+        size_t bn = l->len - l->body;
+        /* strace's messages and -k frames carry no time in any log */
+        int bare = bn == 0 || (bn > 1 && b[0] == '>' && b[1] == ' ') ||
+                   (bn > 7 && memcmp(b, "strace:", 7) == 0);
+        if (l->tk == TK_UNSET && !bare)
             l->tk = TK_NONE;
-        l->abs = l->clock;
+        if (l->tk == TK_NONE || l->tk == TK_UNSET)
+            l->abs = l->clock;
+        /* else: a line without a time in a timed log keeps the time of
+         * the line before it */
     }
     return 1;
 }
@@ -1114,6 +1129,86 @@ static int join_path(struct strace_src *s, const char *dir, const char *rel, con
     return *out ? 0 : -1;
 }
 
+/* Emit the open held for its stack, with the frames gathered so far. */
+static int flush_held(struct strace_src *s, struct slog *l)
+{
+    struct slog *cur = s->cur;
+    int rc;
+
+    if (!l->has_held)
+        return 0;
+    l->has_held = 0;
+    if (l->stklen) {
+        l->held.stack = iot_intern(s->st, l->stk, l->stklen);
+        if (!l->held.stack)
+            return -1;
+        l->held.has |= IOT_HAS_STACK;
+    }
+    s->cur = l;
+    rc = emit(s, &l->held);
+    s->cur = cur;
+    return rc;
+}
+
+/* An open waits for the -k stack lines that may follow it. */
+static int hold(struct strace_src *s, const struct iot_event *ev)
+{
+    struct slog *l = s->cur;
+
+    if (flush_held(s, l) < 0)
+        return -1;
+    l->held = *ev;
+    l->has_held = 1;
+    l->stklen = 0;
+    return 0;
+}
+
+/*
+ * Add a -k frame to the held open, in the recorder's form: "func+0xOFF
+ * (module)", or "module+0xOFF" without a symbol. Frames inside libc before
+ * the first frame of the program are dropped: the recorder's stacks start at
+ * the caller of the libc function.
+ */
+static int add_frame(struct strace_src *s, struct slog *l, const char *body, size_t n)
+{
+    const char *mod = NULL, *fn = NULL, *off = NULL, *base = NULL;
+    long ml, fl, ol;
+    char frame[512];
+    int len;
+
+    if (!l->has_held || re_match(s, s->re_frame, body, n) <= 0)
+        return 0;
+    ml = re_group(s, 1, body, &mod);
+    fl = re_group(s, 2, body, &fn);
+    ol = re_group(s, 3, body, &off);
+    base = mod;
+    for (long i = 0; i < ml; i++)
+        if (mod[i] == '/')
+            base = mod + i + 1;
+    ml -= (long)(base - mod);
+    if (!l->stklen && ml >= 7 && memcmp(base, "libc.so", 7) == 0)
+        return 0;
+    if (fl > 0)
+        len = snprintf(frame, sizeof(frame), "%s%.*s (%.*s)", l->stklen ? "\n" : "",
+                       (int)fl, fn, (int)ml, base);
+    else
+        len = snprintf(frame, sizeof(frame), "%s%.*s+%.*s", l->stklen ? "\n" : "",
+                       (int)ml, base, (int)ol, off);
+    if (len < 0 || (size_t)len >= sizeof(frame))
+        return 0;
+    if (l->stklen + (size_t)len + 1 > l->stkcap) {
+        size_t cap = (l->stklen + (size_t)len + 1) * 2;
+        char *b = realloc(l->stk, cap);
+        if (!b)
+            return -1;
+        l->stk = b;
+        l->stkcap = cap;
+    }
+    memcpy(l->stk + l->stklen, frame, (size_t)len);
+    l->stklen += (size_t)len;
+    return 0;
+}
+
 /*
  * One complete call: name(args) = ret. t is its start. Calls the parser
  * cannot use (no return value, wrong shape) yield nothing.
@@ -1395,6 +1490,8 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
         }
         return 0;
     }
+    if (ev.op == IOT_OP_OPEN)
+        return hold(s, &ev);
     return emit(s, &ev);
 }
 
@@ -1452,11 +1549,14 @@ static int process_line(struct strace_src *s, struct slog *l)
     struct task *k;
     long gl;
 
+    if (n > 1 && body[0] == '>' && body[1] == ' ')
+        return add_frame(s, l, body, n);  /* -k: the stack of the call above */
+    if (flush_held(s, l) < 0)
+        return -1;
     if (n == 0)
         return 0;
-    if (body[0] == '-' || (body[0] == '>' && n > 1 && body[1] == ' ') ||
-        (n > 7 && memcmp(body, "strace:", 7) == 0))
-        return 0;  /* signals, -k stack frames, strace's own messages */
+    if (body[0] == '-' || (n > 7 && memcmp(body, "strace:", 7) == 0))
+        return 0;  /* signals, strace's own messages */
     if (body[0] == '+') {
         int status, sig = 0;
         if (re_match(s, s->re_exit, body, n) > 0) {
@@ -1547,8 +1647,9 @@ static int compile_all(struct strace_src *s)
     s->re_unfinished = re_compile(PAT_UNFINISHED);
     s->re_ret = re_compile(PAT_RET);
     s->re_tail = re_compile(PAT_TAIL);
+    s->re_frame = re_compile(PAT_FRAME);
     if (!s->re_prefix || !s->re_exit || !s->re_killed || !s->re_resumed || !s->re_call ||
-        !s->re_unfinished || !s->re_ret || !s->re_tail)
+        !s->re_unfinished || !s->re_ret || !s->re_tail || !s->re_frame)
         return -1;
     s->md = pcre2_match_data_create(20, NULL);
     return s->md ? 0 : -1;
@@ -1601,11 +1702,15 @@ static struct strace_src *open_many(FILE *const *files, const char *const *names
             l->mtime_ns = (int64_t)sb.st_mtim.tv_sec * NS_PER_S + sb.st_mtim.tv_nsec;
         else
             l->mtime_ns = (int64_t)time(NULL) * NS_PER_S;
-        if (slog_advance(s, l) < 0) {
-            snprintf(errbuf, IOT_ERRBUF_SIZE, "cannot read '%s': %s", l->name, strerror(l->err));
-            strace_close(s);
-            return NULL;
-        }
+        /* leading strace messages tell no time: the first real line does */
+        do {
+            if (slog_advance(s, l) < 0) {
+                snprintf(errbuf, IOT_ERRBUF_SIZE, "cannot read '%s': %s", l->name,
+                         strerror(l->err));
+                strace_close(s);
+                return NULL;
+            }
+        } while (l->have && l->tk == TK_UNSET);
         if (l->have && (!have_origin || l->abs < s->origin)) {
             s->origin = l->abs;
             have_origin = 1;
@@ -1673,6 +1778,9 @@ static int64_t release_bound(struct strace_src *s, const struct slog *next)
     for (size_t i = 0; next && i < s->npend; i++)
         if (s->pend[i]->pend_t < bound)
             bound = s->pend[i]->pend_t;
+    for (size_t i = 0; i < s->nlogs; i++)
+        if (s->logs[i].has_held && s->logs[i].held.t < bound)
+            bound = s->logs[i].held.t;
     return bound;
 }
 
@@ -1694,6 +1802,10 @@ int strace_next(struct strace_src *s, struct iot_event *ev, char *errbuf)
         }
         if (slog_advance(s, l) < 0) {
             snprintf(errbuf, IOT_ERRBUF_SIZE, "cannot read '%s': %s", l->name, strerror(l->err));
+            return -1;
+        }
+        if (!l->have && flush_held(s, l) < 0) {
+            snprintf(errbuf, IOT_ERRBUF_SIZE, "'%s': out of memory", l->name);
             return -1;
         }
         if (l->tk == TK_NONE && l->have) {
@@ -1725,6 +1837,7 @@ void strace_close(struct strace_src *s)
         if (s->logs[i].own && s->logs[i].f && s->logs[i].f != stdin)
             fclose(s->logs[i].f);
         free(s->logs[i].line);
+        free(s->logs[i].stk);
     }
     free(s->logs);
     while (s->all_tasks) {
@@ -1758,6 +1871,7 @@ void strace_close(struct strace_src *s)
     pcre2_code_free(s->re_unfinished);
     pcre2_code_free(s->re_ret);
     pcre2_code_free(s->re_tail);
+    pcre2_code_free(s->re_frame);
     pcre2_match_data_free(s->md);
     free(s);
 }

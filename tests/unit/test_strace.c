@@ -445,6 +445,55 @@ static void test_relative_and_seconds(void)
     release(&e);
 }
 
+/* -k: the frames after an open become its stack, in the recorder's form. */
+static void test_k_stacks(void)
+{
+    struct evs e;
+    size_t opens = 0;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_k_stacks.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT(ordered(&e));
+    for (size_t i = 0; i < e.n; i++) {
+        const struct iot_event *v = &e.ev[i];
+        if (v->kind != IOT_EV_CALL)
+            continue;
+        if (v->op == IOT_OP_OPEN) {
+            opens++;
+            CU_ASSERT(v->has & IOT_HAS_STACK);
+        } else {
+            CU_ASSERT_FALSE(v->has & IOT_HAS_STACK);  /* only opens carry stacks */
+        }
+    }
+    CU_ASSERT_EQUAL(opens, 6);
+    /* the two leaking opens of leaked.txt: libc's own frame dropped */
+    const struct iot_event *a = NULL, *b = NULL;
+    for (size_t i = 0; i < e.n; i++)
+        if (e.ev[i].kind == IOT_EV_CALL && e.ev[i].op == IOT_OP_OPEN && e.ev[i].flags == O_RDONLY &&
+            e.ev[i].path && strcmp(e.ev[i].path, "/tmp/fpx/d/leaked.txt") == 0)
+            (a ? &b : &a)[0] = &e.ev[i];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    STR_EQ(a->stack, "open_for_config+0x1a (tp)\nmain+0x139 (tp)\n"
+                     "__libc_init_first+0x8a (libc.so.6)\n__libc_start_main+0x85 (libc.so.6)\n"
+                     "_start+0x21 (tp)");
+    CU_ASSERT(strncmp(b->stack, "open_for_plugins+0x1a (tp)\n", 27) == 0);
+    release(&e);
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "k_frames.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 5);
+    /* leading libc frames dropped, a frame without a symbol as module+offset,
+     * an unwinding error skipped */
+    STR_EQ(e.ev[1].stack, "app+0x1a2b\nplug_load+0x44 (libplug.so)");
+    CU_ASSERT_EQUAL(e.ev[2].op, IOT_OP_READ);
+    CU_ASSERT_FALSE(e.ev[2].has & IOT_HAS_STACK);
+    CU_ASSERT_EQUAL(e.ev[3].op, IOT_OP_OPEN);   /* no frames: no stack */
+    CU_ASSERT_FALSE(e.ev[3].has & IOT_HAS_STACK);
+    CU_ASSERT_EQUAL(e.ev[4].kind, IOT_EV_EXIT);
+    release(&e);
+}
+
 static void test_unknown(void)
 {
     struct evs e;
@@ -629,6 +678,7 @@ void strace_suite(void)
     CU_add_test(s, "no_f", test_no_f);
     CU_add_test(s, "midnight", test_midnight);
     CU_add_test(s, "relative_and_seconds", test_relative_and_seconds);
+    CU_add_test(s, "k_stacks", test_k_stacks);
     CU_add_test(s, "unknown_lines", test_unknown);
     CU_add_test(s, "ff_merge", test_ff);
     CU_add_test(s, "real_captures", test_real);
