@@ -8,8 +8,10 @@
 # New crashes are left in $BUILD/fuzz/<target>/ as crash-*/leak-*/oom-*/
 # timeout-* files: minimise them, add them to tests/fuzz/corpus/<target>/ and
 # fix the bug (tests/fuzz/findings/<target>/ holds reproducers of bugs
-# reported but not fixed yet; move them to the corpus when fixed). The last lines of each run (executions, cov, ft) are kept in
-# $BUILD/fuzz/<target>.log. Environment: FUZZ_CC (clang),
+# reported but not fixed yet; move them to the corpus when fixed). Each
+# run's whole output is kept in $BUILD/fuzz/<target>.log and summed up here
+# (last coverage line, findings, executions); the exit status is 1 when a
+# target found something. Environment: FUZZ_CC (clang),
 # FUZZ_RSS_MB (2048): a hostile input that needs more memory than that is a
 # finding (an "oom-" file), since the analyzer must cap its allocations.
 set -e
@@ -57,6 +59,7 @@ else
     TARGETS=$(for t in tests/fuzz/fuzz_*.c; do n=$(basename "$t" .c); echo "${n#fuzz_}"; done | grep -vx util)
 fi
 
+found=0
 for name in $TARGETS; do
     src=tests/fuzz/fuzz_$name.c
     [ -e "$src" ] || { echo "fuzz: no target '$name' ($src)" >&2; exit 2; }
@@ -71,5 +74,10 @@ for name in $TARGETS; do
         UBSAN_OPTIONS=print_stacktrace=1 \
         ../fuzz_"$name" -max_total_time="$SECONDS_EACH" -rss_limit_mb="$RSS_MB" \
         -malloc_limit_mb="$RSS_MB" -timeout=25 -max_len=65536 -close_fd_mask=2 \
-        -print_final_stats=1 corpus 2>&1 | tail -n 25) | tee "$OUT/$name.log"
+        -print_final_stats=1 corpus >../"$name".log 2>&1) || found=1
+    # the last coverage line, any finding, and the totals
+    grep -E '^#[0-9]+[[:space:]].*cov: ' "$OUT/$name.log" | tail -n 1
+    grep -E 'ERROR|runtime error|SUMMARY|Test unit written|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' \
+        "$OUT/$name.log" | head -n 12
 done
+exit $found
