@@ -15,10 +15,12 @@ trap 'rm -rf "$work"' EXIT INT TERM
 fail=0
 
 # Plain text of a page: wide enough that no option is broken across lines,
-# with typographic hyphens and minus signs turned back into '-'.
+# without overstrike (man adds none when not writing to a terminal, but
+# MAN_KEEP_FORMATTING may be set), with typographic hyphens and minus signs
+# turned back into '-'.
 render() {
-    MANWIDTH=1000 LC_ALL=C.UTF-8 man -l "$1" 2>"$work/warnings" | col -b |
-        sed 's/\xe2\x80\x90/-/g; s/\xe2\x88\x92/-/g'
+    MANWIDTH=1000 MAN_KEEP_FORMATTING= LC_ALL=C.UTF-8 man -l "$1" 2>/dev/null |
+        sed 's/.\x08//g; s/\xe2\x80\x90/-/g; s/\xe2\x88\x92/-/g'
 }
 
 # Options (-x, --long-name) mentioned in a --help text, one per line.
