@@ -457,7 +457,7 @@ static void *flusher_main(void *arg)
 
     (void)arg;
     is_flusher = 1;
-    rec_guard = 1;   /* nothing this thread does is the program's I/O */
+    rec_guard = REC_GUARD_OFF;   /* nothing this thread does is the program's I/O */
     __atomic_store_n(&flusher_ready, go_private() ? 2 : 1, __ATOMIC_RELEASE);
     futex_wake_all(&flusher_ready);
     for (;;) {
@@ -769,10 +769,101 @@ void rec_call(struct iot_event *ev, const char *path, const char *mode,
 {
     struct rec_thread *t = rec_enter();
 
-    if (!t)
+    if (!t) {
+        if (rec_deferring())
+            rec_defer(ev, path, mode, s0, s1);
         return;
+    }
     rec_call_in(t, ev, path, mode, stack, s0, s1);
     rec_leave();
+}
+
+/* ------------------------------------------------- signal-handler calls */
+
+/*
+ * Runs in a signal handler that interrupted the recorder on this thread.
+ * Only this thread and its nested handlers touch `pending`; a handler runs
+ * to completion before the code it interrupted resumes, so a slot reserved
+ * with one atomic add is the handler's alone until it marks it valid.
+ */
+void rec_defer(const struct iot_event *ev, const char *path, const char *mode,
+               uint64_t s0, uint64_t s1)
+{
+    struct rec_thread *t = rec_self;
+    struct rec_pending *p;
+    uint32_t i;
+
+    if (!t)
+        return;
+    i = __atomic_fetch_add(&t->npending, 1, __ATOMIC_ACQ_REL);
+    if (i >= REC_PENDING)
+        return;   /* handlers nested too deep: this call is not recorded */
+    p = &t->pending[i];
+    p->ev = *ev;
+    p->s0 = s0;
+    p->s1 = s1;
+    p->has_path = path != NULL;
+    p->has_mode = mode != NULL;
+    if (path) {
+        size_t n = strlen(path);
+
+        if (n >= sizeof(p->path))
+            n = sizeof(p->path) - 1;
+        memcpy(p->path, path, n);
+        p->path[n] = '\0';
+    }
+    if (mode) {
+        size_t n = strlen(mode);
+
+        if (n >= sizeof(p->mode))
+            n = sizeof(p->mode) - 1;
+        memcpy(p->mode, mode, n);
+        p->mode[n] = '\0';
+    }
+    __atomic_store_n(&p->valid, 1, __ATOMIC_RELEASE);
+}
+
+void rec_defer_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
+                  int32_t err, uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = { 0 };
+
+    ev.op = (uint8_t)op;
+    ev.has = IOT_HAS_FD | IOT_HAS_SIZE | (err ? IOT_HAS_ERRNO : 0);
+    ev.fd = fd;
+    ev.size = size;
+    ev.ret = ret;
+    ev.err = err;
+    rec_defer(&ev, NULL, NULL, s0, s1);
+}
+
+void rec_drain(struct rec_thread *t)
+{
+    uint32_t i = 0;
+
+    for (;;) {
+        uint32_t n = __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE);
+
+        if (i >= n) {
+            /* Done, unless a handler added one meanwhile. */
+            if (__atomic_compare_exchange_n(&t->npending, &n, 0, 0,
+                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return;
+            continue;
+        }
+        if (i < REC_PENDING) {
+            struct rec_pending *p = &t->pending[i];
+
+            if (__atomic_load_n(&p->valid, __ATOMIC_ACQUIRE)) {
+                struct iot_event ev = p->ev;
+
+                rec_call_in(t, &ev, p->has_path ? p->path : NULL,
+                            p->has_mode ? p->mode : NULL, NULL, p->s0, p->s1);
+                __atomic_store_n(&p->valid, 0, __ATOMIC_RELEASE);
+            }
+        }
+        i++;
+    }
 }
 
 /* ------------------------------------------------------------ metadata */
@@ -847,11 +938,14 @@ void rec_flush_all(void)
 
     if (!rec_active || !slots)
         return;
-    rec_guard = 1;
+    rec_guard = REC_GUARD_IN;
     if (t)
         rec_chunk_switch(t, rec_mono_ns());
     flush_now();
-    rec_guard = g;
+    if (g == 0)
+        rec_leave();
+    else
+        rec_guard = g;
     errno = saved;
 }
 
@@ -868,7 +962,7 @@ void rec_finish(int status, int sig)
 
     if (!rec_active || __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
         return;
-    rec_guard = 1;
+    rec_guard = REC_GUARD_IN;
     t = rec_self;
     now = rec_mono_ns();
     if (!t) {
@@ -887,7 +981,8 @@ void rec_finish(int status, int sig)
     flush_now();
     __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
     errno = saved;
-    /* rec_guard stays set: nothing after the exit record is recorded. */
+    /* Nothing after the exit record is recorded. */
+    rec_guard = REC_GUARD_OFF;
 }
 
 void rec_child_killed(pid_t pid, int sig)

@@ -88,6 +88,26 @@ uint64_t rec_clock_mult(void);
 
 /* ------------------------------------------------------- thread streams */
 
+/* rec_guard values. */
+#define REC_GUARD_IN  1   /* inside the recorder: a signal handler's calls are deferred */
+#define REC_GUARD_OFF 2   /* never record on this thread (flusher, vfork child, exited) */
+
+/*
+ * A call made by a signal handler that interrupted the recorder on this
+ * thread: kept here and appended when the recorder is left (the handler has
+ * finished by then), so handler I/O is recorded without touching a buffer
+ * in the middle of an append.
+ */
+#define REC_PENDING 16
+struct rec_pending {
+    struct iot_event ev;
+    uint64_t s0, s1;
+    uint32_t valid;
+    uint8_t  has_path, has_mode;
+    char     path[256];   /* truncated if longer */
+    char     mode[16];
+};
+
 /* One recorded thread: its open chunk and what the flusher needs to see. */
 struct rec_thread {
     struct iot_enc enc;
@@ -103,6 +123,9 @@ struct rec_thread {
     /* flusher only: what it snapshotted last */
     uint32_t snap_buf;
     uint32_t snap_len;
+    /* signal handlers' calls while the thread was inside the recorder */
+    uint32_t npending;
+    struct rec_pending pending[REC_PENDING];
 };
 
 extern int rec_active;                      /* recording on */
@@ -129,7 +152,7 @@ static inline struct rec_thread *rec_enter(void)
 
     if (REC_UNLIKELY(!rec_active) || REC_UNLIKELY(rec_guard))
         return NULL;
-    rec_guard = 1;
+    rec_guard = REC_GUARD_IN;
     t = rec_self;
     if (REC_UNLIKELY(t == NULL)) {
         t = rec_thread_start();
@@ -139,15 +162,39 @@ static inline struct rec_thread *rec_enter(void)
     return t;
 }
 
+/* Keep a handler's call for the interrupted recorder to append. */
+void rec_defer(const struct iot_event *ev, const char *path, const char *mode,
+               uint64_t s0, uint64_t s1);
+/* Append the deferred calls (guard held). */
+void rec_drain(struct rec_thread *t);
+
+/* Whether a call that could not enter the recorder should be deferred. */
+static inline int rec_deferring(void)
+{
+    return rec_guard == REC_GUARD_IN && rec_active;
+}
+
 static inline void rec_leave(void)
 {
+    struct rec_thread *t = rec_self;
+
+    if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))
+        rec_drain(t);
     rec_guard = 0;
+    /* A handler that deferred between the drain and the line above. */
+    if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))) {
+        rec_guard = REC_GUARD_IN;
+        rec_drain(t);
+        rec_guard = 0;
+    }
 }
 
 /* The record did not fit (written == 0), or the chunk has grown old. */
 void rec_io_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
                  int64_t size, int64_t ret, int32_t err, int64_t a,
                  int64_t dur);
+void rec_defer_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
+                  int32_t err, uint64_t s0, uint64_t s1);
 
 /*
  * Record an fd call with only fd, size, ret and errno (read, write, ...).
@@ -161,8 +208,11 @@ static inline void rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
     const struct rec_clock *c;
     int64_t a, b;
 
-    if (!t)
+    if (!t) {
+        if (REC_UNLIKELY(rec_deferring()))
+            rec_defer_io(op, fd, size, ret, err, s0, s1);
         return;
+    }
     c = __atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE);
     a = rec_ns_with(c, s0);
     b = rec_ns_with(c, s1);

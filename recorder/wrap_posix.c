@@ -206,12 +206,12 @@ static const char *abs_path(int dirfd, const char *path, char *buf, size_t cap)
 static void rec_open(int dirfd, const char *path, int flags, int r, int err,
                      uint64_t s0, uint64_t s1)
 {
-    struct rec_thread *t = rec_enter();
     struct iot_event ev = { 0 };
     char buf[PATH_MAX + 64];
-    const char *stack;
+    struct rec_thread *t;
+    const char *stack, *abs;
 
-    if (!t)
+    if (rec_guard == REC_GUARD_OFF)
         return;
     ev.op = IOT_OP_OPEN;
     ev.has = IOT_HAS_FLAGS | (r >= 0 ? IOT_HAS_FD : 0) |
@@ -220,9 +220,15 @@ static void rec_open(int dirfd, const char *path, int flags, int r, int err,
     ev.flags = flags;
     ev.ret = r;
     ev.err = err;
+    abs = abs_path(dirfd, path, buf, sizeof(buf));
+    t = rec_enter();
+    if (!t) {
+        if (rec_deferring())
+            rec_defer(&ev, abs, NULL, s0, s1);   /* no stack in a handler */
+        return;
+    }
     stack = rec_stacks ? rec_stack_capture() : NULL;
-    rec_call_in(t, &ev, abs_path(dirfd, path, buf, sizeof(buf)), NULL, stack,
-                s0, s1);
+    rec_call_in(t, &ev, abs, NULL, stack, s0, s1);
     rec_leave();
 }
 
@@ -403,7 +409,7 @@ int close(int fd)
         errno = EBADF;
         return -1;
     }
-    if (!rec_active || rec_guard)
+    if (!rec_active || rec_guard == REC_GUARD_OFF)
         return CALL_REAL(-1, close, fd);
     ev.file_size = fd_size(fd);
     s0 = rec_stamp();

@@ -239,7 +239,7 @@ __asm__(".text\n"
         ".type vfork,@function\n"
         "vfork:\n"
         "    movq rec_guard@gottpoff(%rip), %rcx\n"
-        "    movl $1, %fs:(%rcx)\n"
+        "    movl $2, %fs:(%rcx)\n"                /* REC_GUARD_OFF */
         "    popq %rdx\n"
         "    movl $58, %eax\n"                 /* SYS_vfork */
         "    syscall\n"

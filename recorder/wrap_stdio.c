@@ -376,13 +376,13 @@ static const char *abs_path(const char *path, char *buf, size_t cap)
 static void rec_fopen(unsigned op, const char *path, const char *mode,
                       int fd_in, FILE *r, int err, uint64_t s0, uint64_t s1)
 {
-    struct rec_thread *t = rec_enter();
     struct iot_event ev = { 0 };
     char buf[PATH_MAX + 64];
-    const char *stack;
+    struct rec_thread *t;
+    const char *stack, *abs;
     int fd;
 
-    if (!t)
+    if (rec_guard == REC_GUARD_OFF)
         return;
     fd = r ? stream_fd(r) : fd_in;
     ev.op = (uint8_t)op;
@@ -394,8 +394,15 @@ static void rec_fopen(unsigned op, const char *path, const char *mode,
     ev.err = err;
     if (r)
         default_buffer(fd, &ev);
+    abs = abs_path(path, buf, sizeof(buf));
+    t = rec_enter();
+    if (!t) {
+        if (rec_deferring())
+            rec_defer(&ev, abs, mode, s0, s1);
+        return;
+    }
     stack = rec_stacks ? rec_stack_capture() : NULL;
-    rec_call_in(t, &ev, abs_path(path, buf, sizeof(buf)), mode, stack, s0, s1);
+    rec_call_in(t, &ev, abs, mode, stack, s0, s1);
     rec_leave();
 }
 
@@ -471,7 +478,8 @@ int fclose(FILE *f)
     uint64_t s0, s1;
     int fd, r;
 
-    if (!rec_active || rec_guard || !f || (fd = stream_fd(f)) < 0)
+    if (!rec_active || rec_guard == REC_GUARD_OFF || !f ||
+        (fd = stream_fd(f)) < 0)
         return CALL_REAL(EOF, fclose, f);
     if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
         ev.has |= IOT_HAS_FILE_SIZE;
@@ -514,11 +522,10 @@ int fflush(FILE *f)
 static void rec_setvbuf(FILE *f, int mode, size_t size, int r, int err,
                         uint64_t s0, uint64_t s1)
 {
-    struct rec_thread *t;
     struct iot_event ev = { 0 };
     int fd = stream_fd(f);
 
-    if (fd < 0 || !(t = rec_enter()))
+    if (fd < 0)
         return;
     ev.op = IOT_OP_SETVBUF;
     ev.has = IOT_HAS_FD | IOT_HAS_STREAM | IOT_HAS_SIZE | IOT_HAS_BUFMODE |
@@ -530,8 +537,7 @@ static void rec_setvbuf(FILE *f, int mode, size_t size, int r, int err,
     ev.size = mode == _IONBF ? 0 : (int64_t)size;
     ev.ret = r;
     ev.err = err;
-    rec_call_in(t, &ev, NULL, NULL, NULL, s0, s1);
-    rec_leave();
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 
 int setvbuf(FILE *f, char *buf, int mode, size_t size)

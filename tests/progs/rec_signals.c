@@ -1,9 +1,8 @@
 /*
  * rec_signals: a SIGALRM handler that writes while the main thread is in
- * the middle of wrapped calls (reads of /dev/zero). The main thread's reads
- * must all be recorded exactly, the trace must decode, and the handler's
- * writes may be recorded or not (a handler that interrupts the recorder
- * itself is passed through) but never corrupt anything.
+ * the middle of wrapped calls (reads of /dev/zero) - and so, now and then,
+ * in the middle of the recorder itself. The main thread's reads and every
+ * handler write must be recorded exactly, and the trace must decode.
  * Usage: rec_signals [READS] ; prints the number of handler writes on stdout
  */
 #include <signal.h>
