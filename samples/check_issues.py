@@ -11,8 +11,12 @@ paths and messages so the expected files do not depend on where the test ran.
 
 What is masked and why:
   pid, tid, time, cost      differ on every run
-  stack                     addresses and module paths differ; kept as
-                            "<stack>" (present) or "" (absent)
+  stack                     addresses differ and inlining depends on the
+                            compiler; kept as "<stack>" when one of its
+                            frames is in the sample's own executable (the
+                            open was made by the program, not by libc or the
+                            recorder), as "<stack without PROCESS>" when
+                            none is, "" when there is no stack
   fingerprint               a digest that includes the path; kept as
                             "<hex>" when it looks like one
   detail.*_us/_ms/_ns       measured timings
@@ -40,13 +44,23 @@ def replace_dir(text, outdirs):
     return text
 
 
+def mask_stack(stack, process):
+    """Frames look like "function+0xOFF (module)" or "module+0xOFF"."""
+    if not stack:
+        return ""
+    own = re.compile(r"(^|\()" + re.escape(process) + r"(\+0x[0-9a-fA-F]+$|\)$)")
+    if any(own.search(frame) for frame in stack.split("\n")):
+        return "<stack>"
+    return "<stack without %s>" % process
+
+
 def mask_issue(issue, outdirs):
     out = dict(issue)
     for key in VARYING:
         if key in out:
             out[key] = "*"
     if "stack" in out:
-        out["stack"] = "<stack>" if out["stack"] else ""
+        out["stack"] = mask_stack(out["stack"], out.get("process", ""))
     if isinstance(out.get("fingerprint"), str) and HEX.fullmatch(out["fingerprint"]):
         out["fingerprint"] = "<hex>"
     for key in ("path", "message"):
