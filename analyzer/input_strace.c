@@ -162,6 +162,8 @@ struct slog {
     /* An open waits here for the -k stack lines that follow it. */
     struct iot_event held;
     int has_held;
+    int held_frames;         /* -k lines seen after the held open */
+    int no_k;                /* the line after an open was no -k frame */
     char *stk;
     size_t stklen, stkcap;
 };
@@ -187,7 +189,6 @@ struct strace_src {
     struct qev *heap;
     size_t nheap, capheap;
     uint64_t seq;
-    int first_pid_seen;
     pcre2_code *re_prefix, *re_exit, *re_killed, *re_resumed, *re_call,
                *re_unfinished, *re_ret, *re_tail, *re_frame;
     pcre2_match_data *md;
@@ -1159,6 +1160,7 @@ static int hold(struct strace_src *s, const struct iot_event *ev)
         return -1;
     l->held = *ev;
     l->has_held = 1;
+    l->held_frames = 0;
     l->stklen = 0;
     return 0;
 }
@@ -1176,7 +1178,10 @@ static int add_frame(struct strace_src *s, struct slog *l, const char *body, siz
     char frame[512];
     int len;
 
-    if (!l->has_held || re_match(s, s->re_frame, body, n) <= 0)
+    if (!l->has_held)
+        return 0;
+    l->held_frames++;
+    if (re_match(s, s->re_frame, body, n) <= 0)
         return 0;
     ml = re_group(s, 1, body, &mod);
     fl = re_group(s, 2, body, &fn);
@@ -1490,7 +1495,7 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
         }
         return 0;
     }
-    if (ev.op == IOT_OP_OPEN)
+    if (ev.op == IOT_OP_OPEN && !s->cur->no_k)
         return hold(s, &ev);
     return emit(s, &ev);
 }
@@ -1551,6 +1556,8 @@ static int process_line(struct strace_src *s, struct slog *l)
 
     if (n > 1 && body[0] == '>' && body[1] == ' ')
         return add_frame(s, l, body, n);  /* -k: the stack of the call above */
+    if (l->has_held && !l->held_frames)
+        l->no_k = 1;  /* written without -k: opens need not wait */
     if (flush_held(s, l) < 0)
         return -1;
     if (n == 0)
