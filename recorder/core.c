@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -125,13 +126,53 @@ long rec_sys_write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-/* One line on stderr, once per process; the program's own output is untouched. */
+/*
+ * Once per run, not per process: a full disk is met by every process of a
+ * `make -j`. The launcher creates an empty flag file (IORECORD_ONCE); the
+ * first process to fail marks it under flock and is the only one to speak.
+ * Without the launcher, IORECORD_WARNED=1 passed to exec'd children keeps
+ * them quiet after their ancestor spoke.
+ */
+static char once_path[PATH_MAX];
+static int warned;                 /* this process, or an ancestor, warned */
+
+int rec_warned(void)
+{
+    return __atomic_load_n(&warned, __ATOMIC_ACQUIRE);
+}
+
+const char *rec_once_path(void)
+{
+    return once_path[0] ? once_path : NULL;
+}
+
+/* Whether this process is the run's first to warn. */
+static int first_to_warn(void)
+{
+    char c = 0;
+    int fd, first = 1;
+
+    if (!once_path[0])
+        return 1;
+    fd = (int)syscall(SYS_openat, AT_FDCWD, once_path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return 1;   /* the launcher is gone: better said twice than never */
+    syscall(SYS_flock, fd, LOCK_EX);
+    if (syscall(SYS_pread64, fd, &c, 1, 0) == 1 && c == '1')
+        first = 0;
+    else
+        syscall(SYS_pwrite64, fd, "1", 1, 0);
+    syscall(SYS_flock, fd, LOCK_UN);
+    syscall(SYS_close, fd);
+    return first;
+}
+
+/* One line on stderr, once per run; the program's own output is untouched. */
 void rec_warn(const char *msg, int err)
 {
-    static int warned;
     char line[PATH_MAX + 256];
 
-    if (__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL))
+    if (__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL) || !first_to_warn())
         return;
     snprintf(line, sizeof(line), "iorecord: %s '%s': %s; recording stopped\n",
              msg, rec_out_path, strerror(err));
@@ -1064,6 +1105,7 @@ static void atfork_child(void)
             trace_fd = fd;
         if (trace_fd < 0) {
             __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
+            rec_warn("cannot open trace", errno);
             return;
         }
     }
@@ -1169,6 +1211,13 @@ __attribute__((constructor)) static void rec_init(void)
         goto out;
     rec_pid = (int32_t)getpid();
     rec_stacks = env_true("IORECORD_STACKS", 1);
+    warned = env_true("IORECORD_WARNED", 0);
+    {
+        const char *once = getenv("IORECORD_ONCE");
+
+        if (once && strlen(once) < sizeof(once_path))
+            strcpy(once_path, once);
+    }
     find_lib_path();
     rnd = (const uint8_t *)getauxval(AT_RANDOM);
     if (rnd)

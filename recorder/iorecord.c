@@ -251,6 +251,7 @@ static void set_env(const char *lib, const char *out, int stacks)
     snprintf(num, sizeof(num), "%llu", tsc_mult());
     setenv("IORECORD_TSC", num, 1);
     unsetenv("IORECORD_DISABLE");
+    unsetenv("IORECORD_WARNED");
 }
 
 /* Signals sent to us by someone (not the terminal) go on to the command. */
@@ -313,6 +314,33 @@ static void record_kill(const char *out, pid_t pid, int sig)
     close(fd);
 }
 
+/*
+ * An empty file every recorded process of this run can see: the first one
+ * whose output fails marks it and prints the run's only warning.
+ */
+static char once_path[PATH_MAX];
+
+static void make_once_flag(void)
+{
+    const char *dirs[] = { "/dev/shm", getenv("TMPDIR"), "/tmp" };
+
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        int fd;
+
+        if (!dirs[i] || !*dirs[i] ||
+            join(once_path, sizeof(once_path), dirs[i], strlen(dirs[i]), "/",
+                 "iorecord-once.XXXXXX") != 0)
+            continue;
+        fd = mkstemp(once_path);
+        if (fd >= 0) {
+            close(fd);
+            setenv("IORECORD_ONCE", once_path, 1);
+            return;
+        }
+    }
+    once_path[0] = '\0';
+}
+
 int main(int argc, char **argv)
 {
     const char *output = "iorecord.zst";
@@ -367,6 +395,7 @@ int main(int argc, char **argv)
         die(2, "cannot open trace '%s'", output, errno);
     close(fd);
     set_env(lib, out, stacks);
+    make_once_flag();
     forward_signals();
     child = fork();
     if (child < 0)
@@ -380,6 +409,8 @@ int main(int argc, char **argv)
     while (waitpid(child, &status, 0) < 0)
         if (errno != EINTR)
             die(2, "cannot wait for the command", "", errno);
+    if (once_path[0])
+        unlink(once_path);
     if (WIFSIGNALED(status)) {
         record_kill(out, child, WTERMSIG(status));
         return 128 + WTERMSIG(status);

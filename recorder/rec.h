@@ -280,6 +280,10 @@ void rec_env_free(char **fixed, char *const envp[]);
 /* Raw helpers that never go through a wrapper. */
 long rec_sys_write_all(int fd, const void *buf, size_t n);
 void rec_warn(const char *msg, int err);
+/* Whether this process (or an ancestor, through exec) has warned. */
+int rec_warned(void);
+/* The launcher's once-per-run flag file, or NULL. */
+const char *rec_once_path(void);
 
 #pragma GCC visibility pop
 

@@ -65,20 +65,23 @@ char **rec_env_fix(char *const envp[])
     snprintf(tsc, sizeof(tsc), "%llu", (unsigned long long)rec_clock_mult());
     strsz = 16 + (old_preload ? strlen(old_preload) + 1 : 0) +
             strlen(rec_lib_path) + 20 + strlen(rec_out_path) + 20 + 20 +
-            strlen(tsc) + 16;
-    size = sizeof(size_t) + (n + 5) * sizeof(char *) + strsz;
+            strlen(tsc) + 16 + 20 + 16 +
+            (rec_once_path() ? strlen(rec_once_path()) : 0);
+    size = sizeof(size_t) + (n + 7) * sizeof(char *) + strsz;
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                 -1, 0);
     if (base == MAP_FAILED)
         return (char **)envp;
     memcpy(base, &size, sizeof(size));
     out = (char **)(base + sizeof(size_t));
-    str = (char *)(out + n + 5);
+    str = (char *)(out + n + 7);
     for (size_t i = 0; i < n; i++)
         if (!has_prefix(envp[i], "LD_PRELOAD=") &&
             !has_prefix(envp[i], "IORECORD_OUTPUT=") &&
             !has_prefix(envp[i], "IORECORD_STACKS=") &&
-            !has_prefix(envp[i], "IORECORD_TSC="))
+            !has_prefix(envp[i], "IORECORD_TSC=") &&
+            !has_prefix(envp[i], "IORECORD_ONCE=") &&
+            !has_prefix(envp[i], "IORECORD_WARNED="))
             out[k++] = envp[i];
     /* Appended after any other preload (a sanitizer runtime must stay first). */
     out[k++] = str;
@@ -93,7 +96,16 @@ char **rec_env_fix(char *const envp[])
     out[k++] = str;
     str += sprintf(str, "IORECORD_STACKS=%d", rec_stacks ? 1 : 0) + 1;
     out[k++] = str;
-    sprintf(str, "IORECORD_TSC=%s", tsc);
+    str += sprintf(str, "IORECORD_TSC=%s", tsc) + 1;
+    if (rec_once_path()) {
+        out[k++] = str;
+        str += sprintf(str, "IORECORD_ONCE=%s", rec_once_path()) + 1;
+    }
+    if (rec_warned()) {
+        /* A child must not repeat the warning its ancestor gave. */
+        out[k++] = str;
+        sprintf(str, "IORECORD_WARNED=1");
+    }
     out[k] = NULL;
     return out;
 }
