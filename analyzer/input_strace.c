@@ -254,13 +254,31 @@ static long re_group(struct strace_src *s, int g, const char *str, const char **
     return (long)(ov[2 * g + 1] - ov[2 * g]);
 }
 
+/* The decimal number in p[0..n), saturated (a log is not trusted input). */
 static int64_t num_n(const char *p, long n)
 {
     int64_t v = 0;
 
-    for (long i = 0; i < n; i++)
+    for (long i = 0; i < n; i++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return INT64_MAX;
         v = v * 10 + (p[i] - '0');
+    }
     return v;
+}
+
+/*
+ * Seconds and nanoseconds as nanoseconds. Seconds are capped at MAX_SEC so
+ * that sums and differences of times can never overflow.
+ */
+#define MAX_SEC 4000000000LL  /* 2096-10-02 */
+static int64_t sec_ns(int64_t sec, int64_t frac)
+{
+    if (sec > MAX_SEC)
+        sec = MAX_SEC;
+    if (sec < -MAX_SEC)
+        sec = -MAX_SEC;
+    return sec * NS_PER_S + frac;
 }
 
 /* Digits of a fraction of a second as nanoseconds ("5" is 500000000). */
@@ -307,7 +325,7 @@ static int64_t local_midnight(time_t sec)
         return 0;
     tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
     tm.tm_isdst = -1;
-    return (int64_t)mktime(&tm) * NS_PER_S;
+    return sec_ns((int64_t)mktime(&tm), 0);
 }
 
 /*
@@ -351,7 +369,7 @@ static int slog_advance(struct strace_src *s, struct slog *l)
         return 1;  /* cannot happen: every part of the prefix is optional */
     l->body = pcre2_get_ovector_pointer(s->md)[1];
     if ((gl = re_group(s, 1, l->line, &p)) > 0 || (gl = re_group(s, 2, l->line, &p)) > 0)
-        l->pid = (int32_t)num_n(p, gl);
+        l->pid = gl <= 9 ? (int32_t)num_n(p, gl) : 0;  /* longer: no pid */
 
     if ((gl = re_group(s, 3, l->line, &p)) > 0) {
         int64_t h = num_n(p, gl), frac = 0;
@@ -370,7 +388,7 @@ static int slog_advance(struct strace_src *s, struct slog *l)
             l->last_tod = tod;
         }
         /* a jump back of more than 12 hours is midnight passing */
-        if (tod + 12 * 3600 * NS_PER_S < l->last_tod)
+        if (tod + 12 * 3600 * NS_PER_S < l->last_tod && l->day_base < MAX_SEC * NS_PER_S)
             l->day_base += 86400 * NS_PER_S;
         l->last_tod = tod;
         l->abs = l->day_base + tod;
@@ -381,10 +399,11 @@ static int slog_advance(struct strace_src *s, struct slog *l)
         if (l->tk == TK_UNSET)
             l->tk = sec < 100000000 ? TK_REL : TK_EPOCH;  /* -r: since the previous line */
         if (l->tk == TK_REL) {
-            l->clock += sec * NS_PER_S + frac;
+            if (l->clock < MAX_SEC * NS_PER_S)
+                l->clock += sec_ns(sec, frac);
             l->abs = l->clock;
         } else {
-            l->abs = sec * NS_PER_S + frac;
+            l->abs = sec_ns(sec, frac);
         }
     } else {
         const char *b = l->line + l->body;
@@ -869,7 +888,7 @@ static int64_t sum_iov_len(struct arg a)
         }
         if (a.n - i > 8 && memcmp(a.p + i, "iov_len=", 8) == 0) {
             struct arg v = { a.p + i + 8, a.n - i - 8 };
-            sum += arg_int(v, NULL);
+            sum = (int64_t)((uint64_t)sum + (uint64_t)arg_int(v, NULL));  /* wraps, never UB */
             i += 8;
             continue;
         }
@@ -1022,7 +1041,7 @@ static int parse_ret(struct strace_src *s, const char *p, size_t n, struct ret *
         const char *f;
         long fl = re_group(s, 3, p + i, &f);
         r->has_dur = 1;
-        r->dur = num_n(g, gl) * NS_PER_S + (fl > 0 ? frac_ns(f, fl) : 0);
+        r->dur = sec_ns(num_n(g, gl), fl > 0 ? frac_ns(f, fl) : 0);
         s->info.has_durations = 1;
         s->cur->info.has_durations = 1;
     }
@@ -1397,7 +1416,8 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
         set_fd(&ev, fd, path);
         ev.has |= IOT_HAS_SIZE | IOT_HAS_OFFSET;
         ev.size = arg_int(a[1], NULL);
-        ev.offset = arg_int(a[5], NULL) * (kind == SC_MMAP2 ? 4096 : 1);
+        /* mmap2 counts 4096-byte pages (unsigned: a bad log wraps, never UB) */
+        ev.offset = (int64_t)((uint64_t)arg_int(a[5], NULL) * (kind == SC_MMAP2 ? 4096u : 1u));
         if (r.val != -1) {
             if (p->nmaps == p->capmaps) {
                 size_t cap = p->capmaps ? p->capmaps * 2 : 16;
@@ -1568,7 +1588,7 @@ static int process_line(struct strace_src *s, struct slog *l)
         int status, sig = 0;
         if (re_match(s, s->re_exit, body, n) > 0) {
             gl = re_group(s, 1, body, &g);
-            status = (int)num_n(g, gl);
+            status = (int)(num_n(g, gl) & 0xff);  /* an exit status is 8 bits */
         } else if (re_match(s, s->re_killed, body, n) > 0) {
             gl = re_group(s, 1, body, &g);
             sig = signal_number(g, (size_t)gl);
@@ -1706,9 +1726,9 @@ static struct strace_src *open_many(FILE *const *files, const char *const *names
         if (!l->default_pid)
             l->default_pid = DEFAULT_PID;
         if (fstat(fileno(l->f), &sb) == 0 && S_ISREG(sb.st_mode))
-            l->mtime_ns = (int64_t)sb.st_mtim.tv_sec * NS_PER_S + sb.st_mtim.tv_nsec;
+            l->mtime_ns = sec_ns((int64_t)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec);
         else
-            l->mtime_ns = (int64_t)time(NULL) * NS_PER_S;
+            l->mtime_ns = sec_ns((int64_t)time(NULL), 0);
         /* leading strace messages tell no time: the first real line does */
         do {
             if (slog_advance(s, l) < 0) {

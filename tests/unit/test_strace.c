@@ -664,6 +664,42 @@ static void test_mutations(void)
     }
 }
 
+/* Absurd numbers (found by tests/fuzz): saturated, no overflow (UBSan). */
+static void test_overflow(void)
+{
+    static const char *logs[] = {
+        "4444444444444444444444444 1700000000.000000 read(3, \"\", 1) = 0 <0.000001>\n",
+        "1700000000.000000 read(3, \"\", 1) = 0 <0.000001>\n"
+        "17000000000000.000000 read(3, \"\", 1) = 0 <0.000001>\n",
+        "1 99999999999999999999.5 read(3, \"\", 1) = 0 <99999999999999999999.000001>\n"
+        "1 0.5 read(3, \"\", 1) = 0\n1 99999999999999999999.5 read(3, \"\", 1) = 0\n"
+        "1 99999999999999999999.5 +++ exited with 99999999999999999999999 +++\n",
+        "7 23:59:59 read(3, \"\", 1) = 0\n7 00:00:01 read(3, \"\", 1) = 0\n"
+        "7 23:59:59 read(3, \"\", 1) = 0\n7 00:00:01 read(3, \"\", 1) = 0\n",
+        "9 mmap2(NULL, 4096, PROT_READ, MAP_SHARED, 3</f>, 99999999999999999999) = 0x1000\n"
+        "9 readv(3</f>, [{iov_base=\"\", iov_len=9223372036854775807}, "
+        "{iov_base=\"\", iov_len=9223372036854775807}], 2) = 0\n",
+    };
+    char err[IOT_ERRBUF_SIZE];
+
+    for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+        struct iot_strtab *st = iot_strtab_create();
+        FILE *f = fmemopen((void *)logs[i], strlen(logs[i]), "r");
+        struct strace_src *s = strace_open(f, "overflow.log", st, err);
+        struct iot_event ev;
+        int rc, calls = 0;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        while ((rc = strace_next(s, &ev, err)) == 1)
+            calls += ev.kind == IOT_EV_CALL;
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT(calls >= 1);
+        strace_close(s);
+        fclose(f);
+        iot_strtab_free(st);
+    }
+}
+
 void strace_suite(void)
 {
     CU_pSuite s = CU_add_suite("strace", NULL, NULL);
@@ -682,5 +718,6 @@ void strace_suite(void)
     CU_add_test(s, "unknown_lines", test_unknown);
     CU_add_test(s, "ff_merge", test_ff);
     CU_add_test(s, "real_captures", test_real);
+    CU_add_test(s, "overflow", test_overflow);
     CU_add_test(s, "mutations", test_mutations);
 }
