@@ -50,6 +50,7 @@ struct stream {
     int32_t fd;
     int64_t pos;                /* -1 unknown */
     int64_t bufsize;            /* 0 unbuffered */
+    int64_t defsize;            /* the buffer glibc would allocate (fopen's size) */
     int bufmode;
     int append;
     int64_t pending;            /* bytes written into the buffer, not yet flushed */
@@ -728,6 +729,7 @@ static void on_stream_open(struct engine *e, struct proc *p, const struct iot_ev
     s->o = o;
     s->fd = fd;
     s->bufsize = (ev->has & IOT_HAS_SIZE) && ev->size > 0 ? ev->size : DEFAULT_STDIO_BUF;
+    s->defsize = s->bufsize;
     s->bufmode = IOT_BUF_FULL;
     s->append = ev->mode && strchr(ev->mode, 'a');
     s->pos = s->append ? -1 : 0;
@@ -816,10 +818,13 @@ static void on_stream_other(struct engine *e, struct proc *p, const struct iot_e
         if (ev->ret != 0)
             break;
         s->bufmode = ev->bufmode;
-        if (ev->has & IOT_HAS_SIZE)
-            s->bufsize = ev->size;
         if (s->bufmode == IOT_BUF_NONE)
             s->bufsize = 0;
+        else if ((ev->has & IOT_HAS_SIZE) && ev->size > 0)
+            s->bufsize = ev->size;
+        else if (s->bufsize <= 0)
+            /* a buffered mode without a size: glibc allocates its default */
+            s->bufsize = s->defsize;
         s->o->s.stream_buffer = s->bufsize;
         s->o->s.bufmode = s->bufmode;
         break;

@@ -287,6 +287,26 @@ static void test_stdio_model(void)
     CU_ASSERT_EQUAL(got[0].random_writes, 0);
     rig_free(&r);
 
+    /* setvbuf(_IONBF) then setvbuf(_IOFBF, NULL, 0): glibc's default buffer again */
+    rig_init(&r);
+    proc(&r, 40, 1, "/bin/w");
+    call(&r, 40, 40, IOT_OP_FOPEN, 0xabc, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_PATH | IOT_HAS_SIZE | IOT_HAS_STREAM,
+                            .fd = 3, .path = S(&r, "/d"), .size = 8192, .stream = 0xabc});
+    call(&r, 40, 40, IOT_OP_SETVBUF, 0, 100,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_STREAM | IOT_HAS_BUFMODE | IOT_HAS_SIZE,
+                            .fd = 3, .stream = 0xabc, .bufmode = IOT_BUF_NONE, .size = 0});
+    call(&r, 40, 40, IOT_OP_SETVBUF, 0, 100,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_STREAM | IOT_HAS_BUFMODE | IOT_HAS_SIZE,
+                            .fd = 3, .stream = 0xabc, .bufmode = IOT_BUF_FULL, .size = 0});
+    for (int i = 0; i < 100; i++)
+        stream_call(&r, IOT_OP_FWRITE, 100, 100);          /* 10000 bytes: 1 buffer filled */
+    stream_call(&r, IOT_OP_FCLOSE, 0, 0);
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].stream_buffer, 8192);
+    CU_ASSERT_EQUAL(got[0].eff_ops, 1);
+    rig_free(&r);
+
     rig_init(&r);
     proc(&r, 40, 1, "/bin/r");
     call(&r, 40, 40, IOT_OP_FOPEN, 0xabc, 1000,
