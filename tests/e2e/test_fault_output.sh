@@ -22,6 +22,18 @@ for f in "$PROG" "$IORECORD" "$IOANALYZE" "$LIB"; do
     [ -e "$f" ] || { echo "skip: '$f' is not built"; exit 77; }
 done
 
+# A preload library built with AddressSanitizer (make asan) only loads after
+# the ASan runtime: put the runtime first for the recorded runs. Leak checks
+# are the traced program's business, not ours, so they are off there.
+asan_preload() {
+    ASAN_RT=$(ldd "$1" 2>/dev/null | awk '/libasan/ { print $3 }')
+    if [ -n "$ASAN_RT" ]; then
+        LD_PRELOAD=$ASAN_RT${LD_PRELOAD:+:$LD_PRELOAD}
+        ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+        export LD_PRELOAD ASAN_OPTIONS
+    fi
+}
+
 T=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-fault.XXXXXX") || exit 1
 MNT=
 cleanup() {
@@ -40,6 +52,8 @@ mkdir "$T/ref"
 FAULT_NOWAIT=1 "$PROG" "$T/ref" 3 $CALLS >"$T/ref.out" 2>"$T/ref.err"
 ref_rc=$?
 [ $ref_rc -eq 0 ] || { cat "$T/ref.out" "$T/ref.err"; echo "FAIL: fault_io fails on its own"; exit 1; }
+# every run from here on is recorded
+asan_preload "$LIB"
 
 # check CASE RC OUT ERR: same output and status, exactly one warning line.
 check_run() {
@@ -114,7 +128,7 @@ rc=$?
 [ $rc -ne 0 ] || bad "iorecord accepted an output path it cannot create"
 [ "$(wc -l <"$T/bad1.err")" -eq 1 ] || { bad "expected one error line:"; cat "$T/bad1.err"; }
 case=badpath-preload
-FAULT_NOWAIT=1 LD_PRELOAD=$LIB IORECORD_OUTPUT=$T/notadir/trace.zst "$PROG" "$T/badpath" 3 $CALLS \
+FAULT_NOWAIT=1 LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}$LIB IORECORD_OUTPUT=$T/notadir/trace.zst "$PROG" "$T/badpath" 3 $CALLS \
     >"$T/bad2.out" 2>"$T/bad2.err"
 check_run badpath-preload $? "$T/bad2.out" "$T/bad2.err"
 
