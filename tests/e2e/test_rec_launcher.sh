@@ -95,5 +95,21 @@ LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$LIB" IORECORD_OUTPUT="$tmp/d.zst" IORECO
 "$IOA" dump --format jsonl "$tmp/n.zst" > "$tmp/n.jsonl"
 grep -q '"op":"open"' "$tmp/n.jsonl" || bad "--no-stacks still records opens"
 grep -q '"stack"' "$tmp/n.jsonl" && bad "--no-stacks records no stacks"
+# A parallel build: one trace holding every process, each with its exit.
+if command -v make >/dev/null 2>&1; then
+    mkdir -p "$tmp/mk"
+    printf 'all: a b c\na:\n\tcat %s > a\nb:\n\tsh -c "cat %s | wc -l > b"\nc:\n\tgzip -c %s > c\n' \
+        "$tmp/in" "$tmp/in" "$tmp/in" > "$tmp/mk/Makefile"
+    (cd "$tmp/mk" && "$IOREC" -o "$tmp/mk.zst" make -s -j2 > /dev/null); rc=$?
+    check "make -j2 status" 0 $rc
+    "$IOA" info "$tmp/mk.zst" > "$tmp/mk.info" 2>&1
+    procs=$(sed -n 's/^processes: //p' "$tmp/mk.info")
+    exits=$(grep -c 'exit status 0' "$tmp/mk.info")
+    [ "${procs:-0}" -ge 7 ] || bad "make -j2: $procs processes in the trace, expected >= 7"
+    check "make -j2: every process has its exit" "$procs" "$exits"
+    for p in make cat wc gzip; do
+        grep -q "^  pid .*/$p " "$tmp/mk.info" || bad "make -j2: no $p process"
+    done
+fi
 [ $fail = 0 ] && ok "launcher"
 exit $fail

@@ -12,7 +12,7 @@
 
 int main(int argc, char **argv)
 {
-    char path[4096], path2[4096], missing[4096], buf[256];
+    char path[4096], path2[4096], missing[4096], buf[256] = { 0 };
     struct iovec iov[2];
     int fd, fd2, dfd, flags;
     ssize_t r;
