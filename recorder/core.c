@@ -63,6 +63,7 @@ int rec_stacks = 1;
 int32_t rec_pid;
 char rec_lib_path[PATH_MAX];
 char rec_out_path[PATH_MAX];
+char rec_preload_start[PATH_MAX];
 
 static struct rec_thread *slots;          /* REC_MAX_THREADS, mmap'd */
 static pthread_key_t thread_key;
@@ -1219,6 +1220,13 @@ __attribute__((constructor)) static void rec_init(void)
             strcpy(once_path, once);
     }
     find_lib_path();
+    {
+        const char *pre = getenv("LD_PRELOAD");
+
+        if (pre && rec_lib_path[0] && strstr(pre, rec_lib_path) &&
+            strlen(pre) < sizeof(rec_preload_start))
+            strcpy(rec_preload_start, pre);
+    }
     rnd = (const uint8_t *)getauxval(AT_RANDOM);
     if (rnd)
         memcpy(&stream_salt, rnd + 8, sizeof(stream_salt));

@@ -267,6 +267,7 @@ const char *rec_stack_capture(void);
 /* Absolute path of this library, of the trace, and the stacks setting. */
 extern char rec_lib_path[];
 extern char rec_out_path[];
+extern char rec_preload_start[];   /* LD_PRELOAD at start-up, if it named us */
 
 /*
  * envp with LD_PRELOAD, IORECORD_OUTPUT, IORECORD_STACKS and IORECORD_TSC

@@ -62,6 +62,13 @@ char **rec_env_fix(char *const envp[])
     for (; envp[n]; n++)
         if (has_prefix(envp[n], "LD_PRELOAD="))
             old_preload = envp[n] + 11;
+    /*
+     * An environment without LD_PRELOAD gets the list this process started
+     * with (which holds our library, and a sanitizer runtime before it
+     * when there is one), not our library alone.
+     */
+    if ((!old_preload || !*old_preload) && rec_preload_start[0])
+        old_preload = rec_preload_start;
     snprintf(tsc, sizeof(tsc), "%llu", (unsigned long long)rec_clock_mult());
     strsz = 16 + (old_preload ? strlen(old_preload) + 1 : 0) +
             strlen(rec_lib_path) + 20 + strlen(rec_out_path) + 20 + 20 +
