@@ -104,6 +104,7 @@ static uint32_t flusher_ready;            /* futex: start-up handshake */
  * that must flush synchronously (exit, exec) ask it and wait.
  */
 static int private_fd;
+static int32_t flusher_tid;
 static __thread int is_flusher REC_TLS;
 static uint32_t sync_req, sync_done;      /* futex: synchronous flush requests */
 
@@ -499,6 +500,7 @@ static void *flusher_main(void *arg)
 
     (void)arg;
     is_flusher = 1;
+    flusher_tid = sys_gettid();
     rec_guard = REC_GUARD_OFF;   /* nothing this thread does is the program's I/O */
     __atomic_store_n(&flusher_ready, go_private() ? 2 : 1, __ATOMIC_RELEASE);
     futex_wake_all(&flusher_ready);
@@ -1094,8 +1096,20 @@ static void atfork_child(void)
         if (&slots[i] != self)
             slots[i].state = 0;
     if (private_fd) {
-        /* The trace fd lived in the parent flusher's table: open our own. */
-        int fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
+        /*
+         * The trace fd lived in the parent flusher's table: open our own,
+         * through that fd if we can (the same file even if it was renamed
+         * or removed since), else by its path.
+         */
+        char via[96];
+        int fd;
+
+        snprintf(via, sizeof(via), "/proc/%d/task/%d/fd/%d", (int)getppid(),
+                 (int)flusher_tid, trace_fd);
+        fd = (int)syscall(SYS_openat, AT_FDCWD, via,
+                          O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd < 0)
+            fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
                               O_WRONLY | O_APPEND | O_CLOEXEC);
 
         private_fd = 0;
