@@ -63,7 +63,8 @@ static void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret,
                         int err, uint32_t more, int64_t offset,
                         uint64_t s0, uint64_t s1)
 {
-    struct iot_event ev = { 0 };
+    /* Not zeroed: only what `has` names is read (see rec_stdio). */
+    struct iot_event ev;
 
     ev.op = (uint8_t)op;
     ev.has = IOT_HAS_FD | IOT_HAS_SIZE | more | (err ? IOT_HAS_ERRNO : 0);

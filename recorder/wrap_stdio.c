@@ -49,11 +49,15 @@ static inline int stream_fd(FILE *f)
 static void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size,
                       int64_t ret, int err, uint64_t s0, uint64_t s1)
 {
-    struct iot_event ev = { 0 };
+    struct iot_event ev;
     int fd = stream_fd(f);
 
     if (f && fd < 0)
         return;
+    /*
+     * Only the members `has` names are read (and op, has, ret, err); not
+     * zeroing the other ~150 bytes matters on a 20 ns fwrite.
+     */
     ev.op = (uint8_t)op;
     ev.has = more | (f ? IOT_HAS_FD | IOT_HAS_STREAM : 0) |
              (err ? IOT_HAS_ERRNO : 0);
