@@ -4,9 +4,9 @@
 # ioanalyze, and shows the issues grouped by rule.
 #
 # Environment: BUILD (build tree, default build), DEMO (output directory,
-# default $BUILD/demo). Writes only under DEMO:
-# traces/, the samples' own files in files/, logs/, issues.json and
-# profile.csv.
+# default $BUILD/demo). Writes only under DEMO: traces/, the samples' own
+# files in files/, their output in logs/, issues.json, issues.jsonl (the
+# same issues one per line), profile.csv and analyze.err.
 BUILD=${BUILD:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
@@ -33,7 +33,6 @@ done
 set -- "$BUILD"/bin/samples/*
 [ -x "$1" ] || die "no sample programs in '$BUILD/bin/samples'; run 'make' first"
 
-# Only what an earlier demo wrote is removed, whatever DEMO points at.
 # A sanitized build (make asan) has a recorder that needs the sanitizer
 # runtime loaded before it in the recorded programs.
 REC_PRELOAD=
@@ -41,6 +40,7 @@ if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
     REC_PRELOAD=$(ldd "$BUILD/lib/libiorecord.so" | awk '/libasan/ { print $3 }')
 fi
 
+# Only what an earlier demo wrote is removed, whatever DEMO points at.
 rm -rf "$DEMO/traces" "$DEMO/files" "$DEMO/logs" \
        "$DEMO/issues.json" "$DEMO/issues.jsonl" "$DEMO/profile.csv" "$DEMO/analyze.err"
 mkdir -p "$DEMO/traces" "$DEMO/files" "$DEMO/logs" || die "cannot create '$DEMO'"
