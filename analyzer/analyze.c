@@ -60,7 +60,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     struct input *in = NULL;
     struct issues *is = NULL;
     struct engine *e = NULL;
-    struct iot_event ev;
+    const struct iot_event *ev;
     int rc, ret = 2, shown = 0;
     double start = now_s();
     int tty = o && o->progress && isatty(STDERR_FILENO);
@@ -83,8 +83,8 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     e = engine_create(&cfg, is, o ? o->profile : NULL);
     if (!e)
         goto oom;
-    while ((rc = input_next(in, &ev)) > 0) {
-        engine_event(e, &ev);
+    while ((rc = input_next_ref(in, &ev)) > 0) {
+        engine_event(e, ev);
         /* the clock is read once per 2^20 events: cheap enough to keep */
         if (tty && !(++n & 0xfffff)) {
             double el = now_s() - start;

@@ -77,7 +77,7 @@ int cmd_dump(int argc, char **argv)
     int ret = 2, rc, dashdash = 0;
     struct iot_strtab *st = NULL;
     struct input *in = NULL;
-    struct iot_event ev;
+    const struct iot_event *ev;
 
     if (!inputs)
         return 2;
@@ -113,12 +113,12 @@ int cmd_dump(int argc, char **argv)
     st = iot_strtab_create();
     if (!st || !(in = input_open(inputs, ninputs, st)))
         goto out;
-    while ((rc = input_next(in, &ev)) > 0) {
+    while ((rc = input_next_ref(in, &ev)) > 0) {
         if (format[0] == 'j') {
-            if (iot_jsonl_write(stdout, &ev) < 0)
+            if (iot_jsonl_write(stdout, ev) < 0)
                 break;
         } else {
-            dump_text(stdout, &ev);
+            dump_text(stdout, ev);
         }
     }
     if (rc < 0)

@@ -214,7 +214,7 @@ int cmd_info(int argc, char **argv)
     int ret = 2, rc;
     struct iot_strtab *st = NULL;
     struct input *inp = NULL;
-    struct iot_event ev;
+    const struct iot_event *ev;
     struct info in;
 
     memset(&in, 0, sizeof(in));
@@ -243,8 +243,8 @@ int cmd_info(int argc, char **argv)
     st = iot_strtab_create();
     if (!st || !(inp = input_open(inputs, ninputs, st)))
         goto out;
-    while ((rc = input_next(inp, &ev)) > 0)
-        info_event(&in, &ev);
+    while ((rc = input_next_ref(inp, &ev)) > 0)
+        info_event(&in, ev);
     if (rc < 0)
         goto out;
     info_print(&in, inp);

@@ -35,6 +35,11 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
 /* 1 event, 0 end, -1 error (already reported). */
 int input_next(struct input *in, struct iot_event *ev);
 /*
+ * The same without a copy: *ev is valid until the next call and must not be
+ * modified. The fast way to read a native trace.
+ */
+int input_next_ref(struct input *in, const struct iot_event **ev);
+/*
  * After the last event: warn about damaged native traces (naming each file's
  * recovery). Returns 1 when something was damaged, else 0.
  */

@@ -1,13 +1,15 @@
 /*
  * gen_trace - writes a synthetic native trace for benchmarks and fuzz seeds.
  *
- *   gen_trace [--tight|--mixed] [--threads N] [--chunk BYTES] N OUT.zst
+ *   gen_trace [--tight|--mixed] [--interleave] [--threads N] [--chunk BYTES] N OUT.zst
  *
  * --tight: N identical 1-byte reads on one fd with machine-like jitter (the
  * SPEC's compactness case). --mixed (default): per thread, files opened,
- * read sequentially and at random, written, seeked, fsync'ed and closed,
- * with stdio streams in between: the shape of a real program. Prints the
- * encode rate and bytes/event on stderr.
+ * read sequentially and at random, written, seeked and closed: the shape of
+ * a real program. Threads take turns in bursts (32 calls on average), as
+ * threads doing I/O do; --interleave switches thread at every call, the
+ * worst case for the reader's merge. Prints the encode rate and bytes/event
+ * on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,8 @@ struct thr {
     int64_t off;
 };
 
+static int64_t clock_now = 1000001000;
+
 static int emit(struct iot_writer *w, struct iot_event *ev, uint64_t *n)
 {
     char err[IOT_ERRBUF_SIZE];
@@ -64,16 +68,24 @@ static int call(struct iot_writer *w, struct thr *th, int32_t pid, unsigned op,
     ev->op = (uint8_t)op;
     ev->has = has;
     ev->ret = ret;
-    th->t += 30 + (int64_t)(rnd() % 400);
-    ev->t = th->t;
+    /*
+     * One clock for all threads, as on a real machine: a burst of one
+     * thread's calls is a burst in time too, and the threads' calls overlap
+     * (each starts a little after the previous call of any thread).
+     */
+    clock_now += 30 + (int64_t)(rnd() % 400);
+    ev->t = clock_now;
     ev->dur = dur;
-    th->t += dur;
+    clock_now += dur / 4;
+    if (ev->t < th->t)  /* a thread's own calls never overlap */
+        ev->t = th->t;
+    th->t = ev->t + dur;
     return emit(w, ev, n);
 }
 
 int main(int argc, char **argv)
 {
-    int tight = 0, nthreads = 4;
+    int tight = 0, nthreads = 4, interleave = 0;
     size_t chunk = 0;
     uint64_t target, n = 0;
     const char *out;
@@ -88,12 +100,13 @@ int main(int argc, char **argv)
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--tight")) tight = 1;
         else if (!strcmp(argv[i], "--mixed")) tight = 0;
+        else if (!strcmp(argv[i], "--interleave")) interleave = 1;
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) nthreads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--chunk") && i + 1 < argc) chunk = (size_t)atol(argv[++i]);
         else break;
     }
     if (argc - i != 2 || nthreads < 1 || nthreads > 1024) {
-        fprintf(stderr, "usage: gen_trace [--tight|--mixed] [--threads N] [--chunk BYTES] N OUT.zst\n");
+        fprintf(stderr, "usage: gen_trace [--tight|--mixed] [--interleave] [--threads N] [--chunk BYTES] N OUT.zst\n");
         return 2;
     }
     target = strtoull(argv[i], NULL, 0);
@@ -151,8 +164,11 @@ int main(int argc, char **argv)
             ths[k].t = 1000001000 + k * 7;
             ths[k].fd = -1;
         }
+        struct thr *th = ths;
+
         while (n < target) {
-            struct thr *th = &ths[rnd() % (uint64_t)nthreads];
+            if (interleave || rnd() % 32 == 0)
+                th = &ths[rnd() % (uint64_t)nthreads];
 
             memset(&ev, 0, sizeof(ev));
             if (th->fd < 0) {

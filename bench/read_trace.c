@@ -13,7 +13,7 @@ int main(int argc, char **argv)
     struct iot_strtab *st = iot_strtab_create();
     char err[IOT_ERRBUF_SIZE];
     struct iot_trace *tr;
-    struct iot_event ev;
+    const struct iot_event *ev;
     struct timespec a, b;
     unsigned long long n = 0, bytes = 0;
     int r;
@@ -28,9 +28,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "read_trace: %s\n", err);
         return 2;
     }
-    while ((r = iot_trace_next(tr, &ev, err)) == 1) {
+    while ((r = iot_trace_next_ref(tr, &ev, err)) == 1) {
         n++;
-        bytes += (unsigned long long)ev.size;  /* touch the event */
+        bytes += (unsigned long long)ev->size;  /* touch the event */
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     double secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;

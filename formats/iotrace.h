@@ -342,12 +342,20 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
                                  struct iot_strtab *st, char *errbuf);
 /* 1: *ev filled; 0: end; -1: error (message in errbuf). */
 int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf);
+/*
+ * The same without a copy: *ev points at the reader's own event, valid until
+ * the next call. The fastest way to read; the caller must not modify it.
+ */
+int iot_trace_next_ref(struct iot_trace *tr, const struct iot_event **ev, char *errbuf);
 /* Absolute time (trace clock) that event times count from. */
 int64_t iot_trace_origin(const struct iot_trace *tr);
 void iot_trace_stats(const struct iot_trace *tr, struct iot_trace_stats *out);
 void iot_trace_close(struct iot_trace *tr);
 
-/* 1 when buf (the first bytes of a file) starts like a native trace. */
+/*
+ * 1 when buf (the first bytes of a file) starts like a native trace: a chunk's
+ * index frame, or a zstd frame.
+ */
 int iot_is_native_trace(const void *buf, size_t len);
 
 /* ---------------------------------------------------------------- JSONL */

@@ -75,6 +75,8 @@ struct iot_trace {
     int64_t origin;
     const char **argv;      /* the returned process event's argv */
     size_t argv_cap;
+    int pending;            /* heap top's event was returned by reference:
+                               advance that stream before anything else */
     struct iot_trace_stats stats;
     size_t inflated;        /* bytes of stream chunk buffers (IOT_MAX_INFLATED) */
 };
@@ -89,7 +91,8 @@ int iot_is_native_trace(const void *buf, size_t len)
 {
     const uint8_t *p = buf;
 
-    return len >= 4 && iot_get_le32(p) == ZSTD_MAGICNUMBER;
+    return len >= 4 && (iot_get_le32(p) == ZSTD_MAGICNUMBER ||
+                        iot_get_le32(p) == IOT_INDEX_FRAME_MAGIC);
 }
 
 /* ---------------------------------------------------------- inputs */
@@ -284,6 +287,35 @@ static size_t frame_decode(struct iot_trace *tr, const struct input *in, size_t 
     return r;
 }
 
+/*
+ * Pass 1 walks the mapping once and pass 2 decompresses each frame once:
+ * pages behind them are not needed again, so they leave the process's
+ * resident set instead of making it grow with the trace (the kernel maps
+ * pages around each fault, so without this the whole file would count).
+ * A page shared with a neighbouring frame just faults back in.
+ */
+#define FAULT_AROUND ((uintptr_t)64 << 10)  /* Linux's default fault-around window */
+
+static void release(const struct input *in, size_t off, size_t len)
+{
+    /*
+     * Whole fault-around windows: a fault maps the pages around it too, and
+     * pages of a frame decoded earlier, mapped again that way, would stay.
+     * A neighbour not yet decoded just faults its pages back in.
+     */
+    uintptr_t start = ((uintptr_t)in->map + off) & ~(FAULT_AROUND - 1);
+    uintptr_t end = ((uintptr_t)in->map + off + len + FAULT_AROUND - 1) & ~(FAULT_AROUND - 1);
+    uintptr_t map_end = ((uintptr_t)in->map + in->size + 4095) & ~(uintptr_t)4095;
+
+    if (start < (uintptr_t)in->map)
+        start = (uintptr_t)in->map;  /* the mapping is page-aligned */
+
+    if (end > map_end)
+        end = map_end;
+    if (end > start)
+        madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
 static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
                        size_t *scratch_cap, char *errbuf)
 {
@@ -296,10 +328,16 @@ static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
     struct iot_chunk_hdr h;
     int have_hdr = 0;       /* h came from the index frame just before */
     int skip_next = 0;      /* the index frame announced a newer version */
+    size_t released = 0;    /* pages before this offset were given back */
 
     while (off < in->size) {
         size_t left = in->size - off, csize, n;
         uint32_t m = left >= 4 ? iot_get_le32(in->map + off) : 0;
+
+        if (off - released >= (4u << 20)) {
+            release(in, released, off - released);
+            released = off;
+        }
         struct chunk_ref c;
         struct stream *s;
         int rc;
@@ -517,6 +555,7 @@ static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
             return -1;
         }
         n = frame_decode(tr, in, (size_t)c->off, c->csize, &s->buf, &s->buf_cap);
+        release(in, (size_t)c->off, c->csize);
         tr->inflated += s->buf_cap - had;
 
         if (!n || iot_chunk_hdr_get(s->buf, n, &h) < 0 || h.bytes != n - IOT_CHUNK_HDR_SIZE ||
@@ -557,6 +596,9 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
     }
     free(scratch);
     scratch = NULL;
+    for (size_t i = 0; i < tr->ninputs; i++)
+        if (tr->inputs[i].map)
+            release(&tr->inputs[i], 0, tr->inputs[i].size);
     tr->heap = calloc(tr->nstreams ? tr->nstreams : 1, sizeof(*tr->heap));
     if (!tr->heap)
         goto fail;
@@ -597,41 +639,51 @@ static int copy_argv(struct iot_trace *tr, struct iot_event *ev)
     return 0;
 }
 
-int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
+int iot_trace_next_ref(struct iot_trace *tr, const struct iot_event **ev, char *errbuf)
 {
+    /*
+     * The event returned last time still lives in its stream (the heap top);
+     * only now, once the caller is done with it, is that stream advanced.
+     * A stream decoding into the same event lets a repeated call cost two
+     * stores instead of a copy.
+     */
     while (tr->nheap) {
         struct stream *s = &tr->streams[tr->heap[0].idx];
         int r;
 
-        if (s->has_ev) {
-            *ev = s->ev;
-            s->has_ev = 0;
-            /* the stream's decoder reuses its argv array for the next event */
-            if (ev->kind == IOT_EV_PROCESS && copy_argv(tr, ev) < 0) {
-                set_err(errbuf, "cannot read trace%s%s", "", ": out of memory");
-                return -1;
-            }
-            r = stream_advance(tr, s, errbuf);
-            if (r < 0)
-                return -1;
-            if (r == 0) {
-                heap_pop(tr);
-            } else {
-                heap_update_top(tr, s->key);
-            }
+        if (s->has_ev && !tr->pending) {
+            *ev = &s->ev;
+            tr->pending = 1;
             tr->stats.events++;
             return 1;
         }
+        tr->pending = 0;
+        s->has_ev = 0;
         r = stream_advance(tr, s, errbuf);
         if (r < 0)
             return -1;
-        if (r == 0) {
+        if (r == 0)
             heap_pop(tr);
-        } else {
+        else
             heap_update_top(tr, s->key);
-        }
     }
     return 0;
+}
+
+int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
+{
+    const struct iot_event *ref;
+    int r = iot_trace_next_ref(tr, &ref, errbuf);
+
+    if (r != 1)
+        return r;
+    *ev = *ref;
+    /* the stream's decoder reuses its argv array for the next event */
+    if (ev->kind == IOT_EV_PROCESS && copy_argv(tr, ev) < 0) {
+        set_err(errbuf, "cannot read trace%s%s", "", ": out of memory");
+        return -1;
+    }
+    return 1;
 }
 
 int64_t iot_trace_origin(const struct iot_trace *tr)

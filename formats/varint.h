@@ -47,6 +47,20 @@ static inline int iot_get_varint(const uint8_t **pp, const uint8_t *end, uint64_
         *pp = p + 1;
         return 0;
     }
+    if (end - p >= IOT_VARINT_MAX) {
+        /* room for the longest varint: no bounds check per byte */
+        for (shift = 0; shift < 64; shift += 7) {
+            uint8_t b = *p++;
+
+            v |= (uint64_t)(b & 0x7f) << shift;
+            if (b < 0x80) {
+                *out = v;
+                *pp = p;
+                return 0;
+            }
+        }
+        return -1;
+    }
     while (p < end && shift < 64) {
         uint8_t b = *p++;
         v |= (uint64_t)(b & 0x7f) << shift;
