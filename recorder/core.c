@@ -65,7 +65,33 @@ char rec_lib_path[PATH_MAX];
 char rec_out_path[PATH_MAX];
 char rec_preload_start[PATH_MAX];
 
-static struct rec_thread *slots;          /* REC_MAX_THREADS, mmap'd */
+/*
+ * Thread slots, in blocks of SLOT_BLOCK mapped on first use, so a process
+ * with few threads maps ~600 KiB rather than room for REC_MAX_THREADS.
+ */
+#define SLOT_BLOCK 64
+static struct rec_thread *slot_blocks[REC_MAX_THREADS / SLOT_BLOCK];
+static int slots;                         /* start-up succeeded */
+
+/* Slot i, or NULL when its block was never mapped. */
+static struct rec_thread *slot_at(int i)
+{
+    struct rec_thread *b = __atomic_load_n(&slot_blocks[i / SLOT_BLOCK],
+                                           __ATOMIC_ACQUIRE);
+
+    return b ? &b[i % SLOT_BLOCK] : NULL;
+}
+
+/* Number of slots whose block exists (blocks are mapped in order). */
+static int slots_mapped(void)
+{
+    int n = 0;
+
+    while (n < REC_MAX_THREADS / SLOT_BLOCK &&
+           __atomic_load_n(&slot_blocks[n], __ATOMIC_ACQUIRE))
+        n++;
+    return n * SLOT_BLOCK;
+}
 static pthread_key_t thread_key;
 static uint64_t stream_salt;
 static uint64_t stream_counter;
@@ -439,8 +465,10 @@ static void drain_queue(void)
  */
 static void snapshot_open_chunks(void)
 {
-    for (int i = 0; i < REC_MAX_THREADS; i++) {
-        struct rec_thread *t = &slots[i];
+    int n = slots_mapped();
+
+    for (int i = 0; i < n; i++) {
+        struct rec_thread *t = slot_at(i);
         struct iot_chunk_hdr h;
         uint32_t g1, g2, bi;
         uint64_t pub;
@@ -674,13 +702,33 @@ static void process_record(struct rec_thread *t, int64_t now);
 
 static struct rec_thread *slot_take(void)
 {
-    for (int i = 0; i < REC_MAX_THREADS; i++) {
-        int zero = 0;
+    for (int blk = 0; blk < REC_MAX_THREADS / SLOT_BLOCK; blk++) {
+        struct rec_thread *b = __atomic_load_n(&slot_blocks[blk],
+                                               __ATOMIC_ACQUIRE);
 
-        if (__atomic_load_n(&slots[i].state, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(&slots[i].state, &zero, 1, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-            return &slots[i];
+        if (!b) {
+            struct rec_thread *nb = NULL;
+
+            b = mmap(NULL, sizeof(*b) * SLOT_BLOCK, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (b == MAP_FAILED)
+                return NULL;
+            if (!__atomic_compare_exchange_n(&slot_blocks[blk], &nb, b, 0,
+                                             __ATOMIC_ACQ_REL,
+                                             __ATOMIC_ACQUIRE)) {
+                syscall(SYS_munmap, b, sizeof(*b) * SLOT_BLOCK);
+                b = nb;   /* another thread mapped it first */
+            }
+        }
+        for (int i = 0; i < SLOT_BLOCK; i++) {
+            int zero = 0;
+
+            if (__atomic_load_n(&b[i].state, __ATOMIC_RELAXED) == 0 &&
+                __atomic_compare_exchange_n(&b[i].state, &zero, 1, 0,
+                                            __ATOMIC_ACQ_REL,
+                                            __ATOMIC_RELAXED))
+                return &b[i];
+        }
     }
     return NULL;
 }
@@ -967,10 +1015,13 @@ void rec_thread_renamed(pthread_t thread, const char *name)
         return;
     }
     /* Another thread's chunk is its own: it notes the name at its next chunk. */
-    for (int i = 0; i < REC_MAX_THREADS; i++)
-        if (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) &&
-            pthread_equal(slots[i].self, thread))
-            __atomic_store_n(&slots[i].name_dirty, 1, __ATOMIC_RELEASE);
+    for (int i = 0, n = slots_mapped(); i < n; i++) {
+        struct rec_thread *s = slot_at(i);
+
+        if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) &&
+            pthread_equal(s->self, thread))
+            __atomic_store_n(&s->name_dirty, 1, __ATOMIC_RELEASE);
+    }
 }
 
 /* ---------------------------------------------------- flush and finish */
@@ -1092,9 +1143,9 @@ static void atfork_child(void)
     for (uint32_t i = 1; i <= nbufs; i++)
         if (i != keep && bufs[i - 1].data)
             free_push(i);
-    for (int i = 0; i < REC_MAX_THREADS; i++)
-        if (&slots[i] != self)
-            slots[i].state = 0;
+    for (int i = 0, n = slots_mapped(); i < n; i++)
+        if (slot_at(i) != self)
+            slot_at(i)->state = 0;
     if (private_fd) {
         /*
          * The trace fd lived in the parent flusher's table: open our own,
@@ -1162,11 +1213,11 @@ static void find_lib_path(void)
         snprintf(rec_lib_path, sizeof(rec_lib_path), "%s", info.dli_fname);
 }
 
-static int open_trace(void)
+/* rec_out_path: IORECORD_OUTPUT made absolute. */
+static void out_path_init(void)
 {
     const char *out = getenv("IORECORD_OUTPUT");
     char cwd[PATH_MAX];
-    int fd, hi;
 
     if (!out || !*out)
         out = "iorecord.zst";
@@ -1180,6 +1231,12 @@ static int open_trace(void)
         rec_out_path[cl] = '/';
         strcpy(rec_out_path + cl + 1, out);
     }
+}
+
+static int open_trace(void)
+{
+    int fd, hi;
+
     fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
                       O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) {
@@ -1245,21 +1302,18 @@ __attribute__((constructor)) static void rec_init(void)
     if (rnd)
         memcpy(&stream_salt, rnd + 8, sizeof(stream_salt));
     stream_salt ^= (uint64_t)rec_pid << 32 ^ (uint64_t)rec_mono_ns();
-    slots = mmap(NULL, sizeof(*slots) * REC_MAX_THREADS,
-                 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (slots == MAP_FAILED) {
-        slots = NULL;
-        goto out;
-    }
+    out_path_init();
     frame_cap = iot_chunk_bound(REC_CHUNK_CAP);
     frame_buf = mmap(NULL, frame_cap, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     chunker = iot_chunker_create(1);
-    if (frame_buf == MAP_FAILED || !chunker || open_trace() != 0 ||
-        pthread_key_create(&thread_key, thread_end) != 0) {
-        slots = NULL;
+    if (frame_buf == MAP_FAILED || !chunker) {
+        rec_warn("cannot set up the recording of", ENOMEM);
         goto out;
     }
+    if (open_trace() != 0 || pthread_key_create(&thread_key, thread_end) != 0)
+        goto out;
+    slots = 1;
     rec_clock_init();
     if (rec_stacks)
         rec_stack_init();
