@@ -236,6 +236,36 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
     return -1;
 }
 
+/* One source for every strace log among the inputs; 0 or -1 (reported). */
+static int open_strace(struct input *in, struct iot_strtab *st, char *errbuf)
+{
+    const char **paths = calloc(in->nfiles + 1, sizeof(*paths));
+    size_t n = 0, first = 0;
+    struct source *s;
+
+    if (!paths) {
+        fprintf(stderr, "ioanalyze: out of memory\n");
+        return -1;
+    }
+    for (size_t i = 0; i < in->nfiles; i++)
+        if (in->files[i].kind == INPUT_STRACE) {
+            if (!n)
+                first = i;
+            paths[n++] = in->paths[i];
+        }
+    if (n) {
+        s = &in->src[in->nsrc++];
+        s->kind = INPUT_STRACE;
+        s->name = in->files[first].name;
+        s->file = first;
+        s->strace = strace_open_paths(paths, n, st, errbuf);
+        if (!s->strace)
+            fprintf(stderr, "ioanalyze: %s\n", errbuf);
+    }
+    free(paths);
+    return n && !s->strace ? -1 : 0;
+}
+
 struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *st)
 {
     struct input *in = calloc(1, sizeof(*in));
@@ -294,10 +324,14 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
             }
         in->nsrc++;
     }
+    /* All strace logs are one source: the files of `strace -ff` share
+       threads, children and descriptors, and one time origin. */
+    if (open_strace(in, st, errbuf) < 0)
+        goto fail;
     for (size_t i = 0; i < in->nfiles; i++) {
         struct source *s = &in->src[in->nsrc];
 
-        if (in->files[i].kind == INPUT_NATIVE)
+        if (in->files[i].kind != INPUT_JSONL)
             continue;
         s->kind = in->files[i].kind;
         s->name = in->files[i].name;
@@ -308,17 +342,9 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
             goto fail;
         }
         in->nsrc++;
-        if (s->kind == INPUT_JSONL) {
-            s->scratch = iot_jsonl_scratch_create();
-            if (!s->scratch)
-                goto oom;
-        } else {
-            s->strace = strace_open(s->f, s->name, st, errbuf);
-            if (!s->strace) {
-                fprintf(stderr, "ioanalyze: '%s': %s\n", s->name, errbuf);
-                goto fail;
-            }
-        }
+        s->scratch = iot_jsonl_scratch_create();
+        if (!s->scratch)
+            goto oom;
     }
     free(native);
     return in;
@@ -427,12 +453,19 @@ size_t input_files(const struct input *in, const struct input_file_info **files)
         struct source *s = &in->src[i];
 
         if (s->kind == INPUT_STRACE && s->strace) {
-            struct strace_info si;
+            size_t k = 0;
 
-            strace_info(s->strace, &si);
-            in->files[s->file].lines = si.lines;
-            in->files[s->file].unknown_lines = si.unknown_lines;
-            in->files[s->file].has_durations = si.has_durations;
+            /* the merged source reports each file's share, in input order */
+            for (size_t j = 0; j < in->nfiles; j++) {
+                struct strace_info si;
+
+                if (in->files[j].kind != INPUT_STRACE)
+                    continue;
+                strace_file_info(s->strace, k++, &si);
+                in->files[j].lines = si.lines;
+                in->files[j].unknown_lines = si.unknown_lines;
+                in->files[j].has_durations = si.has_durations;
+            }
         }
     }
     *files = in->files;
