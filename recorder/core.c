@@ -130,6 +130,7 @@ static uint32_t flusher_ready;            /* futex: start-up handshake */
  * that must flush synchronously (exit, exec) ask it and wait.
  */
 static int private_fd;
+static int no_unshare;                    /* IORECORD_NO_UNSHARE=1: test hook */
 static int32_t flusher_tid;
 static __thread int is_flusher REC_TLS;
 static uint32_t sync_req, sync_done;      /* futex: synchronous flush requests */
@@ -509,7 +510,7 @@ static int go_private(void)
 {
     int tfd = trace_fd;
 
-    if (tfd < 0 || syscall(SYS_unshare, CLONE_FILES) != 0)
+    if (tfd < 0 || no_unshare || syscall(SYS_unshare, CLONE_FILES) != 0)
         return 0;
     /* The copy must not keep the program's files open (a pipe's EOF...). */
     if ((tfd > 0 && syscall(SYS_close_range, 0, tfd - 1, 0) != 0) ||
@@ -585,6 +586,9 @@ static void flusher_start(void)
         /* The flusher holds its own copy: ours leaves the program's table. */
         syscall(SYS_close, trace_fd);
         __atomic_store_n(&private_fd, 1, __ATOMIC_RELEASE);
+    } else {
+        /* Shared table (unshare refused): keep out of the program's way. */
+        rec_trace_fd_move();
     }
 }
 
@@ -1164,11 +1168,7 @@ static void atfork_child(void)
                               O_WRONLY | O_APPEND | O_CLOEXEC);
 
         private_fd = 0;
-        trace_fd = fd >= 0 ? fd_high(fd, -1) : -1;
-        if (fd >= 0 && trace_fd >= 0)
-            syscall(SYS_close, fd);
-        else
-            trace_fd = fd;
+        trace_fd = fd;   /* flusher_start() takes it out of our table */
         if (trace_fd < 0) {
             __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
             rec_warn("cannot open trace", errno);
@@ -1233,20 +1233,21 @@ static void out_path_init(void)
     }
 }
 
+/*
+ * The fd may take any number for now: flusher_start() moves it into the
+ * flusher's private table (or, failing that, up out of the program's way)
+ * before the program runs on. A high number from the start would make the
+ * kernel grow the fd table to it, and every later fork and the flusher's
+ * unshare copy that table: +3 ms per fork+exec with 65536 entries.
+ */
 static int open_trace(void)
 {
-    int fd, hi;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
+                          O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
 
-    fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
-                      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) {
         rec_warn("cannot open trace", errno);
         return -1;
-    }
-    hi = fd_high(fd, -1);
-    if (hi >= 0) {
-        syscall(SYS_close, fd);
-        fd = hi;
     }
     trace_fd = fd;
     return 0;
@@ -1284,6 +1285,8 @@ __attribute__((constructor)) static void rec_init(void)
     rec_pid = (int32_t)getpid();
     rec_stacks = env_true("IORECORD_STACKS", 1);
     warned = env_true("IORECORD_WARNED", 0);
+    /* Lets the tests exercise the shared-table fallback (seccomp'd unshare). */
+    no_unshare = env_true("IORECORD_NO_UNSHARE", 0);
     {
         const char *once = getenv("IORECORD_ONCE");
 

@@ -597,8 +597,12 @@ static long count_op(const struct evs *e, int32_t pid, unsigned op,
     return n;
 }
 
-/* Closing every fd and dup2 onto every high fd leaves the trace whole. */
-static void test_closeall(void)
+/*
+ * Closing every fd and dup2 onto every high fd leaves the trace whole:
+ * with the trace fd in the flusher's private table (the normal case), and
+ * in the shared table when unshare() is refused (shared != 0).
+ */
+static void closeall(int shared)
 {
     char dir[PATH_MAX], run_dir[PATH_MAX + 8], trace[PATH_MAX + 32];
     char iorec[PATH_MAX + 64], lib[PATH_MAX + 64], prog[PATH_MAX + 64];
@@ -610,15 +614,16 @@ static void test_closeall(void)
 
     if (!setup())
         return;
-    fresh_dir("closeall", dir, sizeof(dir));
+    fresh_dir(shared ? "closeall-shared" : "closeall", dir, sizeof(dir));
     snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
     mkdir(run_dir, 0755);
     snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
     paths("rec_closeall", iorec, lib, prog);
     {
         char *argv[] = { iorec, "-o", trace, prog, run_dir, NULL };
+        const char *env[] = { "IORECORD_NO_UNSHARE=1", NULL };
 
-        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(run(argv, shared ? env : NULL, NULL), 0);
     }
     CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_NOFILE, &rl), 0);
     lim = rl.rlim_cur > 4096 ? 4096 : (long)rl.rlim_cur;
@@ -748,6 +753,9 @@ static void test_churn(void)
     unload(&e);
 }
 
+static void test_closeall(void) { closeall(0); }
+static void test_closeall_shared(void) { closeall(1); }
+
 static int suite_clean(void)
 {
     char cmd[PATH_MAX + 32];
@@ -774,6 +782,8 @@ void recorder_suite(void)
                 test_forkexec);
     CU_add_test(s, "400 short-lived threads: no event lost", test_churn);
     CU_add_test(s, "close every fd, dup2 onto high fds", test_closeall);
+    CU_add_test(s, "the same with the trace fd in the shared table",
+                test_closeall_shared);
     CU_add_test(s, "signal handler I/O inside wrapped calls", test_signals);
     CU_add_test(s, "kill -9 after 3 s keeps the first 2 s", test_kill9);
 }
