@@ -2,9 +2,11 @@
  * bench_rec_loop - the loops bench_recorder.sh measures, natively, under the
  * recorder and under strace. No ioscope code is used.
  *
- *   bench_rec_loop read1|pread4k|fwrite64|open CALLS FILE
+ *   bench_rec_loop read1|pread4k|fwrite64|open|spawn CALLS FILE
  *
  * open: one open + close of FILE per iteration (stack capture cost).
+ * spawn: fork, exec of /bin/true and waitpid per iteration (the cost of
+ * each recorded process's start-up and exit).
  *
  * Runs CALLS calls in 50 batches and prints one line:
  *   median_ns_per_call thread_cpu_ns_per_call process_cpu_ns_per_call
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,16 +50,16 @@ int main(int argc, char **argv)
     int fd = -1, mode;
 
     if (argc != 4) {
-        fprintf(stderr, "usage: bench_rec_loop read1|pread4k|fwrite64|open CALLS FILE\n");
+        fprintf(stderr, "usage: bench_rec_loop read1|pread4k|fwrite64|open|spawn CALLS FILE\n");
         return 2;
     }
     mode = !strcmp(argv[1], "read1") ? 0 : !strcmp(argv[1], "pread4k") ? 1
-         : !strcmp(argv[1], "fwrite64") ? 2 : 3;
+         : !strcmp(argv[1], "fwrite64") ? 2 : !strcmp(argv[1], "open") ? 3 : 4;
     calls = atol(argv[2]);
     batch = calls / BATCHES > 0 ? calls / BATCHES : 1;
     if (mode == 0)
         fd = open("/dev/zero", O_RDONLY);
-    else if (mode == 1 || mode == 3)
+    else if (mode == 1 || mode == 3 || mode == 4)
         fd = open(argv[3], O_RDONLY);
     else
         f = fopen(argv[3], "w");
@@ -73,6 +76,15 @@ int main(int argc, char **argv)
                     return 1;
             } else if (mode == 1) {
                 if (pread(fd, buf, 4096, (off_t)((i & 255) * 4096)) != 4096)
+                    return 1;
+            } else if (mode == 4) {
+                pid_t p = fork();
+
+                if (p == 0) {
+                    execl("/bin/true", "true", (char *)NULL);
+                    _exit(127);
+                }
+                if (p < 0 || waitpid(p, NULL, 0) != p)
                     return 1;
             } else if (mode == 3) {
                 int o = open(argv[3], O_RDONLY);

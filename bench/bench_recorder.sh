@@ -7,6 +7,8 @@
 #   pread4k   4 KiB pread() from a cached file
 #   fwrite64  64-byte fwrite() to a file
 #   open      open()+close() of a file, with and without call stacks
+#   spawn     fork + exec /bin/true + waitpid (a recorded process's start-up
+#             and exit; CPU columns count only the parent)
 # Goals (issue 3): <= 40 ns added per 1-byte read (median), <= 1.3x
 # process CPU, <= 4 bytes/event. Figures only: never pass/fail on time.
 # BENCH_CALLS (default 2000000) sets the calls per run; strace gets 1/100.
@@ -44,9 +46,10 @@ file_for() { case $1 in fwrite64) echo "$work/out.dat" ;; *) echo "$work/cached.
 
 echo "calls per run: $N (strace: $((N / 100))); ns per call; best of 3 by thread CPU"
 printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' workload setup wall_ns thread_ns proc_ns x_wall x_proc bytes/event
-for w in read1 pread4k fwrite64 open; do
+for w in read1 pread4k fwrite64 open spawn; do
     n=$N
     [ $w = open ] && n=$((N / 10))
+    [ $w = spawn ] && n=$((N / 2000))
     f=$(file_for $w)
     nat=$(best3 "$LOOP" $w $n "$f")
     set -- $nat; nw=$1; nc=$3
