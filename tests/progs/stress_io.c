@@ -2,7 +2,8 @@
  * stress_io.c - a hostile host for the recorder: worker threads doing mixed
  * I/O (syscalls and stdio, failing calls included) while the main thread
  * signals them, signals itself and forks children that exec programs, with
- * signal handlers that do I/O themselves.
+ * signal handlers that do I/O themselves, and short-lived threads that
+ * come and go (so thread slots and tids are reused while all this runs).
  *
  *   stress_io DIR            the stress run; scratch files go in DIR
  *   stress_io --child DIR    what an exec'd child does (fixed I/O, exit 3)
@@ -371,6 +372,27 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* A thread that lives for a few calls: open, SHORT_WRITES writes, close. */
+#define SHORT_WRITES 8
+
+static void *short_main(void *arg)
+{
+    char path[4200];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/short.%lu", dir, (unsigned long)(uintptr_t)arg);
+    COUNT(OPEN);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    for (int i = 0; i < SHORT_WRITES; i++) {
+        COUNT(WRITE);
+        (void)!write(fd, "short\n", 6);
+    }
+    COUNT(CLOSE);
+    close(fd);
+    unlink(path);
+    return NULL;
+}
+
 /* ------------------------------------------------------------- children */
 
 /* The --child mode: a fixed amount of I/O, then exit status 3. */
@@ -532,7 +554,7 @@ int main(int argc, char **argv)
     const char *counts_path = getenv("STRESS_COUNTS");
     double seconds = env_s ? atof(env_s) : 20, end;
     int nthreads = env_t ? atoi(env_t) : 16, status = 0;
-    unsigned long nchildren = 0, bad_children = 0, kills = 0;
+    unsigned long nchildren = 0, bad_children = 0, kills = 0, nshort = 0;
     struct child_log cl = {0};
     struct sigaction sa;
     char path[4200], line[512];
@@ -583,6 +605,15 @@ int main(int argc, char **argv)
             kills++;
         if (tick % 4 == 0 && kill(getpid(), SIGUSR2) == 0)
             kills++;
+        if (tick % 5 == 0) {
+            pthread_t th;
+
+            /* joined at once: every one of them exits normally */
+            if (pthread_create(&th, NULL, short_main, (void *)(uintptr_t)(tick % 8)) == 0) {
+                pthread_join(th, NULL);
+                nshort++;
+            }
+        }
         if (tick % 25 == 0 && nchildren < MAX_CHILDREN) {
             int want, st;
             const char *kind;
@@ -626,6 +657,9 @@ int main(int argc, char **argv)
         out(line);
     }
     out(bad_children ? "children: FAILED\n" : "children: ok\n");
+    out(nshort ? "short threads: ok\n" : "short threads: FAILED (none ran)\n");
+    if (!nshort)
+        status = 1;
     if (bad_children)
         status = 1;
     /* at least one of each kind arrived (the counts vary with speed) */
