@@ -1,8 +1,8 @@
 #!/bin/sh
 # The recorder under stress (tests/progs/stress_io.c): 16 threads of mixed
 # I/O, signals with I/O-doing handlers, short-lived threads, children that
-# fork, exec and spawn,
-# for STRESS_SECONDS (default 20) under iorecord. Checks that
+# fork, exec and spawn, for STRESS_SECONDS (default 20) under iorecord.
+# Checks that
 #   - the program's output and exit status are those of a run without the
 #     recorder (it verifies its own files against an in-memory model),
 #   - nothing deadlocks (a timeout),
