@@ -15,6 +15,7 @@
 /* Every target, declared once: X(name). */
 #define FUZZ_TARGETS(X) \
     X(trace)            \
+    X(records)          \
     X(jsonl)            \
     X(strace)           \
     X(config)           \
