@@ -28,9 +28,12 @@ const char *const config_default_normalize[][2] = {
     /* mkstemp/mkdtemp/mktemp suffixes: build.Xa81Qz, tmp.aB3dE5fG7h -> build.*
        (6-12 letters/digits with a digit or an upper-case letter in them) */
     {"\\.(?=[A-Za-z]*[0-9]|[a-z0-9]*[A-Z])[A-Za-z0-9]{6,12}(?=/|$)", ".*"},
-    /* stack frames: offsets and load addresses */
-    {"\\+0x[0-9a-fA-F]+", ""},
-    {"0x[0-9a-fA-F]{5,}", "0x*"},
+    /* stack frames: the offset into a named function ("read_conf+0x1c (app)")
+       changes with every rebuild; a frame without a symbol ("app+0x2bf1a")
+       keeps its offset into the module - the only thing that tells two
+       functions apart, and the same in every run whatever the load address */
+    {"\\+0x[0-9a-fA-F]+(?= \\()", ""},
+    {"(?<!\\+)0x[0-9a-fA-F]{5,}", "0x*"},
 };
 const size_t config_ndefault_normalize =
     sizeof(config_default_normalize) / sizeof(config_default_normalize[0]);
