@@ -24,7 +24,7 @@ void fuzz_records(const uint8_t *data, size_t size)
     static struct iot_chunker *ck;
     struct iot_strtab *st;
     struct iot_trace *tr;
-    struct iot_event ev;
+    const struct iot_event *ev;
     char err[IOT_ERRBUF_SIZE];
     const char *path;
     size_t len = 0, nthreads;
@@ -63,9 +63,9 @@ void fuzz_records(const uint8_t *data, size_t size)
     null = fopen("/dev/null", "w");
     tr = st ? iot_trace_open(&path, 1, st, err) : NULL;
     if (tr) {
-        while (iot_trace_next(tr, &ev, err) == 1)
+        while (iot_trace_next_ref(tr, &ev, err) == 1)
             if (null)
-                iot_jsonl_write(null, &ev);
+                iot_jsonl_write(null, ev);
         iot_trace_close(tr);
     }
     if (null)
