@@ -194,8 +194,15 @@ int iot_event_equal(const struct iot_event *a, const struct iot_event *b);
 struct iot_strtab;
 struct iot_strtab *iot_strtab_create(void);
 void iot_strtab_free(struct iot_strtab *st);
-/* The interned copy of s[0..len) (NUL-terminated); NULL when out of memory. */
+/*
+ * The interned copy of s[0..len) (NUL-terminated); NULL when out of memory,
+ * or when the table already holds IOT_STRTAB_MAX_BYTES (hostile input: a few
+ * MB of zstd can carry gigabytes of distinct stacks). iot_strtab_full() then
+ * returns 1, so callers can say why.
+ */
+#define IOT_STRTAB_MAX_BYTES ((size_t)1 << 30)
 const char *iot_intern(struct iot_strtab *st, const char *s, size_t len);
+int iot_strtab_full(const struct iot_strtab *st);
 /* Number of strings and bytes held. */
 size_t iot_strtab_count(const struct iot_strtab *st);
 size_t iot_strtab_bytes(const struct iot_strtab *st);

@@ -320,7 +320,7 @@ static int get_str(struct parse *p, const char *key, struct iot_strtab *st, cons
         return bad(p, key, "expected a string");
     *out = iot_intern(st, json_string_value(v), json_string_length(v));
     if (!*out)
-        return bad(p, key, "out of memory");
+        return bad(p, key, iot_strtab_full(st) ? "more than 1 GiB of distinct strings" : "out of memory");
     return 1;
 }
 

@@ -531,6 +531,15 @@ static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
                 return 1;
             }
             s->loaded = 0;
+            if (r < 0 && iot_strtab_full(tr->st)) {
+                /* not damage: going on would only refuse every new string */
+                if (errbuf)
+                    snprintf(errbuf, IOT_ERRBUF_SIZE,
+                             "cannot read trace '%s': more than %zu MiB of distinct strings "
+                             "(paths, stacks, names); hostile input?",
+                             tr->inputs[s->input].name, IOT_STRTAB_MAX_BYTES >> 20);
+                return -1;
+            }
             if (r < 0)
                 tr->stats.chunks_damaged++;  /* events before the damage were kept */
         }

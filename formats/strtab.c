@@ -26,6 +26,7 @@ struct iot_strtab {
     size_t mask;        /* slots - 1; a power of two */
     size_t count;
     size_t bytes;
+    int full;           /* a string was refused: IOT_STRTAB_MAX_BYTES reached */
     struct arena_block *blocks;
 };
 
@@ -126,6 +127,10 @@ const char *iot_intern(struct iot_strtab *st, const char *s, size_t len)
         if (st->slots[i].hash == h && st->slots[i].len == len &&
             memcmp(st->slots[i].s, s, len) == 0)
             return st->slots[i].s;
+    if (len >= IOT_STRTAB_MAX_BYTES - st->bytes) {
+        st->full = 1;
+        return NULL;
+    }
     if ((st->count + 1) * 4 > (st->mask + 1) * 3) {
         if (grow(st) < 0)
             return NULL;
@@ -148,6 +153,11 @@ const char *iot_intern(struct iot_strtab *st, const char *s, size_t len)
 size_t iot_strtab_count(const struct iot_strtab *st)
 {
     return st->count;
+}
+
+int iot_strtab_full(const struct iot_strtab *st)
+{
+    return st->full;
 }
 
 size_t iot_strtab_bytes(const struct iot_strtab *st)
