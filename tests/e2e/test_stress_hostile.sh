@@ -3,6 +3,8 @@
 # bound (tests/fuzz/hostile_gen.c writes the native ones):
 #   bomb   32 threads whose 60 MiB chunks compress to 190 KB in all: fails
 #          with a clear message (the reader holds at most 1 GiB of chunks)
+#   strings 1200 distinct 0.9 MiB stacks in 320 KB of trace: fails with a
+#          clear message (at most 1 GiB of distinct strings are kept)
 #   paths  a million distinct paths: analysed within 1 GiB of address space
 #   stack  a JSONL open whose stack has a million frames: same
 # Address space is capped with ulimit -v (not under AddressSanitizer, which
@@ -45,6 +47,15 @@ grep -q "^ioanalyze: cannot read trace '.*bomb.zst': .*decompression bomb" "$T/b
     { bad bomb "no clear message:"; cat "$T/bomb.err"; }
 echo "  [bomb] $(wc -c <"$T/bomb.zst") bytes that inflate to 1.9 GiB: exit $rc, $(head -c 160 "$T/bomb.err")"
 
+# --- a string bomb: distinct stacks that compress 1000:1
+"$T/gen" stack 87000 1200 "$T/strings.zst" || { echo "FAIL: cannot generate the stacks trace"; exit 1; }
+($LIMIT 3145728; "$IOANALYZE" "$T/strings.zst" >"$T/strings.out" 2>"$T/strings.err")
+rc=$?
+[ $rc -eq 2 ] || bad strings "exit status $rc, expected 2 (refused)"
+grep -q "^ioanalyze: cannot read trace '.*strings.zst': more than 1024 MiB of distinct strings" "$T/strings.err" ||
+    { bad strings "no clear message:"; cat "$T/strings.err"; }
+echo "  [strings] $(wc -c <"$T/strings.zst") bytes carrying 1.1 GB of distinct stacks: exit $rc"
+
 # --- a million distinct paths
 "$T/gen" paths 1000000 "$T/paths.zst" || { echo "FAIL: cannot generate the paths trace"; exit 1; }
 ($LIMIT 1048576; "$IOANALYZE" --csv "$T/paths.csv" "$T/paths.zst" >"$T/paths.out" 2>"$T/paths.err")
@@ -69,5 +80,5 @@ rc=$?
 grep -q '"rule": "leak"' "$T/stack.out" || bad stack "the leaked open was not reported"
 echo "  [stack] a $(wc -c <"$T/stack.jsonl")-byte line, a million frames: exit $rc"
 
-[ $failed -eq 0 ] && echo "ok: bomb refused with a message; a million paths and a million-frame stack within 1 GiB"
+[ $failed -eq 0 ] && echo "ok: decompression and string bombs refused with a message; a million paths and a million-frame stack within 1 GiB"
 exit $failed
