@@ -376,7 +376,11 @@ static void stream_drop(struct engine *e, struct stream *s, int64_t t, int end)
     free(s);
 }
 
-/* Everything p holds goes; leaks are marked when p exits normally. */
+/*
+ * Everything p holds goes; leaks are marked when p exits normally. A file
+ * held only as a standard stream (fd 0-2: `cmd > file`, freopen(stdout))
+ * is the process's output, closed by exit itself: not a leak.
+ */
 static void proc_drop_all(struct engine *e, struct proc *p, int64_t t, int end, int leaks)
 {
     for (size_t i = 0; i < p->streams.cap; i++) {
@@ -385,7 +389,7 @@ static void proc_drop_all(struct engine *e, struct proc *p, int64_t t, int end, 
         if (!p->streams.used[i])
             continue;
         s = p->streams.vals[i];
-        if (leaks && s->o && s->o->s.pid == p->pid && !s->o->s.leaked) {
+        if (leaks && s->o && s->fd > 2 && s->o->s.pid == p->pid && !s->o->s.leaked) {
             s->o->s.leaked = 1;
             s->o->leak_t = t;
         }
@@ -398,7 +402,7 @@ static void proc_drop_all(struct engine *e, struct proc *p, int64_t t, int end, 
         if (!o)
             continue;
         p->fds[fd].o = NULL;
-        if (leaks && o->s.pid == p->pid && !o->s.leaked) {
+        if (leaks && fd > 2 && o->s.pid == p->pid && !o->s.leaked) {
             o->s.leaked = 1;
             o->leak_t = t;
         }
