@@ -295,6 +295,8 @@ static uint32_t free_pop(void)
  * A buffer for a new chunk: from the free list, else a new mapping (rare),
  * else wait for the flusher to return one. 0 when recording has stopped.
  */
+static void stop_recording(const char *msg, int err);
+
 static uint32_t buf_get(void)
 {
     for (int spins = 0; spins < 20000; spins++) {
@@ -311,8 +313,10 @@ static uint32_t buf_get(void)
             void *p = mmap(NULL, REC_CHUNK_CAP, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-            if (p == MAP_FAILED)
+            if (p == MAP_FAILED) {
+                stop_recording("cannot allocate buffers for trace", ENOMEM);
                 return 0;
+            }
             /* Published before the index can be seen anywhere else. */
             __atomic_store_n(&bufs[n].data, p, __ATOMIC_RELEASE);
             return n + 1;
@@ -325,6 +329,8 @@ static uint32_t buf_get(void)
             syscall(SYS_nanosleep, &ts, NULL);
         }
     }
+    /* 64 MiB queued and no progress for seconds: the writer is stuck. */
+    stop_recording("cannot write trace", ETIMEDOUT);
     return 0;
 }
 
