@@ -4,12 +4,15 @@
  *
  * Concurrency in one paragraph: each thread appends only to its own chunk
  * (no lock). A closed chunk's buffer goes on a lock-free LIFO (`queue_head`).
- * Only a holder of `flush_lock` (the flusher thread, or a thread flushing
- * synchronously at exit/exec) compresses, writes, and returns buffers to the
- * free list, from which any writer takes one with a tagged compare-and-swap.
- * The flusher also snapshots open chunks: a writer never rewrites the bytes it
- * has published ([0, len) of its buffer) and only a lock holder recycles
- * buffers, so those bytes are stable while the lock is held.
+ * Only a holder of `flush_lock` compresses, writes, and returns buffers to
+ * the free list, from which any writer takes one with a tagged
+ * compare-and-swap. Normally that is the flusher alone: it keeps the trace fd
+ * in a private fd table, and threads that must flush now (exit, exec) ask it
+ * and wait; only in the shared-table fallback do they take the lock
+ * themselves. The flusher also snapshots open chunks: a writer never
+ * rewrites the bytes it has published ([0, len) of its buffer) and only a
+ * lock holder recycles buffers (a thread's own empty buffer aside), so those
+ * bytes are stable while the lock is held.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
