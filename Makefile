@@ -108,9 +108,11 @@ $(FUZZ_REPLAY): $(call obj,tests/fuzz/replay.c $(FUZZ_SRC)) $(ANALYZER_LIB_OBJ) 
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
 
 # Samples and test programs are ordinary programs: no ioscope code inside.
-$(BIN)/samples/%: samples/%.c
+# Samples export their symbols (-rdynamic) so stacks in their issues name
+# functions, as a program built with symbols would.
+$(BIN)/samples/%: samples/%.c $(wildcard samples/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) -o $@ $< -lpthread
+	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) -rdynamic -o $@ $< -lpthread
 
 $(BIN)/progs/%: tests/progs/%.c
 	@mkdir -p $(dir $@)

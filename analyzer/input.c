@@ -85,8 +85,15 @@ static int detect(const char *path, uint64_t *bytes, int *err)
         return INPUT_NATIVE;
     for (i = 0; i < n && strchr(" \t\r\n", buf[i]); i++)
         ;
-    if (i < n && buf[i] == '{')
-        return INPUT_JSONL;
+    /* a JSONL event file: its first object has an "ev" key (a config or an
+       issue object in a directory of traces is not one) */
+    if (i < n && buf[i] == '{') {
+        const char *nl = memchr(buf + i, '\n', n - i);
+
+        if (memmem(buf + i, (size_t)((nl ? nl : buf + n) - (buf + i)), "\"ev\"", 4))
+            return INPUT_JSONL;
+        return -1;
+    }
     if (strace_detect(buf, n))
         return INPUT_STRACE;
     return -1;
@@ -294,7 +301,7 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
         kind = detect(path, &bytes, &err);
         if (kind < 0) {
             if (err)
-                fprintf(stderr, "ioanalyze: cannot open '%s': %s\n", name, strerror(err));
+                fprintf(stderr, "ioanalyze: cannot open trace '%s': %s\n", name, strerror(err));
             else
                 fprintf(stderr, "ioanalyze: '%s': not a trace, JSONL event file or strace log\n", name);
             goto fail;
@@ -338,7 +345,7 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
         s->file = i;
         s->f = fopen(in->paths[i], "rb");
         if (!s->f) {
-            fprintf(stderr, "ioanalyze: cannot open '%s': %s\n", s->name, strerror(errno));
+            fprintf(stderr, "ioanalyze: cannot open trace '%s': %s\n", s->name, strerror(errno));
             goto fail;
         }
         in->nsrc++;

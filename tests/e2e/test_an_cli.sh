@@ -37,7 +37,7 @@ grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze analyze --help'" "
 
 # unreadable and unrecognisable inputs
 expect 2 "$A" "$work/missing.zst"
-grep -qx "ioanalyze: cannot open '$work/missing.zst': No such file or directory" "$work/err" || die "missing file message: $(cat "$work/err")"
+grep -qx "ioanalyze: cannot open trace '$work/missing.zst': No such file or directory" "$work/err" || die "missing file message: $(cat "$work/err")"
 echo "hello world" >"$work/x.txt"
 expect 2 "$A" "$work/x.txt"
 grep -qx "ioanalyze: '$work/x.txt': not a trace, JSONL event file or strace log" "$work/err" || die "bad input message: $(cat "$work/err")"

@@ -65,12 +65,15 @@ counts() {
 # gate STATUS [VAR=VALUE...]: run the shell recipe in $work/repo
 gate() {
     want=$1; shift
-    (cd "$work/repo" && env $REC_ENV "$@" "$work/ioscope-gate.sh" "$work/suite.sh") >"$work/out" 2>"$work/err"
+    # main_thread is off: on a busy machine any main-thread call can stall
+    # past 13 ms and look like a new issue; the recipe itself is what is tested
+    (cd "$work/repo" && env $REC_ENV IOSCOPE_CONFIG=quiet.json "$@" "$work/ioscope-gate.sh" "$work/suite.sh") >"$work/out" 2>"$work/err"
     got=$?
     [ "$got" -eq "$want" ] || die "gate $* exited $got, expected $want: $(cat "$work/err")"
 }
 
 mkdir "$work/repo"
+printf '{"rules": {"main_thread": {"enabled": false}}}\n' >"$work/repo/quiet.json"
 out=$work/repo/ioscope-out
 
 # 1. no baseline yet: the job passes and says what to commit
@@ -104,7 +107,7 @@ grep -c '"rule":' "$work/err" | grep -qx 1 || die "known issues shown as new: $(
 gate 3 SUITE_STATUS=3
 
 # 5. a configuration (here: random_read accepted as not a problem)
-printf '{"rules": {"random_read": {"enabled": false}}}\n' >"$work/repo/ioscope.json"
+printf '{"rules": {"random_read": {"enabled": false}, "main_thread": {"enabled": false}}}\n' >"$work/repo/ioscope.json"
 gate 0 EXTRA=1 IOSCOPE_CONFIG=ioscope.json
 
 # 6. another baseline location and output directory
