@@ -60,7 +60,7 @@ if [ $rec_rc -ne $plain_rc ]; then
 fi
 summary "$T/plain.out" >"$T/plain.sum"
 summary "$T/rec.out" >"$T/rec.sum"
-[ -s "$T/plain.sum" ] || { echo "FAIL: no test summary from python3 -m test"; cat "$T/plain.out" | tail -n 20; exit 1; }
+[ -s "$T/plain.sum" ] || { echo "FAIL: no test summary from python3 -m test"; tail -n 20 "$T/plain.out"; exit 1; }
 if ! cmp -s "$T/plain.sum" "$T/rec.sum"; then
     echo "FAIL: the test results differ under the recorder (< without, > with)"
     diff "$T/plain.sum" "$T/rec.sum"

@@ -43,7 +43,7 @@ cleanup() {
 trap cleanup EXIT
 failed=0
 bad() {
-    echo "FAIL [$case]: $*"
+    echo "FAIL [$what]: $*"
     failed=1
 }
 
@@ -73,11 +73,11 @@ check_trace() {
     fi
     calls=$(sed -n 's/^events: [0-9]* (\([0-9]*\) calls.*/\1/p' "$T/info")
     [ "${calls:-0}" -ge "$3" ] || bad "the trace holds ${calls:-0} calls, expected at least $3"
-    echo "  [$case] trace $(wc -c <"$2") bytes, ${calls:-0} calls read back; $(grep '^damage:' "$T/info")"
+    echo "  [$what] trace $(wc -c <"$2") bytes, ${calls:-0} calls read back; $(grep '^damage:' "$T/info")"
 }
 
 # --- fsize: the trace passes RLIMIT_FSIZE (never SIGXFSZ for the program)
-case=fsize
+what="fsize"
 mkdir "$T/fsize"
 # 256 blocks: 128 KiB in dash's 512-byte units, 256 KiB in bash's 1 KiB;
 # the program's own files stay under 4 KiB either way.
@@ -87,7 +87,7 @@ check_run fsize $? "$T/fsize.out" "$T/fsize.err"
 check_trace fsize "$T/fsize/trace.zst" 1
 
 # --- tmpfs: the disk holding the trace fills up
-case=tmpfs
+what="tmpfs"
 mkdir "$T/tmpfs" "$T/mnt"
 if mount -t tmpfs -o size=128k ioscope-test "$T/mnt" 2>/dev/null; then
     MNT=$T/mnt
@@ -101,7 +101,7 @@ else
 fi
 
 # --- rmdir: the output directory disappears between phase 1 and phase 2
-case=rmdir
+what="rmdir"
 mkdir "$T/rmdir" "$T/out"
 "$IORECORD" -o "$T/out/trace.zst" -- "$PROG" "$T/rmdir" 3 $CALLS >"$T/rmdir.out" 2>"$T/rmdir.err" &
 pid=$!
@@ -119,7 +119,7 @@ check_run rmdir $? "$T/rmdir.out" "$T/rmdir.err"
 check_trace rmdir "$T/before.zst" $((CALLS * 4))
 
 # --- badpath: the trace cannot be created at all
-case=badpath-launcher
+what="badpath-launcher"
 mkdir "$T/badpath"
 : >"$T/notadir"
 "$IORECORD" -o "$T/notadir/trace.zst" -- "$PROG" "$T/badpath" 1 10 >"$T/bad1.out" 2>"$T/bad1.err"
@@ -127,7 +127,7 @@ rc=$?
 # SPEC: the launcher refuses with a one-line error and a non-zero exit.
 [ $rc -ne 0 ] || bad "iorecord accepted an output path it cannot create"
 [ "$(wc -l <"$T/bad1.err")" -eq 1 ] || { bad "expected one error line:"; cat "$T/bad1.err"; }
-case=badpath-preload
+what="badpath-preload"
 FAULT_NOWAIT=1 LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}$LIB IORECORD_OUTPUT=$T/notadir/trace.zst "$PROG" "$T/badpath" 3 $CALLS \
     >"$T/bad2.out" 2>"$T/bad2.err"
 check_run badpath-preload $? "$T/bad2.out" "$T/bad2.err"
