@@ -26,7 +26,8 @@ int main(int argc, char **argv)
     flags = O_CREAT | O_RDWR | O_TRUNC;
     fd = open(path, flags, 0644);
     CHECK(fd == 3);
-    expect("op=open path=%s flags=%d fd=%d ret=%d", path, flags, fd, fd);
+    expect("op=open path=%s flags=%d fd=%d ret=%d stack=rec_posix+0x", path,
+           flags, fd, fd);
 
     r = write(fd, "hello world\n", 12);
     CHECK(r == 12);

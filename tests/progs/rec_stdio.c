@@ -41,8 +41,8 @@ int main(int argc, char **argv)
 
     f = fopen(path, "w+");
     CHECK(f && fileno(f) == 3);
-    expect("op=fopen path=%s mode=w+ fd=3 stream ret=* size=%ld bufmode=full",
-           path, blksize(3));
+    expect("op=fopen path=%s mode=w+ fd=3 stream ret=* size=%ld bufmode=full "
+           "stack=rec_stdio+0x", path, blksize(3));
 
     CHECK(setvbuf(f, NULL, _IOFBF, 8192) == 0);
     expect("op=setvbuf fd=3 stream size=8192 bufmode=full ret=0");

@@ -278,9 +278,15 @@ static int match_line(const struct iot_event *ev, char *line, size_t lineno)
             good = (ev->has & IOT_HAS_FILE_SIZE) && ev->file_size == num;
         else if (!strcmp(key, "stream"))
             good = (ev->has & IOT_HAS_STREAM) != 0;
-        else if (!strcmp(key, "stack"))
-            good = (ev->has & IOT_HAS_STACK) && ev->stack &&
-                   strstr(ev->stack, val) == ev->stack;
+        else if (!strcmp(key, "stack")) {
+            /* The first frame is the caller of the libc function (a
+             * sanitizer runtime's interceptor may come before it). */
+            const char *st = (ev->has & IOT_HAS_STACK) ? ev->stack : NULL;
+
+            while (st && !strncmp(st, "libasan", 7) && strchr(st, '\n'))
+                st = strchr(st, '\n') + 1;
+            good = st && !strncmp(st, val, strlen(val));
+        }
         else if (!strcmp(key, "bufmode"))
             good = (ev->has & IOT_HAS_BUFMODE) &&
                    !strcmp(val, ev->bufmode == IOT_BUF_FULL   ? "full"
