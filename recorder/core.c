@@ -696,6 +696,20 @@ static void emit_thread_name(struct rec_thread *t, int64_t now)
         rec_publish(t);
 }
 
+void rec_renamed_here(struct rec_thread *t)
+{
+    int64_t now = rec_mono_ns();
+    char name[64];
+
+    __atomic_store_n(&t->name_dirty, 0, __ATOMIC_RELAXED);
+    read_comm(t->tid, name, sizeof(name));
+    if (iot_enc_thread(&t->enc, now, name) != 0) {
+        rec_chunk_switch(t, now);
+        iot_enc_thread(&t->enc, now, name);
+    }
+    rec_publish(t);
+}
+
 void rec_chunk_switch(struct rec_thread *t, int64_t now)
 {
     int saved = errno;
@@ -704,10 +718,6 @@ void rec_chunk_switch(struct rec_thread *t, int64_t now)
     if (chunk_close(t, 0) || !bi)
         bi = buf_get();
     stream_begin(t, bi, now);
-    if (t->name_dirty) {
-        t->name_dirty = 0;
-        emit_thread_name(t, now);
-    }
     errno = saved;
 }
 
@@ -1027,7 +1037,7 @@ void rec_thread_renamed(pthread_t thread, const char *name)
         rec_leave();
         return;
     }
-    /* Another thread's chunk is its own: it notes the name at its next chunk. */
+    /* Another thread's chunk is its own: it notes the name at its next call. */
     for (int i = 0, n = slots_mapped(); i < n; i++) {
         struct rec_thread *s = slot_at(i);
 

@@ -118,7 +118,8 @@ struct rec_thread {
     uint32_t gen;          /* odd while the writer switches chunks */
     uint64_t pub;          /* nrec << 32 | len: complete records so far */
     int      state;        /* 0 free, 1 taken */
-    int      name_dirty;   /* renamed by another thread: re-read comm */
+    int      name_dirty;   /* renamed by another thread: re-read comm at the
+                              thread's next call */
     pthread_t self;
     /* flusher only: what it snapshotted last */
     uint32_t snap_buf;
@@ -174,12 +175,17 @@ static inline int rec_deferring(void)
     return rec_guard == REC_GUARD_IN && rec_active;
 }
 
+/* Another thread renamed this one: write its thread record now. */
+void rec_renamed_here(struct rec_thread *t);
+
 static inline void rec_leave(void)
 {
     struct rec_thread *t = rec_self;
 
     if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))
         rec_drain(t);
+    if (REC_UNLIKELY(t && __atomic_load_n(&t->name_dirty, __ATOMIC_RELAXED)))
+        rec_renamed_here(t);
     rec_guard = 0;
     /* A handler that deferred between the drain and the line above. */
     if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))) {

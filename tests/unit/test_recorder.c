@@ -440,7 +440,7 @@ static void test_threads(void)
     char dir[PATH_MAX], trace[PATH_MAX + 32], prog[PATH_MAX + 64],
         iorec[PATH_MAX + 64];
     int32_t tids[8], pid;
-    long counts[8] = { 0 }, total = 0;
+    long counts[8] = { 0 }, unnamed[8] = { 0 }, total = 0;
     const char *names[8] = { 0 };
     int ntid = 0;
     long wrong = 0;
@@ -477,6 +477,8 @@ static void test_threads(void)
         if (ev->kind == IOT_EV_CALL) {
             if (ev->op != IOT_OP_READ || ev->size != 1 || ev->ret != 1)
                 wrong++;
+            if (!names[k] || strncmp(names[k], "worker-", 7) != 0)
+                unnamed[k]++;
             counts[k]++;
             total++;
         }
@@ -487,6 +489,12 @@ static void test_threads(void)
     for (int k = 0; k < ntid; k++) {
         CU_ASSERT_EQUAL(counts[k], 100000);
         CU_ASSERT(names[k] && !strncmp(names[k], "worker-", 7));
+        /* A rename by another thread shows after the renamed one's next
+         * call: worker-7 makes exactly 2 reads under its old name. */
+        if (unnamed[k] > 2)
+            printf("\n  thread %d: %ld reads before its new name\n", tids[k],
+                   unnamed[k]);
+        CU_ASSERT(unnamed[k] <= 2);
     }
     unload(&e);
 }
