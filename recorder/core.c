@@ -791,13 +791,16 @@ static struct rec_thread *thread_init(int first, int64_t now)
     return t;
 }
 
-struct rec_thread *rec_thread_start(void)
+struct rec_thread *rec_thread_start(uint64_t s0)
 {
     int saved = errno;
     struct rec_thread *t = NULL;
+    int64_t t0 = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE),
+                             s0);
+    int64_t now = rec_mono_ns();
 
     if (!is_flusher && !finished)
-        t = thread_init(0, rec_mono_ns());
+        t = thread_init(0, t0 < now ? t0 : now);
     errno = saved;
     return t;
 }
@@ -882,7 +885,7 @@ void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
 void rec_call(struct iot_event *ev, const char *path, const char *mode,
               const char *stack, uint64_t s0, uint64_t s1)
 {
-    struct rec_thread *t = rec_enter();
+    struct rec_thread *t = rec_enter(s0);
 
     if (!t) {
         if (rec_deferring())
@@ -1019,7 +1022,7 @@ void rec_thread_renamed(pthread_t thread, const char *name)
     if (pthread_equal(thread, pthread_self())) {
         int fresh = rec_self == NULL;
 
-        t = rec_enter();
+        t = rec_enter(rec_stamp());
         if (!t)
             return;
         if (fresh) {

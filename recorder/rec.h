@@ -135,8 +135,11 @@ extern __thread struct rec_thread *rec_self REC_TLS;
 extern int rec_stacks;                      /* capture stacks at open */
 extern int32_t rec_pid;
 
-/* The calling thread's stream, started on its first event; NULL if none. */
-struct rec_thread *rec_thread_start(void);
+/*
+ * The calling thread's stream, started on its first event; NULL if none.
+ * s0: the stamp of that event's start, so the thread record precedes it.
+ */
+struct rec_thread *rec_thread_start(uint64_t s0);
 /* Close the open chunk (queue it) and begin a new one at `now`. */
 void rec_chunk_switch(struct rec_thread *t, int64_t now);
 
@@ -146,8 +149,11 @@ static inline void rec_publish(struct rec_thread *t)
                      __ATOMIC_RELEASE);
 }
 
-/* Enter the recorder: the thread's stream with the guard set, or NULL. */
-static inline struct rec_thread *rec_enter(void)
+/*
+ * Enter the recorder for an event that started at stamp s0: the thread's
+ * stream with the guard set, or NULL.
+ */
+static inline struct rec_thread *rec_enter(uint64_t s0)
 {
     struct rec_thread *t;
 
@@ -156,7 +162,7 @@ static inline struct rec_thread *rec_enter(void)
     rec_guard = REC_GUARD_IN;
     t = rec_self;
     if (REC_UNLIKELY(t == NULL)) {
-        t = rec_thread_start();
+        t = rec_thread_start(s0);
         if (!t)
             rec_guard = 0;
     }
@@ -210,7 +216,7 @@ void rec_defer_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
 static inline void rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
                           int32_t err, uint64_t s0, uint64_t s1)
 {
-    struct rec_thread *t = rec_enter();
+    struct rec_thread *t = rec_enter(s0);
     const struct rec_clock *c;
     int64_t a, b;
 
@@ -240,7 +246,7 @@ static inline void rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
 void rec_call(struct iot_event *ev, const char *path, const char *mode,
               const char *stack, uint64_t s0, uint64_t s1);
 
-/* The same for a caller that already holds the guard (rec_enter()). */
+/* The same for a caller that already holds the guard (rec_enter(s0)). */
 void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
                  const char *mode, const char *stack, uint64_t s0, uint64_t s1);
 

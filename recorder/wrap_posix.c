@@ -222,7 +222,7 @@ static void rec_open(int dirfd, const char *path, int flags, int r, int err,
     ev.ret = r;
     ev.err = err;
     abs = abs_path(dirfd, path, buf, sizeof(buf));
-    t = rec_enter();
+    t = rec_enter(s0);
     if (!t) {
         if (rec_deferring())
             rec_defer(&ev, abs, NULL, s0, s1);   /* no stack in a handler */

@@ -399,7 +399,7 @@ static void rec_fopen(unsigned op, const char *path, const char *mode,
     if (r)
         default_buffer(fd, &ev);
     abs = abs_path(path, buf, sizeof(buf));
-    t = rec_enter();
+    t = rec_enter(s0);
     if (!t) {
         if (rec_deferring())
             rec_defer(&ev, abs, mode, s0, s1);
