@@ -214,8 +214,10 @@ static const char PAT_UNFINISHED[] = "\\s*<unfinished \\.\\.\\.>\\s*$";
 static const char PAT_RET[] = "^\\s*=\\s*(\\?|0x[0-9a-fA-F]+|-?\\d+)";
 /* A -k stack frame: "> /lib/libc.so.6(__open64+0x51) [0xf8011]" */
 static const char PAT_FRAME[] = "^> (.*)\\(([^()]*)\\) \\[(0x[0-9a-fA-F]+)\\]\\s*$";
-static const char PAT_TAIL[] =
-    "^(?:\\s+(E[A-Z0-9_]*)\\s+\\(.*?\\))?.*?(?:\\s*<(\\d+)(?:\\.(\\d{1,9}))?>)?\\s*$";
+/* The errno name after the return value; the "<0.000012>" duration is found
+   from the end of the line by tail_duration() instead: a forward pattern for
+   it backtracks quadratically on a long run of blanks. */
+static const char PAT_TAIL[] = "^\\s++(E[A-Z0-9_]*)\\s++\\(";
 
 /* Matches and the detection test share this. */
 static const char PAT_DETECT[] =
@@ -1010,6 +1012,43 @@ struct ret {
     int64_t dur;
 };
 
+/*
+ * The "<SECONDS[.FRACTION]>" that -T appends, read from the end of the line
+ * (trailing blanks skipped): linear whatever the line holds. 1 when found.
+ */
+static int tail_duration(const char *p, size_t n, int64_t *dur)
+{
+    size_t end = n, open, dot;
+
+    while (end > 0 && (p[end - 1] == ' ' || p[end - 1] == '\t' || p[end - 1] == '\r' ||
+                       p[end - 1] == '\n'))
+        end--;
+    if (end < 3 || p[end - 1] != '>')
+        return 0;
+    /* digits, at most one '.', then '<' */
+    for (open = end - 1, dot = 0; open > 0; open--) {
+        char c = p[open - 1];
+
+        if (c == '<')
+            break;
+        if (c == '.' && !dot)
+            dot = open - 1;
+        else if (c < '0' || c > '9')
+            return 0;
+    }
+    if (open == 0 || open == end - 1)
+        return 0;  /* no '<', or "<>" */
+    /* open is the first digit, p[open - 1] == '<' */
+    if (!dot) {
+        *dur = sec_ns(num_n(p + open, (long)(end - 1 - open)), 0);
+        return 1;
+    }
+    if (dot == open || end - 1 - (dot + 1) > 9 || end - 1 == dot + 1)
+        return 0;
+    *dur = sec_ns(num_n(p + open, (long)(dot - open)), frac_ns(p + dot + 1, (long)(end - 1 - dot - 1)));
+    return 1;
+}
+
 static int parse_ret(struct strace_src *s, const char *p, size_t n, struct ret *r)
 {
     const char *g = NULL;
@@ -1033,15 +1072,10 @@ static int parse_ret(struct strace_src *s, const char *p, size_t n, struct ret *
         r->path = annotation_path(s, p + i, end - i);
         i = end;
     }
-    if (re_match(s, s->re_tail, p + i, n - i) <= 0)
-        return 0;
-    if ((gl = re_group(s, 1, p + i, &g)) > 0)
+    if (re_match(s, s->re_tail, p + i, n - i) > 0 && (gl = re_group(s, 1, p + i, &g)) > 0)
         r->err = errno_number(g, gl);
-    if ((gl = re_group(s, 2, p + i, &g)) > 0) {
-        const char *f;
-        long fl = re_group(s, 3, p + i, &f);
+    if (tail_duration(p + i, n - i, &r->dur)) {
         r->has_dur = 1;
-        r->dur = sec_ns(num_n(g, gl), fl > 0 ? frac_ns(f, fl) : 0);
         s->info.has_durations = 1;
         s->cur->info.has_durations = 1;
     }
