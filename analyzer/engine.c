@@ -921,6 +921,17 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         ofd_unref(e, o, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
         break;
     }
+    case IOT_OP_PIPE: case IOT_OP_SOCKET:
+        /* new fds that are not files: a file their numbers named is gone */
+        if (failed)
+            break;
+        if (ev->has & IOT_HAS_FD)
+            fd_close(e, p, ev->fd, ev->t);
+        if (ev->has & IOT_HAS_NEWFD)
+            fd_close(e, p, ev->newfd, ev->t);
+        if (!(ev->has & IOT_HAS_FD) && ev->ret >= 0 && ev->ret <= INT32_MAX)
+            fd_close(e, p, (int32_t)ev->ret, ev->t);
+        break;
     case IOT_OP_CLOSE_RANGE: {
         int32_t last = (ev->has & IOT_HAS_LAST_FD) ? ev->last_fd : ev->fd;
 
@@ -936,8 +947,14 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         struct ofd *o = fd_ofd(p, ev->fd);
         int32_t nfd = (int32_t)ev->ret;
 
-        if (failed || !o || nfd == ev->fd)
+        if (failed || nfd == ev->fd)
             break;
+        if (!o) {
+            /* a copy of an fd we do not follow (a pipe, a socket) replaces
+               whatever file nfd named */
+            fd_close(e, p, nfd, ev->t);
+            break;
+        }
         o->refs++;
         fd_install(e, p, nfd, o, (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev->t);
         break;

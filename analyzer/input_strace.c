@@ -929,7 +929,7 @@ enum sc_kind {
     SC_OPEN, SC_OPENAT, SC_OPENAT2, SC_CREAT, SC_CLOSE, SC_RW, SC_PRW, SC_RWV, SC_PRWV,
     SC_PRWV2, SC_LSEEK, SC_LLSEEK, SC_DUP, SC_DUP2, SC_FCNTL, SC_SYNC, SC_FTRUNCATE,
     SC_MMAP, SC_MMAP2, SC_MUNMAP, SC_MSYNC, SC_SENDFILE, SC_COPY, SC_CLOSE_RANGE,
-    SC_CLONE, SC_FORK, SC_EXECVE, SC_EXECVEAT, SC_PRCTL
+    SC_CLONE, SC_FORK, SC_EXECVE, SC_EXECVEAT, SC_PRCTL, SC_PIPE, SC_NEWFD
 };
 
 static const struct { const char *name; uint8_t kind, op; } syscalls[] = {
@@ -958,6 +958,10 @@ static const struct { const char *name; uint8_t kind, op; } syscalls[] = {
     { "fork", SC_FORK, 0 },    { "vfork", SC_FORK, 0 },
     { "execve", SC_EXECVE, 0 }, { "execveat", SC_EXECVEAT, 0 },
     { "prctl", SC_PRCTL, 0 },
+    /* fds that are not files: a reused number no longer names a file */
+    { "pipe", SC_PIPE, IOT_OP_PIPE },           { "pipe2", SC_PIPE, IOT_OP_PIPE },
+    { "socketpair", SC_PIPE, IOT_OP_PIPE },     { "socket", SC_NEWFD, IOT_OP_SOCKET },
+    { "accept", SC_NEWFD, IOT_OP_SOCKET },      { "accept4", SC_NEWFD, IOT_OP_SOCKET },
 };
 
 static int syscall_index(const char *name, size_t n)
@@ -1426,6 +1430,34 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
         if (r.val >= 0 && fdtab_set(p, r.val, fdtab_get(p, fd) ? fdtab_get(p, fd) : path) < 0)
             return -1;
         break;
+    case SC_NEWFD:
+        if (r.val >= 0) {
+            ev.has |= IOT_HAS_FD;
+            ev.fd = (int32_t)r.val;
+            if (fdtab_set(p, r.val, NULL) < 0)
+                return -1;
+        }
+        break;
+    case SC_PIPE: {
+        /* "[3, 4]" or, with -y, "[3<pipe:[91]>, 4<pipe:[91]>]" */
+        struct arg fds = a[na > 3 ? 3 : 0];
+        int64_t first = arg_bracket(fds), second = -1;
+
+        for (size_t k = 1; k + 2 < fds.n; k++)
+            if (fds.p[k] == ',' && fds.p[k + 1] == ' ' && fds.p[k + 2] >= '0' && fds.p[k + 2] <= '9') {
+                struct arg rest = { fds.p + k + 2, fds.n - k - 2 };
+                second = arg_int(rest, NULL);
+                break;
+            }
+        if (r.val != 0 || first < 0 || second < 0 || first > INT32_MAX || second > INT32_MAX)
+            break;
+        ev.has |= IOT_HAS_FD | IOT_HAS_NEWFD;
+        ev.fd = (int32_t)first;
+        ev.newfd = (int32_t)second;
+        if (fdtab_set(p, first, NULL) < 0 || fdtab_set(p, second, NULL) < 0)
+            return -1;
+        break;
+    }
     case SC_SYNC:
         if (na < 1)
             return 0;

@@ -85,7 +85,11 @@ extern "C" {
     X(FPUTC,           "fputc",           IOT_OPC_STDIO | IOT_OPC_WRITE)  \
     X(GETDELIM,        "getdelim",        IOT_OPC_STDIO | IOT_OPC_READ)   \
     X(FPRINTF,         "fprintf",         IOT_OPC_STDIO | IOT_OPC_WRITE)  \
-    X(FSCANF,          "fscanf",          IOT_OPC_STDIO | IOT_OPC_READ)
+    X(FSCANF,          "fscanf",          IOT_OPC_STDIO | IOT_OPC_READ)   \
+    /* fds that are not files: recorded so a reused fd number ends the      \
+       session of the file it last named */                                  \
+    X(PIPE,            "pipe",            0)                              \
+    X(SOCKET,          "socket",          0)
 
 enum iot_op {
 #define IOT_OP_ENUM_(e, name, cls) IOT_OP_##e,

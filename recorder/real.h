@@ -11,10 +11,12 @@
 #define REC_REAL_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/resource.h>
@@ -68,6 +70,14 @@
     X(int, dup3, (int, int, int))                                              \
     X(int, fcntl, (int, int, ...))                                             \
     X(int, fcntl64, (int, int, ...))                                           \
+    X(int, closedir, (DIR *))                                                  \
+    /* fds that are not files: a reused number must end the file's session */  \
+    X(int, pipe, (int[2]))                                                     \
+    X(int, pipe2, (int[2], int))                                               \
+    X(int, socketpair, (int, int, int, int[2]))                                \
+    X(int, socket, (int, int, int))                                            \
+    X(int, accept, (int, struct sockaddr *, socklen_t *))                      \
+    X(int, accept4, (int, struct sockaddr *, socklen_t *, int))                \
     /* copies and maps */                                                      \
     X(ssize_t, sendfile, (int, int, off_t *, size_t))                          \
     X(ssize_t, sendfile64, (int, int, off64_t *, size_t))                      \
@@ -156,6 +166,13 @@ REAL_FUNCS(REAL_DECL_)
 /* Resolve every real_* pointer (idempotent, safe from any thread). */
 void rec_resolve(void);
 #pragma GCC visibility pop
+
+/* Call the real function, or fail like a missing syscall if libc lacks it. */
+#define CALL_REAL(fail, name, ...)                                             \
+    (REAL(name) ? real_##name(__VA_ARGS__) : (errno = ENOSYS, (fail)))
+
+/* The errno of a call that returned r (0 when it succeeded). */
+#define ERR_OF(r) ((r) < 0 ? errno : 0)
 
 /* The real function, resolving the table on first use. */
 #define REAL(name)                                                             \

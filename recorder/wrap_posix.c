@@ -18,12 +18,6 @@
 #include "real.h"
 #include "rec.h"
 
-/* Call the real function, or fail like a missing syscall if libc lacks it. */
-#define CALL_REAL(fail, name, ...)                                             \
-    (REAL(name) ? real_##name(__VA_ARGS__) : (errno = ENOSYS, (fail)))
-
-#define ERR_OF(r) ((r) < 0 ? errno : 0)
-
 /* read(2)-shaped calls: fd, count, return. */
 #define WRAP_IO(rtype, name, op, params, fd, size, ...)                        \
     rtype name params                                                          \

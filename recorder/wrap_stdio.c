@@ -32,9 +32,6 @@
 #undef fputc
 #undef getline
 
-#define CALL_REAL(fail, name, ...)                                             \
-    (REAL(name) ? real_##name(__VA_ARGS__) : (errno = ENOSYS, (fail)))
-
 static inline uint64_t stream_id(FILE *f)
 {
     return (uint64_t)(uintptr_t)f >> 4;   /* FILE objects are 16-aligned */

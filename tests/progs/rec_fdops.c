@@ -64,6 +64,7 @@ int main(int argc, char **argv)
     CHECK(r == 500);
     expect("op=copy_file_range fd=5 in_fd=3 size=500 offset=0 ret=500");
     CHECK(pipe(p) == 0 && p[0] == 6 && p[1] == 7);
+    expect("op=pipe fd=6 newfd=7 ret=0");
     lo = 10;
     r = splice(fd, &lo, p[1], NULL, 100, 0);
     CHECK(r == 100);

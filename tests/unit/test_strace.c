@@ -506,6 +506,42 @@ static void test_unknown(void)
     release(&e);
 }
 
+/* fds that are not files: pipe2/socketpair/pipe give two fds, socket and
+ * accept4 one, parsed also from -y annotations. */
+static void test_pipes(void)
+{
+    static const int32_t want[][3] = {
+        /* op, fd, newfd */
+        { IOT_OP_PIPE, 3, 4 }, { IOT_OP_PIPE, 5, 6 }, { IOT_OP_SOCKET, 7, -1 },
+        { IOT_OP_SOCKET, 8, -1 }, { IOT_OP_PIPE, 9, 10 },
+    };
+    struct evs e;
+    size_t k = 0;
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "pipes.log"), 0);
+    for (size_t i = 0; i < e.n; i++) {
+        const struct iot_event *ev = &e.ev[i];
+
+        if (ev->kind != IOT_EV_CALL || (ev->op != IOT_OP_PIPE && ev->op != IOT_OP_SOCKET))
+            continue;
+        CU_ASSERT_FATAL(k < sizeof(want) / sizeof(want[0]));
+        CU_ASSERT_EQUAL(ev->op, want[k][0]);
+        CU_ASSERT(ev->has & IOT_HAS_FD);
+        CU_ASSERT_EQUAL(ev->fd, want[k][1]);
+        if (want[k][2] >= 0) {
+            CU_ASSERT(ev->has & IOT_HAS_NEWFD);
+            CU_ASSERT_EQUAL(ev->newfd, want[k][2]);
+        } else {
+            CU_ASSERT_EQUAL(ev->ret, want[k][1]);
+        }
+        k++;
+    }
+    CU_ASSERT_EQUAL(k, 5);
+    CU_ASSERT_EQUAL(count_op(&e, IOT_OP_READ), 1);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    release(&e);
+}
+
 /* -ff: one file per task, merged by time; the clone in the parent's file
  * makes 1001 a thread and 1002 a child process. */
 static void test_ff(void)
@@ -717,6 +753,7 @@ void strace_suite(void)
     CU_add_test(s, "k_stacks", test_k_stacks);
     CU_add_test(s, "unknown_lines", test_unknown);
     CU_add_test(s, "ff_merge", test_ff);
+    CU_add_test(s, "pipes_and_sockets", test_pipes);
     CU_add_test(s, "real_captures", test_real);
     CU_add_test(s, "overflow", test_overflow);
     CU_add_test(s, "mutations", test_mutations);

@@ -1,0 +1,100 @@
+/*
+ * wrap_fds.c - fds that are not files, and closedir().
+ *
+ * None of these moves file data. They are recorded because an fd number is
+ * reused: without them, a pipe that gets the number of a directory closed
+ * inside libc (closedir) would have its reads charged to that directory.
+ */
+#include <dirent.h>
+#include <sys/socket.h>
+
+#include "real.h"
+#include "rec.h"
+
+static void rec_newfds(unsigned op, int fd, int newfd, int r, int err,
+                       uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = { 0 };
+
+    ev.op = (uint8_t)op;
+    ev.ret = r;
+    ev.err = err;
+    ev.has = err ? IOT_HAS_ERRNO : 0;
+    if (r >= 0 && fd >= 0) {
+        ev.has |= IOT_HAS_FD;
+        ev.fd = fd;
+    }
+    if (r >= 0 && newfd >= 0) {
+        ev.has |= IOT_HAS_NEWFD;
+        ev.newfd = newfd;
+    }
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+}
+
+/* pipe(2)-shaped: two new fds in an array. */
+#define WRAP_PAIR(name, params, fds, ...)                                      \
+    int name params                                                            \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, __VA_ARGS__);                           \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        s1 = rec_stamp();                                                      \
+        rec_newfds(IOT_OP_PIPE, r == 0 ? fds[0] : -1, r == 0 ? fds[1] : -1,    \
+                   r, ERR_OF(r), s0, s1);                                      \
+        return r;                                                              \
+    }
+
+WRAP_PAIR(pipe, (int fds[2]), fds, fds)
+WRAP_PAIR(pipe2, (int fds[2], int flags), fds, fds, flags)
+WRAP_PAIR(socketpair, (int d, int t, int p, int fds[2]), fds, d, t, p, fds)
+
+/* socket(2)-shaped: the new fd is the return value. */
+#define WRAP_ONE(name, params, ...)                                            \
+    int name params                                                            \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, name, __VA_ARGS__);                           \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        s1 = rec_stamp();                                                      \
+        rec_newfds(IOT_OP_SOCKET, r, -1, r, ERR_OF(r), s0, s1);                \
+        return r;                                                              \
+    }
+
+WRAP_ONE(socket, (int d, int t, int p), d, t, p)
+WRAP_ONE(accept, (int s, struct sockaddr *a, socklen_t *l), s, a, l)
+WRAP_ONE(accept4, (int s, struct sockaddr *a, socklen_t *l, int f), s, a, l, f)
+
+/* dirfd() that tolerates NULL, which glibc's closedir() answers with EINVAL
+   (taken as void * since closedir's parameter is declared non-null) */
+static int dir_fd(void *d)
+{
+    return d ? dirfd(d) : -1;
+}
+
+/* closedir() closes its fd inside libc, where no wrapper sees it. */
+int closedir(DIR *d)
+{
+    struct iot_event ev = { 0 };
+    uint64_t s0, s1;
+    int fd, r;
+
+    fd = dir_fd(d);
+    if (!rec_active || fd < 0)
+        return CALL_REAL(-1, closedir, d);
+    s0 = rec_stamp();
+    r = CALL_REAL(-1, closedir, d);
+    s1 = rec_stamp();
+    ev.op = IOT_OP_CLOSE;
+    ev.err = ERR_OF(r);
+    ev.has = IOT_HAS_FD | (ev.err ? IOT_HAS_ERRNO : 0);
+    ev.fd = fd;
+    ev.ret = r;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+    return r;
+}
