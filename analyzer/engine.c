@@ -921,6 +921,14 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         ofd_unref(e, o, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
         break;
     }
+    case IOT_OP_FCNTL: {
+        /* F_SETFD: whether the fd survives exec */
+        struct fdent *f = fd_slot(p, ev->fd, 0);
+
+        if (!failed && f && f->o && (ev->has & IOT_HAS_FLAGS))
+            f->cloexec = (ev->flags & 02000000) != 0;  /* O_CLOEXEC */
+        break;
+    }
     case IOT_OP_PIPE: case IOT_OP_SOCKET:
         /* new fds that are not files: a file their numbers named is gone */
         if (failed)

@@ -1420,9 +1420,24 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
     case SC_FCNTL:
         if (na < 1)
             return 0;
+        if (kind == SC_FCNTL && na >= 3 && starts(a[1], "F_SETFD")) {
+            /* whether the fd survives exec: shells mark their script fd */
+            fd = arg_fd(s, p, a[0], &path);
+            set_fd(&ev, fd, path);
+            ev.op = IOT_OP_FCNTL;
+            ev.has |= IOT_HAS_FLAGS;
+            ev.flags = memmem(a[2].p, a[2].n, "FD_CLOEXEC", 10) || arg_int(a[2], NULL) == 1
+                       ? O_CLOEXEC : 0;
+            break;
+        }
         if (kind == SC_FCNTL && (na < 2 || !(starts(a[1], "F_DUPFD") ||
                                               starts(a[1], "F_DUPFD_CLOEXEC"))))
             return 0;
+        if ((kind == SC_FCNTL && starts(a[1], "F_DUPFD_CLOEXEC")) ||
+            (kind == SC_DUP2 && na >= 3 && memmem(a[2].p, a[2].n, "O_CLOEXEC", 9))) {
+            ev.has |= IOT_HAS_FLAGS;
+            ev.flags = O_CLOEXEC;
+        }
         fd = arg_fd(s, p, a[0], &path);
         set_fd(&ev, fd, path);
         ev.has |= IOT_HAS_NEWFD;

@@ -89,7 +89,8 @@ extern "C" {
     /* fds that are not files: recorded so a reused fd number ends the      \
        session of the file it last named */                                  \
     X(PIPE,            "pipe",            0)                              \
-    X(SOCKET,          "socket",          0)
+    X(SOCKET,          "socket",          0)                              \
+    X(FCNTL,           "fcntl",           0)
 
 enum iot_op {
 #define IOT_OP_ENUM_(e, name, cls) IOT_OP_##e,

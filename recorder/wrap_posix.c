@@ -473,13 +473,16 @@ void closefrom(int low)
 
 /* ------------------------------------------------------------------ dup */
 
-static void rec_dup(int oldfd, int r, int err, uint64_t s0, uint64_t s1)
+/* cloexec: the new fd is close-on-exec (dup3 O_CLOEXEC, F_DUPFD_CLOEXEC),
+   recorded as O_CLOEXEC in flags so exec can be modelled */
+static void rec_dup(int oldfd, int r, int err, int cloexec, uint64_t s0, uint64_t s1)
 {
     struct iot_event ev = { 0 };
 
     ev.op = IOT_OP_DUP;
     ev.has = IOT_HAS_FD | (r >= 0 ? IOT_HAS_NEWFD : 0) |
-             (err ? IOT_HAS_ERRNO : 0);
+             (err ? IOT_HAS_ERRNO : 0) | (cloexec ? IOT_HAS_FLAGS : 0);
+    ev.flags = cloexec ? O_CLOEXEC : 0;
     ev.fd = oldfd;
     ev.newfd = r;
     ev.ret = r;
@@ -505,7 +508,7 @@ int dup(int oldfd)
         r = CALL_REAL(-1, dup, oldfd);
     }
     s1 = rec_stamp();
-    rec_dup(oldfd, r, ERR_OF(r), s0, s1);
+    rec_dup(oldfd, r, ERR_OF(r), 0, s0, s1);
     return r;
 }
 
@@ -525,7 +528,7 @@ int dup2(int oldfd, int newfd)
         r = CALL_REAL(-1, dup2, oldfd, newfd);
     }
     s1 = rec_stamp();
-    rec_dup(oldfd, r, ERR_OF(r), s0, s1);
+    rec_dup(oldfd, r, ERR_OF(r), 0, s0, s1);
     return r;
 }
 
@@ -543,8 +546,22 @@ int dup3(int oldfd, int newfd, int flags)
         r = CALL_REAL(-1, dup3, oldfd, newfd, flags);
     }
     s1 = rec_stamp();
-    rec_dup(oldfd, r, ERR_OF(r), s0, s1);
+    rec_dup(oldfd, r, ERR_OF(r), (flags & O_CLOEXEC) != 0, s0, s1);
     return r;
+}
+
+/* fcntl(F_SETFD): whether the fd survives exec (shells mark their script fd) */
+static void rec_setfd(int fd, int fdflags, int r, int err, uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = { 0 };
+
+    ev.op = IOT_OP_FCNTL;
+    ev.has = IOT_HAS_FD | IOT_HAS_FLAGS | (err ? IOT_HAS_ERRNO : 0);
+    ev.fd = fd;
+    ev.flags = (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0;
+    ev.ret = r;
+    ev.err = err;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 
 /*
@@ -561,6 +578,13 @@ int dup3(int oldfd, int newfd, int flags)
         va_start(ap, cmd);                                                     \
         arg = va_arg(ap, void *);                                              \
         va_end(ap);                                                            \
+        if (cmd == F_SETFD && rec_active && !is_trace_fd(fd)) {                \
+            s0 = rec_stamp();                                                  \
+            r = CALL_REAL(-1, name, fd, cmd, arg);                             \
+            s1 = rec_stamp();                                                  \
+            rec_setfd(fd, (int)(intptr_t)arg, r, ERR_OF(r), s0, s1);           \
+            return r;                                                          \
+        }                                                                      \
         if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)                          \
             return CALL_REAL(-1, name, fd, cmd, arg);                          \
         s0 = rec_stamp();                                                      \
@@ -571,7 +595,7 @@ int dup3(int oldfd, int newfd, int flags)
             r = CALL_REAL(-1, name, fd, cmd, arg);                             \
         }                                                                      \
         s1 = rec_stamp();                                                      \
-        rec_dup(fd, r, ERR_OF(r), s0, s1);                                     \
+        rec_dup(fd, r, ERR_OF(r), cmd == F_DUPFD_CLOEXEC, s0, s1);             \
         return r;                                                              \
     }
 
