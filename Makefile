@@ -88,10 +88,11 @@ $(IOANALYZE): $(call obj,$(ANALYZER_SRC) $(RULES_SRC)) $(LIBIOTRACE)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
 
 # The preload library links the format library statically so it carries no
-# dependency the traced program might lack, except libzstd.
+# dependency the traced program might lack, except libzstd; its symbols stay
+# hidden (--exclude-libs) so they can never stand in for a program's own.
 $(LIBIORECORD): $(call obj,$(RECLIB_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ $(shell pkg-config --libs libzstd 2>/dev/null) -ldl -lpthread
+	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,--exclude-libs,ALL -o $@ $^ $(shell pkg-config --libs libzstd 2>/dev/null) -ldl -lpthread
 
 $(IORECORD): $(call obj,recorder/iorecord.c) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
