@@ -25,8 +25,10 @@ CFLAGS   += -std=c11 $(OPT) $(WARN) -fPIC $(SANITIZE)
 LDFLAGS  += $(SANITIZE)
 
 # pkg-config is asked only once the dependency check has run (see deps).
+# The programs need the first three libraries; only the unit tests need CUnit.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs jansson libzstd libpcre2-8 2>/dev/null)
+TEST_LIBS  = $(shell pkg-config --libs cunit 2>/dev/null)
 CPPFLAGS  += $(PKG_CFLAGS)
 
 BIN := $(BUILD)/bin
@@ -102,7 +104,7 @@ $(IORECORD): $(call obj,recorder/iorecord.c) $(LIBIOTRACE)
 ANALYZER_LIB_OBJ := $(call obj,$(filter-out analyzer/main.c,$(ANALYZER_SRC)) $(RULES_SRC))
 $(UNIT_TESTS): $(call obj,$(UNIT_SRC)) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS) -ldl -lpthread -lm
 
 $(FUZZ_REPLAY): $(call obj,tests/fuzz/replay.c $(FUZZ_SRC)) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
