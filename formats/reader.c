@@ -591,7 +591,7 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
 
     if (!tr || !(tr->inputs = calloc(n ? n : 1, sizeof(*tr->inputs))) ||
         !(tr->dctx = ZSTD_createDCtx())) {
-        set_err(errbuf, "cannot read trace%s%s", "", ": out of memory");
+        set_err(errbuf, "cannot read trace%s: %s", "", "out of memory");
         goto fail;
     }
     tr->st = st;
@@ -689,7 +689,7 @@ int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
     *ev = *ref;
     /* the stream's decoder reuses its argv array for the next event */
     if (ev->kind == IOT_EV_PROCESS && copy_argv(tr, ev) < 0) {
-        set_err(errbuf, "cannot read trace%s%s", "", ": out of memory");
+        set_err(errbuf, "cannot read trace%s: %s", "", "out of memory");
         return -1;
     }
     return 1;
