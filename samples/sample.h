@@ -14,11 +14,14 @@
 #define SAMPLE_H
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *sample_name = "sample";
 
@@ -86,6 +89,37 @@ static inline unsigned sample_rand(unsigned bound)
 {
     sample_rand_state = sample_rand_state * 6364136223846793005ULL + 1442695040888963407ULL;
     return (unsigned)((sample_rand_state >> 33) % bound);
+}
+
+/*
+ * The slow input of slow_main_read and worker_io, a stand-in for slow
+ * storage: a thread (named "producer") that opens the FIFO at `path` (a
+ * char *) for writing and writes SAMPLE_SLOW_CHUNKS chunks of
+ * SAMPLE_SLOW_CHUNK bytes, sleeping SAMPLE_SLOW_DELAY_MS before each. Every
+ * read() of the other end then blocks that long, whatever the machine's
+ * speed. A chunk of PIPE_BUF bytes reaches the reader whole.
+ */
+#define SAMPLE_SLOW_CHUNKS   4
+#define SAMPLE_SLOW_CHUNK    4096
+#define SAMPLE_SLOW_DELAY_MS 30
+
+static inline void *sample_slow_producer(void *path)
+{
+    char chunk[SAMPLE_SLOW_CHUNK];
+    int fd;
+
+    pthread_setname_np(pthread_self(), "producer");
+    memset(chunk, 'x', sizeof chunk);
+    fd = open(path, O_WRONLY);
+    if (fd < 0)
+        sample_die("cannot open", path);
+    for (int i = 0; i < SAMPLE_SLOW_CHUNKS; i++) {
+        sample_sleep_ms(SAMPLE_SLOW_DELAY_MS);
+        if (write(fd, chunk, sizeof chunk) != (ssize_t)sizeof chunk)
+            sample_die("cannot write", path);
+    }
+    close(fd);
+    return NULL;
 }
 
 #endif /* SAMPLE_H */

@@ -26,36 +26,12 @@
 
 #include "sample.h"
 
-#define CHUNKS      4
-#define CHUNK_BYTES 4096  /* = PIPE_BUF: each chunk reaches the reader whole */
-#define DELAY_MS    30
-
 static char fifo_path[4096];
-
-static void *producer(void *arg)
-{
-    char chunk[CHUNK_BYTES];
-    int fd;
-
-    (void)arg;
-    pthread_setname_np(pthread_self(), "producer");
-    memset(chunk, 'x', sizeof chunk);
-    fd = open(fifo_path, O_WRONLY);
-    if (fd < 0)
-        sample_die("cannot open", fifo_path);
-    for (int i = 0; i < CHUNKS; i++) {
-        sample_sleep_ms(DELAY_MS);
-        if (write(fd, chunk, sizeof chunk) != (ssize_t)sizeof chunk)
-            sample_die("cannot write", fifo_path);
-    }
-    close(fd);
-    return NULL;
-}
 
 /* The mistake: a blocking read loop run directly on the main thread. */
 static long read_input(const char *path)
 {
-    char buf[CHUNK_BYTES];
+    char buf[SAMPLE_SLOW_CHUNK];
     long total = 0;
     ssize_t n;
     int fd = open(path, O_RDONLY);
@@ -80,12 +56,12 @@ int main(int argc, char **argv)
     unlink(fifo_path);
     if (mkfifo(fifo_path, 0600) < 0)
         sample_die("cannot create fifo", fifo_path);
-    if (pthread_create(&thr, NULL, producer, NULL) != 0) {
+    if (pthread_create(&thr, NULL, sample_slow_producer, fifo_path) != 0) {
         fprintf(stderr, "slow_main_read: cannot start the producer thread\n");
         return 1;
     }
     got = read_input(fifo_path);
     pthread_join(thr, NULL);
     printf("slow_main_read: read %ld bytes on the main thread\n", got);
-    return got == (long)CHUNKS * CHUNK_BYTES ? 0 : 1;
+    return got == (long)SAMPLE_SLOW_CHUNKS * SAMPLE_SLOW_CHUNK ? 0 : 1;
 }

@@ -20,37 +20,13 @@
 
 #include "sample.h"
 
-#define CHUNKS      4
-#define CHUNK_BYTES 4096  /* = PIPE_BUF: each chunk reaches the reader whole */
-#define DELAY_MS    30
-
 static char fifo_path[4096];
 static char copy_path[4096];
-
-static void *producer(void *arg)
-{
-    char chunk[CHUNK_BYTES];
-    int fd;
-
-    (void)arg;
-    pthread_setname_np(pthread_self(), "producer");
-    memset(chunk, 'x', sizeof chunk);
-    fd = open(fifo_path, O_WRONLY);
-    if (fd < 0)
-        sample_die("cannot open", fifo_path);
-    for (int i = 0; i < CHUNKS; i++) {
-        sample_sleep_ms(DELAY_MS);
-        if (write(fd, chunk, sizeof chunk) != (ssize_t)sizeof chunk)
-            sample_die("cannot write", fifo_path);
-    }
-    close(fd);
-    return NULL;
-}
 
 /* Reads the slow input and keeps a copy; returns the byte count. */
 static void *io_worker(void *arg)
 {
-    static char data[CHUNKS * CHUNK_BYTES];
+    static char data[SAMPLE_SLOW_CHUNKS * SAMPLE_SLOW_CHUNK];
     long *total = arg;
     ssize_t n;
     int in, out;
@@ -60,7 +36,7 @@ static void *io_worker(void *arg)
     if (in < 0)
         sample_die("cannot open", fifo_path);
     while (*total < (long)sizeof data &&
-           (n = read(in, data + *total, CHUNK_BYTES)) > 0)
+           (n = read(in, data + *total, SAMPLE_SLOW_CHUNK)) > 0)
         *total += n;
     close(in);
     out = open(copy_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -86,7 +62,7 @@ int main(int argc, char **argv)
     unlink(fifo_path);
     if (mkfifo(fifo_path, 0600) < 0)
         sample_die("cannot create fifo", fifo_path);
-    if (pthread_create(&prod, NULL, producer, NULL) != 0 ||
+    if (pthread_create(&prod, NULL, sample_slow_producer, fifo_path) != 0 ||
         pthread_create(&worker, NULL, io_worker, &total) != 0) {
         fprintf(stderr, "worker_io: cannot start threads\n");
         return 1;
@@ -104,5 +80,5 @@ int main(int argc, char **argv)
         sample_die("cannot write", summary_path);
     close(fd);
     printf("worker_io: the worker read %ld bytes\n", total);
-    return total == (long)CHUNKS * CHUNK_BYTES ? 0 : 1;
+    return total == (long)SAMPLE_SLOW_CHUNKS * SAMPLE_SLOW_CHUNK ? 0 : 1;
 }
