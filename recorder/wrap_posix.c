@@ -512,7 +512,11 @@ int dup(int oldfd)
     return r;
 }
 
-int dup2(int oldfd, int newfd)
+/*
+ * dup2 and dup3: the same but for dup3's flags (and dup3 refusing
+ * oldfd == newfd), so each calls its own real function.
+ */
+static int dup_onto(int oldfd, int newfd, int flags, int three)
 {
     uint64_t s0 = rec_stamp(), s1;
     int r;
@@ -525,29 +529,22 @@ int dup2(int oldfd, int newfd)
          * (guard set): it shares our memory but not our fd table. */
         if (is_trace_fd(newfd) && !rec_guard)
             rec_trace_fd_move();
-        r = CALL_REAL(-1, dup2, oldfd, newfd);
-    }
-    s1 = rec_stamp();
-    rec_dup(oldfd, r, ERR_OF(r), 0, s0, s1);
-    return r;
-}
-
-int dup3(int oldfd, int newfd, int flags)
-{
-    uint64_t s0 = rec_stamp(), s1;
-    int r;
-
-    if (is_trace_fd(oldfd)) {
-        errno = EBADF;
-        r = -1;
-    } else {
-        if (is_trace_fd(newfd) && !rec_guard)
-            rec_trace_fd_move();
-        r = CALL_REAL(-1, dup3, oldfd, newfd, flags);
+        r = three ? CALL_REAL(-1, dup3, oldfd, newfd, flags)
+                  : CALL_REAL(-1, dup2, oldfd, newfd);
     }
     s1 = rec_stamp();
     rec_dup(oldfd, r, ERR_OF(r), (flags & O_CLOEXEC) != 0, s0, s1);
     return r;
+}
+
+int dup2(int oldfd, int newfd)
+{
+    return dup_onto(oldfd, newfd, 0, 0);
+}
+
+int dup3(int oldfd, int newfd, int flags)
+{
+    return dup_onto(oldfd, newfd, flags, 1);
 }
 
 /* fcntl(F_SETFD): whether the fd survives exec (shells mark their script fd) */
