@@ -18,10 +18,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-eq.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 strace -f -o "$work/probe" true 2>/dev/null || { echo "skip: strace cannot trace here (ptrace denied)"; exit 77; }
 # A sanitized recorder needs the sanitizer runtime loaded first (make asan).
-REC_ENV=
-if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
-    REC_ENV="LD_PRELOAD=$(ldd "$BUILD/lib/libiorecord.so" | awk '/libasan/ { print $3 }') ASAN_OPTIONS=detect_leaks=0"
-fi
+. "$TOP/tests/e2e/lib.sh"
+REC_ENV=$(asan_env "$BUILD/lib/libiorecord.so")
 fail=0
 die() { echo "FAIL: $*"; fail=1; }
 # the same rule selection for diff, which runs every enabled rule

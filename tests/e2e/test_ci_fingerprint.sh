@@ -20,10 +20,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-fp.XXXXXX") || exit 1
 dirs=""
 trap 'rm -rf "$work" $dirs' EXIT INT TERM
 # A sanitized recorder needs the sanitizer runtime loaded first (make asan).
-REC_ENV=
-if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
-    REC_ENV="LD_PRELOAD=$(ldd "$BUILD/lib/libiorecord.so" | awk '/libasan/ { print $3 }') ASAN_OPTIONS=detect_leaks=0"
-fi
+. "$TOP/tests/e2e/lib.sh"
+REC_ENV=$(asan_env "$BUILD/lib/libiorecord.so")
 fail=0
 die() { echo "FAIL: $*"; fail=1; }
 

@@ -17,10 +17,8 @@ command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77;
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-recipe.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 # A sanitized recorder needs the sanitizer runtime loaded first (make asan).
-REC_ENV=
-if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
-    REC_ENV="LD_PRELOAD=$(ldd "$BUILD/lib/libiorecord.so" | awk '/libasan/ { print $3 }') ASAN_OPTIONS=detect_leaks=0"
-fi
+. "$TOP/tests/e2e/lib.sh"
+REC_ENV=$(asan_env "$BUILD/lib/libiorecord.so")
 fail=0
 die() { echo "FAIL: $*"; fail=1; }
 PATH=$BUILD/bin:$PATH

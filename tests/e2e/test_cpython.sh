@@ -17,17 +17,7 @@ command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
 python3 -c 'import test.test_fileio, test.test_os' >/dev/null 2>&1 ||
     { echo "skip: the python3 test package (test_fileio, test_os) is not installed"; exit 77; }
 
-# A preload library built with AddressSanitizer (make asan) only loads after
-# the ASan runtime: put the runtime first for the recorded runs. Leak checks
-# are the traced program's business, not ours, so they are off there.
-asan_preload() {
-    ASAN_RT=$(ldd "$1" 2>/dev/null | awk '/libasan/ { print $3 }')
-    if [ -n "$ASAN_RT" ]; then
-        LD_PRELOAD=$ASAN_RT${LD_PRELOAD:+:$LD_PRELOAD}
-        ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
-        export LD_PRELOAD ASAN_OPTIONS
-    fi
-}
+. "$TOP/tests/e2e/lib.sh"
 
 # test_os runs children with an emptied environment; the recorder puts
 # itself back into their LD_PRELOAD, but an ASan-built recorder would also

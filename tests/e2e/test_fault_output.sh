@@ -22,17 +22,7 @@ for f in "$PROG" "$IORECORD" "$IOANALYZE" "$LIB"; do
     [ -e "$f" ] || { echo "skip: '$f' is not built"; exit 77; }
 done
 
-# A preload library built with AddressSanitizer (make asan) only loads after
-# the ASan runtime: put the runtime first for the recorded runs. Leak checks
-# are the traced program's business, not ours, so they are off there.
-asan_preload() {
-    ASAN_RT=$(ldd "$1" 2>/dev/null | awk '/libasan/ { print $3 }')
-    if [ -n "$ASAN_RT" ]; then
-        LD_PRELOAD=$ASAN_RT${LD_PRELOAD:+:$LD_PRELOAD}
-        ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
-        export LD_PRELOAD ASAN_OPTIONS
-    fi
-}
+. "$TOP/tests/e2e/lib.sh"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-fault.XXXXXX") || exit 1
 MNT=

@@ -6,10 +6,8 @@ set -u
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
 [ -x "$B/bin/iorecord" ] || { echo "iorecord not built"; exit 77; }
-PRELOAD_ENV=
-if ldd "$B/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
-    PRELOAD_ENV="LD_PRELOAD=$(ldd "$B/lib/libiorecord.so" | awk '/libasan/ { print $3 }') ASAN_OPTIONS=detect_leaks=0"
-fi
+. "$TOP/tests/e2e/lib.sh"
+PRELOAD_ENV=$(asan_env "$B/lib/libiorecord.so")
 tmp=$(mktemp -d /tmp/ioscope-e2e-fdreuse.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/dir"
