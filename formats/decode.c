@@ -24,7 +24,8 @@ void iot_dec_start(struct iot_dec *d, const struct iot_chunk_hdr *h,
     d->st = st;
     d->nstrs = 0;
     d->nread = 0;
-    d->out_prev = NULL;
+    memset(d->held, 0, sizeof(d->held));
+    d->last_slot = 0;
 }
 
 void iot_dec_free(struct iot_dec *d)
@@ -72,7 +73,7 @@ static const char *get_string(struct iot_dec *d)
     return s;
 }
 
-static const char *lookup(struct iot_dec *d, uint64_t id)
+static const char *lookup(const struct iot_dec *d, uint64_t id)
 {
     return id >= 1 && id <= d->nstrs ? d->strs[id - 1] : NULL;
 }
@@ -110,57 +111,163 @@ bad:
     return -1;
 }
 
+/*
+ * Reading a call record's varints: the reader keeps IOT_DEC_PAD zero bytes
+ * after a chunk's records, so a varint is read without a bounds check per
+ * byte (a zero byte ends any varint, and one record reads less than the pad
+ * even when damaged); the end is checked once per record. A varint longer
+ * than 10 bytes sets *bad.
+ */
+static const uint8_t *rd_long(const uint8_t *p, uint64_t *out, int *bad)
+{
+    uint64_t v = 0;
+
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        uint8_t b = *p++;
+
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (b < 0x80) {
+            *out = v;
+            return p;
+        }
+    }
+    *bad = 1;
+    *out = 0;
+    return p;
+}
+
+static inline const uint8_t *rd(const uint8_t *p, uint64_t *out, int *bad)
+{
+    /* one and two bytes: fds, flags, most sizes, gaps and durations */
+    if (p[0] < 0x80) {
+        *out = p[0];
+        return p + 1;
+    }
+    if (p[1] < 0x80) {
+        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+        return p + 2;
+    }
+    return rd_long(p, out, bad);
+}
+
+/* The members of the optional fields in gone (has-bits): back to zero. */
+static void clear_fields(struct iot_event *ev, uint32_t gone)
+{
+    if (gone & IOT_HAS_ERRNO)     ev->err = 0;
+    if (gone & IOT_HAS_FD)        ev->fd = 0;
+    if (gone & IOT_HAS_PATH)      { ev->path = NULL; ev->path_id = 0; }
+    if (gone & IOT_HAS_FLAGS)     ev->flags = 0;
+    if (gone & IOT_HAS_MODE)      { ev->mode = NULL; ev->mode_id = 0; }
+    if (gone & IOT_HAS_SIZE)      ev->size = 0;
+    if (gone & IOT_HAS_OFFSET)    ev->offset = 0;
+    if (gone & IOT_HAS_WHENCE)    ev->whence = 0;
+    if (gone & IOT_HAS_NEWFD)     ev->newfd = 0;
+    if (gone & IOT_HAS_STREAM)    ev->stream = 0;
+    if (gone & IOT_HAS_FILE_SIZE) ev->file_size = 0;
+    if (gone & IOT_HAS_STACK)     { ev->stack = NULL; ev->stack_id = 0; }
+    if (gone & IOT_HAS_BUFMODE)   ev->bufmode = 0;
+    if (gone & IOT_HAS_IN_FD)     ev->in_fd = 0;
+    if (gone & IOT_HAS_LAST_FD)   ev->last_fd = 0;
+}
+
+/*
+ * A call's fields after dur, in has-bit order, into ev, which holds a call
+ * already (absent fields zero). Only the fields present are written, and
+ * those the previous call had and this one has not are cleared: a thread's
+ * calls mostly share one shape, so that is rarely any.
+ */
+static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint32_t has,
+                                 struct iot_event *ev, int *bad)
+{
+    uint32_t gone = ev->has & ~has & IOT_HAS_ALL;
+    uint64_t v;
+
+    if (gone)
+        clear_fields(ev, gone);
+    ev->has = has;
+    p = rd(p, &v, bad);
+    ev->ret = iot_unzigzag(v);
+    if (has & IOT_HAS_ERRNO)     { p = rd(p, &v, bad); ev->err = (int32_t)v; }
+    if (has & IOT_HAS_FD)        { p = rd(p, &v, bad); ev->fd = (int32_t)iot_unzigzag(v); }
+    if (has & IOT_HAS_PATH) {
+        p = rd(p, &v, bad);
+        ev->path_id = (uint32_t)v;
+        *bad |= !(ev->path = lookup(d, v));
+    }
+    if (has & IOT_HAS_FLAGS)     { p = rd(p, &v, bad); ev->flags = (int64_t)v; }
+    if (has & IOT_HAS_MODE) {
+        p = rd(p, &v, bad);
+        ev->mode_id = (uint32_t)v;
+        *bad |= !(ev->mode = lookup(d, v));
+    }
+    if (has & IOT_HAS_SIZE)      { p = rd(p, &v, bad); ev->size = iot_unzigzag(v); }
+    if (has & IOT_HAS_OFFSET)    { p = rd(p, &v, bad); ev->offset = iot_unzigzag(v); }
+    if (has & IOT_HAS_WHENCE)    { p = rd(p, &v, bad); ev->whence = (int32_t)v; }
+    if (has & IOT_HAS_NEWFD)     { p = rd(p, &v, bad); ev->newfd = (int32_t)iot_unzigzag(v); }
+    if (has & IOT_HAS_STREAM)    { p = rd(p, &v, bad); ev->stream = v; }
+    if (has & IOT_HAS_FILE_SIZE) { p = rd(p, &v, bad); ev->file_size = iot_unzigzag(v); }
+    if (has & IOT_HAS_STACK) {
+        p = rd(p, &v, bad);
+        ev->stack_id = (uint32_t)v;
+        *bad |= !(ev->stack = lookup(d, v));
+    }
+    if (has & IOT_HAS_BUFMODE) {
+        p = rd(p, &v, bad);
+        *bad |= v > IOT_BUF_NONE;
+        ev->bufmode = (uint8_t)v;
+    }
+    if (has & IOT_HAS_IN_FD)     { p = rd(p, &v, bad); ev->in_fd = (int32_t)iot_unzigzag(v); }
+    if (has & IOT_HAS_LAST_FD)   { p = rd(p, &v, bad); ev->last_fd = (int32_t)iot_unzigzag(v); }
+    return p;
+}
+
+/*
+ * A call record after its tag. The members of the other event kinds are
+ * zero in any call the decoder wrote, so they are cleared only when ev held
+ * another kind of event.
+ */
 static int get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *errbuf)
 {
-    uint64_t has, v;
+    const uint8_t *p = d->p;
+    uint64_t has, gap, dur;
+    int bad = 0;
 
-    /*
-     * Field by field rather than memset: clearing the whole struct with
-     * `rep stos` was the decoder's largest single cost.
-     */
+    if (ev->kind != IOT_EV_CALL)
+        memset(ev, 0, sizeof(*ev));
+    p = rd(p, &has, &bad);
+    p = rd(p, &gap, &bad);
+    p = rd(p, &dur, &bad);
+    if (has & ~(uint64_t)IOT_CALL_HAS_MASK || op >= IOT_OP_COUNT)
+        bad = 1;
     ev->kind = IOT_EV_CALL;
     ev->op = (uint8_t)op;
-    ev->bufmode = 0;
-    ev->err = ev->fd = ev->newfd = ev->whence = ev->in_fd = ev->last_fd = 0;
-    ev->flags = ev->size = ev->offset = ev->file_size = 0;
-    ev->stream = 0;
-    ev->path = ev->mode = ev->stack = NULL;
-    ev->path_id = ev->mode_id = ev->stack_id = 0;
-    ev->ppid = 0;
-    ev->start_unix_ns = 0;
-    ev->exe = NULL;
-    ev->argc = 0;
-    ev->argv = NULL;
-    ev->name = NULL;
-    ev->status = ev->signal = 0;
-    GET(has);
-    if (has & ~(uint64_t)IOT_CALL_HAS_MASK || op >= IOT_OP_COUNT)
-        goto bad;
-    ev->has = (uint32_t)has;
-    GET(v); ev->t = tadd(d->prev_end, iot_unzigzag(v));
-    GET(v); ev->dur = (int64_t)v;
-    if (!time_ok(ev->t) || !dur_ok(ev->dur))
-        goto bad;
-    GET(v); ev->ret = iot_unzigzag(v);
-    if (has & IOT_HAS_ERRNO)     { GET(v); ev->err = (int32_t)v; }
-    if (has & IOT_HAS_FD)        { GET(v); ev->fd = (int32_t)iot_unzigzag(v); }
-    if (has & IOT_HAS_PATH)      { GET(v); ev->path_id = (uint32_t)v; if (!(ev->path = lookup(d, v))) goto bad; }
-    if (has & IOT_HAS_FLAGS)     { GET(v); ev->flags = (int64_t)v; }
-    if (has & IOT_HAS_MODE)      { GET(v); ev->mode_id = (uint32_t)v; if (!(ev->mode = lookup(d, v))) goto bad; }
-    if (has & IOT_HAS_SIZE)      { GET(v); ev->size = iot_unzigzag(v); }
-    if (has & IOT_HAS_OFFSET)    { GET(v); ev->offset = iot_unzigzag(v); }
-    if (has & IOT_HAS_WHENCE)    { GET(v); ev->whence = (int32_t)v; }
-    if (has & IOT_HAS_NEWFD)     { GET(v); ev->newfd = (int32_t)iot_unzigzag(v); }
-    if (has & IOT_HAS_STREAM)    { GET(v); ev->stream = v; }
-    if (has & IOT_HAS_FILE_SIZE) { GET(v); ev->file_size = iot_unzigzag(v); }
-    if (has & IOT_HAS_STACK)     { GET(v); ev->stack_id = (uint32_t)v; if (!(ev->stack = lookup(d, v))) goto bad; }
-    if (has & IOT_HAS_BUFMODE)   { GET(v); if (v > IOT_BUF_NONE) goto bad; ev->bufmode = (uint8_t)v; }
-    if (has & IOT_HAS_IN_FD)     { GET(v); ev->in_fd = (int32_t)iot_unzigzag(v); }
-    if (has & IOT_HAS_LAST_FD)   { GET(v); ev->last_fd = (int32_t)iot_unzigzag(v); }
+    ev->t = tadd(d->prev_end, iot_unzigzag(gap));
+    ev->dur = (int64_t)dur;
+    d->prev_fields = p;
+    p = get_fields(d, p, (uint32_t)has & IOT_CALL_HAS_MASK, ev, &bad);
+    if (bad || p > d->end || !time_ok(ev->t) || !dur_ok(ev->dur)) {
+        snprintf(errbuf, IOT_ERRBUF_SIZE, "damaged %s record",
+                 iot_op_name(op) ? iot_op_name(op) : "call");
+        return -1;
+    }
+    d->p = p;
+    d->prev_op = (uint8_t)op;
+    d->prev_has = ev->has;
     return 0;
-bad:
-    snprintf(errbuf, IOT_ERRBUF_SIZE, "damaged %s record", iot_op_name(op) ? iot_op_name(op) : "call");
-    return -1;
+}
+
+/* ev := the previous call again (its times are set by the caller). */
+static void refill_prev(struct iot_dec *d, struct iot_event *ev)
+{
+    int bad = 0;
+
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = IOT_EV_CALL;
+    ev->op = d->prev_op;
+    ev->pid = d->pid;
+    ev->tid = d->tid;
+    /* decoded once already, so it cannot be damaged now */
+    get_fields(d, d->prev_fields, d->prev_has, ev, &bad);
 }
 
 static int get_process(struct iot_dec *d, struct iot_event *ev, char *errbuf)
@@ -199,8 +306,14 @@ bad:
     return -1;
 }
 
-int iot_dec_next(struct iot_dec *d, struct iot_event *ev, char *errbuf)
+/*
+ * One event into ev; *held says which call record's fields ev holds (NULL:
+ * none of this chunk's), so that a REPEAT of it only has to set the times.
+ */
+static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, char *errbuf)
 {
+    struct iot_event *ev = &evs[n];
+    const uint8_t **held = &d->held[n];
     uint64_t v;
 
     while (d->p < d->end) {
@@ -208,22 +321,31 @@ int iot_dec_next(struct iot_dec *d, struct iot_event *ev, char *errbuf)
 
         d->nread++;
         if (tag <= IOT_TAG_CALL_MAX) {
-            d->out_prev = NULL;
+            *held = NULL;
             if (get_call(d, tag, ev, errbuf) < 0)
                 return -1;
-            d->prev = *ev;
+            *held = d->prev_fields;
             d->have_prev = 1;
         } else if (tag == IOT_TAG_REPEAT) {
-            int64_t gap;
-
             if (!d->have_prev)
                 goto bad;
-            GET(v); gap = iot_unzigzag(v);
-            GET(v);
-            if (ev != d->out_prev)
-                *ev = d->prev;
-            ev->t = tadd(d->prev_end, gap);
-            ev->dur = (int64_t)v;
+            uint64_t g, dur;
+            int damaged = 0;
+            const uint8_t *p = rd(rd(d->p, &g, &damaged), &dur, &damaged);
+
+            if (damaged || p > d->end)
+                goto bad;
+            d->p = p;
+            if (*held != d->prev_fields) {
+                /* the slot written last holds it, unless a non-call came between */
+                if (d->held[d->last_slot] == d->prev_fields)
+                    *ev = evs[d->last_slot];
+                else
+                    refill_prev(d, ev);
+                *held = d->prev_fields;
+            }
+            ev->t = tadd(d->prev_end, iot_unzigzag(g));
+            ev->dur = (int64_t)dur;
             if (!time_ok(ev->t) || !dur_ok(ev->dur))
                 goto bad;
             d->prev_end = ev->t + ev->dur;
@@ -234,7 +356,7 @@ int iot_dec_next(struct iot_dec *d, struct iot_event *ev, char *errbuf)
                 return -1;
             continue;
         } else if (tag == IOT_TAG_PROCESS) {
-            d->out_prev = NULL;
+            *held = NULL;
             if (get_process(d, ev, errbuf) < 0)
                 return -1;
             ev->pid = d->pid;
@@ -242,7 +364,7 @@ int iot_dec_next(struct iot_dec *d, struct iot_event *ev, char *errbuf)
             ev->t -= d->origin;
             return 1;
         } else if (tag == IOT_TAG_THREAD) {
-            d->out_prev = NULL;
+            *held = NULL;
             memset(ev, 0, sizeof(*ev));
             ev->kind = IOT_EV_THREAD;
             GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
@@ -255,7 +377,7 @@ int iot_dec_next(struct iot_dec *d, struct iot_event *ev, char *errbuf)
             ev->tid = d->tid;
             return 1;
         } else if (tag == IOT_TAG_EXIT) {
-            d->out_prev = NULL;
+            *held = NULL;
             memset(ev, 0, sizeof(*ev));
             ev->kind = IOT_EV_EXIT;
             GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
@@ -277,14 +399,32 @@ int iot_dec_next(struct iot_dec *d, struct iot_event *ev, char *errbuf)
         d->prev_end = ev->t + ev->dur;
         ev->pid = d->pid;
         ev->tid = d->tid;
-        d->prev.pid = d->pid;
-        d->prev.tid = d->tid;
         ev->t -= d->origin;
-        d->out_prev = ev;
         return 1;
     }
     return 0;
 bad:
     snprintf(errbuf, IOT_ERRBUF_SIZE, "damaged record");
     return -1;
+}
+
+int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *last,
+                  char *errbuf)
+{
+    unsigned n = 0;
+    int r = 1;
+
+    if (max > IOT_DEC_BATCH)
+        max = IOT_DEC_BATCH;
+    while (n < max) {
+        r = dec_one(d, evs, n, errbuf);
+        if (r != 1)
+            break;
+        d->last_slot = n;
+        /* a process event's argv is the decoder's, reused by the next one */
+        if (evs[n++].kind == IOT_EV_PROCESS)
+            break;
+    }
+    *last = r;
+    return (int)n;
 }

@@ -7,6 +7,18 @@
 
 #include "iotrace.h"
 
+/*
+ * Zero bytes a chunk's records must be followed by (the reader allocates
+ * them): the decoder reads a record's varints before checking the end.
+ */
+#define IOT_DEC_PAD 256
+/*
+ * Events decoded at a time from one chunk. Decoding a run of one thread's
+ * calls together keeps the decoder's branches predictable when the merge
+ * interleaves threads call by call.
+ */
+#define IOT_DEC_BATCH 32
+
 struct iot_dec {
     const uint8_t *p, *end;
     int32_t pid, tid;
@@ -14,25 +26,36 @@ struct iot_dec {
     int64_t prev_end;      /* absolute end of the previous call */
     int64_t origin;        /* subtracted from every absolute time */
     int have_prev;
-    struct iot_event prev; /* the previous call, for REPEAT records */
+    /* the previous call, for REPEAT records: its fields are decoded again */
+    const uint8_t *prev_fields;
+    uint32_t prev_has;
+    uint8_t prev_op;
     struct iot_strtab *st;
     const char **strs;     /* chunk-local string ids -> interned strings */
     size_t nstrs, strs_cap;
     const char **argv;
     size_t argv_cap;
     uint32_t nread;        /* records read, definitions included */
-    const struct iot_event *out_prev;  /* ev last filled with a call, if still unchanged */
+    /* which call record's fields each batch slot holds (iot_dec_batch) */
+    const uint8_t *held[IOT_DEC_BATCH];
+    unsigned last_slot;    /* the slot written last */
 };
 
 /* Prepare d for a chunk; keeps d's arrays from earlier chunks. */
 void iot_dec_start(struct iot_dec *d, const struct iot_chunk_hdr *h,
                    const uint8_t *records, struct iot_strtab *st, int64_t origin);
 /*
- * 1 event, 0 end of chunk, -1 damaged record (message in errbuf). A caller
- * that passes the same, unmodified ev each time lets a repeated call be
- * decoded by updating its times only.
+ * Decodes up to max (<= IOT_DEC_BATCH) events into evs[0..], stopping early
+ * after a process event, at the end of the chunk or at damage. Returns the
+ * number decoded; *last is 1 (stopped with more to come), 0 (end of chunk)
+ * or -1 (damaged record after the events returned; message in errbuf).
+ * evs must be the same array, unmodified by the caller, on every call for
+ * one decoder: a slot already holding a repeated call only gets new times.
+ * Its events' strings live in the string table; a process event's argv
+ * lives in d until the next call.
  */
-int iot_dec_next(struct iot_dec *d, struct iot_event *ev, char *errbuf);
+int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *last,
+                  char *errbuf);
 /* Free d's arrays. */
 void iot_dec_free(struct iot_dec *d);
 

@@ -48,19 +48,25 @@ struct stream {
     size_t n, cap;
     size_t next;            /* next chunk to load */
     int loaded;             /* dec holds a chunk */
-    int has_ev;             /* ev holds the next event */
-    int64_t key;            /* merge key: ev.t, or the next chunk's start */
-    struct iot_event ev;
+    int64_t key;            /* time of cur, or of the next chunk's start */
+    struct iot_event *ring; /* a batch of decoded events (IOT_DEC_BATCH) */
+    struct iot_event *cur, *end;  /* the batch's next event, and its end */
+    int last;               /* how the batch ended (iot_dec_batch's *last) */
     uint8_t *buf;
     size_t buf_cap;
     struct iot_dec dec;
 };
 
-/* Heap entries hold their key so sifting never touches the big stream structs. */
+/* Events one merge round hands out at most. */
+#define OUT_MAX 256
+
+/*
+ * Merge entries hold their key (merge_key) so that choosing a stream never
+ * touches the big stream structs.
+ */
 struct heap_ent {
     int64_t key;
     uint32_t idx;
-    uint32_t has_ev;
 };
 
 struct iot_trace {
@@ -68,15 +74,19 @@ struct iot_trace {
     size_t ninputs;
     struct stream *streams;
     size_t nstreams, streams_cap;
-    struct heap_ent *heap;  /* min-heap of streams on (key, loaded, index) */
+    struct heap_ent *heap;  /* min-heap of streams on (key, index) */
     size_t nheap;
+    int scan;               /* few streams: heap is a list in index order (SCAN_MAX) */
+    size_t top;             /* the smallest entry: 0 in a heap */
     ZSTD_DCtx *dctx;
     struct iot_strtab *st;
     int64_t origin;
     const char **argv;      /* the returned process event's argv */
     size_t argv_cap;
-    int pending;            /* heap top's event was returned by reference:
-                               advance that stream before anything else */
+    int64_t limit;          /* heap_limit(), kept up to date */
+    /* events merged in time order, handed out one by one (merge_round) */
+    const struct iot_event **out;
+    unsigned out_n, out_pos;
     struct iot_trace_stats stats;
     size_t inflated;        /* bytes of stream chunk buffers (IOT_MAX_INFLATED) */
 };
@@ -274,7 +284,8 @@ static size_t frame_decode(struct iot_trace *tr, const struct input *in, size_t 
         content < IOT_CHUNK_HDR_SIZE || content > IOT_MAX_CHUNK_BYTES)
         return 0;
     if (content > *cap) {
-        uint8_t *n = realloc(*buf, content);
+        /* *cap counts the content; the decoder's zero pad comes on top */
+        uint8_t *n = realloc(*buf, content + IOT_DEC_PAD);
 
         if (!n)
             return 0;
@@ -284,6 +295,7 @@ static size_t frame_decode(struct iot_trace *tr, const struct input *in, size_t 
     r = ZSTD_decompressDCtx(tr->dctx, *buf, content, in->map + off, csize);
     if (ZSTD_isError(r) || r != content)
         return 0;
+    memset(*buf + r, 0, IOT_DEC_PAD);
     return r;
 }
 
@@ -458,14 +470,30 @@ static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
 
 /* ------------------------------------------------------------ pass 2 */
 
+/*
+ * The merge orders streams by the time of their next event, or of their
+ * next chunk's start when they have none decoded; at equal times a stream
+ * without an event comes first (it may hold an event at that very time, and
+ * nothing may overtake it), then the lower index. Time and that bit make one
+ * key. Times beyond +-2^61 ns from the origin (73 years: hostile input only)
+ * are clamped, which costs only their order among themselves.
+ */
+#define MERGE_T_MAX ((int64_t)1 << 61)
+
+static inline int64_t merge_key(int64_t t, int ready)
+{
+    t = t > MERGE_T_MAX ? MERGE_T_MAX : t < -MERGE_T_MAX ? -MERGE_T_MAX : t;
+    return t * 2 + ready;
+}
+
+static inline int has_ev(const struct heap_ent *e)
+{
+    return (int)(e->key & 1);
+}
+
 static inline int heap_less(const struct heap_ent *x, const struct heap_ent *y)
 {
-    if (x->key != y->key)
-        return x->key < y->key;
-    /* Equal times: a not-yet-loaded stream first, so nothing overtakes it. */
-    if (x->has_ev != y->has_ev)
-        return !x->has_ev;
-    return x->idx < y->idx;
+    return x->key < y->key || (x->key == y->key && x->idx < y->idx);
 }
 
 static void heap_down(struct iot_trace *tr, size_t i)
@@ -487,51 +515,106 @@ static void heap_down(struct iot_trace *tr, size_t i)
     h[i] = e;
 }
 
-/* The top's key grew: restore the heap, cheaply when the top stays on top. */
-static inline void heap_update_top(struct iot_trace *tr, int64_t key)
+/*
+ * The smallest key below the top. While the top stream's next event comes
+ * strictly before it, the top stays on top: one comparison per event
+ * instead of a sift, which is what a thread's run of calls costs.
+ */
+static int64_t heap_limit(const struct iot_trace *tr)
+{
+    const struct heap_ent *h = tr->heap;
+
+    if (tr->nheap > 2)
+        return h[1].key < h[2].key ? h[1].key : h[2].key;
+    return tr->nheap == 2 ? h[1].key : INT64_MAX;
+}
+
+/*
+ * Up to SCAN_MAX streams the entries are not a heap but a list in index
+ * order, scanned for the smallest key at every event. Threads running at
+ * once interleave call by call, so the smallest changes about every other
+ * event, at random: a scan that selects without branching then costs less
+ * than a sift whose branches mispredict.
+ */
+#define SCAN_MAX 8
+
+static inline size_t scan_min(const struct heap_ent *h, size_t n)
+{
+    size_t b = 0;
+    int64_t bk = h[0].key;
+
+    for (size_t i = 1; i < n; i++) {
+        /* strictly smaller: on a tie the earlier entry, the lower index, wins */
+        int less = h[i].key < bk;
+
+        b = less ? i : b;
+        bk = less ? h[i].key : bk;
+    }
+    return b;
+}
+
+/*
+ * The top entry's stream has a new key (r = 1) or has ended (r = 0):
+ * choose the next top.
+ */
+static void merge_settle(struct iot_trace *tr, int r, int64_t key)
 {
     struct heap_ent *h = tr->heap;
 
-    h[0].key = key;
-    h[0].has_ev = 1;
-    if (tr->nheap > 1 && (heap_less(&h[1], &h[0]) || (tr->nheap > 2 && heap_less(&h[2], &h[0]))))
+    if (tr->scan) {
+        if (r)
+            h[tr->top].key = key;
+        else
+            memmove(&h[tr->top], &h[tr->top + 1], (--tr->nheap - tr->top) * sizeof(*h));
+        tr->top = scan_min(h, tr->nheap);
+        return;  /* the limit stays INT64_MIN: every event scans */
+    }
+    if (r) {
+        h[0].key = key;
+    } else {
+        h[0] = h[--tr->nheap];
+    }
+    if (tr->nheap > 1)
         heap_down(tr, 0);
-}
-
-static void heap_pop(struct iot_trace *tr)
-{
-    tr->heap[0] = tr->heap[--tr->nheap];
-    if (tr->nheap)
-        heap_down(tr, 0);
+    tr->limit = heap_limit(tr);
 }
 
 static void stream_release(struct stream *s)
 {
     free(s->buf);
+    free(s->ring);
     s->buf = NULL;
+    s->ring = NULL;
     s->buf_cap = 0;
     iot_dec_free(&s->dec);
 }
 
+#define RING_BYTES (IOT_DEC_BATCH * sizeof(struct iot_event))
+
 /*
- * Advance s to its next event: decode from the loaded chunk, loading the
- * next chunks as needed. Returns 1 (s->ev set), 0 (stream ended), -1 error.
+ * Decode s's next batch of events from its loaded chunk, loading the next
+ * chunks as needed. Returns 1 (s->cur..s->end set, s->key the first one's
+ * time), 0 (the stream ended), -1 error.
  */
-static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
+static int stream_refill(struct iot_trace *tr, struct stream *s, char *errbuf)
 {
-    char why[IOT_ERRBUF_SIZE];
+    char why[IOT_ERRBUF_SIZE] = "";
 
     for (;;) {
         if (s->loaded) {
-            int r = iot_dec_next(&s->dec, &s->ev, why);
+            if (s->last > 0) {
+                int n = iot_dec_batch(&s->dec, s->ring, IOT_DEC_BATCH, &s->last, why);
 
-            if (r == 1) {
-                s->has_ev = 1;
-                s->key = s->ev.t;
-                return 1;
+                if (n > 0) {
+                    s->cur = s->ring;
+                    s->end = s->ring + n;
+                    s->key = s->ring[0].t;
+                    return 1;
+                }
             }
+            /* the chunk is done: at its end, or at damage after the events given */
             s->loaded = 0;
-            if (r < 0 && iot_strtab_full(tr->st)) {
+            if (s->last < 0 && iot_strtab_full(tr->st)) {
                 /* not damage: going on would only refuse every new string */
                 if (errbuf)
                     snprintf(errbuf, IOT_ERRBUF_SIZE,
@@ -540,11 +623,11 @@ static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
                              tr->inputs[s->input].name, IOT_STRTAB_MAX_BYTES >> 20);
                 return -1;
             }
-            if (r < 0)
+            if (s->last < 0)
                 tr->stats.chunks_damaged++;  /* events before the damage were kept */
         }
         if (s->next >= s->n) {
-            tr->inflated -= s->buf_cap;
+            tr->inflated -= s->buf_cap + (s->ring ? RING_BYTES : 0);
             stream_release(s);
             return 0;
         }
@@ -554,14 +637,25 @@ static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
         unsigned long long want = ZSTD_getFrameContentSize(in->map + c->off, c->csize);
         size_t had = s->buf_cap, n;
 
+        size_t grow = (want <= IOT_MAX_CHUNK_BYTES && want > had ? (size_t)(want - had) : 0) +
+                      (s->ring ? 0 : RING_BYTES);
+
         /* pass 1 bounded each chunk; this bounds all threads' chunks together */
-        if (want <= IOT_MAX_CHUNK_BYTES && want > had &&
-            tr->inflated + (size_t)(want - had) > IOT_MAX_INFLATED) {
+        if (tr->inflated + grow > IOT_MAX_INFLATED) {
             if (errbuf)
                 snprintf(errbuf, IOT_ERRBUF_SIZE,
                          "cannot read trace '%s': its threads' chunks would need more than %zu MiB "
                          "of memory at once (a decompression bomb?)", in->name, IOT_MAX_INFLATED >> 20);
             return -1;
+        }
+        if (!s->ring) {
+            /* zeroed: the decoder takes a zero slot for an empty call */
+            s->ring = calloc(IOT_DEC_BATCH, sizeof(*s->ring));
+            if (!s->ring) {
+                set_err(errbuf, "cannot read trace '%s': %s", in->name, "out of memory");
+                return -1;
+            }
+            tr->inflated += RING_BYTES;
         }
         n = frame_decode(tr, in, (size_t)c->off, c->csize, &s->buf, &s->buf_cap);
         release(in, (size_t)c->off, c->csize);
@@ -579,6 +673,7 @@ static int stream_advance(struct iot_trace *tr, struct stream *s, char *errbuf)
         }
         iot_dec_start(&s->dec, &h, s->buf + IOT_CHUNK_HDR_SIZE, tr->st, tr->origin);
         s->loaded = 1;
+        s->last = 1;
     }
 }
 
@@ -609,20 +704,27 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
         if (tr->inputs[i].map)
             release(&tr->inputs[i], 0, tr->inputs[i].size);
     tr->heap = calloc(tr->nstreams ? tr->nstreams : 1, sizeof(*tr->heap));
-    if (!tr->heap)
+    tr->out = malloc(OUT_MAX * sizeof(*tr->out));
+    if (!tr->heap || !tr->out)
         goto fail;
     for (size_t i = 0; i < tr->nstreams; i++) {
         struct stream *s = &tr->streams[i];
 
         stream_settle(s, &tr->stats.chunks_superseded);
         s->key = s->chunks[0].base_t - tr->origin;
-        tr->heap[tr->nheap].key = s->key;
-        tr->heap[tr->nheap].idx = (uint32_t)i;
-        tr->heap[tr->nheap++].has_ev = 0;
+        tr->heap[tr->nheap].key = merge_key(s->key, 0);
+        tr->heap[tr->nheap++].idx = (uint32_t)i;
     }
-    for (size_t i = tr->nheap / 2 + 1; i-- > 0;)
-        if (i < tr->nheap)
-            heap_down(tr, i);
+    tr->scan = tr->nheap <= SCAN_MAX;
+    if (tr->scan) {
+        tr->top = scan_min(tr->heap, tr->nheap);
+        tr->limit = INT64_MIN;
+    } else {
+        for (size_t i = tr->nheap / 2 + 1; i-- > 0;)
+            if (i < tr->nheap)
+                heap_down(tr, i);
+        tr->limit = heap_limit(tr);
+    }
     tr->stats.chunks -= tr->stats.chunks_superseded;
     return tr;
 fail:
@@ -648,35 +750,97 @@ static int copy_argv(struct iot_trace *tr, struct iot_event *ev)
     return 0;
 }
 
-int iot_trace_next_ref(struct iot_trace *tr, const struct iot_event **ev, char *errbuf)
+/*
+ * The merge hands out events while the top stream has them decoded. When a
+ * stream's batch runs out its next key is unknown until it decodes again,
+ * which overwrites its ring, so the round ends there, keeping it on top
+ * (clearing the key's bit only makes it smaller), and so it does when the
+ * new top is a stream still to decode. Returns the number of events put in
+ * tr->out. One loop per way of finding the top, so each stays tight.
+ */
+static unsigned emit_scan(struct iot_trace *tr)
 {
-    /*
-     * The event returned last time still lives in its stream (the heap top);
-     * only now, once the caller is done with it, is that stream advanced.
-     * A stream decoding into the same event lets a repeated call cost two
-     * stores instead of a copy.
-     */
-    while (tr->nheap) {
-        struct stream *s = &tr->streams[tr->heap[0].idx];
-        int r;
+    struct heap_ent *h = tr->heap;
+    const struct iot_event **out = tr->out;
+    size_t k = tr->nheap, t = tr->top;
+    unsigned n = 0;
 
-        if (s->has_ev && !tr->pending) {
-            *ev = &s->ev;
-            tr->pending = 1;
-            tr->stats.events++;
-            return 1;
+    for (;;) {
+        struct stream *s = &tr->streams[h[t].idx];
+
+        out[n++] = s->cur++;
+        if (s->cur == s->end) {
+            h[t].key &= ~(int64_t)1;
+            break;
         }
-        tr->pending = 0;
-        s->has_ev = 0;
-        r = stream_advance(tr, s, errbuf);
+        h[t].key = merge_key(s->cur->t, 1);
+        t = scan_min(h, k);
+        if (n == OUT_MAX || !has_ev(&h[t]))
+            break;
+    }
+    tr->top = t;
+    return n;
+}
+
+static unsigned emit_heap(struct iot_trace *tr)
+{
+    struct heap_ent *h = tr->heap;
+    const struct iot_event **out = tr->out;
+    unsigned n = 0;
+
+    for (;;) {
+        struct stream *s = &tr->streams[h[0].idx];
+
+        out[n++] = s->cur++;
+        if (s->cur == s->end) {
+            h[0].key &= ~(int64_t)1;
+            break;
+        }
+        h[0].key = merge_key(s->cur->t, 1);
+        if (h[0].key >= tr->limit) {
+            /* no longer strictly first: sift */
+            heap_down(tr, 0);
+            tr->limit = heap_limit(tr);
+        }
+        if (n == OUT_MAX || !has_ev(&h[0]))
+            break;
+    }
+    return n;
+}
+
+/*
+ * Fills tr->out with the next events in time order: first the top stream
+ * decodes its next batch (or chunk) for as long as it has none, then events
+ * are handed out. Returns 1 (tr->out holds events), 0 (no more), -1 error.
+ */
+static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *errbuf)
+{
+    tr->out_n = tr->out_pos = 0;
+    while (tr->nheap && !has_ev(&tr->heap[tr->top])) {
+        struct stream *s = &tr->streams[tr->heap[tr->top].idx];
+        int r = stream_refill(tr, s, errbuf);
+
         if (r < 0)
             return -1;
-        if (r == 0)
-            heap_pop(tr);
-        else
-            heap_update_top(tr, s->key);
+        merge_settle(tr, r, merge_key(s->key, 1));
     }
-    return 0;
+    if (!tr->nheap)
+        return 0;
+    tr->out_n = tr->scan ? emit_scan(tr) : emit_heap(tr);
+    return 1;
+}
+
+int iot_trace_next_ref(struct iot_trace *tr, const struct iot_event **ev, char *errbuf)
+{
+    if (tr->out_pos == tr->out_n) {
+        int r = merge_round(tr, errbuf);
+
+        if (r <= 0)
+            return r;
+    }
+    *ev = tr->out[tr->out_pos++];
+    tr->stats.events++;
+    return 1;
 }
 
 int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
@@ -722,6 +886,7 @@ void iot_trace_close(struct iot_trace *tr)
     free(tr->inputs);
     free(tr->streams);
     free(tr->heap);
+    free(tr->out);
     free(tr->argv);
     free(tr);
 }
