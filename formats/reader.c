@@ -50,7 +50,7 @@ struct stream {
     int loaded;             /* dec holds a chunk */
     int64_t key;            /* time of cur, or of the next chunk's start */
     struct iot_event *ring; /* a batch of decoded events (IOT_DEC_BATCH) */
-    struct iot_event *cur, *end;  /* the batch's next event, and its end */
+    unsigned count;         /* how many */
     int last;               /* how the batch ended (iot_dec_batch's *last) */
     uint8_t *buf;
     size_t buf_cap;
@@ -61,11 +61,13 @@ struct stream {
 #define OUT_MAX 256
 
 /*
- * Merge entries hold their key (merge_key) so that choosing a stream never
- * touches the big stream structs.
+ * Merge entries hold their key (merge_key) and the stream's batch, so that
+ * handing out events never touches the big stream structs: each event
+ * depends on the choice before it, so every load on that path is latency.
  */
 struct heap_ent {
     int64_t key;
+    const struct iot_event *cur, *end;  /* the batch's next event, and its end */
     uint32_t idx;
 };
 
@@ -593,8 +595,8 @@ static void stream_release(struct stream *s)
 
 /*
  * Decode s's next batch of events from its loaded chunk, loading the next
- * chunks as needed. Returns 1 (s->cur..s->end set, s->key the first one's
- * time), 0 (the stream ended), -1 error.
+ * chunks as needed. Returns 1 (s->ring[0..s->count) set, s->key the first
+ * one's time), 0 (the stream ended), -1 error.
  */
 static int stream_refill(struct iot_trace *tr, struct stream *s, char *errbuf)
 {
@@ -606,8 +608,7 @@ static int stream_refill(struct iot_trace *tr, struct stream *s, char *errbuf)
                 int n = iot_dec_batch(&s->dec, s->ring, IOT_DEC_BATCH, &s->last, why);
 
                 if (n > 0) {
-                    s->cur = s->ring;
-                    s->end = s->ring + n;
+                    s->count = (unsigned)n;
                     s->key = s->ring[0].t;
                     return 1;
                 }
@@ -766,14 +767,14 @@ static unsigned emit_scan(struct iot_trace *tr)
     unsigned n = 0;
 
     for (;;) {
-        struct stream *s = &tr->streams[h[t].idx];
+        struct heap_ent *e = &h[t];
 
-        out[n++] = s->cur++;
-        if (s->cur == s->end) {
-            h[t].key &= ~(int64_t)1;
+        out[n++] = e->cur++;
+        if (e->cur == e->end) {
+            e->key &= ~(int64_t)1;
             break;
         }
-        h[t].key = merge_key(s->cur->t, 1);
+        e->key = merge_key(e->cur->t, 1);
         t = scan_min(h, k);
         if (n == OUT_MAX || !has_ev(&h[t]))
             break;
@@ -789,14 +790,12 @@ static unsigned emit_heap(struct iot_trace *tr)
     unsigned n = 0;
 
     for (;;) {
-        struct stream *s = &tr->streams[h[0].idx];
-
-        out[n++] = s->cur++;
-        if (s->cur == s->end) {
+        out[n++] = h[0].cur++;
+        if (h[0].cur == h[0].end) {
             h[0].key &= ~(int64_t)1;
             break;
         }
-        h[0].key = merge_key(s->cur->t, 1);
+        h[0].key = merge_key(h[0].cur->t, 1);
         if (h[0].key >= tr->limit) {
             /* no longer strictly first: sift */
             heap_down(tr, 0);
@@ -817,11 +816,14 @@ static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *err
 {
     tr->out_n = tr->out_pos = 0;
     while (tr->nheap && !has_ev(&tr->heap[tr->top])) {
-        struct stream *s = &tr->streams[tr->heap[tr->top].idx];
+        struct heap_ent *top = &tr->heap[tr->top];
+        struct stream *s = &tr->streams[top->idx];
         int r = stream_refill(tr, s, errbuf);
 
         if (r < 0)
             return -1;
+        top->cur = s->ring;
+        top->end = s->ring + s->count;
         merge_settle(tr, r, merge_key(s->key, 1));
     }
     if (!tr->nheap)
