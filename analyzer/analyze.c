@@ -61,6 +61,8 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     struct issues *is = NULL;
     struct engine *e = NULL;
     const struct iot_event *ev;
+    struct iot_trace *tr;
+    char errbuf[IOT_ERRBUF_SIZE];
     int rc, ret = 2, shown = 0;
     double start = now_s();
     int tty = o && o->progress && isatty(STDERR_FILENO);
@@ -83,7 +85,9 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     e = engine_create(&cfg, is, o ? o->profile : NULL);
     if (!e)
         goto oom;
-    while ((rc = input_next_ref(in, &ev)) > 0) {
+    /* a lone native trace is read without the input layer: it is the hot loop */
+    tr = input_lone_native(in);
+    while ((rc = tr ? iot_trace_next_ref(tr, &ev, errbuf) : input_next_ref(in, &ev)) > 0) {
         engine_event(e, ev);
         /* the clock is read once per 2^20 events: cheap enough to keep */
         if (tty && !(++n & 0xfffff)) {
@@ -95,6 +99,8 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
             }
         }
     }
+    if (rc < 0 && tr)
+        fprintf(stderr, "ioanalyze: %s\n", errbuf);
     if (shown)
         fprintf(stderr, "\r\033[K");
     if (rc < 0)

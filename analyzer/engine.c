@@ -27,24 +27,25 @@
 #define DEFAULT_STDIO_BUF 4096  /* when fopen did not say */
 
 /*
- * The figures of one direction of a session (dir[0] reads, dir[1] writes).
- * Data calls index them by is_write instead of branching on it; session_end
- * copies them into the session and profile figures.
+ * The figures of each direction of a session, [0] reads and [1] writes. Data
+ * calls index them by is_write instead of branching on it (arrays rather
+ * than an array of structs: an index scaled by 8 is free in an address);
+ * session_end copies them into the session and profile figures.
  */
-struct ofd_dir {
-    uint64_t calls;             /* rule_session reads/writes = profile reads/writes
+struct ofd_dirs {
+    uint64_t calls[2];          /* rule_session reads/writes = profile reads/writes
                                    (count_call and count_position go in pairs) */
-    uint64_t random;            /* not at the end of the previous one */
-    int64_t ns, max_ns;         /* durations */
-    int64_t bytes;              /* bytes moved (returned) */
-    int64_t prev_end;           /* where the previous one ended, -1: none yet or unknown */
+    uint64_t random[2];         /* not at the end of the previous one */
+    int64_t ns[2], max_ns[2];   /* durations */
+    int64_t bytes[2];           /* bytes moved (returned) */
+    int64_t prev_end[2];        /* where the previous one ended, -1: none yet or unknown */
 };
 
 struct ofd {
     int refs;
     struct rule_session s;      /* the figures accumulate right here, and in dir */
     struct prof_counts pc;
-    struct ofd_dir dir[2];
+    struct ofd_dirs dir;
     struct proc *opener;
     int64_t off;                /* file offset, -1 unknown */
     int append;
@@ -297,29 +298,29 @@ static int64_t unix_ms(const struct proc *p, int64_t t)
 
 /* ------------------------------------------------------------ sessions */
 
-/* The per-direction figures (struct ofd_dir) into the session and profile. */
+/* The per-direction figures (struct ofd_dirs) into the session and profile. */
 static void session_figures(struct ofd *o)
 {
-    const struct ofd_dir *r = &o->dir[0], *w = &o->dir[1];
+    const struct ofd_dirs *d = &o->dir;
 
-    o->s.op = r->calls + w->calls;
-    o->s.max_once_ns = max64(r->max_ns, w->max_ns);
-    o->s.reads = r->calls;
-    o->s.writes = w->calls;
-    o->s.random_reads = r->random;
-    o->s.random_writes = w->random;
-    o->pc.reads = r->calls;
-    o->pc.writes = w->calls;
-    o->pc.random_reads = r->random;
-    o->pc.random_writes = w->random;
-    o->pc.seq_reads = r->calls - r->random;
-    o->pc.seq_writes = w->calls - w->random;
-    o->pc.read_ns = r->ns;
-    o->pc.write_ns = w->ns;
-    o->pc.max_read_ns = r->max_ns;
-    o->pc.max_write_ns = w->max_ns;
-    o->pc.read_bytes = r->bytes;
-    o->pc.write_bytes = w->bytes;
+    o->s.op = d->calls[0] + d->calls[1];
+    o->s.max_once_ns = max64(d->max_ns[0], d->max_ns[1]);
+    o->s.reads = d->calls[0];
+    o->s.writes = d->calls[1];
+    o->s.random_reads = d->random[0];
+    o->s.random_writes = d->random[1];
+    o->pc.reads = d->calls[0];
+    o->pc.writes = d->calls[1];
+    o->pc.random_reads = d->random[0];
+    o->pc.random_writes = d->random[1];
+    o->pc.seq_reads = d->calls[0] - d->random[0];
+    o->pc.seq_writes = d->calls[1] - d->random[1];
+    o->pc.read_ns = d->ns[0];
+    o->pc.write_ns = d->ns[1];
+    o->pc.max_read_ns = d->max_ns[0];
+    o->pc.max_write_ns = d->max_ns[1];
+    o->pc.read_bytes = d->bytes[0];
+    o->pc.write_bytes = d->bytes[1];
     o->pc.main_ops = o->s.main_ops;
 }
 
@@ -362,7 +363,7 @@ static struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct 
         return NULL;
     o->opener = p;
     o->off = 0;
-    o->dir[0].prev_end = o->dir[1].prev_end = -1;
+    o->dir.prev_end[0] = o->dir.prev_end[1] = -1;
     o->ignored = path_ignored(e, path);
     o->s.path = path;
     o->s.process = p->name;
@@ -584,7 +585,7 @@ static void on_exit_ev(struct engine *e, const struct iot_event *ev)
 
 /*
  * Matrix's figures plus the main-thread view; dur >= 0, timed 0 when unknown.
- * op and max_once_ns are the sums and maxima of dir[], made by
+ * op and max_once_ns are the sum and maximum over dir, made by
  * session_figures.
  */
 static inline __attribute__((always_inline)) void
@@ -592,10 +593,10 @@ count_call(struct ofd *o, int32_t tid, int main_thread, unsigned is_write, int64
            int64_t t, int64_t dur, int timed, int64_t gap)
 {
     struct rule_session *s = &o->s;
-    struct ofd_dir *d = &o->dir[is_write];
     int64_t end = t + dur, cont;
 
-    s->timed &= timed;
+    if (!timed)
+        s->timed = 0;
     SADD(s->op_size, size);
     s->buffer = max64(s->buffer, size);
     SADD(s->cost_ns, dur);
@@ -617,21 +618,22 @@ count_call(struct ofd *o, int32_t tid, int main_thread, unsigned is_write, int64
         s->main_max_continual_ns = max64(s->main_max_continual_ns, o->main_cur_cont);
         o->main_last_end = end;
     }
-    SADD(d->ns, dur);
-    d->max_ns = max64(d->max_ns, dur);
+    SADD(o->dir.ns[is_write], dur);
+    o->dir.max_ns[is_write] = max64(o->dir.max_ns[is_write], dur);
 }
 
 /* Sequential or not: pos -1 = unknown (given the benefit of the doubt). */
 static inline __attribute__((always_inline)) void
 count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
 {
-    struct ofd_dir *d = &o->dir[is_write];
-    int64_t end = sadd(pos, moved);
+    struct ofd_dirs *d = &o->dir;
+    int64_t end = sadd(pos, moved), prev = d->prev_end[is_write];
 
-    d->calls++;
-    d->random += (uint64_t)((pos >= 0) & (d->prev_end >= 0) & (pos != d->prev_end));
-    SADD(d->bytes, moved);
-    d->prev_end = pos >= 0 ? end : -1;
+    d->calls[is_write]++;
+    /* both known (neither has the sign bit), and apart */
+    d->random[is_write] += (uint64_t)(((pos | prev) >= 0) & (pos != prev));
+    SADD(d->bytes[is_write], moved);
+    d->prev_end[is_write] = pos >= 0 ? end : -1;
 }
 
 /*
@@ -657,7 +659,7 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, unsigned is_
     if (positional) {
         pos = (ev->has & IOT_HAS_OFFSET) ? ev->offset : -1;
     } else {
-        pos = append ? o->dir[1].prev_end : o->off;
+        pos = append ? o->dir.prev_end[1] : o->off;
         o->off = append ? -1 : off;
     }
     count_position(o, is_write, pos, moved);
@@ -773,7 +775,7 @@ static void on_stream_open(struct engine *e, struct proc *p, const struct iot_ev
             path = "(tmpfile)";
         if (!path)
             return;
-        if (cur && cur->s.path == path && cur->dir[0].calls + cur->dir[1].calls == 0) {
+        if (cur && cur->s.path == path && cur->dir.calls[0] + cur->dir.calls[1] == 0) {
             /* the open() beneath fopen was seen too: one session */
             o = cur;
             o->s.layer = RULE_LAYER_STDIO;
@@ -853,7 +855,7 @@ static void on_stream_data(struct engine *e, struct proc *p, const struct iot_ev
     count_call(o, ev->tid, call_on_main(e, ev->pid, ev->tid), (unsigned)is_write, size, ev->t,
                (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur, !(ev->has & IOT_HAS_NO_DUR), e->gap);
     stream_model(s, is_write, size);
-    count_position(o, is_write, is_write && s->append ? o->dir[1].prev_end : s->pos, moved);
+    count_position(o, is_write, is_write && s->append ? o->dir.prev_end[1] : s->pos, moved);
     if (s->pos >= 0)
         SADD(s->pos, moved);
 }
@@ -1068,7 +1070,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
 
         /* writes after a truncation do not continue the old run */
         if (o && !failed)
-            o->dir[1].prev_end = -1;
+            o->dir.prev_end[1] = -1;
         break;
     }
     default:

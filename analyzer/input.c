@@ -363,6 +363,11 @@ fail:
     return NULL;
 }
 
+struct iot_trace *input_lone_native(struct input *in)
+{
+    return in->nsrc == 1 ? in->native : NULL;
+}
+
 int input_next_ref(struct input *in, const struct iot_event **ev)
 {
     int rc;
