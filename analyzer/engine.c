@@ -654,11 +654,11 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, unsigned is_
      * of the file (sequential by construction, and the offset is unknown
      * after it); anything else is at the file offset, which it moves.
      */
-    append = is_write & o->append;
-    off = o->off >= 0 ? sadd(o->off, moved) : o->off;
     if (positional) {
         pos = (ev->has & IOT_HAS_OFFSET) ? ev->offset : -1;
     } else {
+        append = is_write & o->append;
+        off = o->off >= 0 ? sadd(o->off, moved) : o->off;
         pos = append ? o->dir.prev_end[1] : o->off;
         o->off = append ? -1 : off;
     }
@@ -1164,10 +1164,10 @@ static __attribute__((noinline)) void event_slow(struct engine *e, const struct 
 
 /*
  * The common case in the stride of one straight path: a successful, timed
- * call of a data op with a size, or an lseek, on a file the last process
+ * call of a data op or an lseek, on a file the last process
  * seen has open, with its times and quantities in bounds. Anything else,
- * or anything this path would need a lookup for, goes to event_slow before
- * a figure changes. file_size and start_unix_ns are not checked: these
+ * or anything this path would need a lookup or a call for, goes to
+ * event_slow before a figure changes. file_size and start_unix_ns are not checked: these
  * calls do not read them.
  */
 void engine_event(struct engine *e, const struct iot_event *ev)
@@ -1176,10 +1176,10 @@ void engine_event(struct engine *e, const struct iot_event *ev)
     unsigned has = ev->has;
     struct proc *p = e->last_proc;
     struct ofd *o;
+    int main_thread;
     uint64_t bad;
 
-    bad = ev->kind | !(dc & (DC_DATA | DC_SEEK)) | (has & (IOT_HAS_ERRNO | IOT_HAS_NO_DUR)) |
-          ((dc & DC_DATA) && !(has & IOT_HAS_SIZE));
+    bad = ev->kind | !(dc & (DC_DATA | DC_SEEK)) | (has & (IOT_HAS_ERRNO | IOT_HAS_NO_DUR));
     /* The limits as unsigned ranges, one shift per limit: t in [-LIM_T,
        LIM_T), dur and ret in [0, LIM_V) (ret >= 0: not failed), size and
        offset in [-LIM_V, LIM_V). */
@@ -1188,6 +1188,15 @@ void engine_event(struct engine *e, const struct iot_event *ev)
     if (__builtin_expect(bad || !p || p->pid != ev->pid || (uint32_t)ev->fd >= (uint32_t)p->nfds ||
                          !(o = p->fds[ev->fd].o), 0))
         return event_slow(e, ev);
+    /* call_on_main without a call (one here costs every event spills) */
+    main_thread = ev->tid == ev->pid;
+    if (__builtin_expect(e->nmain != 0, 0)) {
+        struct thr *t = e->last_thr;
+
+        if (!t || t->tid != ev->tid || t->pid != ev->pid)
+            return event_slow(e, ev);
+        main_thread = t->is_main;
+    }
     e->st.per_op[ev->op]++;
     if (__builtin_expect(ev->t < e->st.first_t, 0))
         e->st.first_t = ev->t;
@@ -1198,8 +1207,9 @@ void engine_event(struct engine *e, const struct iot_event *ev)
         o->off = ev->ret;
         return;
     }
-    fd_data(o, ev, call_on_main(e, ev->pid, ev->tid), (dc & DC_WRITE) >> 1,
-            (dc & DC_POSITIONAL) != 0, ev->size, ev->ret, ev->dur, 1, e->gap);
+    fd_data(o, ev, main_thread, (dc & DC_WRITE) >> 1,
+            (dc & DC_POSITIONAL) != 0, (has & IOT_HAS_SIZE) ? ev->size : ev->ret, ev->ret, ev->dur,
+            1, e->gap);
 }
 
 void engine_finish(struct engine *e)
