@@ -368,6 +368,60 @@ static void test_memory_flat(void)
     rig_free(&r);
 }
 
+/*
+ * engine_event takes plain successful calls in a fast path and sends the
+ * rest (failed, untimed, out-of-bounds, unknown op or process) the long
+ * way: both must count the same figures and statistics.
+ */
+static void test_fast_and_slow_paths(void)
+{
+    struct rig r;
+    struct engine_stats st;
+    struct iot_event thr = {.kind = IOT_EV_THREAD, .pid = 70, .tid = 71};
+
+    rig_init(&r);
+    proc(&r, 70, 1, "/bin/f");                                                 /* event 1 */
+    open_(&r, 70, 3, "/f", 0);                                                 /* 2: slow */
+    call(&r, 70, 70, IOT_OP_READ, 100, 1000, (struct iot_event){FD(3), .size = 100});  /* fast */
+    call(&r, 70, 70, IOT_OP_READ, -1, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_ERRNO, .fd = 3, .size = 7});
+    call(&r, 70, 70, IOT_OP_READ, 10, 0,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_NO_DUR, .fd = 3, .size = 10});
+    call(&r, 70, 70, IOT_OP_READ, 50, 2000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    call(&r, 70, 70, IOT_OP_READ, 10, (int64_t)1 << 55,                        /* dur clamped */
+         (struct iot_event){FD(3), .size = 10});
+    call(&r, 70, 70, IOT_OP_LSEEK, 0, 100,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_OFFSET, .fd = 3});      /* fast */
+    call(&r, 70, 70, IOT_OP_PREAD, 10, 3000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET, .fd = 3, .size = 10,
+                            .offset = 0});                                     /* fast: random */
+    call(&r, 70, 70, 200, 0, 100, (struct iot_event){FD(3)});                  /* unknown op */
+    call(&r, 72, 72, IOT_OP_READ, 10, 100, (struct iot_event){FD(3), .size = 10});  /* new pid */
+    thr.t = r.t;
+    engine_event(r.e, &thr);
+    call(&r, 70, 70, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    engine_finish(r.e);
+    engine_stats(r.e, &st);
+    CU_ASSERT_EQUAL(st.events, 13);
+    CU_ASSERT_EQUAL(st.calls, 11);
+    CU_ASSERT_EQUAL(st.calls_no_dur, 1);
+    CU_ASSERT_EQUAL(st.per_op[IOT_OP_READ], 6);
+    CU_ASSERT_EQUAL(st.per_op[IOT_OP_LSEEK], 1);
+    CU_ASSERT_EQUAL(st.per_op[IOT_OP_PREAD], 1);
+    CU_ASSERT_EQUAL(st.processes, 2);
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].op, 5);
+    CU_ASSERT_EQUAL(got[0].reads, 5);
+    CU_ASSERT_EQUAL(got[0].random_reads, 1);
+    CU_ASSERT_EQUAL(got[0].op_size, 100 + 10 + 50 + 10 + 10);
+    CU_ASSERT_EQUAL(got[0].buffer, 100);
+    CU_ASSERT_EQUAL(got[0].timed, 0);
+    CU_ASSERT_EQUAL(got[0].max_once_ns, (int64_t)1 << 50);
+    CU_ASSERT_EQUAL(got[0].cost_ns, 1000 + 2000 + ((int64_t)1 << 50) + 3000);
+    CU_ASSERT_EQUAL(got[0].op_type, RULE_OP_READ);
+    rig_free(&r);
+}
+
 void engine_suite(void)
 {
     CU_pSuite s = CU_add_suite("engine", NULL, NULL);
@@ -378,4 +432,5 @@ void engine_suite(void)
     CU_add_test(s, "stdio buffer model", test_stdio_model);
     CU_add_test(s, "main-thread figures and the continual gap", test_main_thread_figures);
     CU_add_test(s, "memory does not grow with events", test_memory_flat);
+    CU_add_test(s, "fast and slow paths count alike", test_fast_and_slow_paths);
 }
