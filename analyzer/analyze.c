@@ -85,19 +85,27 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     e = engine_create(&cfg, is, o ? o->profile : NULL);
     if (!e)
         goto oom;
-    /* a lone native trace is read without the input layer: it is the hot loop */
+    /* a lone native trace is read without the input layer, a batch at a time:
+       it is the hot loop */
     tr = input_lone_native(in);
-    while ((rc = tr ? iot_trace_next_ref(tr, &ev, errbuf) : input_next_ref(in, &ev)) > 0) {
-        engine_event(e, ev);
+    for (;;) {
+        const struct iot_event *const *evs = &ev;
+
+        rc = tr ? iot_trace_next_batch(tr, &evs, errbuf) : input_next_ref(in, &ev);
+        if (rc <= 0)
+            break;
+        for (int i = 0; i < rc; i++)
+            engine_event(e, evs[i]);
         /* the clock is read once per 2^20 events: cheap enough to keep */
-        if (tty && !(++n & 0xfffff)) {
+        if (tty && (n >> 20) != ((n + (uint64_t)rc) >> 20)) {
             double el = now_s() - start;
 
             if (el > 2) {
-                fprintf(stderr, "\rioanalyze: %.1f M events, %.0f s", n / 1e6, el);
+                fprintf(stderr, "\rioanalyze: %.1f M events, %.0f s", (double)(n + (uint64_t)rc) / 1e6, el);
                 shown = 1;
             }
         }
+        n += (uint64_t)rc;
     }
     if (rc < 0 && tr)
         fprintf(stderr, "ioanalyze: %s\n", errbuf);

@@ -359,6 +359,12 @@ int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf);
  * the next call. The fastest way to read; the caller must not modify it.
  */
 int iot_trace_next_ref(struct iot_trace *tr, const struct iot_event **ev, char *errbuf);
+/*
+ * Several at a time: (*evs)[0..n) are the next n >= 1 events in time order,
+ * valid until the next call of any of the three. Returns n, 0 at the end,
+ * -1 error. Saves a call per event in a hot loop.
+ */
+int iot_trace_next_batch(struct iot_trace *tr, const struct iot_event *const **evs, char *errbuf);
 /* Absolute time (trace clock) that event times count from. */
 int64_t iot_trace_origin(const struct iot_trace *tr);
 void iot_trace_stats(const struct iot_trace *tr, struct iot_trace_stats *out);

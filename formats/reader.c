@@ -845,6 +845,23 @@ int iot_trace_next_ref(struct iot_trace *tr, const struct iot_event **ev, char *
     return 1;
 }
 
+int iot_trace_next_batch(struct iot_trace *tr, const struct iot_event *const **evs, char *errbuf)
+{
+    int n;
+
+    if (tr->out_pos == tr->out_n) {
+        int r = merge_round(tr, errbuf);
+
+        if (r <= 0)
+            return r;
+    }
+    *evs = tr->out + tr->out_pos;
+    n = (int)(tr->out_n - tr->out_pos);
+    tr->out_pos = tr->out_n;
+    tr->stats.events += (uint64_t)n;
+    return n;
+}
+
 int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
 {
     const struct iot_event *ref;
