@@ -14,6 +14,7 @@ struct issues {
     const struct config *cfg;
     json_t *list;
     struct hmap seen;       /* fingerprint value -> index in list + 1 */
+    struct hmap fps;        /* raw_key() -> fingerprint value (raw_key) */
 };
 
 struct issues *issues_create(const struct config *cfg)
@@ -36,6 +37,7 @@ void issues_free(struct issues *is)
     if (!is)
         return;
     hmap_release(&is->seen);
+    hmap_release(&is->fps);
     json_decref(is->list);
     free(is);
 }
@@ -56,8 +58,8 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-void issue_fingerprint(const struct config *cfg, const char *rule, const char *path,
-                       const char *stack, char *out)
+static uint64_t fingerprint(const struct config *cfg, const char *rule, const char *path,
+                            const char *stack)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     char *np = config_normalize(cfg, path ? path : "");
@@ -92,7 +94,42 @@ void issue_fingerprint(const struct config *cfg, const char *rule, const char *p
         if (*f == '\n')
             f++;
     }
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
+    return h;
+}
+
+void issue_fingerprint(const struct config *cfg, const char *rule, const char *path,
+                       const char *stack, char *out)
+{
+    snprintf(out, 17, "%016llx", (unsigned long long)fingerprint(cfg, rule, path, stack));
+}
+
+/*
+ * A hash of what a fingerprint is made from, as given. A session's path
+ * and stack repeat across sessions (a file reopened in a loop), and working
+ * out the fingerprint (several regular-expression substitutions) costs far
+ * more than hashing them, so fingerprints are kept by this key.
+ */
+static uint64_t raw_key(const char *rule, const char *path, const char *stack)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+
+    h = fnv1a(h, rule, strlen(rule) + 1);
+    h = fnv1a(h, path ? path : "", strlen(path ? path : "") + 1);
+    return fnv1a(h, stack ? stack : "", strlen(stack ? stack : ""));
+}
+
+static uint64_t fingerprint_cached(struct issues *is, const char *rule, const char *path,
+                                   const char *stack)
+{
+    uint64_t key = raw_key(rule, path, stack);
+    uint64_t fp = (uint64_t)(uintptr_t)hmap_get(&is->fps, key);
+
+    /* 0 is "not kept": a fingerprint of 0 is merely worked out each time */
+    if (!fp) {
+        fp = fingerprint(is->cfg, rule, path, stack);
+        hmap_put(&is->fps, key, (void *)(uintptr_t)fp);
+    }
+    return fp;
 }
 
 static json_int_t iget(const json_t *o, const char *k)
@@ -114,8 +151,8 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 
     if (!detail)
         return;
-    issue_fingerprint(is->cfg, b->rule->name, s->path, s->stack, fp);
-    key = strtoull(fp, NULL, 16);
+    key = fingerprint_cached(is, b->rule->name, s->path, s->stack);
+    snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)key);
     v = hmap_get(&is->seen, key);
     if (v) {
         /* The earliest occurrence stands for all, except main_thread's
