@@ -580,7 +580,8 @@ static void on_exit_ev(struct engine *e, const struct iot_event *ev)
  * indexed by is_write and updated with selects rather than branches, so a
  * call costs the same few instructions whatever the previous one was.
  * Branches remain where they go the same way for long runs (the first call
- * of a session, main thread or not).
+ * of a session). Whether a call is on the main thread is a select too: the
+ * merged calls of a program's threads alternate between it and the others.
  */
 
 /*
@@ -608,16 +609,15 @@ count_call(struct ofd *o, int32_t tid, int main_thread, unsigned is_write, int64
     o->cur_cont = t - o->last_end < gap ? cont : dur;
     s->max_continual_ns = max64(s->max_continual_ns, o->cur_cont);
     o->last_end = end;
-    if (main_thread) {
-        s->main_ops++;
-        s->main_tid = tid;
-        SADD(s->main_cost_ns, dur);
-        s->main_max_once_ns = max64(s->main_max_once_ns, dur);
-        cont = sadd(o->main_cur_cont, dur);
-        o->main_cur_cont = t - o->main_last_end < gap ? cont : dur;
-        s->main_max_continual_ns = max64(s->main_max_continual_ns, o->main_cur_cont);
-        o->main_last_end = end;
-    }
+    /* the same figures for the main thread's calls alone */
+    cont = t - o->main_last_end < gap ? sadd(o->main_cur_cont, dur) : dur;
+    s->main_ops += (uint64_t)(main_thread != 0);
+    s->main_tid = main_thread ? tid : s->main_tid;
+    s->main_cost_ns = main_thread ? sadd(s->main_cost_ns, dur) : s->main_cost_ns;
+    s->main_max_once_ns = main_thread ? max64(s->main_max_once_ns, dur) : s->main_max_once_ns;
+    o->main_cur_cont = main_thread ? cont : o->main_cur_cont;
+    s->main_max_continual_ns = max64(s->main_max_continual_ns, o->main_cur_cont);
+    o->main_last_end = main_thread ? end : o->main_last_end;
     SADD(o->dir.ns[is_write], dur);
     o->dir.max_ns[is_write] = max64(o->dir.max_ns[is_write], dur);
 }
@@ -654,14 +654,12 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, unsigned is_
      * of the file (sequential by construction, and the offset is unknown
      * after it); anything else is at the file offset, which it moves.
      */
-    if (positional) {
-        pos = (ev->has & IOT_HAS_OFFSET) ? ev->offset : -1;
-    } else {
-        append = is_write & o->append;
-        off = o->off >= 0 ? sadd(o->off, moved) : o->off;
-        pos = append ? o->dir.prev_end[1] : o->off;
-        o->off = append ? -1 : off;
-    }
+    append = is_write & o->append;
+    off = o->off >= 0 ? sadd(o->off, moved) : o->off;
+    pos = append ? o->dir.prev_end[1] : o->off;
+    /* selects: reads, writes and pwrites of concurrent threads interleave */
+    o->off = positional ? o->off : append ? -1 : off;
+    pos = !positional ? pos : (ev->has & IOT_HAS_OFFSET) ? ev->offset : -1;
     count_position(o, is_write, pos, moved);
 }
 
@@ -1200,8 +1198,8 @@ void engine_event(struct engine *e, const struct iot_event *ev)
     e->st.per_op[ev->op]++;
     if (__builtin_expect(ev->t < e->st.first_t, 0))
         e->st.first_t = ev->t;
-    if (ev->t + ev->dur > e->st.last_t)
-        e->st.last_t = ev->t + ev->dur;
+    /* threads' calls end out of order: a select */
+    e->st.last_t = max64(e->st.last_t, ev->t + ev->dur);
     if (dc & DC_SEEK) {
         o->pc.seeks++;
         o->off = ev->ret;
