@@ -770,8 +770,18 @@ static struct rec_thread *thread_init(int first, int64_t now)
 
     if (!t)
         return NULL;
+    /*
+     * A signal handler that runs from here on finds the guard set and
+     * defers its calls, which needs rec_self: the slot's list (perhaps left
+     * by its last owner) starts empty, and rec_leave appends them.
+     */
+    for (int i = 0; i < REC_PENDING; i++)
+        __atomic_store_n(&t->pending[i].valid, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->npending, 0, __ATOMIC_RELEASE);
+    rec_self = t;
     bi = buf_get();
     if (!bi) {
+        rec_self = NULL;
         __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
         return NULL;
     }
@@ -783,7 +793,6 @@ static struct rec_thread *thread_init(int first, int64_t now)
     t->snap_buf = 0;
     t->snap_len = 0;
     stream_begin(t, bi, now);
-    rec_self = t;
     pthread_setspecific(thread_key, t);
     if (first)
         process_record(t, now);
@@ -810,10 +819,20 @@ static void thread_end(void *arg)
 {
     struct rec_thread *t = arg;
     int saved = errno;
+    sigset_t all, old;
 
     if (!t || t != rec_self)
         return;
+    /*
+     * A handler's calls while the last chunk closes would be deferred to a
+     * stream that is going away: signals wait until it is gone, and a
+     * handler then starts a stream of its own.
+     */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     rec_guard = 1;
+    if (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))
+        rec_drain(t);
     chunk_close(t, IOT_CHUNK_LAST);
     if (t->buf)
         free_push(t->buf);   /* an empty chunk's buffer is ours to give back */
@@ -821,6 +840,7 @@ static void thread_end(void *arg)
     rec_self = NULL;
     __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
     rec_guard = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
 }
 
