@@ -41,7 +41,7 @@ int input_next(struct input *in, struct iot_event *ev);
 int input_next_ref(struct input *in, const struct iot_event **ev);
 /*
  * The native reader when it is the only source, else NULL: a caller that
- * wants no layer between it and the reader calls iot_trace_next_ref itself
+ * wants no layer between it and the reader calls iot_trace_next_batch itself
  * (reporting its errors as "ioanalyze: ERRBUF", as input_next_ref does).
  */
 struct iot_trace *input_lone_native(struct input *in);

@@ -307,8 +307,9 @@ bad:
 }
 
 /*
- * One event into ev; *held says which call record's fields ev holds (NULL:
- * none of this chunk's), so that a REPEAT of it only has to set the times.
+ * One event into evs[n]. d->held[n] says which call record's fields that
+ * slot holds (NULL: none of this chunk's), so that a REPEAT of it only has
+ * to set the times.
  */
 static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, char *errbuf)
 {
