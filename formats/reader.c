@@ -822,8 +822,10 @@ static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *err
 
         if (r < 0)
             return -1;
-        top->cur = s->ring;
-        top->end = s->ring + s->count;
+        if (r > 0) {
+            top->cur = s->ring;
+            top->end = s->ring + s->count;
+        }
         merge_settle(tr, r, merge_key(s->key, 1));
     }
     if (!tr->nheap)
