@@ -94,8 +94,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         rc = tr ? iot_trace_next_batch(tr, &evs, errbuf) : input_next_ref(in, &ev);
         if (rc <= 0)
             break;
-        for (int i = 0; i < rc; i++)
-            engine_event(e, evs[i]);
+        engine_events(e, evs, (size_t)rc);
         /* the clock is read once per 2^20 events: cheap enough to keep */
         if (tty && (n >> 20) != ((n + (uint64_t)rc) >> 20)) {
             double el = now_s() - start;

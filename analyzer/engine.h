@@ -32,6 +32,8 @@ struct engine *engine_create(const struct config *cfg, struct issues *issues,
                              struct profile *prof);
 /* Feed one event (events must come in time order). */
 void engine_event(struct engine *e, const struct iot_event *ev);
+/* engine_event for evs[0..n), in order. */
+void engine_events(struct engine *e, const struct iot_event *const *evs, size_t n);
 /* End of input: sessions of processes that did not exit end here (not leaks);
    rules report what they held back. */
 void engine_finish(struct engine *e);
