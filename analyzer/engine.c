@@ -16,6 +16,7 @@
  *  - stdio buffering: a stream's calls are turned into estimated syscalls
  *    (eff_ops) from its buffer size and mode; see stream_* below.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,17 +42,33 @@ struct ofd_dirs {
     int64_t prev_end[2];        /* where the previous one ended, -1: none yet or unknown */
 };
 
-struct ofd {
-    int refs;
-    struct rule_session s;      /* the figures accumulate right here, and in dir */
-    struct prof_counts pc;
-    struct ofd_dirs dir;
-    struct proc *opener;
-    int64_t off;                /* file offset, -1 unknown */
-    int append;
-    int ignored;
-    int64_t last_end, cur_cont;
+/*
+ * What every data call reads or updates besides dir, kept in two cache
+ * lines: the session's own figures are spread over several, and a call
+ * waits for each line it touches. session_figures copies them over.
+ */
+struct ofd_hot {
+    int64_t op_size, buffer, cost_ns, max_continual_ns;     /* rule_session's */
+    int64_t main_cost_ns, main_max_once_ns, main_max_continual_ns;
+    uint64_t main_ops;
+    uint64_t seeks;                                         /* prof_counts' */
+    int64_t last_end, cur_cont;                             /* the current run */
     int64_t main_last_end, main_cur_cont;
+    int64_t off;                /* file offset, -1 unknown */
+    int32_t main_tid;
+    int op_type;
+    int timed;
+    int append;
+};
+
+struct ofd {
+    struct ofd_hot h;           /* first: with dir, the lines a data call touches */
+    struct ofd_dirs dir;
+    int refs;
+    struct rule_session s;      /* the figures end up here (session_figures) */
+    struct prof_counts pc;
+    struct proc *opener;
+    int ignored;
     int64_t leak_t;
 };
 
@@ -298,11 +315,24 @@ static int64_t unix_ms(const struct proc *p, int64_t t)
 
 /* ------------------------------------------------------------ sessions */
 
-/* The per-direction figures (struct ofd_dirs) into the session and profile. */
+/* The figures kept apart (struct ofd_hot, struct ofd_dirs) into the session and profile. */
 static void session_figures(struct ofd *o)
 {
     const struct ofd_dirs *d = &o->dir;
+    const struct ofd_hot *h = &o->h;
 
+    o->s.op_size = h->op_size;
+    o->s.buffer = h->buffer;
+    o->s.cost_ns = h->cost_ns;
+    o->s.max_continual_ns = h->max_continual_ns;
+    o->s.main_cost_ns = h->main_cost_ns;
+    o->s.main_max_once_ns = h->main_max_once_ns;
+    o->s.main_max_continual_ns = h->main_max_continual_ns;
+    o->s.main_ops = h->main_ops;
+    o->s.main_tid = h->main_tid;
+    o->s.op_type = h->op_type;
+    o->s.timed = h->timed;
+    o->pc.seeks = h->seeks;
     o->s.op = d->calls[0] + d->calls[1];
     o->s.max_once_ns = max64(d->max_ns[0], d->max_ns[1]);
     o->s.reads = d->calls[0];
@@ -362,7 +392,7 @@ static struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct 
     if (!o)
         return NULL;
     o->opener = p;
-    o->off = 0;
+    o->h.off = 0;
     o->dir.prev_end[0] = o->dir.prev_end[1] = -1;
     o->ignored = path_ignored(e, path);
     o->s.path = path;
@@ -372,7 +402,7 @@ static struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct 
     o->s.pid = ev->pid;
     o->s.tid = ev->tid;
     o->s.layer = layer;
-    o->s.timed = 1;
+    o->h.timed = 1;
     o->s.open_t = ev->t;
     o->s.file_size = -1;
     o->pc.opens = 1;
@@ -593,31 +623,31 @@ static inline __attribute__((always_inline)) void
 count_call(struct ofd *o, int32_t tid, int main_thread, unsigned is_write, int64_t size,
            int64_t t, int64_t dur, int timed, int64_t gap)
 {
-    struct rule_session *s = &o->s;
+    struct ofd_hot *h = &o->h;
     int64_t end = t + dur, cont;
 
     if (!timed)
-        s->timed = 0;
-    SADD(s->op_size, size);
-    s->buffer = max64(s->buffer, size);
-    SADD(s->cost_ns, dur);
-    if (__builtin_expect(s->op_type == RULE_OP_INIT, 0))
-        s->op_type = is_write ? RULE_OP_WRITE : RULE_OP_READ;     /* the first call's */
+        h->timed = 0;
+    SADD(h->op_size, size);
+    h->buffer = max64(h->buffer, size);
+    SADD(h->cost_ns, dur);
+    if (__builtin_expect(h->op_type == RULE_OP_INIT, 0))
+        h->op_type = is_write ? RULE_OP_WRITE : RULE_OP_READ;     /* the first call's */
     /* A continual run: calls less than gap apart. Before the first call the
        run is 0 long, so the first call starts one whatever the gap. */
-    cont = sadd(o->cur_cont, dur);
-    o->cur_cont = t - o->last_end < gap ? cont : dur;
-    s->max_continual_ns = max64(s->max_continual_ns, o->cur_cont);
-    o->last_end = end;
+    cont = sadd(h->cur_cont, dur);
+    h->cur_cont = t - h->last_end < gap ? cont : dur;
+    h->max_continual_ns = max64(h->max_continual_ns, h->cur_cont);
+    h->last_end = end;
     /* the same figures for the main thread's calls alone */
-    cont = t - o->main_last_end < gap ? sadd(o->main_cur_cont, dur) : dur;
-    s->main_ops += (uint64_t)(main_thread != 0);
-    s->main_tid = main_thread ? tid : s->main_tid;
-    s->main_cost_ns = main_thread ? sadd(s->main_cost_ns, dur) : s->main_cost_ns;
-    s->main_max_once_ns = main_thread ? max64(s->main_max_once_ns, dur) : s->main_max_once_ns;
-    o->main_cur_cont = main_thread ? cont : o->main_cur_cont;
-    s->main_max_continual_ns = max64(s->main_max_continual_ns, o->main_cur_cont);
-    o->main_last_end = main_thread ? end : o->main_last_end;
+    cont = t - h->main_last_end < gap ? sadd(h->main_cur_cont, dur) : dur;
+    h->main_ops += (uint64_t)(main_thread != 0);
+    h->main_tid = main_thread ? tid : h->main_tid;
+    h->main_cost_ns = main_thread ? sadd(h->main_cost_ns, dur) : h->main_cost_ns;
+    h->main_max_once_ns = main_thread ? max64(h->main_max_once_ns, dur) : h->main_max_once_ns;
+    h->main_cur_cont = main_thread ? cont : h->main_cur_cont;
+    h->main_max_continual_ns = max64(h->main_max_continual_ns, h->main_cur_cont);
+    h->main_last_end = main_thread ? end : h->main_last_end;
     SADD(o->dir.ns[is_write], dur);
     o->dir.max_ns[is_write] = max64(o->dir.max_ns[is_write], dur);
 }
@@ -654,11 +684,11 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, unsigned is_
      * of the file (sequential by construction, and the offset is unknown
      * after it); anything else is at the file offset, which it moves.
      */
-    append = is_write & o->append;
-    off = o->off >= 0 ? sadd(o->off, moved) : o->off;
-    pos = append ? o->dir.prev_end[1] : o->off;
+    append = is_write & o->h.append;
+    off = o->h.off >= 0 ? sadd(o->h.off, moved) : o->h.off;
+    pos = append ? o->dir.prev_end[1] : o->h.off;
     /* selects: reads, writes and pwrites of concurrent threads interleave */
-    o->off = positional ? o->off : append ? -1 : off;
+    o->h.off = positional ? o->h.off : append ? -1 : off;
     pos = !positional ? pos : (ev->has & IOT_HAS_OFFSET) ? ev->offset : -1;
     count_position(o, is_write, pos, moved);
 }
@@ -871,7 +901,7 @@ static void on_stream_other(struct engine *e, struct proc *p, const struct iot_e
         break;
     case IOT_OP_FSEEK:
         stream_flush(s);
-        s->o->pc.seeks++;
+        s->o->h.seeks++;
         if (ev->ret != 0)
             break;
         if ((ev->has & IOT_HAS_WHENCE) && ev->whence == 0 && (ev->has & IOT_HAS_OFFSET))
@@ -914,7 +944,7 @@ static void on_open(struct engine *e, struct proc *p, const struct iot_event *ev
         return;
     o->refs = 1;
     if (ev->has & IOT_HAS_FLAGS)
-        o->append = (ev->flags & 02000) != 0;           /* O_APPEND */
+        o->h.append = (ev->flags & 02000) != 0;         /* O_APPEND */
     fd_install(e, p, (int32_t)ev->ret, o,
                (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev->t);  /* O_CLOEXEC */
 }
@@ -1051,9 +1081,9 @@ static void on_call(struct engine *e, const struct iot_event *ev)
 
         if (!o)
             break;
-        o->pc.seeks++;
+        o->h.seeks++;
         if (!failed)
-            o->off = ev->ret;
+            o->h.off = ev->ret;
         break;
     }
     case IOT_OP_FSYNC: case IOT_OP_FDATASYNC: {
@@ -1201,8 +1231,8 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
     /* threads' calls end out of order: a select */
     e->st.last_t = max64(e->st.last_t, ev->t + ev->dur);
     if (dc & DC_SEEK) {
-        o->pc.seeks++;
-        o->off = ev->ret;
+        o->h.seeks++;
+        o->h.off = ev->ret;
         return;
     }
     fd_data(o, ev, main_thread, (dc & DC_WRITE) >> 1,
@@ -1227,7 +1257,7 @@ static inline void prefetch_session(const struct engine *e, const struct iot_eve
 
     if (!p || (uint32_t)ev->fd >= (uint32_t)p->nfds || !(o = (const char *)p->fds[ev->fd].o))
         return;
-    for (size_t off = 0; off < sizeof(struct ofd); off += 64)
+    for (size_t off = 0; off < offsetof(struct ofd, refs); off += 64)
         __builtin_prefetch(o + off, 1);
 }
 
