@@ -174,6 +174,22 @@ void rec_resolve(void);
 /* The errno of a call that returned r (0 when it succeeded). */
 #define ERR_OF(r) ((r) < 0 ? errno : 0)
 
+/*
+ * The body most wrappers share (rec_active and rec_stamp are rec.h's): the
+ * real call, between two stamps when recording, then `record`, a statement
+ * that sees r, s0 and s1. The call's result is returned untouched.
+ */
+#define WRAP_BODY(rtype, fail, name, record, ...)                              \
+    uint64_t s0, s1;                                                           \
+    rtype r;                                                                   \
+    if (!rec_active)                                                           \
+        return CALL_REAL(fail, name, __VA_ARGS__);                             \
+    s0 = rec_stamp();                                                          \
+    r = CALL_REAL(fail, name, __VA_ARGS__);                                    \
+    s1 = rec_stamp();                                                          \
+    record;                                                                    \
+    return r
+
 /* The real function, resolving the table on first use. */
 #define REAL(name)                                                             \
     (__builtin_expect(real_##name == NULL, 0) ? (rec_resolve(), real_##name)  \

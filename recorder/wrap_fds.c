@@ -35,16 +35,10 @@ static void rec_newfds(unsigned op, int fd, int newfd, int r, int err,
 #define WRAP_PAIR(name, params, fds, ...)                                      \
     int name params                                                            \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, __VA_ARGS__);                           \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
-        s1 = rec_stamp();                                                      \
-        rec_newfds(IOT_OP_PIPE, r == 0 ? fds[0] : -1, r == 0 ? fds[1] : -1,    \
-                   r, ERR_OF(r), s0, s1);                                      \
-        return r;                                                              \
+        WRAP_BODY(int, -1, name,                                               \
+                  rec_newfds(IOT_OP_PIPE, r == 0 ? fds[0] : -1,                \
+                             r == 0 ? fds[1] : -1, r, ERR_OF(r), s0, s1),      \
+                  __VA_ARGS__);                                                \
     }
 
 WRAP_PAIR(pipe, (int fds[2]), fds, fds)
@@ -55,15 +49,9 @@ WRAP_PAIR(socketpair, (int d, int t, int p, int fds[2]), fds, d, t, p, fds)
 #define WRAP_ONE(name, params, ...)                                            \
     int name params                                                            \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, __VA_ARGS__);                           \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
-        s1 = rec_stamp();                                                      \
-        rec_newfds(IOT_OP_SOCKET, r, -1, r, ERR_OF(r), s0, s1);                \
-        return r;                                                              \
+        WRAP_BODY(int, -1, name,                                               \
+                  rec_newfds(IOT_OP_SOCKET, r, -1, r, ERR_OF(r), s0, s1),      \
+                  __VA_ARGS__);                                                \
     }
 
 WRAP_ONE(socket, (int d, int t, int p), d, t, p)

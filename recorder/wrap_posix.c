@@ -239,18 +239,13 @@ static mode_t mode_arg(int flags, va_list ap)
     {                                                                          \
         va_list ap;                                                            \
         mode_t mode;                                                           \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
         va_start(ap, flags);                                                   \
         mode = mode_arg(flags, ap);                                            \
         va_end(ap);                                                            \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, path, flags | (extra), mode);           \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, path, flags | (extra), mode);                  \
-        s1 = rec_stamp();                                                      \
-        rec_open(AT_FDCWD, path, flags | (extra), r, ERR_OF(r), s0, s1);       \
-        return r;                                                              \
+        WRAP_BODY(int, -1, name,                                               \
+                  rec_open(AT_FDCWD, path, flags | (extra), r, ERR_OF(r), s0,  \
+                           s1),                                                \
+                  path, flags | (extra), mode);                                \
     }
 
 #define WRAP_OPENAT(name)                                                      \
@@ -258,18 +253,12 @@ static mode_t mode_arg(int flags, va_list ap)
     {                                                                          \
         va_list ap;                                                            \
         mode_t mode;                                                           \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
         va_start(ap, flags);                                                   \
         mode = mode_arg(flags, ap);                                            \
         va_end(ap);                                                            \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, dirfd, path, flags, mode);              \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, dirfd, path, flags, mode);                     \
-        s1 = rec_stamp();                                                      \
-        rec_open(dirfd, path, flags, r, ERR_OF(r), s0, s1);                    \
-        return r;                                                              \
+        WRAP_BODY(int, -1, name,                                               \
+                  rec_open(dirfd, path, flags, r, ERR_OF(r), s0, s1),          \
+                  dirfd, path, flags, mode);                                   \
     }
 
 WRAP_OPEN(open, 0)
@@ -281,15 +270,9 @@ WRAP_OPENAT(openat64)
 #define WRAP_OPEN_FIXED(name, params, dirfd, path, flags, ...)                 \
     int name params                                                            \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, __VA_ARGS__);                           \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
-        s1 = rec_stamp();                                                      \
-        rec_open(dirfd, path, flags, r, ERR_OF(r), s0, s1);                    \
-        return r;                                                              \
+        WRAP_BODY(int, -1, name,                                               \
+                  rec_open(dirfd, path, flags, r, ERR_OF(r), s0, s1),          \
+                  __VA_ARGS__);                                                \
     }
 
 WRAP_OPEN_FIXED(__open_2, (const char *p, int fl), AT_FDCWD, p, fl, p, fl)
@@ -349,15 +332,8 @@ static void rec_simple(unsigned op, int fd, uint32_t more, int64_t size,
 #define WRAP_SYNC(name, op)                                                    \
     int name(int fd)                                                           \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, fd);                                    \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, fd);                                           \
-        s1 = rec_stamp();                                                      \
-        rec_simple(op, fd, 0, 0, r, ERR_OF(r), s0, s1);                        \
-        return r;                                                              \
+        WRAP_BODY(int, -1, name, rec_simple(op, fd, 0, 0, r, ERR_OF(r), s0, s1), \
+                  fd);                                                         \
     }
 
 WRAP_SYNC(fsync, IOT_OP_FSYNC)
@@ -366,16 +342,10 @@ WRAP_SYNC(fdatasync, IOT_OP_FDATASYNC)
 #define WRAP_TRUNC(name, otype)                                                \
     int name(int fd, otype len)                                                \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, fd, len);                               \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, fd, len);                                      \
-        s1 = rec_stamp();                                                      \
-        rec_simple(IOT_OP_FTRUNCATE, fd, IOT_HAS_SIZE, (int64_t)len, r,        \
-                   ERR_OF(r), s0, s1);                                         \
-        return r;                                                              \
+        WRAP_BODY(int, -1, name,                                               \
+                  rec_simple(IOT_OP_FTRUNCATE, fd, IOT_HAS_SIZE, (int64_t)len, \
+                             r, ERR_OF(r), s0, s1),                            \
+                  fd, len);                                                    \
     }
 
 WRAP_TRUNC(ftruncate, off_t)
