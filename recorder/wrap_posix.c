@@ -332,8 +332,8 @@ static void rec_simple(unsigned op, int fd, uint32_t more, int64_t size,
 #define WRAP_SYNC(name, op)                                                    \
     int name(int fd)                                                           \
     {                                                                          \
-        WRAP_BODY(int, -1, name, rec_simple(op, fd, 0, 0, r, ERR_OF(r), s0, s1), \
-                  fd);                                                         \
+        WRAP_BODY(int, -1, name,                                               \
+                  rec_simple(op, fd, 0, 0, r, ERR_OF(r), s0, s1), fd);         \
     }
 
 WRAP_SYNC(fsync, IOT_OP_FSYNC)

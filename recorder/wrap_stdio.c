@@ -77,16 +77,11 @@ static inline int stream_err(FILE *f, int shortfall, int saved)
 #define WRAP_FREAD(name, params, p, sz, n, f, ...)                             \
     size_t name params                                                         \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        size_t r;                                                              \
-        if (!rec_active)                                                       \
-            return CALL_REAL(0, name, __VA_ARGS__);                            \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(0, name, __VA_ARGS__);                                   \
-        s1 = rec_stamp();                                                      \
-        rec_stdio(IOT_OP_FREAD, f, IOT_HAS_SIZE, (int64_t)((sz) * (n)),        \
-                  (int64_t)(r * (sz)), stream_err(f, r < (n), errno), s0, s1); \
-        return r;                                                              \
+        WRAP_BODY(size_t, 0, name,                                             \
+                  rec_stdio(IOT_OP_FREAD, f, IOT_HAS_SIZE,                     \
+                            (int64_t)((sz) * (n)), (int64_t)(r * (sz)),        \
+                            stream_err(f, r < (n), errno), s0, s1),            \
+                  __VA_ARGS__);                                                \
     }
 
 WRAP_FREAD(fread, (void *p, size_t sz, size_t n, FILE *f), p, sz, n, f,
@@ -102,16 +97,11 @@ WRAP_FREAD(__fread_unlocked_chk,
 #define WRAP_FWRITE(name)                                                      \
     size_t name(const void *p, size_t sz, size_t n, FILE *f)                   \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        size_t r;                                                              \
-        if (!rec_active)                                                       \
-            return CALL_REAL(0, name, p, sz, n, f);                            \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(0, name, p, sz, n, f);                                   \
-        s1 = rec_stamp();                                                      \
-        rec_stdio(IOT_OP_FWRITE, f, IOT_HAS_SIZE, (int64_t)(sz * n),           \
-                  (int64_t)(r * sz), stream_err(f, r < n, errno), s0, s1);     \
-        return r;                                                              \
+        WRAP_BODY(size_t, 0, name,                                             \
+                  rec_stdio(IOT_OP_FWRITE, f, IOT_HAS_SIZE, (int64_t)(sz * n), \
+                            (int64_t)(r * sz), stream_err(f, r < n, errno),    \
+                            s0, s1),                                           \
+                  p, sz, n, f);                                                \
     }
 
 WRAP_FWRITE(fwrite)
@@ -120,17 +110,11 @@ WRAP_FWRITE(fwrite_unlocked)
 #define WRAP_FGETS(name, params, f, n, ...)                                    \
     char *name params                                                          \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        char *r;                                                               \
-        if (!rec_active)                                                       \
-            return CALL_REAL(NULL, name, __VA_ARGS__);                         \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(NULL, name, __VA_ARGS__);                                \
-        s1 = rec_stamp();                                                      \
-        rec_stdio(IOT_OP_FGETS, f, IOT_HAS_SIZE, (int64_t)(n),                 \
-                  r ? (int64_t)strlen(r) : 0, stream_err(f, !r, errno),        \
-                  s0, s1);                                                     \
-        return r;                                                              \
+        WRAP_BODY(char *, NULL, name,                                          \
+                  rec_stdio(IOT_OP_FGETS, f, IOT_HAS_SIZE, (int64_t)(n),       \
+                            r ? (int64_t)strlen(r) : 0,                        \
+                            stream_err(f, !r, errno), s0, s1),                 \
+                  __VA_ARGS__);                                                \
     }
 
 WRAP_FGETS(fgets, (char *s, int n, FILE *f), f, n, s, n, f)
@@ -143,16 +127,11 @@ WRAP_FGETS(__fgets_unlocked_chk, (char *s, size_t sl, int n, FILE *f), f, n,
 #define WRAP_GETC(name)                                                        \
     int name(FILE *f)                                                          \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (!rec_active)                                                       \
-            return CALL_REAL(EOF, name, f);                                    \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(EOF, name, f);                                           \
-        s1 = rec_stamp();                                                      \
-        rec_stdio(IOT_OP_FGETC, f, IOT_HAS_SIZE, 1, r == EOF ? 0 : 1,          \
-                  stream_err(f, r == EOF, errno), s0, s1);                     \
-        return r;                                                              \
+        WRAP_BODY(int, EOF, name,                                              \
+                  rec_stdio(IOT_OP_FGETC, f, IOT_HAS_SIZE, 1,                  \
+                            r == EOF ? 0 : 1, stream_err(f, r == EOF, errno),  \
+                            s0, s1),                                           \
+                  f);                                                          \
     }
 
 WRAP_GETC(fgetc)
@@ -162,16 +141,11 @@ WRAP_GETC(_IO_getc)
 #define WRAP_PUTC(name)                                                        \
     int name(int c, FILE *f)                                                   \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (!rec_active)                                                       \
-            return CALL_REAL(EOF, name, c, f);                                 \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(EOF, name, c, f);                                        \
-        s1 = rec_stamp();                                                      \
-        rec_stdio(IOT_OP_FPUTC, f, IOT_HAS_SIZE, 1, r == EOF ? -1 : 1,         \
-                  r == EOF ? (errno ? errno : EIO) : 0, s0, s1);               \
-        return r;                                                              \
+        WRAP_BODY(int, EOF, name,                                              \
+                  rec_stdio(IOT_OP_FPUTC, f, IOT_HAS_SIZE, 1,                  \
+                            r == EOF ? -1 : 1,                                 \
+                            r == EOF ? (errno ? errno : EIO) : 0, s0, s1),     \
+                  c, f);                                                       \
     }
 
 WRAP_PUTC(fputc)
@@ -214,17 +188,12 @@ int puts(const char *s)
 #define WRAP_GETDELIM(name, params, f, ...)                                    \
     ssize_t name params                                                        \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        ssize_t r;                                                             \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, __VA_ARGS__);                           \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
-        s1 = rec_stamp();                                                      \
-        /* The bytes wanted are not known in advance: size = bytes read. */   \
-        rec_stdio(IOT_OP_GETDELIM, f, IOT_HAS_SIZE, r > 0 ? r : 0,             \
-                  r > 0 ? r : 0, stream_err(f, r < 0, errno), s0, s1);         \
-        return r;                                                              \
+        /* The bytes wanted are not known in advance: size = bytes read. */    \
+        WRAP_BODY(ssize_t, -1, name,                                           \
+                  rec_stdio(IOT_OP_GETDELIM, f, IOT_HAS_SIZE, r > 0 ? r : 0,   \
+                            r > 0 ? r : 0, stream_err(f, r < 0, errno),        \
+                            s0, s1),                                           \
+                  __VA_ARGS__);                                                \
     }
 
 WRAP_GETDELIM(getline, (char **l, size_t *n, FILE *f), f, l, n, f)
@@ -591,15 +560,10 @@ static void rec_fseek(FILE *f, int64_t off, int whence, int r, int err,
 #define WRAP_FSEEK(name, otype)                                                \
     int name(FILE *f, otype off, int whence)                                   \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, f, off, whence);                        \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, f, off, whence);                               \
-        s1 = rec_stamp();                                                      \
-        rec_fseek(f, (int64_t)off, whence, r, r ? errno : 0, s0, s1);          \
-        return r;                                                              \
+        WRAP_BODY(int, -1, name,                                               \
+                  rec_fseek(f, (int64_t)off, whence, r, r ? errno : 0, s0,     \
+                            s1),                                               \
+                  f, off, whence);                                             \
     }
 
 WRAP_FSEEK(fseek, long)
@@ -620,16 +584,10 @@ void rewind(FILE *f)
 #define WRAP_FTELL(rtype, name)                                                \
     rtype name(FILE *f)                                                        \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        rtype r;                                                               \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, f);                                     \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, f);                                            \
-        s1 = rec_stamp();                                                      \
-        rec_stdio(IOT_OP_FTELL, f, 0, 0, (int64_t)r, r < 0 ? errno : 0, s0,    \
-                  s1);                                                         \
-        return r;                                                              \
+        WRAP_BODY(rtype, -1, name,                                             \
+                  rec_stdio(IOT_OP_FTELL, f, 0, 0, (int64_t)r,                 \
+                            r < 0 ? errno : 0, s0, s1),                        \
+                  f);                                                          \
     }
 
 WRAP_FTELL(long, ftell)
