@@ -23,7 +23,6 @@ void iot_dec_start(struct iot_dec *d, const struct iot_chunk_hdr *h,
     d->have_prev = 0;
     d->st = st;
     d->nstrs = 0;
-    d->nread = 0;
     memset(d->held, 0, sizeof(d->held));
     d->last_slot = 0;
 }
@@ -320,7 +319,6 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
     while (d->p < d->end) {
         unsigned tag = *d->p++;
 
-        d->nread++;
         if (tag <= IOT_TAG_CALL_MAX) {
             *held = NULL;
             if (get_call(d, tag, ev, errbuf) < 0)

@@ -38,7 +38,6 @@ struct iot_dec {
     size_t nstrs, strs_cap;
     const char **argv;
     size_t argv_cap;
-    uint32_t nread;        /* records read, definitions included */
     /* which call record's fields each batch slot holds (iot_dec_batch) */
     const uint8_t *held[IOT_DEC_BATCH];
     unsigned last_slot;    /* the slot written last */

@@ -48,7 +48,6 @@ struct stream {
     size_t n, cap;
     size_t next;            /* next chunk to load */
     int loaded;             /* dec holds a chunk */
-    int64_t key;            /* time of cur, or of the next chunk's start */
     struct iot_event *ring; /* a batch of decoded events (IOT_DEC_BATCH) */
     unsigned count;         /* how many */
     int last;               /* how the batch ended (iot_dec_batch's *last) */
@@ -595,8 +594,8 @@ static void stream_release(struct stream *s)
 
 /*
  * Decode s's next batch of events from its loaded chunk, loading the next
- * chunks as needed. Returns 1 (s->ring[0..s->count) set, s->key the first
- * one's time), 0 (the stream ended), -1 error.
+ * chunks as needed. Returns 1 (s->ring[0..s->count) set), 0 (the stream
+ * ended), -1 error.
  */
 static int stream_refill(struct iot_trace *tr, struct stream *s, char *errbuf)
 {
@@ -609,7 +608,6 @@ static int stream_refill(struct iot_trace *tr, struct stream *s, char *errbuf)
 
                 if (n > 0) {
                     s->count = (unsigned)n;
-                    s->key = s->ring[0].t;
                     return 1;
                 }
             }
@@ -712,8 +710,9 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
         struct stream *s = &tr->streams[i];
 
         stream_settle(s, &tr->stats.chunks_superseded);
-        s->key = s->chunks[0].base_t - tr->origin;
-        tr->heap[tr->nheap].key = merge_key(s->key, 0);
+        /* nothing decoded yet: the first chunk's start */
+        tr->heap[tr->nheap].key =
+            merge_key(s->chunks[0].base_t - tr->origin, 0);
         tr->heap[tr->nheap++].idx = (uint32_t)i;
     }
     tr->scan = tr->nheap <= SCAN_MAX;
@@ -826,7 +825,7 @@ static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *err
             top->cur = s->ring;
             top->end = s->ring + s->count;
         }
-        merge_settle(tr, r, merge_key(s->key, 1));
+        merge_settle(tr, r, r > 0 ? merge_key(s->ring[0].t, 1) : 0);
     }
     if (!tr->nheap)
         return 0;
