@@ -48,7 +48,7 @@ struct ofd_dirs {
  * waits for each line it touches. session_figures copies them over.
  */
 struct ofd_hot {
-    int64_t op_size, buffer, cost_ns, max_continual_ns;     /* rule_session's */
+    int64_t op_size, buffer, max_continual_ns;              /* rule_session's */
     int64_t main_cost_ns, main_max_once_ns, main_max_continual_ns;
     uint64_t main_ops;
     uint64_t seeks;                                         /* prof_counts' */
@@ -323,7 +323,7 @@ static void session_figures(struct ofd *o)
 
     o->s.op_size = h->op_size;
     o->s.buffer = h->buffer;
-    o->s.cost_ns = h->cost_ns;
+    o->s.cost_ns = sadd(d->ns[0], d->ns[1]);
     o->s.max_continual_ns = h->max_continual_ns;
     o->s.main_cost_ns = h->main_cost_ns;
     o->s.main_max_once_ns = h->main_max_once_ns;
@@ -616,7 +616,7 @@ static void on_exit_ev(struct engine *e, const struct iot_event *ev)
 
 /*
  * Matrix's figures plus the main-thread view; dur >= 0, timed 0 when unknown.
- * op and max_once_ns are the sum and maximum over dir, made by
+ * op, cost_ns and max_once_ns are sums and maximum over dir, made by
  * session_figures.
  */
 static inline __attribute__((always_inline)) void
@@ -630,7 +630,6 @@ count_call(struct ofd *o, int32_t tid, int main_thread, unsigned is_write, int64
         h->timed = 0;
     SADD(h->op_size, size);
     h->buffer = max64(h->buffer, size);
-    SADD(h->cost_ns, dur);
     if (__builtin_expect(h->op_type == RULE_OP_INIT, 0))
         h->op_type = is_write ? RULE_OP_WRITE : RULE_OP_READ;     /* the first call's */
     /* A continual run: calls less than gap apart. Before the first call the
@@ -1245,30 +1244,16 @@ void engine_event(struct engine *e, const struct iot_event *ev)
     event(e, ev);
 }
 
-/*
- * The next event's session, asked for ahead: a data call touches several
- * cache lines of it, and the reader's decompression in between has pushed
- * them out, so each would otherwise be waited for in turn.
- */
-static inline void prefetch_session(const struct engine *e, const struct iot_event *ev)
-{
-    const struct proc *p = e->last_proc;
-    const char *o;
-
-    if (!p || (uint32_t)ev->fd >= (uint32_t)p->nfds || !(o = (const char *)p->fds[ev->fd].o))
-        return;
-    for (size_t off = 0; off < offsetof(struct ofd, refs); off += 64)
-        __builtin_prefetch(o + off, 1);
-}
-
 /* A batch in one call: the fast path inlined in the loop, no call per event. */
 void engine_events(struct engine *e, const struct iot_event *const *evs, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (i + 1 < n)
-            prefetch_session(e, evs[i + 1]);
+    /*
+     * No prefetch of the next event's session: gcc had dropped the one
+     * written here as dead code, and forced in it cost 4% more instructions
+     * and 7% more time on the bench trace (the sessions stay in cache).
+     */
+    for (size_t i = 0; i < n; i++)
         event(e, evs[i]);
-    }
 }
 
 void engine_finish(struct engine *e)

@@ -137,7 +137,7 @@ static const uint8_t *rd_long(const uint8_t *p, uint64_t *out, int *bad)
 
 static inline const uint8_t *rd(const uint8_t *p, uint64_t *out, int *bad)
 {
-    /* one and two bytes: fds, flags, most sizes, gaps and durations */
+    /* one to three bytes: fds, flags, sizes, gaps, durations, offsets below 1 MiB */
     if (p[0] < 0x80) {
         *out = p[0];
         return p + 1;
@@ -145,6 +145,10 @@ static inline const uint8_t *rd(const uint8_t *p, uint64_t *out, int *bad)
     if (p[1] < 0x80) {
         *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
         return p + 2;
+    }
+    if (p[2] < 0x80) {
+        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+        return p + 3;
     }
     return rd_long(p, out, bad);
 }
@@ -308,7 +312,8 @@ bad:
 /*
  * One event into evs[n]. d->held[n] says which call record's fields that
  * slot holds (NULL: none of this chunk's), so that a REPEAT of it only has
- * to set the times.
+ * to set the times. Returns 1, 2 for a process event, 0 at the chunk's end,
+ * -1 on damage.
  */
 static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, char *errbuf)
 {
@@ -361,7 +366,7 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             ev->pid = d->pid;
             ev->tid = d->tid;
             ev->t -= d->origin;
-            return 1;
+            return 2;  /* its argv is the decoder's, reused by the next one */
         } else if (tag == IOT_TAG_THREAD) {
             *held = NULL;
             memset(ev, 0, sizeof(*ev));
@@ -417,12 +422,14 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
         max = IOT_DEC_BATCH;
     while (n < max) {
         r = dec_one(d, evs, n, errbuf);
-        if (r != 1)
+        if (r <= 0)
             break;
-        d->last_slot = n;
-        /* a process event's argv is the decoder's, reused by the next one */
-        if (evs[n++].kind == IOT_EV_PROCESS)
+        d->last_slot = n++;
+        if (r == 2) {
+            /* a process event: the batch ends at it (its argv) */
+            r = 1;
             break;
+        }
     }
     *last = r;
     return (int)n;

@@ -539,7 +539,7 @@ static int64_t heap_limit(const struct iot_trace *tr)
  */
 #define SCAN_MAX 8
 
-static inline size_t scan_min(const struct heap_ent *h, size_t n)
+static inline __attribute__((always_inline)) size_t scan_min(const struct heap_ent *h, size_t n)
 {
     size_t b = 0;
     int64_t bk = h[0].key;
@@ -599,7 +599,7 @@ static void stream_release(struct stream *s)
  */
 static int stream_refill(struct iot_trace *tr, struct stream *s, char *errbuf)
 {
-    char why[IOT_ERRBUF_SIZE] = "";
+    char why[IOT_ERRBUF_SIZE];  /* damage is counted (chunks_damaged), not told per chunk */
 
     for (;;) {
         if (s->loaded) {
@@ -758,11 +758,12 @@ static int copy_argv(struct iot_trace *tr, struct iot_event *ev)
  * new top is a stream still to decode. Returns the number of events put in
  * tr->out. One loop per way of finding the top, so each stays tight.
  */
-static unsigned emit_scan(struct iot_trace *tr)
+static inline __attribute__((always_inline)) unsigned
+emit_scan_n(struct iot_trace *tr, size_t k)
 {
     struct heap_ent *h = tr->heap;
     const struct iot_event **out = tr->out;
-    size_t k = tr->nheap, t = tr->top;
+    size_t t = tr->top;
     unsigned n = 0;
 
     for (;;) {
@@ -780,6 +781,22 @@ static unsigned emit_scan(struct iot_trace *tr)
     }
     tr->top = t;
     return n;
+}
+
+/* The scan unrolled for each number of streams: its loop is most of the merge. */
+static unsigned emit_scan(struct iot_trace *tr)
+{
+    _Static_assert(SCAN_MAX == 8, "one case per number of streams");
+    switch (tr->nheap) {
+    case 1: return emit_scan_n(tr, 1);
+    case 2: return emit_scan_n(tr, 2);
+    case 3: return emit_scan_n(tr, 3);
+    case 4: return emit_scan_n(tr, 4);
+    case 5: return emit_scan_n(tr, 5);
+    case 6: return emit_scan_n(tr, 6);
+    case 7: return emit_scan_n(tr, 7);
+    default: return emit_scan_n(tr, 8);
+    }
 }
 
 static unsigned emit_heap(struct iot_trace *tr)
