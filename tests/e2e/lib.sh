@@ -1,5 +1,73 @@
-# lib.sh - shared by the e2e tests (sourced, never run on its own).
-#
+# lib.sh - shared by the e2e tests (sourced, never run on its own). Each test
+# starts with
+#     . "$(dirname "$0")/lib.sh"
+# which sets what every test starts from:
+#   TOP          the source tree: run.sh exports it, and a test run on its own
+#                (BUILD=build sh tests/e2e/test_x.sh) finds it from $0
+#   BUILD        the build tree, made absolute (a relative one is under TOP)
+#                so that a test can cd into its work directory and still
+#                find the programs
+#   IOANALYZE, IORECORD, LIBIORECORD
+#                what the build makes; a test names what it needs with
+#                need_built, since a partial build skips rather than fails
+# and the helpers below. A test exits 0 (pass), 77 (skipped, with the reason
+# as its last line, which run.sh shows) or anything else (fail).
+
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+IOANALYZE=$BUILD/bin/ioanalyze
+IORECORD=$BUILD/bin/iorecord
+LIBIORECORD=$BUILD/lib/libiorecord.so
+
+# skip REASON: end the test as skipped.
+skip() {
+    echo "skip: $*"
+    exit 77
+}
+
+# need_built FILE...: skip unless every FILE has been built.
+need_built() {
+    for _f in "$@"; do
+        [ -e "$_f" ] || skip "'$_f' is not built"
+    done
+}
+
+# have COMMAND: whether COMMAND is installed.
+have() {
+    command -v "$1" >/dev/null 2>&1
+}
+
+# need_strace: skip unless strace is installed and may trace here (a
+# container may deny ptrace).
+need_strace() {
+    have strace || skip "strace is not installed"
+    strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace denied)"
+}
+
+# work_dir NAME: $work, a new directory for the test's files, removed however
+# the test ends. INT and TERM exit so that the EXIT trap runs: a trap on them
+# that only removed the directory would let the test carry on without it.
+work_dir() {
+    work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-$1.XXXXXX") || exit 1
+    trap cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+}
+
+# What the EXIT trap runs; a test with more to undo defines its own.
+cleanup() {
+    rm -rf "$work"
+}
+
+# die MESSAGE: report a failed check and go on, so that one run shows every
+# failure; a test that uses it ends with `exit $fail`.
+fail=0
+die() {
+    echo "FAIL: $*"
+    fail=1
+}
+
 # A preload library built with AddressSanitizer (make asan) only loads after
 # the ASan runtime, so recorded runs put that runtime first. Leak checks are
 # the traced program's business, not ours, so they are off there.

@@ -1,19 +1,13 @@
 #!/bin/sh
 # ioanalyze's command line: subcommands, --help, --version, exit statuses and
 # error messages, output formats, inputs from stdin and directories.
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-A=$BUILD/bin/ioanalyze
+. "$(dirname "$0")/lib.sh"
 FX=$TOP/tests/fixtures/rules
-[ -x "$A" ] || { echo "skip: $A is not built"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-an-cli.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+need_built "$IOANALYZE"
+have python3 || skip "python3 is needed"
+work_dir an-cli
 # the same events as another process (pid 200), to combine with pid 100's
 sed "s/:100,/:200,/g" "$FX/leak_fires.jsonl" >"$work/leak200.jsonl"
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
 
 # expect STATUS CMD...: run, compare the exit status
 expect() {
@@ -23,59 +17,59 @@ expect() {
     [ "$got" -eq "$want" ] || die "'$*' exited $got, expected $want: $(cat "$work/err")"
 }
 
-expect 0 "$A" --version
+expect 0 "$IOANALYZE" --version
 grep -q '^ioanalyze ' "$work/out" || die "--version output"
-expect 0 "$A" --help
+expect 0 "$IOANALYZE" --help
 for c in analyze profile dump info rules; do
-    expect 0 "$A" $c --help
+    expect 0 "$IOANALYZE" $c --help
     grep -q "usage: ioanalyze" "$work/out" || die "$c --help has no usage line"
 done
-expect 2 "$A"
-expect 2 "$A" analyze
-expect 2 "$A" analyze --bogus "$FX/leak_fires.jsonl"
+expect 2 "$IOANALYZE"
+expect 2 "$IOANALYZE" analyze
+expect 2 "$IOANALYZE" analyze --bogus "$FX/leak_fires.jsonl"
 grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze analyze --help'" "$work/err" || die "unknown option message: $(cat "$work/err")"
 
 # unreadable and unrecognisable inputs
-expect 2 "$A" "$work/missing.zst"
+expect 2 "$IOANALYZE" "$work/missing.zst"
 grep -qx "ioanalyze: cannot open trace '$work/missing.zst': No such file or directory" "$work/err" || die "missing file message: $(cat "$work/err")"
 echo "hello world" >"$work/x.txt"
-expect 2 "$A" "$work/x.txt"
+expect 2 "$IOANALYZE" "$work/x.txt"
 grep -qx "ioanalyze: '$work/x.txt': not a trace, JSONL event file or strace log" "$work/err" || die "bad input message: $(cat "$work/err")"
 printf '{"ev":"call","t":1}\n{"ev":"call",\n' >"$work/bad.jsonl"
-expect 2 "$A" "$work/bad.jsonl"
+expect 2 "$IOANALYZE" "$work/bad.jsonl"
 grep -q "^ioanalyze: '$work/bad.jsonl': line [12]: " "$work/err" || die "malformed JSONL must name the line: $(cat "$work/err")"
 
 # default command, summary on stderr, JSON on stdout
-expect 0 "$A" "$FX/small_buffer_fires.jsonl"
+expect 0 "$IOANALYZE" "$FX/small_buffer_fires.jsonl"
 python3 -c "import json,sys; d=json.load(open('$work/out')); assert len(d)==1 and d[0]['type']==2" || die "analyze output"
 grep -qx "ioanalyze: 1 issue (small_buffer 1) in 26 events from 1 process" "$work/err" || die "summary: $(cat "$work/err")"
-expect 0 "$A" analyze "$FX/small_buffer_20_ops.jsonl"
+expect 0 "$IOANALYZE" analyze "$FX/small_buffer_20_ops.jsonl"
 [ "$(cat "$work/out")" = "[]" ] || die "no issues must print []"
 
 # --fail-on-issues, --rules, --disable, --set, --config
-expect 1 "$A" --fail-on-issues "$FX/small_buffer_fires.jsonl"
-expect 0 "$A" --fail-on-issues "$FX/small_buffer_20_ops.jsonl"
-expect 0 "$A" --fail-on-issues --disable small_buffer "$FX/small_buffer_fires.jsonl"
-expect 0 "$A" --fail-on-issues --rules leak,main_thread "$FX/small_buffer_fires.jsonl"
-expect 1 "$A" --fail-on-issues --set small_buffer.min_ops=19 "$FX/small_buffer_20_ops.jsonl"
-expect 2 "$A" --set small_buffer.min_opps=19 "$FX/small_buffer_20_ops.jsonl"
+expect 1 "$IOANALYZE" --fail-on-issues "$FX/small_buffer_fires.jsonl"
+expect 0 "$IOANALYZE" --fail-on-issues "$FX/small_buffer_20_ops.jsonl"
+expect 0 "$IOANALYZE" --fail-on-issues --disable small_buffer "$FX/small_buffer_fires.jsonl"
+expect 0 "$IOANALYZE" --fail-on-issues --rules leak,main_thread "$FX/small_buffer_fires.jsonl"
+expect 1 "$IOANALYZE" --fail-on-issues --set small_buffer.min_ops=19 "$FX/small_buffer_20_ops.jsonl"
+expect 2 "$IOANALYZE" --set small_buffer.min_opps=19 "$FX/small_buffer_20_ops.jsonl"
 grep -q "small_buffer has no parameter 'min_opps'" "$work/err" || die "--set error: $(cat "$work/err")"
-expect 2 "$A" --rules nope "$FX/small_buffer_20_ops.jsonl"
+expect 2 "$IOANALYZE" --rules nope "$FX/small_buffer_20_ops.jsonl"
 echo '{"rules": {"small_buffer": {"min_ops": 19}}}' >"$work/c.json"
-expect 1 "$A" --fail-on-issues --config "$work/c.json" "$FX/small_buffer_20_ops.jsonl"
+expect 1 "$IOANALYZE" --fail-on-issues --config "$work/c.json" "$FX/small_buffer_20_ops.jsonl"
 echo '{"rules": {"small_buffer": {"min_ops": 19, "colour": 1}}}' >"$work/c.json"
-expect 2 "$A" --config "$work/c.json" "$FX/small_buffer_20_ops.jsonl"
+expect 2 "$IOANALYZE" --config "$work/c.json" "$FX/small_buffer_20_ops.jsonl"
 grep -q "rules.small_buffer.colour: unknown parameter" "$work/err" || die "config error: $(cat "$work/err")"
-expect 2 "$A" --config "$work/nope.json" "$FX/small_buffer_20_ops.jsonl"
+expect 2 "$IOANALYZE" --config "$work/nope.json" "$FX/small_buffer_20_ops.jsonl"
 
 # formats
-expect 0 "$A" --format jsonl "$FX/small_buffer_fires.jsonl" "$work/leak200.jsonl"
+expect 0 "$IOANALYZE" --format jsonl "$FX/small_buffer_fires.jsonl" "$work/leak200.jsonl"
 [ "$(wc -l <"$work/out")" -eq 2 ] || die "--format jsonl: one issue per line"
 python3 -c "
 import json
 for l in open('$work/out'): json.loads(l)" || die "--format jsonl lines must be JSON"
-expect 2 "$A" --format xml "$FX/small_buffer_fires.jsonl"
-expect 0 "$A" --format sarif "$FX/small_buffer_fires.jsonl"
+expect 2 "$IOANALYZE" --format xml "$FX/small_buffer_fires.jsonl"
+expect 0 "$IOANALYZE" --format sarif "$FX/small_buffer_fires.jsonl"
 python3 -c "import json; d=json.load(open('$work/out')); assert d['version']=='2.1.0'" || die "--format sarif"
 
 # several inputs merge; stdin; directories
@@ -83,18 +77,18 @@ mkdir "$work/dir"
 cp "$FX/small_buffer_fires.jsonl" "$work/dir/"
 sed "s/:100,/:200,/g" "$FX/leak_fires.jsonl" >"$work/dir/leak200.jsonl"
 echo "not an input" >"$work/dir/README"
-expect 0 "$A" "$work/dir"
+expect 0 "$IOANALYZE" "$work/dir"
 python3 -c "import json; d=json.load(open('$work/out')); assert sorted(i['rule'] for i in d)==['leak','small_buffer'], d" || die "directory input"
-expect 0 "$A" - <"$FX/leak_fires.jsonl"
+expect 0 "$IOANALYZE" - <"$FX/leak_fires.jsonl"
 python3 -c "import json; d=json.load(open('$work/out')); assert [i['rule'] for i in d]==['leak']" || die "stdin input"
 
 # baseline: known fingerprints are dropped
-"$A" "$FX/small_buffer_fires.jsonl" >"$work/base.json" 2>/dev/null
-expect 0 "$A" --fail-on-issues --baseline "$work/base.json" "$FX/small_buffer_fires.jsonl"
+"$IOANALYZE" "$FX/small_buffer_fires.jsonl" >"$work/base.json" 2>/dev/null
+expect 0 "$IOANALYZE" --fail-on-issues --baseline "$work/base.json" "$FX/small_buffer_fires.jsonl"
 grep -q "1 known issue suppressed by the baseline" "$work/err" || die "baseline summary: $(cat "$work/err")"
 
 # rules lists every parameter with its default
-expect 0 "$A" rules
+expect 0 "$IOANALYZE" rules
 for p in "main_thread.max_once_ms *= 13" "main_thread.max_continual_ms *= 500" \
          "small_buffer.buffer_bytes *= 4096" "small_buffer.min_ops *= 20" \
          "small_buffer.min_continual_ms *= 13" "repeat_read.threshold *= 5" \
@@ -105,11 +99,11 @@ done
 grep -q "^small_buffer (type 2)" "$work/out" || die "rules output lacks the type"
 
 # dump: JSONL that reads back, text with one line per event
-expect 0 "$A" dump "$FX/leak_fires.jsonl"
+expect 0 "$IOANALYZE" dump "$FX/leak_fires.jsonl"
 [ "$(wc -l <"$work/out")" -eq "$(wc -l <"$FX/leak_fires.jsonl")" ] || die "dump jsonl line count"
-expect 0 "$A" dump --format text "$FX/leak_fires.jsonl"
+expect 0 "$IOANALYZE" dump --format text "$FX/leak_fires.jsonl"
 [ "$(wc -l <"$work/out")" -eq "$(wc -l <"$FX/leak_fires.jsonl")" ] || die "dump text line count"
-expect 0 "$A" info "$FX/leak_inherited_not_leak.jsonl"
+expect 0 "$IOANALYZE" info "$FX/leak_inherited_not_leak.jsonl"
 grep -q "pid 101 ppid 100 /usr/bin/child" "$work/out" || die "info processes: $(cat "$work/out")"
 grep -q "processes: 2" "$work/out" || die "info process count"
 

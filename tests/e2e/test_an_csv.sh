@@ -1,14 +1,10 @@
 #!/bin/sh
 # The CSV profile is RFC 4180: a path holding a comma, a quote and a newline
 # parses back; the SPEC's columns come first, in order; the figures are exact.
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-A=$BUILD/bin/ioanalyze
-[ -x "$A" ] || { echo "skip: $A is not built"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-an-csv.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+. "$(dirname "$0")/lib.sh"
+need_built "$IOANALYZE"
+have python3 || skip "python3 is needed"
+work_dir an-csv
 
 python3 - "$work/ev.jsonl" <<'PY'
 import json, sys
@@ -33,8 +29,8 @@ ev.append(dict(ev="exit", t=t, pid=7, status=0))
 open(sys.argv[1], "w").write("".join(json.dumps(e) + "\n" for e in ev))
 PY
 
-"$A" profile "$work/ev.jsonl" >"$work/p.csv" || { echo "FAIL: profile"; exit 1; }
-"$A" --csv "$work/q.csv" "$work/ev.jsonl" >/dev/null 2>&1 || { echo "FAIL: analyze --csv"; exit 1; }
+"$IOANALYZE" profile "$work/ev.jsonl" >"$work/p.csv" || { echo "FAIL: profile"; exit 1; }
+"$IOANALYZE" --csv "$work/q.csv" "$work/ev.jsonl" >/dev/null 2>&1 || { echo "FAIL: analyze --csv"; exit 1; }
 cmp -s "$work/p.csv" "$work/q.csv" || { echo "FAIL: profile and --csv differ"; exit 1; }
 
 python3 - "$work/p.csv" <<'PY' || exit 1

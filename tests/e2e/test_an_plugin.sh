@@ -2,17 +2,11 @@
 # --plugin: a rule built as a shared object (rules/TEMPLATE.md) runs like a
 # built-in one, shows in `ioanalyze rules`, takes --set; a plugin built for
 # another rule ABI is refused.
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-A=$BUILD/bin/ioanalyze
-[ -x "$A" ] || { echo "skip: $A is not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_built "$IOANALYZE"
 CC=${CC:-cc}
-command -v "$CC" >/dev/null 2>&1 || { echo "skip: no C compiler"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-an-plugin.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+have "$CC" || skip "no C compiler"
+work_dir an-plugin
 
 cat >"$work/many_writes.c" <<'C'
 #include <stdio.h>
@@ -45,17 +39,17 @@ $CC $flags -DABI=RULE_ABI_VERSION -o "$work/good.so" "$work/many_writes.c" || { 
 $CC $flags -DABI=12345 -o "$work/bad.so" "$work/many_writes.c" || exit 1
 
 FX=$TOP/tests/fixtures/rules/small_buffer_fires.jsonl
-"$A" --plugin "$work/good.so" --rules many_writes "$FX" >"$work/out" 2>"$work/err" || die "plugin run: $(cat "$work/err")"
+"$IOANALYZE" --plugin "$work/good.so" --rules many_writes "$FX" >"$work/out" 2>"$work/err" || die "plugin run: $(cat "$work/err")"
 python3 -c "
 import json; d=json.load(open('$work/out'))
 assert len(d)==1 and d[0]['rule']=='many_writes' and d[0]['type']==99 and d[0]['repeat']==21, d" || die "plugin issue"
-"$A" --plugin "$work/good.so" --rules many_writes --set many_writes.min_writes=22 "$FX" >"$work/out" 2>&1 || die "plugin --set"
+"$IOANALYZE" --plugin "$work/good.so" --rules many_writes --set many_writes.min_writes=22 "$FX" >"$work/out" 2>&1 || die "plugin --set"
 [ "$(head -c 2 "$work/out")" = "[]" ] || die "--set on a plugin parameter"
-"$A" rules --plugin "$work/good.so" >"$work/out" || die "rules --plugin"
+"$IOANALYZE" rules --plugin "$work/good.so" >"$work/out" || die "rules --plugin"
 grep -q "many_writes.min_writes *= 10" "$work/out" || die "rules lists the plugin's parameters"
-"$A" --plugin "$work/bad.so" "$FX" >/dev/null 2>"$work/err"
+"$IOANALYZE" --plugin "$work/bad.so" "$FX" >/dev/null 2>"$work/err"
 [ $? -eq 2 ] || die "a plugin with another ABI must be refused (exit 2)"
 grep -q "rule ABI version 12345, this ioanalyze needs" "$work/err" || die "ABI message: $(cat "$work/err")"
-"$A" --plugin "$work/nope.so" "$FX" >/dev/null 2>&1
+"$IOANALYZE" --plugin "$work/nope.so" "$FX" >/dev/null 2>&1
 [ $? -eq 2 ] || die "a missing plugin must exit 2"
 exit $fail

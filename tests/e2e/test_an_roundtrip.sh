@@ -3,36 +3,31 @@
 # generated native trace and, when the recorder is built, a recorded sample;
 # the profile too. A truncated trace is analysed with a warning (exit 0),
 # and refused under --strict (exit 2).
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-A=$BUILD/bin/ioanalyze
+. "$(dirname "$0")/lib.sh"
 GEN=$BUILD/bin/bench/gen_trace
-[ -x "$A" ] || { echo "skip: $A is not built"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-an-rt.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
-fail=0 traces=""
-die() { echo "FAIL: $*"; fail=1; }
+need_built "$IOANALYZE"
+work_dir an-rt
+traces=""
 
 if [ -x "$GEN" ]; then
     "$GEN" 200000 "$work/gen.zst" 2>/dev/null && traces="$traces gen"
 fi
-if [ -x "$BUILD/bin/iorecord" ] && [ -x "$BUILD/bin/samples/small_writes" ]; then
-    (cd "$work" && "$BUILD/bin/iorecord" -o "$work/rec.zst" "$BUILD/bin/samples/small_writes" >/dev/null 2>&1) &&
+if [ -x "$IORECORD" ] && [ -x "$BUILD/bin/samples/small_writes" ]; then
+    (cd "$work" && "$IORECORD" -o "$work/rec.zst" "$BUILD/bin/samples/small_writes" >/dev/null 2>&1) &&
         traces="$traces rec"
 fi
-[ -n "$traces" ] || { echo "skip: neither bench/gen_trace nor iorecord is built"; exit 77; }
+[ -n "$traces" ] || skip "neither bench/gen_trace nor iorecord is built"
 
 for t in $traces; do
-    "$A" "$work/$t.zst" >"$work/$t.native.json" 2>"$work/err" || die "$t: analyze failed: $(cat "$work/err")"
-    "$A" dump --format jsonl "$work/$t.zst" >"$work/$t.jsonl" || die "$t: dump failed"
-    "$A" "$work/$t.jsonl" >"$work/$t.jsonl.json" 2>"$work/err" || die "$t: analyze of the dump failed: $(cat "$work/err")"
+    "$IOANALYZE" "$work/$t.zst" >"$work/$t.native.json" 2>"$work/err" || die "$t: analyze failed: $(cat "$work/err")"
+    "$IOANALYZE" dump --format jsonl "$work/$t.zst" >"$work/$t.jsonl" || die "$t: dump failed"
+    "$IOANALYZE" "$work/$t.jsonl" >"$work/$t.jsonl.json" 2>"$work/err" || die "$t: analyze of the dump failed: $(cat "$work/err")"
     cmp -s "$work/$t.native.json" "$work/$t.jsonl.json" || die "$t: issues differ between the trace and its dump"
-    "$A" profile "$work/$t.zst" >"$work/$t.native.csv" || die "$t: profile failed"
-    "$A" profile "$work/$t.jsonl" >"$work/$t.jsonl.csv" || die "$t: profile of the dump failed"
+    "$IOANALYZE" profile "$work/$t.zst" >"$work/$t.native.csv" || die "$t: profile failed"
+    "$IOANALYZE" profile "$work/$t.jsonl" >"$work/$t.jsonl.csv" || die "$t: profile of the dump failed"
     cmp -s "$work/$t.native.csv" "$work/$t.jsonl.csv" || die "$t: profiles differ between the trace and its dump"
     # a dump of the dump is the dump
-    "$A" dump --format jsonl "$work/$t.jsonl" >"$work/$t.2.jsonl" || die "$t: dump of the dump failed"
+    "$IOANALYZE" dump --format jsonl "$work/$t.jsonl" >"$work/$t.2.jsonl" || die "$t: dump of the dump failed"
     cmp -s "$work/$t.jsonl" "$work/$t.2.jsonl" || die "$t: dump of the dump differs"
 done
 
@@ -40,12 +35,12 @@ done
 t=${traces# }; t=${t%% *}
 size=$(wc -c <"$work/$t.zst")
 head -c $((size / 2)) "$work/$t.zst" >"$work/cut.zst"
-"$A" "$work/cut.zst" >"$work/cut.json" 2>"$work/err"
+"$IOANALYZE" "$work/cut.zst" >"$work/cut.json" 2>"$work/err"
 rc=$?
 [ $rc -eq 0 ] || die "a truncated trace must be analysed (exit 0), got $rc: $(cat "$work/err")"
 grep -q "^ioanalyze: warning: '$work/cut.zst': damaged trace (truncated): recovered [0-9]* events" "$work/err" ||
     die "no damage warning naming the file: $(cat "$work/err")"
-"$A" --strict "$work/cut.zst" >/dev/null 2>"$work/err"
+"$IOANALYZE" --strict "$work/cut.zst" >/dev/null 2>"$work/err"
 rc=$?
 [ $rc -eq 2 ] || die "--strict on a truncated trace must exit 2, got $rc"
 exit $fail

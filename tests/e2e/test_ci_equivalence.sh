@@ -4,24 +4,14 @@
 # rules (small_buffer with min_continual_ms=0, random_write, random_read,
 # leak) must report the same issues from both, with the same fingerprints
 # and the same counts: a trace without stacks fingerprints exactly like a log.
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-A=$BUILD/bin/ioanalyze
-R=$BUILD/bin/iorecord
+. "$(dirname "$0")/lib.sh"
 S=$BUILD/bin/samples
-[ -x "$A" ] || { echo "skip: $A is not built"; exit 77; }
-[ -x "$R" ] && [ -e "$BUILD/lib/libiorecord.so" ] || { echo "skip: iorecord is not built"; exit 77; }
-command -v strace >/dev/null 2>&1 || { echo "skip: strace is not installed"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-eq.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
-strace -f -o "$work/probe" true 2>/dev/null || { echo "skip: strace cannot trace here (ptrace denied)"; exit 77; }
+need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD"
+need_strace
+have python3 || skip "python3 is needed"
+work_dir ci-eq
 # A sanitized recorder needs the sanitizer runtime loaded first (make asan).
-. "$TOP/tests/e2e/lib.sh"
-REC_ENV=$(asan_env "$BUILD/lib/libiorecord.so")
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+REC_ENV=$(asan_env "$LIBIORECORD")
 # the same rule selection for diff, which runs every enabled rule
 printf '%s\n' '{"rules": {"main_thread": {"enabled": false}, "repeat_read": {"enabled": false},' \
     '"small_buffer": {"min_continual_ms": 0}}}' >"$work/syscall-rules.json"
@@ -70,7 +60,7 @@ ${CC:-cc} -O1 -o "$work/mixed" "$work/mixed.c" || { echo "skip: cannot compile t
 
 # summary INPUT: one line per issue with what must agree
 summary() {
-    "$A" --rules small_buffer,random_write,random_read,leak --set small_buffer.min_continual_ms=0 \
+    "$IOANALYZE" --rules small_buffer,random_write,random_read,leak --set small_buffer.min_continual_ms=0 \
         "$1" 2>/dev/null | python3 -c '
 import json, sys
 for i in sorted(json.load(sys.stdin), key=lambda i: (i["rule"], i["path"])):
@@ -84,7 +74,7 @@ for name in mixed fd_leak random_write random_read clean; do
     [ $name = mixed ] && prog=$work/mixed
     [ -x "$prog" ] || continue
     rm -rf "$work/run" && mkdir "$work/run"
-    env $REC_ENV "$R" --no-stacks -o "$work/$name.zst" "$prog" "$work/run" >/dev/null 2>&1 || die "iorecord $name failed"
+    env $REC_ENV "$IORECORD" --no-stacks -o "$work/$name.zst" "$prog" "$work/run" >/dev/null 2>&1 || die "iorecord $name failed"
     rm -rf "$work/run" && mkdir "$work/run"
     strace -f -tt -T -y -o "$work/$name.log" "$prog" "$work/run" >/dev/null 2>&1 || die "strace $name failed"
     summary "$work/$name.zst" >"$work/$name.rec"
@@ -94,7 +84,7 @@ for name in mixed fd_leak random_write random_read clean; do
 $(diff "$work/$name.rec" "$work/$name.str")"
     fi
     # and diff agrees that nothing changed
-    "$A" diff --config "$work/syscall-rules.json" "$work/$name.zst" "$work/$name.log" >/dev/null 2>"$work/err" ||
+    "$IOANALYZE" diff --config "$work/syscall-rules.json" "$work/$name.zst" "$work/$name.log" >/dev/null 2>"$work/err" ||
         die "$name: diff of the trace and the log: $(cat "$work/err")"
     checked=$((checked + 1))
 done

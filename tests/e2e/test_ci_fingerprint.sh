@@ -5,25 +5,21 @@
 # same fingerprints, so `ioanalyze diff` reports nothing new; different
 # problems in one file (another rule, another open stack) give different
 # ones. Recorded with iorecord (stacks on) and with strace, whichever exist.
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-A=$BUILD/bin/ioanalyze
-R=$BUILD/bin/iorecord
-[ -x "$A" ] || { echo "skip: $A is not built"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_built "$IOANALYZE"
+have python3 || skip "python3 is needed"
 have_rec=0 have_strace=0
-[ -x "$R" ] && [ -e "$BUILD/lib/libiorecord.so" ] && have_rec=1
-command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null && have_strace=1
-[ $have_rec = 1 ] || [ $have_strace = 1 ] || { echo "skip: neither iorecord nor strace can record here"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-fp.XXXXXX") || exit 1
+[ -x "$IORECORD" ] && [ -e "$LIBIORECORD" ] && have_rec=1
+have strace && strace -o /dev/null true 2>/dev/null && have_strace=1
+[ $have_rec = 1 ] || [ $have_strace = 1 ] || skip "neither iorecord nor strace can record here"
+work_dir ci-fp
+# newdir makes directories outside $work, in the default places
 dirs=""
-trap 'rm -rf "$work" $dirs' EXIT INT TERM
+cleanup() {
+    rm -rf "$work" $dirs
+}
 # A sanitized recorder needs the sanitizer runtime loaded first (make asan).
-. "$TOP/tests/e2e/lib.sh"
-REC_ENV=$(asan_env "$BUILD/lib/libiorecord.so")
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+REC_ENV=$(asan_env "$LIBIORECORD")
 
 # Two problems on data.bin (small writes, then random writes) and one file
 # leaked from two different functions (exported with -rdynamic so that their
@@ -89,14 +85,14 @@ newdir() {
 # record TOOL OUT DIR
 record() {
     case $1 in
-        iorecord) env $REC_ENV "$R" -o "$2" "$work/twoproblems" "$3" >/dev/null 2>&1 ;;
+        iorecord) env $REC_ENV "$IORECORD" -o "$2" "$work/twoproblems" "$3" >/dev/null 2>&1 ;;
         strace) strace -f -tt -T -y -o "$2" "$work/twoproblems" "$3" >/dev/null 2>&1 ;;
     esac || die "$1 run in $3 failed"
 }
 
 # fps TRACE: "rule fingerprint" lines, sorted
 fps() {
-    "$A" --set small_buffer.min_continual_ms=0 --rules small_buffer,random_write,leak "$1" 2>/dev/null |
+    "$IOANALYZE" --set small_buffer.min_continual_ms=0 --rules small_buffer,random_write,leak "$1" 2>/dev/null |
         python3 -c 'import json,sys; [print(i["rule"], i["fingerprint"]) for i in sorted(json.load(sys.stdin), key=lambda i: (i["rule"], i["fingerprint"]))]'
 }
 
@@ -114,7 +110,7 @@ for tool in $tools; do
         cmp -s "$work/fp1" "$work/fp2" ||
             die "$tool, $style dirs $d1 and $d2: fingerprints differ: $(diff "$work/fp1" "$work/fp2")"
         # main_thread off: a busy machine can stall any main-thread call past 13 ms
-        "$A" diff --set small_buffer.min_continual_ms=0 --set main_thread.enabled=false \
+        "$IOANALYZE" diff --set small_buffer.min_continual_ms=0 --set main_thread.enabled=false \
             "$work/$tool-$style-1" "$work/$tool-$style-2" \
             >/dev/null 2>"$work/err"
         [ $? -eq 0 ] || die "$tool, $style: diff of two runs is not clean: $(cat "$work/err")"

@@ -3,24 +3,14 @@
 # the plain shell gate script (no baseline yet, a clean run in other temp
 # dirs, a new problem, a failing suite, a config) and the `ioscope: ...`
 # steps of the GitHub Actions workflow.
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
 S=$BUILD/bin/samples
 DOC=$TOP/docs/ci.md
-[ -x "$BUILD/bin/ioanalyze" ] || { echo "skip: ioanalyze is not built"; exit 77; }
-[ -x "$BUILD/bin/iorecord" ] || { echo "skip: iorecord is not built"; exit 77; }
-for s in fd_leak random_write random_read; do
-    [ -x "$S/$s" ] || { echo "skip: sample $s is not built"; exit 77; }
-done
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-recipe.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+need_built "$IOANALYZE" "$IORECORD" "$S/fd_leak" "$S/random_write" "$S/random_read"
+have python3 || skip "python3 is needed"
+work_dir ci-recipe
 # A sanitized recorder needs the sanitizer runtime loaded first (make asan).
-. "$TOP/tests/e2e/lib.sh"
-REC_ENV=$(asan_env "$BUILD/lib/libiorecord.so")
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+REC_ENV=$(asan_env "$LIBIORECORD")
 PATH=$BUILD/bin:$PATH
 export PATH
 

@@ -4,25 +4,17 @@
 # directory) and the analyzer finds the same problems in every log, with the
 # same fingerprints; what needs durations is skipped without -T and the
 # summary says so; info counts the lines it did not understand.
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-A=$BUILD/bin/ioanalyze
+. "$(dirname "$0")/lib.sh"
 S=$BUILD/bin/samples
-[ -x "$A" ] || { echo "skip: $A is not built"; exit 77; }
-[ -x "$S/fd_leak" ] && [ -x "$S/random_write" ] || { echo "skip: samples are not built"; exit 77; }
-command -v strace >/dev/null 2>&1 || { echo "skip: strace is not installed"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-ci-strace.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
-strace -f -o "$work/probe" true 2>/dev/null || { echo "skip: strace cannot trace here (ptrace denied)"; exit 77; }
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+need_built "$IOANALYZE" "$S/fd_leak" "$S/random_write"
+need_strace
+have python3 || skip "python3 is needed"
+work_dir ci-strace
 
 # issues LOG [ANALYZE OPTIONS]: "rule path fingerprint" lines, sorted
 issues() {
     log=$1; shift
-    "$A" "$@" "$log" 2>"$work/err" | python3 -c '
+    "$IOANALYZE" "$@" "$log" 2>"$work/err" | python3 -c '
 import json, sys
 for i in sorted(json.load(sys.stdin), key=lambda i: (i["rule"], i["path"])):
     print(i["rule"], i["path"], i["fingerprint"])'
@@ -64,16 +56,16 @@ grep -q "^leak $work/fd_leak/plugin00.manifest " "$work/fd_leak.expect" || die "
     die "random_write: $(cat "$work/random_write.expect")"
 
 # without -T: the summary names what was skipped
-"$A" "$work/random_write.noT" >/dev/null 2>"$work/err"
+"$IOANALYZE" "$work/random_write.noT" >/dev/null 2>"$work/err"
 grep -q "no call durations (strace without -T)" "$work/err" || die "no -T summary: $(cat "$work/err")"
 
 # the log on standard input, detected from its content
-"$A" - <"$work/random_write.full" 2>/dev/null | grep -q '"rule": "random_write"' || die "log on stdin"
+"$IOANALYZE" - <"$work/random_write.full" 2>/dev/null | grep -q '"rule": "random_write"' || die "log on stdin"
 
 # info counts lines it does not understand; they are never fatal
 cp "$work/fd_leak.full" "$work/garbled.log"
 printf 'garbage that strace never wrote\n12345 also not a call\n' >>"$work/garbled.log"
-"$A" info "$work/garbled.log" >"$work/info" 2>&1 || die "info on a garbled log failed: $(cat "$work/info")"
+"$IOANALYZE" info "$work/garbled.log" >"$work/info" 2>&1 || die "info on a garbled log failed: $(cat "$work/info")"
 grep -q "strace log, .* 2 not understood" "$work/info" || die "info: $(cat "$work/info")"
 issues "$work/garbled.log" >"$work/garbled.got"
 cmp -s "$work/fd_leak.expect" "$work/garbled.got" || die "garbled log gives other issues"

@@ -3,23 +3,11 @@
 # checks what it promises: it exits 0, writes issues.json and profile.csv,
 # reports every sample's expected issues (the sum over samples/expected/),
 # names both output files, and lists the samples that must stay quiet.
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
+need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
+have python3 || skip "python3 is needed to count the issues"
 
-for f in "$BUILD/bin/iorecord" "$BUILD/bin/ioanalyze" "$BUILD/lib/libiorecord.so"; do
-    if [ ! -e "$f" ]; then
-        echo "skip: $f is not built"
-        exit 77
-    fi
-done
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip: python3 is needed to count the issues"
-    exit 77
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-demo.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+work_dir demo
 fail() {
     echo "FAIL: $*"
     sed 's/^/    /' "$work/out"

@@ -2,16 +2,10 @@
 # The man pages render with `man -l` without warnings, have the sections a
 # reader looks for, and document every option the tools' --help texts show
 # (for ioanalyze, also every subcommand's --help).
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+. "$(dirname "$0")/lib.sh"
 
-if ! command -v man >/dev/null 2>&1; then
-    echo "skip: man is not installed (apt-get install man-db)"
-    exit 77
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-man.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+have man || skip "man is not installed (apt-get install man-db)"
+work_dir man
 fail=0
 
 # Plain text of a page: wide enough that no option is broken across lines,

@@ -3,19 +3,16 @@
 # libc: the recorder sees the closedir, the pipe, socketpair and socket, and
 # the analyzer charges none of the pipe's reads to the directory.
 set -u
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
-[ -x "$B/bin/iorecord" ] || { echo "iorecord not built"; exit 77; }
-. "$TOP/tests/e2e/lib.sh"
-PRELOAD_ENV=$(asan_env "$B/lib/libiorecord.so")
-tmp=$(mktemp -d /tmp/ioscope-e2e-fdreuse.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/dir"
-out=$(env $PRELOAD_ENV "$B/bin/iorecord" --no-stacks -o "$tmp/t.zst" -- "$B/bin/progs/rec_fdreuse" "$tmp/dir") ||
+. "$(dirname "$0")/lib.sh"
+need_built "$IORECORD"
+PRELOAD_ENV=$(asan_env "$LIBIORECORD")
+work_dir fdreuse
+mkdir "$work/dir"
+out=$(env $PRELOAD_ENV "$IORECORD" --no-stacks -o "$work/t.zst" -- "$BUILD/bin/progs/rec_fdreuse" "$work/dir") ||
     { echo "FAIL: recording failed"; exit 1; }
-"$B/bin/ioanalyze" dump --format jsonl "$tmp/t.zst" >"$tmp/t.jsonl" || exit 1
-"$B/bin/ioanalyze" profile "$tmp/t.zst" >"$tmp/p.csv" 2>/dev/null || exit 1
-python3 - "$out" "$tmp/t.jsonl" "$tmp/p.csv" "$tmp/dir" <<'PY'
+"$IOANALYZE" dump --format jsonl "$work/t.zst" >"$work/t.jsonl" || exit 1
+"$IOANALYZE" profile "$work/t.zst" >"$work/p.csv" 2>/dev/null || exit 1
+python3 - "$out" "$work/t.jsonl" "$work/p.csv" "$work/dir" <<'PY'
 import csv, json, re, sys
 m = re.fullmatch(r"dir=(\d+) pipe=(\d+),(\d+) pair=(\d+),(\d+) sock=(\d+)", sys.argv[1].strip())
 assert m, sys.argv[1]

@@ -15,30 +15,15 @@
 # To refresh the expected files after a deliberate change of a rule:
 #   UPDATE=1 BUILD=build sh tests/e2e/test_samples.sh
 # then review `git diff samples/expected`.
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-
-for f in "$BUILD/bin/iorecord" "$BUILD/bin/ioanalyze" "$BUILD/lib/libiorecord.so"; do
-    if [ ! -e "$f" ]; then
-        echo "skip: $f is not built"
-        exit 77
-    fi
-done
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip: python3 is needed to mask the issues"
-    exit 77
-fi
+. "$(dirname "$0")/lib.sh"
+need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
+have python3 || skip "python3 is needed to mask the issues"
 
 # A sanitized recorder (make asan) needs the sanitizer runtime loaded first
 # in the recorded programs; ioanalyze itself keeps the full ASAN_OPTIONS.
-REC_PRELOAD=
-if ldd "$BUILD/lib/libiorecord.so" 2>/dev/null | grep -q libasan; then
-    REC_PRELOAD=$(ldd "$BUILD/lib/libiorecord.so" | awk '/libasan/ { print $3 }')
-fi
+REC_ENV=$(asan_env "$LIBIORECORD")
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-samples.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+work_dir samples
 check="python3 $TOP/samples/check_issues.py"
 fail=0 checked=0
 MAIN_THREAD_SAMPLES=" slow_main_read worker_io "
@@ -58,8 +43,7 @@ for src in "$TOP"/samples/*.c; do
         continue
     fi
     out=$work/$name
-    if ! env ${REC_PRELOAD:+LD_PRELOAD="$REC_PRELOAD" ASAN_OPTIONS=detect_leaks=0} \
-        "$BUILD/bin/iorecord" -o "$work/$name.zst" -- "$prog" "$out" >"$work/$name.log" 2>&1; then
+    if ! env $REC_ENV "$IORECORD" -o "$work/$name.zst" -- "$prog" "$out" >"$work/$name.log" 2>&1; then
         echo "FAIL $name: recording failed:"
         sed 's/^/    /' "$work/$name.log"
         fail=1
@@ -70,7 +54,7 @@ for src in "$TOP"/samples/*.c; do
     *) rules_opt="--disable main_thread" ;;
     esac
     # shellcheck disable=SC2086 # rules_opt is two words or none
-    if ! "$BUILD/bin/ioanalyze" $rules_opt "$work/$name.zst" >"$work/$name.json" 2>"$work/$name.err"; then
+    if ! "$IOANALYZE" $rules_opt "$work/$name.zst" >"$work/$name.json" 2>"$work/$name.err"; then
         echo "FAIL $name: ioanalyze failed:"
         sed 's/^/    /' "$work/$name.err"
         fail=1

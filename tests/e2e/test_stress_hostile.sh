@@ -9,17 +9,12 @@
 #   stack  a JSONL open whose stack has a million frames: same
 # Address space is capped with ulimit -v (not under AddressSanitizer, which
 # reserves terabytes of it).
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
-IOANALYZE=$BUILD/bin/ioanalyze
 LIBIOTRACE=$BUILD/lib/libiotrace.a
 CC=${CC:-cc}
-for f in "$IOANALYZE" "$LIBIOTRACE"; do
-    [ -e "$f" ] || { echo "skip: '$f' is not built"; exit 77; }
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-hostile.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+need_built "$IOANALYZE" "$LIBIOTRACE"
+work_dir hostile
 
 SAN=
 LIMIT="ulimit -v"
@@ -28,7 +23,7 @@ if nm "$IOANALYZE" 2>/dev/null | grep -q __asan_init; then
     LIMIT=:
 fi
 # shellcheck disable=SC2086
-$CC -std=c11 -O2 -D_GNU_SOURCE $SAN -Iformats -o "$T/gen" tests/fuzz/hostile_gen.c "$LIBIOTRACE" \
+$CC -std=c11 -O2 -D_GNU_SOURCE $SAN -Iformats -o "$work/gen" tests/fuzz/hostile_gen.c "$LIBIOTRACE" \
     $(pkg-config --libs libzstd 2>/dev/null || echo -lzstd) ||
     { echo "skip: cannot build tests/fuzz/hostile_gen.c with '$CC'"; exit 77; }
 
@@ -39,29 +34,29 @@ bad() {
 }
 
 # --- decompression bomb
-"$T/gen" bomb 32 60 "$T/bomb.zst" 2>/dev/null || { echo "FAIL: cannot generate the bomb"; exit 1; }
-($LIMIT 3145728; "$IOANALYZE" "$T/bomb.zst" >"$T/bomb.out" 2>"$T/bomb.err")
+"$work/gen" bomb 32 60 "$work/bomb.zst" 2>/dev/null || { echo "FAIL: cannot generate the bomb"; exit 1; }
+($LIMIT 3145728; "$IOANALYZE" "$work/bomb.zst" >"$work/bomb.out" 2>"$work/bomb.err")
 rc=$?
 [ $rc -eq 2 ] || bad bomb "exit status $rc, expected 2 (refused)"
-grep -q "^ioanalyze: cannot read trace '.*bomb.zst': .*decompression bomb" "$T/bomb.err" ||
-    { bad bomb "no clear message:"; cat "$T/bomb.err"; }
-echo "  [bomb] $(wc -c <"$T/bomb.zst") bytes that inflate to 1.9 GiB: exit $rc, $(head -c 160 "$T/bomb.err")"
+grep -q "^ioanalyze: cannot read trace '.*bomb.zst': .*decompression bomb" "$work/bomb.err" ||
+    { bad bomb "no clear message:"; cat "$work/bomb.err"; }
+echo "  [bomb] $(wc -c <"$work/bomb.zst") bytes that inflate to 1.9 GiB: exit $rc, $(head -c 160 "$work/bomb.err")"
 
 # --- a string bomb: distinct stacks that compress 1000:1
-"$T/gen" stack 87000 1200 "$T/strings.zst" || { echo "FAIL: cannot generate the stacks trace"; exit 1; }
-($LIMIT 3145728; "$IOANALYZE" "$T/strings.zst" >"$T/strings.out" 2>"$T/strings.err")
+"$work/gen" stack 87000 1200 "$work/strings.zst" || { echo "FAIL: cannot generate the stacks trace"; exit 1; }
+($LIMIT 3145728; "$IOANALYZE" "$work/strings.zst" >"$work/strings.out" 2>"$work/strings.err")
 rc=$?
 [ $rc -eq 2 ] || bad strings "exit status $rc, expected 2 (refused)"
-grep -q "^ioanalyze: cannot read trace '.*strings.zst': more than 1024 MiB of distinct strings" "$T/strings.err" ||
-    { bad strings "no clear message:"; cat "$T/strings.err"; }
-echo "  [strings] $(wc -c <"$T/strings.zst") bytes carrying 1.1 GB of distinct stacks: exit $rc"
+grep -q "^ioanalyze: cannot read trace '.*strings.zst': more than 1024 MiB of distinct strings" "$work/strings.err" ||
+    { bad strings "no clear message:"; cat "$work/strings.err"; }
+echo "  [strings] $(wc -c <"$work/strings.zst") bytes carrying 1.1 GB of distinct stacks: exit $rc"
 
 # --- a million distinct paths
-"$T/gen" paths 1000000 "$T/paths.zst" || { echo "FAIL: cannot generate the paths trace"; exit 1; }
-($LIMIT 1048576; "$IOANALYZE" --csv "$T/paths.csv" "$T/paths.zst" >"$T/paths.out" 2>"$T/paths.err")
+"$work/gen" paths 1000000 "$work/paths.zst" || { echo "FAIL: cannot generate the paths trace"; exit 1; }
+($LIMIT 1048576; "$IOANALYZE" --csv "$work/paths.csv" "$work/paths.zst" >"$work/paths.out" 2>"$work/paths.err")
 rc=$?
-[ $rc -eq 0 ] || { bad paths "exit status $rc within 1 GiB:"; cat "$T/paths.err"; }
-rows=$(($(wc -l <"$T/paths.csv") - 1))
+[ $rc -eq 0 ] || { bad paths "exit status $rc within 1 GiB:"; cat "$work/paths.err"; }
+rows=$(($(wc -l <"$work/paths.csv") - 1))
 [ "$rows" -eq 1000000 ] || bad paths "$rows profile rows, expected 1000000"
 echo "  [paths] 1000000 distinct paths: exit $rc, $rows profile rows"
 
@@ -72,13 +67,13 @@ awk 'BEGIN {
     for (i = 1; i < 1000000; i++) printf "\\nf%d+0x10 (/usr/lib/libx.so)", i
     printf "\"}\n"
     printf "{\"ev\":\"exit\",\"t\":100,\"pid\":1,\"status\":0}\n"
-}' >"$T/stack.jsonl"
-($LIMIT 1048576; "$IOANALYZE" "$T/stack.jsonl" >"$T/stack.out" 2>"$T/stack.err")
+}' >"$work/stack.jsonl"
+($LIMIT 1048576; "$IOANALYZE" "$work/stack.jsonl" >"$work/stack.out" 2>"$work/stack.err")
 rc=$?
-[ $rc -eq 0 ] || { bad stack "exit status $rc within 1 GiB:"; cat "$T/stack.err"; }
+[ $rc -eq 0 ] || { bad stack "exit status $rc within 1 GiB:"; cat "$work/stack.err"; }
 # the open is never closed: a leak issue whose stack is that stack
-grep -q '"rule": "leak"' "$T/stack.out" || bad stack "the leaked open was not reported"
-echo "  [stack] a $(wc -c <"$T/stack.jsonl")-byte line, a million frames: exit $rc"
+grep -q '"rule": "leak"' "$work/stack.out" || bad stack "the leaked open was not reported"
+echo "  [stack] a $(wc -c <"$work/stack.jsonl")-byte line, a million frames: exit $rc"
 
 [ $failed -eq 0 ] && echo "ok: decompression and string bombs refused with a message; a million paths and a million-frame stack within 1 GiB"
 exit $failed

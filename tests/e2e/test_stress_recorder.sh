@@ -9,78 +9,70 @@
 #   - the trace reads without damage, and every call the program counted
 #     (per process and op: the main process with its threads and handlers,
 #     each exec'd, spawned and forked child) is in it, exactly.
-BUILD=${BUILD:-build}
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 PROG=$BUILD/bin/progs/stress_io
-IORECORD=$BUILD/bin/iorecord
-IOANALYZE=$BUILD/bin/ioanalyze
 SECS=${STRESS_SECONDS:-20}
-for f in "$PROG" "$IORECORD" "$IOANALYZE" "$BUILD/lib/libiorecord.so"; do
-    [ -e "$f" ] || { echo "skip: '$f' is not built"; exit 77; }
-done
-command -v timeout >/dev/null 2>&1 || { echo "skip: no timeout(1)"; exit 77; }
+need_built "$PROG" "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
+have timeout || skip "no timeout(1)"
 
-. "$TOP/tests/e2e/lib.sh"
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-stress.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+work_dir stress
 fail() {
     echo "FAIL: $*"
     exit 1
 }
-mkdir "$T/plain" "$T/rec"
+mkdir "$work/plain" "$work/rec"
 
 # Without the recorder: the reference output (its length does not depend on
 # how long the run is, so a short run is enough).
-STRESS_SECONDS=2 "$PROG" "$T/plain" >"$T/plain.out" 2>"$T/plain.err"
+STRESS_SECONDS=2 "$PROG" "$work/plain" >"$work/plain.out" 2>"$work/plain.err"
 plain_rc=$?
 
 # With it. A deadlock shows as the timeout's 124 (or 137 after KILL).
-(asan_preload "$BUILD/lib/libiorecord.so"
- STRESS_SECONDS=$SECS STRESS_COUNTS=$T/counts \
-    exec timeout -k 10 $((SECS * 3 + 60)) "$IORECORD" -o "$T/trace.zst" -- "$PROG" "$T/rec" \
-    >"$T/rec.out" 2>"$T/rec.err")
+(asan_preload "$LIBIORECORD"
+ STRESS_SECONDS=$SECS STRESS_COUNTS=$work/counts \
+    exec timeout -k 10 $((SECS * 3 + 60)) "$IORECORD" -o "$work/trace.zst" -- "$PROG" "$work/rec" \
+    >"$work/rec.out" 2>"$work/rec.err")
 rec_rc=$?
 [ $rec_rc -eq 124 ] || [ $rec_rc -eq 137 ] && fail "no exit within $((SECS * 3 + 60)) s under the recorder (deadlock?)"
-[ $rec_rc -eq "$plain_rc" ] || { cat "$T/rec.err"; fail "exit status $rec_rc under the recorder, $plain_rc without"; }
-cmp -s "$T/plain.out" "$T/rec.out" || { diff "$T/plain.out" "$T/rec.out"; fail "output differs under the recorder"; }
-[ "$plain_rc" -eq 0 ] || { cat "$T/plain.out"; fail "the program itself failed (exit $plain_rc)"; }
-[ -s "$T/rec.err" ] && { cat "$T/rec.err"; fail "unexpected messages on stderr under the recorder"; }
+[ $rec_rc -eq "$plain_rc" ] || { cat "$work/rec.err"; fail "exit status $rec_rc under the recorder, $plain_rc without"; }
+cmp -s "$work/plain.out" "$work/rec.out" || { diff "$work/plain.out" "$work/rec.out"; fail "output differs under the recorder"; }
+[ "$plain_rc" -eq 0 ] || { cat "$work/plain.out"; fail "the program itself failed (exit $plain_rc)"; }
+[ -s "$work/rec.err" ] && { cat "$work/rec.err"; fail "unexpected messages on stderr under the recorder"; }
 
-"$IOANALYZE" info "$T/trace.zst" >"$T/info" 2>"$T/info.err" || fail "ioanalyze info failed: $(cat "$T/info.err")"
-grep -q '^damage: none' "$T/info" || { cat "$T/info"; fail "the trace is damaged"; }
+"$IOANALYZE" info "$work/trace.zst" >"$work/info" 2>"$work/info.err" || fail "ioanalyze info failed: $(cat "$work/info.err")"
+grep -q '^damage: none' "$work/info" || { cat "$work/info"; fail "the trace is damaged"; }
 
 # Calls per (pid, op) in the trace.
-"$IOANALYZE" dump --format jsonl "$T/trace.zst" 2>"$T/dump.err" |
+"$IOANALYZE" dump --format jsonl "$work/trace.zst" 2>"$work/dump.err" |
     awk -F'"pid":' '/^\{"ev":"call"/ {
         split($2, a, ","); match($0, /"op":"[a-z_]+"/)
         n[a[1] " " substr($0, RSTART + 6, RLENGTH - 7)]++
-    } END { for (k in n) print k, n[k] }' | sort >"$T/trace.counts"
-[ -s "$T/dump.err" ] && fail "ioanalyze dump: $(cat "$T/dump.err")"
+    } END { for (k in n) print k, n[k] }' | sort >"$work/trace.counts"
+[ -s "$work/dump.err" ] && fail "ioanalyze dump: $(cat "$work/dump.err")"
 
 # What the program says it did: the main process's own counts, and for each
 # child the fixed I/O of its kind (see stress_io.c: child_main, fork_child).
-main_pid=$(awk '$1 == "call" { print $2; exit }' "$T/counts")
+main_pid=$(awk '$1 == "call" { print $2; exit }' "$work/counts")
 awk '$1 == "call" && $4 > 0 { print $2, $3, $4 }
      $1 == "child" && ($3 == "exec" || $3 == "spawn") {
         print $2, "open 1"; print $2, "write 4"; print $2, "pread 4"; print $2, "close 1"
         print $2, "fopen 1"; print $2, "fwrite 1"; print $2, "fclose 1" }
      $1 == "child" && $3 == "fork" { print $2, "open 1"; print $2, "write 3"; print $2, "close 1" }' \
-    "$T/counts" | sort >"$T/expected.counts"
+    "$work/counts" | sort >"$work/expected.counts"
 # /bin/sh children do I/O of their own: only their presence is checked.
-awk '$1 == "child" && $3 == "sh" { print $2 }' "$T/counts" >"$T/sh.pids"
-awk 'FILENAME == ARGV[1] { sh[$1] = 1; next } !($1 in sh)' "$T/sh.pids" "$T/trace.counts" \
-    >"$T/trace.checked"
-if ! cmp -s "$T/expected.counts" "$T/trace.checked"; then
+awk '$1 == "child" && $3 == "sh" { print $2 }' "$work/counts" >"$work/sh.pids"
+awk 'FILENAME == ARGV[1] { sh[$1] = 1; next } !($1 in sh)' "$work/sh.pids" "$work/trace.counts" \
+    >"$work/trace.checked"
+if ! cmp -s "$work/expected.counts" "$work/trace.checked"; then
     echo "calls per pid and op: < counted by the program, > in the trace"
-    diff "$T/expected.counts" "$T/trace.checked" | head -n 40
+    diff "$work/expected.counts" "$work/trace.checked" | head -n 40
     fail "the trace does not hold exactly the calls the program made"
 fi
-for pid in $(cat "$T/sh.pids"); do
-    grep -q "^  pid $pid ppid $main_pid .*exit status 5" "$T/info" ||
+for pid in $(cat "$work/sh.pids"); do
+    grep -q "^  pid $pid ppid $main_pid .*exit status 5" "$work/info" ||
         fail "child /bin/sh $pid missing from the trace or without its exit status"
 done
-total=$(awk '{ s += $3 } END { print s }' "$T/expected.counts")
-children=$(grep -c '^child ' "$T/counts")
+total=$(awk '{ s += $3 } END { print s }' "$work/expected.counts")
+children=$(grep -c '^child ' "$work/counts")
 echo "ok: ${SECS}s, $total calls in $((children + 1)) processes counted exactly; output and exit status as without the recorder"
