@@ -82,7 +82,8 @@ asan_preload() {
     ASAN_RT=$(asan_runtime "$1")
     if [ -n "$ASAN_RT" ]; then
         LD_PRELOAD=$ASAN_RT${LD_PRELOAD:+:$LD_PRELOAD}
-        ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+        # last: ASan takes the last value of an option (make asan sets detect_leaks=1)
+        ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
         export LD_PRELOAD ASAN_OPTIONS
     fi
 }

@@ -13,10 +13,11 @@ have_rec=0 have_strace=0
 have strace && strace -o /dev/null true 2>/dev/null && have_strace=1
 [ $have_rec = 1 ] || [ $have_strace = 1 ] || skip "neither iorecord nor strace can record here"
 work_dir ci-fp
-# newdir makes directories outside $work, in the default places
-dirs=""
+# newdir makes directories outside $work, in the default places, and lists
+# them in $work/dirs (it runs in $(...), so a variable would not come back)
 cleanup() {
-    rm -rf "$work" $dirs
+    [ -f "$work/dirs" ] && xargs rm -rf <"$work/dirs"
+    rm -rf "$work"
 }
 # A sanitized recorder needs the sanitizer runtime loaded first (make asan).
 REC_ENV=$(asan_env "$LIBIORECORD")
@@ -78,7 +79,7 @@ newdir() {
         python) d=$(python3 -c 'import tempfile; print(tempfile.mkdtemp())') ;;  # /tmp/tmpk3j2_x9a
         build)  d=$(mktemp -d /tmp/build.XXXXXX) ;;                       # /tmp/build.Xa81Qz
     esac
-    dirs="$dirs $d"
+    echo "$d" >>"$work/dirs"
     echo "$d"
 }
 
