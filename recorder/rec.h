@@ -246,6 +246,21 @@ static inline void rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
 void rec_call(struct iot_event *ev, const char *path, const char *mode,
               const char *stack, uint64_t s0, uint64_t s1);
 
+/*
+ * What the small record builders share: a call event with its op, result
+ * and errno (IOT_HAS_ERRNO when err is set), every other field zero. The
+ * builder adds its own has bits and fields, then hands it to rec_call().
+ */
+static inline struct iot_event rec_event(unsigned op, int64_t ret, int32_t err)
+{
+    return (struct iot_event){
+        .op = (uint8_t)op,
+        .has = err ? IOT_HAS_ERRNO : 0,
+        .ret = ret,
+        .err = err,
+    };
+}
+
 /* The same for a caller that already holds the guard (rec_enter(s0)). */
 void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
                  const char *mode, const char *stack, uint64_t s0, uint64_t s1);

@@ -14,12 +14,8 @@
 static void rec_newfds(unsigned op, int fd, int newfd, int r, int err,
                        uint64_t s0, uint64_t s1)
 {
-    struct iot_event ev = { 0 };
+    struct iot_event ev = rec_event(op, r, err);
 
-    ev.op = (uint8_t)op;
-    ev.ret = r;
-    ev.err = err;
-    ev.has = err ? IOT_HAS_ERRNO : 0;
     if (r >= 0 && fd >= 0) {
         ev.has |= IOT_HAS_FD;
         ev.fd = fd;

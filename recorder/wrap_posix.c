@@ -318,14 +318,11 @@ WRAP_SEEK(off64_t, lseek64, off64_t)
 static void rec_simple(unsigned op, int fd, uint32_t more, int64_t size,
                        int64_t ret, int err, uint64_t s0, uint64_t s1)
 {
-    struct iot_event ev = { 0 };
+    struct iot_event ev = rec_event(op, ret, err);
 
-    ev.op = (uint8_t)op;
-    ev.has = IOT_HAS_FD | more | (err ? IOT_HAS_ERRNO : 0);
+    ev.has |= IOT_HAS_FD | more;
     ev.fd = fd;
     ev.size = size;
-    ev.ret = ret;
-    ev.err = err;
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 
@@ -447,16 +444,13 @@ void closefrom(int low)
    recorded as O_CLOEXEC in flags so exec can be modelled */
 static void rec_dup(int oldfd, int r, int err, int cloexec, uint64_t s0, uint64_t s1)
 {
-    struct iot_event ev = { 0 };
+    struct iot_event ev = rec_event(IOT_OP_DUP, r, err);
 
-    ev.op = IOT_OP_DUP;
-    ev.has = IOT_HAS_FD | (r >= 0 ? IOT_HAS_NEWFD : 0) |
-             (err ? IOT_HAS_ERRNO : 0) | (cloexec ? IOT_HAS_FLAGS : 0);
+    ev.has |= IOT_HAS_FD | (r >= 0 ? IOT_HAS_NEWFD : 0) |
+              (cloexec ? IOT_HAS_FLAGS : 0);
     ev.flags = cloexec ? O_CLOEXEC : 0;
     ev.fd = oldfd;
     ev.newfd = r;
-    ev.ret = r;
-    ev.err = err;
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 
@@ -517,17 +511,15 @@ int dup3(int oldfd, int newfd, int flags)
     return dup_onto(oldfd, newfd, flags, 1);
 }
 
-/* fcntl(F_SETFD): whether the fd survives exec (shells mark their script fd) */
-static void rec_setfd(int fd, int fdflags, int r, int err, uint64_t s0, uint64_t s1)
+/* fcntl(F_SETFD): whether the fd survives exec (shells mark their script fd).
+   inline: without it gcc calls it out of line from both fcntl wrappers. */
+static inline void rec_setfd(int fd, int fdflags, int r, int err, uint64_t s0, uint64_t s1)
 {
-    struct iot_event ev = { 0 };
+    struct iot_event ev = rec_event(IOT_OP_FCNTL, r, err);
 
-    ev.op = IOT_OP_FCNTL;
-    ev.has = IOT_HAS_FD | IOT_HAS_FLAGS | (err ? IOT_HAS_ERRNO : 0);
+    ev.has |= IOT_HAS_FD | IOT_HAS_FLAGS;
     ev.fd = fd;
     ev.flags = (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0;
-    ev.ret = r;
-    ev.err = err;
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 
