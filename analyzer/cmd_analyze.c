@@ -6,6 +6,7 @@
 
 #include "ci.h"
 #include "cli.h"
+#include "opt_parse.h"
 #include "rule.h"
 
 static void analyze_usage(FILE *f)
@@ -82,72 +83,50 @@ static int write_issues(const json_t *issues, const char *format)
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
 }
 
+/* --format takes one of three; another is refused where it is given. */
+static int check_format(const char *format)
+{
+    if (strcmp(format, "json") && strcmp(format, "jsonl") && strcmp(format, "sarif")) {
+        fprintf(stderr, "ioanalyze: --format: expected json, jsonl or sarif, not '%s'\n", format);
+        return 2;
+    }
+    return 0;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
-    const char **inputs = calloc((size_t)argc + 1, sizeof(char *));
-    const char **sets = calloc((size_t)argc + 1, sizeof(char *));
-    const char **plugins = calloc((size_t)argc + 1, sizeof(char *));
-    const char *format = "json", *csv = NULL, *baseline = NULL, *val;
+    struct opt_list inputs = {0}, sets = {0}, plugins = {0};
+    const char *format = "json", *csv = NULL, *baseline = NULL;
     struct analyze_request req = {0};
     struct analyze_opts o = {.want_issues = 1, .progress = 1};
     struct analyze_result res = {0};
-    int fail_on = 0, ret = 2, dashdash = 0;
-    size_t ninputs = 0, nsets = 0, nplugins = 0, suppressed = 0;
+    int fail_on = 0, ret = 2, parsed;
+    size_t suppressed = 0;
     FILE *cf = NULL;
+    const struct opt_spec opts[] = {
+        {"--fail-on-issues", .flag = &fail_on},
+        {"--strict", .flag = &req.strict},
+        {"--config", .value = &req.config_path},
+        {"--set", .list = &sets},
+        {"--rules", .value = &o.only_rules},
+        {"--disable", .value = &o.disable_rules},
+        {"--format", .value = &format, .check = check_format},
+        {"--csv", .value = &csv},
+        {"--baseline", .value = &baseline},
+        {"--plugin", .list = &plugins},
+    };
 
-    if (!inputs || !sets || !plugins)
-        goto out;
-    for (int i = 1; i < argc; i++) {
-        int r = 0;
-
-        if (dashdash || argv[i][0] != '-' || strcmp(argv[i], "-") == 0) {
-            inputs[ninputs++] = argv[i];
-            continue;
-        }
-        if (opt_flag(argv, i, "--")) {
-            dashdash = 1;
-        } else if (opt_flag(argv, i, "--help") || opt_flag(argv, i, "-h")) {
-            analyze_usage(stdout);
-            ret = 0;
-            goto out;
-        } else if (opt_flag(argv, i, "--fail-on-issues")) {
-            fail_on = 1;
-        } else if (opt_flag(argv, i, "--strict")) {
-            req.strict = 1;
-        } else if ((r = opt_value(argc, argv, &i, "--config", &req.config_path))) {
-        } else if ((r = opt_value(argc, argv, &i, "--set", &val))) {
-            if (r > 0)
-                sets[nsets++] = val;
-        } else if ((r = opt_value(argc, argv, &i, "--rules", &o.only_rules))) {
-        } else if ((r = opt_value(argc, argv, &i, "--disable", &o.disable_rules))) {
-        } else if ((r = opt_value(argc, argv, &i, "--format", &format))) {
-            if (r > 0 && strcmp(format, "json") && strcmp(format, "jsonl") && strcmp(format, "sarif")) {
-                fprintf(stderr, "ioanalyze: --format: expected json, jsonl or sarif, not '%s'\n", format);
-                goto out;
-            }
-        } else if ((r = opt_value(argc, argv, &i, "--csv", &csv))) {
-        } else if ((r = opt_value(argc, argv, &i, "--baseline", &baseline))) {
-        } else if ((r = opt_value(argc, argv, &i, "--plugin", &val))) {
-            if (r > 0)
-                plugins[nplugins++] = val;
-        } else {
-            ret = opt_unknown(argv[0], argv[i]);
-            goto out;
-        }
-        if (r < 0)
-            goto out;
-    }
-    if (!ninputs) {
-        fprintf(stderr, "ioanalyze: no input given\n");
-        analyze_usage(stderr);
+    parsed = opt_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), analyze_usage, &inputs);
+    if (parsed >= 0) {
+        ret = parsed;
         goto out;
     }
-    req.inputs = inputs;
-    req.ninputs = ninputs;
-    req.sets = sets;
-    req.nsets = nsets;
-    o.plugins = plugins;
-    o.nplugins = nplugins;
+    req.inputs = inputs.v;
+    req.ninputs = inputs.n;
+    req.sets = sets.v;
+    req.nsets = sets.n;
+    o.plugins = plugins.v;
+    o.nplugins = plugins.n;
     if (csv) {
         o.profile = profile_create();
         if (!o.profile)
@@ -186,8 +165,8 @@ int cmd_analyze(int argc, char **argv)
 out:
     json_decref(res.issues);
     profile_free(o.profile);
-    free(inputs);
-    free(sets);
-    free(plugins);
+    free(inputs.v);
+    free(sets.v);
+    free(plugins.v);
     return ret;
 }

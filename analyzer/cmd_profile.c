@@ -1,9 +1,9 @@
 /* ioanalyze profile: the per-file profile (CSV) on stdout. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
+#include "opt_parse.h"
 
 static void profile_usage(FILE *f)
 {
@@ -17,52 +17,26 @@ static void profile_usage(FILE *f)
 
 int cmd_profile(int argc, char **argv)
 {
-    const char **inputs = calloc((size_t)argc + 1, sizeof(char *));
-    const char **sets = calloc((size_t)argc + 1, sizeof(char *));
+    struct opt_list inputs = {0}, sets = {0};
     struct analyze_request req = {0};
     struct analyze_opts o = {.want_issues = 0};
     struct analyze_result res = {0};
-    size_t ninputs = 0, nsets = 0;
-    int ret = 2, dashdash = 0;
-    const char *val;
+    int ret = 2, parsed;
+    const struct opt_spec opts[] = {
+        {"--strict", .flag = &req.strict},
+        {"--config", .value = &req.config_path},
+        {"--set", .list = &sets},
+    };
 
-    if (!inputs || !sets)
-        goto out;
-    for (int i = 1; i < argc; i++) {
-        int r = 0;
-
-        if (dashdash || argv[i][0] != '-' || strcmp(argv[i], "-") == 0) {
-            inputs[ninputs++] = argv[i];
-            continue;
-        }
-        if (opt_flag(argv, i, "--")) {
-            dashdash = 1;
-        } else if (opt_flag(argv, i, "--help") || opt_flag(argv, i, "-h")) {
-            profile_usage(stdout);
-            ret = 0;
-            goto out;
-        } else if (opt_flag(argv, i, "--strict")) {
-            req.strict = 1;
-        } else if ((r = opt_value(argc, argv, &i, "--config", &req.config_path))) {
-        } else if ((r = opt_value(argc, argv, &i, "--set", &val))) {
-            if (r > 0)
-                sets[nsets++] = val;
-        } else {
-            ret = opt_unknown("profile", argv[i]);
-            goto out;
-        }
-        if (r < 0)
-            goto out;
-    }
-    if (!ninputs) {
-        fprintf(stderr, "ioanalyze: no input given\n");
-        profile_usage(stderr);
+    parsed = opt_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), profile_usage, &inputs);
+    if (parsed >= 0) {
+        ret = parsed;
         goto out;
     }
-    req.inputs = inputs;
-    req.ninputs = ninputs;
-    req.sets = sets;
-    req.nsets = nsets;
+    req.inputs = inputs.v;
+    req.ninputs = inputs.n;
+    req.sets = sets.v;
+    req.nsets = sets.n;
     o.profile = profile_create();
     if (!o.profile || analyze_run(&req, &o, &res) != 0)
         goto out;
@@ -73,7 +47,7 @@ int cmd_profile(int argc, char **argv)
     ret = 0;
 out:
     profile_free(o.profile);
-    free(inputs);
-    free(sets);
+    free(inputs.v);
+    free(sets.v);
     return ret;
 }
