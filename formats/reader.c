@@ -363,6 +363,20 @@ static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
         if (left >= 8 && (m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START) {
             uint64_t size = iot_get_le32(in->map + off + 4);
 
+            if (m == IOT_INDEX_FRAME_MAGIC && size != IOT_CHUNK_HDR_SIZE) {
+                /*
+                 * Ours, with a damaged size: skipping that much would drop
+                 * the frames after it unnoticed. The next data frame is
+                 * read without its index instead.
+                 */
+                size_t next = find_magic(in, off + 1);
+
+                damaged++;
+                tr->stats.bytes_skipped += next - off;
+                off = next;
+                have_hdr = skip_next = 0;
+                continue;
+            }
             if (8 + size > left) {
                 tr->stats.truncated = 1;
                 tr->stats.bytes_skipped += left;
@@ -370,7 +384,7 @@ static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
             }
             have_hdr = skip_next = 0;
             /* the chunk's index frame: its header, readable without decompressing */
-            if (m == IOT_INDEX_FRAME_MAGIC && size == IOT_CHUNK_HDR_SIZE) {
+            if (m == IOT_INDEX_FRAME_MAGIC) {
                 rc = iot_chunk_hdr_get(in->map + off + 8, (size_t)size, &h);
                 if (rc == 0) {
                     have_hdr = 1;

@@ -423,6 +423,52 @@ static void test_flipped_bytes(void)
     expect_free(&x);
 }
 
+/*
+ * An index frame whose size field is damaged: skipping what it says would
+ * drop the chunks after it unnoticed (test_flipped_bytes found one bit
+ * turning 48 into 2096). Set wrong three ways - a little too big, beyond
+ * the file, too small - every event is still read and the damage counted.
+ */
+static void test_index_size_damaged(void)
+{
+    static const uint32_t sizes[] = { IOT_CHUNK_HDR_SIZE + 2048, 0x7fffffffu, 8 };
+    static const unsigned char magic[4] = { 0x5e, 0x2a, 0x4d, 0x18 };  /* IOT_INDEX_FRAME_MAGIC */
+    const char *path = tmp_path("index.zst");
+    char err[IOT_ERRBUF_SIZE];
+    struct expect x;
+    unsigned char *buf, saved[4];
+    size_t len, at = 0;
+    int seen = 0;
+
+    write_random(path, 0x1dec5, 300, 512, &x);
+    buf = slurp(path, &len);
+    for (size_t i = 0; i + 8 <= len && seen < 5; i++)
+        if (memcmp(buf + i, magic, 4) == 0 && ++seen == 5)
+            at = i;                                        /* the fifth chunk's index frame */
+    CU_ASSERT_FATAL(at > 0);
+    memcpy(saved, buf + at + 4, 4);
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        struct iot_strtab *st = iot_strtab_create();
+        struct iot_trace_stats stats;
+        long n;
+
+        buf[at + 4] = (unsigned char)sizes[k];
+        buf[at + 5] = (unsigned char)(sizes[k] >> 8);
+        buf[at + 6] = (unsigned char)(sizes[k] >> 16);
+        buf[at + 7] = (unsigned char)(sizes[k] >> 24);
+        spill(tmp_path("index_bad.zst"), buf, len);
+        memset(&stats, 0, sizeof(stats));
+        n = read_all(tmp_path("index_bad.zst"), NULL, st, &stats, err);
+        CU_ASSERT_EQUAL(n, (long)x.n);
+        CU_ASSERT(stats.chunks_damaged >= 1);
+        CU_ASSERT_FALSE(stats.truncated);
+        memcpy(buf + at + 4, saved, 4);
+        iot_strtab_free(st);
+    }
+    free(buf);
+    expect_free(&x);
+}
+
 static void test_version_refused(void)
 {
     struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION + 1, .pid = 1, .tid = 1, .bytes = 0 };
@@ -543,6 +589,7 @@ void format_suite(void)
     CU_add_test(s, "equal times: one order of streams, each thread's kept", test_equal_times);
     CU_add_test(s, "truncation at every byte offset", test_truncation);
     CU_add_test(s, "flipped bytes never crash", test_flipped_bytes);
+    CU_add_test(s, "a damaged index frame size loses no chunk", test_index_size_damaged);
     CU_add_test(s, "newer version refused", test_version_refused);
     CU_add_test(s, "not a trace / empty / missing", test_not_a_trace);
     CU_add_test(s, "zstd -t accepts a trace", test_zstd_accepts);
