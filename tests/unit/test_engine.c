@@ -346,6 +346,65 @@ static void test_main_thread_figures(void)
     rig_free(&r);
 }
 
+/*
+ * The main-thread figures of sessions that one thread uses are made at the
+ * end, and kept apart only once a second kind of thread comes: the same
+ * figures either way.
+ */
+static void test_main_thread_switch(void)
+{
+    struct rig r;
+
+    rig_init(&r);                                          /* main, then a worker, then main */
+    proc(&r, 70, 1, "/bin/m");
+    open_(&r, 70, 3, "/m", 0);
+    call(&r, 70, 70, IOT_OP_READ, 10, 2000000, (struct iot_event){FD(3), .size = 10});
+    call(&r, 70, 70, IOT_OP_READ, 10, 3000000, (struct iot_event){FD(3), .size = 10});
+    call(&r, 70, 71, IOT_OP_READ, 10, 20000000, (struct iot_event){FD(3), .size = 10});
+    call(&r, 70, 70, IOT_OP_READ, 10, 1000000, (struct iot_event){FD(3), .size = 10});
+    call(&r, 70, 70, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].op, 4);
+    CU_ASSERT_EQUAL(got[0].cost_ns, 26000000);
+    CU_ASSERT_EQUAL(got[0].max_continual_ns, 26000000);
+    CU_ASSERT_EQUAL(got[0].main_ops, 3);
+    CU_ASSERT_EQUAL(got[0].main_cost_ns, 6000000);
+    CU_ASSERT_EQUAL(got[0].main_max_once_ns, 3000000);
+    CU_ASSERT_EQUAL(got[0].main_max_continual_ns, 5000000);  /* the worker's 20 ms broke it */
+    CU_ASSERT_EQUAL(got[0].main_tid, 70);
+    rig_free(&r);
+
+    rig_init(&r);                                          /* main only */
+    proc(&r, 80, 1, "/bin/m");
+    open_(&r, 80, 3, "/m", 0);
+    call(&r, 80, 80, IOT_OP_READ, 10, 2000000, (struct iot_event){FD(3), .size = 10});
+    call(&r, 80, 80, IOT_OP_WRITE, 10, 3000000, (struct iot_event){FD(3), .size = 10});
+    r.t += 8000000;
+    call(&r, 80, 80, IOT_OP_READ, 10, 1000000, (struct iot_event){FD(3), .size = 10});
+    call(&r, 80, 80, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].main_ops, 3);
+    CU_ASSERT_EQUAL(got[0].main_cost_ns, 6000000);
+    CU_ASSERT_EQUAL(got[0].main_max_once_ns, 3000000);
+    CU_ASSERT_EQUAL(got[0].main_max_continual_ns, 5000000);
+    CU_ASSERT_EQUAL(got[0].main_tid, 80);
+    rig_free(&r);
+
+    rig_init(&r);                                          /* workers only */
+    proc(&r, 90, 1, "/bin/m");
+    open_(&r, 90, 3, "/m", 0);
+    call(&r, 90, 91, IOT_OP_READ, 10, 2000000, (struct iot_event){FD(3), .size = 10});
+    call(&r, 90, 92, IOT_OP_READ, 10, 3000000, (struct iot_event){FD(3), .size = 10});
+    call(&r, 90, 91, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].op, 2);
+    CU_ASSERT_EQUAL(got[0].main_ops, 0);
+    CU_ASSERT_EQUAL(got[0].main_cost_ns, 0);
+    CU_ASSERT_EQUAL(got[0].main_max_continual_ns, 0);
+    CU_ASSERT_EQUAL(got[0].main_tid, 0);
+    rig_free(&r);
+}
+
 static void test_memory_flat(void)
 {
     struct rig r;
@@ -431,6 +490,7 @@ void engine_suite(void)
     CU_add_test(s, "offset reconstruction", test_offsets);
     CU_add_test(s, "stdio buffer model", test_stdio_model);
     CU_add_test(s, "main-thread figures and the continual gap", test_main_thread_figures);
+    CU_add_test(s, "main-thread figures of one-thread and shared sessions", test_main_thread_switch);
     CU_add_test(s, "memory does not grow with events", test_memory_flat);
     CU_add_test(s, "fast and slow paths count alike", test_fast_and_slow_paths);
 }
