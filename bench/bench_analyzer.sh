@@ -71,5 +71,5 @@ awk -v n="$N" -v sz="$size" -v tz="$t_zstd" -v ta="$t_an" -v tp="$t_prof" -v tr=
     if (rl != "?" && rs != "?")
         printf "peak RSS: %d KiB for %d events, %d KiB for %d events: %.2fx (goal <= 1.2x)\n", rl, n, rs, ns, rl/rs
     if (rr != "?")
-        printf "peak RSS of the reader alone on the long trace: %d KiB (it maps the trace file)\n", rr
+        printf "peak RSS of the reader alone on the long trace: %d KiB\n", rr
 }'
