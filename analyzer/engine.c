@@ -66,8 +66,8 @@ struct ofd_hot {
  * Most sessions are used by one thread, so all their calls are on the main
  * thread or none is. While that holds the main-thread figures are not kept
  * apart: they are the session's own (calls_on: that main thread's tid) or
- * nothing (ON_OTHERS), and
- * session_figures makes them. The first call that breaks it (count_mixed)
+ * nothing (ON_OTHERS), and session_figures makes them. The first call that
+ * breaks it (count_mixed)
  * makes them from what was counted so far, and from then on every call
  * updates them (ON_BOTH). On the bench trace, whose sessions are all one
  * thread's, that is 10 fewer instructions per event.
@@ -650,8 +650,9 @@ static void on_exit_ev(struct engine *e, const struct iot_event *ev)
  * indexed by is_write and updated with selects rather than branches, so a
  * call costs the same few instructions whatever the previous one was.
  * Branches remain where they go the same way for long runs (the first call
- * of a session). Whether a call is on the main thread is a select too: the
- * merged calls of a program's threads alternate between it and the others.
+ * of a session, whether its calls come from one kind of thread). In a
+ * session shared by a main thread and others, whether a call is on the
+ * main thread is a select too: their calls alternate.
  */
 
 /*

@@ -328,11 +328,9 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
 {
     struct iot_event *ev = &evs[n];
     const uint8_t **held = &d->held[n];
+    const uint8_t *p = d->p;  /* in a register for REPEATs; the others use d->p */
     uint64_t v;
 
-    const uint8_t *p = d->p;
-
-    /* p in a register for the common records; the others use d->p */
     while (p < d->end) {
         unsigned tag = *p++;
 

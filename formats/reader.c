@@ -306,11 +306,10 @@ static size_t frame_decode(struct iot_trace *tr, const uint8_t *src, size_t csiz
 }
 
 /*
- * Pass 1 walks the mapping once and pass 2 decompresses each frame once:
- * pages behind them are not needed again, so they leave the process's
+ * Pass 1 walks the mapping once (pass 2 reads the frames, read_frame):
+ * pages behind it are not needed again, so they leave the process's
  * resident set instead of making it grow with the trace (the kernel maps
  * pages around each fault, so without this the whole file would count).
- * A page shared with a neighbouring frame just faults back in.
  */
 #define FAULT_AROUND ((uintptr_t)64 << 10)  /* Linux's default fault-around window */
 
@@ -318,8 +317,8 @@ static void release(const struct input *in, size_t off, size_t len)
 {
     /*
      * Whole fault-around windows: a fault maps the pages around it too, and
-     * pages of a frame decoded earlier, mapped again that way, would stay.
-     * A neighbour not yet decoded just faults its pages back in.
+     * pages walked earlier, mapped again that way, would stay. Pages not
+     * walked yet just fault back in.
      */
     uintptr_t start = ((uintptr_t)in->map + off) & ~(FAULT_AROUND - 1);
     uintptr_t end = ((uintptr_t)in->map + off + len + FAULT_AROUND - 1) & ~(FAULT_AROUND - 1);
@@ -558,7 +557,7 @@ static int64_t heap_limit(const struct iot_trace *tr)
  */
 #define SCAN_MAX 8
 
-static inline __attribute__((always_inline)) size_t scan_min(const struct heap_ent *h, size_t n)
+static inline size_t scan_min(const struct heap_ent *h, size_t n)
 {
     size_t b = 0;
     int64_t bk = h[0].key;
@@ -804,14 +803,6 @@ static int copy_argv(struct iot_trace *tr, struct iot_event *ev)
     return 0;
 }
 
-/*
- * The merge hands out events while the top stream has them decoded. When a
- * stream's batch runs out its next key is unknown until it decodes again,
- * which overwrites its ring, so the round ends there, keeping it on top
- * (clearing the key's bit only makes it smaller), and so it does when the
- * new top is a stream still to decode. Returns the number of events put in
- * tr->out. One loop per way of finding the top, so each stays tight.
- */
 /* A stream's key once cur is handed out: cur[1]'s, or the batch's end's. */
 static inline int64_t next_key(const struct iot_event *cur, const struct iot_event *end)
 {
@@ -826,6 +817,14 @@ static inline int64_t pick(uint64_t mask, int64_t x, int64_t y)
     return (int64_t)(((uint64_t)x & mask) | ((uint64_t)y & ~mask));
 }
 
+/*
+ * The merge hands out events while the top stream has them decoded. When a
+ * stream's batch runs out its next key is unknown until it decodes again,
+ * which overwrites its ring, so the round ends there, keeping it on top
+ * (clearing the key's bit only makes it smaller), and so it does when the
+ * new top is a stream still to decode. Returns the number of events put in
+ * tr->out. One loop per way of finding the top, so each stays tight.
+ */
 /*
  * Each choice depends on the one before, so the path from one choice to the
  * next is what the merge costs per event, and it is kept short: the chosen
