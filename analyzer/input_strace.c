@@ -503,7 +503,9 @@ static int proc_announce(struct strace_src *s, struct proc *p, int64_t t)
     ev.tid = p->pid;
     ev.ppid = p->ppid;
     ev.t = t;
-    ev.start_unix_ns = s->unix_origin + t;
+    /* times are bounded (sec_ns), but not their sum with a file's mtime */
+    if (__builtin_add_overflow(s->unix_origin, t, &ev.start_unix_ns))
+        ev.start_unix_ns = t > 0 ? INT64_MAX : INT64_MIN;
     ev.exe = p->exe;
     ev.argc = p->argc;
     ev.argv = p->argv;
