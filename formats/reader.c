@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -29,8 +30,25 @@ struct input {
     char *name;
     const uint8_t *map;     /* pass 1 only */
     size_t size;
-    int fd;                 /* pass 2 reads the frames (read_frame) */
+    int fd;                 /* pass 2 reads the frames (read_frame); -1: by name */
 };
+
+/*
+ * Inputs whose file stays open for pass 2: at most 64, and a quarter of the
+ * process's limit on open files; the others are opened for each frame (a
+ * few microseconds per chunk of tens of KB), so that a directory of
+ * thousands of traces does not run into that limit. Standard input,
+ * spooled to an unlinked file, always stays open.
+ */
+static size_t open_inputs_max(void)
+{
+    struct rlimit rl;
+    size_t n = 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < n)
+        n = (size_t)(rl.rlim_cur / 4);
+    return n;
+}
 
 struct chunk_ref {
     uint64_t off;
@@ -146,7 +164,7 @@ fail:
     return -1;
 }
 
-static int input_map(struct input *in, const char *path, char *errbuf)
+static int input_map(struct input *in, const char *path, int keep_open, char *errbuf)
 {
     int is_stdin = strcmp(path, "-") == 0;
     int fd = is_stdin ? spool_stdin() : open(path, O_RDONLY | O_CLOEXEC);
@@ -177,7 +195,10 @@ static int input_map(struct input *in, const char *path, char *errbuf)
         }
         in->map = m;
     }
-    in->fd = fd;
+    if (keep_open || is_stdin)
+        in->fd = fd;
+    else
+        close(fd);
     return 0;
 }
 
@@ -620,26 +641,38 @@ static void stream_release(struct stream *s)
 static const uint8_t *read_frame(struct iot_trace *tr, const struct input *in,
                                  const struct chunk_ref *c)
 {
+    int fd = in->fd >= 0 ? in->fd : open(in->name, O_RDONLY | O_CLOEXEC);
+    const uint8_t *ret = tr->cbuf;
     size_t got = 0;
 
+    if (fd < 0)
+        return NULL;
     if (c->csize > tr->cbuf_cap) {
         uint8_t *n = realloc(tr->cbuf, c->csize);
 
-        if (!n)
-            return NULL;
+        if (!n) {
+            ret = NULL;
+            goto out;
+        }
         tr->cbuf = n;
+        ret = n;
         tr->cbuf_cap = c->csize;
     }
     while (got < c->csize) {
-        ssize_t r = pread(in->fd, tr->cbuf + got, c->csize - got, (off_t)(c->off + got));
+        ssize_t r = pread(fd, tr->cbuf + got, c->csize - got, (off_t)(c->off + got));
 
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
-            return NULL;
+        if (r <= 0) {
+            ret = NULL;
+            break;
+        }
         got += (size_t)r;
     }
-    return tr->cbuf;
+out:
+    if (fd != in->fd)
+        close(fd);
+    return ret;
 }
 
 /*
@@ -731,7 +764,7 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
 {
     struct iot_trace *tr = calloc(1, sizeof(*tr));
     uint8_t *scratch = NULL;
-    size_t scratch_cap = 0;
+    size_t scratch_cap = 0, keep_open = open_inputs_max();
 
     if (!tr || !(tr->inputs = calloc(n ? n : 1, sizeof(*tr->inputs))) ||
         !(tr->dctx = ZSTD_createDCtx())) {
@@ -742,7 +775,7 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
     tr->origin = INT64_MAX;
     for (size_t i = 0; i < n; i++) {
         tr->ninputs++;
-        if (input_map(&tr->inputs[i], paths[i], errbuf) < 0 ||
+        if (input_map(&tr->inputs[i], paths[i], i < keep_open, errbuf) < 0 ||
             index_input(tr, (uint32_t)i, &scratch, &scratch_cap, errbuf) < 0)
             goto fail;
         tr->stats.file_bytes += tr->inputs[i].size;

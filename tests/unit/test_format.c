@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_isSkippableFrame */
 #include <zstd.h>
@@ -469,6 +470,53 @@ static void test_index_size_damaged(void)
     expect_free(&x);
 }
 
+/*
+ * More traces at once than the process may have files open: the reader
+ * keeps only some open between its passes (it held one per trace once,
+ * and 150 traces under a limit of 40 failed with "Too many open files").
+ */
+static void test_many_inputs(void)
+{
+    enum { NTRACES = 120 };
+    static char names[NTRACES][160];
+    const char *paths[NTRACES];
+    char err[IOT_ERRBUF_SIZE];
+    struct iot_strtab *st = iot_strtab_create();
+    struct rlimit old, low;
+    struct iot_trace *tr;
+    struct iot_event ev;
+    size_t written = 0;
+    long n = 0;
+    int r;
+
+    for (int i = 0; i < NTRACES; i++) {
+        struct expect x;
+        char name[32];
+
+        snprintf(name, sizeof(name), "many%03d.zst", i);
+        snprintf(names[i], sizeof(names[i]), "%s", tmp_path(name));
+        write_random(names[i], 0x3a11 + (uint64_t)i, 20, 512, &x);
+        written += x.n;
+        expect_free(&x);
+        paths[i] = names[i];
+    }
+    CU_ASSERT_FATAL(getrlimit(RLIMIT_NOFILE, &old) == 0);
+    low = old;
+    low.rlim_cur = 40;
+    CU_ASSERT_FATAL(setrlimit(RLIMIT_NOFILE, &low) == 0);
+    tr = iot_trace_open(paths, NTRACES, st, err);
+    if (tr) {
+        while ((r = iot_trace_next(tr, &ev, err)) == 1)
+            n++;
+        CU_ASSERT_EQUAL(r, 0);
+        iot_trace_close(tr);
+    }
+    setrlimit(RLIMIT_NOFILE, &old);
+    CU_ASSERT_PTR_NOT_NULL(tr);
+    CU_ASSERT_EQUAL(n, (long)written);
+    iot_strtab_free(st);
+}
+
 static void test_version_refused(void)
 {
     struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION + 1, .pid = 1, .tid = 1, .bytes = 0 };
@@ -590,6 +638,7 @@ void format_suite(void)
     CU_add_test(s, "truncation at every byte offset", test_truncation);
     CU_add_test(s, "flipped bytes never crash", test_flipped_bytes);
     CU_add_test(s, "a damaged index frame size loses no chunk", test_index_size_damaged);
+    CU_add_test(s, "more traces at once than open files allowed", test_many_inputs);
     CU_add_test(s, "newer version refused", test_version_refused);
     CU_add_test(s, "not a trace / empty / missing", test_not_a_trace);
     CU_add_test(s, "zstd -t accepts a trace", test_zstd_accepts);
