@@ -28,6 +28,10 @@ const char *const config_default_normalize[][2] = {
     /* mkstemp/mkdtemp/mktemp suffixes: build.Xa81Qz, tmp.aB3dE5fG7h -> build.*
        (6-12 letters/digits with a digit or an upper-case letter in them) */
     {"\\.(?=[A-Za-z]*[0-9]|[a-z0-9]*[A-Z])[A-Za-z0-9]{6,12}(?=/|$)", ".*"},
+    /* ... and right under /tmp or /var/tmp whatever the letters: a random
+       suffix is all lower-case once in 180 (/tmp/build.neocgg), and a temp
+       dir must not change a fingerprint (SPEC) */
+    {"^(?:/var)?/tmp/[^/]*\\K\\.[A-Za-z0-9]{6,12}(?=/|$)", ".*"},
     /* stack frames: the offset into a named function ("read_conf+0x1c (app)")
        changes with every rebuild; a frame without a symbol ("app+0x2bf1a")
        keeps its offset into the module - the only thing that tells two

@@ -155,10 +155,16 @@ static void test_default_normalize(void)
     check_norm(&c, "/tmp/build.Xa81Qz", "/tmp/build.*");
     check_norm(&c, "/tmp/build.Xa81Qz/obj/a.o", "/tmp/build.*/obj/a.o");
     check_norm(&c, "/tmp/tmp.aB3dE5fG7h", "/tmp/tmp.*");
+    /* all lower-case suffixes, right under a temp directory */
+    check_norm(&c, "/tmp/build.neocgg/obj/a.o", "/tmp/build.*/obj/a.o");
+    check_norm(&c, "/tmp/tmp.abcdefghij", "/tmp/tmp.*");
+    check_norm(&c, "/var/tmp/x.y.abcdef", "/var/tmp/x.y.*");
     /* ordinary names stay */
     check_norm(&c, "/home/u/notes.backup", "/home/u/notes.backup");
     check_norm(&c, "/data/app.log", "/data/app.log");
     check_norm(&c, "/tmp/output.txt", "/tmp/output.txt");
+    check_norm(&c, "/tmp/work/notes.backup", "/tmp/work/notes.backup");
+    check_norm(&c, "/srv/tmp/notes.backup", "/srv/tmp/notes.backup");
     check_norm(&c, "worker+0x1c (/usr/lib/libfoo.so)", "worker (/usr/lib/libfoo.so)");
     /* a frame without a symbol keeps its module offset: it is all that tells
        two functions apart, and it does not depend on the load address */
