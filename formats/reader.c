@@ -77,6 +77,8 @@ struct stream {
 
 /* Events one merge round hands out at most. */
 #define OUT_MAX 256
+/* Up to this many streams the merge scans a list instead of keeping a heap. */
+#define SCAN_MAX 8
 
 /*
  * Merge entries hold their key (merge_key) and the stream's batch, so that
@@ -85,7 +87,6 @@ struct stream {
  */
 struct heap_ent {
     int64_t key;
-    int64_t key2;                       /* the key after cur's (scan only) */
     const struct iot_event *cur, *end;  /* the batch's next event, and its end */
     uint32_t idx;
 };
@@ -99,6 +100,8 @@ struct iot_trace {
     size_t nheap;
     int scan;               /* few streams: heap is a list in index order (SCAN_MAX) */
     size_t top;             /* the smallest entry: 0 in a heap */
+    size_t live;            /* scan: entries whose stream has not ended */
+    int64_t key2[SCAN_MAX]; /* scan: each entry's key after cur's */
     ZSTD_DCtx *dctx;
     struct iot_strtab *st;
     int64_t origin;
@@ -515,20 +518,26 @@ static int index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
  * next chunk's start when they have none decoded; at equal times a stream
  * without an event comes first (it may hold an event at that very time, and
  * nothing may overtake it), then the lower index. Time and that bit make one
- * key. Times beyond +-2^61 ns from the origin (73 years: hostile input only)
+ * key. Times beyond +-2^58 ns from the origin (9 years: hostile input only)
  * are clamped, which costs only their order among themselves.
  */
-#define MERGE_T_MAX ((int64_t)1 << 61)
+#define MERGE_T_MAX ((int64_t)1 << 58)
+#define KEY_READY 8             /* the bit of a key that says the stream has an event */
+#define KEY_SLOT 7              /* the bits of a scanned entry's position */
+#define KEY_ENDED (INT64_MAX & ~(int64_t)KEY_SLOT)  /* a scanned entry whose stream ended */
 
+/* Time and ready bit, shifted to leave KEY_SLOT clear: a scan puts the
+   entry's position there, which makes its keys unique (the heap leaves it 0
+   and compares indexes). */
 static inline int64_t merge_key(int64_t t, int ready)
 {
     t = t > MERGE_T_MAX ? MERGE_T_MAX : t < -MERGE_T_MAX ? -MERGE_T_MAX : t;
-    return t * 2 + ready;
+    return (int64_t)((uint64_t)(t * 2 + ready) << 3);
 }
 
 static inline int has_ev(const struct heap_ent *e)
 {
-    return (int)(e->key & 1);
+    return (e->key & KEY_READY) != 0;
 }
 
 static inline int heap_less(const struct heap_ent *x, const struct heap_ent *y)
@@ -576,21 +585,15 @@ static int64_t heap_limit(const struct iot_trace *tr)
  * event, at random: a scan that selects without branching then costs less
  * than a sift whose branches mispredict.
  */
-#define SCAN_MAX 8
 
+/* Keys with their position are unique, and the lowest says where it is. */
 static inline size_t scan_min(const struct heap_ent *h, size_t n)
 {
-    size_t b = 0;
-    int64_t bk = h[0].key;
+    int64_t m = h[0].key;
 
-    for (size_t i = 1; i < n; i++) {
-        /* strictly smaller: on a tie the earlier entry, the lower index, wins */
-        int less = h[i].key < bk;
-
-        b = less ? i : b;
-        bk = less ? h[i].key : bk;
-    }
-    return b;
+    for (size_t i = 1; i < n; i++)
+        m = h[i].key < m ? h[i].key : m;
+    return (size_t)(m & KEY_SLOT);
 }
 
 /*
@@ -602,10 +605,9 @@ static void merge_settle(struct iot_trace *tr, int r, int64_t key)
     struct heap_ent *h = tr->heap;
 
     if (tr->scan) {
-        if (r)
-            h[tr->top].key = key;
-        else
-            memmove(&h[tr->top], &h[tr->top + 1], (--tr->nheap - tr->top) * sizeof(*h));
+        /* an ended stream keeps its place, behind every other key */
+        h[tr->top].key = (r ? key : KEY_ENDED) | (int64_t)tr->top;
+        tr->live -= !r;
         tr->top = scan_min(h, tr->nheap);
         return;  /* the limit stays INT64_MIN: every event scans */
     }
@@ -803,6 +805,10 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
     }
     tr->scan = tr->nheap <= SCAN_MAX;
     if (tr->scan) {
+        _Static_assert(SCAN_MAX - 1 <= KEY_SLOT, "a scanned entry's position fits its key");
+        for (size_t i = 0; i < tr->nheap; i++)
+            tr->heap[i].key |= (int64_t)i;
+        tr->live = tr->nheap;
         tr->top = scan_min(tr->heap, tr->nheap);
         tr->limit = INT64_MIN;
     } else {
@@ -860,56 +866,62 @@ static inline int64_t pick(uint64_t mask, int64_t x, int64_t y)
  */
 /*
  * Each choice depends on the one before, so the path from one choice to the
- * next is what the merge costs per event, and it is kept short: the chosen
- * stream's next key was worked out at its previous turn (key2); the scan
- * takes it from a register, not from the entry (whose key is stored after
- * the scan, so no load waits for that store); and the smallest is found in
- * pairs, then pairs of pairs, with selects (a ?: on a load, or an ||,
- * became branches that mispredict as the threads alternate). Before, 4
- * threads' interleaved calls took the reader 1.4x the time of one thread's
- * trace of as many events; now 1.25x.
+ * next is what the merge costs per event, and it is kept short:
+ *  - the chosen stream's next key was worked out at its previous turn
+ *    (key2, in an array indexed by position: no address arithmetic);
+ *  - while it loads, the smallest of the other entries' keys is found, with
+ *    selects (a ?: on a load, or an ||, became branches that mispredict as
+ *    the threads alternate), so that only one comparison follows the load;
+ *  - keys are unique (their position is in their low bits), so no index is
+ *    carried along: the smallest key says where it is.
+ * The entries' keys live in registers for the round.
  */
 static inline __attribute__((always_inline)) unsigned
 emit_scan_n(struct iot_trace *tr, size_t k)
 {
     struct heap_ent *h = tr->heap;
+    int64_t *key2 = tr->key2;
     const struct iot_event **out = tr->out;
     size_t t = tr->top;
     unsigned n = 0;
+    int64_t kk[SCAN_MAX];
 
+#pragma GCC unroll 8
+    for (size_t i = 0; i < k; i++)
+        kk[i] = h[i].key;
     for (;;) {
         struct heap_ent *e = &h[t];
         const struct iot_event *c = e->cur, *end = e->end;
-        int64_t key = e->key2, kk[SCAN_MAX];
-        size_t ii[SCAN_MAX];
+        int64_t key = key2[t], om[SCAN_MAX];
 
         out[n++] = c;
         e->cur = c + 1;
         if (c + 1 == end) {
-            e->key = key;  /* the batch's end (no ready bit): t stays on top */
+            /* the batch's end (no ready bit): t stays on top */
+#pragma GCC unroll 8
+            for (size_t i = 0; i < k; i++)
+                kk[i] = i == t ? key : kk[i];
             break;
         }
-        e->key2 = next_key(c + 1, end);
+        key2[t] = next_key(c + 1, end) | (int64_t)t;
 #pragma GCC unroll 8
         for (size_t i = 0; i < k; i++) {
-            kk[i] = pick(-(uint64_t)(i == t), key, h[i].key);
-            ii[i] = i;
+            om[i] = pick(-(uint64_t)(i == t), INT64_MAX, kk[i]);
+            kk[i] = pick(-(uint64_t)(i == t), key, kk[i]);
         }
 #pragma GCC unroll 8
         for (size_t w = 1; w < k; w *= 2)
 #pragma GCC unroll 8
-            for (size_t i = 0; i + w < k; i += 2 * w) {
-                /* strictly smaller: on a tie the left, the lower index, wins */
-                int less = kk[i + w] < kk[i];
-
-                ii[i] = less ? ii[i + w] : ii[i];
-                kk[i] = less ? kk[i + w] : kk[i];
-            }
-        e->key = key;
-        t = ii[0];
-        if (n == OUT_MAX || !(kk[0] & 1))
+            for (size_t i = 0; i + w < k; i += 2 * w)
+                om[i] = om[i + w] < om[i] ? om[i + w] : om[i];
+        key = om[0] < key ? om[0] : key;
+        t = (size_t)(key & KEY_SLOT);
+        if (n == OUT_MAX || !(key & KEY_READY))
             break;
     }
+#pragma GCC unroll 8
+    for (size_t i = 0; i < k; i++)
+        h[i].key = kk[i];
     tr->top = t;
     return n;
 }
@@ -939,7 +951,7 @@ static unsigned emit_heap(struct iot_trace *tr)
     for (;;) {
         out[n++] = h[0].cur++;
         if (h[0].cur == h[0].end) {
-            h[0].key &= ~(int64_t)1;
+            h[0].key &= ~(int64_t)KEY_READY;
             break;
         }
         h[0].key = merge_key(h[0].cur->t, 1);
@@ -962,7 +974,7 @@ static unsigned emit_heap(struct iot_trace *tr)
 static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *errbuf)
 {
     tr->out_n = tr->out_pos = 0;
-    while (tr->nheap && !has_ev(&tr->heap[tr->top])) {
+    while (tr->nheap && (tr->scan ? tr->live : 1) && !has_ev(&tr->heap[tr->top])) {
         struct heap_ent *top = &tr->heap[tr->top];
         struct stream *s = &tr->streams[top->idx];
         int r = stream_refill(tr, s, errbuf);
@@ -972,11 +984,12 @@ static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *err
         if (r > 0) {
             top->cur = s->ring;
             top->end = s->ring + s->count;
-            top->key2 = next_key(s->ring, top->end);
+            if (tr->scan)
+                tr->key2[tr->top] = next_key(s->ring, top->end) | (int64_t)tr->top;
         }
         merge_settle(tr, r, r > 0 ? merge_key(s->ring[0].t, 1) : 0);
     }
-    if (!tr->nheap)
+    if (!tr->nheap || (tr->scan && !tr->live))
         return 0;
     tr->out_n = tr->scan ? emit_scan(tr) : emit_heap(tr);
     return 1;

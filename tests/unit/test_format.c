@@ -290,6 +290,85 @@ static void test_equal_times(void)
     }
 }
 
+/*
+ * A process event's argv lives in its stream's decoder until that stream
+ * decodes again, so the merge must not decode further in the round that
+ * hands it out, even when it ends a full batch. Execs after every number of
+ * calls put one at each place of a batch; a second exec soon after would
+ * overwrite the first's argv. One thread, and two (the other one's calls
+ * interleaved), read a batch at a time.
+ */
+static void test_exec_argv_in_batch(void)
+{
+    static const char *const argv1[] = { "first" }, *const argv2[] = { "second", "x" },
+                             *const argv3[] = { "third", "y", "z" };
+    static const char *const *const argvs[] = { argv1, argv2, argv3 };
+    const char *path = tmp_path("exec.zst");
+
+    for (int threads = 1; threads <= 2; threads++) {
+        for (int pre = 0; pre <= 40; pre++) {  /* past two batches of 16 */
+            char err[IOT_ERRBUF_SIZE];
+            struct iot_writer *w = iot_writer_open(path, 0, err);
+            struct iot_strtab *st = iot_strtab_create();
+            struct iot_trace *tr;
+            const struct iot_event *const *evs;
+            struct iot_event e;
+            int64_t t = 1000000;
+            int r, execs = 0, wrong = 0;
+            long calls = 0;
+
+            CU_ASSERT_FATAL(w != NULL);
+            for (int x = 0; x < 3; x++) {
+                memset(&e, 0, sizeof(e));
+                e.kind = IOT_EV_PROCESS;
+                e.pid = e.tid = 100;
+                e.ppid = 1;
+                e.t = t++;
+                e.exe = "/bin/app";
+                e.argc = x + 1;
+                e.argv = argvs[x];
+                CU_ASSERT_FATAL(iot_writer_event(w, &e, err) == 0);
+                for (int i = 0; i < (x == 0 ? pre : x == 1 ? 3 : 30); i++) {
+                    for (int th = 0; th < threads; th++) {
+                        memset(&e, 0, sizeof(e));
+                        e.kind = IOT_EV_CALL;
+                        e.op = IOT_OP_READ;
+                        e.has = IOT_HAS_FD | IOT_HAS_SIZE;
+                        e.pid = 100;
+                        e.tid = 100 + th;
+                        e.fd = 3;
+                        e.size = e.ret = 1;
+                        e.t = t++;
+                        e.dur = 1;
+                        CU_ASSERT_FATAL(iot_writer_event(w, &e, err) == 0);
+                    }
+                }
+            }
+            CU_ASSERT_FATAL(iot_writer_close(w, err) == 0);
+            tr = iot_trace_open(&path, 1, st, err);
+            CU_ASSERT_FATAL(tr != NULL);
+            while ((r = iot_trace_next_batch(tr, &evs, err)) > 0) {
+                for (int i = 0; i < r; i++) {
+                    if (evs[i]->kind != IOT_EV_PROCESS) {
+                        calls++;
+                        continue;
+                    }
+                    wrong += execs >= 3 || evs[i]->argc != execs + 1 ||
+                             strcmp(evs[i]->argv[0], argvs[execs][0]) != 0 ||
+                             strcmp(evs[i]->argv[execs], argvs[execs][execs]) != 0;
+                    execs++;
+                }
+            }
+            CU_ASSERT_EQUAL(r, 0);
+            CU_ASSERT_EQUAL(execs, 3);
+            CU_ASSERT_EQUAL(calls, (long)(pre + 3 + 30) * threads);
+            CU_ASSERT_EQUAL(wrong, 0);
+            iot_trace_close(tr);
+            iot_strtab_free(st);
+        }
+    }
+}
+
 static unsigned char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -635,6 +714,7 @@ void format_suite(void)
 
     CU_add_test(s, "seeded round trip of every op and field, every way of reading", test_roundtrip);
     CU_add_test(s, "equal times: one order of streams, each thread's kept", test_equal_times);
+    CU_add_test(s, "an exec's argv while its batch is handed out", test_exec_argv_in_batch);
     CU_add_test(s, "truncation at every byte offset", test_truncation);
     CU_add_test(s, "flipped bytes never crash", test_flipped_bytes);
     CU_add_test(s, "a damaged index frame size loses no chunk", test_index_size_damaged);
