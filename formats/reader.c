@@ -583,10 +583,9 @@ static int64_t heap_limit(const struct iot_trace *tr)
  * order, scanned for the smallest key at every event. Threads running at
  * once interleave call by call, so the smallest changes about every other
  * event, at random: a scan that selects without branching then costs less
- * than a sift whose branches mispredict.
+ * than a sift whose branches mispredict. Keys with their position are
+ * unique, and the lowest says where it is.
  */
-
-/* Keys with their position are unique, and the lowest says where it is. */
 static inline size_t scan_min(const struct heap_ent *h, size_t n)
 {
     int64_t m = h[0].key;
