@@ -73,20 +73,23 @@ struct ofd_hot {
  * thread's, that is 10 fewer instructions per event.
  */
 enum calls_on {
-    ON_OTHERS = -1,             /* none on a main thread (or no call yet) */
-    ON_BOTH = -2
+    ON_OTHERS = -1,             /* none on a main thread */
+    ON_BOTH = -2,
+    ON_NONE = -4                /* no call yet */
     /* >= 0: all on the main thread of that tid */
 };
 
-/* What calls_on is if the session's calls so far were all like this one's
-   (a main thread's with a negative tid, hostile input only: never). */
+/*
+ * What calls_on is if the session's calls so far were all like this one's,
+ * main_thread 0 or 1 (a main thread's with a negative tid, hostile input
+ * only: never). Arithmetic: as ?:s gcc made a branch of it, which
+ * mispredicted on every other call as threads alternate.
+ */
 static inline int32_t calls_on_key(int main_thread, int32_t tid)
 {
-    /* arithmetic: as ?:s gcc made a branch of it, which mispredicted on
-       every other call as threads alternate */
-    int32_t neg = tid >> 31, on_main = -(int32_t)(main_thread != 0);
+    int32_t neg = tid >> 31;
 
-    return (((tid & ~neg) | (-3 & neg)) & on_main) | (ON_OTHERS & ~on_main);
+    return ((tid & ~neg) | (-3 & neg)) | (main_thread - 1);  /* ON_OTHERS is all ones */
 }
 
 struct ofd {
@@ -446,7 +449,7 @@ static struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct 
     o->s.tid = ev->tid;
     o->s.layer = layer;
     o->h.timed = 1;
-    o->h.calls_on = ON_OTHERS;
+    o->h.calls_on = ON_NONE;
     o->s.open_t = ev->t;
     o->s.file_size = -1;
     o->pc.opens = 1;
@@ -662,16 +665,19 @@ static void on_exit_ev(struct engine *e, const struct iot_event *ev)
 /*
  * A call on (main_thread, tid) where the session's calls so far were all
  * otherwise (enum calls_on). The session's first call only sets which way
- * they go: returns 0, nothing more to count. Else the main-thread figures
- * are made from the calls so far and kept apart from now on: returns 1.
+ * they go, and the session's op type: returns 0, nothing more to count.
+ * Else the main-thread figures are made from the calls so far and kept
+ * apart from now on: returns 1.
  */
-static __attribute__((noinline, cold)) int count_mixed(struct ofd *o, int main_thread, int32_t tid)
+static __attribute__((noinline, cold)) int count_mixed(struct ofd *o, int main_thread, int32_t tid,
+                                                       unsigned is_write)
 {
     struct ofd_hot *h = &o->h;
 
-    if (o->dir.calls[0] + o->dir.calls[1] == 0) {
+    if (h->calls_on == ON_NONE) {
         h->calls_on = calls_on_key(main_thread, tid);
         h->main_tid = main_thread ? tid : 0;
+        h->op_type = is_write ? RULE_OP_WRITE : RULE_OP_READ;   /* Matrix: the first call's */
         return 0;
     }
     if (h->calls_on >= 0)
@@ -681,28 +687,27 @@ static __attribute__((noinline, cold)) int count_mixed(struct ofd *o, int main_t
 }
 
 /*
- * Matrix's figures plus the main-thread view; dur >= 0, timed 0 when unknown.
+ * Matrix's figures plus the main-thread view; dur >= 0, timed 0 when unknown,
+ * main_thread 0 or 1 and on calls_on_key(main_thread, tid).
  * op, cost_ns and max_once_ns are sums and maximum over dir, made by
  * session_figures.
  */
 static inline __attribute__((always_inline)) void
-count_call(struct ofd *o, int32_t tid, int main_thread, unsigned is_write, int64_t size,
-           int64_t t, int64_t dur, int timed, int64_t gap)
+count_call(struct ofd *o, int32_t tid, int main_thread, int32_t on, unsigned is_write,
+           int64_t size, int64_t t, int64_t dur, int timed, int64_t gap)
 {
     struct ofd_hot *h = &o->h;
     int64_t end = t + dur, cont;
 
-    main_thread = main_thread != 0;
     if (!timed)
         h->timed = 0;
     SADD(h->op_size, size);
     h->buffer = max64(h->buffer, size);
-    if (__builtin_expect(h->op_type == RULE_OP_INIT, 0))
-        h->op_type = is_write ? RULE_OP_WRITE : RULE_OP_READ;     /* the first call's */
     /* the main thread's calls alone, when kept apart: first, as making them
-       (count_mixed) takes the session's figures before this call */
-    if (__builtin_expect(h->calls_on != calls_on_key(main_thread, tid), 0)) {
-        if (h->calls_on != ON_BOTH && !count_mixed(o, main_thread, tid))
+       (count_mixed) takes the session's figures before this call; the first
+       call comes here too (ON_NONE) */
+    if (__builtin_expect(h->calls_on != on, 0)) {
+        if (h->calls_on != ON_BOTH && !count_mixed(o, main_thread, tid, is_write))
             goto counted;
         cont = t - h->main_last_end < gap ? sadd(h->main_cur_cont, dur) : dur;
         h->main_ops += (uint64_t)main_thread;
@@ -744,13 +749,13 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
  * -1 unknown) when positional.
  */
 static inline __attribute__((always_inline)) void
-fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, unsigned is_write,
+fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, unsigned is_write,
         int positional, int64_t size, int64_t moved, int64_t dur, int timed, int64_t gap)
 {
     int64_t pos, off;
     int append;
 
-    count_call(o, ev->tid, main_thread, is_write, size, ev->t, dur, timed, gap);
+    count_call(o, ev->tid, main_thread, on, is_write, size, ev->t, dur, timed, gap);
     /*
      * Where it happened: pread/pwrite say; an O_APPEND write lands at the end
      * of the file (sequential by construction, and the offset is unknown
@@ -771,10 +776,11 @@ static void on_fd_data(struct engine *e, struct proc *p, const struct iot_event 
     struct ofd *o = fd_ofd(p, fd);
     int64_t moved = ev->ret > 0 ? ev->ret : 0;
     int timed = !(ev->has & IOT_HAS_NO_DUR);
+    int main_thread = call_on_main(e, ev->pid, ev->tid);
 
     if (!o)
         return;
-    fd_data(o, ev, call_on_main(e, ev->pid, ev->tid), is_write, positional,
+    fd_data(o, ev, main_thread, calls_on_key(main_thread, ev->tid), is_write, positional,
             (ev->has & IOT_HAS_SIZE) ? ev->size : moved, moved, timed ? ev->dur : 0, timed,
             e->gap);
 }
@@ -944,6 +950,7 @@ static void on_stream_data(struct engine *e, struct proc *p, const struct iot_ev
     struct stream *s = stream_get(p, ev);
     struct ofd *o;
     int64_t size, moved;
+    int main_thread;
 
     if (!s || (ev->has & IOT_HAS_ERRNO))
         return;
@@ -952,7 +959,8 @@ static void on_stream_data(struct engine *e, struct proc *p, const struct iot_ev
     size = (ev->has & IOT_HAS_SIZE) ? ev->size : moved;
     if (ev->op == IOT_OP_FGETC || ev->op == IOT_OP_FPUTC)
         size = 1;
-    count_call(o, ev->tid, call_on_main(e, ev->pid, ev->tid), (unsigned)is_write, size, ev->t,
+    main_thread = call_on_main(e, ev->pid, ev->tid);
+    count_call(o, ev->tid, main_thread, calls_on_key(main_thread, ev->tid), (unsigned)is_write, size, ev->t,
                (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur, !(ev->has & IOT_HAS_NO_DUR), e->gap);
     stream_model(s, is_write, size);
     count_position(o, is_write, is_write && s->append ? o->dir.prev_end[1] : s->pos, moved);
@@ -1285,6 +1293,7 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
        offset in [-LIM_V, LIM_V). */
     bad |= ((uint64_t)ev->t + LIM_T) >> 61 | ((uint64_t)ev->dur | (uint64_t)ev->ret) >> 50 |
            (((uint64_t)ev->size + LIM_V) | ((uint64_t)ev->offset + LIM_V)) >> 51;
+    bad |= (uint32_t)ev->tid >> 31;  /* tid >= 0: calls_on_key is one or */
     if (__builtin_expect(bad || !p || p->pid != ev->pid || (uint32_t)ev->fd >= (uint32_t)p->nfds ||
                          !(o = p->fds[ev->fd].o), 0))
         return event_slow(e, ev);
@@ -1307,7 +1316,7 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
         o->h.off = ev->ret;
         return;
     }
-    fd_data(o, ev, main_thread, (dc & DC_WRITE) >> 1,
+    fd_data(o, ev, main_thread, ev->tid | (main_thread - 1), (dc & DC_WRITE) >> 1,
             (dc & DC_POSITIONAL) != 0, (has & IOT_HAS_SIZE) ? ev->size : ev->ret, ev->ret, ev->dur,
             1, e->gap);
 }
