@@ -960,8 +960,9 @@ static void on_stream_data(struct engine *e, struct proc *p, const struct iot_ev
     if (ev->op == IOT_OP_FGETC || ev->op == IOT_OP_FPUTC)
         size = 1;
     main_thread = call_on_main(e, ev->pid, ev->tid);
-    count_call(o, ev->tid, main_thread, calls_on_key(main_thread, ev->tid), (unsigned)is_write, size, ev->t,
-               (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur, !(ev->has & IOT_HAS_NO_DUR), e->gap);
+    count_call(o, ev->tid, main_thread, calls_on_key(main_thread, ev->tid), (unsigned)is_write,
+               size, ev->t, (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur,
+               !(ev->has & IOT_HAS_NO_DUR), e->gap);
     stream_model(s, is_write, size);
     count_position(o, is_write, is_write && s->append ? o->dir.prev_end[1] : s->pos, moved);
     if (s->pos >= 0)
@@ -1293,7 +1294,7 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
        offset in [-LIM_V, LIM_V). */
     bad |= ((uint64_t)ev->t + LIM_T) >> 61 | ((uint64_t)ev->dur | (uint64_t)ev->ret) >> 50 |
            (((uint64_t)ev->size + LIM_V) | ((uint64_t)ev->offset + LIM_V)) >> 51;
-    bad |= (uint32_t)ev->tid >> 31;  /* tid >= 0: calls_on_key is one or */
+    bad |= (uint32_t)ev->tid >> 31;  /* tid >= 0: its calls_on key is one or, below */
     if (__builtin_expect(bad || !p || p->pid != ev->pid || (uint32_t)ev->fd >= (uint32_t)p->nfds ||
                          !(o = p->fds[ev->fd].o), 0))
         return event_slow(e, ev);
