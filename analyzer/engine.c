@@ -16,7 +16,6 @@
  *  - stdio buffering: a stream's calls are turned into estimated syscalls
  *    (eff_ops) from its buffer size and mode; see stream_* below.
  */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,9 +66,8 @@ struct ofd_hot {
  * thread or none is. While that holds the main-thread figures are not kept
  * apart: they are the session's own (calls_on: that main thread's tid) or
  * nothing (ON_OTHERS), and session_figures makes them. The first call that
- * breaks it (count_mixed)
- * makes them from what was counted so far, and from then on every call
- * updates them (ON_BOTH). On the bench trace, whose sessions are all one
+ * breaks it (count_mixed) makes them from what was counted so far, and from
+ * then on every call updates them (ON_BOTH). On the bench trace, whose sessions are all one
  * thread's, that is 10 fewer instructions per event.
  */
 enum calls_on {

@@ -100,7 +100,7 @@ struct iot_trace {
     size_t nheap;
     int scan;               /* few streams: heap is a list in index order (SCAN_MAX) */
     size_t top;             /* the smallest entry: 0 in a heap */
-    size_t live;            /* scan: entries whose stream has not ended */
+    size_t live;            /* entries whose stream has not ended */
     int64_t key2[SCAN_MAX]; /* scan: each entry's key after cur's */
     ZSTD_DCtx *dctx;
     struct iot_strtab *st;
@@ -603,10 +603,10 @@ static void merge_settle(struct iot_trace *tr, int r, int64_t key)
 {
     struct heap_ent *h = tr->heap;
 
+    tr->live -= !r;
     if (tr->scan) {
         /* an ended stream keeps its place, behind every other key */
         h[tr->top].key = (r ? key : KEY_ENDED) | (int64_t)tr->top;
-        tr->live -= !r;
         tr->top = scan_min(h, tr->nheap);
         return;  /* the limit stays INT64_MIN: every event scans */
     }
@@ -802,12 +802,12 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
             merge_key(s->chunks[0].base_t - tr->origin, 0);
         tr->heap[tr->nheap++].idx = (uint32_t)i;
     }
+    tr->live = tr->nheap;
     tr->scan = tr->nheap <= SCAN_MAX;
     if (tr->scan) {
         _Static_assert(SCAN_MAX - 1 <= KEY_SLOT, "a scanned entry's position fits its key");
         for (size_t i = 0; i < tr->nheap; i++)
             tr->heap[i].key |= (int64_t)i;
-        tr->live = tr->nheap;
         tr->top = scan_min(tr->heap, tr->nheap);
         tr->limit = INT64_MIN;
     } else {
@@ -862,8 +862,7 @@ static inline int64_t pick(uint64_t mask, int64_t x, int64_t y)
  * (clearing the key's bit only makes it smaller), and so it does when the
  * new top is a stream still to decode. Returns the number of events put in
  * tr->out. One loop per way of finding the top, so each stays tight.
- */
-/*
+ *
  * Each choice depends on the one before, so the path from one choice to the
  * next is what the merge costs per event, and it is kept short:
  *  - the chosen stream's next key was worked out at its previous turn
@@ -973,7 +972,7 @@ static unsigned emit_heap(struct iot_trace *tr)
 static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *errbuf)
 {
     tr->out_n = tr->out_pos = 0;
-    while (tr->nheap && (tr->scan ? tr->live : 1) && !has_ev(&tr->heap[tr->top])) {
+    while (tr->live && !has_ev(&tr->heap[tr->top])) {
         struct heap_ent *top = &tr->heap[tr->top];
         struct stream *s = &tr->streams[top->idx];
         int r = stream_refill(tr, s, errbuf);
@@ -988,7 +987,7 @@ static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *err
         }
         merge_settle(tr, r, r > 0 ? merge_key(s->ring[0].t, 1) : 0);
     }
-    if (!tr->nheap || (tr->scan && !tr->live))
+    if (!tr->live)
         return 0;
     tr->out_n = tr->scan ? emit_scan(tr) : emit_heap(tr);
     return 1;
