@@ -101,6 +101,7 @@ struct iot_trace {
     int scan;               /* few streams: heap is a list in index order (SCAN_MAX) */
     size_t top;             /* the smallest entry: 0 in a heap */
     size_t live;            /* entries whose stream has not ended */
+    int64_t sorted[SCAN_MAX]; /* scan: the entries' keys, smallest first */
     int64_t key2[SCAN_MAX]; /* scan: each entry's key after cur's */
     ZSTD_DCtx *dctx;
     struct iot_strtab *st;
@@ -580,19 +581,26 @@ static int64_t heap_limit(const struct iot_trace *tr)
 
 /*
  * Up to SCAN_MAX streams the entries are not a heap but a list in index
- * order, scanned for the smallest key at every event. Threads running at
- * once interleave call by call, so the smallest changes about every other
- * event, at random: a scan that selects without branching then costs less
- * than a sift whose branches mispredict. Keys with their position are
- * unique, and the lowest says where it is.
+ * order, and their keys are kept sorted apart from it (tr->sorted). Threads
+ * running at once interleave call by call, so the smallest changes about
+ * every other event, at random: putting the chosen stream's next key in its
+ * place among the others with selects (min and max down the list) then
+ * costs less than a sift whose branches mispredict. Keys with their
+ * position are unique, and the first says where it is.
+ *
+ * x into sorted[1..n) (sorted[0] is the key it replaces): sorted[0..n)
+ * sorted again.
  */
-static inline size_t scan_min(const struct heap_ent *h, size_t n)
+static inline __attribute__((always_inline)) void sorted_insert(int64_t *sorted, size_t n,
+                                                                int64_t x)
 {
-    int64_t m = h[0].key;
+    for (size_t i = 1; i < n; i++) {
+        int64_t y = sorted[i];
 
-    for (size_t i = 1; i < n; i++)
-        m = h[i].key < m ? h[i].key : m;
-    return (size_t)(m & KEY_SLOT);
+        sorted[i - 1] = x < y ? x : y;
+        x = x < y ? y : x;
+    }
+    sorted[n - 1] = x;
 }
 
 /*
@@ -606,9 +614,9 @@ static void merge_settle(struct iot_trace *tr, int r, int64_t key)
     tr->live -= !r;
     if (tr->scan) {
         /* an ended stream keeps its place, behind every other key */
-        h[tr->top].key = (r ? key : KEY_ENDED) | (int64_t)tr->top;
-        tr->top = scan_min(h, tr->nheap);
-        return;  /* the limit stays INT64_MIN: every event scans */
+        sorted_insert(tr->sorted, tr->nheap, (r ? key : KEY_ENDED) | (int64_t)tr->top);
+        tr->top = (size_t)(tr->sorted[0] & KEY_SLOT);
+        return;
     }
     if (r) {
         h[0].key = key;
@@ -806,10 +814,15 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
     tr->scan = tr->nheap <= SCAN_MAX;
     if (tr->scan) {
         _Static_assert(SCAN_MAX - 1 <= KEY_SLOT, "a scanned entry's position fits its key");
-        for (size_t i = 0; i < tr->nheap; i++)
-            tr->heap[i].key |= (int64_t)i;
-        tr->top = scan_min(tr->heap, tr->nheap);
-        tr->limit = INT64_MIN;
+        for (size_t i = 0; i < tr->nheap; i++) {
+            /* an insertion sort: sorted[0..i) holds the keys before i's */
+            size_t j = i;
+
+            for (; j > 0 && tr->sorted[j - 1] > (tr->heap[i].key | (int64_t)i); j--)
+                tr->sorted[j] = tr->sorted[j - 1];
+            tr->sorted[j] = tr->heap[i].key | (int64_t)i;
+        }
+        tr->top = (size_t)(tr->sorted[0] & KEY_SLOT);
     } else {
         for (size_t i = tr->nheap / 2 + 1; i-- > 0;)
             if (i < tr->nheap)
@@ -867,12 +880,12 @@ static inline int64_t pick(uint64_t mask, int64_t x, int64_t y)
  * next is what the merge costs per event, and it is kept short:
  *  - the chosen stream's next key was worked out at its previous turn
  *    (key2, in an array indexed by position: no address arithmetic);
- *  - while it loads, the smallest of the other entries' keys is found, with
- *    selects (a ?: on a load, or an ||, became branches that mispredict as
- *    the threads alternate), so that only one comparison follows the load;
+ *  - it goes into its place among the other keys, kept sorted in registers
+ *    for the round, with selects only (a ?: on a load, or an ||, became
+ *    branches that mispredict as the threads alternate); the first min
+ *    down the list is already the next choice;
  *  - keys are unique (their position is in their low bits), so no index is
  *    carried along: the smallest key says where it is.
- * The entries' keys live in registers for the round.
  */
 static inline __attribute__((always_inline)) unsigned
 emit_scan_n(struct iot_trace *tr, size_t k)
@@ -880,47 +893,34 @@ emit_scan_n(struct iot_trace *tr, size_t k)
     struct heap_ent *h = tr->heap;
     int64_t *key2 = tr->key2;
     const struct iot_event **out = tr->out;
-    size_t t = tr->top;
     unsigned n = 0;
-    int64_t kk[SCAN_MAX];
+    int64_t sk[SCAN_MAX];
 
 #pragma GCC unroll 8
     for (size_t i = 0; i < k; i++)
-        kk[i] = h[i].key;
+        sk[i] = tr->sorted[i];
     for (;;) {
+        size_t t = (size_t)(sk[0] & KEY_SLOT);
         struct heap_ent *e = &h[t];
         const struct iot_event *c = e->cur, *end = e->end;
-        int64_t key = key2[t], om[SCAN_MAX];
+        int64_t key = key2[t];
 
         out[n++] = c;
         e->cur = c + 1;
         if (c + 1 == end) {
-            /* the batch's end (no ready bit): t stays on top */
-#pragma GCC unroll 8
-            for (size_t i = 0; i < k; i++)
-                kk[i] = i == t ? key : kk[i];
+            /* the batch's end (no ready bit): t stays first */
+            sk[0] = key;
             break;
         }
         key2[t] = next_key(c + 1, end) | (int64_t)t;
-#pragma GCC unroll 8
-        for (size_t i = 0; i < k; i++) {
-            om[i] = pick(-(uint64_t)(i == t), INT64_MAX, kk[i]);
-            kk[i] = pick(-(uint64_t)(i == t), key, kk[i]);
-        }
-#pragma GCC unroll 8
-        for (size_t w = 1; w < k; w *= 2)
-#pragma GCC unroll 8
-            for (size_t i = 0; i + w < k; i += 2 * w)
-                om[i] = om[i + w] < om[i] ? om[i + w] : om[i];
-        key = om[0] < key ? om[0] : key;
-        t = (size_t)(key & KEY_SLOT);
-        if (n == OUT_MAX || !(key & KEY_READY))
+        sorted_insert(sk, k, key);
+        if (n == OUT_MAX || !(sk[0] & KEY_READY))
             break;
     }
 #pragma GCC unroll 8
     for (size_t i = 0; i < k; i++)
-        h[i].key = kk[i];
-    tr->top = t;
+        tr->sorted[i] = sk[i];
+    tr->top = (size_t)(sk[0] & KEY_SLOT);
     return n;
 }
 
@@ -972,7 +972,7 @@ static unsigned emit_heap(struct iot_trace *tr)
 static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *errbuf)
 {
     tr->out_n = tr->out_pos = 0;
-    while (tr->live && !has_ev(&tr->heap[tr->top])) {
+    while (tr->live && !((tr->scan ? tr->sorted[0] : tr->heap[0].key) & KEY_READY)) {
         struct heap_ent *top = &tr->heap[tr->top];
         struct stream *s = &tr->streams[top->idx];
         int r = stream_refill(tr, s, errbuf);
