@@ -173,6 +173,8 @@ static void clear_fields(struct iot_event *ev, uint32_t gone)
     if (gone & IOT_HAS_LAST_FD)   ev->last_fd = 0;
 }
 
+#define VARYING (IOT_HAS_ERRNO | IOT_HAS_SIZE | IOT_HAS_OFFSET | IOT_HAS_WHENCE)
+
 /*
  * A call's fields after dur, in has-bit order, into ev, which holds a call
  * already (absent fields zero). Only the fields present are written, and
@@ -182,9 +184,18 @@ static void clear_fields(struct iot_event *ev, uint32_t gone)
 static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint32_t has,
                                  struct iot_event *ev, int *bad)
 {
-    uint32_t gone = ev->has & ~has & IOT_HAS_ALL;
+    /*
+     * The fields a data call or seek may have or not are cleared every
+     * time (a slot's previous call is often of another shape, as the op
+     * varies), the others only when the previous call had them.
+     */
+    uint32_t gone = ev->has & ~has & IOT_HAS_ALL & ~VARYING;
     uint64_t v;
 
+    ev->err = 0;
+    ev->size = 0;
+    ev->offset = 0;
+    ev->whence = 0;
     if (gone)
         clear_fields(ev, gone);
     ev->has = has;

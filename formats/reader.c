@@ -862,12 +862,6 @@ static inline int64_t next_key(const struct iot_event *cur, const struct iot_eve
     return merge_key(cur[more].t, more);
 }
 
-/* x where mask is all ones, else y: arithmetic, as a ?: may become a branch. */
-static inline int64_t pick(uint64_t mask, int64_t x, int64_t y)
-{
-    return (int64_t)(((uint64_t)x & mask) | ((uint64_t)y & ~mask));
-}
-
 /*
  * The merge hands out events while the top stream has them decoded. When a
  * stream's batch runs out its next key is unknown until it decodes again,
