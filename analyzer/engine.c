@@ -1270,12 +1270,12 @@ static __attribute__((noinline)) void event_slow(struct engine *e, const struct 
 }
 
 /*
- * The common case in the stride of one straight path: a successful, timed
- * call of a data op or an lseek, on a file the last process
- * seen has open, with its times and quantities in bounds. Anything else,
- * or anything this path would need a lookup or a call for, goes to
- * event_slow before a figure changes. file_size and start_unix_ns are not checked: these
- * calls do not read them.
+ * The common case in the stride of one straight path: a plain call (its
+ * reader says so) of a data op or an lseek, on a file the last process seen
+ * has open, with its time in bounds. Anything else, or anything this path
+ * would need a lookup or a call for, goes to event_slow before a figure
+ * changes; so does an event whose reader left plain 0, which event_slow
+ * counts alike.
  */
 static inline __attribute__((always_inline)) void event(struct engine *e, const struct iot_event *ev)
 {
@@ -1286,13 +1286,14 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
     int main_thread;
     uint64_t bad;
 
-    bad = ev->kind | !(dc & (DC_DATA | DC_SEEK)) | (has & (IOT_HAS_ERRNO | IOT_HAS_NO_DUR));
-    /* The limits as unsigned ranges, one shift per limit: t in [-LIM_T,
-       LIM_T), dur and ret in [0, LIM_V) (ret >= 0: not failed), size and
-       offset in [-LIM_V, LIM_V). */
-    bad |= ((uint64_t)ev->t + LIM_T) >> 61 | ((uint64_t)ev->dur | (uint64_t)ev->ret) >> 50 |
-           (((uint64_t)ev->size + LIM_V) | ((uint64_t)ev->offset + LIM_V)) >> 51;
-    bad |= (uint32_t)ev->tid >> 31;  /* tid >= 0: its calls_on key is one or, below */
+    /*
+     * plain (iot_event_plain): the reader vouches for the call's success,
+     * its timing, tid >= 0 (its calls_on key is one or, below) and its
+     * quantities, within LIM_V. Its time is checked here, as an unsigned
+     * range: t in [-LIM_T, LIM_T).
+     */
+    _Static_assert(IOT_PLAIN_LIMIT <= LIM_V, "a plain event's quantities are in bounds");
+    bad = !ev->plain | !(dc & (DC_DATA | DC_SEEK)) | ((uint64_t)ev->t + LIM_T) >> 61;
     if (__builtin_expect(bad || !p || p->pid != ev->pid || (uint32_t)ev->fd >= (uint32_t)p->nfds ||
                          !(o = p->fds[ev->fd].o), 0))
         return event_slow(e, ev);

@@ -1900,6 +1900,7 @@ int strace_next(struct strace_src *s, struct iot_event *ev, char *errbuf)
         struct slog *l = next_log(s);
         if (s->nheap && (s->nheap >= MAX_HELD || s->heap[0].ev.t <= release_bound(s, l))) {
             heap_pop(s, ev);
+            ev->plain = (uint8_t)iot_event_plain(ev);
             s->info.events++;
             return 1;
         }

@@ -115,8 +115,13 @@ bad:
  * after a chunk's records, so a varint is read without a bounds check per
  * byte (a zero byte ends any varint, and one record reads less than the pad
  * even when damaged); the end is checked once per record. A varint longer
- * than 10 bytes sets *bad.
+ * than 10 bytes sets BAD_DAMAGED in *bad; one of 2^49 or more sets
+ * BAD_LARGE (the event is not plain). Both happen only in rd_long: the
+ * short varints of most records pay nothing for it.
  */
+#define BAD_DAMAGED 1
+#define BAD_LARGE 2
+
 static const uint8_t *rd_long(const uint8_t *p, uint64_t *out, int *bad)
 {
     uint64_t v = 0;
@@ -126,11 +131,14 @@ static const uint8_t *rd_long(const uint8_t *p, uint64_t *out, int *bad)
 
         v |= (uint64_t)(b & 0x7f) << shift;
         if (b < 0x80) {
+            /* a zigzag value below 2^49 is within +-2^48, an unsigned one below 2^49 */
+            _Static_assert(IOT_PLAIN_LIMIT >= (int64_t)1 << 49, "BAD_LARGE implies plain's bound");
+            *bad |= (v >> 49 != 0) * BAD_LARGE;
             *out = v;
             return p;
         }
     }
-    *bad = 1;
+    *bad |= BAD_DAMAGED;
     *out = 0;
     return p;
 }
@@ -245,6 +253,17 @@ static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint
 }
 
 /*
+ * ev's plain (iot_event_plain), its record just read with bad as given: no
+ * varint of the record reached 2^49 (BAD_LARGE), which bounds every
+ * quantity, so only the sign of ret is left to look at.
+ */
+static inline uint8_t plain(const struct iot_dec *d, const struct iot_event *ev, int bad)
+{
+    return !(bad & BAD_LARGE) & !(ev->has & (IOT_HAS_ERRNO | IOT_HAS_NO_DUR)) & (ev->ret >= 0) &
+           (d->tid >= 0);
+}
+
+/*
  * A call record after its tag. The members of the other event kinds are
  * zero in any call the decoder wrote, so they are cleared only when ev held
  * another kind of event.
@@ -268,7 +287,8 @@ static int get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *
     ev->dur = (int64_t)dur;
     d->prev_fields = p;
     p = get_fields(d, p, (uint32_t)has & IOT_CALL_HAS_MASK, ev, &bad);
-    if (bad || p > d->end || !time_ok(ev->t) || !dur_ok(ev->dur)) {
+    ev->plain = plain(d, ev, bad);
+    if ((bad & BAD_DAMAGED) || p > d->end || !time_ok(ev->t) || !dur_ok(ev->dur)) {
         snprintf(errbuf, IOT_ERRBUF_SIZE, "damaged %s record",
                  iot_op_name(op) ? iot_op_name(op) : "call");
         return -1;
@@ -291,6 +311,8 @@ static void refill_prev(struct iot_dec *d, struct iot_event *ev)
     ev->tid = d->tid;
     /* decoded once already, so it cannot be damaged now */
     get_fields(d, d->prev_fields, d->prev_has, ev, &bad);
+    /* plain as far as the fields go: the caller checks the times */
+    ev->plain = plain(d, ev, bad);
 }
 
 static int get_process(struct iot_dec *d, struct iot_event *ev, char *errbuf)
@@ -352,7 +374,7 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             int damaged = 0;
 
             p = rd(rd(p, &g, &damaged), &dur, &damaged);
-            if (damaged || p > d->end)
+            if ((damaged & BAD_DAMAGED) || p > d->end)
                 goto bad;
             d->p = p;
             if (*held != d->prev_fields) {
@@ -362,6 +384,12 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                 else
                     refill_prev(d, ev);
                 *held = d->prev_fields;
+            }
+            if (__builtin_expect(damaged, 0)) {
+                /* a large gap or duration: this event is not plain, and the
+                   slot is filled afresh for the next REPEAT in it */
+                ev->plain = 0;
+                *held = NULL;
             }
             ev->t = tadd(d->prev_end, iot_unzigzag(g));
             ev->dur = (int64_t)dur;

@@ -10,6 +10,18 @@ static int str_eq(const char *a, const char *b)
     return strcmp(a, b) == 0;
 }
 
+static int within(int64_t v)
+{
+    return v > -IOT_PLAIN_LIMIT && v < IOT_PLAIN_LIMIT;
+}
+
+int iot_event_plain(const struct iot_event *ev)
+{
+    return ev->kind == IOT_EV_CALL && !(ev->has & (IOT_HAS_ERRNO | IOT_HAS_NO_DUR)) &&
+           ev->tid >= 0 && ev->ret >= 0 && ev->dur >= 0 && within(ev->ret) && within(ev->dur) &&
+           within(ev->size) && within(ev->offset) && within(ev->file_size);
+}
+
 int iot_event_equal(const struct iot_event *a, const struct iot_event *b)
 {
     uint32_t has = a->has;

@@ -137,6 +137,9 @@ enum iot_kind {
 /* Call events from sources without durations (strace without -T) */
 #define IOT_HAS_NO_DUR     (1u << 16)
 
+/* The bound on a plain event's quantities (struct iot_event, plain). */
+#define IOT_PLAIN_LIMIT    ((int64_t)1 << 49)
+
 enum iot_bufmode { IOT_BUF_FULL = 0, IOT_BUF_LINE = 1, IOT_BUF_NONE = 2 };
 
 /*
@@ -153,6 +156,15 @@ struct iot_event {
     uint8_t  kind;       /* enum iot_kind */
     uint8_t  op;         /* enum iot_op (calls) */
     uint8_t  bufmode;    /* enum iot_bufmode (setvbuf, fopen, fdopen) */
+    /*
+     * A hint from the reader: 1 says iot_event_plain() holds, 0 that it may
+     * not. The readers of this library set it (the native decoder works it
+     * out from a record's encoding, for REPEATs at no cost); an event built
+     * otherwise may leave it 0. The analyzer takes plain calls in its stride
+     * without checking each of these conditions again. Not part of an
+     * event's value: writers and iot_event_equal() ignore it.
+     */
+    uint8_t  plain;
     uint32_t has;        /* IOT_HAS_* */
     int32_t  pid;
     int32_t  tid;        /* calls and threads */
@@ -192,6 +204,13 @@ struct iot_event {
 
 /* Two events equal in every meaningful member (strings compared by content). */
 int iot_event_equal(const struct iot_event *a, const struct iot_event *b);
+
+/*
+ * A plain call: one that succeeded (no errno, 0 <= ret < IOT_PLAIN_LIMIT),
+ * is timed (no IOT_HAS_NO_DUR, 0 <= dur < IOT_PLAIN_LIMIT), has tid >= 0,
+ * and whose size, offset and file_size lie within +-IOT_PLAIN_LIMIT.
+ */
+int iot_event_plain(const struct iot_event *ev);
 
 /* --------------------------------------------------------- string table */
 

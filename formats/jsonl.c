@@ -471,6 +471,7 @@ int iot_jsonl_parse(const char *line, size_t len, struct iot_event *ev,
         ev->kind = IOT_EV_CALL;
         if (parse_call(&p, ev, st) < 0)
             goto out;
+        ev->plain = (uint8_t)iot_event_plain(ev);
     } else if (strcmp(k, "process") == 0) {
         ev->kind = IOT_EV_PROCESS;
         if (parse_process(&p, ev, st, s) < 0)

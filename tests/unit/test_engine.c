@@ -92,6 +92,9 @@ static void exit_ev(struct rig *r, int pid, int sig)
     engine_event(r->e, &ev);
 }
 
+/* Calls are marked plain as a reader would, unless this says not to. */
+static int unmarked;
+
 /* A call: t advances by 1 us before it; dur given. */
 static void call(struct rig *r, int pid, int tid, unsigned op, int64_t ret, int64_t dur,
                  struct iot_event ev)
@@ -103,6 +106,7 @@ static void call(struct rig *r, int pid, int tid, unsigned op, int64_t ret, int6
     ev.ret = ret;
     ev.t = r->t += 1000;
     ev.dur = dur;
+    ev.plain = !unmarked && iot_event_plain(&ev);
     r->t += dur;
     engine_event(r->e, &ev);
 }
@@ -428,16 +432,18 @@ static void test_memory_flat(void)
 }
 
 /*
- * engine_event takes plain successful calls in a fast path and sends the
- * rest (failed, untimed, out-of-bounds, unknown op or process) the long
- * way: both must count the same figures and statistics.
+ * engine_event takes plain calls (iot_event_plain, as the reader marks
+ * them) in a fast path and sends the rest (failed, untimed, out-of-bounds,
+ * unknown op or process, or not marked) the long way: both must count the
+ * same figures and statistics. The same calls, unmarked, all go the long
+ * way and must come to the same.
  */
-static void test_fast_and_slow_paths(void)
+static void fast_and_slow(int unmarked_calls, struct rule_session *s, struct engine_stats *st)
 {
     struct rig r;
-    struct engine_stats st;
     struct iot_event thr = {.kind = IOT_EV_THREAD, .pid = 70, .tid = 71};
 
+    unmarked = unmarked_calls;
     rig_init(&r);
     proc(&r, 70, 1, "/bin/f");                                                 /* event 1 */
     open_(&r, 70, 3, "/f", 0);                                                 /* 2: slow */
@@ -454,31 +460,61 @@ static void test_fast_and_slow_paths(void)
     call(&r, 70, 70, IOT_OP_PREAD, 10, 3000,
          (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET, .fd = 3, .size = 10,
                             .offset = 0});                                     /* fast: random */
+    call(&r, 70, 70, IOT_OP_WRITE, 20, 500,
+         (struct iot_event){FD(3), .size = (int64_t)1 << 60});                 /* size clamped */
     call(&r, 70, 70, 200, 0, 100, (struct iot_event){FD(3)});                  /* unknown op */
     call(&r, 72, 72, IOT_OP_READ, 10, 100, (struct iot_event){FD(3), .size = 10});  /* new pid */
     thr.t = r.t;
     engine_event(r.e, &thr);
     call(&r, 70, 70, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
     engine_finish(r.e);
-    engine_stats(r.e, &st);
-    CU_ASSERT_EQUAL(st.events, 13);
-    CU_ASSERT_EQUAL(st.calls, 11);
+    engine_stats(r.e, st);
+    CU_ASSERT_EQUAL(ngot, 1);
+    *s = got[0];
+    unmarked = 0;
+    rig_free(&r);
+}
+
+static void test_fast_and_slow_paths(void)
+{
+    struct rule_session s, s2;
+    struct engine_stats st, st2;
+
+    fast_and_slow(0, &s, &st);
+    CU_ASSERT_EQUAL(st.events, 14);
+    CU_ASSERT_EQUAL(st.calls, 12);
     CU_ASSERT_EQUAL(st.calls_no_dur, 1);
     CU_ASSERT_EQUAL(st.per_op[IOT_OP_READ], 6);
     CU_ASSERT_EQUAL(st.per_op[IOT_OP_LSEEK], 1);
     CU_ASSERT_EQUAL(st.per_op[IOT_OP_PREAD], 1);
+    CU_ASSERT_EQUAL(st.per_op[IOT_OP_WRITE], 1);
     CU_ASSERT_EQUAL(st.processes, 2);
-    CU_ASSERT_EQUAL_FATAL(ngot, 1);
-    CU_ASSERT_EQUAL(got[0].op, 5);
-    CU_ASSERT_EQUAL(got[0].reads, 5);
-    CU_ASSERT_EQUAL(got[0].random_reads, 1);
-    CU_ASSERT_EQUAL(got[0].op_size, 100 + 10 + 50 + 10 + 10);
-    CU_ASSERT_EQUAL(got[0].buffer, 100);
-    CU_ASSERT_EQUAL(got[0].timed, 0);
-    CU_ASSERT_EQUAL(got[0].max_once_ns, (int64_t)1 << 50);
-    CU_ASSERT_EQUAL(got[0].cost_ns, 1000 + 2000 + ((int64_t)1 << 50) + 3000);
-    CU_ASSERT_EQUAL(got[0].op_type, RULE_OP_READ);
-    rig_free(&r);
+    CU_ASSERT_EQUAL(s.op, 6);
+    CU_ASSERT_EQUAL(s.reads, 5);
+    CU_ASSERT_EQUAL(s.random_reads, 1);
+    CU_ASSERT_EQUAL(s.writes, 1);
+    CU_ASSERT_EQUAL(s.op_size, 100 + 10 + 50 + 10 + 10 + ((int64_t)1 << 50));
+    CU_ASSERT_EQUAL(s.buffer, (int64_t)1 << 50);
+    CU_ASSERT_EQUAL(s.timed, 0);
+    CU_ASSERT_EQUAL(s.max_once_ns, (int64_t)1 << 50);
+    CU_ASSERT_EQUAL(s.cost_ns, 1000 + 2000 + ((int64_t)1 << 50) + 3000 + 500);
+    CU_ASSERT_EQUAL(s.op_type, RULE_OP_READ);
+
+    fast_and_slow(1, &s2, &st2);
+    CU_ASSERT_EQUAL(memcmp(&st, &st2, sizeof(st)), 0);
+    CU_ASSERT_EQUAL(s2.op, s.op);
+    CU_ASSERT_EQUAL(s2.reads, s.reads);
+    CU_ASSERT_EQUAL(s2.random_reads, s.random_reads);
+    CU_ASSERT_EQUAL(s2.writes, s.writes);
+    CU_ASSERT_EQUAL(s2.random_writes, s.random_writes);
+    CU_ASSERT_EQUAL(s2.op_size, s.op_size);
+    CU_ASSERT_EQUAL(s2.buffer, s.buffer);
+    CU_ASSERT_EQUAL(s2.timed, s.timed);
+    CU_ASSERT_EQUAL(s2.max_once_ns, s.max_once_ns);
+    CU_ASSERT_EQUAL(s2.max_continual_ns, s.max_continual_ns);
+    CU_ASSERT_EQUAL(s2.cost_ns, s.cost_ns);
+    CU_ASSERT_EQUAL(s2.op_type, s.op_type);
+    CU_ASSERT_EQUAL(s2.file_size, s.file_size);
 }
 
 void engine_suite(void)

@@ -168,9 +168,28 @@ static int next_way(struct iot_trace *tr, enum read_way way, const struct iot_ev
 }
 
 /*
+ * Every numeric member a call's record holds is small (below 2^40), so the
+ * decoder must find it plain when iot_event_plain() holds (gen's time gaps
+ * are small too).
+ */
+static int small_record(const struct iot_event *ev)
+{
+    const int64_t lim = (int64_t)1 << 40;
+    const int64_t v[] = { ev->err, ev->fd, ev->flags, ev->newfd, ev->whence, (int64_t)ev->stream,
+                          ev->in_fd, ev->last_fd, ev->ret, ev->dur, ev->size, ev->offset,
+                          ev->file_size };
+
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+        if (v[i] <= -lim || v[i] >= lim)
+            return 0;
+    return 1;
+}
+
+/*
  * Every event back, equal and in order, whichever way it is read and
  * whether the reader merges one stream, a few (a scanned list) or many (a
- * heap).
+ * heap); and marked plain exactly when it is (iot_event_plain), as far as
+ * the decoder can tell from the record's encoding.
  */
 static void test_roundtrip(void)
 {
@@ -189,8 +208,8 @@ static void test_roundtrip(void)
             const struct iot_event *const *batch = NULL, *ev;
             struct iot_event copy;
             struct iot_trace_stats stats;
-            size_t i = 0;
-            int r, left = 0, bad = 0;
+            size_t i = 0, plain = 0, sure = 0;
+            int r, left = 0, bad = 0, plain_bad = 0;
 
             CU_ASSERT_FATAL(tr != NULL);
             while ((r = next_way(tr, (enum read_way)way, &batch, &left, &copy, &ev, err)) == 1) {
@@ -200,12 +219,22 @@ static void test_roundtrip(void)
                                 "(seed %llu; rerun with IOSCOPE_SEED=%llu)\n", shapes[k][0],
                                 shapes[k][1], way, i, (unsigned long long)seed,
                                 (unsigned long long)seed);
+                } else if (ev->plain ? !iot_event_plain(ev)
+                                     : iot_event_plain(ev) && small_record(ev)) {
+                    if (!plain_bad++)
+                        fprintf(stderr, "\nroundtrip: event %zu has plain %d (seed %llu)\n", i,
+                                ev->plain, (unsigned long long)seed);
                 }
+                plain += ev->plain;
+                sure += iot_event_plain(ev) && small_record(ev);
                 i++;
             }
             CU_ASSERT(r == 0);
             CU_ASSERT_EQUAL(i, x.n);
             CU_ASSERT_EQUAL(bad, 0);
+            CU_ASSERT_EQUAL(plain_bad, 0);
+            /* gen's random values leave a few percent of the events plain */
+            CU_ASSERT(plain >= sure && sure > x.n / 100);
             iot_trace_stats(tr, &stats);
             CU_ASSERT_EQUAL(stats.events, x.n);
             CU_ASSERT(stats.chunks > 20);
@@ -685,6 +714,41 @@ static void test_tight_loop_compact(void)
     iot_chunker_free(c);
 }
 
+/*
+ * A REPEAT with a large duration is not plain, and the REPEATs after it
+ * are again, also the one decoded into its slot of the next batch: event
+ * 5's duration is large, and event 21 goes into slot 5 of the second batch
+ * of 16.
+ */
+#define BIG(i) ((i) == 5 || (i) == 22)
+static void test_plain_repeats(void)
+{
+    const char *path = tmp_path("plain.zst");
+    char err[IOT_ERRBUF_SIZE];
+    struct iot_writer *w = iot_writer_open(path, 64 << 10, err);
+    struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_READ, .pid = 9, .tid = 9,
+                            .has = IOT_HAS_FD | IOT_HAS_SIZE, .fd = 3, .size = 4096, .ret = 4096 };
+    struct iot_event *got = NULL;
+    struct iot_strtab *st = iot_strtab_create();
+    int64_t t = 1000000;
+
+    CU_ASSERT_FATAL(w != NULL);
+    for (int i = 0; i < 40; i++) {
+        ev.t = t;
+        ev.dur = BIG(i) ? (int64_t)1 << 52 : 1000 + i;
+        t += ev.dur + 100;
+        CU_ASSERT_FATAL(iot_writer_event(w, &ev, err) == 0);
+    }
+    CU_ASSERT_FATAL(iot_writer_close(w, err) == 0);
+    CU_ASSERT_EQUAL_FATAL(read_all(path, &got, st, NULL, err), 40);
+    for (int i = 0; i < 40; i++) {
+        CU_ASSERT_EQUAL(got[i].dur, BIG(i) ? (int64_t)1 << 52 : 1000 + i);
+        CU_ASSERT_EQUAL(got[i].plain, !BIG(i));
+    }
+    free(got);
+    iot_strtab_free(st);
+}
+
 /* Strings are de-duplicated per chunk; ids are dense and in order. */
 static void test_string_dedup(void)
 {
@@ -714,6 +778,7 @@ void format_suite(void)
 
     CU_add_test(s, "seeded round trip of every op and field, every way of reading", test_roundtrip);
     CU_add_test(s, "equal times: one order of streams, each thread's kept", test_equal_times);
+    CU_add_test(s, "plain events among REPEATs of a large duration", test_plain_repeats);
     CU_add_test(s, "an exec's argv while its batch is handed out", test_exec_argv_in_batch);
     CU_add_test(s, "truncation at every byte offset", test_truncation);
     CU_add_test(s, "flipped bytes never crash", test_flipped_bytes);
