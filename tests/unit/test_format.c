@@ -234,7 +234,7 @@ static void test_roundtrip(void)
             CU_ASSERT_EQUAL(bad, 0);
             CU_ASSERT_EQUAL(plain_bad, 0);
             /* gen's random values leave a few percent of the events plain */
-            CU_ASSERT(plain >= sure && sure > x.n / 100);
+            CU_ASSERT(plain >= sure && sure > x.n / 200);
             iot_trace_stats(tr, &stats);
             CU_ASSERT_EQUAL(stats.events, x.n);
             CU_ASSERT(stats.chunks > 20);
