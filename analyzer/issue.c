@@ -137,36 +137,74 @@ static json_int_t iget(const json_t *o, const char *k)
     return json_integer_value(json_object_get(o, k));
 }
 
+/*
+ * The issue already reported under fingerprint key, or NULL; *occ and
+ * *repeat become what one more occurrence makes of its figures (for
+ * main_thread the repeat bitmask is or'ed: a long call here and a long run
+ * there is both (3)).
+ */
+static json_t *seen_issue(struct issues *is, const struct rule *rule, uint64_t key,
+                          json_int_t *occ, json_int_t *repeat)
+{
+    void *v = hmap_get(&is->seen, key);
+    json_t *prev;
+
+    if (!v)
+        return NULL;
+    prev = json_array_get(is->list, (size_t)(uintptr_t)v - 1);
+    *occ = iget(json_object_get(prev, "detail"), "occurrences") + 1;
+    if (rule->type == 1)
+        *repeat |= iget(prev, "repeat");
+    return prev;
+}
+
+/*
+ * The earliest occurrence stands for all: one at or after prev's time only
+ * counts (returns 1); an earlier one takes its place (returns 0).
+ */
+static int count_later(json_t *prev, const struct rule *rule, int64_t time, json_int_t occ,
+                       json_int_t repeat)
+{
+    if (iget(prev, "time") > time)
+        return 0;
+    json_object_set_new(json_object_get(prev, "detail"), "occurrences", json_integer(occ));
+    if (rule->type == 1)
+        json_object_set_new(prev, "repeat", json_integer(repeat));
+    return 1;
+}
+
+int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t repeat,
+               int64_t time_unix_ms)
+{
+    const struct issue_binding *b = ctx->sink;
+    struct issues *is = b->issues;
+    json_int_t occ, rep = repeat;
+    json_t *prev = seen_issue(is, b->rule, fingerprint_cached(is, b->rule->name, s->path, s->stack),
+                              &occ, &rep);
+
+    return prev && count_later(prev, b->rule, time_unix_ms ? time_unix_ms : s->end_unix_ms, occ,
+                               rep);
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
     struct issues *is = b->issues;
     const struct rule_session *s = r->s;
     char fp[17];
-    json_t *o, *detail = r->detail ? r->detail : json_object(), *prev = NULL;
+    json_t *o, *detail = r->detail ? r->detail : json_object(), *prev;
     int64_t time = r->time_unix_ms ? r->time_unix_ms : s->end_unix_ms;
     uint64_t key;
-    void *v;
     json_int_t occ = 1, repeat = r->repeat;
 
     if (!detail)
         return;
     key = fingerprint_cached(is, b->rule->name, s->path, s->stack);
     snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)key);
-    v = hmap_get(&is->seen, key);
-    if (v) {
-        /* The earliest occurrence stands for all, except main_thread's
-           bitmask: a long call here and a long run there is both (3). */
-        prev = json_array_get(is->list, (size_t)(uintptr_t)v - 1);
-        occ = iget(json_object_get(prev, "detail"), "occurrences") + 1;
-        if (b->rule->type == 1)
-            repeat |= iget(prev, "repeat");
-        if (iget(prev, "time") <= time) {
-            json_object_set_new(json_object_get(prev, "detail"), "occurrences", json_integer(occ));
-            json_object_set_new(prev, "repeat", json_integer(b->rule->type == 1 ? repeat : iget(prev, "repeat")));
-            json_decref(detail);
-            return;
-        }
+    prev = seen_issue(is, b->rule, key, &occ, &repeat);
+    if (prev && count_later(prev, b->rule, time, occ, repeat)) {
+        json_decref(detail);
+        return;
     }
     json_object_set_new(detail, "occurrences", json_integer(occ));
     o = json_pack("{s:s,s:i,s:s,s:I,s:s,s:I,s:I,s:I,s:I,s:i,s:I,s:s,s:s,s:I,"
@@ -193,8 +231,8 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
                   "detail", detail);
     if (!o)
         return;
-    if (v) {
-        json_array_set_new(is->list, (size_t)(uintptr_t)v - 1, o);
+    if (prev) {
+        json_array_set_new(is->list, (size_t)(uintptr_t)hmap_get(&is->seen, key) - 1, o);
         return;
     }
     if (json_array_append_new(is->list, o) == 0)

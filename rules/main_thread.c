@@ -32,7 +32,7 @@ static void main_thread_check(void *state, const struct rule_ctx *ctx,
         bits |= 1;
     if (s->main_max_continual_ns > RULE_NS_FROM_MS(ctx->p[P_MAX_CONTINUAL]))
         bits |= 2;
-    if (!bits)
+    if (!bits || rule_again(ctx, s, bits, 0))
         return;
     if (bits & 2)
         snprintf(msg, sizeof(msg),

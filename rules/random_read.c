@@ -29,6 +29,8 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
     ratio = (double)s->random_reads / (double)s->reads;
     if (ratio < ctx->p[P_MIN_RATIO])
         return;
+    if (rule_again(ctx, s, (int64_t)s->random_reads, 0))
+        return;
     snprintf(msg, sizeof(msg),
              "%llu of %llu reads (%.0f%%) jump to another offset; read sequentially "
              "or read the needed ranges in larger blocks",

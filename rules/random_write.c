@@ -29,6 +29,8 @@ static void random_write_check(void *state, const struct rule_ctx *ctx,
     ratio = (double)s->random_writes / (double)s->writes;
     if (ratio < ctx->p[P_MIN_RATIO])
         return;
+    if (rule_again(ctx, s, (int64_t)s->random_writes, 0))
+        return;
     snprintf(msg, sizeof(msg),
              "%llu of %llu writes (%.0f%%) jump to another offset; batch them or write "
              "sequentially (e.g. append and compact later)",

@@ -126,6 +126,15 @@ struct rule {
 
 /* Report an issue (implemented by the analyzer). The rule and ctx identify it. */
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r);
+/*
+ * Optional, before building a report: when this rule already reported s's
+ * fingerprint at or before this time (0: s->end_unix_ms), counts one more
+ * occurrence, as rule_report would, and returns 1: the rule is done and
+ * need not format a message. Else returns 0 and changes nothing. Worth it
+ * for rules that fire on many sessions of one file.
+ */
+int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t repeat,
+               int64_t time_unix_ms);
 
 /* Registry (rules/registry.c): built-in rules, then loaded plugins. */
 const struct rule *const *rules_all(size_t *n);

@@ -44,6 +44,8 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     if (ctx->timing && s->timed &&
         s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
         return;
+    if (rule_again(ctx, s, 0, 0))
+        return;
     if (stdio && s->stream_buffer > 0)
         snprintf(msg, sizeof(msg),
                  "%lld-byte stdio buffer: %llu f%s calls became about %llu %s() syscalls "
