@@ -21,7 +21,8 @@ static void check(void *state, const struct rule_ctx *ctx, const struct rule_ses
     char msg[100];
 
     (void)state;
-    if (s->writes < (uint64_t)ctx->p[0])
+    /* rule_again: the analyzer exports it to plugins too */
+    if (s->writes < (uint64_t)ctx->p[0] || rule_again(ctx, s, (int64_t)s->writes, 0))
         return;
     snprintf(msg, sizeof(msg), "%llu writes", (unsigned long long)s->writes);
     rule_report(ctx, &(struct rule_report){.s = s, .repeat = (int64_t)s->writes, .message = msg,
@@ -43,6 +44,12 @@ FX=$TOP/tests/fixtures/rules/small_buffer_fires.jsonl
 python3 -c "
 import json; d=json.load(open('$work/out'))
 assert len(d)==1 and d[0]['rule']=='many_writes' and d[0]['type']==99 and d[0]['repeat']==21, d" || die "plugin issue"
+# three sessions of one file: the later two only counted (rule_again)
+"$IOANALYZE" --plugin "$work/good.so" --rules many_writes "$TOP/tests/fixtures/rules/small_buffer_again.jsonl" \
+    >"$work/out" 2>"$work/err" || die "plugin run: $(cat "$work/err")"
+python3 -c "
+import json; d=json.load(open('$work/out'))
+assert len(d)==1 and d[0]['repeat']==21 and d[0]['detail']['occurrences']==3, d" || die "plugin rule_again"
 "$IOANALYZE" --plugin "$work/good.so" --rules many_writes --set many_writes.min_writes=22 "$FX" >"$work/out" 2>&1 || die "plugin --set"
 [ "$(head -c 2 "$work/out")" = "[]" ] || die "--set on a plugin parameter"
 "$IOANALYZE" rules --plugin "$work/good.so" >"$work/out" || die "rules --plugin"
