@@ -10,6 +10,12 @@
 #include "records.h"
 #include "varint.h"
 
+#define BAD_DAMAGED 1
+#define BAD_LARGE 2
+
+/* prev_fields before the chunk's first call record: no slot ever holds it */
+static const uint8_t no_call[1];
+
 void iot_dec_start(struct iot_dec *d, const struct iot_chunk_hdr *h,
                    const uint8_t *records, struct iot_strtab *st, int64_t origin)
 {
@@ -20,7 +26,9 @@ void iot_dec_start(struct iot_dec *d, const struct iot_chunk_hdr *h,
     d->base_t = h->base_t;
     d->prev_end = h->base_t;
     d->origin = origin;
-    d->have_prev = 0;
+    d->prev_fields = no_call;
+    /* a negative tid makes no call plain (iot_event_plain) */
+    d->bad0 = h->tid < 0 ? BAD_LARGE : 0;
     d->st = st;
     d->nstrs = 0;
     memset(d->held, 0, sizeof(d->held));
@@ -119,8 +127,6 @@ bad:
  * BAD_LARGE (the event is not plain). Both happen only in rd_long: the
  * short varints of most records pay nothing for it.
  */
-#define BAD_DAMAGED 1
-#define BAD_LARGE 2
 
 static const uint8_t *rd_long(const uint8_t *p, uint64_t *out, int *bad)
 {
@@ -253,14 +259,14 @@ static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint
 }
 
 /*
- * ev's plain (iot_event_plain), its record just read with bad as given: no
- * varint of the record reached 2^49 (BAD_LARGE), which bounds every
- * quantity, so only the sign of ret is left to look at.
+ * A call's plain (iot_event_plain), its record just read with bad as given:
+ * no varint of the record reached 2^49 (BAD_LARGE), which bounds every
+ * quantity, and the tid is not negative (d->bad0), so only the sign of ret
+ * is left to look at.
  */
-static inline uint8_t plain(const struct iot_dec *d, const struct iot_event *ev, int bad)
+static inline uint8_t plain(uint32_t has, int64_t ret, int bad)
 {
-    return !(bad & BAD_LARGE) & !(ev->has & (IOT_HAS_ERRNO | IOT_HAS_NO_DUR)) & (ev->ret >= 0) &
-           (d->tid >= 0);
+    return !(bad & BAD_LARGE) & !(has & (IOT_HAS_ERRNO | IOT_HAS_NO_DUR)) & (ret >= 0);
 }
 
 /*
@@ -272,7 +278,7 @@ static int get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *
 {
     const uint8_t *p = d->p;
     uint64_t has, gap, dur;
-    int bad = 0;
+    int bad = d->bad0;
 
     if (ev->kind != IOT_EV_CALL)
         memset(ev, 0, sizeof(*ev));
@@ -287,7 +293,7 @@ static int get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *
     ev->dur = (int64_t)dur;
     d->prev_fields = p;
     p = get_fields(d, p, (uint32_t)has & IOT_CALL_HAS_MASK, ev, &bad);
-    ev->plain = plain(d, ev, bad);
+    ev->plain = plain((uint32_t)has, ev->ret, bad);
     if ((bad & BAD_DAMAGED) || p > d->end || !time_ok(ev->t) || !dur_ok(ev->dur)) {
         snprintf(errbuf, IOT_ERRBUF_SIZE, "damaged %s record",
                  iot_op_name(op) ? iot_op_name(op) : "call");
@@ -302,7 +308,7 @@ static int get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *
 /* ev := the previous call again (its times are set by the caller). */
 static void refill_prev(struct iot_dec *d, struct iot_event *ev)
 {
-    int bad = 0;
+    int bad = d->bad0;
 
     memset(ev, 0, sizeof(*ev));
     ev->kind = IOT_EV_CALL;
@@ -312,7 +318,7 @@ static void refill_prev(struct iot_dec *d, struct iot_event *ev)
     /* decoded once already, so it cannot be damaged now */
     get_fields(d, d->prev_fields, d->prev_has, ev, &bad);
     /* plain as far as the fields go: the caller checks the times */
-    ev->plain = plain(d, ev, bad);
+    ev->plain = plain(d->prev_has, ev->ret, bad);
 }
 
 static int get_process(struct iot_dec *d, struct iot_event *ev, char *errbuf)
@@ -368,8 +374,6 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
         unsigned tag = *p++;
 
         if (tag == IOT_TAG_REPEAT) {
-            if (!d->have_prev)
-                goto bad;
             uint64_t g, dur;
             int damaged = 0;
 
@@ -378,6 +382,8 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                 goto bad;
             d->p = p;
             if (*held != d->prev_fields) {
+                if (d->prev_fields == no_call)
+                    goto bad;  /* a REPEAT before any call */
                 /* the slot written last holds it, unless a non-call came between */
                 if (d->held[d->last_slot] == d->prev_fields)
                     *ev = evs[d->last_slot];
@@ -405,7 +411,6 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             if (get_call(d, tag, ev, errbuf) < 0)
                 return -1;
             *held = d->prev_fields;
-            d->have_prev = 1;
         } else if (tag == IOT_TAG_STR) {
             if (define_string(d, errbuf) < 0)
                 return -1;

@@ -28,7 +28,7 @@ struct iot_dec {
     int64_t base_t;        /* absolute chunk start */
     int64_t prev_end;      /* absolute end of the previous call */
     int64_t origin;        /* subtracted from every absolute time */
-    int have_prev;
+    int bad0;              /* what a record's damage flags start from (decode.c) */
     /* the previous call, for REPEAT records: its fields are decoded again */
     const uint8_t *prev_fields;
     uint32_t prev_has;
