@@ -30,38 +30,43 @@ rss() {
         echo "?"
     fi
 }
-# best of 3 wall-clock seconds
-secs() {
-    best=""
-    for i in 1 2 3; do
-        s=$(now); $ONE "$@" >/dev/null 2>&1; e=$(now)
-        best=$(echo "$s $e $best" | awk '{d=$2-$1; if ($3=="" || d<$3) print d; else print $3}')
-    done
-    echo "$best"
+# wall-clock seconds of one run
+secs1() {
+    s=$(now); $ONE "$@" >/dev/null 2>&1; e=$(now)
+    echo "$s $e" | awk '{print $2 - $1}'
 }
+# the smaller of a best so far ("" at first) and a new figure
+min() { awk -v a="$1" -v b="$2" 'BEGIN {print (a == "" || b + 0 < a + 0) ? b : a}'; }
 
 short=$((N / 10))
 "$GEN" "$N" "$work/long.zst" 2>/dev/null || { echo "bench_analyzer: gen_trace failed"; exit 0; }
 "$GEN" "$short" "$work/short.zst" 2>/dev/null || exit 0
 size=$(wc -c <"$work/long.zst")
 
-t_zstd=$(secs zstd -dc "$work/long.zst")
-t_read=0
+# Best of ROUNDS runs each, the tools taking turns in every round: this VM's
+# speed drifts by 10-20% over minutes, and turns keep the ratios fair.
+ROUNDS=${BENCH_ROUNDS:-5}
+t_zstd="" t_read="" t_an="" t_prof=""
+for i in $(seq "$ROUNDS"); do
+    t_zstd=$(min "$t_zstd" "$(secs1 zstd -dc "$work/long.zst")")
+    # the format library's reader alone: the floor under any analysis
+    [ -x "$READ" ] && t_read=$(min "$t_read" "$(secs1 "$READ" "$work/long.zst")")
+    t_an=$(min "$t_an" "$(secs1 "$A" "$work/long.zst")")
+    t_prof=$(min "$t_prof" "$(secs1 "$A" profile "$work/long.zst")")
+done
 rss_read="?"
 if [ -x "$READ" ]; then
-    # the format library's reader alone: the floor under any analysis
-    t_read=$(secs "$READ" "$work/long.zst")
     rss_read=$(rss "$READ" "$work/long.zst")
+else
+    t_read=0
 fi
-t_an=$(secs "$A" "$work/long.zst")
-t_prof=$(secs "$A" profile "$work/long.zst")
 rss_long=$(rss "$A" "$work/long.zst")
 rss_short=$(rss "$A" "$work/short.zst")
 
-awk -v n="$N" -v sz="$size" -v tz="$t_zstd" -v ta="$t_an" -v tp="$t_prof" -v tr="$t_read" -v rr="$rss_read" \
+awk -v rounds="$ROUNDS" -v n="$N" -v sz="$size" -v tz="$t_zstd" -v ta="$t_an" -v tp="$t_prof" -v tr="$t_read" -v rr="$rss_read" \
     -v rl="$rss_long" -v rs="$rss_short" -v ns="$short" 'BEGIN {
     printf "trace: %d events, %.1f MB, %.2f bytes/event (bench/gen_trace --mixed)\n", n, sz/1e6, sz/n
-    printf "%-34s %10s %14s\n", "", "seconds", "M events/s"
+    printf "%-34s %10s %14s\n", "best of " rounds " runs, in turns", "seconds", "M events/s"
     printf "%-34s %10.3f %14.1f\n", "zstd -dc (decompression only)", tz, n/tz/1e6
     if (tr > 0)
         printf "%-34s %10.3f %14.1f\n", "reader alone (bench/read_trace)", tr, n/tr/1e6
