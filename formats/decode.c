@@ -127,7 +127,6 @@ bad:
  * BAD_LARGE (the event is not plain). Both happen only in rd_long: the
  * short varints of most records pay nothing for it.
  */
-
 static const uint8_t *rd_long(const uint8_t *p, uint64_t *out, int *bad)
 {
     uint64_t v = 0;

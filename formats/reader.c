@@ -86,7 +86,7 @@ struct stream {
  * depends on the choice before it, so every load on that path is latency.
  */
 struct heap_ent {
-    int64_t key;
+    int64_t key;            /* a heap's; a scan keeps its keys in tr->sorted */
     const struct iot_event *cur, *end;  /* the batch's next event, and its end */
     uint32_t idx;
 };
