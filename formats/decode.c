@@ -396,12 +396,13 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                 ev->plain = 0;
                 *held = NULL;
             }
-            ev->t = tadd(d->prev_end, iot_unzigzag(g));
-            ev->dur = (int64_t)dur;
-            if (!time_ok(ev->t) || !dur_ok(ev->dur))
+            int64_t t = tadd(d->prev_end, iot_unzigzag(g));
+
+            if (!time_ok(t) || !dur_ok((int64_t)dur))
                 goto bad;
-            d->prev_end = ev->t + ev->dur;
-            ev->t -= d->origin;
+            d->prev_end = t + (int64_t)dur;
+            ev->t = t - d->origin;
+            ev->dur = (int64_t)dur;
             return 1;
         }
         d->p = p;
