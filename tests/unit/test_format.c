@@ -749,6 +749,62 @@ static void test_plain_repeats(void)
     iot_strtab_free(st);
 }
 
+/*
+ * Times beyond the merge's clamp (2^58 ns from the origin): every event
+ * comes back, the near ones in time order and before the far ones, and
+ * each thread's own in order; with few streams (the scan) and many (the
+ * heap).
+ */
+static void test_far_times(void)
+{
+    const int64_t far = (int64_t)1 << 58;
+    const char *path = tmp_path("far.zst");
+
+    for (int nthreads = 4; nthreads <= 12; nthreads += 8) {
+        char err[IOT_ERRBUF_SIZE];
+        struct iot_writer *w = iot_writer_open(path, 64 << 10, err);
+        struct iot_strtab *st = iot_strtab_create();
+        struct iot_event *got = NULL, ev = { .kind = IOT_EV_CALL, .op = IOT_OP_READ, .pid = 9,
+                                             .has = IOT_HAS_FD | IOT_HAS_SIZE, .fd = 3, .size = 1,
+                                             .ret = 1, .dur = 1 };
+        long n = 0, want = 0, near_seen_after_far = 0, unordered = 0;
+        int64_t last_near = 0, last[16] = {0};
+        int far_started = 0;
+
+        CU_ASSERT_FATAL(w != NULL);
+        for (int th = 0; th < nthreads; th++) {
+            for (int i = 0; i < 3; i++) {
+                ev.tid = 100 + th;
+                /* threads 1 and 2 run years away; the others near the start */
+                ev.t = th == 1 ? 2 * far + i : th == 2 ? 3 * far + 1000 * i : 1000 + 10 * i + th;
+                CU_ASSERT_FATAL(iot_writer_event(w, &ev, err) == 0);
+                want++;
+            }
+        }
+        CU_ASSERT_FATAL(iot_writer_close(w, err) == 0);
+        n = read_all(path, &got, st, NULL, err);
+        CU_ASSERT_EQUAL_FATAL(n, want);
+        for (long i = 0; i < n; i++) {
+            int th = got[i].tid - 100, is_far = th == 1 || th == 2;
+
+            CU_ASSERT_FATAL(th >= 0 && th < 16);
+            unordered += got[i].t < last[th];
+            last[th] = got[i].t;
+            if (is_far) {
+                far_started = 1;
+            } else {
+                near_seen_after_far += far_started;
+                unordered += got[i].t < last_near;
+                last_near = got[i].t;
+            }
+        }
+        CU_ASSERT_EQUAL(unordered, 0);
+        CU_ASSERT_EQUAL(near_seen_after_far, 0);
+        free(got);
+        iot_strtab_free(st);
+    }
+}
+
 /* Strings are de-duplicated per chunk; ids are dense and in order. */
 static void test_string_dedup(void)
 {
@@ -779,6 +835,7 @@ void format_suite(void)
     CU_add_test(s, "seeded round trip of every op and field, every way of reading", test_roundtrip);
     CU_add_test(s, "equal times: one order of streams, each thread's kept", test_equal_times);
     CU_add_test(s, "plain events among REPEATs of a large duration", test_plain_repeats);
+    CU_add_test(s, "times beyond the merge's clamp", test_far_times);
     CU_add_test(s, "an exec's argv while its batch is handed out", test_exec_argv_in_batch);
     CU_add_test(s, "truncation at every byte offset", test_truncation);
     CU_add_test(s, "flipped bytes never crash", test_flipped_bytes);
