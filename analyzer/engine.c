@@ -67,8 +67,8 @@ struct ofd_hot {
  * apart: they are the session's own (calls_on: that main thread's tid) or
  * nothing (ON_OTHERS), and session_figures makes them. The first call that
  * breaks it (count_mixed) makes them from what was counted so far, and from
- * then on every call updates them (ON_BOTH). On the bench trace, whose sessions are all one
- * thread's, that is 10 fewer instructions per event.
+ * then on every call updates them (ON_BOTH). On the bench trace, whose
+ * sessions are all one thread's, that is 10 fewer instructions per event.
  */
 enum calls_on {
     ON_OTHERS = -1,             /* none on a main thread */

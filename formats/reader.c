@@ -541,9 +541,10 @@ static inline int64_t merge_key(int64_t t, int ready)
     return (int64_t)((uint64_t)(t * 2 + ready) << 3);
 }
 
-static inline int has_ev(const struct heap_ent *e)
+/* Whether a key's stream has an event decoded. */
+static inline int key_ready(int64_t key)
 {
-    return (e->key & KEY_READY) != 0;
+    return (key & KEY_READY) != 0;
 }
 
 static inline int heap_less(const struct heap_ent *x, const struct heap_ent *y)
@@ -821,11 +822,12 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
         _Static_assert(SCAN_MAX - 1 <= KEY_SLOT, "a scanned entry's position fits its key");
         for (size_t i = 0; i < tr->nheap; i++) {
             /* an insertion sort: sorted[0..i) holds the keys before i's */
+            int64_t key = tr->heap[i].key | (int64_t)i;
             size_t j = i;
 
-            for (; j > 0 && tr->sorted[j - 1] > (tr->heap[i].key | (int64_t)i); j--)
+            for (; j > 0 && tr->sorted[j - 1] > key; j--)
                 tr->sorted[j] = tr->sorted[j - 1];
-            tr->sorted[j] = tr->heap[i].key | (int64_t)i;
+            tr->sorted[j] = key;
         }
         tr->top = (size_t)(tr->sorted[0] & KEY_SLOT);
     } else {
@@ -915,7 +917,7 @@ emit_scan_n(struct iot_trace *tr, size_t k)
         sorted_insert(sk, k, key);
         /* no count to check: a round hands out at most one batch per stream */
         _Static_assert(SCAN_MAX * IOT_DEC_BATCH <= OUT_MAX, "a round fits tr->out");
-        if (!(sk[0] & KEY_READY))
+        if (!key_ready(sk[0]))
             break;
     }
 #pragma GCC unroll 8
@@ -959,7 +961,7 @@ static unsigned emit_heap(struct iot_trace *tr)
             heap_down(tr, 0);
             tr->limit = heap_limit(tr);
         }
-        if (n == OUT_MAX || !has_ev(&h[0]))
+        if (n == OUT_MAX || !key_ready(h[0].key))
             break;
     }
     return n;
@@ -973,7 +975,8 @@ static unsigned emit_heap(struct iot_trace *tr)
 static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *errbuf)
 {
     tr->out_n = tr->out_pos = 0;
-    while (tr->live && !((tr->scan ? tr->sorted[0] : tr->heap[0].key) & KEY_READY)) {
+    /* the top's key: a scan's first sorted one, a heap's root */
+    while (tr->live && !key_ready(tr->scan ? tr->sorted[0] : tr->heap[0].key)) {
         struct heap_ent *top = &tr->heap[tr->top];
         struct stream *s = &tr->streams[top->idx];
         int r = stream_refill(tr, s, errbuf);
