@@ -1,0 +1,51 @@
+/*
+ * hash.h - FNV-1a, the one hash of ioscope (string interning, the encoder's
+ * string cache, the recorder's stack cache, issue fingerprints, the chunk
+ * header's check field). Inline: the recorder calls it on its hot path.
+ *
+ * Fingerprints and the check field are part of stored data (docs/ci.md,
+ * docs/trace-format.md 2.1): these constants never change.
+ */
+#ifndef IOT_HASH_H
+#define IOT_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOT_FNV64_INIT  0xcbf29ce484222325ULL
+#define IOT_FNV64_PRIME 0x100000001b3ULL
+#define IOT_FNV32_INIT  0x811c9dc5u
+#define IOT_FNV32_PRIME 0x01000193u
+
+/* h extended by the bytes p[0..n): start from IOT_FNV64_INIT. */
+static inline uint64_t iot_fnv64_add(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *c = p;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * IOT_FNV64_PRIME;
+    return h;
+}
+
+/* h extended by one 64-bit word at once (the recorder's return addresses). */
+static inline uint64_t iot_fnv64_word(uint64_t h, uint64_t w)
+{
+    return (h ^ w) * IOT_FNV64_PRIME;
+}
+
+static inline uint64_t iot_fnv64(const void *p, size_t n)
+{
+    return iot_fnv64_add(IOT_FNV64_INIT, p, n);
+}
+
+static inline uint32_t iot_fnv32(const void *p, size_t n)
+{
+    const uint8_t *c = p;
+    uint32_t h = IOT_FNV32_INIT;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * IOT_FNV32_PRIME;
+    return h;
+}
+
+#endif /* IOT_HASH_H */

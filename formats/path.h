@@ -1,0 +1,23 @@
+/*
+ * path.h - the one place where ioscope forms a path: the recorder makes a
+ * relative path absolute (without allocating: it runs inside the traced
+ * program), and the strace importer does the same for *at() calls, so both
+ * name a file alike and its sessions match.
+ */
+#ifndef IOT_PATH_H
+#define IOT_PATH_H
+
+#include <stddef.h>
+
+/*
+ * buf[0..dirlen) holds an absolute directory; appends "/" rel to it, with
+ * rel's leading "./" removed ("." alone names the directory itself), and
+ * NUL-terminates. Returns the length of the result, or 0 when it does not
+ * fit in cap bytes (buf then holds the directory unchanged up to dirlen).
+ */
+size_t iot_path_join(char *buf, size_t cap, size_t dirlen, const char *rel);
+
+/* The last component of p ("unknown" for NULL). */
+const char *iot_path_base(const char *p);
+
+#endif /* IOT_PATH_H */
