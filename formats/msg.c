@@ -1,0 +1,44 @@
+/* msg.c - see msg.h. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "msg.h"
+
+static const char *prog = "ioscope";
+
+void iot_msg_prog(const char *name)
+{
+    prog = name;
+}
+
+static void say(const char *kind, const char *fmt, va_list ap)
+{
+    /* one fprintf per part, but stderr is unbuffered: build the line first
+       so that two processes writing at once do not interleave mid-line */
+    char line[1024];
+    int n = snprintf(line, sizeof(line), "%s: %s", prog, kind);
+
+    if (n < 0 || (size_t)n >= sizeof(line))
+        n = 0;
+    vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    fprintf(stderr, "%s\n", line);
+}
+
+int iot_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    say("", fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void iot_warn(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    say("warning: ", fmt, ap);
+    va_end(ap);
+}

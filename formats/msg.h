@@ -1,0 +1,19 @@
+/*
+ * msg.h - the one way the programs (ioanalyze, iorecord) talk to the user
+ * about errors: "PROG: message" on stderr, one line. Library code never
+ * calls these (it returns errors in an errbuf); the recorder inside a traced
+ * program never does either (recorder/ has its own, signal-safe warnings).
+ */
+#ifndef IOT_MSG_H
+#define IOT_MSG_H
+
+/* The program name every message starts with ("ioanalyze"). */
+void iot_msg_prog(const char *name);
+
+/* "PROG: <fmt>\n" on stderr; returns -1, so `return iot_error(...)` reads well. */
+int iot_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The same for a condition the program goes on after ("PROG: warning: ..."). */
+void iot_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* IOT_MSG_H */
