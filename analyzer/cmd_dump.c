@@ -31,28 +31,32 @@ static void dump_text(FILE *f, const struct iot_event *ev)
         break;
     }
     fprintf(f, "/%-7d %-10s", (int)ev->tid, iot_op_name(ev->op) ? iot_op_name(ev->op) : "?");
-    if (ev->has & IOT_HAS_FD)
-        fprintf(f, " fd=%d", (int)ev->fd);
-    if (ev->has & IOT_HAS_STREAM)
-        fprintf(f, " stream=%" PRIx64, ev->stream);
-    if (ev->has & IOT_HAS_SIZE)
-        fprintf(f, " size=%" PRId64, ev->size);
-    if (ev->has & IOT_HAS_OFFSET)
-        fprintf(f, " offset=%" PRId64, ev->offset);
-    if (ev->has & IOT_HAS_WHENCE)
-        fprintf(f, " whence=%d", (int)ev->whence);
-    if (ev->has & IOT_HAS_NEWFD)
-        fprintf(f, " newfd=%d", (int)ev->newfd);
-    if (ev->has & IOT_HAS_IN_FD)
-        fprintf(f, " in_fd=%d", (int)ev->in_fd);
-    if (ev->has & IOT_HAS_FLAGS)
-        fprintf(f, " flags=0%" PRIo64, (uint64_t)ev->flags);
-    if (ev->has & IOT_HAS_MODE)
-        fprintf(f, " mode=%s", ev->mode ? ev->mode : "");
-    if (ev->has & IOT_HAS_BUFMODE)
-        fprintf(f, " bufmode=%s", ev->bufmode == IOT_BUF_NONE ? "none" : ev->bufmode == IOT_BUF_LINE ? "line" : "full");
-    if (ev->has & IOT_HAS_FILE_SIZE)
-        fprintf(f, " file_size=%" PRId64, ev->file_size);
+    /* the arguments, in field order; errno, path and stack follow the result, as in strace */
+    for (unsigned i = 0; i < IOT_FIELD_COUNT; i++) {
+        const struct iot_field_info *fi = &iot_fields[i];
+        int64_t v = iot_field_int(ev, i);
+
+        if (!(ev->has & fi->bit) ||
+            (fi->bit & (IOT_HAS_ERRNO | IOT_HAS_PATH | IOT_HAS_STACK)))
+            continue;
+        switch (fi->type) {
+        case IOT_FT_OCT:
+            fprintf(f, " %s=0%" PRIo64, fi->key, (uint64_t)v);
+            break;
+        case IOT_FT_HEX:
+            fprintf(f, " %s=%" PRIx64, fi->key, (uint64_t)v);
+            break;
+        case IOT_FT_STR:
+            fprintf(f, " %s=%s", fi->key, iot_field_str(ev, i) ? iot_field_str(ev, i) : "");
+            break;
+        case IOT_FT_BUFMODE:
+            fprintf(f, " %s=%s", fi->key, iot_bufmode_name((unsigned)v) ? iot_bufmode_name((unsigned)v) : "?");
+            break;
+        default:
+            fprintf(f, " %s=%" PRId64, fi->key, v);
+            break;
+        }
+    }
     fprintf(f, " = %" PRId64, ev->ret);
     if (ev->has & IOT_HAS_ERRNO)
         fprintf(f, " errno=%d", (int)ev->err);

@@ -152,8 +152,6 @@ struct engine {
     struct thr *last_thr;
     struct rule_slot *slots;
     size_t nslots;
-    unsigned cls[IOT_OP_COUNT];
-    int64_t origin_set;
     int64_t gap;                /* cfg->gap_ns */
     size_t nmain;               /* cfg->nmain_names */
     /* st.events and st.calls are summed up by engine_stats from these */
@@ -227,13 +225,13 @@ static inline int event_in_bounds(const struct iot_event *ev)
 
 /* The event with every quantity clamped into its limits, in *tmp. */
 static __attribute__((noinline, cold)) const struct iot_event *
-event_clamped(const struct engine *e, const struct iot_event *ev, struct iot_event *tmp)
+event_clamped(const struct iot_event *ev, struct iot_event *tmp)
 {
     int stream_id;
 
     /* a stream id (fopen's return value) is an identity, not a quantity */
     stream_id = ev->kind == IOT_EV_CALL && ev->op < IOT_OP_COUNT &&
-                (e->cls[ev->op] & (IOT_OPC_STDIO | IOT_OPC_OPEN)) == (IOT_OPC_STDIO | IOT_OPC_OPEN);
+                iot_ops[ev->op].api == IOT_API_STDIO && iot_ops[ev->op].cls == IOT_CLASS_OPEN;
     *tmp = *ev;
     tmp->t = clamp(ev->t, LIM_T);
     tmp->dur = ev->dur < 0 ? 0 : clamp(ev->dur, LIM_V);
@@ -1056,22 +1054,92 @@ static void on_open(struct engine *e, struct proc *p, const struct iot_event *ev
 #define DC_POSITIONAL 4u     /* pread/pwrite: the offset is the call's own */
 #define DC_SEEK 8u           /* lseek */
 
+#define DC_OF(cls, api, dir, pos)                                                         \
+    ((api) != IOT_API_POSIX ? 0u                                                          \
+     : (cls) == IOT_CLASS_DATA                                                            \
+         ? DC_DATA | ((dir) == IOT_DIR_WRITE ? DC_WRITE : 0u) | ((pos) ? DC_POSITIONAL : 0u) \
+     : (cls) == IOT_CLASS_SEEK ? DC_SEEK : 0u)
+/* Indexed by any uint8_t op: the ops this analyzer does not know are 0. */
 static const uint8_t data_class[256] = {
-    [IOT_OP_READ] = DC_DATA,
-    [IOT_OP_READV] = DC_DATA,
-    [IOT_OP_WRITE] = DC_DATA | DC_WRITE,
-    [IOT_OP_WRITEV] = DC_DATA | DC_WRITE,
-    [IOT_OP_PREAD] = DC_DATA | DC_POSITIONAL,
-    [IOT_OP_PREADV] = DC_DATA | DC_POSITIONAL,
-    [IOT_OP_PWRITE] = DC_DATA | DC_WRITE | DC_POSITIONAL,
-    [IOT_OP_PWRITEV] = DC_DATA | DC_WRITE | DC_POSITIONAL,
-    [IOT_OP_LSEEK] = DC_SEEK,
+#define DATA_CLASS_(e, name, dir, pos, cls, api, fields, strace) \
+    [IOT_OP_##e] = DC_OF(IOT_CLASS_##cls, IOT_API_##api, IOT_DIR_##dir, pos),
+    IOT_OPS(DATA_CLASS_)
+#undef DATA_CLASS_
 };
+
+/* The fd-table changes of the FD class: new fds, copies, close-on-exec. */
+static void on_fd_table(struct engine *e, struct proc *p, const struct iot_event *ev, int failed)
+{
+    switch (ev->op) {
+    case IOT_OP_FCNTL: {
+        /* F_SETFD: whether the fd survives exec */
+        struct fdent *f = fd_slot(p, ev->fd, 0);
+
+        if (!failed && f && f->o && (ev->has & IOT_HAS_FLAGS))
+            f->cloexec = (ev->flags & 02000000) != 0;  /* O_CLOEXEC */
+        break;
+    }
+    case IOT_OP_DUP: {
+        struct ofd *o = fd_ofd(p, ev->fd);
+        int32_t nfd = (int32_t)ev->ret;
+
+        if (failed || nfd == ev->fd)
+            break;
+        if (!o) {
+            /* a copy of an fd we do not follow (a pipe, a socket) replaces
+               whatever file nfd named */
+            fd_close(e, p, nfd, ev->t);
+            break;
+        }
+        o->refs++;
+        fd_install(e, p, nfd, o, (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev->t);
+        break;
+    }
+    default:
+        /* new fds that are not files (pipe, socket): a file their numbers
+           named is gone */
+        if (failed)
+            break;
+        if (ev->has & IOT_HAS_FD)
+            fd_close(e, p, ev->fd, ev->t);
+        if (ev->has & IOT_HAS_NEWFD)
+            fd_close(e, p, ev->newfd, ev->t);
+        if (!(ev->has & IOT_HAS_FD) && ev->ret >= 0 && ev->ret <= INT32_MAX)
+            fd_close(e, p, (int32_t)ev->ret, ev->t);
+        break;
+    }
+}
+
+/* The CLOSE class: close, close_range. */
+static void on_close(struct engine *e, struct proc *p, const struct iot_event *ev, int failed)
+{
+    if (ev->op == IOT_OP_CLOSE_RANGE) {
+        int32_t last = (ev->has & IOT_HAS_LAST_FD) ? ev->last_fd : ev->fd;
+
+        if (failed)
+            return;
+        if (last >= p->nfds)
+            last = p->nfds - 1;
+        for (int32_t fd = ev->fd < 0 ? 0 : ev->fd; fd <= last; fd++)
+            fd_close(e, p, fd, ev->t);
+        return;
+    }
+    struct ofd *o = fd_ofd(p, ev->fd);
+
+    if (!o)
+        return;
+    if (ev->has & IOT_HAS_FILE_SIZE)
+        o->s.file_size = ev->file_size;
+    /* Even a failed close() releases the fd on Linux. */
+    p->fds[ev->fd].o = NULL;
+    ofd_unref(e, o, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
+}
 
 static void on_call(struct engine *e, const struct iot_event *ev)
 {
     struct proc *p = proc_get(e, ev->pid);
-    unsigned cls, dc;
+    const struct iot_op_info *info;
+    unsigned dc;
     int failed = ev->ret < 0 || (ev->has & IOT_HAS_ERRNO);
 
     if (!p) {
@@ -1091,89 +1159,42 @@ static void on_call(struct engine *e, const struct iot_event *ev)
             on_fd_data(e, p, ev, (dc & DC_WRITE) >> 1, ev->fd, (dc & DC_POSITIONAL) != 0);
         return;
     }
-    cls = e->cls[ev->op];
-
-    if (cls & IOT_OPC_STDIO) {
-        if (cls & IOT_OPC_OPEN)
+    info = &iot_ops[ev->op];
+    if (info->api == IOT_API_STDIO) {
+        switch (info->cls) {
+        case IOT_CLASS_OPEN:
             on_stream_open(e, p, ev);
-        else if (cls & IOT_OPC_CLOSE)
+            break;
+        case IOT_CLASS_CLOSE:
             on_stream_close(e, p, ev);
-        else if (cls & (IOT_OPC_READ | IOT_OPC_WRITE))
-            on_stream_data(e, p, ev, (cls & IOT_OPC_WRITE) != 0);
-        else
+            break;
+        case IOT_CLASS_DATA:
+            on_stream_data(e, p, ev, info->dir == IOT_DIR_WRITE);
+            break;
+        default:
             on_stream_other(e, p, ev);
+            break;
+        }
         return;
     }
-    switch (ev->op) {
-    case IOT_OP_SENDFILE: case IOT_OP_COPY_FILE_RANGE: case IOT_OP_SPLICE:
+    switch (info->cls) {
+    case IOT_CLASS_COPY:
         if (failed)
             break;
         on_fd_data(e, p, ev, 1, ev->fd, 0);
         if ((ev->has & IOT_HAS_IN_FD) && ev->in_fd != ev->fd)
             on_fd_data(e, p, ev, 0, ev->in_fd, 0);
         break;
-    case IOT_OP_OPEN:
+    case IOT_CLASS_OPEN:
         on_open(e, p, ev);
         break;
-    case IOT_OP_CLOSE: {
-        struct ofd *o = fd_ofd(p, ev->fd);
-
-        if (!o)
-            break;
-        if (ev->has & IOT_HAS_FILE_SIZE)
-            o->s.file_size = ev->file_size;
-        /* Even a failed close() releases the fd on Linux. */
-        p->fds[ev->fd].o = NULL;
-        ofd_unref(e, o, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
+    case IOT_CLASS_CLOSE:
+        on_close(e, p, ev, failed);
         break;
-    }
-    case IOT_OP_FCNTL: {
-        /* F_SETFD: whether the fd survives exec */
-        struct fdent *f = fd_slot(p, ev->fd, 0);
-
-        if (!failed && f && f->o && (ev->has & IOT_HAS_FLAGS))
-            f->cloexec = (ev->flags & 02000000) != 0;  /* O_CLOEXEC */
+    case IOT_CLASS_FD:
+        on_fd_table(e, p, ev, failed);
         break;
-    }
-    case IOT_OP_PIPE: case IOT_OP_SOCKET:
-        /* new fds that are not files: a file their numbers named is gone */
-        if (failed)
-            break;
-        if (ev->has & IOT_HAS_FD)
-            fd_close(e, p, ev->fd, ev->t);
-        if (ev->has & IOT_HAS_NEWFD)
-            fd_close(e, p, ev->newfd, ev->t);
-        if (!(ev->has & IOT_HAS_FD) && ev->ret >= 0 && ev->ret <= INT32_MAX)
-            fd_close(e, p, (int32_t)ev->ret, ev->t);
-        break;
-    case IOT_OP_CLOSE_RANGE: {
-        int32_t last = (ev->has & IOT_HAS_LAST_FD) ? ev->last_fd : ev->fd;
-
-        if (failed)
-            break;
-        if (last >= p->nfds)
-            last = p->nfds - 1;
-        for (int32_t fd = ev->fd < 0 ? 0 : ev->fd; fd <= last; fd++)
-            fd_close(e, p, fd, ev->t);
-        break;
-    }
-    case IOT_OP_DUP: {
-        struct ofd *o = fd_ofd(p, ev->fd);
-        int32_t nfd = (int32_t)ev->ret;
-
-        if (failed || nfd == ev->fd)
-            break;
-        if (!o) {
-            /* a copy of an fd we do not follow (a pipe, a socket) replaces
-               whatever file nfd named */
-            fd_close(e, p, nfd, ev->t);
-            break;
-        }
-        o->refs++;
-        fd_install(e, p, nfd, o, (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev->t);
-        break;
-    }
-    case IOT_OP_LSEEK: {
+    case IOT_CLASS_SEEK: {
         struct ofd *o = fd_ofd(p, ev->fd);
 
         if (!o)
@@ -1183,21 +1204,22 @@ static void on_call(struct engine *e, const struct iot_event *ev)
             o->h.off = ev->ret;
         break;
     }
-    case IOT_OP_FSYNC: case IOT_OP_FDATASYNC: {
-        struct ofd *o = fd_ofd(p, ev->fd);
+    case IOT_CLASS_SYNC: {
+        struct ofd *o = (ev->has & IOT_HAS_FD) ? fd_ofd(p, ev->fd) : NULL;
 
         if (o)
             o->pc.fsyncs++;
         break;
     }
-    case IOT_OP_FTRUNCATE: {
-        struct ofd *o = fd_ofd(p, ev->fd);
+    case IOT_CLASS_META:
+        if (ev->op == IOT_OP_FTRUNCATE) {
+            struct ofd *o = fd_ofd(p, ev->fd);
 
-        /* writes after a truncation do not continue the old run */
-        if (o && !failed)
-            o->dir.prev_end[1] = -1;
+            /* writes after a truncation do not continue the old run */
+            if (o && !failed)
+                o->dir.prev_end[1] = -1;
+        }
         break;
-    }
     default:
         break;
     }
@@ -1220,8 +1242,6 @@ struct engine *engine_create(const struct config *cfg, struct issues *issues,
     e->nmain = cfg->nmain_names;
     e->st.first_t = INT64_MAX;
     e->st.last_t = INT64_MIN;
-    for (unsigned op = 0; op < IOT_OP_COUNT; op++)
-        e->cls[op] = iot_op_class(op);
     e->slots = calloc(cfg->nrules, sizeof(*e->slots));
     if (!e->slots)
         goto fail;
@@ -1255,7 +1275,7 @@ static __attribute__((noinline)) void event_slow(struct engine *e, const struct 
     struct iot_event tmp;
 
     if (!event_in_bounds(ev))
-        ev = event_clamped(e, ev, &tmp);
+        ev = event_clamped(ev, &tmp);
     if (ev->kind == IOT_EV_CALL) {
         /* dur >= 0 here: the end is t + dur */
         if (ev->t < e->st.first_t)

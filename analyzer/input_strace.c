@@ -927,51 +927,67 @@ static int errno_number(const char *name, size_t n)
 
 /* ------------------------------------------------------------ syscalls */
 
+/*
+ * How a syscall's arguments are read. ARGS: the fd, size and offset are
+ * plain arguments at the positions its row gives (SA() in schema.h); the
+ * others have a shape of their own (SC()), handled by name in handle_call.
+ */
 enum sc_kind {
-    SC_OPEN, SC_OPENAT, SC_OPENAT2, SC_CREAT, SC_CLOSE, SC_RW, SC_PRW, SC_RWV, SC_PRWV,
-    SC_PRWV2, SC_LSEEK, SC_LLSEEK, SC_DUP, SC_DUP2, SC_FCNTL, SC_SYNC, SC_FTRUNCATE,
-    SC_MMAP, SC_MMAP2, SC_MUNMAP, SC_MSYNC, SC_SENDFILE, SC_COPY, SC_CLOSE_RANGE,
-    SC_CLONE, SC_FORK, SC_EXECVE, SC_EXECVEAT, SC_PRCTL, SC_PIPE, SC_NEWFD
+    SC_ARGS, SC_OPEN, SC_OPENAT, SC_OPENAT2, SC_CREAT, SC_CLOSE, SC_RWV, SC_PRWV, SC_PRWV2,
+    SC_LSEEK, SC_LLSEEK, SC_DUP, SC_DUP2, SC_FCNTL, SC_MMAP, SC_MMAP2, SC_MUNMAP, SC_SENDFILE,
+    SC_COPY, SC_CLOSE_RANGE, SC_PIPE, SC_NEWFD,
+    /* the process model's: no op of their own */
+    SC_CLONE, SC_FORK, SC_EXECVE, SC_EXECVEAT, SC_PRCTL
 };
 
-static const struct { const char *name; uint8_t kind, op; } syscalls[] = {
-    { "open", SC_OPEN, IOT_OP_OPEN },           { "openat", SC_OPENAT, IOT_OP_OPEN },
-    { "openat2", SC_OPENAT2, IOT_OP_OPEN },     { "creat", SC_CREAT, IOT_OP_OPEN },
-    { "close", SC_CLOSE, IOT_OP_CLOSE },        { "read", SC_RW, IOT_OP_READ },
-    { "write", SC_RW, IOT_OP_WRITE },           { "pread64", SC_PRW, IOT_OP_PREAD },
-    { "pwrite64", SC_PRW, IOT_OP_PWRITE },      { "pread", SC_PRW, IOT_OP_PREAD },
-    { "pwrite", SC_PRW, IOT_OP_PWRITE },        { "readv", SC_RWV, IOT_OP_READV },
-    { "writev", SC_RWV, IOT_OP_WRITEV },        { "preadv", SC_PRWV, IOT_OP_PREADV },
-    { "pwritev", SC_PRWV, IOT_OP_PWRITEV },     { "preadv2", SC_PRWV2, IOT_OP_PREADV },
-    { "pwritev2", SC_PRWV2, IOT_OP_PWRITEV },   { "lseek", SC_LSEEK, IOT_OP_LSEEK },
-    { "_llseek", SC_LLSEEK, IOT_OP_LSEEK },     { "dup", SC_DUP, IOT_OP_DUP },
-    { "dup2", SC_DUP2, IOT_OP_DUP },            { "dup3", SC_DUP2, IOT_OP_DUP },
-    { "fcntl", SC_FCNTL, IOT_OP_DUP },          { "fcntl64", SC_FCNTL, IOT_OP_DUP },
-    { "fsync", SC_SYNC, IOT_OP_FSYNC },         { "fdatasync", SC_SYNC, IOT_OP_FDATASYNC },
-    { "ftruncate", SC_FTRUNCATE, IOT_OP_FTRUNCATE },
-    { "ftruncate64", SC_FTRUNCATE, IOT_OP_FTRUNCATE },
-    { "mmap", SC_MMAP, IOT_OP_MMAP },           { "mmap2", SC_MMAP2, IOT_OP_MMAP },
-    { "munmap", SC_MUNMAP, IOT_OP_MUNMAP },     { "msync", SC_MSYNC, IOT_OP_MSYNC },
-    { "sendfile", SC_SENDFILE, IOT_OP_SENDFILE }, { "sendfile64", SC_SENDFILE, IOT_OP_SENDFILE },
-    { "copy_file_range", SC_COPY, IOT_OP_COPY_FILE_RANGE },
-    { "splice", SC_COPY, IOT_OP_SPLICE },
-    { "close_range", SC_CLOSE_RANGE, IOT_OP_CLOSE_RANGE },
-    { "clone", SC_CLONE, 0 },  { "clone2", SC_CLONE, 0 },  { "clone3", SC_CLONE, 0 },
-    { "fork", SC_FORK, 0 },    { "vfork", SC_FORK, 0 },
-    { "execve", SC_EXECVE, 0 }, { "execveat", SC_EXECVEAT, 0 },
-    { "prctl", SC_PRCTL, 0 },
-    /* fds that are not files: a reused number no longer names a file */
-    { "pipe", SC_PIPE, IOT_OP_PIPE },           { "pipe2", SC_PIPE, IOT_OP_PIPE },
-    { "socketpair", SC_PIPE, IOT_OP_PIPE },     { "socket", SC_NEWFD, IOT_OP_SOCKET },
-    { "accept", SC_NEWFD, IOT_OP_SOCKET },      { "accept4", SC_NEWFD, IOT_OP_SOCKET },
+struct syscall {
+    const char *name;
+    uint8_t kind;                      /* enum sc_kind */
+    int8_t fd_arg, size_arg, off_arg;  /* SC_ARGS: positions, -1 for none */
 };
 
-static int syscall_index(const char *name, size_t n)
+/* Each op's syscalls, from the strace column of IOT_OPS. */
+#define SA(name, fd, size, off) { #name, SC_ARGS, fd, size, off },
+#define SC(name, shape) { #name, SC_##shape, -1, -1, -1 },
+#define OP_SYSCALLS_(e, name, dir, pos, cls, api, fields, strace) \
+    static const struct syscall syscalls_##e[] = { strace { NULL, 0, 0, 0, 0 } };
+IOT_OPS(OP_SYSCALLS_)
+#undef OP_SYSCALLS_
+
+static const struct syscall *const syscalls_of_op[IOT_OP_COUNT] = {
+#define OP_SYSCALLS_PTR_(e, name, dir, pos, cls, api, fields, strace) [IOT_OP_##e] = syscalls_##e,
+    IOT_OPS(OP_SYSCALLS_PTR_)
+#undef OP_SYSCALLS_PTR_
+};
+
+/* The syscalls that change processes and threads rather than files. */
+static const struct syscall process_syscalls[] = {
+    SC(clone, CLONE) SC(clone2, CLONE) SC(clone3, CLONE) SC(fork, FORK) SC(vfork, FORK)
+    SC(execve, EXECVE) SC(execveat, EXECVEAT) SC(prctl, PRCTL) { NULL, 0, 0, 0, 0 }
+};
+#undef SA
+#undef SC
+
+static int syscall_is(const struct syscall *sc, const char *name, size_t n)
 {
-    for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
-        if (strlen(syscalls[i].name) == n && memcmp(syscalls[i].name, name, n) == 0)
-            return (int)i;
-    return -1;
+    return strlen(sc->name) == n && memcmp(sc->name, name, n) == 0;
+}
+
+/* The syscall called name[0..n), with its op in *op (-1: a process syscall); NULL if none. */
+static const struct syscall *syscall_find(const char *name, size_t n, int *op)
+{
+    for (unsigned o = 0; o < IOT_OP_COUNT; o++)
+        for (const struct syscall *sc = syscalls_of_op[o]; sc->name; sc++)
+            if (syscall_is(sc, name, n)) {
+                *op = (int)o;
+                return sc;
+            }
+    for (const struct syscall *sc = process_syscalls; sc->name; sc++)
+        if (syscall_is(sc, name, n)) {
+            *op = -1;
+            return sc;
+        }
+    return NULL;
 }
 
 static int fdtab_set(struct proc *p, int64_t fd, const char *path)
@@ -1284,7 +1300,8 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
     struct iot_event ev;
     struct ret r;
     size_t rest;
-    int na, idx = syscall_index(name, nlen), kind;
+    int op, na, kind;
+    const struct syscall *sc = syscall_find(name, nlen, &op);
     struct proc *p = k->proc;
     const char *path = NULL;
     int32_t fd;
@@ -1295,12 +1312,12 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
         s->cur->info.unknown_lines++;
         return 0;
     }
-    if (idx < 0 || !r.known) {
+    if (!sc || !r.known) {
         if (!p->announced)
             return proc_announce(s, p, t);
         return 0;
     }
-    kind = syscalls[idx].kind;
+    kind = sc->kind;
     if (kind == SC_EXECVE || kind == SC_EXECVEAT) {
         int pa = kind == SC_EXECVEAT ? 1 : 0;
         if (r.val != 0 || na < pa + 2) {
@@ -1317,8 +1334,24 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
     if (!p->announced && proc_announce(s, p, t) < 0)
         return -1;
 
-    call_init(&ev, k, syscalls[idx].op, t, &r);
+    call_init(&ev, k, op < 0 ? 0 : op, t, &r);
     switch (kind) {
+    case SC_ARGS:
+        if (na <= sc->fd_arg || na <= sc->size_arg)
+            return 0;
+        if (sc->fd_arg >= 0) {
+            fd = arg_fd(s, p, a[sc->fd_arg], &path);
+            set_fd(&ev, fd, path);
+        }
+        if (sc->size_arg >= 0) {
+            ev.has |= IOT_HAS_SIZE;
+            ev.size = arg_int(a[sc->size_arg], NULL);
+        }
+        if (sc->off_arg >= 0 && na > sc->off_arg) {
+            ev.has |= IOT_HAS_OFFSET;
+            ev.offset = arg_int(a[sc->off_arg], NULL);
+        }
+        break;
     case SC_OPEN:
     case SC_OPENAT:
     case SC_OPENAT2:
@@ -1366,19 +1399,6 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
         set_fd(&ev, fd, path);
         if (r.val == 0)
             fdtab_set(p, fd, NULL);
-        break;
-    case SC_RW:
-    case SC_PRW:
-        if (na < 3)
-            return 0;
-        fd = arg_fd(s, p, a[0], &path);
-        set_fd(&ev, fd, path);
-        ev.has |= IOT_HAS_SIZE;
-        ev.size = arg_int(a[2], NULL);
-        if (kind == SC_PRW && na > 3) {
-            ev.has |= IOT_HAS_OFFSET;
-            ev.offset = arg_int(a[3], NULL);
-        }
         break;
     case SC_RWV:
     case SC_PRWV:
@@ -1475,20 +1495,6 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
             return -1;
         break;
     }
-    case SC_SYNC:
-        if (na < 1)
-            return 0;
-        fd = arg_fd(s, p, a[0], &path);
-        set_fd(&ev, fd, path);
-        break;
-    case SC_FTRUNCATE:
-        if (na < 2)
-            return 0;
-        fd = arg_fd(s, p, a[0], &path);
-        set_fd(&ev, fd, path);
-        ev.has |= IOT_HAS_SIZE;
-        ev.size = arg_int(a[1], NULL);
-        break;
     case SC_MMAP:
     case SC_MMAP2:
         if (na < 6)
@@ -1530,12 +1536,6 @@ static int handle_call(struct strace_src *s, struct task *k, const char *name, s
         ev.size = arg_int(a[1], NULL);
         break;
     }
-    case SC_MSYNC:
-        if (na < 2)
-            return 0;
-        ev.has |= IOT_HAS_SIZE;
-        ev.size = arg_int(a[1], NULL);
-        break;
     case SC_SENDFILE: {
         const char *in_path;
         int64_t off;
@@ -1713,7 +1713,8 @@ static int process_line(struct strace_src *s, struct slog *l)
             return -1;
         if (re_match(s, s->re_unfinished, body + start, n - start) > 0) {
             size_t cut = start + pcre2_get_ovector_pointer(s->md)[0];
-            int idx = syscall_index(name, (size_t)nlen);
+            int op;
+            const struct syscall *sc = syscall_find(name, (size_t)nlen, &op);
             if (k->pending)
                 pend_remove(s, k);
             k->pend_name = strndup(name, (size_t)nlen);
@@ -1723,8 +1724,7 @@ static int process_line(struct strace_src *s, struct slog *l)
             k->pending = 1;
             k->pend_t = t;
             k->pend_child = 0;
-            k->pend_clone = idx >= 0 && (syscalls[idx].kind == SC_CLONE ||
-                                         syscalls[idx].kind == SC_FORK);
+            k->pend_clone = sc && (sc->kind == SC_CLONE || sc->kind == SC_FORK);
             k->pend_thread = k->pend_clone && strstr(k->pend_args, "CLONE_THREAD") != NULL;
             if (s->npend == s->cappend) {
                 size_t cap = s->cappend ? s->cappend * 2 : 8;

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec.h"
 #include "decode.h"
 #include "records.h"
-#include "varint.h"
 
 #define BAD_DAMAGED 1
 #define BAD_LARGE 2
@@ -169,34 +169,71 @@ static inline const uint8_t *rd(const uint8_t *p, uint64_t *out, int *bad)
 /* The members of the optional fields in gone (has-bits): back to zero. */
 static void clear_fields(struct iot_event *ev, uint32_t gone)
 {
-    if (gone & IOT_HAS_ERRNO)     ev->err = 0;
-    if (gone & IOT_HAS_FD)        ev->fd = 0;
-    if (gone & IOT_HAS_PATH)      { ev->path = NULL; ev->path_id = 0; }
-    if (gone & IOT_HAS_FLAGS)     ev->flags = 0;
-    if (gone & IOT_HAS_MODE)      { ev->mode = NULL; ev->mode_id = 0; }
-    if (gone & IOT_HAS_SIZE)      ev->size = 0;
-    if (gone & IOT_HAS_OFFSET)    ev->offset = 0;
-    if (gone & IOT_HAS_WHENCE)    ev->whence = 0;
-    if (gone & IOT_HAS_NEWFD)     ev->newfd = 0;
-    if (gone & IOT_HAS_STREAM)    ev->stream = 0;
-    if (gone & IOT_HAS_FILE_SIZE) ev->file_size = 0;
-    if (gone & IOT_HAS_STACK)     { ev->stack = NULL; ev->stack_id = 0; }
-    if (gone & IOT_HAS_BUFMODE)   ev->bufmode = 0;
-    if (gone & IOT_HAS_IN_FD)     ev->in_fd = 0;
-    if (gone & IOT_HAS_LAST_FD)   ev->last_fd = 0;
+#define IOT_CLEAR_FIELD_(name, bit, member, type, key) \
+    if (gone & IOT_HAS_##name) IOT_CLEAR_##type(ev, member);
+    IOT_FIELDS(IOT_CLEAR_FIELD_)
+#undef IOT_CLEAR_FIELD_
 }
 
 #define VARYING (IOT_HAS_ERRNO | IOT_HAS_SIZE | IOT_HAS_OFFSET | IOT_HAS_WHENCE)
 
+/* One field read into ev: the body of the decoders below. */
+#define DEC_LOOKUP(v) lookup(d, v)
+#define GET_FIELD_(name, bit, member, type, key)                     \
+    if (has & IOT_HAS_##name) {                                      \
+        p = rd(p, &v, bad);                                          \
+        IOT_GET_##type(ev, member, v, bad, DEC_LOOKUP);              \
+    }
+#define OR_BIT_(name, bit, member, type, key) | IOT_HAS_##name
+#define OPEN_BITS (0u IOT_FIELDS_OPEN(OR_BIT_))
+#define LATE_BITS (0u IOT_FIELDS_LATE(OR_BIT_))
+
 /*
- * A call's fields after dur, in has-bit order, into ev, which holds a call
- * already (absent fields zero). Only the fields present are written, and
- * those the previous call had and this one has not are cleared: a thread's
- * calls mostly share one shape, so that is rarely any.
+ * The fields of a record whose has-bits this reader does not all know
+ * (a newer writer's): every bit in order, the known ones read into ev, the
+ * others skipped by the wire encoding their bit's range fixes (schema.h).
  */
-static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint32_t has,
+static __attribute__((noinline, cold)) const uint8_t *
+get_fields_any(const struct iot_dec *d, const uint8_t *p, uint32_t wire_has,
+               struct iot_event *ev, int *bad)
+{
+    uint64_t v;
+
+    for (unsigned b = 0; b < 32; b++) {
+        uint32_t has = wire_has & (1u << b);
+
+        if (!has || (has & IOT_WIRE_FLAG_BITS))
+            continue;
+        if (has & IOT_HAS_ALL) {
+            IOT_FIELDS(GET_FIELD_)
+        } else if (has & IOT_WIRE_VARINT_BITS) {
+            p = rd(p, &v, bad);
+        } else if (has & IOT_WIRE_BYTES_BITS) {
+            p = rd(p, &v, bad);
+            if (v > (uint64_t)(d->end - p)) {
+                *bad |= BAD_DAMAGED;
+                return p;
+            }
+            p += v;
+        } else {
+            *bad |= BAD_DAMAGED;
+        }
+    }
+    return p;
+}
+
+/*
+ * A call's ret and fields after dur, in has-bit order, into ev, which holds
+ * a call already (absent fields zero). wire_has is the record's: bits this
+ * reader does not know are skipped, and ev->has keeps the others. Only the
+ * fields present are written, and those the previous call had and this one
+ * has not are cleared: a thread's calls mostly share one shape, so that is
+ * rarely any.
+ */
+static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint32_t wire_has,
                                  struct iot_event *ev, int *bad)
 {
+    uint32_t has = wire_has & IOT_CALL_HAS_MASK;
     /*
      * The fields a data call or seek may have or not are cleared every
      * time (a slot's previous call is often of another shape, as the op
@@ -214,45 +251,20 @@ static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint
     ev->has = has;
     p = rd(p, &v, bad);
     ev->ret = iot_unzigzag(v);
+    if (__builtin_expect(wire_has != has, 0))
+        return get_fields_any(d, p, wire_has, ev, bad);
     /*
      * Fields in has-bit order; the groups that data calls and seeks never
      * have (opens, stdio, closes) are tested once each, so such a call
      * tests seven bits instead of fifteen.
      */
-    if (has & IOT_HAS_ERRNO)     { p = rd(p, &v, bad); ev->err = (int32_t)v; }
-    if (has & IOT_HAS_FD)        { p = rd(p, &v, bad); ev->fd = (int32_t)iot_unzigzag(v); }
-    if (has & (IOT_HAS_PATH | IOT_HAS_FLAGS | IOT_HAS_MODE)) {
-        if (has & IOT_HAS_PATH) {
-            p = rd(p, &v, bad);
-            ev->path_id = (uint32_t)v;
-            *bad |= !(ev->path = lookup(d, v));
-        }
-        if (has & IOT_HAS_FLAGS) { p = rd(p, &v, bad); ev->flags = (int64_t)v; }
-        if (has & IOT_HAS_MODE) {
-            p = rd(p, &v, bad);
-            ev->mode_id = (uint32_t)v;
-            *bad |= !(ev->mode = lookup(d, v));
-        }
+    IOT_FIELDS_EARLY(GET_FIELD_)
+    if (has & OPEN_BITS) {
+        IOT_FIELDS_OPEN(GET_FIELD_)
     }
-    if (has & IOT_HAS_SIZE)      { p = rd(p, &v, bad); ev->size = iot_unzigzag(v); }
-    if (has & IOT_HAS_OFFSET)    { p = rd(p, &v, bad); ev->offset = iot_unzigzag(v); }
-    if (has & IOT_HAS_WHENCE)    { p = rd(p, &v, bad); ev->whence = (int32_t)v; }
-    if (has & (IOT_HAS_ALL & ~(IOT_HAS_WHENCE * 2 - 1))) {
-        if (has & IOT_HAS_NEWFD)     { p = rd(p, &v, bad); ev->newfd = (int32_t)iot_unzigzag(v); }
-        if (has & IOT_HAS_STREAM)    { p = rd(p, &v, bad); ev->stream = v; }
-        if (has & IOT_HAS_FILE_SIZE) { p = rd(p, &v, bad); ev->file_size = iot_unzigzag(v); }
-        if (has & IOT_HAS_STACK) {
-            p = rd(p, &v, bad);
-            ev->stack_id = (uint32_t)v;
-            *bad |= !(ev->stack = lookup(d, v));
-        }
-        if (has & IOT_HAS_BUFMODE) {
-            p = rd(p, &v, bad);
-            *bad |= v > IOT_BUF_NONE;
-            ev->bufmode = (uint8_t)v;
-        }
-        if (has & IOT_HAS_IN_FD)     { p = rd(p, &v, bad); ev->in_fd = (int32_t)iot_unzigzag(v); }
-        if (has & IOT_HAS_LAST_FD)   { p = rd(p, &v, bad); ev->last_fd = (int32_t)iot_unzigzag(v); }
+    IOT_FIELDS_DATA(GET_FIELD_)
+    if (has & LATE_BITS) {
+        IOT_FIELDS_LATE(GET_FIELD_)
     }
     return p;
 }
@@ -269,9 +281,9 @@ static inline uint8_t plain(uint32_t has, int64_t ret, int bad)
 }
 
 /*
- * A call record after its tag. The members of the other event kinds are
- * zero in any call the decoder wrote, so they are cleared only when ev held
- * another kind of event.
+ * A call record after its tag (and the op's varint, for the escape tag).
+ * The members of the other event kinds are zero in any call the decoder
+ * wrote, so they are cleared only when ev held another kind of event.
  */
 static int get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *errbuf)
 {
@@ -284,23 +296,40 @@ static int get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *
     p = rd(p, &has, &bad);
     p = rd(p, &gap, &bad);
     p = rd(p, &dur, &bad);
-    if (has & ~(uint64_t)IOT_CALL_HAS_MASK || op >= IOT_OP_COUNT)
-        bad = 1;
+    if (has & ~(uint64_t)IOT_WIRE_VALID_BITS)
+        bad = BAD_DAMAGED;
     ev->kind = IOT_EV_CALL;
     ev->op = (uint8_t)op;
     ev->t = tadd(d->prev_end, iot_unzigzag(gap));
     ev->dur = (int64_t)dur;
     d->prev_fields = p;
-    p = get_fields(d, p, (uint32_t)has & IOT_CALL_HAS_MASK, ev, &bad);
+    p = get_fields(d, p, (uint32_t)has, ev, &bad);
     ev->plain = plain((uint32_t)has, ev->ret, bad);
     if ((bad & BAD_DAMAGED) || p > d->end || !time_ok(ev->t) || !dur_ok(ev->dur)) {
         snprintf(errbuf, IOT_ERRBUF_SIZE, "damaged %s record",
                  iot_op_name(op) ? iot_op_name(op) : "call");
         return -1;
     }
+    d->fields_unknown += (has & ~(uint64_t)IOT_CALL_HAS_MASK) != 0;
     d->p = p;
-    d->prev_op = (uint8_t)op;
-    d->prev_has = ev->has;
+    d->prev_op = op;
+    d->prev_has = (uint32_t)has;
+    return 0;
+}
+
+/*
+ * A call of an op this reader does not know (a newer writer's): read like
+ * any call, so the times and the REPEATs after it stay right, and dropped.
+ */
+static __attribute__((noinline, cold)) int skip_call(struct iot_dec *d, unsigned op,
+                                                     char *errbuf)
+{
+    struct iot_event scratch = { 0 };
+
+    if (get_call(d, op, &scratch, errbuf) < 0)
+        return -1;
+    d->prev_end = scratch.t + scratch.dur;
+    d->calls_unknown++;
     return 0;
 }
 
@@ -311,7 +340,7 @@ static void refill_prev(struct iot_dec *d, struct iot_event *ev)
 
     memset(ev, 0, sizeof(*ev));
     ev->kind = IOT_EV_CALL;
-    ev->op = d->prev_op;
+    ev->op = (uint8_t)d->prev_op;
     ev->pid = d->pid;
     ev->tid = d->tid;
     /* decoded once already, so it cannot be damaged now */
@@ -383,6 +412,16 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             if (*held != d->prev_fields) {
                 if (d->prev_fields == no_call)
                     goto bad;  /* a REPEAT before any call */
+                if (d->prev_op >= IOT_OP_COUNT) {
+                    /* of a call this reader skipped: skip it too */
+                    int64_t t = tadd(d->prev_end, iot_unzigzag(g));
+
+                    if (!time_ok(t) || !dur_ok((int64_t)dur))
+                        goto bad;
+                    d->prev_end = t + (int64_t)dur;
+                    d->calls_unknown++;
+                    continue;
+                }
                 /* the slot written last holds it, unless a non-call came between */
                 if (d->held[d->last_slot] == d->prev_fields)
                     *ev = evs[d->last_slot];
@@ -407,10 +446,37 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
         }
         d->p = p;
         if (tag <= IOT_TAG_CALL_MAX) {
+            unsigned op = tag;
+
+            if (__builtin_expect(tag == IOT_TAG_CALL_EXT, 0)) {
+                int damaged = 0;
+
+                d->p = rd(d->p, &v, &damaged);
+                if (damaged || v > IOT_MAX_OP)
+                    goto bad;
+                op = (unsigned)v;
+            }
+            if (__builtin_expect(op >= IOT_OP_COUNT, 0)) {
+                if (skip_call(d, op, errbuf) < 0)
+                    return -1;
+                p = d->p;
+                continue;
+            }
             *held = NULL;
-            if (get_call(d, tag, ev, errbuf) < 0)
+            if (get_call(d, op, ev, errbuf) < 0)
                 return -1;
             *held = d->prev_fields;
+        } else if (tag >= IOT_TAG_EXT_FIRST && tag <= IOT_TAG_EXT_LAST) {
+            /* a record of a kind a newer writer added: skipped whole */
+            int damaged = 0;
+
+            p = rd(p, &v, &damaged);
+            if (damaged || p > d->end || v > (uint64_t)(d->end - p))
+                goto bad;
+            p += v;
+            d->p = p;
+            d->records_unknown++;
+            continue;
         } else if (tag == IOT_TAG_STR) {
             if (define_string(d, errbuf) < 0)
                 return -1;

@@ -16,9 +16,7 @@
  * Events decoded at a time from one chunk. Decoding a run of one thread's
  * calls together keeps the decoder's branches predictable when the merge
  * interleaves threads call by call; 16 rather than 32 keeps the batches of
- * a few threads in L1 until the analysis reads them (ioanalyze on the
- * 4-thread bench trace: medians 0.93, 0.99 and 0.93 of 32's time in three
- * sets of interleaved runs; 8 was no better).
+ * a few threads in L1 until the analysis reads them (docs/performance.md).
  */
 #define IOT_DEC_BATCH 16
 
@@ -31,8 +29,10 @@ struct iot_dec {
     int bad0;              /* what a record's damage flags start from (decode.c) */
     /* the previous call, for REPEAT records: its fields are decoded again */
     const uint8_t *prev_fields;
-    uint32_t prev_has;
-    uint8_t prev_op;
+    uint32_t prev_has;     /* as on the wire: with bits this reader does not know */
+    unsigned prev_op;      /* may be an op this reader does not know */
+    /* what a newer writer added, skipped (iot_trace_stats) */
+    uint64_t calls_unknown, fields_unknown, records_unknown;
     struct iot_strtab *st;
     const char **strs;     /* chunk-local string ids -> interned strings */
     size_t nstrs, strs_cap;

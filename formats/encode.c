@@ -7,12 +7,12 @@
  */
 #include <string.h>
 
-#include "iotrace.h"
+#include "codec.h"
+#include "hash.h"
 #include "records.h"
-#include "varint.h"
 
-/* Worst case of a call record: tag, has, gap, dur, ret and 15 fields. */
-#define CALL_MAX (1 + 5 * IOT_VARINT_MAX + 15 * IOT_VARINT_MAX)
+/* Worst case of a call record: tag, op, has, gap, dur, ret and every field. */
+#define CALL_MAX (1 + 5 * IOT_VARINT_MAX + IOT_FIELD_COUNT * IOT_VARINT_MAX)
 
 void iot_enc_begin(struct iot_enc *e, void *buf, size_t cap, int64_t base_t)
 {
@@ -32,21 +32,10 @@ static inline size_t room(const struct iot_enc *e)
     return e->cap - e->len;
 }
 
-/* FNV-1a: only a cache key; equality is confirmed against the bytes. */
-static uint64_t str_hash(const char *s, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-
-    for (size_t i = 0; i < len; i++) {
-        h ^= (uint8_t)s[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h | 1;  /* 0 marks an empty cache slot */
-}
-
 int iot_enc_str(struct iot_enc *e, const char *s, size_t len, uint32_t *id)
 {
-    uint64_t h = str_hash(s, len);
+    /* only a cache key: equality is confirmed by length (below) */
+    uint64_t h = iot_fnv64(s, len) | 1;  /* 0 marks an empty cache slot */
     unsigned slot = (unsigned)(h % IOT_ENC_STRCACHE);
     uint8_t *p;
 
@@ -80,21 +69,10 @@ static uint8_t *put_fields(uint8_t *p, const struct iot_event *ev)
 {
     uint32_t has = ev->has;
 
-    if (has & IOT_HAS_ERRNO)     p = iot_put_varint(p, (uint32_t)ev->err);
-    if (has & IOT_HAS_FD)        p = iot_put_varint(p, iot_zigzag(ev->fd));
-    if (has & IOT_HAS_PATH)      p = iot_put_varint(p, ev->path_id);
-    if (has & IOT_HAS_FLAGS)     p = iot_put_varint(p, (uint64_t)ev->flags);
-    if (has & IOT_HAS_MODE)      p = iot_put_varint(p, ev->mode_id);
-    if (has & IOT_HAS_SIZE)      p = iot_put_varint(p, iot_zigzag(ev->size));
-    if (has & IOT_HAS_OFFSET)    p = iot_put_varint(p, iot_zigzag(ev->offset));
-    if (has & IOT_HAS_WHENCE)    p = iot_put_varint(p, (uint32_t)ev->whence);
-    if (has & IOT_HAS_NEWFD)     p = iot_put_varint(p, iot_zigzag(ev->newfd));
-    if (has & IOT_HAS_STREAM)    p = iot_put_varint(p, ev->stream);
-    if (has & IOT_HAS_FILE_SIZE) p = iot_put_varint(p, iot_zigzag(ev->file_size));
-    if (has & IOT_HAS_STACK)     p = iot_put_varint(p, ev->stack_id);
-    if (has & IOT_HAS_BUFMODE)   p = iot_put_varint(p, ev->bufmode);
-    if (has & IOT_HAS_IN_FD)     p = iot_put_varint(p, iot_zigzag(ev->in_fd));
-    if (has & IOT_HAS_LAST_FD)   p = iot_put_varint(p, iot_zigzag(ev->last_fd));
+#define IOT_PUT_FIELD_(name, bit, member, type, key) \
+    if (has & IOT_HAS_##name) p = IOT_PUT_##type(p, ev, member);
+    IOT_FIELDS(IOT_PUT_FIELD_)
+#undef IOT_PUT_FIELD_
     return p;
 }
 
@@ -106,22 +84,25 @@ static int same_as_prev(const struct iot_enc *e, const struct iot_event *ev)
 
     if (!e->have_prev || p->op != ev->op || p->has != has || p->ret != ev->ret)
         return 0;
-    if ((has & IOT_HAS_ERRNO) && p->err != ev->err) return 0;
-    if ((has & IOT_HAS_FD) && p->fd != ev->fd) return 0;
-    if ((has & IOT_HAS_PATH) && p->path_id != ev->path_id) return 0;
-    if ((has & IOT_HAS_FLAGS) && p->flags != ev->flags) return 0;
-    if ((has & IOT_HAS_MODE) && p->mode_id != ev->mode_id) return 0;
-    if ((has & IOT_HAS_SIZE) && p->size != ev->size) return 0;
-    if ((has & IOT_HAS_OFFSET) && p->offset != ev->offset) return 0;
-    if ((has & IOT_HAS_WHENCE) && p->whence != ev->whence) return 0;
-    if ((has & IOT_HAS_NEWFD) && p->newfd != ev->newfd) return 0;
-    if ((has & IOT_HAS_STREAM) && p->stream != ev->stream) return 0;
-    if ((has & IOT_HAS_FILE_SIZE) && p->file_size != ev->file_size) return 0;
-    if ((has & IOT_HAS_STACK) && p->stack_id != ev->stack_id) return 0;
-    if ((has & IOT_HAS_BUFMODE) && p->bufmode != ev->bufmode) return 0;
-    if ((has & IOT_HAS_IN_FD) && p->in_fd != ev->in_fd) return 0;
-    if ((has & IOT_HAS_LAST_FD) && p->last_fd != ev->last_fd) return 0;
+#define IOT_SAME_FIELD_(name, bit, member, type, key) \
+    if ((has & IOT_HAS_##name) && !IOT_SAME_##type(p, ev, member)) return 0;
+    IOT_FIELDS(IOT_SAME_FIELD_)
+#undef IOT_SAME_FIELD_
     return 1;
+}
+
+/*
+ * A call's tag: its op, or for ops from IOT_TAG_CALL_EXT on, the escape tag
+ * followed by the op as a varint (docs/trace-format.md 5.1).
+ */
+static inline uint8_t *put_op(uint8_t *p, unsigned op)
+{
+    if (op < IOT_TAG_CALL_EXT) {
+        *p++ = (uint8_t)op;
+        return p;
+    }
+    *p++ = IOT_TAG_CALL_EXT;
+    return iot_put_varint(p, op);
 }
 
 int iot_enc_call(struct iot_enc *e, const struct iot_event *ev)
@@ -132,9 +113,12 @@ int iot_enc_call(struct iot_enc *e, const struct iot_event *ev)
     if (room(e) < CALL_MAX)
         return -1;
     p = e->buf + e->len;
-    *p++ = repeat ? IOT_TAG_REPEAT : (uint8_t)(ev->op & IOT_TAG_CALL_MAX);
-    if (!repeat)
+    if (repeat) {
+        *p++ = IOT_TAG_REPEAT;
+    } else {
+        p = put_op(p, ev->op);
         p = iot_put_varint(p, ev->has & IOT_CALL_HAS_MASK);
+    }
     p = iot_put_varint(p, iot_zigzag(ev->t - e->prev_end));
     p = iot_put_varint(p, (uint64_t)ev->dur);
     if (!repeat) {
@@ -169,7 +153,7 @@ int iot_enc_io(struct iot_enc *e, unsigned op, int32_t fd, int64_t size,
         p = iot_put_varint(p, iot_zigzag(t - e->prev_end));
         p = iot_put_varint(p, (uint64_t)dur);
     } else {
-        *p++ = (uint8_t)(op & IOT_TAG_CALL_MAX);
+        p = put_op(p, op);
         p = iot_put_varint(p, has);
         p = iot_put_varint(p, iot_zigzag(t - e->prev_end));
         p = iot_put_varint(p, (uint64_t)dur);

@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "schema.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,80 +33,29 @@ extern "C" {
 
 /* ------------------------------------------------------------------ ops */
 
-/*
- * Every op, declared once: X(ENUM, "json name", class flags).
- * The numeric value of an op is its position in this list and is part of the
- * on-disk format: append new ops at the end, never reorder.
- */
-#define IOT_OPC_READ   0x01u  /* moves data from a file into the program */
-#define IOT_OPC_WRITE  0x02u  /* moves data from the program into a file */
-#define IOT_OPC_STDIO  0x04u  /* a stdio (FILE *) call; `stream` identifies it */
-#define IOT_OPC_OPEN   0x08u  /* creates an fd or stream */
-#define IOT_OPC_CLOSE  0x10u  /* ends an fd or stream */
-#define IOT_OPC_SEEK   0x20u  /* moves a file position */
-#define IOT_OPC_SYNC   0x40u  /* fsync-like */
-
-#define IOT_OPS(X)                                                        \
-    X(OPEN,            "open",            IOT_OPC_OPEN)                   \
-    X(CLOSE,           "close",           IOT_OPC_CLOSE)                  \
-    X(READ,            "read",            IOT_OPC_READ)                   \
-    X(WRITE,           "write",           IOT_OPC_WRITE)                  \
-    X(PREAD,           "pread",           IOT_OPC_READ)                   \
-    X(PWRITE,          "pwrite",          IOT_OPC_WRITE)                  \
-    X(READV,           "readv",           IOT_OPC_READ)                   \
-    X(WRITEV,          "writev",          IOT_OPC_WRITE)                  \
-    X(PREADV,          "preadv",          IOT_OPC_READ)                   \
-    X(PWRITEV,         "pwritev",         IOT_OPC_WRITE)                  \
-    X(LSEEK,           "lseek",           IOT_OPC_SEEK)                   \
-    X(DUP,             "dup",             0)                              \
-    X(FSYNC,           "fsync",           IOT_OPC_SYNC)                   \
-    X(FDATASYNC,       "fdatasync",       IOT_OPC_SYNC)                   \
-    X(FTRUNCATE,       "ftruncate",       0)                              \
-    X(MMAP,            "mmap",            0)                              \
-    X(MUNMAP,          "munmap",          0)                              \
-    X(SENDFILE,        "sendfile",        IOT_OPC_WRITE)                  \
-    X(COPY_FILE_RANGE, "copy_file_range", IOT_OPC_WRITE)                  \
-    X(FOPEN,           "fopen",           IOT_OPC_STDIO | IOT_OPC_OPEN)   \
-    X(FDOPEN,          "fdopen",          IOT_OPC_STDIO | IOT_OPC_OPEN)   \
-    X(FCLOSE,          "fclose",          IOT_OPC_STDIO | IOT_OPC_CLOSE)  \
-    X(FREAD,           "fread",           IOT_OPC_STDIO | IOT_OPC_READ)   \
-    X(FWRITE,          "fwrite",          IOT_OPC_STDIO | IOT_OPC_WRITE)  \
-    X(FGETS,           "fgets",           IOT_OPC_STDIO | IOT_OPC_READ)   \
-    X(FPUTS,           "fputs",           IOT_OPC_STDIO | IOT_OPC_WRITE)  \
-    X(FFLUSH,          "fflush",          IOT_OPC_STDIO | IOT_OPC_SYNC)   \
-    X(FSEEK,           "fseek",           IOT_OPC_STDIO | IOT_OPC_SEEK)   \
-    X(SETVBUF,         "setvbuf",         IOT_OPC_STDIO)                  \
-    /* additions beyond the SPEC's list ("more may be added") */          \
-    X(SPLICE,          "splice",          IOT_OPC_WRITE)                  \
-    X(MSYNC,           "msync",           IOT_OPC_SYNC)                   \
-    X(CLOSE_RANGE,     "close_range",     IOT_OPC_CLOSE)                  \
-    X(TMPFILE,         "tmpfile",         IOT_OPC_STDIO | IOT_OPC_OPEN)   \
-    X(FREOPEN,         "freopen",         IOT_OPC_STDIO | IOT_OPC_OPEN)   \
-    X(FTELL,           "ftell",           IOT_OPC_STDIO)                  \
-    X(FGETC,           "fgetc",           IOT_OPC_STDIO | IOT_OPC_READ)   \
-    X(FPUTC,           "fputc",           IOT_OPC_STDIO | IOT_OPC_WRITE)  \
-    X(GETDELIM,        "getdelim",        IOT_OPC_STDIO | IOT_OPC_READ)   \
-    X(FPRINTF,         "fprintf",         IOT_OPC_STDIO | IOT_OPC_WRITE)  \
-    X(FSCANF,          "fscanf",          IOT_OPC_STDIO | IOT_OPC_READ)   \
-    /* fds that are not files: recorded so a reused fd number ends the      \
-       session of the file it last named */                                  \
-    X(PIPE,            "pipe",            0)                              \
-    X(SOCKET,          "socket",          0)                              \
-    X(FCNTL,           "fcntl",           0)
-
 enum iot_op {
-#define IOT_OP_ENUM_(e, name, cls) IOT_OP_##e,
+#define IOT_OP_ENUM_(e, name, dir, pos, cls, api, fields, strace) IOT_OP_##e,
     IOT_OPS(IOT_OP_ENUM_)
 #undef IOT_OP_ENUM_
     IOT_OP_COUNT
 };
 
+/* Per-op facts from IOT_OPS, for dispatch without a switch on the op. */
+struct iot_op_info {
+    const char *name;     /* JSONL and text name */
+    uint8_t dir;          /* enum iot_dir */
+    uint8_t positional;   /* the call says where; the file position is untouched */
+    uint8_t cls;          /* enum iot_class */
+    uint8_t api;          /* enum iot_api */
+    uint32_t fields;      /* IOT_HAS_* bits a successful call carries */
+};
+/* iot_ops[op] for op < IOT_OP_COUNT. */
+extern const struct iot_op_info iot_ops[IOT_OP_COUNT];
+
 /* "read" for IOT_OP_READ; NULL for an op out of range. */
 const char *iot_op_name(unsigned op);
 /* The op whose JSON name is `name`, or -1. */
 int iot_op_from_name(const char *name, size_t len);
-/* IOT_OPC_* class flags of op, 0 for an op out of range. */
-unsigned iot_op_class(unsigned op);
 
 /* --------------------------------------------------------------- events */
 
@@ -115,23 +66,15 @@ enum iot_kind {
     IOT_EV_EXIT       /* a process ended */
 };
 
-/* Optional fields of a call: bit set in iot_event.has when present. */
-#define IOT_HAS_ERRNO      (1u << 0)
-#define IOT_HAS_FD         (1u << 1)
-#define IOT_HAS_PATH       (1u << 2)
-#define IOT_HAS_FLAGS      (1u << 3)
-#define IOT_HAS_MODE       (1u << 4)
-#define IOT_HAS_SIZE       (1u << 5)
-#define IOT_HAS_OFFSET     (1u << 6)
-#define IOT_HAS_WHENCE     (1u << 7)
-#define IOT_HAS_NEWFD      (1u << 8)
-#define IOT_HAS_STREAM     (1u << 9)
-#define IOT_HAS_FILE_SIZE  (1u << 10)
-#define IOT_HAS_STACK      (1u << 11)
-#define IOT_HAS_BUFMODE    (1u << 12)
-#define IOT_HAS_IN_FD      (1u << 13)  /* sendfile/copy_file_range/splice source fd */
-#define IOT_HAS_LAST_FD    (1u << 14)  /* close_range: last fd of the range */
-#define IOT_HAS_ALL        ((1u << 15) - 1)
+/* Optional fields of a call (IOT_FIELDS): bit set in iot_event.has when present. */
+enum iot_has {
+#define IOT_HAS_ENUM_(name, bit, member, type, key) IOT_HAS_##name = 1u << bit,
+    IOT_FIELDS(IOT_HAS_ENUM_)
+#undef IOT_HAS_ENUM_
+};
+/* Every field this reader knows. */
+#define IOT_HAS_ALL (0u IOT_FIELDS(IOT_HAS_ALL_))
+#define IOT_HAS_ALL_(name, bit, member, type, key) | IOT_HAS_##name
 /* Exit events only */
 #define IOT_HAS_SIGNAL     (1u << 15)  /* the process was killed by `signal` */
 /* Call events from sources without durations (strace without -T) */
@@ -201,6 +144,33 @@ struct iot_event {
     int32_t  status;     /* exit status (0..255); when killed, 128 + signal */
     int32_t  signal;     /* killing signal when has & IOT_HAS_SIGNAL */
 };
+
+/*
+ * The fields at run time, for code that is not on a hot path and treats
+ * them alike (the text dump, tests): iot_fields[0..IOT_FIELD_COUNT) in bit
+ * order. The hot paths expand IOT_FIELDS instead.
+ */
+enum iot_ftype { IOT_FT_I32, IOT_FT_U32, IOT_FT_I64, IOT_FT_OCT, IOT_FT_HEX, IOT_FT_STR, IOT_FT_BUFMODE };
+enum {
+#define IOT_FIELD_IDX_(name, bit, member, type, key) IOT_FIELD_IDX_##name,
+    IOT_FIELDS(IOT_FIELD_IDX_)
+#undef IOT_FIELD_IDX_
+    IOT_FIELD_COUNT
+};
+struct iot_field_info {
+    const char *key;      /* JSONL and text key */
+    uint32_t bit;         /* IOT_HAS_* */
+    uint8_t type;         /* enum iot_ftype */
+};
+extern const struct iot_field_info iot_fields[IOT_FIELD_COUNT];
+/* The field whose key is `key`, or -1. */
+int iot_field_from_key(const char *key, size_t len);
+/* Field i of ev: integer types (a stream id as its bits) ... */
+int64_t iot_field_int(const struct iot_event *ev, unsigned i);
+/* ... and IOT_FT_STR. */
+const char *iot_field_str(const struct iot_event *ev, unsigned i);
+/* "full", "line", "none"; NULL for another value. */
+const char *iot_bufmode_name(unsigned bufmode);
 
 /* Two events equal in every meaningful member (strings compared by content). */
 int iot_event_equal(const struct iot_event *a, const struct iot_event *b);
@@ -352,6 +322,13 @@ struct iot_trace_stats {
     uint64_t events;            /* events read so far */
     uint64_t raw_bytes;         /* decompressed bytes of intact chunks */
     uint32_t max_version;       /* highest chunk version seen */
+    /*
+     * What a newer writer added that this reader does not know; skipped
+     * exactly, everything else intact (docs/trace-format.md, "Compatibility").
+     */
+    uint64_t calls_unknown;     /* calls of ops this reader does not know */
+    uint64_t fields_unknown;    /* call records carrying fields it does not know */
+    uint64_t records_unknown;   /* extension records of kinds it does not know */
 };
 
 /*

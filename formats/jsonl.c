@@ -10,8 +10,6 @@
 
 #include "iotrace.h"
 
-static const char *const bufmode_names[] = { "full", "line", "none" };
-
 /* ------------------------------------------------------------ writing */
 
 /* A line is built in memory and written with one fwrite. */
@@ -178,25 +176,17 @@ static void format_call(struct line *l, const struct iot_event *ev)
     if (!(has & IOT_HAS_NO_DUR))
         key_int(l, ",\"dur\":", ev->dur);
     key_int(l, ",\"ret\":", ev->ret);
-    if (has & IOT_HAS_ERRNO)     key_int(l, ",\"errno\":", ev->err);
-    if (has & IOT_HAS_FD)        key_int(l, ",\"fd\":", ev->fd);
-    if (has & IOT_HAS_PATH)      key_str(l, ",\"path\":", ev->path);
-    if (has & IOT_HAS_FLAGS)     key_int(l, ",\"flags\":", ev->flags);
-    if (has & IOT_HAS_MODE)      key_str(l, ",\"mode\":", ev->mode);
-    if (has & IOT_HAS_SIZE)      key_int(l, ",\"size\":", ev->size);
-    if (has & IOT_HAS_OFFSET)    key_int(l, ",\"offset\":", ev->offset);
-    if (has & IOT_HAS_WHENCE)    key_int(l, ",\"whence\":", ev->whence);
-    if (has & IOT_HAS_NEWFD)     key_int(l, ",\"newfd\":", ev->newfd);
-    if (has & IOT_HAS_STREAM) {
-        line_str(l, ",\"stream\":");
-        line_uint(l, ev->stream);
-    }
-    if (has & IOT_HAS_FILE_SIZE) key_int(l, ",\"file_size\":", ev->file_size);
-    if (has & IOT_HAS_STACK)     key_str(l, ",\"stack\":", ev->stack);
-    if (has & IOT_HAS_BUFMODE)
-        key_str(l, ",\"bufmode\":", bufmode_names[ev->bufmode <= IOT_BUF_NONE ? ev->bufmode : 0]);
-    if (has & IOT_HAS_IN_FD)     key_int(l, ",\"in_fd\":", ev->in_fd);
-    if (has & IOT_HAS_LAST_FD)   key_int(l, ",\"last_fd\":", ev->last_fd);
+#define JSONL_PUT_I32(l, k, v)     key_int(l, k, v)
+#define JSONL_PUT_U32(l, k, v)     key_int(l, k, v)
+#define JSONL_PUT_I64(l, k, v)     key_int(l, k, v)
+#define JSONL_PUT_OCT(l, k, v)     key_int(l, k, v)
+#define JSONL_PUT_HEX(l, k, v)     (line_str(l, k), line_uint(l, v))
+#define JSONL_PUT_STR(l, k, v)     key_str(l, k, v)
+#define JSONL_PUT_BUFMODE(l, k, v) key_str(l, k, iot_bufmode_name(v) ? iot_bufmode_name(v) : "full")
+#define JSONL_PUT_FIELD_(name, bit, member, type, key) \
+    if (has & IOT_HAS_##name) JSONL_PUT_##type(l, ",\"" key "\":", ev->member);
+    IOT_FIELDS(JSONL_PUT_FIELD_)
+#undef JSONL_PUT_FIELD_
     line_put(l, "}\n", 2);
 }
 
@@ -324,6 +314,31 @@ static int get_str(struct parse *p, const char *key, struct iot_strtab *st, cons
     return 1;
 }
 
+static int get_u64(struct parse *p, const char *key, uint64_t *out)
+{
+    int64_t v;
+    int r = get_int(p, key, &v);
+
+    /* ids above INT64_MAX do not survive Jansson's signed integers */
+    if (r == 1)
+        *out = (uint64_t)v;
+    return r;
+}
+
+static int get_bufmode(struct parse *p, const char *key, uint8_t *out)
+{
+    json_t *v = json_object_get(p->obj, key);
+
+    if (!v || json_is_null(v))
+        return 0;
+    for (unsigned m = 0; json_is_string(v) && iot_bufmode_name(m); m++)
+        if (strcmp(json_string_value(v), iot_bufmode_name(m)) == 0) {
+            *out = (uint8_t)m;
+            return 1;
+        }
+    return bad(p, key, "expected \"full\", \"line\" or \"none\"");
+}
+
 static int need(struct parse *p, int r, const char *key)
 {
     if (r == 0)
@@ -337,8 +352,6 @@ static int need(struct parse *p, int r, const char *key)
 static int parse_call(struct parse *p, struct iot_event *ev, struct iot_strtab *st)
 {
     json_t *op = json_object_get(p->obj, "op");
-    const char *bm = NULL;
-    int64_t stream, v;
     int op_id, r;
 
     if (!op)
@@ -360,39 +373,17 @@ static int parse_call(struct parse *p, struct iot_event *ev, struct iot_strtab *
         ev->has |= IOT_HAS_NO_DUR;
     else if (ev->dur < 0)
         return bad(p, "dur", "negative");
-    OPT(get_i32(p, "errno", &ev->err), IOT_HAS_ERRNO);
-    OPT(get_i32(p, "fd", &ev->fd), IOT_HAS_FD);
-    OPT(get_str(p, "path", st, &ev->path), IOT_HAS_PATH);
-    OPT(get_int(p, "flags", &ev->flags), IOT_HAS_FLAGS);
-    OPT(get_str(p, "mode", st, &ev->mode), IOT_HAS_MODE);
-    OPT(get_int(p, "size", &ev->size), IOT_HAS_SIZE);
-    OPT(get_int(p, "offset", &ev->offset), IOT_HAS_OFFSET);
-    OPT(get_i32(p, "whence", &ev->whence), IOT_HAS_WHENCE);
-    OPT(get_i32(p, "newfd", &ev->newfd), IOT_HAS_NEWFD);
-    r = get_int(p, "stream", &stream);
-    if (r < 0)
-        return -1;
-    if (r) {
-        /* ids above INT64_MAX do not survive Jansson's signed integers */
-        ev->stream = (uint64_t)stream;
-        ev->has |= IOT_HAS_STREAM;
-    }
-    OPT(get_int(p, "file_size", &ev->file_size), IOT_HAS_FILE_SIZE);
-    OPT(get_str(p, "stack", st, &ev->stack), IOT_HAS_STACK);
-    r = get_str(p, "bufmode", st, &bm);
-    if (r < 0)
-        return -1;
-    if (r) {
-        for (v = 0; v <= IOT_BUF_NONE; v++)
-            if (strcmp(bm, bufmode_names[v]) == 0)
-                break;
-        if (v > IOT_BUF_NONE)
-            return bad(p, "bufmode", "expected \"full\", \"line\" or \"none\"");
-        ev->bufmode = (uint8_t)v;
-        ev->has |= IOT_HAS_BUFMODE;
-    }
-    OPT(get_i32(p, "in_fd", &ev->in_fd), IOT_HAS_IN_FD);
-    OPT(get_i32(p, "last_fd", &ev->last_fd), IOT_HAS_LAST_FD);
+#define JSONL_GET_I32(key, m)     get_i32(p, key, &ev->m)
+#define JSONL_GET_U32(key, m)     get_i32(p, key, &ev->m)
+#define JSONL_GET_I64(key, m)     get_int(p, key, &ev->m)
+#define JSONL_GET_OCT(key, m)     get_int(p, key, &ev->m)
+#define JSONL_GET_HEX(key, m)     get_u64(p, key, &ev->m)
+#define JSONL_GET_STR(key, m)     get_str(p, key, st, &ev->m)
+#define JSONL_GET_BUFMODE(key, m) get_bufmode(p, key, &ev->m)
+#define JSONL_GET_FIELD_(name, bit, member, type, key) \
+    OPT(JSONL_GET_##type(key, member), IOT_HAS_##name);
+    IOT_FIELDS(JSONL_GET_FIELD_)
+#undef JSONL_GET_FIELD_
     return 0;
 }
 

@@ -1,31 +1,24 @@
-/* ops.c - the op table generated from IOT_OPS. */
+/* ops.c - the op table at run time, generated from IOT_OPS. */
 #include <string.h>
 
 #include "iotrace.h"
 
-static const struct {
-    const char *name;
-    unsigned cls;
-} op_table[IOT_OP_COUNT] = {
-#define IOT_OP_ROW_(e, name, cls) { name, cls },
+const struct iot_op_info iot_ops[IOT_OP_COUNT] = {
+#define IOT_OP_ROW_(e, name, dir, pos, cls, api, fields, strace) \
+    { name, IOT_DIR_##dir, pos, IOT_CLASS_##cls, IOT_API_##api, fields },
     IOT_OPS(IOT_OP_ROW_)
 #undef IOT_OP_ROW_
 };
 
 const char *iot_op_name(unsigned op)
 {
-    return op < IOT_OP_COUNT ? op_table[op].name : NULL;
-}
-
-unsigned iot_op_class(unsigned op)
-{
-    return op < IOT_OP_COUNT ? op_table[op].cls : 0;
+    return op < IOT_OP_COUNT ? iot_ops[op].name : NULL;
 }
 
 int iot_op_from_name(const char *name, size_t len)
 {
     for (unsigned i = 0; i < IOT_OP_COUNT; i++)
-        if (strlen(op_table[i].name) == len && memcmp(op_table[i].name, name, len) == 0)
+        if (strlen(iot_ops[i].name) == len && memcmp(iot_ops[i].name, name, len) == 0)
             return (int)i;
     return -1;
 }

@@ -9,13 +9,21 @@
 /* The zstd skippable frame that carries a copy of each chunk's header. */
 #define IOT_INDEX_FRAME_MAGIC 0x184D2A5Eu
 
-/* Tags 0x00..0x3f are calls: the tag is the op. */
+/* Tags 0x00..0x3e are calls: the tag is the op. */
 #define IOT_TAG_CALL_MAX  0x3f
+#define IOT_TAG_CALL_EXT  0x3f  /* a call of op >= 0x3f: the op follows as a varint */
 #define IOT_TAG_STR       0x40  /* id, len, bytes */
 #define IOT_TAG_PROCESS   0x41  /* t, ppid, start_unix_ns, exe, argc, args */
 #define IOT_TAG_THREAD    0x42  /* t, name */
 #define IOT_TAG_EXIT      0x43  /* t, status, signal */
+/*
+ * Tags 0x44..0x7f: records a later version adds, each a varint length and
+ * that many bytes, so that a reader that does not know one skips it.
+ */
+#define IOT_TAG_EXT_FIRST 0x44
+#define IOT_TAG_EXT_LAST  0x7f
 #define IOT_TAG_REPEAT    0x80  /* gap, dur: otherwise the previous call again */
+/* Tags 0x81..0xff are invalid: the chunk is damaged from there on. */
 
 /* Limits a reader enforces so hostile input cannot make it allocate without bound. */
 #define IOT_MAX_CHUNK_BYTES  (64u << 20)   /* decompressed chunk */
@@ -34,7 +42,9 @@
  */
 #define IOT_MAX_TIME         ((int64_t)1 << 62)
 
-/* has-bits a call record may carry. */
+/* has-bits a call record may carry that this version knows. */
 #define IOT_CALL_HAS_MASK (IOT_HAS_ALL | IOT_HAS_NO_DUR)
+/* Ops a chunk may name (the escape's varint): more is damage, not a newer op. */
+#define IOT_MAX_OP 0xffff
 
 #endif

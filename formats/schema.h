@@ -1,0 +1,212 @@
+/*
+ * schema.h - the event schema, declared once: every optional field of a call
+ * and every op, with every fact about each that more than one part of
+ * ioscope needs. The encoder, the decoder, event equality, the JSONL writer
+ * and reader, `ioanalyze dump --format text`, the strace importer, the
+ * analyzer's dispatch and the tests' generators expand these lists; nothing
+ * else names the fields or the ops one by one. Included by iotrace.h.
+ *
+ * Growing the schema (docs/trace-format.md, "Compatibility"):
+ *   - a new op is a new row at the END of IOT_OPS (its number is its
+ *     position, and numbers are on disk);
+ *   - a new field is a new row at the END of IOT_FIELDS, with the next free
+ *     bit of the range its wire encoding belongs to (IOT_WIRE_*_BITS);
+ * readers that predate either skip what they do not know, exactly.
+ */
+#ifndef IOT_SCHEMA_H
+#define IOT_SCHEMA_H
+
+/* ---------------------------------------------------------------- fields */
+
+/*
+ * X(NAME, bit, member, type, "key")
+ *
+ * NAME   the field: IOT_HAS_<NAME> is its presence bit in iot_event.has
+ * bit    its presence bit; on the wire the fields of a call follow in bit
+ *        order, and the bit's range fixes its wire encoding (below)
+ * member the iot_event member holding it (string fields: also <member>_id
+ *        on the writer side)
+ * type   how it is stored, encoded and printed (IOT_FT_* in codec.h):
+ *        I32/I64 signed (zigzag varint), U32 unsigned varint, OCT open
+ *        flags (varint, octal in text), HEX a stream id (varint, unsigned
+ *        in JSONL, hex in text), STR a string id, BUFMODE 0..2 named
+ *        full/line/none
+ * key    its JSONL key and its text-dump key
+ *
+ * The rows are in bit order. The four lists split them where the decoder
+ * tests a group's bits once before its members (data calls carry none of
+ * the open and the late fields): a grouping for speed, not meaning.
+ */
+#define IOT_FIELDS_EARLY(X)                             \
+    X(ERRNO,     0,  err,       U32,     "errno")       \
+    X(FD,        1,  fd,        I32,     "fd")
+#define IOT_FIELDS_OPEN(X)                              \
+    X(PATH,      2,  path,      STR,     "path")        \
+    X(FLAGS,     3,  flags,     OCT,     "flags")       \
+    X(MODE,      4,  mode,      STR,     "mode")
+#define IOT_FIELDS_DATA(X)                              \
+    X(SIZE,      5,  size,      I64,     "size")        \
+    X(OFFSET,    6,  offset,    I64,     "offset")      \
+    X(WHENCE,    7,  whence,    U32,     "whence")
+#define IOT_FIELDS_LATE(X)                              \
+    X(NEWFD,     8,  newfd,     I32,     "newfd")       \
+    X(STREAM,    9,  stream,    HEX,     "stream")      \
+    X(FILE_SIZE, 10, file_size, I64,     "file_size")   \
+    X(STACK,     11, stack,     STR,     "stack")       \
+    X(BUFMODE,   12, bufmode,   BUFMODE, "bufmode")     \
+    X(IN_FD,     13, in_fd,     I32,     "in_fd")       \
+    X(LAST_FD,   14, last_fd,   I32,     "last_fd")     \
+    IOT_FIELDS_NEXT(X)
+
+/*
+ * Rows a test appends to build the encoder of a future version (the reader
+ * must skip them): tests/unit/future_enc.c. Empty in every real build.
+ */
+#ifndef IOT_FIELDS_NEXT
+#define IOT_FIELDS_NEXT(X)
+#endif
+
+#define IOT_FIELDS(X) IOT_FIELDS_EARLY(X) IOT_FIELDS_OPEN(X) IOT_FIELDS_DATA(X) IOT_FIELDS_LATE(X)
+
+/*
+ * The wire encoding of a presence bit is fixed by its range, so that a
+ * reader can skip a field it does not know (docs/trace-format.md 5.2):
+ *   0..14   one varint                16..19  no payload (a flag)
+ *   20..27  one varint                28..31  bytes (varint length, then bytes)
+ * Bit 15 and bits 32..63 are never set in a call record (the record is
+ * damaged): 15 is the exit event's IOT_HAS_SIGNAL in memory, and keeping
+ * the wire within 32 bits keeps iot_event.has one word.
+ */
+#define IOT_WIRE_VARINT_BITS 0x0ff07fffu
+#define IOT_WIRE_FLAG_BITS   0x000f0000u
+#define IOT_WIRE_BYTES_BITS  0xf0000000u
+#define IOT_WIRE_VALID_BITS  (IOT_WIRE_VARINT_BITS | IOT_WIRE_FLAG_BITS | IOT_WIRE_BYTES_BITS)
+
+/* ------------------------------------------------------------------- ops */
+
+/* Which way an op moves data. */
+enum iot_dir { IOT_DIR_NONE = 0, IOT_DIR_READ = 1, IOT_DIR_WRITE = 2 };
+
+/* What an op does, for dispatch (docs/analyzer.md lists each class's effect). */
+enum iot_class {
+    IOT_CLASS_DATA,   /* moves bytes between the program and one file */
+    IOT_CLASS_COPY,   /* moves bytes from one fd (in_fd) to another (fd) */
+    IOT_CLASS_SEEK,   /* moves a file position */
+    IOT_CLASS_SYNC,   /* forces data to storage (or out of a stdio buffer) */
+    IOT_CLASS_META,   /* changes or asks about a file or a stream, moves no data */
+    IOT_CLASS_OPEN,   /* creates an fd or a stream naming a file */
+    IOT_CLASS_CLOSE,  /* ends fds or a stream */
+    IOT_CLASS_FD      /* changes the fd table otherwise (dup, pipe, socket, fcntl) */
+};
+
+/* Which interface a call belongs to: a STDIO call names its stream. */
+enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
+
+/*
+ * X(NAME, "json name", dir, positional, class, api, fields, strace)
+ *
+ * NAME, name  IOT_OP_<NAME>; its JSONL and text name
+ * dir         IOT_DIR_<dir>
+ * positional  1 when the call says where (pread, pwrite): it neither uses
+ *             nor moves the file position
+ * class       IOT_CLASS_<class>
+ * api         IOT_API_<api>
+ * fields      the IOT_HAS_* bits (IOT_F(NAME) for short) its records carry when it succeeds (errno
+ *             and stack may come with any call)
+ * strace      the syscalls strace prints for it, each as
+ *               SA(name, fd arg, size arg, offset arg)  arguments by position
+ *                                                       (-1: none), or
+ *               SC(name, SHAPE)                         a shape of its own
+ *             (analyzer/strace_syscalls.c); the names of process syscalls
+ *             (clone, execve, ...) are the strace importer's own.
+ *
+ * The op number is the row's position and is part of the on-disk format:
+ * append new ops at the end, never reorder.
+ */
+#define IOT_F(name) IOT_HAS_##name
+#define IOT_OPS(X)                                                                                \
+    X(OPEN,            "open",            NONE,  0, OPEN,  POSIX, IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),     \
+      SC(open, OPEN) SC(openat, OPENAT) SC(openat2, OPENAT2) SC(creat, CREAT))                   \
+    X(CLOSE,           "close",           NONE,  0, CLOSE, POSIX, IOT_F(FD) | IOT_F(FILE_SIZE),           \
+      SC(close, CLOSE))                                                                           \
+    X(READ,            "read",            READ,  0, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE),                \
+      SA(read, 0, 2, -1))                                                                         \
+    X(WRITE,           "write",           WRITE, 0, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE),                \
+      SA(write, 0, 2, -1))                                                                        \
+    X(PREAD,           "pread",           READ,  1, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),    \
+      SA(pread64, 0, 2, 3) SA(pread, 0, 2, 3))                                                    \
+    X(PWRITE,          "pwrite",          WRITE, 1, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),    \
+      SA(pwrite64, 0, 2, 3) SA(pwrite, 0, 2, 3))                                                  \
+    X(READV,           "readv",           READ,  0, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE),                \
+      SC(readv, RWV))                                                                             \
+    X(WRITEV,          "writev",          WRITE, 0, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE),                \
+      SC(writev, RWV))                                                                            \
+    X(PREADV,          "preadv",          READ,  1, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),    \
+      SC(preadv, PRWV) SC(preadv2, PRWV2))                                                        \
+    X(PWRITEV,         "pwritev",         WRITE, 1, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),    \
+      SC(pwritev, PRWV) SC(pwritev2, PRWV2))                                                      \
+    X(LSEEK,           "lseek",           NONE,  0, SEEK,  POSIX, IOT_F(FD) | IOT_F(OFFSET) | IOT_F(WHENCE),  \
+      SC(lseek, LSEEK) SC(_llseek, LLSEEK))                                                       \
+    X(DUP,             "dup",             NONE,  0, FD,    POSIX, IOT_F(FD) | IOT_F(NEWFD),               \
+      SC(dup, DUP) SC(dup2, DUP2) SC(dup3, DUP2) SC(fcntl, FCNTL) SC(fcntl64, FCNTL))             \
+    X(FSYNC,           "fsync",           NONE,  0, SYNC,  POSIX, IOT_F(FD),                          \
+      SA(fsync, 0, -1, -1))                                                                       \
+    X(FDATASYNC,       "fdatasync",       NONE,  0, SYNC,  POSIX, IOT_F(FD),                          \
+      SA(fdatasync, 0, -1, -1))                                                                   \
+    X(FTRUNCATE,       "ftruncate",       NONE,  0, META,  POSIX, IOT_F(FD) | IOT_F(SIZE),                \
+      SA(ftruncate, 0, 1, -1) SA(ftruncate64, 0, 1, -1))                                          \
+    X(MMAP,            "mmap",            NONE,  0, META,  POSIX, IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),    \
+      SC(mmap, MMAP) SC(mmap2, MMAP2))                                                            \
+    X(MUNMAP,          "munmap",          NONE,  0, META,  POSIX, IOT_F(SIZE),                        \
+      SC(munmap, MUNMAP))                                                                         \
+    X(SENDFILE,        "sendfile",        WRITE, 0, COPY,  POSIX, IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE),     \
+      SC(sendfile, SENDFILE) SC(sendfile64, SENDFILE))                                            \
+    X(COPY_FILE_RANGE, "copy_file_range", WRITE, 0, COPY,  POSIX, IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE),     \
+      SC(copy_file_range, COPY))                                                                  \
+    X(FOPEN,           "fopen",           NONE,  0, OPEN,  STDIO,                                 \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM), )                                                    \
+    X(FDOPEN,          "fdopen",          NONE,  0, OPEN,  STDIO, IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM), )  \
+    X(FCLOSE,          "fclose",          NONE,  0, CLOSE, STDIO,                                 \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(FILE_SIZE), )                                                         \
+    X(FREAD,           "fread",           READ,  0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
+    X(FWRITE,          "fwrite",          WRITE, 0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
+    X(FGETS,           "fgets",           READ,  0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
+    X(FPUTS,           "fputs",           WRITE, 0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
+    X(FFLUSH,          "fflush",          NONE,  0, SYNC,  STDIO, IOT_F(FD) | IOT_F(STREAM), )            \
+    X(FSEEK,           "fseek",           NONE,  0, SEEK,  STDIO,                                 \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(OFFSET) | IOT_F(WHENCE), )                                                \
+    X(SETVBUF,         "setvbuf",         NONE,  0, META,  STDIO,                                 \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE), )                                                 \
+    /* additions beyond the SPEC's list ("more may be added") */                                  \
+    X(SPLICE,          "splice",          WRITE, 0, COPY,  POSIX, IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE),     \
+      SC(splice, COPY))                                                                           \
+    X(MSYNC,           "msync",           NONE,  0, SYNC,  POSIX, IOT_F(SIZE),                        \
+      SA(msync, -1, 1, -1))                                                                       \
+    X(CLOSE_RANGE,     "close_range",     NONE,  0, CLOSE, POSIX, IOT_F(FD) | IOT_F(LAST_FD),             \
+      SC(close_range, CLOSE_RANGE))                                                               \
+    X(TMPFILE,         "tmpfile",         NONE,  0, OPEN,  STDIO, IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM), )  \
+    X(FREOPEN,         "freopen",         NONE,  0, OPEN,  STDIO,                                 \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM), )                                                    \
+    X(FTELL,           "ftell",           NONE,  0, META,  STDIO, IOT_F(FD) | IOT_F(STREAM), )            \
+    X(FGETC,           "fgetc",           READ,  0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
+    X(FPUTC,           "fputc",           WRITE, 0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
+    X(GETDELIM,        "getdelim",        READ,  0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
+    X(FPRINTF,         "fprintf",         WRITE, 0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
+    X(FSCANF,          "fscanf",          READ,  0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM), )            \
+    /* fds that are not files: recorded so that a reused fd number ends the                     \
+       session of the file it last named */                                                      \
+    X(PIPE,            "pipe",            NONE,  0, FD,    POSIX, IOT_F(FD) | IOT_F(NEWFD),               \
+      SC(pipe, PIPE) SC(pipe2, PIPE) SC(socketpair, PIPE))                                        \
+    X(SOCKET,          "socket",          NONE,  0, FD,    POSIX, IOT_F(FD),                          \
+      SC(socket, NEWFD) SC(accept, NEWFD) SC(accept4, NEWFD))                                     \
+    /* fcntl(F_SETFD) only: flags holds O_CLOEXEC when FD_CLOEXEC is set; strace's                \
+       fcntl lines are read under DUP, whose F_DUPFD they mostly are */                          \
+    X(FCNTL,           "fcntl",           NONE,  0, FD,    POSIX, IOT_F(FD) | IOT_F(FLAGS), )             \
+    IOT_OPS_NEXT(X)
+
+/* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */
+#ifndef IOT_OPS_NEXT
+#define IOT_OPS_NEXT(X)
+#endif
+
+#endif /* IOT_SCHEMA_H */
