@@ -1,21 +1,19 @@
 /*
  * clock.c - rdtsc stamps converted to CLOCK_MONOTONIC nanoseconds.
  *
- * Two vDSO clock reads per call cost about 48 ns here, two rdtsc about 20 ns,
- * so the hot path reads the TSC and converts with one 128-bit multiply.
+ * Reading the TSC costs a fraction of a vDSO clock read (docs/performance.md),
+ * so the hot path takes two rdtsc per call and converts with one 128-bit
+ * multiply.
  * Every process anchors the TSC to CLOCK_MONOTONIC itself, so the events of
  * all processes of a run share one time base. The flusher re-anchors about
  * once a second, slewing the rate so the converted time stays continuous and
- * never jumps backwards.
+ * never jumps backwards. Measuring the rate is clock.h's, shared with the
+ * launcher.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rec.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 int rec_use_tsc;
 
@@ -31,38 +29,6 @@ static uint64_t base_tsc;
 static int64_t  base_ns;
 static uint64_t base_mult;
 
-#if defined(__x86_64__) || defined(__i386__)
-/* Only an invariant TSC ticks at one rate in every P/C-state and on every core. */
-static int tsc_invariant(void)
-{
-    unsigned a, b, c, d;
-
-    if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
-        return 0;
-    if (!__get_cpuid(0x80000007, &a, &b, &c, &d))
-        return 0;
-    return (d >> 8) & 1;
-}
-
-/* A (tsc, ns) pair taken as close together as the clock read allows. */
-static void sample(uint64_t *tsc, int64_t *ns)
-{
-    uint64_t best = UINT64_MAX;
-
-    for (int i = 0; i < 5; i++) {
-        uint64_t a = __builtin_ia32_rdtsc();
-        int64_t n = rec_mono_ns();
-        uint64_t b = __builtin_ia32_rdtsc();
-
-        if (b - a < best) {
-            best = b - a;
-            *tsc = a + (b - a) / 2;
-            *ns = n;
-        }
-    }
-}
-#endif
-
 static void publish(uint64_t tsc0, int64_t ns0, uint64_t mult)
 {
     struct rec_clock *c = &ring[ring_next++ % CLOCK_RING];
@@ -75,29 +41,25 @@ static void publish(uint64_t tsc0, int64_t ns0, uint64_t mult)
 
 void rec_clock_init(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if REC_HAVE_TSC
     const char *env = getenv("IORECORD_TSC");
-    uint64_t mult = 0, t0, t1;
-    int64_t n0, n1;
+    uint64_t mult = 0, t0;
+    int64_t n0;
 
     rec_use_tsc = 0;
     if (env && strcmp(env, "0") == 0)
         return;
-    if (!tsc_invariant())
+    if (!rec_tsc_invariant())
         return;
     if (env && *env)
         mult = strtoull(env, NULL, 10);
-    sample(&t0, &n0);
     if (mult == 0) {
         /* No calibration from the launcher: a short spin measures the rate. */
-        do
-            sample(&t1, &n1);
-        while (n1 - n0 < 5000000);
-        if (t1 <= t0)
+        mult = rec_tsc_measure(5000000, &t0, &n0);
+        if (mult == 0)
             return;
-        mult = (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0));
-        t0 = t1;
-        n0 = n1;
+    } else {
+        rec_tsc_sample(&t0, &n0);
     }
     base_tsc = t0;
     base_ns = n0;
@@ -114,14 +76,14 @@ uint64_t rec_clock_mult(void)
 
 void rec_clock_reanchor(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if REC_HAVE_TSC
     const struct rec_clock *c = rec_clock_cur;
     uint64_t tsc, mult;
     int64_t ns, conv, err;
 
     if (!rec_use_tsc)
         return;
-    sample(&tsc, &ns);
+    rec_tsc_sample(&tsc, &ns);
     conv = rec_ns_with(c, tsc);
     err = ns - conv;
     /* The rate measured over the whole run is the most precise one. */

@@ -14,8 +14,10 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
+#include "clock.h"
 #include "iotrace.h"
-
-#define IORECORD_VERSION "0.1"
+#include "msg.h"
+#include "version.h"
 
 static const char usage_text[] =
     "usage: iorecord [-o TRACE] [--stacks|--no-stacks] [--] COMMAND [ARG...]\n"
@@ -49,13 +48,20 @@ static const char usage_text[] =
 
 static pid_t child;
 
-static void die(int code, const char *fmt, const char *arg, int err)
+/* The one fatal path: "iorecord: MESSAGE[: strerror(err)]", then exit(code). */
+__attribute__((format(printf, 3, 4), noreturn))
+static void die(int code, int err, const char *fmt, ...)
 {
-    fprintf(stderr, "iorecord: ");
-    fprintf(stderr, fmt, arg);
+    char msg[PATH_MAX + 256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
     if (err)
-        fprintf(stderr, ": %s", strerror(err));
-    fputc('\n', stderr);
+        iot_error("%s: %s", msg, strerror(err));
+    else
+        iot_error("%s", msg);
     exit(code);
 }
 
@@ -96,15 +102,15 @@ static void find_library(char *out, size_t cap)
     } else {
         n = readlink("/proc/self/exe", self, sizeof(self) - 1);
         if (n <= 0)
-            die(2, "cannot find my own executable", "", errno);
+            die(2, errno, "cannot find my own executable");
         self[n] = '\0';
         slash = strrchr(self, '/');
         *slash = '\0';
         if (join(out, cap, self, strlen(self), "/../lib/", "libiorecord.so"))
-            die(2, "path too long: '%s'", self, 0);
+            die(2, 0, "path too long: '%s'", self);
     }
     if (access(out, R_OK) != 0)
-        die(2, "cannot find the recorder library '%s'", out, errno);
+        die(2, errno, "cannot find the recorder library '%s'", out);
 }
 
 /* COMMAND as execvp would find it; exits 127 when it cannot be found. */
@@ -115,9 +121,9 @@ static void resolve_command(const char *cmd, char *out, size_t cap)
 
     if (strchr(cmd, '/')) {
         if (access(cmd, F_OK) != 0)
-            die(127, "cannot run '%s'", cmd, errno);
+            die(127, errno, "cannot run '%s'", cmd);
         if (access(cmd, X_OK) != 0)
-            die(126, "cannot run '%s'", cmd, errno);
+            die(126, errno, "cannot run '%s'", cmd);
         join(out, cap, cmd, strlen(cmd), "", "");
         return;
     }
@@ -139,8 +145,8 @@ static void resolve_command(const char *cmd, char *out, size_t cap)
             path++;
     }
     if (saw_eacces)
-        die(126, "cannot run '%s'", cmd, EACCES);
-    die(127, "command not found: '%s'", cmd, 0);
+        die(126, EACCES, "cannot run '%s'", cmd);
+    die(127, 0, "command not found: '%s'", cmd);
 }
 
 /*
@@ -156,14 +162,14 @@ static void check_executable(const char *path, int depth)
     int fd;
 
     if (stat(path, &st) != 0)
-        die(127, "cannot run '%s'", path, errno);
+        die(127, errno, "cannot run '%s'", path);
     if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
         ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
-        die(126, "'%s' is setuid/setgid: the recorder cannot be preloaded "
-                 "into it", path, 0);
+        die(126, 0, "'%s' is setuid/setgid: the recorder cannot be preloaded "
+                    "into it", path);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        die(126, "cannot read '%s'", path, errno);
+        die(126, errno, "cannot read '%s'", path);
     n = read(fd, hdr, sizeof(hdr));
     if (n >= 4 && hdr[0] == '#' && hdr[1] == '!' && depth == 0) {
         char interp[PATH_MAX];
@@ -201,8 +207,8 @@ static void check_executable(const char *path, int depth)
         }
         close(fd);
         if (!interp)
-            die(126, "'%s' is statically linked: the recorder cannot be "
-                     "preloaded into it", path, 0);
+            die(126, 0, "'%s' is statically linked: the recorder cannot be "
+                        "preloaded into it", path);
         return;
     }
     close(fd);
@@ -211,25 +217,13 @@ static void check_executable(const char *path, int depth)
 /* The TSC rate, measured once here so every recorded process can skip it. */
 static unsigned long long tsc_mult(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned a, b, c, d;
-    struct timespec t0, t1;
-    uint64_t c0, c1;
-    int64_t dn;
+#if REC_HAVE_TSC
+    uint64_t tsc;
+    int64_t ns;
 
-    if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007 ||
-        !__get_cpuid(0x80000007, &a, &b, &c, &d) || !((d >> 8) & 1))
+    if (!rec_tsc_invariant())
         return 0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    c0 = __builtin_ia32_rdtsc();
-    do {
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        c1 = __builtin_ia32_rdtsc();
-        dn = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
-    } while (dn < 20000000);
-    if (c1 <= c0)
-        return 0;
-    return (unsigned long long)(((unsigned __int128)dn << 32) / (c1 - c0));
+    return rec_tsc_measure(20000000, &tsc, &ns);
 #else
     return 0;
 #endif
@@ -283,16 +277,13 @@ static void record_kill(const char *out, pid_t pid, int sig)
     struct iot_chunker *ch = iot_chunker_create(1);
     struct iot_chunk_hdr h;
     struct iot_enc e;
-    struct timespec ts;
     uint8_t frame[1024];
     size_t n;
     int fd;
 
     if (!ch)
         return;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    iot_enc_begin(&e, recs, sizeof(recs),
-                  (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    iot_enc_begin(&e, recs, sizeof(recs), rec_mono_ns());
     iot_enc_exit(&e, e.base_t, 128 + sig, sig);
     memset(&h, 0, sizeof(h));
     h.version = IOT_FORMAT_VERSION;
@@ -309,8 +300,7 @@ static void record_kill(const char *out, pid_t pid, int sig)
     if (n == 0 || fd < 0)
         return;
     if (write(fd, frame, n) != (ssize_t)n)
-        fprintf(stderr, "iorecord: cannot write trace '%s': %s\n", out,
-                strerror(errno));
+        iot_error("cannot write trace '%s': %s", out, strerror(errno));
     close(fd);
 }
 
@@ -341,50 +331,81 @@ static void make_once_flag(void)
     once_path[0] = '\0';
 }
 
+/* Long options have codes of their own, so optopt tells them from -o. */
+enum { OPT_OUTPUT = 256, OPT_STACKS, OPT_NO_STACKS, OPT_HELP, OPT_VERSION };
+
+static const struct option long_options[] = {
+    { "output",    required_argument, NULL, OPT_OUTPUT },
+    { "stacks",    no_argument,       NULL, OPT_STACKS },
+    { "no-stacks", no_argument,       NULL, OPT_NO_STACKS },
+    { "help",      no_argument,       NULL, OPT_HELP },
+    { "version",   no_argument,       NULL, OPT_VERSION },
+    { NULL, 0, NULL, 0 },
+};
+
+/*
+ * The options before COMMAND; returns the index of COMMAND in argv. "+"
+ * stops at the first non-option, so COMMAND's own options stay its own;
+ * ":" reports a missing argument apart from an unknown option. The option
+ * a message names is the one as typed (a long one may be abbreviated).
+ */
+static int parse_options(int argc, char **argv, const char **output,
+                         int *stacks)
+{
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:ho:", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+        case OPT_OUTPUT:
+            *output = optarg;
+            break;
+        case OPT_STACKS:
+            *stacks = 1;
+            break;
+        case OPT_NO_STACKS:
+            *stacks = 0;
+            break;
+        case 'h':
+        case OPT_HELP:
+            fputs(usage_text, stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("iorecord (ioscope) %s, trace format %d\n", IOSCOPE_VERSION,
+                   IOT_FORMAT_VERSION);
+            exit(0);
+        case ':':
+            if (optopt > 0 && optopt < 256)
+                die(2, 0, "option '-%c' needs a file name", optopt);
+            die(2, 0, "option '%s' needs a file name", argv[optind - 1]);
+        default:
+            if (optopt > 0 && optopt < 256)
+                iot_error("unknown option '-%c'", optopt);
+            else
+                iot_error("unknown option '%s'", argv[optind - 1]);
+            fputs(usage_text, stderr);
+            exit(2);
+        }
+    }
+    return optind;
+}
+
 int main(int argc, char **argv)
 {
     const char *output = "iorecord.zst";
     char out[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX];
     int stacks = -1, i, fd, status;
 
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (++i >= argc)
-                die(2, "option '%s' needs a file name", a, 0);
-            output = argv[i];
-        } else if (strncmp(a, "--output=", 9) == 0) {
-            output = a + 9;
-        } else if (strncmp(a, "-o", 2) == 0) {
-            output = a + 2;
-        } else if (strcmp(a, "--stacks") == 0) {
-            stacks = 1;
-        } else if (strcmp(a, "--no-stacks") == 0) {
-            stacks = 0;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage_text, stdout);
-            return 0;
-        } else if (strcmp(a, "--version") == 0) {
-            printf("iorecord (ioscope) %s, trace format %d\n", IORECORD_VERSION,
-                   IOT_FORMAT_VERSION);
-            return 0;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "iorecord: unknown option '%s'\n%s", a, usage_text);
-            return 2;
-        } else {
-            break;
-        }
-    }
+    iot_msg_prog("iorecord");
+    i = parse_options(argc, argv, &output, &stacks);
     if (i >= argc) {
-        fprintf(stderr, "iorecord: no command given\n%s", usage_text);
+        iot_error("no command given");
+        fputs(usage_text, stderr);
         return 2;
     }
     if (!*output)
-        die(2, "empty trace file name", "", 0);
+        die(2, 0, "empty trace file name");
     find_library(lib, sizeof(lib));
     resolve_command(argv[i], cmd, sizeof(cmd));
     check_executable(cmd, 0);
@@ -392,23 +413,25 @@ int main(int argc, char **argv)
     /* A new run: start the trace empty. Every process then appends to it. */
     fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0)
-        die(2, "cannot open trace '%s'", output, errno);
+        die(2, errno, "cannot open trace '%s'", output);
     close(fd);
     set_env(lib, out, stacks);
     make_once_flag();
     forward_signals();
     child = fork();
     if (child < 0)
-        die(2, "cannot fork", "", errno);
+        die(2, errno, "cannot fork");
     if (child == 0) {
+        int err;
+
         execv(cmd, argv + i);
-        fprintf(stderr, "iorecord: cannot run '%s': %s\n", argv[i],
-                strerror(errno));
-        _exit(errno == ENOENT ? 127 : 126);
+        err = errno;
+        iot_error("cannot run '%s': %s", argv[i], strerror(err));
+        _exit(err == ENOENT ? 127 : 126);
     }
     while (waitpid(child, &status, 0) < 0)
         if (errno != EINTR)
-            die(2, "cannot wait for the command", "", errno);
+            die(2, errno, "cannot wait for the command");
     if (once_path[0])
         unlink(once_path);
     if (WIFSIGNALED(status)) {

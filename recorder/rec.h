@@ -4,10 +4,13 @@
  * Shape of the recorder:
  *   wrappers (wrap_*.c)  -> rec_io()/rec_call(): stamp, encode into the
  *                           calling thread's chunk buffer (no lock, no syscall)
- *   full or 1 s old chunk -> pushed on a lock-free queue (core.c)
+ *   full or 1 s old chunk -> pushed on a lock-free queue (bufpool.c)
  *   flusher thread        -> compresses each chunk into one zstd frame and
  *                            appends it to the trace with one write()
+ *                            (flusher.c, tracefile.c)
  * The clock (clock.c) turns rdtsc stamps into CLOCK_MONOTONIC nanoseconds.
+ * This header is what the wrappers need, the hot path inline; the files
+ * behind it share internal.h.
  */
 #ifndef REC_H
 #define REC_H
@@ -19,6 +22,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "clock.h"
+
 /*
  * Everything the recorder declares, the format library included, is
  * internal to libiorecord.so: hidden symbols are reached without the GOT
@@ -28,6 +33,7 @@
 #pragma GCC visibility push(hidden)
 
 #include "iotrace.h"
+#include "path.h"
 
 #define REC_TLS __attribute__((tls_model("initial-exec")))
 #define REC_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -53,18 +59,10 @@ struct rec_clock {
 extern int rec_use_tsc;                    /* 0: stamps are clock_gettime ns */
 extern const struct rec_clock *rec_clock_cur;
 
-static inline int64_t rec_mono_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* A raw time stamp: cheap to take, converted by rec_ns() later. */
+/* A raw time stamp: cheap to take, converted by rec_ns_with() later. */
 static inline uint64_t rec_stamp(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if REC_HAVE_TSC
     if (REC_LIKELY(rec_use_tsc))
         return __builtin_ia32_rdtsc();
 #endif

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "rec.h"
 
 #define MAX_FRAMES   24
@@ -171,7 +172,7 @@ const char *rec_stack_capture(void)
     void *raw[MAX_FRAMES + 16];
     uintptr_t fr[MAX_FRAMES];
     const char *parts[MAX_FRAMES];
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = IOT_FNV64_INIT;
     const char *result = NULL;
     size_t total = 0;
     int n, k = 0;
@@ -184,11 +185,11 @@ const char *rec_stack_capture(void)
         if (a >= self_lo && a < self_hi)
             continue;   /* the recorder's frames (wrappers, main hook) */
         fr[k++] = a;
-        h = (h ^ a) * 0x100000001b3ULL;
+        h = iot_fnv64_word(h, a);
     }
     if (k == 0)
         return NULL;
-    h |= 1;
+    h |= 1;   /* 0 marks an empty cache slot */
     slot = (unsigned)(h % STACK_SLOTS);
     pthread_mutex_lock(&lock);
     for (unsigned i = 0; i < 8; i++) {

@@ -158,9 +158,12 @@ WRAP_V2(ssize_t, pwritev64v2, IOT_OP_WRITEV, IOT_OP_PWRITEV,
 
 /*
  * The absolute form of a path given relative to dirfd, so sessions of one
- * file match whatever directory the program was in. Uses raw syscalls.
+ * file match whatever directory the program was in: the directory from raw
+ * syscalls (no wrapper runs), joined by iot_path_join. path itself when
+ * it is absolute or empty, or when the directory is unknown.
  */
-static const char *abs_path(int dirfd, const char *path, char *buf, size_t cap)
+static const char *path_from_dirfd(int dirfd, const char *path, char *buf,
+                                   size_t cap)
 {
     size_t n;
     long r;
@@ -182,19 +185,13 @@ static const char *abs_path(int dirfd, const char *path, char *buf, size_t cap)
         if (r <= 0 || buf[0] != '/')
             return path;
         n = (size_t)r;
-        buf[n] = '\0';
     }
-    while (path[0] == '.' && path[1] == '/')
-        path += 2;
-    if (path[0] == '.' && path[1] == '\0')
-        path++;
-    if (n + 1 + strlen(path) + 1 > cap)
+    if (iot_path_join(buf, cap, n, path) == 0) {
+        /* Too long to join: recorded as given, less its leading "./". */
+        while (path[0] == '.' && path[1] == '/')
+            path += 2;
         return path;
-    if (n > 1)
-        buf[n++] = '/';
-    strcpy(buf + n, path);
-    if (n > 1 && buf[n] == '\0')
-        buf[n - 1] = '\0';   /* "." alone: the directory itself */
+    }
     return buf;
 }
 
@@ -215,7 +212,7 @@ static void rec_open(int dirfd, const char *path, int flags, int r, int err,
     ev.flags = flags;
     ev.ret = r;
     ev.err = err;
-    abs = abs_path(dirfd, path, buf, sizeof(buf));
+    abs = path_from_dirfd(dirfd, path, buf, sizeof(buf));
     t = rec_enter(s0);
     if (!t) {
         if (rec_deferring())

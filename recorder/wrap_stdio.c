@@ -323,7 +323,14 @@ static void default_buffer(int fd, struct iot_event *ev)
     }
 }
 
-static const char *abs_path(const char *path, char *buf, size_t cap)
+/*
+ * fopen's path made absolute against the cwd, so sessions of one file match
+ * whatever directory the program was in: the cwd from a raw syscall (no
+ * wrapper runs), joined by iot_path_join. path itself when it is absolute
+ * or empty, or when the cwd is unknown; without its leading "./" when the
+ * result would not fit.
+ */
+static const char *path_from_cwd(const char *path, char *buf, size_t cap)
 {
     size_t n;
 
@@ -331,15 +338,8 @@ static const char *abs_path(const char *path, char *buf, size_t cap)
         return path;
     if (syscall(SYS_getcwd, buf, cap) <= 0)
         return path;
-    while (path[0] == '.' && path[1] == '/')
-        path += 2;
     n = strlen(buf);
-    if (n + 2 + strlen(path) > cap)
-        return path;
-    if (n > 1)
-        buf[n++] = '/';
-    strcpy(buf + n, path);
-    return buf;
+    return iot_path_join(buf, cap, n, path) ? buf : path;
 }
 
 /* fopen-like calls: ret is the stream id, or -1 with errno. */
@@ -364,7 +364,7 @@ static void rec_fopen(unsigned op, const char *path, const char *mode,
     ev.err = err;
     if (r)
         default_buffer(fd, &ev);
-    abs = abs_path(path, buf, sizeof(buf));
+    abs = path_from_cwd(path, buf, sizeof(buf));
     t = rec_enter(s0);
     if (!t) {
         if (rec_deferring())

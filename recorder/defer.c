@@ -1,0 +1,95 @@
+/*
+ * defer.c - calls made by a signal handler that interrupted the recorder on
+ * its thread (the guard was set). They are not encoded there and then: a
+ * buffer must never be written by two frames at once, and nothing may take
+ * a lock a handler could deadlock on. Their fields go into the thread's
+ * small pending array, and the interrupted recorder appends them when it
+ * leaves (rec_leave); the handler has finished by then.
+ *
+ * Only this thread and its nested handlers touch `pending`; a handler runs
+ * to completion before the code it interrupted resumes, so a slot reserved
+ * with one atomic add is the handler's alone until it marks it valid.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+void rec_defer(const struct iot_event *ev, const char *path, const char *mode,
+               uint64_t s0, uint64_t s1)
+{
+    struct rec_thread *t = rec_self;
+    struct rec_pending *p;
+    uint32_t i;
+
+    if (!t)
+        return;
+    i = __atomic_fetch_add(&t->npending, 1, __ATOMIC_ACQ_REL);
+    if (i >= REC_PENDING)
+        return;   /* handlers nested too deep: this call is not recorded */
+    p = &t->pending[i];
+    p->ev = *ev;
+    p->s0 = s0;
+    p->s1 = s1;
+    p->has_path = path != NULL;
+    p->has_mode = mode != NULL;
+    if (path) {
+        size_t n = strlen(path);
+
+        if (n >= sizeof(p->path))
+            n = sizeof(p->path) - 1;
+        memcpy(p->path, path, n);
+        p->path[n] = '\0';
+    }
+    if (mode) {
+        size_t n = strlen(mode);
+
+        if (n >= sizeof(p->mode))
+            n = sizeof(p->mode) - 1;
+        memcpy(p->mode, mode, n);
+        p->mode[n] = '\0';
+    }
+    __atomic_store_n(&p->valid, 1, __ATOMIC_RELEASE);
+}
+
+void rec_defer_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
+                  int32_t err, uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = { 0 };
+
+    ev.op = (uint8_t)op;
+    ev.has = IOT_HAS_FD | IOT_HAS_SIZE | (err ? IOT_HAS_ERRNO : 0);
+    ev.fd = fd;
+    ev.size = size;
+    ev.ret = ret;
+    ev.err = err;
+    rec_defer(&ev, NULL, NULL, s0, s1);
+}
+
+void rec_drain(struct rec_thread *t)
+{
+    uint32_t i = 0;
+
+    for (;;) {
+        uint32_t n = __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE);
+
+        if (i >= n) {
+            /* Done, unless a handler added one meanwhile. */
+            if (__atomic_compare_exchange_n(&t->npending, &n, 0, 0,
+                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return;
+            continue;
+        }
+        if (i < REC_PENDING) {
+            struct rec_pending *p = &t->pending[i];
+
+            if (__atomic_load_n(&p->valid, __ATOMIC_ACQUIRE)) {
+                struct iot_event ev = p->ev;
+
+                rec_call_in(t, &ev, p->has_path ? p->path : NULL,
+                            p->has_mode ? p->mode : NULL, NULL, p->s0, p->s1);
+                __atomic_store_n(&p->valid, 0, __ATOMIC_RELEASE);
+            }
+        }
+        i++;
+    }
+}

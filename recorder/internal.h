@@ -1,0 +1,195 @@
+/*
+ * internal.h - what the files behind rec.h share with each other. The
+ * wrappers include rec.h only.
+ *
+ *   slots.c      thread slots; the per-thread guard and stream pointer
+ *   thread.c     each thread's chunk stream: begin, close, switch, end
+ *   bufpool.c    chunk buffers: the free list and the queue to the flusher
+ *   tracefile.c  the trace fd, compressing and writing chunks, snapshots
+ *   flusher.c    the flusher thread and synchronous flush requests
+ *   record.c     encoding a call into the calling thread's chunk
+ *   defer.c      calls made by a signal handler that interrupted the recorder
+ *   meta.c       process and thread-name records
+ *   finish.c     flushing for exec and exit, exit records
+ *   fork.c       the child of a fork
+ *   warn.c       output failures: recording stops, one warning per run
+ *   startup.c    the environment, the trace path, the constructor
+ *   resolve.c    the real libc functions
+ *
+ * Concurrency in one paragraph: each thread appends only to its own chunk
+ * (no lock). A closed chunk's buffer goes on a lock-free LIFO (the queue).
+ * Only a holder of rec_flush_lock compresses, writes, and returns buffers to
+ * the free list, from which any writer takes one with a tagged
+ * compare-and-swap. Normally that is the flusher alone: it keeps the trace fd
+ * in a private fd table, and threads that must flush now (exit, exec) ask it
+ * and wait; only in the shared-table fallback do they take the lock
+ * themselves. The flusher also snapshots open chunks: a writer never
+ * rewrites the bytes it has published ([0, len) of its buffer) and only a
+ * lock holder recycles buffers (a thread's own empty buffer aside), so those
+ * bytes are stable while the lock is held.
+ */
+#ifndef REC_INTERNAL_H
+#define REC_INTERNAL_H
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#pragma GCC visibility push(hidden)
+
+/* ------------------------------------------- raw syscalls (no wrapper) */
+
+static inline int32_t rec_gettid(void)
+{
+    return (int32_t)syscall(SYS_gettid);
+}
+
+static inline void rec_futex_wake(uint32_t *w)
+{
+    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static inline void rec_futex_wake_all(uint32_t *w)
+{
+    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static inline void rec_futex_wait(uint32_t *w, uint32_t val, long ns)
+{
+    struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+
+    syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+/* ------------------------------------------------------------ startup.c */
+
+/* Start-up succeeded: the flush lock, the buffers and the trace exist. */
+extern int rec_started;
+
+/* ------------------------------------------------------------- slots.c */
+
+/* Slot i, or NULL when its block was never mapped. */
+struct rec_thread *rec_slot_at(int i);
+/* Number of slots whose block exists (blocks are mapped in order). */
+int rec_slots_mapped(void);
+/* A free slot, now taken (state 1); NULL when all REC_MAX_THREADS are. */
+struct rec_thread *rec_slot_take(void);
+/* In a fork child: every slot but self is free (their threads are gone). */
+void rec_slots_fork_child(struct rec_thread *self);
+
+/* ------------------------------------------------------------ thread.c */
+
+/* Stream ids: random per process, unique per stream. */
+void rec_stream_ids_init(void);
+void rec_stream_ids_fork_child(void);   /* after rec_pid is the child's */
+uint64_t rec_stream_id_new(void);
+
+/* The pthread key whose destructor closes an ending thread's stream. */
+int rec_thread_key_init(void);
+/*
+ * Take a slot and begin the calling thread's stream at `now`, the process
+ * record first when `first`; NULL when no slot or buffer is left.
+ */
+struct rec_thread *rec_thread_init(int first, int64_t now);
+/* Queue the open chunk if it holds anything (flags: IOT_CHUNK_*). */
+int rec_chunk_close(struct rec_thread *t, uint32_t flags);
+/* In a fork child: the forking thread's stream starts anew, in buffer keep. */
+void rec_thread_fork_child(struct rec_thread *self, uint32_t keep);
+
+/* ----------------------------------------------------------- bufpool.c */
+
+struct rec_buf {
+    uint8_t *data;
+    uint32_t next;                        /* index + 1 in a list, 0 = end */
+    struct iot_chunk_hdr hdr;             /* filled when queued */
+};
+/* Buffers are named by index + 1, so that 0 means none. */
+extern struct rec_buf rec_bufs[REC_MAX_BUFS];
+
+/*
+ * A buffer for a new chunk: from the free list, else a new mapping (rare),
+ * else wait for the flusher to return one. 0 when recording has stopped.
+ */
+uint32_t rec_buf_get(void);
+/* Back on the free list (a flush lock holder, or a thread's own empty one). */
+void rec_buf_put(uint32_t idx);
+/* Hand a closed chunk (its hdr filled) to the flusher. */
+void rec_queue_push(uint32_t idx);
+/* Take every queued buffer, linked through next, oldest first. */
+uint32_t rec_queue_take(void);
+int rec_queue_empty(void);
+/* In a fork child: the parent's chunks are not ours; all but keep are free. */
+void rec_bufpool_fork_child(uint32_t keep);
+
+/* --------------------------------------------------------- tracefile.c */
+
+/* Held to compress, write, or recycle buffers (see above). */
+extern pthread_mutex_t rec_flush_lock;
+/* IORECORD_NO_UNSHARE=1: keep the trace fd in the program's table (test hook). */
+extern int rec_no_unshare;
+
+/* The compressor, its output buffer, the trace file: 0, or -1 (warned). */
+int rec_trace_open(void);
+/* Whether the trace fd lives only in the flusher's private table. */
+int rec_trace_private(void);
+/* On the flusher: a private fd table holding only the trace fd; 1 if so. */
+int rec_trace_go_private(void);
+/* After the flusher started: take the trace fd out of the program's way. */
+void rec_trace_settle(int flusher_private);
+/* Write every queued chunk, recycling buffers. Caller holds rec_flush_lock. */
+void rec_trace_drain(void);
+/* Write other threads' open chunks as PARTIAL. Caller holds rec_flush_lock. */
+void rec_trace_snapshot(void);
+/* In a fork child: a trace fd of our own. 0, or -1 (recording off, warned). */
+int rec_trace_fork_child(int32_t parent_flusher_tid);
+
+/* ----------------------------------------------------------- flusher.c */
+
+extern int rec_flusher_running;            /* it was created */
+extern __thread int rec_is_flusher REC_TLS;
+
+/*
+ * Create the flusher (all signals blocked) and wait for it to say whether
+ * it has a private fd table (at most 2 s), then settle the trace fd.
+ */
+void rec_flusher_start(void);
+/* A chunk was queued: wake the flusher if it sleeps. */
+void rec_flusher_notify(void);
+/* Every buffer is queued: make the flusher run now. */
+void rec_flusher_wake(void);
+/* Write everything queued and snapshot open chunks, now (bounded wait). */
+void rec_flush_now(void);
+/* In a fork child: the trace fd, then a flusher of our own. 0, or -1. */
+int rec_flusher_fork_child(void);
+
+/* -------------------------------------------------------------- meta.c */
+
+/* The process record (pid, parent, exe, argv, wall clock) at `now`. */
+void rec_process_record(struct rec_thread *t, int64_t now);
+/* The thread's name as the kernel has it, as a thread record. */
+void rec_thread_name_record(struct rec_thread *t, int64_t now);
+
+/* ------------------------------------------------------------ finish.c */
+
+extern int rec_finished;                  /* exit recorded */
+
+/* -------------------------------------------------------------- fork.c */
+
+/* Register the fork handlers (after rec_stack_init() registered its own). */
+void rec_fork_init(void);
+
+/* -------------------------------------------------------------- warn.c */
+
+extern int rec_stopped;                   /* output failed: no more writes */
+
+/* Recording stops for good in this process; warns once per run. */
+void rec_stop(const char *msg, int err);
+/* What start-up learnt: an ancestor warned; the launcher's flag file. */
+void rec_warn_init(int warned_before, const char *once);
+
+#pragma GCC visibility pop
+
+#endif

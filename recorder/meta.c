@@ -1,0 +1,139 @@
+/*
+ * meta.c - the records that describe rather than are I/O: the process
+ * record (parent, executable, argv, wall clock) at the start of a process
+ * and the thread records that name threads, first and after a rename.
+ *
+ * Names and argv are read from /proc with raw syscalls, never through a
+ * wrapper. A thread's chunk is written by that thread alone, so a rename of
+ * another thread only marks it; it writes its record at its next call.
+ */
+#include <fcntl.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Read a small file with raw syscalls (no wrapper, no stdio). */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = 0;
+
+    if (fd < 0)
+        return -1;
+    while ((size_t)n < cap) {
+        ssize_t r = syscall(SYS_read, fd, buf + n, cap - (size_t)n);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += r;
+    }
+    syscall(SYS_close, fd);
+    return n;
+}
+
+/* ------------------------------------------------------------- process */
+
+void rec_process_record(struct rec_thread *t, int64_t now)
+{
+    static char cmdline[32768];
+    static char exe[PATH_MAX];
+    const char *argv[1024];
+    struct timespec rt;
+    ssize_t n, len;
+    int argc = 0;
+
+    len = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
+    exe[len > 0 ? len : 0] = '\0';
+    n = read_small("/proc/self/cmdline", cmdline, sizeof(cmdline) - 1);
+    if (n < 0)
+        n = 0;
+    cmdline[n] = '\0';
+    for (ssize_t i = 0; i < n && argc < 1024; argc++) {
+        argv[argc] = cmdline + i;
+        i += (ssize_t)strlen(cmdline + i) + 1;
+    }
+    clock_gettime(CLOCK_REALTIME, &rt);
+    if (iot_enc_process(&t->enc, (int32_t)getppid(), now,
+                        (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec, exe,
+                        argc, argv) != 0)
+        iot_enc_process(&t->enc, (int32_t)getppid(), now,
+                        (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec, exe,
+                        argc > 16 ? 16 : argc, argv);
+    rec_publish(t);
+}
+
+/* -------------------------------------------------------------- threads */
+
+static void read_comm(int32_t tid, char *name, size_t cap)
+{
+    char path[64];
+    ssize_t n;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+    n = read_small(path, name, cap - 1);
+    if (n < 0)
+        n = 0;
+    while (n > 0 && name[n - 1] == '\n')
+        n--;
+    name[n] = '\0';
+}
+
+void rec_thread_name_record(struct rec_thread *t, int64_t now)
+{
+    char name[64];
+
+    read_comm(t->tid, name, sizeof(name));
+    if (iot_enc_thread(&t->enc, now, name) == 0)
+        rec_publish(t);
+}
+
+void rec_renamed_here(struct rec_thread *t)
+{
+    int64_t now = rec_mono_ns();
+    char name[64];
+
+    __atomic_store_n(&t->name_dirty, 0, __ATOMIC_RELAXED);
+    read_comm(t->tid, name, sizeof(name));
+    if (iot_enc_thread(&t->enc, now, name) != 0) {
+        rec_chunk_switch(t, now);
+        iot_enc_thread(&t->enc, now, name);
+    }
+    rec_publish(t);
+}
+
+void rec_thread_renamed(pthread_t thread, const char *name)
+{
+    struct rec_thread *t;
+
+    if (pthread_equal(thread, pthread_self())) {
+        int fresh = rec_self == NULL;
+
+        t = rec_enter(rec_stamp());
+        if (!t)
+            return;
+        if (fresh) {
+            /* Its first event: the thread record just written has the name. */
+            rec_leave();
+            return;
+        }
+        int64_t now = rec_mono_ns();
+
+        if (iot_enc_thread(&t->enc, now, name) != 0) {
+            rec_chunk_switch(t, now);
+            iot_enc_thread(&t->enc, now, name);
+        }
+        rec_publish(t);
+        rec_leave();
+        return;
+    }
+    /* Another thread's chunk is its own: it notes the name at its next call. */
+    for (int i = 0, n = rec_slots_mapped(); i < n; i++) {
+        struct rec_thread *s = rec_slot_at(i);
+
+        if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) &&
+            pthread_equal(s->self, thread))
+            __atomic_store_n(&s->name_dirty, 1, __ATOMIC_RELEASE);
+    }
+}

@@ -1,0 +1,84 @@
+/*
+ * record.c - encoding a call into the calling thread's open chunk: the
+ * general case (rec_call: strings, any fields) and the fd fast path's slow
+ * side (rec_io, inline in rec.h, when its record did not fit or the chunk
+ * has grown old).
+ *
+ * A record is published (rec_publish) only once it is whole, so the
+ * flusher's snapshot never sees half of one.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+int rec_active;
+
+void rec_io_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
+                 int64_t size, int64_t ret, int32_t err, int64_t a,
+                 int64_t dur)
+{
+    if (written) {
+        /* In, but the chunk is a second old: close it, start the next. */
+        rec_publish(t);
+        rec_chunk_switch(t, a + dur);
+        return;
+    }
+    /* Full: a fresh chunk always has room for one fd record. */
+    rec_chunk_switch(t, a);
+    if (iot_enc_io(&t->enc, op, fd, size, ret, err, a, dur) == 0)
+        rec_publish(t);
+}
+
+/* Whether the chunk holds the record as last appended (ids are chunk-local). */
+static int put_call(struct rec_thread *t, struct iot_event *ev,
+                    const char *path, const char *mode, const char *stack)
+{
+    struct iot_enc *e = &t->enc;
+
+    if (path && iot_enc_str(e, path, strlen(path), &ev->path_id) != 0)
+        return -1;
+    if (mode && iot_enc_str(e, mode, strlen(mode), &ev->mode_id) != 0)
+        return -1;
+    if (stack && iot_enc_str(e, stack, strlen(stack), &ev->stack_id) != 0)
+        return -1;
+    return iot_enc_call(e, ev);
+}
+
+void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
+                 const char *mode, const char *stack, uint64_t s0, uint64_t s1)
+{
+    const struct rec_clock *c = __atomic_load_n(&rec_clock_cur,
+                                                __ATOMIC_ACQUIRE);
+
+    ev->kind = IOT_EV_CALL;
+    ev->t = rec_ns_with(c, s0);
+    ev->dur = rec_ns_with(c, s1) - ev->t;
+    if (path)
+        ev->has |= IOT_HAS_PATH;
+    if (mode)
+        ev->has |= IOT_HAS_MODE;
+    if (stack)
+        ev->has |= IOT_HAS_STACK;
+    if (put_call(t, ev, path, mode, stack) != 0) {
+        rec_chunk_switch(t, ev->t);
+        if (put_call(t, ev, path, mode, stack) != 0)
+            return;
+    }
+    rec_publish(t);
+    if (ev->t - t->enc.base_t >= REC_CHUNK_AGE)
+        rec_chunk_switch(t, ev->t + ev->dur);
+}
+
+void rec_call(struct iot_event *ev, const char *path, const char *mode,
+              const char *stack, uint64_t s0, uint64_t s1)
+{
+    struct rec_thread *t = rec_enter(s0);
+
+    if (!t) {
+        if (rec_deferring())
+            rec_defer(ev, path, mode, s0, s1);
+        return;
+    }
+    rec_call_in(t, ev, path, mode, stack, s0, s1);
+    rec_leave();
+}

@@ -1,0 +1,197 @@
+/*
+ * thread.c - each recorded thread's stream of chunks: it begins at the
+ * thread's first event, switches chunks when one is full or a second old,
+ * and closes its last chunk when the thread ends.
+ *
+ * The writer brackets a chunk switch with t->gen (odd while switching), so a
+ * snapshot (tracefile.c) never pairs one chunk's buffer with another's
+ * length; t->pub is reset with the buffer.
+ */
+#include <signal.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "internal.h"
+
+static pthread_key_t thread_key;
+static uint64_t stream_salt;
+static uint64_t stream_counter;
+
+/* ---------------------------------------------------------- stream ids */
+
+void rec_stream_ids_init(void)
+{
+    const uint8_t *rnd = (const uint8_t *)getauxval(AT_RANDOM);
+
+    if (rnd)
+        memcpy(&stream_salt, rnd + 8, sizeof(stream_salt));
+    stream_salt ^= (uint64_t)rec_pid << 32 ^ (uint64_t)rec_mono_ns();
+}
+
+void rec_stream_ids_fork_child(void)
+{
+    stream_salt ^= (uint64_t)rec_pid * 0xbf58476d1ce4e5b9ULL;
+}
+
+uint64_t rec_stream_id_new(void)
+{
+    return stream_salt ^ (__atomic_add_fetch(&stream_counter, 1,
+                                             __ATOMIC_RELAXED) *
+                          0x9e3779b97f4a7c15ULL);
+}
+
+/* -------------------------------------------------------------- chunks */
+
+static void stream_begin(struct rec_thread *t, uint32_t bi, int64_t now)
+{
+    __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->buf, bi, __ATOMIC_RELAXED);
+    if (bi)
+        iot_enc_begin(&t->enc, rec_bufs[bi - 1].data, REC_CHUNK_CAP, now);
+    else
+        iot_enc_begin(&t->enc, NULL, 0, now);   /* every append fails */
+    __atomic_store_n(&t->pub, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
+}
+
+/* Keeps the buffer when the chunk is empty. */
+int rec_chunk_close(struct rec_thread *t, uint32_t flags)
+{
+    uint32_t bi = t->buf;
+    struct iot_chunk_hdr *h;
+
+    if (!bi || t->enc.nrec == 0)
+        return 0;
+    h = &rec_bufs[bi - 1].hdr;
+    memset(h, 0, sizeof(*h));
+    h->version = IOT_FORMAT_VERSION;
+    h->flags = flags;
+    h->pid = rec_pid;
+    h->tid = t->tid;
+    h->stream_id = t->stream_id;
+    h->seq = t->seq;
+    h->nrec = t->enc.nrec;
+    h->base_t = t->enc.base_t;
+    h->bytes = (uint32_t)t->enc.len;
+    __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->buf, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->pub, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
+    rec_queue_push(bi);
+    return 1;
+}
+
+void rec_chunk_switch(struct rec_thread *t, int64_t now)
+{
+    int saved = errno;
+    uint32_t bi = t->buf;
+
+    if (rec_chunk_close(t, 0) || !bi)
+        bi = rec_buf_get();
+    stream_begin(t, bi, now);
+    errno = saved;
+}
+
+/* ----------------------------------------------------- start and end */
+
+struct rec_thread *rec_thread_init(int first, int64_t now)
+{
+    struct rec_thread *t = rec_slot_take();
+    uint32_t bi;
+
+    if (!t)
+        return NULL;
+    /*
+     * A signal handler that runs from here on finds the guard set and
+     * defers its calls, which needs rec_self: the slot's list (perhaps left
+     * by its last owner) starts empty, and rec_leave appends them.
+     */
+    for (int i = 0; i < REC_PENDING; i++)
+        __atomic_store_n(&t->pending[i].valid, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->npending, 0, __ATOMIC_RELEASE);
+    rec_self = t;
+    bi = rec_buf_get();
+    if (!bi) {
+        rec_self = NULL;
+        __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
+        return NULL;
+    }
+    t->tid = rec_gettid();
+    t->seq = 0;
+    t->stream_id = rec_stream_id_new();
+    t->name_dirty = 0;
+    t->self = pthread_self();
+    t->snap_buf = 0;
+    t->snap_len = 0;
+    stream_begin(t, bi, now);
+    pthread_setspecific(thread_key, t);
+    if (first)
+        rec_process_record(t, now);
+    rec_thread_name_record(t, now);
+    return t;
+}
+
+struct rec_thread *rec_thread_start(uint64_t s0)
+{
+    int saved = errno;
+    struct rec_thread *t = NULL;
+    int64_t t0 = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE),
+                             s0);
+    int64_t now = rec_mono_ns();
+
+    if (!rec_is_flusher && !rec_finished)
+        t = rec_thread_init(0, t0 < now ? t0 : now);
+    errno = saved;
+    return t;
+}
+
+/* pthread key destructor: the thread is ending. */
+static void thread_end(void *arg)
+{
+    struct rec_thread *t = arg;
+    int saved = errno;
+    sigset_t all, old;
+
+    if (!t || t != rec_self)
+        return;
+    /*
+     * A handler's calls while the last chunk closes would be deferred to a
+     * stream that is going away: signals wait until it is gone, and a
+     * handler then starts a stream of its own.
+     */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rec_guard = 1;
+    if (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))
+        rec_drain(t);
+    rec_chunk_close(t, IOT_CHUNK_LAST);
+    if (t->buf)
+        rec_buf_put(t->buf);   /* an empty chunk's buffer is ours to give back */
+    t->buf = 0;
+    rec_self = NULL;
+    __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
+    rec_guard = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+}
+
+int rec_thread_key_init(void)
+{
+    return pthread_key_create(&thread_key, thread_end);
+}
+
+void rec_thread_fork_child(struct rec_thread *self, uint32_t keep)
+{
+    int64_t now = rec_mono_ns();
+
+    self->tid = rec_gettid();
+    self->seq = 0;
+    self->stream_id = rec_stream_id_new();
+    self->snap_buf = 0;
+    self->snap_len = 0;
+    self->self = pthread_self();
+    stream_begin(self, keep ? keep : rec_buf_get(), now);
+    rec_process_record(self, now);
+    rec_thread_name_record(self, now);
+}

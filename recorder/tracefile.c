@@ -1,0 +1,289 @@
+/*
+ * tracefile.c - the trace file: where its fd lives, compressing a chunk into
+ * one zstd frame and appending it with one write(), writing the queue, and
+ * snapshotting open chunks so a killed process loses little.
+ *
+ * The fd normally lives in the flusher's private fd table
+ * (unshare(CLONE_FILES)) and nowhere else. Two reasons: a second thread
+ * sharing the fd table makes every fd syscall of the program slower (the
+ * kernel's single-threaded fdget fast path is lost), and the program can no
+ * longer see, close or dup onto the trace fd at all. Then only the flusher
+ * may write, and threads that must flush synchronously (exit, exec) ask it
+ * and wait (flusher.c). If unshare is refused, the fd stays in the shared
+ * table at a high, close-on-exec number.
+ */
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+pthread_mutex_t rec_flush_lock = PTHREAD_MUTEX_INITIALIZER;
+int rec_no_unshare;
+
+static struct iot_chunker *chunker;
+static uint8_t *frame_buf;                /* compressed frame scratch */
+static size_t frame_cap;
+static int trace_fd = -1;
+static int private_fd;                    /* trace_fd is in the flusher's table */
+
+long rec_sys_write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+
+    while (n > 0) {
+        long w = syscall(SYS_write, fd, p, n);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ the fd */
+
+/*
+ * The fd may take any number for now: rec_trace_settle() moves it into the
+ * flusher's private table (or, failing that, up out of the program's way)
+ * before the program runs on. A high number from the start would make the
+ * kernel grow the fd table to it, and every later fork and the flusher's
+ * unshare would copy that table.
+ */
+static int open_trace(void)
+{
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
+                          O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+
+    if (fd < 0) {
+        rec_warn("cannot open trace", errno);
+        return -1;
+    }
+    trace_fd = fd;
+    return 0;
+}
+
+int rec_trace_open(void)
+{
+    frame_cap = iot_chunk_bound(REC_CHUNK_CAP);
+    frame_buf = mmap(NULL, frame_cap, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    chunker = iot_chunker_create(1);
+    if (frame_buf == MAP_FAILED || !chunker) {
+        rec_warn("cannot set up the recording of", ENOMEM);
+        return -1;
+    }
+    return open_trace();
+}
+
+int rec_trace_fd(void)
+{
+    /* In the flusher's private table only: the program's fds are its own. */
+    if (__atomic_load_n(&private_fd, __ATOMIC_ACQUIRE))
+        return -1;
+    return __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE);
+}
+
+int rec_trace_private(void)
+{
+    return __atomic_load_n(&private_fd, __ATOMIC_ACQUIRE);
+}
+
+/* A high, close-on-exec duplicate of fd, out of the program's usual range. */
+static int fd_high(int fd, int avoid)
+{
+    struct rlimit rl;
+    long lim = 1024;
+    int nfd = -1;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        lim = (long)rl.rlim_cur;
+    if (lim > 65536)
+        lim = 65536;
+    for (long want = lim - 8; want >= 10 && nfd < 0; want = want * 3 / 4) {
+        nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
+        if (nfd == avoid) {
+            syscall(SYS_close, nfd);
+            nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want + 1);
+        }
+    }
+    if (nfd < 0)
+        nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+    return nfd;
+}
+
+void rec_trace_fd_move(void)
+{
+    int old, nfd;
+
+    pthread_mutex_lock(&rec_flush_lock);
+    old = trace_fd;
+    if (old >= 0) {
+        nfd = fd_high(old, old);
+        if (nfd >= 0) {
+            __atomic_store_n(&trace_fd, nfd, __ATOMIC_RELEASE);
+            syscall(SYS_close, old);
+        }
+    }
+    pthread_mutex_unlock(&rec_flush_lock);
+}
+
+int rec_trace_go_private(void)
+{
+    int tfd = trace_fd;
+
+    if (tfd < 0 || rec_no_unshare || syscall(SYS_unshare, CLONE_FILES) != 0)
+        return 0;
+    /* The copy must not keep the program's files open (a pipe's EOF...). */
+    if ((tfd > 0 && syscall(SYS_close_range, 0, tfd - 1, 0) != 0) ||
+        syscall(SYS_close_range, tfd + 1, ~0u, 0) != 0) {
+        for (int fd = 0; fd < 65536; fd++)
+            if (fd != tfd)
+                syscall(SYS_close, fd);
+    }
+    return 1;
+}
+
+void rec_trace_settle(int flusher_private)
+{
+    if (flusher_private) {
+        /* The flusher holds its own copy: ours leaves the program's table. */
+        syscall(SYS_close, trace_fd);
+        __atomic_store_n(&private_fd, 1, __ATOMIC_RELEASE);
+    } else {
+        /* Shared table (unshare refused): keep out of the program's way. */
+        rec_trace_fd_move();
+    }
+}
+
+int rec_trace_fork_child(int32_t parent_flusher_tid)
+{
+    char via[96];
+    int fd;
+
+    if (!private_fd)
+        return 0;
+    /*
+     * The trace fd lived in the parent flusher's table: open our own,
+     * through that fd if we can (the same file even if it was renamed or
+     * removed since), else by its path.
+     */
+    snprintf(via, sizeof(via), "/proc/%d/task/%d/fd/%d", (int)getppid(),
+             (int)parent_flusher_tid, trace_fd);
+    fd = (int)syscall(SYS_openat, AT_FDCWD, via,
+                      O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
+                          O_WRONLY | O_APPEND | O_CLOEXEC);
+
+    private_fd = 0;
+    trace_fd = fd;   /* rec_trace_settle() takes it out of our table */
+    if (trace_fd < 0) {
+        __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
+        rec_warn("cannot open trace", errno);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ writing */
+
+/*
+ * Append one frame with one write() (O_APPEND keeps frames of several
+ * processes whole). Never lets the kernel raise SIGXFSZ: a frame that would
+ * pass RLIMIT_FSIZE stops recording instead.
+ */
+static void write_frame(const void *p, size_t n)
+{
+    struct rlimit rl;
+    struct stat st;
+    int fd = trace_fd;
+
+    if (rec_stopped || fd < 0)
+        return;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        syscall(SYS_fstat, fd, &st) == 0 &&
+        (uint64_t)st.st_size + n > (uint64_t)rl.rlim_cur) {
+        rec_stop("cannot write trace", EFBIG);
+        return;
+    }
+    if (rec_sys_write_all(fd, p, n) != 0)
+        rec_stop("cannot write trace", errno ? errno : EIO);
+}
+
+/* Compress and write one chunk. Caller holds rec_flush_lock. */
+static void emit_chunk(const struct iot_chunk_hdr *h, const void *records)
+{
+    size_t n;
+
+    if (rec_stopped || !chunker)
+        return;
+    n = iot_chunk_compress(chunker, h, records, frame_buf, frame_cap);
+    if (n == 0) {
+        rec_stop("cannot compress trace", ENOMEM);
+        return;
+    }
+    write_frame(frame_buf, n);
+}
+
+void rec_trace_drain(void)
+{
+    uint32_t idx = rec_queue_take();
+
+    while (idx) {
+        uint32_t next = rec_bufs[idx - 1].next;
+
+        emit_chunk(&rec_bufs[idx - 1].hdr, rec_bufs[idx - 1].data);
+        rec_buf_put(idx);
+        idx = next;
+    }
+}
+
+/*
+ * The reader keeps the longest version of each (stream, seq), so a
+ * PARTIAL chunk is superseded by a later snapshot or the closed chunk.
+ */
+void rec_trace_snapshot(void)
+{
+    int n = rec_slots_mapped();
+
+    for (int i = 0; i < n; i++) {
+        struct rec_thread *t = rec_slot_at(i);
+        struct iot_chunk_hdr h;
+        uint32_t g1, g2, bi;
+        uint64_t pub;
+
+        if (!__atomic_load_n(&t->state, __ATOMIC_ACQUIRE))
+            continue;
+        g1 = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+        if (g1 & 1)
+            continue;
+        bi = __atomic_load_n(&t->buf, __ATOMIC_RELAXED);
+        pub = __atomic_load_n(&t->pub, __ATOMIC_ACQUIRE);
+        memset(&h, 0, sizeof(h));
+        h.version = IOT_FORMAT_VERSION;
+        h.flags = IOT_CHUNK_PARTIAL;
+        h.pid = rec_pid;
+        h.tid = __atomic_load_n(&t->tid, __ATOMIC_RELAXED);
+        h.stream_id = __atomic_load_n(&t->stream_id, __ATOMIC_RELAXED);
+        h.seq = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
+        h.base_t = __atomic_load_n(&t->enc.base_t, __ATOMIC_RELAXED);
+        h.nrec = (uint32_t)(pub >> 32);
+        h.bytes = (uint32_t)pub;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        g2 = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+        if (g1 != g2 || bi == 0 || h.bytes == 0)
+            continue;
+        if (t->snap_buf == bi && t->snap_len == h.bytes)
+            continue;
+        t->snap_buf = bi;
+        t->snap_len = h.bytes;
+        emit_chunk(&h, rec_bufs[bi - 1].data);
+    }
+}
