@@ -12,6 +12,7 @@
 #include "config.h"
 #include "input.h"
 #include "issue.h"
+#include "msg.h"
 
 static double now_s(void)
 {
@@ -28,12 +29,12 @@ static int setup_config(struct config *cfg, const struct analyze_request *req,
 
     for (size_t i = 0; o && i < o->nplugins; i++) {
         if (rules_load_plugin(o->plugins[i], errbuf) < 0) {
-            fprintf(stderr, "ioanalyze: %s\n", errbuf);
+            iot_error("%s", errbuf);
             return -1;
         }
     }
     if (config_init(cfg) < 0) {
-        fprintf(stderr, "ioanalyze: out of memory\n");
+        iot_error("out of memory");
         return -1;
     }
     if (req->config_path && config_load_file(cfg, req->config_path, errbuf) < 0)
@@ -47,7 +48,7 @@ static int setup_config(struct config *cfg, const struct analyze_request *req,
         goto fail;
     return 0;
 fail:
-    fprintf(stderr, "ioanalyze: %s\n", errbuf);
+    iot_error("%s", errbuf);
     config_release(cfg);
     return -1;
 }
@@ -107,7 +108,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         n += (uint64_t)rc;
     }
     if (rc < 0 && tr)
-        fprintf(stderr, "ioanalyze: %s\n", errbuf);
+        iot_error("%s", errbuf);
     if (shown)
         fprintf(stderr, "\r\033[K");
     if (rc < 0)
@@ -117,7 +118,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     res->no_timing = res->stats.calls_no_dur > 0;
     res->damaged = input_report_damage(in);
     if (res->damaged && req->strict) {
-        fprintf(stderr, "ioanalyze: --strict: refusing a damaged input\n");
+        iot_error("--strict: refusing a damaged input");
         goto out;
     }
     if (is) {
@@ -128,7 +129,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     ret = 0;
     goto out;
 oom:
-    fprintf(stderr, "ioanalyze: out of memory\n");
+    iot_error("out of memory");
 out:
     engine_free(e);
     issues_free(is);

@@ -13,25 +13,26 @@
 #include <string.h>
 
 #include "ci.h"
+#include "grow.h"
 #include "iotrace.h"
 
 /* Read all of f into a new buffer; NULL on error (errno set). */
 static char *slurp(FILE *f, size_t *len)
 {
-    size_t cap = 65536, n = 0, r;
-    char *buf = malloc(cap), *b;
+    char *buf = NULL;
+    size_t cap = 0, n = 0, r;
 
-    if (!buf)
+    /* one read of 64 KiB holds most issue files */
+    if (iot_grow(&buf, &cap, 65536, 1) < 0) {
+        errno = ENOMEM;
         return NULL;
+    }
     while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
         n += r;
-        if (n == cap) {
-            if (!(b = realloc(buf, cap * 2))) {
-                free(buf);
-                return NULL;
-            }
-            buf = b;
-            cap *= 2;
+        if (n == cap && iot_grow(&buf, &cap, n + 1, 1) < 0) {
+            free(buf);
+            errno = ENOMEM;
+            return NULL;
         }
     }
     if (ferror(f)) {

@@ -1,6 +1,6 @@
 /*
- * ci.h - what CI needs on top of analyze: issue files, baselines, SARIF and
- * the `ioanalyze diff` command. See docs/ci.md.
+ * ci.h - what CI needs on top of analyze: issue files, baselines and SARIF
+ * (the `ioanalyze diff` command is cmd_diff.c). See docs/ci.md.
  */
 #ifndef CI_H
 #define CI_H
@@ -59,12 +59,5 @@ struct sarif_rule {
  */
 json_t *sarif_render(const json_t *issues, const struct sarif_rule *rules,
                      size_t n);
-
-/*
- * ioanalyze diff [--config FILE] [--set R.P=V]... BASE NEW
- * argv[0] is "diff". Returns the exit status: 0 nothing new, 1 something
- * new, 2 usage or input error.
- */
-int cmd_diff(int argc, char **argv);
 
 #endif /* CI_H */

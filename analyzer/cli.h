@@ -1,6 +1,7 @@
 /*
  * cli.h - what the ioanalyze subcommands share: their entry points (one file
- * each, dispatched from main.c's table) and small option-parsing helpers.
+ * each, dispatched from main.c's table) and the analysis they run. Their
+ * options are parsed by opt_parse.h.
  */
 #ifndef CLI_H
 #define CLI_H
@@ -14,23 +15,13 @@
 #include "engine.h"
 #include "profile.h"
 
-#define IOANALYZE_VERSION "0.1.0"
-
+/* The subcommands (argv[0] is the command's name); each returns its exit status. */
 int cmd_analyze(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
-
-/*
- * Option helpers. argv[*i] is the current argument. opt_flag: 1 when it is
- * `name`. opt_value: 1 when it is `name VALUE` or `name=VALUE` (VALUE in
- * *val, *i advanced past it); -1 (message printed) when VALUE is missing.
- */
-int opt_flag(char **argv, int i, const char *name);
-int opt_value(int argc, char **argv, int *i, const char *name, const char **val);
-/* "ioanalyze: unknown option '--x'; see 'ioanalyze CMD --help'", returns 2 */
-int opt_unknown(const char *cmd, const char *arg);
 
 /* The full analysis with what the CLI needs beyond analyze_collect(). */
 struct analyze_opts {

@@ -1,30 +1,15 @@
 /* ioanalyze [analyze]: issues (JSON) on stdout. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ci.h"
 #include "cli.h"
+#include "msg.h"
 #include "opt_parse.h"
 #include "rule.h"
-
-static void analyze_usage(FILE *f)
-{
-    fputs("usage: ioanalyze [analyze] [OPTIONS] INPUT...\n"
-          "Replays the inputs through the rules and writes the issues on stdout.\n\n"
-          "  --config FILE          JSON configuration (see docs/analyzer.md)\n"
-          "  --set RULE.PARAM=VALUE override one parameter (repeatable)\n"
-          "  --rules LIST           run only these rules (comma-separated)\n"
-          "  --disable LIST         skip these rules\n"
-          "  --format json|jsonl|sarif  a JSON array (default), one issue per line, SARIF 2.1.0\n"
-          "  --csv FILE             also write the per-file profile (CSV)\n"
-          "  --baseline FILE        drop issues whose fingerprint is in FILE (an issues JSON)\n"
-          "  --fail-on-issues       exit 1 when at least one issue is reported\n"
-          "  --strict               exit 2 on a damaged trace instead of a warning\n"
-          "  --plugin FILE.so       load extra rules (repeatable)\n\n"
-          "Exit: 0 done, 1 issues found with --fail-on-issues, 2 usage or input error.\n", f);
-}
 
 /* "small_buffer" -> "SmallBuffer" (SARIF's rule names) */
 static char *camel(const char *s)
@@ -87,7 +72,7 @@ static int write_issues(const json_t *issues, const char *format)
 static int check_format(const char *format)
 {
     if (strcmp(format, "json") && strcmp(format, "jsonl") && strcmp(format, "sarif")) {
-        fprintf(stderr, "ioanalyze: --format: expected json, jsonl or sarif, not '%s'\n", format);
+        iot_error("--format: expected json, jsonl or sarif, not '%s'", format);
         return 2;
     }
     return 0;
@@ -104,19 +89,33 @@ int cmd_analyze(int argc, char **argv)
     size_t suppressed = 0;
     FILE *cf = NULL;
     const struct opt_spec opts[] = {
-        {"--fail-on-issues", .flag = &fail_on},
-        {"--strict", .flag = &req.strict},
-        {"--config", .value = &req.config_path},
-        {"--set", .list = &sets},
-        {"--rules", .value = &o.only_rules},
-        {"--disable", .value = &o.disable_rules},
-        {"--format", .value = &format, .check = check_format},
-        {"--csv", .value = &csv},
-        {"--baseline", .value = &baseline},
-        {"--plugin", .list = &plugins},
+        {"config", 'c', "FILE", .value = &req.config_path,
+         .help = "JSON configuration (see docs/analyzer.md)"},
+        {"set", 0, "RULE.PARAM=VALUE", .list = &sets, .help = "override one parameter (repeatable)"},
+        {"rules", 0, "LIST", .value = &o.only_rules, .help = "run only these rules (comma-separated)"},
+        {"disable", 0, "LIST", .value = &o.disable_rules, .help = "skip these rules"},
+        {"format", 'f', "json|jsonl|sarif", .value = &format, .check = check_format,
+         .help = "a JSON array (default), one issue per line, SARIF 2.1.0"},
+        {"csv", 0, "FILE", .value = &csv, .help = "also write the per-file profile (CSV)"},
+        {"baseline", 0, "FILE", .value = &baseline,
+         .help = "drop issues whose fingerprint is in FILE (an issues JSON)"},
+        {"fail-on-issues", 0, NULL, .flag = &fail_on,
+         .help = "exit 1 when at least one issue is reported"},
+        {"strict", 0, NULL, .flag = &req.strict,
+         .help = "exit 2 on a damaged trace instead of a warning"},
+        {"plugin", 0, "FILE.so", .list = &plugins, .help = "load extra rules (repeatable)"},
+    };
+    const struct opt_cmd cmd = {
+        .name = "analyze",
+        .synopsis = "[analyze] [OPTIONS] INPUT...",
+        .about = "Replays the inputs through the rules and writes the issues on stdout.",
+        .opts = opts,
+        .nopts = sizeof(opts) / sizeof(opts[0]),
+        .footer = "Exit: 0 done, 1 issues found with --fail-on-issues, 2 usage or input error.",
+        .needs_input = 1,
     };
 
-    parsed = opt_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), analyze_usage, &inputs);
+    parsed = opt_parse(&cmd, argc, argv, &inputs);
     if (parsed >= 0) {
         ret = parsed;
         goto out;
@@ -136,10 +135,10 @@ int cmd_analyze(int argc, char **argv)
         goto out;
     if (baseline) {
         json_t *base;
-        char errbuf[256];
+        char errbuf[IOT_ERRBUF_SIZE];
 
         if (issues_load(baseline, &base, errbuf) < 0) {
-            fprintf(stderr, "ioanalyze: %s\n", errbuf);
+            iot_error("%s", errbuf);
             goto out;
         }
         suppressed = issues_drop_baseline(res.issues, base);
@@ -148,16 +147,16 @@ int cmd_analyze(int argc, char **argv)
     if (csv) {
         cf = strcmp(csv, "-") == 0 ? stdout : fopen(csv, "w");
         if (!cf) {
-            fprintf(stderr, "ioanalyze: cannot write '%s': %m\n", csv);
+            iot_error("cannot write '%s': %s", csv, strerror(errno));
             goto out;
         }
         if (profile_write_csv(o.profile, cf) < 0 || (cf != stdout && fclose(cf) != 0)) {
-            fprintf(stderr, "ioanalyze: cannot write '%s': %m\n", csv);
+            iot_error("cannot write '%s': %s", csv, strerror(errno));
             goto out;
         }
     }
     if (write_issues(res.issues, format) < 0) {
-        fprintf(stderr, "ioanalyze: cannot write the issues: %m\n");
+        iot_error("cannot write the issues: %s", strerror(errno));
         goto out;
     }
     analyze_summary(res.issues, &res, suppressed);

@@ -17,19 +17,8 @@
 #include "ci.h"
 #include "cli.h"
 #include "iotrace.h"
-
-static void diff_usage(FILE *f)
-{
-    fputs("usage: ioanalyze diff [OPTIONS] BASE NEW\n"
-          "Compares two issue sets by fingerprint and writes\n"
-          "{\"new\":[...],\"fixed\":[...],\"unchanged\":N} on stdout.\n"
-          "BASE and NEW are issue files written by 'ioanalyze analyze' (JSON or JSONL,\n"
-          "'-' reads one from standard input) or inputs (trace, strace log, JSONL events,\n"
-          "directory), which are analysed first.\n\n"
-          "  --config FILE          configuration for analysing inputs\n"
-          "  --set RULE.PARAM=VALUE override one parameter (repeatable)\n\n"
-          "Exit: 0 nothing new, 1 something new, 2 usage or input error.\n", f);
-}
+#include "msg.h"
+#include "opt_parse.h"
 
 /* 1 when path names an issues file rather than an input, -1 on error. */
 static int is_issue_file(const char *path)
@@ -41,16 +30,12 @@ static int is_issue_file(const char *path)
 
     if (strcmp(path, "-") == 0)
         return 1;
-    if (stat(path, &sb) < 0) {
-        fprintf(stderr, "ioanalyze: cannot open '%s': %s\n", path, strerror(errno));
-        return -1;
-    }
+    if (stat(path, &sb) < 0)
+        return iot_error("cannot open '%s': %s", path, strerror(errno));
     if (S_ISDIR(sb.st_mode))
         return 0;
-    if (!(f = fopen(path, "rb"))) {
-        fprintf(stderr, "ioanalyze: cannot open '%s': %s\n", path, strerror(errno));
-        return -1;
-    }
+    if (!(f = fopen(path, "rb")))
+        return iot_error("cannot open '%s': %s", path, strerror(errno));
     n = fread(buf, 1, sizeof(buf), f);
     fclose(f);
     return issues_detect(buf, n);
@@ -67,7 +52,7 @@ static int load_side(const char *path, const char *config, const char *const *se
         return 2;
     if (kind) {
         if (issues_load(path, issues, errbuf) < 0) {
-            fprintf(stderr, "ioanalyze: %s\n", errbuf);
+            iot_error("%s", errbuf);
             return 2;
         }
         return 0;
@@ -107,60 +92,58 @@ static void print_rules(const json_t *issues)
 
 int cmd_diff(int argc, char **argv)
 {
-    const char *config = NULL, *pos[2] = { NULL, NULL }, *val;
-    const char **sets = calloc((size_t)argc + 1, sizeof(*sets));
+    const char *config = NULL, *pos[2] = { NULL, NULL };
+    struct opt_list args = { 0 }, sets = { 0 };
     json_t *base = NULL, *next = NULL, *out = NULL;
-    size_t nsets = 0, nnew = 0;
-    int npos = 0, ret = 2, r, opts = 1;
+    size_t nnew = 0;
+    int ret = 2, parsed;
+    const struct opt_spec opts[] = {
+        {"config", 'c', "FILE", .value = &config, .help = "configuration for analysing inputs"},
+        {"set", 0, "RULE.PARAM=VALUE", .list = &sets, .help = "override one parameter (repeatable)"},
+    };
+    const struct opt_cmd cmd = {
+        .name = "diff",
+        .synopsis = "diff [OPTIONS] BASE NEW",
+        .about = "Compares two issue sets by fingerprint and writes\n"
+                 "{\"new\":[...],\"fixed\":[...],\"unchanged\":N} on stdout.\n"
+                 "BASE and NEW are issue files written by 'ioanalyze analyze' (JSON or JSONL,\n"
+                 "'-' reads one from standard input) or inputs (trace, strace log, JSONL events,\n"
+                 "directory), which are analysed first.",
+        .opts = opts,
+        .nopts = sizeof(opts) / sizeof(opts[0]),
+        .footer = "Exit: 0 nothing new, 1 something new, 2 usage or input error.",
+    };
 
-    if (!sets) {
-        fprintf(stderr, "ioanalyze: out of memory\n");
-        return 2;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (opts && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-            diff_usage(stdout);
-            ret = 0;
-            goto out;
-        } else if (opts && strcmp(a, "--") == 0) {
-            opts = 0;
-        } else if (opts && (r = opt_value(argc, argv, &i, "--config", &val))) {
-            if (r < 0)
-                goto out;
-            config = val;
-        } else if (opts && (r = opt_value(argc, argv, &i, "--set", &val))) {
-            if (r < 0)
-                goto out;
-            sets[nsets++] = val;
-        } else if (opts && a[0] == '-' && a[1]) {
-            ret = opt_unknown("diff", a);
-            goto out;
-        } else if (npos < 2) {
-            pos[npos++] = a;
-        } else {
-            fprintf(stderr, "ioanalyze: diff takes two sets, BASE and NEW; '%s' is a third\n", a);
-            goto out;
-        }
-    }
-    if (npos != 2) {
-        diff_usage(stderr);
+    parsed = opt_parse(&cmd, argc, argv, &args);
+    if (parsed >= 0) {
+        ret = parsed;
         goto out;
     }
+    if (args.n > 2) {
+        iot_error("diff takes two sets, BASE and NEW; '%s' is a third", args.v[2]);
+        goto out;
+    }
+    if (args.n != 2) {
+        opt_usage(&cmd, stderr);
+        goto out;
+    }
+    pos[0] = args.v[0];
+    pos[1] = args.v[1];
     if (strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0) {
-        fprintf(stderr, "ioanalyze: diff: only one of BASE and NEW can be standard input\n");
+        iot_error("diff: only one of BASE and NEW can be standard input");
         goto out;
     }
-    if (load_side(pos[0], config, sets, nsets, &base) || load_side(pos[1], config, sets, nsets, &next))
+    if (load_side(pos[0], config, sets.v, sets.n, &base) ||
+        load_side(pos[1], config, sets.v, sets.n, &next))
         goto out;
     if (!(out = json_object()) || issues_diff(base, next, out, &nnew) < 0) {
-        fprintf(stderr, "ioanalyze: out of memory\n");
+        iot_error("out of memory");
         goto out;
     }
     json_dumpf(out, stdout, JSON_INDENT(2));
     fputc('\n', stdout);
     if (fflush(stdout) != 0) {
-        fprintf(stderr, "ioanalyze: cannot write the diff: %s\n", strerror(errno));
+        iot_error("cannot write the diff: %s", strerror(errno));
         goto out;
     }
     fprintf(stderr, "diff: %zu new, %zu fixed, %lld unchanged", nnew,
@@ -177,6 +160,7 @@ out:
     json_decref(base);
     json_decref(next);
     json_decref(out);
-    free(sets);
+    free(args.v);
+    free(sets.v);
     return ret;
 }

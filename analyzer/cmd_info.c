@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "grow.h"
 #include "hmap.h"
 #include "input.h"
+#include "opt_parse.h"
 
 struct pinfo {
     int32_t pid, ppid;
@@ -35,15 +37,8 @@ static struct pinfo *pinfo_get(struct info *in, int32_t pid)
 
     if (v)
         return &in->p[(size_t)(uintptr_t)v - 1];
-    if (in->np == in->capp) {
-        size_t nc = in->capp ? in->capp * 2 : 16;
-        struct pinfo *np = realloc(in->p, nc * sizeof(*np));
-
-        if (!np)
-            return NULL;
-        in->p = np;
-        in->capp = nc;
-    }
+    if (iot_grow(&in->p, &in->capp, in->np + 1, sizeof(*in->p)) < 0)
+        return NULL;
     memset(&in->p[in->np], 0, sizeof(in->p[0]));
     in->p[in->np].pid = pid;
     in->p[in->np].exited = -1;
@@ -64,15 +59,8 @@ static void tinfo_set(struct info *in, int32_t pid, int32_t tid, const char *nam
             return;
         }
     }
-    if (in->nt == in->capt) {
-        size_t nc = in->capt ? in->capt * 2 : 16;
-        struct tinfo *nt = realloc(in->t, nc * sizeof(*nt));
-
-        if (!nt)
-            return;
-        in->t = nt;
-        in->capt = nc;
-    }
+    if (iot_grow(&in->t, &in->capt, in->nt + 1, sizeof(*in->t)) < 0)
+        return;
     in->t[in->nt] = (struct tinfo){pid, tid, name};
     hmap_put(&in->tidx, (uint64_t)(uint32_t)tid, (void *)(uintptr_t)(in->nt + 1));
     in->nt++;
@@ -209,39 +197,30 @@ static void info_print(struct info *in, struct input *inp)
 
 int cmd_info(int argc, char **argv)
 {
-    const char **inputs = calloc((size_t)argc + 1, sizeof(char *));
-    size_t ninputs = 0;
-    int ret = 2, rc;
+    struct opt_list inputs = {0};
+    int ret = 2, rc, parsed;
     struct iot_strtab *st = NULL;
     struct input *inp = NULL;
     const struct iot_event *ev;
     struct info in;
+    const struct opt_cmd cmd = {
+        .name = "info",
+        .synopsis = "info INPUT...",
+        .about = "Prints the inputs (kind, size, damage), processes (pid, ppid, exe, argv,\n"
+                 "exit status), threads, event counts per op, time span and bytes/event.",
+        .needs_input = 1,
+    };
 
     memset(&in, 0, sizeof(in));
     in.first_t = INT64_MAX;
     in.last_t = INT64_MIN;
-    if (!inputs)
-        return 2;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] != '-' || strcmp(argv[i], "-") == 0) {
-            inputs[ninputs++] = argv[i];
-        } else if (opt_flag(argv, i, "--help") || opt_flag(argv, i, "-h")) {
-            printf("usage: ioanalyze info INPUT...\n"
-                   "Prints the inputs (kind, size, damage), processes (pid, ppid, exe, argv,\n"
-                   "exit status), threads, event counts per op, time span and bytes/event.\n");
-            ret = 0;
-            goto out;
-        } else {
-            ret = opt_unknown("info", argv[i]);
-            goto out;
-        }
-    }
-    if (!ninputs) {
-        fprintf(stderr, "ioanalyze: no input given\n");
+    parsed = opt_parse(&cmd, argc, argv, &inputs);
+    if (parsed >= 0) {
+        ret = parsed;
         goto out;
     }
     st = iot_strtab_create();
-    if (!st || !(inp = input_open(inputs, ninputs, st)))
+    if (!st || !(inp = input_open(inputs.v, inputs.n, st)))
         goto out;
     while ((rc = input_next_ref(inp, &ev)) > 0)
         info_event(&in, ev);
@@ -258,6 +237,6 @@ out:
     hmap_release(&in.tidx);
     input_close(inp);
     iot_strtab_free(st);
-    free(inputs);
+    free(inputs.v);
     return ret;
 }

@@ -1,19 +1,12 @@
 /* ioanalyze profile: the per-file profile (CSV) on stdout. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "msg.h"
 #include "opt_parse.h"
-
-static void profile_usage(FILE *f)
-{
-    fputs("usage: ioanalyze profile [OPTIONS] INPUT...\n"
-          "Writes one CSV row per (pid, path, layer): counts, bytes, times, seeks,\n"
-          "sequential/random accesses, fsyncs, main-thread calls (RFC 4180).\n\n"
-          "  --config FILE          JSON configuration (main_thread_names, continual_gap_ms)\n"
-          "  --set RULE.PARAM=VALUE accepted for symmetry with analyze\n"
-          "  --strict               exit 2 on a damaged trace instead of a warning\n", f);
-}
 
 int cmd_profile(int argc, char **argv)
 {
@@ -23,12 +16,23 @@ int cmd_profile(int argc, char **argv)
     struct analyze_result res = {0};
     int ret = 2, parsed;
     const struct opt_spec opts[] = {
-        {"--strict", .flag = &req.strict},
-        {"--config", .value = &req.config_path},
-        {"--set", .list = &sets},
+        {"config", 'c', "FILE", .value = &req.config_path,
+         .help = "JSON configuration (main_thread_names, continual_gap_ms)"},
+        {"set", 0, "RULE.PARAM=VALUE", .list = &sets, .help = "accepted for symmetry with analyze"},
+        {"strict", 0, NULL, .flag = &req.strict,
+         .help = "exit 2 on a damaged trace instead of a warning"},
+    };
+    const struct opt_cmd cmd = {
+        .name = "profile",
+        .synopsis = "profile [OPTIONS] INPUT...",
+        .about = "Writes one CSV row per (pid, path, layer): counts, bytes, times, seeks,\n"
+                 "sequential/random accesses, fsyncs, main-thread calls (RFC 4180).",
+        .opts = opts,
+        .nopts = sizeof(opts) / sizeof(opts[0]),
+        .needs_input = 1,
     };
 
-    parsed = opt_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), profile_usage, &inputs);
+    parsed = opt_parse(&cmd, argc, argv, &inputs);
     if (parsed >= 0) {
         ret = parsed;
         goto out;
@@ -41,7 +45,7 @@ int cmd_profile(int argc, char **argv)
     if (!o.profile || analyze_run(&req, &o, &res) != 0)
         goto out;
     if (profile_write_csv(o.profile, stdout) < 0 || fflush(stdout) != 0) {
-        fprintf(stderr, "ioanalyze: cannot write the profile: %m\n");
+        iot_error("cannot write the profile: %s", strerror(errno));
         goto out;
     }
     ret = 0;

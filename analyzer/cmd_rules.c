@@ -1,9 +1,12 @@
 /* ioanalyze rules: every rule with its type, parameters and defaults. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "config.h"
+#include "msg.h"
+#include "opt_parse.h"
 #include "rule.h"
 
 static void print_value(enum rule_ptype t, double v)
@@ -18,28 +21,37 @@ static void print_value(enum rule_ptype t, double v)
 
 int cmd_rules(int argc, char **argv)
 {
+    struct opt_list args = {0}, plugins = {0};
     size_t n;
     const struct rule *const *rules;
+    int ret = 2, parsed;
+    const struct opt_spec opts[] = {
+        {"plugin", 0, "FILE.so", .list = &plugins, .help = "list the rules of a plugin too (repeatable)"},
+    };
+    const struct opt_cmd cmd = {
+        .name = "rules",
+        .synopsis = "rules [--plugin FILE.so]...",
+        .about = "Lists every rule: name, issue type, parameters with their defaults.\n"
+                 "Change a parameter with --set RULE.PARAM=VALUE or a --config file.",
+        .opts = opts,
+        .nopts = sizeof(opts) / sizeof(opts[0]),
+    };
 
-    for (int i = 1; i < argc; i++) {
-        if (opt_flag(argv, i, "--help") || opt_flag(argv, i, "-h")) {
-            printf("usage: ioanalyze rules [--plugin FILE.so]...\n"
-                   "Lists every rule: name, issue type, parameters with their defaults.\n"
-                   "Change a parameter with --set RULE.PARAM=VALUE or a --config file.\n");
-            return 0;
-        } else if (strncmp(argv[i], "--plugin", 8) == 0) {
-            const char *val;
-            char errbuf[256];
-            int r = opt_value(argc, argv, &i, "--plugin", &val);
+    parsed = opt_parse(&cmd, argc, argv, &args);
+    if (parsed >= 0) {
+        ret = parsed;
+        goto out;
+    }
+    if (args.n) {
+        iot_error("rules: unexpected argument '%s'; see 'ioanalyze rules --help'", args.v[0]);
+        goto out;
+    }
+    for (size_t i = 0; i < plugins.n; i++) {
+        char errbuf[256];
 
-            if (r <= 0)
-                return r < 0 ? 2 : opt_unknown("rules", argv[i]);
-            if (rules_load_plugin(val, errbuf) < 0) {
-                fprintf(stderr, "ioanalyze: %s\n", errbuf);
-                return 2;
-            }
-        } else {
-            return opt_unknown("rules", argv[i]);
+        if (rules_load_plugin(plugins.v[i], errbuf) < 0) {
+            iot_error("%s", errbuf);
+            goto out;
         }
     }
     rules = rules_all(&n);
@@ -68,5 +80,9 @@ int cmd_rules(int argc, char **argv)
     printf("  normalize: always applied first, before the config's own patterns:\n");
     for (size_t i = 0; i < config_ndefault_normalize; i++)
         printf("    \"%s\" -> \"%s\"\n", config_default_normalize[i][0], config_default_normalize[i][1]);
-    return 0;
+    ret = 0;
+out:
+    free(args.v);
+    free(plugins.v);
+    return ret;
 }

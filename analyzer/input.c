@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "input.h"
+#include "msg.h"
 #include "strace.h"
 
 #define PEEK 4096
@@ -30,7 +32,7 @@ struct input {
     struct iot_strtab *st;
     struct input_file_info *files;
     char **paths;              /* real paths of files[] (spooled stdin included) */
-    size_t nfiles;
+    size_t nfiles, capfiles, cappaths;
     char *spool;               /* temp file holding standard input, unlinked at close */
     struct iot_trace *native;
     struct source *src;        /* src[0] is the native reader when there is one */
@@ -43,16 +45,14 @@ struct input {
 static int add_file(struct input *in, const char *name, const char *path, enum input_kind kind,
                     uint64_t bytes)
 {
-    struct input_file_info *nf = realloc(in->files, (in->nfiles + 1) * sizeof(*nf));
+    struct input_file_info *nf;
     char **np;
 
-    if (!nf)
+    if (iot_grow(&in->files, &in->capfiles, in->nfiles + 1, sizeof(*in->files)) < 0 ||
+        iot_grow(&in->paths, &in->cappaths, in->nfiles + 1, sizeof(*in->paths)) < 0)
         return -1;
-    in->files = nf;
-    np = realloc(in->paths, (in->nfiles + 1) * sizeof(*np));
-    if (!np)
-        return -1;
-    in->paths = np;
+    nf = in->files;
+    np = in->paths;
     memset(&nf[in->nfiles], 0, sizeof(*nf));
     nf[in->nfiles].name = iot_intern(in->st, name, strlen(name));
     nf[in->nfiles].kind = kind;
@@ -108,14 +108,14 @@ static int spool_stdin(struct input *in, char **path)
     FILE *f;
 
     if (in->spool) {
-        fprintf(stderr, "ioanalyze: '-' given more than once\n");
+        iot_error("'-' given more than once");
         return -1;
     }
     if (asprintf(&p, "%s/ioanalyze-stdin-XXXXXX", dir && *dir ? dir : "/tmp") < 0)
         return -1;
     fd = mkstemp(p);
     if (fd < 0 || !(f = fdopen(fd, "wb"))) {
-        fprintf(stderr, "ioanalyze: cannot spool standard input: %s\n", strerror(errno));
+        iot_error("cannot spool standard input: %s", strerror(errno));
         if (fd >= 0)
             close(fd);
         free(p);
@@ -125,7 +125,7 @@ static int spool_stdin(struct input *in, char **path)
     while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
         fwrite(buf, 1, n, f);
     if (fclose(f) != 0) {
-        fprintf(stderr, "ioanalyze: cannot spool standard input: %s\n", strerror(errno));
+        iot_error("cannot spool standard input: %s", strerror(errno));
         return -1;
     }
     *path = p;
@@ -146,7 +146,7 @@ static int add_dir(struct input *in, const char *dir)
     int rc = 0;
 
     if (!d) {
-        fprintf(stderr, "ioanalyze: cannot open directory '%s': %s\n", dir, strerror(errno));
+        iot_error("cannot open directory '%s': %s", dir, strerror(errno));
         return -1;
     }
     while ((de = readdir(d)) != NULL) {
@@ -163,15 +163,10 @@ static int add_dir(struct input *in, const char *dir)
             free(p);
             continue;
         }
-        if (n == cap) {
-            char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nn));
-
-            if (!nn) {
-                free(p);
-                rc = -1;
-                break;
-            }
-            names = nn;
+        if (iot_grow(&names, &cap, n + 1, sizeof(*names)) < 0) {
+            free(p);
+            rc = -1;
+            break;
         }
         names[n++] = p;
     }
@@ -192,7 +187,7 @@ static int add_dir(struct input *in, const char *dir)
     }
     free(names);
     if (!rc && !found) {
-        fprintf(stderr, "ioanalyze: '%s': no trace, JSONL event file or strace log in this directory\n", dir);
+        iot_error("'%s': no trace, JSONL event file or strace log in this directory", dir);
         rc = -1;
     }
     return rc;
@@ -208,12 +203,12 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
     case INPUT_NATIVE:
         rc = iot_trace_next(in->native, ev, errbuf);
         if (rc < 0)
-            fprintf(stderr, "ioanalyze: %s\n", errbuf);
+            iot_error("%s", errbuf);
         return rc;
     case INPUT_STRACE:
         rc = strace_next(s->strace, ev, errbuf);
         if (rc < 0)
-            fprintf(stderr, "ioanalyze: '%s': %s\n", s->name, errbuf);
+            iot_error("'%s': %s", s->name, errbuf);
         return rc;
     case INPUT_JSONL:
         for (;;) {
@@ -221,7 +216,7 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
 
             if (len < 0) {
                 if (ferror(s->f)) {
-                    fprintf(stderr, "ioanalyze: cannot read '%s': %s\n", s->name, strerror(errno));
+                    iot_error("cannot read '%s': %s", s->name, strerror(errno));
                     return -1;
                 }
                 return 0;
@@ -232,8 +227,8 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
                 len--;
             rc = iot_jsonl_parse(s->line, (size_t)len, ev, in->st, s->scratch, errbuf);
             if (rc < 0) {
-                fprintf(stderr, "ioanalyze: '%s': line %llu: %s\n", s->name,
-                        (unsigned long long)s->lineno, errbuf);
+                iot_error("'%s': line %llu: %s", s->name, (unsigned long long)s->lineno,
+                          errbuf);
                 return -1;
             }
             if (rc > 0)
@@ -251,7 +246,7 @@ static int open_strace(struct input *in, struct iot_strtab *st, char *errbuf)
     struct source *s;
 
     if (!paths) {
-        fprintf(stderr, "ioanalyze: out of memory\n");
+        iot_error("out of memory");
         return -1;
     }
     for (size_t i = 0; i < in->nfiles; i++)
@@ -267,7 +262,7 @@ static int open_strace(struct input *in, struct iot_strtab *st, char *errbuf)
         s->file = first;
         s->strace = strace_open_paths(paths, n, st, errbuf);
         if (!s->strace)
-            fprintf(stderr, "ioanalyze: %s\n", errbuf);
+            iot_error("%s", errbuf);
     }
     free(paths);
     return n && !s->strace ? -1 : 0;
@@ -301,9 +296,9 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
         kind = detect(path, &bytes, &err);
         if (kind < 0) {
             if (err)
-                fprintf(stderr, "ioanalyze: cannot open trace '%s': %s\n", name, strerror(err));
+                iot_error("cannot open trace '%s': %s", name, strerror(err));
             else
-                fprintf(stderr, "ioanalyze: '%s': not a trace, JSONL event file or strace log\n", name);
+                iot_error("'%s': not a trace, JSONL event file or strace log", name);
             goto fail;
         }
         if (add_file(in, name, path, (enum input_kind)kind, bytes) < 0)
@@ -319,7 +314,7 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
     if (nnative) {
         in->native = iot_trace_open(native, nnative, st, errbuf);
         if (!in->native) {
-            fprintf(stderr, "ioanalyze: %s\n", errbuf);
+            iot_error("%s", errbuf);
             goto fail;
         }
         in->src[in->nsrc].kind = INPUT_NATIVE;
@@ -345,7 +340,7 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
         s->file = i;
         s->f = fopen(in->paths[i], "rb");
         if (!s->f) {
-            fprintf(stderr, "ioanalyze: cannot open trace '%s': %s\n", s->name, strerror(errno));
+            iot_error("cannot open trace '%s': %s", s->name, strerror(errno));
             goto fail;
         }
         in->nsrc++;
@@ -356,7 +351,7 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
     free(native);
     return in;
 oom:
-    fprintf(stderr, "ioanalyze: out of memory\n");
+    iot_error("out of memory");
 fail:
     free(native);
     input_close(in);
@@ -376,7 +371,7 @@ int input_next_ref(struct input *in, const struct iot_event **ev)
     if (in->nsrc == 1 && in->native) {
         rc = iot_trace_next_ref(in->native, ev, in->errbuf);
         if (rc < 0)
-            fprintf(stderr, "ioanalyze: %s\n", in->errbuf);
+            iot_error("%s", in->errbuf);
         return rc;
     }
     rc = input_next(in, &in->cur);
@@ -393,7 +388,7 @@ int input_next(struct input *in, struct iot_event *ev)
             int rc = iot_trace_next(in->native, ev, in->errbuf);
 
             if (rc < 0)
-                fprintf(stderr, "ioanalyze: %s\n", in->errbuf);
+                iot_error("%s", in->errbuf);
             return rc;
         }
         return source_next(in, &in->src[0], ev);
@@ -448,12 +443,11 @@ int input_report_damage(struct input *in)
     for (size_t i = 0; i < in->nfiles; i++) {
         if (in->files[i].kind != INPUT_NATIVE)
             continue;
-        fprintf(stderr,
-                "ioanalyze: warning: '%s': damaged trace%s: recovered %llu events from %llu "
-                "intact chunks; %llu damaged chunks, %llu bytes skipped\n",
-                in->files[i].name, ts.truncated ? " (truncated)" : "",
-                (unsigned long long)ts.events, (unsigned long long)ts.chunks,
-                (unsigned long long)ts.chunks_damaged, (unsigned long long)ts.bytes_skipped);
+        iot_warn("'%s': damaged trace%s: recovered %llu events from %llu intact chunks; "
+                 "%llu damaged chunks, %llu bytes skipped",
+                 in->files[i].name, ts.truncated ? " (truncated)" : "",
+                 (unsigned long long)ts.events, (unsigned long long)ts.chunks,
+                 (unsigned long long)ts.chunks_damaged, (unsigned long long)ts.bytes_skipped);
         break;
     }
     return 1;

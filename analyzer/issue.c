@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "hmap.h"
 #include "issue.h"
 
@@ -42,32 +43,16 @@ void issues_free(struct issues *is)
     free(is);
 }
 
-size_t issues_count(const struct issues *is)
-{
-    return json_array_size(is->list);
-}
-
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-
-    for (size_t i = 0; i < n; i++) {
-        h ^= c[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 static uint64_t fingerprint(const struct config *cfg, const char *rule, const char *path,
                             const char *stack)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = IOT_FNV64_INIT;
     char *np = config_normalize(cfg, path ? path : "");
     const char *f = stack ? stack : "";
 
-    h = fnv1a(h, rule, strlen(rule) + 1);
+    h = iot_fnv64_add(h, rule, strlen(rule) + 1);
     if (np) {
-        h = fnv1a(h, np, strlen(np) + 1);
+        h = iot_fnv64_add(h, np, strlen(np) + 1);
         free(np);
     }
     for (int i = 0; i < 4 && *f; i++) {
@@ -85,7 +70,7 @@ static uint64_t fingerprint(const struct config *cfg, const char *rule, const ch
             }
             nf = config_normalize(cfg, frame);
             if (nf) {
-                h = fnv1a(h, nf, strlen(nf) + 1);
+                h = iot_fnv64_add(h, nf, strlen(nf) + 1);
                 free(nf);
             }
             free(frame);
@@ -111,11 +96,11 @@ void issue_fingerprint(const struct config *cfg, const char *rule, const char *p
  */
 static uint64_t raw_key(const char *rule, const char *path, const char *stack)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = IOT_FNV64_INIT;
 
-    h = fnv1a(h, rule, strlen(rule) + 1);
-    h = fnv1a(h, path ? path : "", strlen(path ? path : "") + 1);
-    return fnv1a(h, stack ? stack : "", strlen(stack ? stack : ""));
+    h = iot_fnv64_add(h, rule, strlen(rule) + 1);
+    h = iot_fnv64_add(h, path ? path : "", strlen(path ? path : "") + 1);
+    return iot_fnv64_add(h, stack ? stack : "", strlen(stack ? stack : ""));
 }
 
 static uint64_t fingerprint_cached(struct issues *is, const char *rule, const char *path,
@@ -139,9 +124,8 @@ static json_int_t iget(const json_t *o, const char *k)
 
 /*
  * The issue already reported under fingerprint key, or NULL; *occ and
- * *repeat become what one more occurrence makes of its figures (for
- * main_thread the repeat bitmask is or'ed: a long call here and a long run
- * there is both (3)).
+ * *repeat become what one more occurrence makes of its figures (a rule
+ * whose repeat is a bitmask, RULE_F_REPEAT_BITS, gets the union).
  */
 static json_t *seen_issue(struct issues *is, const struct rule *rule, uint64_t key,
                           json_int_t *occ, json_int_t *repeat)
@@ -153,7 +137,7 @@ static json_t *seen_issue(struct issues *is, const struct rule *rule, uint64_t k
         return NULL;
     prev = json_array_get(is->list, (size_t)(uintptr_t)v - 1);
     *occ = iget(json_object_get(prev, "detail"), "occurrences") + 1;
-    if (rule->type == 1)
+    if (rule->flags & RULE_F_REPEAT_BITS)
         *repeat |= iget(prev, "repeat");
     return prev;
 }
@@ -168,7 +152,7 @@ static int count_later(json_t *prev, const struct rule *rule, int64_t time, json
     if (iget(prev, "time") > time)
         return 0;
     json_object_set_new(json_object_get(prev, "detail"), "occurrences", json_integer(occ));
-    if (rule->type == 1)
+    if (rule->flags & RULE_F_REPEAT_BITS)
         json_object_set_new(prev, "repeat", json_integer(repeat));
     return 1;
 }

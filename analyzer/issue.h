@@ -36,7 +36,4 @@ void issue_fingerprint(const struct config *cfg, const char *rule, const char *p
  */
 json_t *issues_finish(struct issues *is);
 
-/* Reported issues per rule name so far (before de-duplication). */
-size_t issues_count(const struct issues *is);
-
 #endif /* ISSUE_H */

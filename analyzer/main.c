@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ci.h"
 #include "cli.h"
+#include "msg.h"
+#include "opt_parse.h"
 
 static const struct cmd {
     const char *name;
@@ -34,6 +35,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    iot_msg_prog("ioanalyze");
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -44,7 +46,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("ioanalyze %s (trace format %d)\n", IOANALYZE_VERSION, IOT_FORMAT_VERSION);
+        opt_version();
         return 0;
     }
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -1,67 +1,222 @@
-/* The option loop of the INPUT-reading commands (opt_parse.h). */
+/* The option loop of every subcommand (opt_parse.h), on getopt_long. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "iotrace.h"
+#include "msg.h"
 #include "opt_parse.h"
+#include "version.h"
 
-int opt_parse(int argc, char **argv, const struct opt_spec *opts, size_t n,
-              void (*usage)(FILE *f), struct opt_list *inputs)
+/* getopt_long's code for an option without a short name: past every char */
+#define VAL_LONG 256
+
+/* Option descriptions start two columns after the widest option, up to here. */
+#define HELP_COL_MAX 30
+
+static const struct opt_spec help_opt = {
+    "help", 'h', NULL, .help = "print this help and exit",
+};
+static const struct opt_spec version_opt = {
+    "version", 0, NULL, .help = "print the version and exit",
+};
+
+static int val_of(const struct opt_spec *o, size_t k)
 {
-    int dashdash = 0;
+    return o->short_name ? (unsigned char)o->short_name : VAL_LONG + (int)k;
+}
+
+/* The option (index k of the table, or help/version past it) whose getopt code is val. */
+static const struct opt_spec *spec_of(const struct opt_cmd *cmd, int val)
+{
+    if (val == 'h')
+        return &help_opt;
+    if (val == VAL_LONG + (int)cmd->nopts)
+        return &version_opt;
+    for (size_t k = 0; k < cmd->nopts; k++)
+        if (val_of(&cmd->opts[k], k) == val)
+            return &cmd->opts[k];
+    return NULL;
+}
+
+static int takes_value(const struct opt_spec *o)
+{
+    return o->value || o->list;
+}
+
+/*
+ * getopt_long's failure, in our words. It reports an unknown or ambiguous
+ * long option with optopt 0, a flag given a value with the flag's code, an
+ * unknown short option with its character; elem is the argument it was
+ * reading (where getopt_long stepped past it).
+ */
+static int bad_option(const struct opt_cmd *cmd, const struct option *lo, int optopt_,
+                      const char *elem)
+{
+    const struct opt_spec *o = optopt_ ? spec_of(cmd, optopt_) : NULL;
+    char list[256] = "";
+    size_t len, n = 0;
+
+    if (o) {
+        iot_error("option '--%s' takes no value", o->name);
+        return 2;
+    }
+    if (optopt_) {
+        iot_error("unknown option '-%c'; see 'ioanalyze %s --help'", optopt_, cmd->name);
+        return 2;
+    }
+    /* ambiguous is getopt_long's other reason: more than one long name starts so */
+    len = strncmp(elem, "--", 2) == 0 ? strcspn(elem + 2, "=") : 0;
+    for (size_t k = 0; len && lo[k].name; k++) {
+        if (strncmp(lo[k].name, elem + 2, len) != 0)
+            continue;
+        if (n++)
+            strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+        strncat(list, "--", sizeof(list) - strlen(list) - 1);
+        strncat(list, lo[k].name, sizeof(list) - strlen(list) - 1);
+    }
+    if (n > 1)
+        iot_error("option '%.*s' is ambiguous (%s); see 'ioanalyze %s --help'", (int)len + 2,
+                  elem, list, cmd->name);
+    else
+        iot_error("unknown option '%s'; see 'ioanalyze %s --help'", elem, cmd->name);
+    return 2;
+}
+
+int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list *args)
+{
+    struct option *lo;
+    char *shorts;
+    size_t ns = 0;
+    int c, ret = 2;
 
     /* Room for every argument, taken before any is read, so running short
        of memory is the same silent exit 2 wherever the bad argument is. */
-    inputs->v = calloc((size_t)argc + 1, sizeof(char *));
-    if (!inputs->v)
-        return 2;
-    for (size_t k = 0; k < n; k++) {
-        if (opts[k].list) {
-            opts[k].list->v = calloc((size_t)argc + 1, sizeof(char *));
-            if (!opts[k].list->v)
-                return 2;
+    args->v = calloc((size_t)argc + 1, sizeof(char *));
+    lo = calloc(cmd->nopts + 3, sizeof(*lo));
+    shorts = calloc(3 * cmd->nopts + 4, 1);
+    if (!args->v || !lo || !shorts)
+        goto out;
+    /* '-': other arguments come back in order as code 1, so options and
+       inputs mix freely whatever POSIXLY_CORRECT says; ':': a missing value
+       is ':', told apart from an unknown option */
+    shorts[ns++] = '-';
+    shorts[ns++] = ':';
+    shorts[ns++] = 'h';
+    for (size_t k = 0; k < cmd->nopts; k++) {
+        const struct opt_spec *o = &cmd->opts[k];
+
+        if (o->list) {
+            o->list->v = calloc((size_t)argc + 1, sizeof(char *));
+            if (!o->list->v)
+                goto out;
+        }
+        lo[k] = (struct option){o->name, takes_value(o) ? required_argument : no_argument,
+                                NULL, val_of(o, k)};
+        if (o->short_name) {
+            shorts[ns++] = o->short_name;
+            if (takes_value(o))
+                shorts[ns++] = ':';
         }
     }
-    for (int i = 1; i < argc; i++) {
-        const struct opt_spec *o = NULL;
-        const char *val = NULL;
-        int r = 0;
+    lo[cmd->nopts] = (struct option){"help", no_argument, NULL, 'h'};
+    lo[cmd->nopts + 1] = (struct option){"version", no_argument, NULL, VAL_LONG + (int)cmd->nopts};
 
-        if (dashdash || argv[i][0] != '-' || strcmp(argv[i], "-") == 0) {
-            inputs->v[inputs->n++] = argv[i];
+    opterr = 0;
+    optind = 0;      /* glibc: start afresh, whatever parsed before */
+    while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+        const struct opt_spec *o;
+
+        if (c == 1) {
+            args->v[args->n++] = optarg;
             continue;
         }
-        if (opt_flag(argv, i, "--")) {
-            dashdash = 1;
-            continue;
+        if (c == '?') {
+            ret = bad_option(cmd, lo, optopt, argv[optind - 1]);
+            goto out;
         }
-        if (opt_flag(argv, i, "--help") || opt_flag(argv, i, "-h")) {
-            usage(stdout);
-            return 0;
+        if (c == ':') {
+            o = spec_of(cmd, optopt);
+            if (strncmp(argv[optind - 1], "--", 2) == 0)
+                iot_error("option '--%s' needs a value", o->name);
+            else
+                iot_error("option '-%c' needs a value", o->short_name);
+            goto out;
         }
-        for (size_t k = 0; k < n && r == 0; k++) {
-            o = &opts[k];
-            r = o->flag ? opt_flag(argv, i, o->name)
-                        : opt_value(argc, argv, &i, o->name, &val);
+        o = spec_of(cmd, c);
+        if (o == &help_opt) {
+            opt_usage(cmd, stdout);
+            ret = 0;
+            goto out;
         }
-        if (r == 0)
-            return opt_unknown(argv[0], argv[i]);
-        if (r < 0)
-            return 2;
+        if (o == &version_opt) {
+            opt_version();
+            ret = 0;
+            goto out;
+        }
         if (o->flag)
             *o->flag = 1;
-        else if (o->check && o->check(val) != 0)
-            return 2;
+        else if (o->check && o->check(optarg) != 0)
+            goto out;
         else if (o->list)
-            o->list->v[o->list->n++] = val;
+            o->list->v[o->list->n++] = optarg;
         else
-            *o->value = val;
+            *o->value = optarg;
     }
-    if (!inputs->n) {
-        fprintf(stderr, "ioanalyze: no input given\n");
-        usage(stderr);
-        return 2;
+    while (optind < argc)                /* what followed '--' */
+        args->v[args->n++] = argv[optind++];
+    if (cmd->needs_input && !args->n) {
+        iot_error("no input given");
+        opt_usage(cmd, stderr);
+        goto out;
     }
-    return -1;
+    ret = -1;
+out:
+    free(lo);
+    free(shorts);
+    return ret;
+}
+
+/* The left part of an option's help line, "  -c, --config FILE", as snprintf. */
+static int usage_left(char *buf, size_t size, const struct opt_spec *o)
+{
+    return snprintf(buf, size, "  %c%c%c --%s%s%s", o->short_name ? '-' : ' ',
+                    o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ', o->name,
+                    o->arg ? " " : "", o->arg ? o->arg : "");
+}
+
+static void usage_line(FILE *f, const struct opt_spec *o, int col)
+{
+    char left[128];
+    int n = usage_left(left, sizeof(left), o);
+
+    fprintf(f, "%s%*s%s\n", left, n + 2 <= col ? col - n : 2, "", o->help);
+}
+
+void opt_usage(const struct opt_cmd *cmd, FILE *f)
+{
+    int col = usage_left(NULL, 0, &version_opt) + 2;    /* wider than --help */
+
+    for (size_t k = 0; k < cmd->nopts; k++) {
+        int n = usage_left(NULL, 0, &cmd->opts[k]) + 2;
+
+        col = n > col ? n : col;
+    }
+    col = col < HELP_COL_MAX ? col : HELP_COL_MAX;
+    fprintf(f, "usage: ioanalyze %s\n", cmd->synopsis);
+    if (cmd->about)
+        fprintf(f, "%s\n", cmd->about);
+    fputc('\n', f);
+    for (size_t k = 0; k < cmd->nopts; k++)
+        usage_line(f, &cmd->opts[k], col);
+    usage_line(f, &help_opt, col);
+    usage_line(f, &version_opt, col);
+    if (cmd->footer)
+        fprintf(f, "\n%s\n", cmd->footer);
+}
+
+void opt_version(void)
+{
+    printf("ioanalyze %s (trace format %d)\n", IOSCOPE_VERSION, IOT_FORMAT_VERSION);
 }

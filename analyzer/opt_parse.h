@@ -1,7 +1,10 @@
 /*
- * opt_parse.h - the option loop of the commands that read INPUT... (analyze,
- * profile): each declares a table of its own options and opt_parse() does
- * the rest, so the commands agree on '--', '-', --help and every message.
+ * opt_parse.h - the option loop of every ioanalyze subcommand. A command
+ * declares one table of its options (struct opt_cmd); opt_parse() parses
+ * with getopt_long from it and opt_usage() writes --help from it, so the
+ * options a command takes and the ones its help lists cannot disagree, and
+ * every command handles '--', '-', abbreviations, --help, --version and
+ * usage errors the same way.
  */
 #ifndef OPT_PARSE_H
 #define OPT_PARSE_H
@@ -16,29 +19,50 @@ struct opt_list {
 };
 
 /*
- * One option: `name` and exactly one of flag, value or list, which says how
- * it is given and where it goes.
+ * One option. It is given as --NAME (or any unambiguous prefix), and as -S
+ * when short is set; a value as --NAME VALUE, --NAME=VALUE, -S VALUE or
+ * -SVALUE. Exactly one of flag, value or list says how it is given and
+ * where it goes.
  */
 struct opt_spec {
-    const char *name;               /* "--strict" */
-    int *flag;                      /* name alone: set to 1 */
-    const char **value;             /* name VALUE or name=VALUE; the last wins */
-    struct opt_list *list;          /* the same, repeatable: each appended */
-    /* value only, may be NULL: 0 to take VALUE, 2 after printing why not */
+    const char *name;               /* "config", without the dashes */
+    char short_name;                /* 'c', or 0 */
+    const char *arg;                /* the value's name in --help ("FILE"); NULL for a flag */
+    int *flag;                      /* no value: set to 1 */
+    const char **value;             /* one value; the last given wins */
+    struct opt_list *list;          /* repeatable: each value appended */
+    /* value and list only, may be NULL: 0 to take VALUE, 2 after printing why not */
     int (*check)(const char *value);
+    const char *help;               /* one line for --help */
+};
+
+/* A command: its options and what its --help says around them. */
+struct opt_cmd {
+    const char *name;               /* "diff": messages name it */
+    const char *synopsis;           /* after "usage: ioanalyze ": "diff [OPTIONS] BASE NEW" */
+    const char *about;              /* what the command does; may be NULL */
+    const struct opt_spec *opts;
+    size_t nopts;
+    const char *footer;             /* after the options (exit statuses); may be NULL */
+    int needs_input;                /* no argument is "no input given" */
 };
 
 /*
- * Reads argv[1..argc-1]: options from opts[0..n-1], '--help' or '-h' (usage
- * on stdout), '--' (what follows is input), anything else (and '-') input,
- * appended to *inputs. argv[0] names the command in messages.
- * Allocates inputs->v and each list's v, which the caller frees whatever
- * is returned (start them zeroed: free(NULL) is harmless).
+ * Parses argv[1..argc-1] (argv[0] is the command name) against cmd's
+ * options, plus -h/--help and --version, which every command takes. The
+ * other arguments, '-' among them and everything after '--', are appended
+ * in order to *args. Allocates args->v and each list's v, which the caller
+ * frees whatever is returned (start them zeroed: free(NULL) is harmless).
  * Returns -1 when the command should run, else its exit status: 0 after
- * --help, 2 after a message on stderr (unknown option, missing or refused
- * value, no input).
+ * --help or --version (on stdout), 2 after a message on stderr (unknown or
+ * ambiguous option, missing or refused value, no input).
  */
-int opt_parse(int argc, char **argv, const struct opt_spec *opts, size_t n,
-              void (*usage)(FILE *f), struct opt_list *inputs);
+int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list *args);
+
+/* The command's --help text. */
+void opt_usage(const struct opt_cmd *cmd, FILE *f);
+
+/* "ioanalyze 0.1.0 (trace format N)" on stdout: what --version prints. */
+void opt_version(void);
 
 #endif /* OPT_PARSE_H */

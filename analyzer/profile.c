@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hmap.h"
 #include "profile.h"
 
@@ -65,15 +66,8 @@ int profile_add(struct profile *p, int32_t pid, const char *path, int layer,
         key = k + 1;
     }
     if (!r) {
-        if (p->n == p->cap) {
-            size_t ncap = p->cap ? p->cap * 2 : 64;
-            struct prow *nr = realloc(p->rows, ncap * sizeof(*nr));
-
-            if (!nr)
-                return -1;
-            p->rows = nr;
-            p->cap = ncap;
-        }
+        if (iot_grow(&p->rows, &p->cap, p->n + 1, sizeof(*p->rows)) < 0)
+            return -1;
         r = &p->rows[p->n];
         memset(r, 0, sizeof(*r));
         r->path_copy = strdup(path);

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ci.h"
-#include "cli.h"
+#include "version.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 #define FINGERPRINT_KEY "ioscope/v1"
@@ -151,8 +151,8 @@ json_t *sarif_render(const json_t *issues, const struct sarif_rule *rules, size_
                     "$schema", SARIF_SCHEMA,
                     "version", "2.1.0",
                     "runs", "tool", "driver", "name", "ioscope",
-                    "version", IOANALYZE_VERSION,
-                    "semanticVersion", IOANALYZE_VERSION,
+                    "version", IOSCOPE_VERSION,
+                    "semanticVersion", IOSCOPE_VERSION,
                     "rules", descriptors,
                     "results", results,
                     "columnKind", "utf16CodeUnits");

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "grow.h"
 #include "rule.h"
 
 enum { P_MIN_COUNT };
@@ -50,15 +51,8 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
             return;
         }
     }
-    if (st->n == st->cap) {
-        size_t ncap = st->cap ? st->cap * 2 : 16;
-        struct leak_group *ng = realloc(st->g, ncap * sizeof(*ng));
-
-        if (!ng)
-            return;
-        st->g = ng;
-        st->cap = ncap;
-    }
+    if (iot_grow(&st->g, &st->cap, st->n + 1, sizeof(*st->g)) < 0)
+        return;
     st->g[st->n++] = (struct leak_group){*s, key, 1, s->end_unix_ms};
 }
 
@@ -96,7 +90,7 @@ static void leak_fini(void *state)
 }
 
 const struct rule rule_leak = {
-    .abi = RULE_ABI_VERSION,
+    RULE_ABI_HEADER,
     .name = "leak",
     .type = 4,
     .summary = "files still open when their process exited",

@@ -56,11 +56,12 @@ static void main_thread_check(void *state, const struct rule_ctx *ctx,
 }
 
 const struct rule rule_main_thread = {
-    .abi = RULE_ABI_VERSION,
+    RULE_ABI_HEADER,
     .name = "main_thread",
     .type = 1,
     .summary = "slow file I/O on the main thread (one long call or a long run of calls)",
     .params = main_thread_params,
     .nparams = sizeof(main_thread_params) / sizeof(main_thread_params[0]),
     .on_session = main_thread_check,
+    .flags = RULE_F_REPEAT_BITS,       /* "repeat" is bit 1 | bit 2 */
 };

@@ -45,7 +45,7 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
 }
 
 const struct rule rule_random_read = {
-    .abi = RULE_ABI_VERSION,
+    RULE_ABI_HEADER,
     .name = "random_read",
     .type = 8,
     .summary = "reads scattered over a file instead of sequential",

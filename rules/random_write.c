@@ -45,7 +45,7 @@ static void random_write_check(void *state, const struct rule_ctx *ctx,
 }
 
 const struct rule rule_random_write = {
-    .abi = RULE_ABI_VERSION,
+    RULE_ABI_HEADER,
     .name = "random_write",
     .type = 7,
     .summary = "writes scattered over a file instead of sequential",

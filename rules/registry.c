@@ -1,6 +1,7 @@
 /*
  * The rule registry: every built-in rule, listed once, then rules loaded
- * from plugins (--plugin FILE.so). Adding a rule: one file + one line here.
+ * from plugins (--plugin FILE.so). Adding a rule: one file, one line here,
+ * and its documentation (rules/TEMPLATE.md).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -34,6 +35,19 @@ static size_t nregistry = 0
 #undef RULE_COUNT_
     ;
 
+/* Plugins' rules, copied at load (see plugin_rule()); registry[] points here. */
+static struct rule plugin_rules[MAX_RULES];
+static size_t nplugin_rules;
+
+/* 1 when plugin_rules[from..to) has a rule called name. */
+static int plugin_named(size_t from, size_t to, const char *name)
+{
+    for (size_t i = from; i < to; i++)
+        if (strcmp(plugin_rules[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
 const struct rule *const *rules_all(size_t *n)
 {
     *n = nregistry;
@@ -48,10 +62,48 @@ const struct rule *rules_find(const char *name, size_t len)
     return NULL;
 }
 
+/*
+ * Plugin rule r as this ioanalyze sees it, in *out: the members r's size
+ * covers, zero past them (rule.h, "The plugin ABI"). 0, or -1 with errbuf.
+ */
+static int plugin_rule(const char *path, size_t i, const struct rule *r, struct rule *out,
+                       char *errbuf)
+{
+    const unsigned char *p, *end;
+
+    if (r->abi != RULE_ABI_VERSION) {
+        snprintf(errbuf, 256, "plugin '%s': rule ABI version %u, this ioanalyze needs %u",
+                 path, r->abi, RULE_ABI_VERSION);
+        return -1;
+    }
+    if (r->size < RULE_SIZE_FIRST) {
+        snprintf(errbuf, 256, "plugin '%s': rule #%zu declares a size of %u bytes, less than "
+                 "the first rule layout (%zu bytes)", path, i, r->size, (size_t)RULE_SIZE_FIRST);
+        return -1;
+    }
+    memset(out, 0, sizeof(*out));
+    memcpy(out, r, r->size < RULE_SIZE_KNOWN ? r->size : RULE_SIZE_KNOWN);
+    end = (const unsigned char *)r + r->size;
+    for (p = (const unsigned char *)r + RULE_SIZE_KNOWN; p < end; p++) {
+        if (*p) {
+            snprintf(errbuf, 256, "plugin '%s': rule '%.40s' sets members this ioanalyze "
+                     "does not know (built for a newer one: %u bytes, this one knows %zu)",
+                     path, out->name ? out->name : "?", r->size, (size_t)RULE_SIZE_KNOWN);
+            return -1;
+        }
+    }
+    if (!out->name || !out->on_session || out->nparams > RULE_MAX_PARAMS) {
+        snprintf(errbuf, 256, "plugin '%s': malformed rule #%zu", path, i);
+        return -1;
+    }
+    return 0;
+}
+
 int rules_load_plugin(const char *path, char *errbuf)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     const struct rule *const *list;
+    size_t n = 0;
 
     if (!h) {
         snprintf(errbuf, 256, "cannot load plugin '%s': %s", path, dlerror());
@@ -60,31 +112,30 @@ int rules_load_plugin(const char *path, char *errbuf)
     list = (const struct rule *const *)dlsym(h, "ioscope_rules");
     if (!list) {
         snprintf(errbuf, 256, "plugin '%s' has no ioscope_rules[] table", path);
-        dlclose(h);
-        return -1;
+        goto fail;
     }
-    for (size_t i = 0; list[i]; i++) {
-        const struct rule *r = list[i];
+    /* every rule is checked before any is registered: a refused plugin adds none */
+    for (; list[n]; n++) {
+        struct rule *r;
 
-        if (r->abi != RULE_ABI_VERSION) {
-            snprintf(errbuf, 256, "plugin '%s': rule ABI version %u, this ioanalyze needs %u",
-                     path, r->abi, RULE_ABI_VERSION);
-            return -1;
-        }
-        if (!r->name || !r->on_session || r->nparams > RULE_MAX_PARAMS) {
-            snprintf(errbuf, 256, "plugin '%s': malformed rule #%zu", path, i);
-            return -1;
-        }
-        if (rules_find(r->name, strlen(r->name))) {
-            snprintf(errbuf, 256, "plugin '%s': rule '%s' already exists", path, r->name);
-            return -1;
-        }
-        if (nregistry == MAX_RULES) {
+        if (nregistry + n == MAX_RULES) {
             snprintf(errbuf, 256, "plugin '%s': too many rules", path);
-            return -1;
+            goto fail;
         }
-        registry[nregistry++] = r;
+        r = &plugin_rules[nplugin_rules + n];
+        if (plugin_rule(path, n, list[n], r, errbuf) < 0)
+            goto fail;
+        if (rules_find(r->name, strlen(r->name)) ||
+            plugin_named(nplugin_rules, nplugin_rules + n, r->name)) {
+            snprintf(errbuf, 256, "plugin '%s': rule '%s' already exists", path, r->name);
+            goto fail;
+        }
     }
-    /* The handle stays open: the rules live in it until the program ends. */
+    for (size_t i = 0; i < n; i++)
+        registry[nregistry++] = &plugin_rules[nplugin_rules++];
+    /* The handle stays open: the rules' code lives in it until the program ends. */
     return 0;
+fail:
+    dlclose(h);
+    return -1;
 }

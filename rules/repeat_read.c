@@ -165,7 +165,7 @@ static void repeat_read_fini(void *state)
 }
 
 const struct rule rule_repeat_read = {
-    .abi = RULE_ABI_VERSION,
+    RULE_ABI_HEADER,
     .name = "repeat_read",
     .type = 3,
     .summary = "the same file read whole, repeatedly, by the same code",

@@ -19,8 +19,32 @@
 
 #include <jansson.h>
 
-/* Bumped whenever struct rule, rule_session, rule_ctx or rule_report change. */
-#define RULE_ABI_VERSION 1
+/*
+ * The plugin ABI. A plugin is built against one rule.h and loaded by
+ * ioanalyzes built from others, older and newer. struct rule starts with
+ * what it was built with:
+ *
+ *  - abi, RULE_ABI_VERSION: what the published members are (their types,
+ *    meanings and places). It changes only when one of them has to change,
+ *    and a plugin with another abi is refused. Version 2 is the first with
+ *    a size; version 1 plugins (no size) are refused.
+ *  - size, sizeof(struct rule) as the plugin saw it. Members of struct
+ *    rule are only ever appended, and a new member's zero means "as before
+ *    it existed". The loader copies the members a plugin's size covers and
+ *    zeroes the rest, so a plugin built before a member was added still
+ *    loads and runs as it did. A size below RULE_SIZE_FIRST (the first
+ *    layout with a size) is refused. A larger size than this ioanalyze's (a
+ *    plugin built for a newer one) loads when the members this ioanalyze
+ *    does not know are all zero, since the plugin then uses none of them,
+ *    and is refused otherwise (the kernel's rule for clone3 and openat2).
+ *
+ * struct rule_session and struct rule_ctx, which ioanalyze fills in and rules
+ * only read, grow only at their ends too: a plugin reads the members it
+ * knows. struct rule_param (an array) and struct rule_report, which rules
+ * fill in and ioanalyze reads, cannot grow: changing them is a new
+ * RULE_ABI_VERSION. Every rule starts with RULE_ABI_HEADER (below).
+ */
+#define RULE_ABI_VERSION 2
 
 /* Parameters: every value is held as a double; the type drives parsing/printing. */
 enum rule_ptype { RULE_P_INT, RULE_P_DOUBLE, RULE_P_BOOL };
@@ -108,6 +132,7 @@ struct rule_report {
 
 struct rule {
     unsigned abi;            /* RULE_ABI_VERSION; plugins with another are refused */
+    unsigned size;           /* sizeof(struct rule) where the rule was built */
     const char *name;        /* [a-z_]+ */
     int type;                /* Matrix issue type number */
     const char *summary;     /* one line */
@@ -122,7 +147,28 @@ struct rule {
     void (*on_end)(void *state, const struct rule_ctx *ctx);
     /* Optional: free what the state points to. */
     void (*fini)(void *state);
+
+    /* Appended after the first layout (RULE_SIZE_FIRST ends at fini); a
+       plugin built before a member sees it zero. Append new members here. */
+    unsigned flags;          /* RULE_F_*, 0 none */
 };
+
+/* The first members of every rule: `{RULE_ABI_HEADER, .name = ...}`. */
+#define RULE_ABI_HEADER .abi = RULE_ABI_VERSION, .size = sizeof(struct rule)
+
+/* The size of the first layout with a size: up to and including fini. */
+#define RULE_SIZE_FIRST (offsetof(struct rule, fini) + sizeof(void (*)(void *)))
+/* Where the members this rule.h knows end (not sizeof: a newer member may
+   sit in today's tail padding). Name the last member here when appending. */
+#define RULE_SIZE_KNOWN (offsetof(struct rule, flags) + sizeof(unsigned))
+
+/*
+ * flags: "repeat" is a bitmask of the conditions met, so an issue reported
+ * again keeps the union of its occurrences' bits (main_thread: a long call
+ * in one session and a long run in another is 3). Without it the earliest
+ * occurrence's repeat stands.
+ */
+#define RULE_F_REPEAT_BITS 1u
 
 /* Report an issue (implemented by the analyzer). The rule and ctx identify it. */
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r);
@@ -139,8 +185,13 @@ int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t
 /* Registry (rules/registry.c): built-in rules, then loaded plugins. */
 const struct rule *const *rules_all(size_t *n);
 const struct rule *rules_find(const char *name, size_t len);
-/* Load rules from a .so exporting `const struct rule *const ioscope_rules[]`
-   (NULL-terminated). 0, or -1 with a message in errbuf (256 bytes). */
+/*
+ * Load rules from a .so exporting `const struct rule *const ioscope_rules[]`
+ * (NULL-terminated), under the ABI rules above: each rule is copied, so the
+ * registry holds full-size rules whatever size the plugin was built with.
+ * 0, or -1 with a one-line message in errbuf (256 bytes); no rule of a
+ * refused plugin is registered.
+ */
 int rules_load_plugin(const char *path, char *errbuf);
 
 /* Helpers for rules */

@@ -77,7 +77,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
 }
 
 const struct rule rule_small_buffer = {
-    .abi = RULE_ABI_VERSION,
+    RULE_ABI_HEADER,
     .name = "small_buffer",
     .type = 2,
     .summary = "many reads/writes with a small buffer",

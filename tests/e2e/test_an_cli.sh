@@ -1,6 +1,8 @@
 #!/bin/sh
-# ioanalyze's command line: subcommands, --help, --version, exit statuses and
-# error messages, output formats, inputs from stdin and directories.
+# ioanalyze's command line: subcommands, --help and --version on each, option
+# parsing (abbreviations, --opt=value, short options, '--'), exit statuses and
+# error messages, output formats, inputs from stdin and directories, dump of
+# a damaged trace.
 . "$(dirname "$0")/lib.sh"
 FX=$TOP/tests/fixtures/rules
 need_built "$IOANALYZE"
@@ -17,17 +19,57 @@ expect() {
     [ "$got" -eq "$want" ] || die "'$*' exited $got, expected $want: $(cat "$work/err")"
 }
 
+# one version string (formats/version.h), printed alike by every command
+version=$(sed -n 's/^#define IOSCOPE_VERSION "\(.*\)"$/\1/p' "$TOP/formats/version.h")
+[ -n "$version" ] || die "no IOSCOPE_VERSION in formats/version.h"
 expect 0 "$IOANALYZE" --version
-grep -q '^ioanalyze ' "$work/out" || die "--version output"
+grep -qx "ioanalyze $version (trace format [0-9]*)" "$work/out" || die "--version output: $(cat "$work/out")"
+cp "$work/out" "$work/version"
 expect 0 "$IOANALYZE" --help
-for c in analyze profile dump info rules; do
+for c in analyze profile dump info diff rules; do
     expect 0 "$IOANALYZE" $c --help
-    grep -q "usage: ioanalyze" "$work/out" || die "$c --help has no usage line"
+    grep -q "^usage: ioanalyze .*$c" "$work/out" || die "$c --help has no usage line"
+    grep -q -- "--version" "$work/out" || die "$c --help does not list --version"
+    expect 0 "$IOANALYZE" $c -h
+    expect 0 "$IOANALYZE" $c --version
+    cmp -s "$work/out" "$work/version" || die "'$c --version' differs from 'ioanalyze --version'"
 done
 expect 2 "$IOANALYZE"
 expect 2 "$IOANALYZE" analyze
+grep -qx "ioanalyze: no input given" "$work/err" || die "no input message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" analyze --bogus "$FX/leak_fires.jsonl"
 grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze analyze --help'" "$work/err" || die "unknown option message: $(cat "$work/err")"
+for c in profile dump info diff rules; do
+    expect 2 "$IOANALYZE" $c --bogus
+    grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze $c --help'" "$work/err" || die "$c: unknown option message: $(cat "$work/err")"
+done
+
+# getopt_long: abbreviations, --opt=value, short options, options after
+# inputs, '--', and the usage errors, each exit 2 with one line
+expect 1 "$IOANALYZE" --fail --set=small_buffer.min_ops=19 "$FX/small_buffer_20_ops.jsonl"
+expect 1 "$IOANALYZE" "$FX/small_buffer_20_ops.jsonl" --fail-on-issues --se small_buffer.min_ops=19
+expect 0 "$IOANALYZE" -f jsonl "$FX/small_buffer_fires.jsonl"
+[ "$(wc -l <"$work/out")" -eq 1 ] || die "-f jsonl: one issue per line"
+expect 0 "$IOANALYZE" -fjsonl --form=jsonl "$FX/small_buffer_fires.jsonl"
+[ "$(wc -l <"$work/out")" -eq 1 ] || die "-fjsonl --form=jsonl: one issue per line"
+expect 2 "$IOANALYZE" --f jsonl "$FX/small_buffer_fires.jsonl"
+grep -qx "ioanalyze: option '--f' is ambiguous (--format, --fail-on-issues); see 'ioanalyze analyze --help'" "$work/err" ||
+    die "ambiguous option message: $(cat "$work/err")"
+expect 2 "$IOANALYZE" "$FX/small_buffer_fires.jsonl" --config
+grep -qx "ioanalyze: option '--config' needs a value" "$work/err" || die "missing value message: $(cat "$work/err")"
+expect 2 "$IOANALYZE" "$FX/small_buffer_fires.jsonl" -c
+grep -qx "ioanalyze: option '-c' needs a value" "$work/err" || die "missing value message (-c): $(cat "$work/err")"
+expect 2 "$IOANALYZE" --strict=yes "$FX/small_buffer_fires.jsonl"
+grep -qx "ioanalyze: option '--strict' takes no value" "$work/err" || die "flag with a value message: $(cat "$work/err")"
+expect 2 "$IOANALYZE" -x "$FX/small_buffer_fires.jsonl"
+grep -qx "ioanalyze: unknown option '-x'; see 'ioanalyze analyze --help'" "$work/err" || die "unknown short option message: $(cat "$work/err")"
+expect 2 "$IOANALYZE" -f xml "$FX/small_buffer_fires.jsonl"
+grep -qx "ioanalyze: --format: expected json, jsonl or sarif, not 'xml'" "$work/err" || die "refused value message: $(cat "$work/err")"
+cp "$FX/small_buffer_fires.jsonl" "$work/-dash.jsonl"
+(cd "$work" && "$IOANALYZE" --fail-on-issues -- -dash.jsonl >/dev/null 2>&1)
+[ $? -eq 1 ] || die "'--' must make '-dash.jsonl' an input"
+expect 2 "$IOANALYZE" rules extra
+grep -qx "ioanalyze: rules: unexpected argument 'extra'; see 'ioanalyze rules --help'" "$work/err" || die "rules argument message: $(cat "$work/err")"
 
 # unreadable and unrecognisable inputs
 expect 2 "$IOANALYZE" "$work/missing.zst"
@@ -57,6 +99,9 @@ grep -q "small_buffer has no parameter 'min_opps'" "$work/err" || die "--set err
 expect 2 "$IOANALYZE" --rules nope "$FX/small_buffer_20_ops.jsonl"
 echo '{"rules": {"small_buffer": {"min_ops": 19}}}' >"$work/c.json"
 expect 1 "$IOANALYZE" --fail-on-issues --config "$work/c.json" "$FX/small_buffer_20_ops.jsonl"
+expect 1 "$IOANALYZE" --fail-on-issues -c "$work/c.json" "$FX/small_buffer_20_ops.jsonl"
+expect 1 "$IOANALYZE" --fail-on-issues "-c$work/c.json" "$FX/small_buffer_20_ops.jsonl"
+expect 1 "$IOANALYZE" --fail-on-issues "--conf=$work/c.json" "$FX/small_buffer_20_ops.jsonl"
 echo '{"rules": {"small_buffer": {"min_ops": 19, "colour": 1}}}' >"$work/c.json"
 expect 2 "$IOANALYZE" --config "$work/c.json" "$FX/small_buffer_20_ops.jsonl"
 grep -q "rules.small_buffer.colour: unknown parameter" "$work/err" || die "config error: $(cat "$work/err")"
@@ -103,6 +148,29 @@ expect 0 "$IOANALYZE" dump "$FX/leak_fires.jsonl"
 [ "$(wc -l <"$work/out")" -eq "$(wc -l <"$FX/leak_fires.jsonl")" ] || die "dump jsonl line count"
 expect 0 "$IOANALYZE" dump --format text "$FX/leak_fires.jsonl"
 [ "$(wc -l <"$work/out")" -eq "$(wc -l <"$FX/leak_fires.jsonl")" ] || die "dump text line count"
+cp "$work/out" "$work/dump.text"
+expect 0 "$IOANALYZE" dump "$FX/leak_fires.jsonl" -ftext
+cmp -s "$work/out" "$work/dump.text" || die "dump -ftext differs from --format text"
+expect 2 "$IOANALYZE" dump --format xml "$FX/leak_fires.jsonl"
+grep -qx "ioanalyze: dump --format: expected jsonl or text, not 'xml'" "$work/err" || die "dump --format message: $(cat "$work/err")"
+
+# dump of a damaged trace (SPEC): what can be read, a warning naming the
+# file, exit 0; --strict makes it 2
+if [ -x "$IORECORD" ] && [ -e "$LIBIORECORD" ] && [ -x "$BUILD/bin/samples/repeat_read" ]; then
+    (cd "$work" && "$IORECORD" -o "$work/rec.zst" "$BUILD/bin/samples/repeat_read" >/dev/null 2>&1) ||
+        die "cannot record a sample"
+    head -c $(($(wc -c <"$work/rec.zst") / 2)) "$work/rec.zst" >"$work/cut.zst"
+    expect 0 "$IOANALYZE" dump "$work/cut.zst"
+    [ -s "$work/out" ] || die "dump of a damaged trace must write what it recovered"
+    grep -q "^ioanalyze: warning: '$work/cut.zst': damaged trace (truncated): recovered [0-9]* events" "$work/err" ||
+        die "dump: no damage warning naming the file: $(cat "$work/err")"
+    expect 2 "$IOANALYZE" dump --strict "$work/cut.zst"
+    grep -q "^ioanalyze: warning: '$work/cut.zst': damaged trace" "$work/err" || die "dump --strict: no damage warning"
+    grep -qx "ioanalyze: --strict: refusing a damaged input" "$work/err" || die "dump --strict message: $(cat "$work/err")"
+    expect 0 "$IOANALYZE" dump --strict "$work/rec.zst"
+else
+    echo "note: iorecord or the samples are not built; dump of a damaged trace not checked"
+fi
 expect 0 "$IOANALYZE" info "$FX/leak_inherited_not_leak.jsonl"
 grep -q "pid 101 ppid 100 /usr/bin/child" "$work/out" || die "info processes: $(cat "$work/out")"
 grep -q "processes: 2" "$work/out" || die "info process count"
