@@ -1,0 +1,219 @@
+/*
+ * strace_lines.c - the line reader of the strace importer: each log's next
+ * line, its prefix (pid, time) and its time on one scale shared by all the
+ * logs of a run, so that the lines of `strace -ff -o LOG` files can be taken
+ * in time order.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "strace_int.h"
+
+/* Pid of a log that has no pid column and no LOG.PID name. */
+#define DEFAULT_PID 1
+
+int64_t strace_sec_ns(int64_t sec, int64_t frac)
+{
+    if (sec > MAX_SEC)
+        sec = MAX_SEC;
+    if (sec < -MAX_SEC)
+        sec = -MAX_SEC;
+    return sec * NS_PER_S + frac;
+}
+
+int64_t strace_frac_ns(const char *p, long n)
+{
+    int64_t v = strace_num(p, n);
+
+    for (long i = n; i < 9; i++)
+        v *= 10;
+    return v;
+}
+
+/* Unix ns of local midnight of the day holding unix second `sec`. */
+static int64_t local_midnight(time_t sec)
+{
+    struct tm tm;
+
+    if (!localtime_r(&sec, &tm))
+        return 0;
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    tm.tm_isdst = -1;
+    return strace_sec_ns((int64_t)mktime(&tm), 0);
+}
+
+/*
+ * Read the next line of l and parse its prefix. The common time scale is
+ * unix ns for -ttt and -tt (the date of a -tt log comes from the file's
+ * mtime: the log was last written on the day its last line was, so the first
+ * line is on that day, or the day before when its time of day is later than
+ * the mtime's), and an artificial clock otherwise.
+ * Returns 1 line, 0 end of file, -1 read error.
+ */
+static int read_line(struct strace_src *s, struct strace_log *l)
+{
+    ssize_t n;
+    const char *p;
+    long gl;
+    int64_t tod;
+
+    l->have = 0;
+    if (l->eof)
+        return 0;
+    errno = 0;
+    n = getline(&l->line, &l->cap, l->f);
+    if (n < 0) {
+        l->eof = 1;
+        if (ferror(l->f)) {
+            l->err = errno ? errno : EIO;
+            return -1;
+        }
+        return 0;
+    }
+    while (n > 0 && (l->line[n - 1] == '\n' || l->line[n - 1] == '\r'))
+        l->line[--n] = '\0';
+    l->len = (size_t)n;
+    l->have = 1;
+    s->info.lines++;
+    l->info.lines++;
+
+    l->pid = 0;
+    l->body = 0;
+    if (strace_re_match(s, s->re_prefix, l->line, l->len) <= 0)
+        return 1;  /* cannot happen: every part of the prefix is optional */
+    l->body = strace_re_end(s);
+    if ((gl = strace_re_group(s, 1, l->line, &p)) > 0 ||
+        (gl = strace_re_group(s, 2, l->line, &p)) > 0)
+        l->pid = gl <= 9 ? (int32_t)strace_num(p, gl) : 0;  /* longer: no pid */
+
+    if ((gl = strace_re_group(s, 3, l->line, &p)) > 0) {
+        int64_t h = strace_num(p, gl), frac = 0;
+        strace_re_group(s, 4, l->line, &p);
+        int64_t m = strace_num(p, 2);
+        strace_re_group(s, 5, l->line, &p);
+        int64_t sec = strace_num(p, 2);
+        if ((gl = strace_re_group(s, 6, l->line, &p)) > 0)
+            frac = strace_frac_ns(p, gl);
+        tod = ((h * 60 + m) * 60 + sec) * NS_PER_S + frac;
+        if (l->tk == TK_UNSET) {
+            l->tk = TK_TOD;
+            l->day_base = local_midnight((time_t)(l->mtime_ns / NS_PER_S));
+            if (l->day_base + tod > l->mtime_ns + NS_PER_S)
+                l->day_base -= 86400 * NS_PER_S;
+            l->last_tod = tod;
+        }
+        /* a jump back of more than 12 hours is midnight passing */
+        if (tod + 12 * 3600 * NS_PER_S < l->last_tod && l->day_base < MAX_SEC * NS_PER_S)
+            l->day_base += 86400 * NS_PER_S;
+        l->last_tod = tod;
+        l->abs = l->day_base + tod;
+    } else if ((gl = strace_re_group(s, 7, l->line, &p)) > 0) {
+        int64_t sec = strace_num(p, gl), frac = 0;
+        if ((gl = strace_re_group(s, 8, l->line, &p)) > 0)
+            frac = strace_frac_ns(p, gl);
+        if (l->tk == TK_UNSET)
+            l->tk = sec < 100000000 ? TK_REL : TK_EPOCH;  /* -r: since the previous line */
+        if (l->tk == TK_REL) {
+            if (l->clock < MAX_SEC * NS_PER_S)
+                l->clock += strace_sec_ns(sec, frac);
+            l->abs = l->clock;
+        } else {
+            l->abs = strace_sec_ns(sec, frac);
+        }
+    } else {
+        const char *b = l->line + l->body;
+        size_t bn = l->len - l->body;
+        /* strace's messages and -k frames carry no time in any log */
+        int bare = bn == 0 || (bn > 1 && b[0] == '>' && b[1] == ' ') ||
+                   (bn > 7 && memcmp(b, "strace:", 7) == 0);
+        if (l->tk == TK_UNSET && !bare)
+            l->tk = TK_NONE;
+        if (l->tk == TK_NONE || l->tk == TK_UNSET)
+            l->abs = l->clock;
+        /* else: a line without a time in a timed log keeps the time of
+         * the line before it */
+    }
+    return 1;
+}
+
+int strace_log_advance(struct strace_src *s, struct strace_log *l)
+{
+    /* Decided before the read: the line that finds the log untimed keeps
+     * the clock (0), each line after it ticks. */
+    int untimed = l->tk == TK_NONE;
+    int rc = read_line(s, l);
+
+    if (rc == 1 && untimed) {
+        /* no timestamps: each line starts when the previous one ended,
+         * whatever a stray time in it says */
+        l->clock += 1;
+        l->abs = l->clock;
+    }
+    return rc;
+}
+
+/* The pid in a -ff log name "LOG.PID", or 0. */
+static int32_t pid_from_name(const char *name)
+{
+    const char *dot = name ? strrchr(name, '.') : NULL;
+    long v = 0;
+
+    if (!dot || !dot[1])
+        return 0;
+    for (const char *p = dot + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || v > INT32_MAX / 10)
+            return 0;
+        v = v * 10 + (*p - '0');
+    }
+    return (int32_t)v;
+}
+
+void strace_log_init(struct strace_log *l, FILE *f, const char *name, int own)
+{
+    struct stat sb;
+
+    l->f = f;
+    l->own = own;
+    l->name = name;
+    l->default_pid = pid_from_name(name);
+    if (!l->default_pid)
+        l->default_pid = DEFAULT_PID;
+    /* the date of a -tt log (read_line) */
+    if (fstat(fileno(l->f), &sb) == 0 && S_ISREG(sb.st_mode))
+        l->mtime_ns = strace_sec_ns((int64_t)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec);
+    else
+        l->mtime_ns = strace_sec_ns((int64_t)time(NULL), 0);
+}
+
+int strace_log_start(struct strace_src *s, struct strace_log *l)
+{
+    /* leading strace messages tell no time: the first real line does */
+    do {
+        if (strace_log_advance(s, l) < 0)
+            return -1;
+    } while (l->have && l->tk == TK_UNSET);
+    return 0;
+}
+
+struct strace_log *strace_log_earliest(struct strace_src *s)
+{
+    struct strace_log *best = NULL;
+
+    for (size_t i = 0; i < s->nlogs; i++) {
+        struct strace_log *l = &s->logs[i];
+        if (l->have && (!best || l->abs < best->abs))
+            best = l;
+    }
+    return best;
+}
+
+void strace_log_release(struct strace_log *l)
+{
+    if (l->own && l->f && l->f != stdin)
+        fclose(l->f);
+    free(l->line);
+    free(l->held.stk);
+}

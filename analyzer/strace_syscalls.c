@@ -1,0 +1,438 @@
+/*
+ * strace_syscalls.c - the syscalls the strace importer knows, and the
+ * decoding of one complete call into an event.
+ *
+ * The table comes from the strace column of IOT_OPS (schema.h): each op
+ * names the syscalls strace prints for it, either with the positions of
+ * their fd, size and offset arguments or with a shape of their own, decoded
+ * by strace_call below. The process syscalls (clone, execve, ...) are this
+ * file's own: they change the task model rather than a file.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "path.h"
+#include "strace_int.h"
+
+/*
+ * How a syscall's arguments are read. ARGS: the fd, size and offset are
+ * plain arguments at the positions its row gives (SA() in schema.h); the
+ * others have a shape of their own (SC()), handled by name in strace_call.
+ */
+enum sc_kind {
+    SC_ARGS, SC_OPEN, SC_OPENAT, SC_OPENAT2, SC_CREAT, SC_CLOSE, SC_RWV, SC_PRWV, SC_PRWV2,
+    SC_LSEEK, SC_LLSEEK, SC_DUP, SC_DUP2, SC_FCNTL, SC_MMAP, SC_MMAP2, SC_MUNMAP, SC_SENDFILE,
+    SC_COPY, SC_CLOSE_RANGE, SC_PIPE, SC_NEWFD,
+    /* the process model's: no op of their own */
+    SC_CLONE, SC_FORK, SC_EXECVE, SC_EXECVEAT, SC_PRCTL
+};
+
+struct strace_syscall {
+    const char *name;
+    uint8_t kind;                      /* enum sc_kind */
+    int8_t fd_arg, size_arg, off_arg;  /* SC_ARGS: positions, -1 for none */
+};
+
+/* Each op's syscalls, from the strace column of IOT_OPS. */
+#define SA(name, fd, size, off) { #name, SC_ARGS, fd, size, off },
+#define SC(name, shape) { #name, SC_##shape, -1, -1, -1 },
+#define OP_SYSCALLS_(e, name, dir, pos, cls, api, fields, strace) \
+    static const struct strace_syscall syscalls_##e[] = { strace { NULL, 0, 0, 0, 0 } };
+IOT_OPS(OP_SYSCALLS_)
+#undef OP_SYSCALLS_
+
+static const struct strace_syscall *const syscalls_of_op[IOT_OP_COUNT] = {
+#define OP_SYSCALLS_PTR_(e, name, dir, pos, cls, api, fields, strace) [IOT_OP_##e] = syscalls_##e,
+    IOT_OPS(OP_SYSCALLS_PTR_)
+#undef OP_SYSCALLS_PTR_
+};
+
+/* The syscalls that change processes and threads rather than files. */
+static const struct strace_syscall process_syscalls[] = {
+    SC(clone, CLONE) SC(clone2, CLONE) SC(clone3, CLONE) SC(fork, FORK) SC(vfork, FORK)
+    SC(execve, EXECVE) SC(execveat, EXECVEAT) SC(prctl, PRCTL) { NULL, 0, 0, 0, 0 }
+};
+#undef SA
+#undef SC
+
+static int syscall_is(const struct strace_syscall *sc, const char *name, size_t n)
+{
+    return strlen(sc->name) == n && memcmp(sc->name, name, n) == 0;
+}
+
+/* The syscall called name[0..n), with its op in *op (-1: a process syscall); NULL if none. */
+static const struct strace_syscall *syscall_find(const char *name, size_t n, int *op)
+{
+    for (unsigned o = 0; o < IOT_OP_COUNT; o++)
+        for (const struct strace_syscall *sc = syscalls_of_op[o]; sc->name; sc++)
+            if (syscall_is(sc, name, n)) {
+                *op = (int)o;
+                return sc;
+            }
+    for (const struct strace_syscall *sc = process_syscalls; sc->name; sc++)
+        if (syscall_is(sc, name, n)) {
+            *op = -1;
+            return sc;
+        }
+    return NULL;
+}
+
+int strace_syscall_forks(const char *name, size_t n)
+{
+    int op;
+    const struct strace_syscall *sc = syscall_find(name, n, &op);
+
+    return sc && (sc->kind == SC_CLONE || sc->kind == SC_FORK);
+}
+
+/* ---------------------------------------------------------- decoding */
+
+/* Parse an fd argument: its number, and its path (annotation or table). */
+static int32_t arg_fd(struct strace_src *s, struct strace_proc *p, struct strace_arg a,
+                      const char **path)
+{
+    int64_t fd = strace_arg_int(a, NULL);
+    const char *ann = strace_annotation_path(s, a.p, a.n);
+
+    *path = ann ? ann : strace_fd_get(p, fd);
+    return (int32_t)fd;
+}
+
+static void call_init(struct iot_event *ev, struct strace_task *k, int op, int64_t t,
+                      const struct strace_ret *r)
+{
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = IOT_EV_CALL;
+    ev->op = (uint8_t)op;
+    ev->pid = k->proc->pid;
+    ev->tid = k->tid;
+    ev->t = t;
+    ev->ret = r->val;
+    if (r->has_dur)
+        ev->dur = r->dur;
+    else
+        ev->has |= IOT_HAS_NO_DUR;
+    if (r->val < 0 && r->err) {
+        ev->has |= IOT_HAS_ERRNO;
+        ev->err = r->err;
+    } else if (r->val == -1) {
+        ev->has |= IOT_HAS_ERRNO;
+    }
+}
+
+static void set_fd(struct iot_event *ev, int32_t fd, const char *path)
+{
+    ev->has |= IOT_HAS_FD;
+    ev->fd = fd;
+    if (path) {
+        ev->has |= IOT_HAS_PATH;
+        ev->path = path;
+    }
+}
+
+/* rel relative to the directory dir, in the recorder's form (iot_path_join), interned. */
+static int join_path(struct strace_src *s, const char *dir, const char *rel, const char **out)
+{
+    size_t dl = strlen(dir), cap = dl + strlen(rel) + 2, len;
+    char *b = malloc(cap);
+
+    if (!b)
+        return -1;
+    memcpy(b, dir, dl);
+    /* cap always fits: 0 is the empty path, not "too long" */
+    len = iot_path_join(b, cap, dl, rel);
+    *out = iot_intern(s->st, b, len);
+    free(b);
+    return *out ? 0 : -1;
+}
+
+int strace_call(struct strace_src *s, struct strace_task *k, const char *name, size_t nlen,
+                const char *text, size_t n, int64_t t)
+{
+    struct strace_arg a[MAX_ARGS];
+    struct iot_event ev;
+    struct strace_ret r;
+    size_t rest;
+    int op, na, kind;
+    const struct strace_syscall *sc = syscall_find(name, nlen, &op);
+    struct strace_proc *p = k->proc;
+    const char *path = NULL;
+    int32_t fd;
+
+    na = strace_split_args(text, n, a, &rest);
+    if (na < 0 || strace_parse_ret(s, text + rest, n - rest, &r) < 0) {
+        s->info.unknown_lines++;
+        s->cur->info.unknown_lines++;
+        return 0;
+    }
+    if (!sc || !r.known) {
+        if (!p->announced)
+            return strace_proc_announce(s, p, t);
+        return 0;
+    }
+    kind = sc->kind;
+    if (kind == SC_EXECVE || kind == SC_EXECVEAT) {
+        int pa = kind == SC_EXECVEAT ? 1 : 0;
+        if (r.val != 0 || na < pa + 2) {
+            if (!p->announced)
+                return strace_proc_announce(s, p, t);
+            return 0;
+        }
+        if (strace_proc_exec(s, p, a[pa], a[pa + 1]) < 0)
+            return -1;
+        /* a successful exec starts a new image of the same process */
+        return strace_proc_announce(s, p, t);
+    }
+    if (!p->announced && strace_proc_announce(s, p, t) < 0)
+        return -1;
+
+    call_init(&ev, k, op < 0 ? 0 : op, t, &r);
+    switch (kind) {
+    case SC_ARGS:
+        if (na <= sc->fd_arg || na <= sc->size_arg)
+            return 0;
+        if (sc->fd_arg >= 0) {
+            fd = arg_fd(s, p, a[sc->fd_arg], &path);
+            set_fd(&ev, fd, path);
+        }
+        if (sc->size_arg >= 0) {
+            ev.has |= IOT_HAS_SIZE;
+            ev.size = strace_arg_int(a[sc->size_arg], NULL);
+        }
+        if (sc->off_arg >= 0 && na > sc->off_arg) {
+            ev.has |= IOT_HAS_OFFSET;
+            ev.offset = strace_arg_int(a[sc->off_arg], NULL);
+        }
+        break;
+    case SC_OPEN:
+    case SC_OPENAT:
+    case SC_OPENAT2:
+    case SC_CREAT: {
+        int pa = (kind == SC_OPENAT || kind == SC_OPENAT2) ? 1 : 0;
+        const char *arg_path;
+        if (na < pa + 1 || !(arg_path = strace_arg_str(s, a[pa])))
+            return 0;
+        if (kind == SC_CREAT)
+            ev.flags = O_CREAT | O_WRONLY | O_TRUNC;
+        else if (kind == SC_OPENAT2 && na > 2) {
+            const char *f = memmem(a[2].p, a[2].n, "flags=", 6);
+            struct strace_arg fa = { f, f ? a[2].n - (size_t)(f - a[2].p) : 0 };
+            ev.flags = f ? strace_open_flags(fa) : 0;
+        } else if (na > pa + 1)
+            ev.flags = strace_open_flags(a[pa + 1]);
+        /* The path as the program gave it when absolute, else joined to the
+         * directory it is relative to (the -y annotation of dirfd, which is
+         * the cwd for AT_FDCWD), as the recorder does; else the -y
+         * annotation of the new fd; else as given. */
+        path = arg_path;
+        if (arg_path[0] != '/' && arg_path[0] != '\0') {
+            const char *dir = pa ? strace_annotation_path(s, a[0].p, a[0].n) : NULL;
+            if (dir) {
+                if (join_path(s, dir, arg_path, &path) < 0)
+                    return -1;
+            } else if (r.path) {
+                path = r.path;
+            }
+        }
+        ev.has |= IOT_HAS_PATH | IOT_HAS_FLAGS;
+        ev.path = path;
+        if (r.val >= 0) {
+            ev.has |= IOT_HAS_FD;
+            ev.fd = (int32_t)r.val;
+            if (strace_fd_set(p, r.val, path) < 0)
+                return -1;
+        }
+        break;
+    }
+    case SC_CLOSE:
+        if (na < 1)
+            return 0;
+        fd = arg_fd(s, p, a[0], &path);
+        set_fd(&ev, fd, path);
+        if (r.val == 0)
+            strace_fd_set(p, fd, NULL);
+        break;
+    case SC_RWV:
+    case SC_PRWV:
+    case SC_PRWV2:
+        if (na < 3)
+            return 0;
+        fd = arg_fd(s, p, a[0], &path);
+        set_fd(&ev, fd, path);
+        ev.has |= IOT_HAS_SIZE;
+        ev.size = strace_iov_sum(a[1]);
+        if (kind != SC_RWV && na > 3) {
+            int64_t off = strace_arg_int(a[3], NULL);
+            if (kind == SC_PRWV2 && off == -1) {
+                /* -1: the file position, as readv/writev */
+                ev.op = ev.op == IOT_OP_PREADV ? IOT_OP_READV : IOT_OP_WRITEV;
+            } else {
+                ev.has |= IOT_HAS_OFFSET;
+                ev.offset = off;
+            }
+        }
+        break;
+    case SC_LSEEK:
+    case SC_LLSEEK: {
+        struct strace_arg w;
+        if (na < 3 || (kind == SC_LLSEEK && na < 4))
+            return 0;
+        fd = arg_fd(s, p, a[0], &path);
+        set_fd(&ev, fd, path);
+        ev.has |= IOT_HAS_OFFSET | IOT_HAS_WHENCE;
+        ev.offset = strace_arg_int(a[1], NULL);
+        w = a[kind == SC_LLSEEK ? 3 : 2];
+        ev.whence = strace_arg_is(w, "SEEK_SET") ? SEEK_SET :
+                    strace_arg_is(w, "SEEK_CUR") ? SEEK_CUR :
+                    strace_arg_is(w, "SEEK_END") ? SEEK_END :
+                    strace_arg_is(w, "SEEK_DATA") ? SEEK_DATA :
+                    strace_arg_is(w, "SEEK_HOLE") ? SEEK_HOLE : (int32_t)strace_arg_int(w, NULL);
+        /* _llseek returns the new offset in its [result] argument */
+        if (kind == SC_LLSEEK && r.val == 0)
+            ev.ret = strace_arg_bracket(a[2]);
+        break;
+    }
+    case SC_DUP:
+    case SC_DUP2:
+    case SC_FCNTL:
+        if (na < 1)
+            return 0;
+        if (kind == SC_FCNTL && na >= 3 && strace_arg_is(a[1], "F_SETFD")) {
+            /* whether the fd survives exec: shells mark their script fd */
+            fd = arg_fd(s, p, a[0], &path);
+            set_fd(&ev, fd, path);
+            ev.op = IOT_OP_FCNTL;
+            ev.has |= IOT_HAS_FLAGS;
+            ev.flags = memmem(a[2].p, a[2].n, "FD_CLOEXEC", 10) || strace_arg_int(a[2], NULL) == 1
+                       ? O_CLOEXEC : 0;
+            break;
+        }
+        if (kind == SC_FCNTL && (na < 2 || !(strace_arg_is(a[1], "F_DUPFD") ||
+                                              strace_arg_is(a[1], "F_DUPFD_CLOEXEC"))))
+            return 0;
+        if ((kind == SC_FCNTL && strace_arg_is(a[1], "F_DUPFD_CLOEXEC")) ||
+            (kind == SC_DUP2 && na >= 3 && memmem(a[2].p, a[2].n, "O_CLOEXEC", 9))) {
+            ev.has |= IOT_HAS_FLAGS;
+            ev.flags = O_CLOEXEC;
+        }
+        fd = arg_fd(s, p, a[0], &path);
+        set_fd(&ev, fd, path);
+        ev.has |= IOT_HAS_NEWFD;
+        ev.newfd = (int32_t)r.val;
+        if (r.val >= 0 &&
+            strace_fd_set(p, r.val, strace_fd_get(p, fd) ? strace_fd_get(p, fd) : path) < 0)
+            return -1;
+        break;
+    case SC_NEWFD:
+        if (r.val >= 0) {
+            ev.has |= IOT_HAS_FD;
+            ev.fd = (int32_t)r.val;
+            if (strace_fd_set(p, r.val, NULL) < 0)
+                return -1;
+        }
+        break;
+    case SC_PIPE: {
+        /* "[3, 4]" or, with -y, "[3<pipe:[91]>, 4<pipe:[91]>]" (socketpair: the 4th) */
+        struct strace_arg fds = a[na > 3 ? 3 : 0];
+        int64_t first = strace_arg_bracket(fds), second = -1;
+
+        for (size_t j = 1; j + 2 < fds.n; j++)
+            if (fds.p[j] == ',' && fds.p[j + 1] == ' ' &&
+                fds.p[j + 2] >= '0' && fds.p[j + 2] <= '9') {
+                struct strace_arg tail = { fds.p + j + 2, fds.n - j - 2 };
+                second = strace_arg_int(tail, NULL);
+                break;
+            }
+        if (r.val != 0 || first < 0 || second < 0 || first > INT32_MAX || second > INT32_MAX)
+            break;
+        ev.has |= IOT_HAS_FD | IOT_HAS_NEWFD;
+        ev.fd = (int32_t)first;
+        ev.newfd = (int32_t)second;
+        if (strace_fd_set(p, first, NULL) < 0 || strace_fd_set(p, second, NULL) < 0)
+            return -1;
+        break;
+    }
+    case SC_MMAP:
+    case SC_MMAP2:
+        if (na < 6)
+            return 0;
+        fd = arg_fd(s, p, a[4], &path);
+        if (fd < 0)
+            return 0;  /* anonymous memory is not file I/O */
+        set_fd(&ev, fd, path);
+        ev.has |= IOT_HAS_SIZE | IOT_HAS_OFFSET;
+        ev.size = strace_arg_int(a[1], NULL);
+        /* mmap2 counts 4096-byte pages (unsigned: a bad log wraps, never UB) */
+        ev.offset = (int64_t)((uint64_t)strace_arg_int(a[5], NULL) *
+                              (kind == SC_MMAP2 ? 4096u : 1u));
+        if (r.val != -1 && strace_map_add(p, (uint64_t)r.val, (uint64_t)ev.size) < 0)
+            return -1;
+        break;
+    case SC_MUNMAP:
+        if (na < 2)
+            return 0;
+        if (!strace_map_remove(p, (uint64_t)strace_arg_int(a[0], NULL)))
+            return 0;  /* not a file mapping (malloc's arenas) */
+        ev.has |= IOT_HAS_SIZE;
+        ev.size = strace_arg_int(a[1], NULL);
+        break;
+    case SC_SENDFILE: {
+        const char *in_path;
+        int64_t off;
+        if (na < 4)
+            return 0;
+        fd = arg_fd(s, p, a[0], &path);
+        set_fd(&ev, fd, path);
+        ev.has |= IOT_HAS_IN_FD | IOT_HAS_SIZE;
+        ev.in_fd = arg_fd(s, p, a[1], &in_path);
+        ev.size = strace_arg_int(a[3], NULL);
+        if ((off = strace_arg_bracket(a[2])) >= 0) {
+            ev.has |= IOT_HAS_OFFSET;
+            ev.offset = off;
+        }
+        break;
+    }
+    case SC_COPY: {
+        const char *in_path;
+        if (na < 5)
+            return 0;
+        fd = arg_fd(s, p, a[2], &path);
+        set_fd(&ev, fd, path);
+        ev.has |= IOT_HAS_IN_FD | IOT_HAS_SIZE;
+        ev.in_fd = arg_fd(s, p, a[0], &in_path);
+        ev.size = strace_arg_int(a[4], NULL);
+        break;
+    }
+    case SC_CLOSE_RANGE: {
+        int64_t first, last;
+        if (na < 2)
+            return 0;
+        first = strace_arg_int(a[0], NULL);
+        last = strace_arg_int(a[1], NULL);
+        if (last < 0 || last > INT32_MAX)
+            last = INT32_MAX;
+        ev.has |= IOT_HAS_FD | IOT_HAS_LAST_FD;
+        ev.fd = (int32_t)first;
+        ev.last_fd = (int32_t)last;
+        if (r.val == 0 && (na < 3 || !memmem(a[2].p, a[2].n, "CLOSE_RANGE_CLOEXEC", 19)))
+            strace_fd_forget(p, first, last);
+        break;
+    }
+    case SC_CLONE:
+    case SC_FORK: {
+        int is_thread = kind == SC_CLONE && memmem(text, rest, "CLONE_THREAD", 12) != NULL;
+        return strace_task_clone(s, k, (int32_t)r.val, is_thread, t);
+    }
+    case SC_PRCTL:
+        if (na >= 2 && strace_arg_is(a[0], "PR_SET_NAME") && r.val == 0) {
+            const char *nm = strace_arg_str(s, a[1]);
+            return nm ? strace_thread_announce(s, k, t, nm) : 0;
+        }
+        return 0;
+    }
+    if (ev.op == IOT_OP_OPEN)
+        return strace_emit_open(s, &ev);
+    return strace_emit(s, &ev);
+}
