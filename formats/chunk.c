@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "hash.h"
 #include "iotrace.h"
 #include "records.h"
 #include "varint.h"
@@ -16,13 +17,7 @@
  */
 static uint32_t hdr_check(const uint8_t *p)
 {
-    uint32_t h = 0x811c9dc5u;
-
-    for (int i = 0; i < IOT_CHUNK_HDR_SIZE - 4; i++) {
-        h ^= p[i];
-        h *= 0x01000193u;
-    }
-    return h;
+    return iot_fnv32(p, IOT_CHUNK_HDR_SIZE - 4);
 }
 
 void iot_chunk_hdr_put(uint8_t *out, const struct iot_chunk_hdr *h)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "iotrace.h"
 
 #define ARENA_BLOCK (64u << 10)
@@ -29,17 +30,6 @@ struct iot_strtab {
     int full;           /* a string was refused: IOT_STRTAB_MAX_BYTES reached */
     struct arena_block *blocks;
 };
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-
-    for (size_t i = 0; i < len; i++) {
-        h ^= (uint8_t)s[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
 
 struct iot_strtab *iot_strtab_create(void)
 {
@@ -95,7 +85,8 @@ static char *arena_alloc(struct iot_strtab *st, size_t n)
     return b->data + b->used - n;
 }
 
-static int grow(struct iot_strtab *st)
+/* Twice the slots; every string moves to its place in the new table (so not iot_grow). */
+static int rehash(struct iot_strtab *st)
 {
     size_t nmask = st->mask * 2 + 1;
     struct slot *ns = calloc(nmask + 1, sizeof(*ns));
@@ -119,7 +110,7 @@ static int grow(struct iot_strtab *st)
 
 const char *iot_intern(struct iot_strtab *st, const char *s, size_t len)
 {
-    uint64_t h = hash_bytes(s, len);
+    uint64_t h = iot_fnv64(s, len);
     size_t i;
     char *copy;
 
@@ -132,7 +123,7 @@ const char *iot_intern(struct iot_strtab *st, const char *s, size_t len)
         return NULL;
     }
     if ((st->count + 1) * 4 > (st->mask + 1) * 3) {
-        if (grow(st) < 0)
+        if (rehash(st) < 0)
             return NULL;
         for (i = h & st->mask; st->slots[i].s; i = (i + 1) & st->mask)
             ;

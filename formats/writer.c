@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "iotrace.h"
 
 struct wstream {
@@ -87,15 +88,8 @@ static struct wstream *find_stream(struct iot_writer *w, int32_t pid, int32_t ti
     for (size_t i = 0; i < w->n; i++)
         if (w->streams[i].pid == pid && w->streams[i].tid == tid)
             return &w->streams[i];
-    if (w->n == w->cap) {
-        size_t ncap = w->cap ? w->cap * 2 : 8;
-        struct wstream *ns = realloc(w->streams, ncap * sizeof(*ns));
-
-        if (!ns)
-            return NULL;
-        w->streams = ns;
-        w->cap = ncap;
-    }
+    if (iot_grow(&w->streams, &w->cap, w->n + 1, sizeof(*w->streams)) < 0)
+        return NULL;
     struct wstream *s = &w->streams[w->n];
     memset(s, 0, sizeof(*s));
     s->pid = pid;

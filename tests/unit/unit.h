@@ -16,7 +16,8 @@
     X(ci)              \
     X(config)          \
     X(recorder)        \
-    X(engine)
+    X(engine)          \
+    X(reader_damage)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)

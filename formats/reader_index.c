@@ -1,0 +1,278 @@
+/*
+ * reader_index.c - pass 1 of the reader: walk an input's zstd frames, note
+ * each intact chunk's place, stream, sequence number and start time, and skip
+ * damage to the next frame magic (docs/trace-format.md, section 6).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "reader_int.h"
+#include "records.h"
+#include "varint.h"
+
+/* ---------------------------------------------------------- streams */
+
+static struct trace_stream *trace_stream_get(struct iot_trace *tr, uint32_t input,
+                                             const struct iot_chunk_hdr *h)
+{
+    struct trace_stream *s;
+
+    /*
+     * Linear search from the end: chunks of a stream cluster in the file, and
+     * the number of streams is the number of threads, so this stays cheap.
+     */
+    for (size_t i = tr->nstreams; i-- > 0;) {
+        s = &tr->streams[i];
+        if (s->input == input && s->stream_id == h->stream_id &&
+            s->pid == h->pid && s->tid == h->tid)
+            return s;
+    }
+    if (iot_grow(&tr->streams, &tr->streams_cap, tr->nstreams + 1, sizeof(*tr->streams)) < 0)
+        return NULL;
+    s = &tr->streams[tr->nstreams++];
+    memset(s, 0, sizeof(*s));
+    s->input = input;
+    s->pid = h->pid;
+    s->tid = h->tid;
+    s->stream_id = h->stream_id;
+    return s;
+}
+
+static int trace_stream_add(struct trace_stream *s, const struct chunk_ref *c)
+{
+    if (iot_grow(&s->chunks, &s->cap, s->n + 1, sizeof(*s->chunks)) < 0)
+        return -1;
+    s->chunks[s->n++] = *c;
+    return 0;
+}
+
+static int chunk_cmp(const void *a, const void *b)
+{
+    const struct chunk_ref *x = a, *y = b;
+
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    if (x->nrec != y->nrec)
+        return x->nrec < y->nrec ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+void trace_stream_settle(struct trace_stream *s, uint64_t *superseded)
+{
+    size_t out = 0;
+
+    qsort(s->chunks, s->n, sizeof(*s->chunks), chunk_cmp);
+    for (size_t i = 0; i < s->n; i++) {
+        if (i + 1 < s->n && s->chunks[i + 1].seq == s->chunks[i].seq) {
+            (*superseded)++;
+            continue;
+        }
+        s->chunks[out++] = s->chunks[i];
+    }
+    s->n = out;
+}
+
+/* ------------------------------------------------------------ frames */
+
+/* Offset of the next zstd frame magic at or after off, or size. */
+static size_t find_magic(const struct trace_input *in, size_t off)
+{
+    static const uint8_t m[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+    while (off + 4 <= in->size) {
+        const uint8_t *p = memchr(in->map + off, m[0], in->size - off - 3);
+
+        if (!p)
+            break;
+        if (memcmp(p, m, 4) == 0)
+            return (size_t)(p - in->map);
+        off = (size_t)(p - in->map) + 1;
+    }
+    return in->size;
+}
+
+size_t trace_frame_decode(struct iot_trace *tr, const uint8_t *src, size_t csize,
+                          uint8_t **buf, size_t *cap)
+{
+    unsigned long long content = ZSTD_getFrameContentSize(src, csize);
+    size_t r;
+
+    if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR ||
+        content < IOT_CHUNK_HDR_SIZE || content > IOT_MAX_CHUNK_BYTES)
+        return 0;
+    if (content > *cap) {
+        /*
+         * Exactly the content, not doubled: pass 2 counts these buffers
+         * against IOT_MAX_INFLATED. *cap counts the content; the decoder's
+         * zero pad comes on top.
+         */
+        uint8_t *n = realloc(*buf, content + IOT_DEC_PAD);
+
+        if (!n)
+            return 0;
+        *buf = n;
+        *cap = content;
+    }
+    r = ZSTD_decompressDCtx(tr->dctx, *buf, content, src, csize);
+    if (ZSTD_isError(r) || r != content)
+        return 0;
+    memset(*buf + r, 0, IOT_DEC_PAD);
+    return r;
+}
+
+/* ------------------------------------------------------------ pass 1 */
+
+int trace_index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
+                      size_t *scratch_cap, char *errbuf)
+{
+    static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+    static const uint8_t index_magic[4] = { 0x5e, 0x2a, 0x4d, 0x18 };
+    const struct trace_input *in = &tr->inputs[idx];
+    uint64_t good = 0, newer = 0, damaged = 0;
+    uint32_t newest = 0;
+    size_t off = 0;
+    struct iot_chunk_hdr h;
+    int have_hdr = 0;       /* h came from the index frame just before */
+    int skip_next = 0;      /* the index frame announced a newer version */
+    size_t released = 0;    /* pages before this offset were given back */
+
+    while (off < in->size) {
+        size_t left = in->size - off, csize, n;
+        uint32_t m = left >= 4 ? iot_get_le32(in->map + off) : 0;
+
+        if (off - released >= (4u << 20)) {
+            trace_input_release(in, released, off - released);
+            released = off;
+        }
+        struct chunk_ref c;
+        struct trace_stream *s;
+        int rc;
+
+        if (left >= 8 && (m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START) {
+            uint64_t size = iot_get_le32(in->map + off + 4);
+
+            if (m == IOT_INDEX_FRAME_MAGIC && size != IOT_CHUNK_HDR_SIZE) {
+                /*
+                 * Ours, with a damaged size: skipping that much would drop
+                 * the frames after it unnoticed. The next data frame is
+                 * read without its index instead.
+                 */
+                size_t next = find_magic(in, off + 1);
+
+                damaged++;
+                tr->stats.bytes_skipped += next - off;
+                off = next;
+                have_hdr = skip_next = 0;
+                continue;
+            }
+            if (8 + size > left) {
+                tr->stats.truncated = 1;
+                tr->stats.bytes_skipped += left;
+                break;
+            }
+            have_hdr = skip_next = 0;
+            /* the chunk's index frame: its header, readable without decompressing */
+            if (m == IOT_INDEX_FRAME_MAGIC) {
+                rc = iot_chunk_hdr_get(in->map + off + 8, (size_t)size, &h);
+                if (rc == 0) {
+                    have_hdr = 1;
+                } else if (rc == -2) {
+                    newer++;
+                    skip_next = 1;
+                    if (h.version > newest)
+                        newest = h.version;
+                }
+            }
+            off += 8 + size;
+            continue;
+        }
+        csize = m == ZSTD_MAGICNUMBER ? ZSTD_findFrameCompressedSize(in->map + off, left) : (size_t)-1;
+        if (ZSTD_isError(csize) || csize == (size_t)-1) {
+            size_t next = find_magic(in, off + 1);
+
+            /* the last frame was cut off, perhaps inside its magic number */
+            if (next == in->size && (memcmp(in->map + off, magic, left < 4 ? left : 4) == 0 ||
+                                     memcmp(in->map + off, index_magic, left < 4 ? left : 4) == 0))
+                tr->stats.truncated = 1;
+            else
+                damaged++;
+            tr->stats.bytes_skipped += next - off;
+            off = next;
+            have_hdr = skip_next = 0;
+            continue;
+        }
+        if (skip_next) {
+            tr->stats.bytes_skipped += csize;
+            off += csize;
+            skip_next = 0;
+            continue;
+        }
+        if (have_hdr) {
+            /*
+             * Trust the index frame as far as sizes agree; the data frame's
+             * checksum is verified when pass 2 decompresses it.
+             */
+            unsigned long long content = ZSTD_getFrameContentSize(in->map + off, csize);
+            n = content == (unsigned long long)IOT_CHUNK_HDR_SIZE + h.bytes &&
+                content <= IOT_MAX_CHUNK_BYTES ? (size_t)content : 0;
+            rc = n ? 0 : -1;
+        } else {
+            /* no index frame (damaged, or another writer): read the header inside */
+            n = trace_frame_decode(tr, in->map + off, csize, scratch, scratch_cap);
+            rc = n ? iot_chunk_hdr_get(*scratch, n, &h) : -1;
+            if (rc == -2) {
+                newer++;
+                if (h.version > newest)
+                    newest = h.version;
+            }
+            if (rc == 0 && h.bytes != n - IOT_CHUNK_HDR_SIZE)
+                rc = -1;
+        }
+        have_hdr = 0;
+        if (rc < 0) {
+            if (rc != -2)
+                damaged++;
+            tr->stats.bytes_skipped += csize;
+            off += csize;
+            continue;
+        }
+        c.off = off;
+        c.csize = (uint32_t)csize;
+        c.dsize = (uint32_t)n;
+        c.seq = h.seq;
+        c.nrec = h.nrec;
+        c.base_t = h.base_t;
+        s = trace_stream_get(tr, idx, &h);
+        if (!s || trace_stream_add(s, &c) < 0) {
+            trace_set_err(errbuf, "cannot read trace '%s': %s", in->name, "out of memory");
+            return -1;
+        }
+        if (h.version > tr->stats.max_version)
+            tr->stats.max_version = h.version;
+        if (h.base_t < tr->origin)
+            tr->origin = h.base_t;
+        tr->stats.raw_bytes += n;
+        good++;
+        off += csize;
+    }
+    if (have_hdr || skip_next)
+        tr->stats.truncated = 1;  /* an index frame whose chunk is missing */
+    tr->stats.chunks += good;
+    tr->stats.chunks_damaged += damaged;
+    if (good)
+        return 0;
+    if (newer) {
+        if (errbuf)
+            snprintf(errbuf, IOT_ERRBUF_SIZE,
+                     "cannot read trace '%s': format version %u is newer than this reader (%u); upgrade ioscope",
+                     in->name, newest, IOT_FORMAT_VERSION);
+    } else if (in->size == 0) {
+        trace_set_err(errbuf, "cannot read trace '%s': %s", in->name, "empty file");
+    } else if (tr->stats.truncated && damaged == 0) {
+        trace_set_err(errbuf, "cannot read trace '%s': %s", in->name, "no complete chunk (truncated trace)");
+    } else {
+        trace_set_err(errbuf, "cannot read trace '%s': %s", in->name, "not an ioscope trace (no readable chunk)");
+    }
+    return -1;
+}

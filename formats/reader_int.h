@@ -1,0 +1,154 @@
+/*
+ * reader_int.h - what the parts of the native trace reader share (internal
+ * to formats/). The public interface is iotrace.h's struct iot_trace.
+ *
+ *   reader.c        the reader's life: open (inputs, pass 1, merge start), close
+ *   reader_input.c  the input policy: mapping inputs, standard input spooled to
+ *                   a file, which inputs stay open, reading a frame in pass 2
+ *   reader_index.c  pass 1: walking each input's frames into streams of chunks
+ *   reader_merge.c  pass 2: decoding the streams and merging them by time
+ */
+#ifndef IOT_READER_INT_H
+#define IOT_READER_INT_H
+
+#include <stdio.h>
+#include <zstd.h>
+
+#include "decode.h"
+#include "iotrace.h"
+
+/* One input file. */
+struct trace_input {
+    char *name;
+    const uint8_t *map;     /* pass 1 only */
+    size_t size;
+    int fd;                 /* pass 2 reads the frames (trace_input_read_frame); -1: by name */
+};
+
+/* Where one chunk is and what pass 1 learnt of it. */
+struct chunk_ref {
+    uint64_t off;
+    uint32_t csize;         /* compressed: the data frame's size */
+    uint32_t dsize;         /* decompressed: header and records, as counted in raw_bytes */
+    uint32_t seq;
+    uint32_t nrec;
+    int64_t base_t;
+};
+
+/* One thread life (pid, tid, stream_id) of one input: its chunks, and pass 2's decoding. */
+struct trace_stream {
+    uint32_t input;
+    int32_t pid, tid;
+    uint64_t stream_id;
+    struct chunk_ref *chunks;
+    size_t n, cap;
+    size_t next;            /* next chunk to load */
+    int loaded;             /* dec holds a chunk */
+    struct iot_event *ring; /* a batch of decoded events (IOT_DEC_BATCH) */
+    unsigned count;         /* how many */
+    int last;               /* how the batch ended (iot_dec_batch's *last) */
+    uint8_t *buf;
+    size_t buf_cap;
+    struct iot_dec dec;
+};
+
+/* Events one merge round hands out at most. */
+#define OUT_MAX 256
+/* Up to this many streams the merge scans a list instead of keeping a heap. */
+#define SCAN_MAX 8
+
+/*
+ * Merge entries hold their key (merge_key) and the stream's batch, so that
+ * handing out events never touches the big stream structs: each event
+ * depends on the choice before it, so every load on that path is latency.
+ */
+struct merge_ent {
+    int64_t key;            /* a heap's; a scan keeps its keys in tr->sorted */
+    const struct iot_event *cur, *end;  /* the batch's next event, and its end */
+    uint32_t idx;
+};
+
+struct iot_trace {
+    struct trace_input *inputs;
+    size_t ninputs;
+    struct trace_stream *streams;
+    size_t nstreams, streams_cap;
+    struct merge_ent *heap; /* min-heap of streams on (key, index) */
+    size_t nheap;
+    int scan;               /* few streams: heap is a list in index order (SCAN_MAX) */
+    size_t top;             /* the smallest entry: 0 in a heap */
+    size_t live;            /* entries whose stream has not ended */
+    int64_t sorted[SCAN_MAX]; /* scan: the entries' keys, smallest first */
+    int64_t key2[SCAN_MAX]; /* scan: each entry's key after cur's */
+    ZSTD_DCtx *dctx;
+    struct iot_strtab *st;
+    int64_t origin;
+    const char **argv;      /* the returned process event's argv */
+    size_t argv_cap;
+    int64_t limit;          /* merge_heap_limit(), kept up to date */
+    /* events merged in time order, handed out one by one (merge_round) */
+    const struct iot_event **out;
+    unsigned out_n, out_pos;
+    struct iot_trace_stats stats;
+    size_t inflated;        /* bytes of stream chunk buffers (IOT_MAX_INFLATED) */
+    uint8_t *cbuf;          /* the compressed frame being decoded (trace_input_read_frame) */
+    size_t cbuf_cap;
+};
+
+/* A one-line message "fmt" with the input's name and what went wrong, when errbuf is given. */
+static inline void trace_set_err(char *errbuf, const char *fmt, const char *name, const char *what)
+{
+    if (errbuf)
+        snprintf(errbuf, IOT_ERRBUF_SIZE, fmt, name, what);
+}
+
+/* ------------------------------------------------------ reader_input.c */
+
+/* How many inputs, counted from the first, stay open from pass 1 to pass 2. */
+size_t trace_input_keep_max(void);
+/*
+ * Open and map path ("-": standard input) into *in; keep_open: its file
+ * stays open for pass 2. 0, or -1 with a message in errbuf; in->name and
+ * in->fd are set either way (trace_input_close frees them).
+ */
+int trace_input_open(struct trace_input *in, const char *path, int keep_open, char *errbuf);
+/* Pass 1 is done with in[off..off+len): its pages may leave the resident set. */
+void trace_input_release(const struct trace_input *in, size_t off, size_t len);
+/* Pass 1 is done with the whole mapping. */
+void trace_input_unmap(struct trace_input *in);
+/*
+ * The compressed frame of chunk c, read into tr->cbuf; NULL when it cannot
+ * be read (the chunk then counts as damaged).
+ */
+const uint8_t *trace_input_read_frame(struct iot_trace *tr, const struct trace_input *in,
+                                      const struct chunk_ref *c);
+void trace_input_close(struct trace_input *in);
+
+/* ------------------------------------------------------ reader_index.c */
+
+/*
+ * Pass 1 over input idx: its chunks into tr->streams, its figures into
+ * tr->stats and tr->origin. *scratch (*scratch_cap bytes) is a buffer the
+ * caller keeps from one input to the next and frees. 0, or -1 with a
+ * message in errbuf (out of memory, or not one readable chunk).
+ */
+int trace_index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
+                      size_t *scratch_cap, char *errbuf);
+/*
+ * Decompress the frame src[0..csize) into *buf (grown as needed, followed by
+ * IOT_DEC_PAD zero bytes). Returns the content size, or 0 when the frame is
+ * damaged.
+ */
+size_t trace_frame_decode(struct iot_trace *tr, const uint8_t *src, size_t csize,
+                          uint8_t **buf, size_t *cap);
+/* Sort s's chunks by seq and keep, of each seq, the version with the most records. */
+void trace_stream_settle(struct trace_stream *s, uint64_t *superseded);
+
+/* ------------------------------------------------------ reader_merge.c */
+
+/* Set up the merge once every stream is settled; 0, or -1 when out of memory. */
+int trace_merge_start(struct iot_trace *tr);
+/* Free what pass 2 allocated for s (its chunk list stays). */
+void trace_stream_release(struct trace_stream *s);
+
+#endif /* IOT_READER_INT_H */
