@@ -160,6 +160,11 @@ static void info_print(struct info *in, struct input *inp)
                    ts.truncated ? ", truncated" : "", (unsigned long long)ts.events);
         else
             printf("damage: none\n");
+        if (ts.calls_unknown || ts.fields_unknown || ts.records_unknown)
+            printf("newer recorder: skipped %llu calls of unknown ops, unknown fields of %llu "
+                   "calls, %llu records of unknown kinds\n",
+                   (unsigned long long)ts.calls_unknown, (unsigned long long)ts.fields_unknown,
+                   (unsigned long long)ts.records_unknown);
     }
     printf("events: %llu (%llu calls, %llu process, %llu thread, %llu exit)\n",
            (unsigned long long)in->events, (unsigned long long)in->calls,

@@ -438,6 +438,13 @@ int input_report_damage(struct input *in)
     if (!in->native)
         return 0;
     iot_trace_stats(in->native, &ts);
+    /* not damage: what a newer recorder added, skipped exactly (trace-format.md 7) */
+    if (ts.calls_unknown || ts.fields_unknown || ts.records_unknown)
+        iot_warn("a newer recorder wrote part of this trace: skipped %llu calls of ops, "
+                 "fields of %llu calls and %llu records that this ioanalyze does not know "
+                 "(upgrade ioanalyze to see them)",
+                 (unsigned long long)ts.calls_unknown, (unsigned long long)ts.fields_unknown,
+                 (unsigned long long)ts.records_unknown);
     if (!ts.chunks_damaged && !ts.truncated && !ts.bytes_skipped)
         return 0;
     for (size_t i = 0; i < in->nfiles; i++) {

@@ -187,6 +187,8 @@ static void clear_fields(struct iot_event *ev, uint32_t gone)
 #define OR_BIT_(name, bit, member, type, key) | IOT_HAS_##name
 #define OPEN_BITS (0u IOT_FIELDS_OPEN(OR_BIT_))
 #define LATE_BITS (0u IOT_FIELDS_LATE(OR_BIT_))
+_Static_assert((((LATE_BITS & -LATE_BITS) - 1) & IOT_WIRE_VALID_BITS & ~IOT_CALL_HAS_MASK) == 0,
+               "a bit this reader does not know lies above the early groups (get_fields)");
 
 /*
  * The fields of a record whose has-bits this reader does not all know
@@ -240,6 +242,7 @@ static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint
      * varies), the others only when the previous call had them.
      */
     uint32_t gone = ev->has & ~has & IOT_HAS_ALL & ~VARYING;
+    const uint8_t *fields;
     uint64_t v;
 
     ev->err = 0;
@@ -251,19 +254,23 @@ static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint
     ev->has = has;
     p = rd(p, &v, bad);
     ev->ret = iot_unzigzag(v);
-    if (__builtin_expect(wire_has != has, 0))
-        return get_fields_any(d, p, wire_has, ev, bad);
+    fields = p;
     /*
      * Fields in has-bit order; the groups that data calls and seeks never
      * have (opens, stdio, closes) are tested once each, so such a call
-     * tests seven bits instead of fifteen.
+     * tests seven bits instead of fifteen. Bits this reader does not know
+     * all lie above the known ones but NO_DUR (schema.h), so they are
+     * looked for with the late group, and their record is read again from
+     * its first field the slow way.
      */
     IOT_FIELDS_EARLY(GET_FIELD_)
     if (has & OPEN_BITS) {
         IOT_FIELDS_OPEN(GET_FIELD_)
     }
     IOT_FIELDS_DATA(GET_FIELD_)
-    if (has & LATE_BITS) {
+    if (wire_has & (LATE_BITS | ~IOT_CALL_HAS_MASK)) {
+        if (__builtin_expect(wire_has != has, 0))
+            return get_fields_any(d, fields, wire_has, ev, bad);
         IOT_FIELDS_LATE(GET_FIELD_)
     }
     return p;
@@ -285,7 +292,8 @@ static inline uint8_t plain(uint32_t has, int64_t ret, int bad)
  * The members of the other event kinds are zero in any call the decoder
  * wrote, so they are cleared only when ev held another kind of event.
  */
-static int get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *errbuf)
+static inline __attribute__((always_inline)) int
+get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *errbuf)
 {
     const uint8_t *p = d->p;
     uint64_t has, gap, dur;
@@ -310,7 +318,6 @@ static int get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *
                  iot_op_name(op) ? iot_op_name(op) : "call");
         return -1;
     }
-    d->fields_unknown += (has & ~(uint64_t)IOT_CALL_HAS_MASK) != 0;
     d->p = p;
     d->prev_op = op;
     d->prev_has = (uint32_t)has;
@@ -466,6 +473,7 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             if (get_call(d, op, ev, errbuf) < 0)
                 return -1;
             *held = d->prev_fields;
+            d->fields_unknown += (d->prev_has & ~IOT_CALL_HAS_MASK) != 0;
         } else if (tag >= IOT_TAG_EXT_FIRST && tag <= IOT_TAG_EXT_LAST) {
             /* a record of a kind a newer writer added: skipped whole */
             int damaged = 0;

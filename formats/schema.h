@@ -202,6 +202,10 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
     /* fcntl(F_SETFD) only: flags holds O_CLOEXEC when FD_CLOEXEC is set; strace's                \
        fcntl lines are read under DUP, whose F_DUPFD they mostly are */                          \
     X(FCNTL,           "fcntl",           NONE,  0, FD,    POSIX, IOT_F(FD) | IOT_F(FLAGS), )             \
+    X(FALLOCATE,       "fallocate",       NONE,  0, META,  POSIX,                                 \
+      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE), SA(fallocate, 0, 3, 2))                            \
+    X(FADVISE,         "fadvise",         NONE,  0, META,  POSIX,                                 \
+      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE), SA(fadvise64, 0, 2, 1) SA(fadvise64_64, 0, 2, 1))  \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

@@ -167,6 +167,23 @@ REAL_FUNCS(REAL_DECL_)
 void rec_resolve(void);
 #pragma GCC visibility pop
 
+/*
+ * A real function only its wrapper's file calls can be declared there
+ * instead of in REAL_FUNCS: REAL_HERE(ret, name, (parameter types)) at file
+ * scope defines a static real_<name> and files it in the "rec_real" section,
+ * whose entries rec_resolve() resolves with the table's. So adding such a
+ * wrapper touches only its wrapper file (docs/recorder.md, "Adding a
+ * wrapped function").
+ */
+struct rec_real {
+    const char *name;
+    void **ptr;        /* the real_<name> pointer, as a data pointer for dlsym */
+};
+#define REAL_HERE(ret, name, params)                                           \
+    static ret(*real_##name) params;                                           \
+    static const struct rec_real rec_real_entry_##name                         \
+        __attribute__((used, section("rec_real"))) = { #name, (void **)&real_##name }
+
 /* Call the real function, or fail like a missing syscall if libc lacks it. */
 #define CALL_REAL(fail, name, ...)                                             \
     (REAL(name) ? real_##name(__VA_ARGS__) : (errno = ENOSYS, (fail)))

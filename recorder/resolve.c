@@ -1,6 +1,7 @@
 /*
  * resolve.c - the real libc functions behind the wrappers: one pointer per
- * name of real.h's table, resolved together with dlsym(RTLD_NEXT).
+ * name of real.h's table and per REAL_HERE() of a wrapper file, resolved
+ * together with dlsym(RTLD_NEXT).
  */
 #include <dlfcn.h>
 
@@ -10,6 +11,9 @@
 #define REAL_DEF_(ret, name, params) ret(*real_##name) params;
 REAL_FUNCS(REAL_DEF_)
 #undef REAL_DEF_
+
+/* The linker's bounds of the REAL_HERE() entries (there is always one). */
+extern const struct rec_real __start_rec_real[], __stop_rec_real[];
 
 void rec_resolve(void)
 {
@@ -25,5 +29,8 @@ void rec_resolve(void)
                          __ATOMIC_RELEASE);
     REAL_FUNCS(REAL_RESOLVE_)
 #undef REAL_RESOLVE_
+    for (const struct rec_real *e = __start_rec_real; e < __stop_rec_real; e++)
+        if (!__atomic_load_n(e->ptr, __ATOMIC_ACQUIRE))
+            __atomic_store_n(e->ptr, dlsym(RTLD_NEXT, e->name), __ATOMIC_RELEASE);
     __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }

@@ -345,6 +345,62 @@ WRAP_SYNC(fdatasync, IOT_OP_FDATASYNC)
 WRAP_TRUNC(ftruncate, off_t)
 WRAP_TRUNC(ftruncate64, off64_t)
 
+/*
+ * A range of a file: allocated (fallocate, posix_fallocate) or advised
+ * (posix_fadvise). The posix_ ones return an error number and leave errno
+ * alone; they are recorded as ret -1 with that errno, like the others.
+ */
+static void rec_range(unsigned op, int fd, int64_t off, int64_t len, int err, uint64_t s0,
+                      uint64_t s1)
+{
+    struct iot_event ev = rec_event(op, err ? -1 : 0, err);
+
+    ev.has |= IOT_HAS_FD | IOT_HAS_OFFSET | IOT_HAS_SIZE;
+    ev.fd = fd;
+    ev.offset = off;
+    ev.size = len;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+}
+
+#define WRAP_FALLOCATE(name, otype)                                            \
+    REAL_HERE(int, name, (int, int, otype, otype));                            \
+    int name(int fd, int mode, otype off, otype len)                           \
+    {                                                                          \
+        WRAP_BODY(int, -1, name,                                               \
+                  rec_range(IOT_OP_FALLOCATE, fd, (int64_t)off, (int64_t)len,  \
+                            ERR_OF(r), s0, s1),                                \
+                  fd, mode, off, len);                                         \
+    }
+
+WRAP_FALLOCATE(fallocate, off_t)
+WRAP_FALLOCATE(fallocate64, off64_t)
+
+/* The error-number-returning ones: a libc without them gives ENOSYS too. */
+#define WRAP_POSIX_ALLOC(name, otype)                                          \
+    REAL_HERE(int, name, (int, otype, otype));                                 \
+    int name(int fd, otype off, otype len)                                     \
+    {                                                                          \
+        WRAP_BODY(int, ENOSYS, name,                                           \
+                  rec_range(IOT_OP_FALLOCATE, fd, (int64_t)off, (int64_t)len,  \
+                            r, s0, s1),                                        \
+                  fd, off, len);                                               \
+    }
+
+#define WRAP_FADVISE(name, otype)                                              \
+    REAL_HERE(int, name, (int, otype, otype, int));                            \
+    int name(int fd, otype off, otype len, int advice)                         \
+    {                                                                          \
+        WRAP_BODY(int, ENOSYS, name,                                           \
+                  rec_range(IOT_OP_FADVISE, fd, (int64_t)off, (int64_t)len,    \
+                            r, s0, s1),                                        \
+                  fd, off, len, advice);                                       \
+    }
+
+WRAP_POSIX_ALLOC(posix_fallocate, off_t)
+WRAP_POSIX_ALLOC(posix_fallocate64, off64_t)
+WRAP_FADVISE(posix_fadvise, off_t)
+WRAP_FADVISE(posix_fadvise64, off64_t)
+
 /* ---------------------------------------------------------------- close */
 
 /* st_size of a regular file, -1 otherwise. */

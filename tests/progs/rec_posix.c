@@ -1,7 +1,8 @@
 /*
  * rec_posix: the fd family - open/openat/creat (+64 forms), read, write,
  * pread, pwrite, readv, writev, preadv, pwritev, lseek, fsync, fdatasync,
- * ftruncate, close - including failures (ENOENT, EBADF) and EOF reads.
+ * fallocate, posix_fadvise, ftruncate, close - including failures (ENOENT,
+ * EBADF, an error number returned) and EOF reads.
  * Usage: rec_posix DIR (an absolute, empty directory)
  */
 #include <errno.h>
@@ -93,6 +94,17 @@ int main(int argc, char **argv)
     expect("op=fsync fd=3 ret=0");
     CHECK(fdatasync(fd) == 0);
     expect("op=fdatasync fd=3 ret=0");
+    /* a file system without fallocate says EOPNOTSUPP: recorded as it is */
+    if (fallocate(fd, 0, 0, 4096) == 0)
+        expect("op=fallocate fd=3 offset=0 size=4096 ret=0");
+    else
+        expect("op=fallocate fd=3 offset=0 size=4096 ret=-1 errno=%d", errno);
+    CHECK(posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL) == 0);
+    expect("op=fadvise fd=3 offset=0 size=0 ret=0");
+    /* an error number returned, errno untouched; recorded as ret -1 */
+    errno = 0;
+    CHECK(posix_fadvise(fd, 10, 20, 12345) == EINVAL && errno == 0);
+    expect("op=fadvise fd=3 offset=10 size=20 ret=-1 errno=%d", EINVAL);
     CHECK(ftruncate(fd, 50) == 0);
     expect("op=ftruncate fd=3 size=50 ret=0");
 

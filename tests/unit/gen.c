@@ -102,22 +102,18 @@ void gen_event(struct gen *g, struct iot_event *ev, int valid_utf8)
     if (ev->has & IOT_HAS_NO_DUR)
         ev->dur = 0;
     ev->ret = rand_val(g);
-    ev->err = (int32_t)(unit_rand(&g->rng) % 140);
-    ev->fd = (int32_t)rand_val(g);
-    ev->newfd = (int32_t)rand_val(g);
-    ev->whence = (int32_t)(unit_rand(&g->rng) % 5);
-    ev->in_fd = (int32_t)rand_val(g);
-    ev->last_fd = (int32_t)rand_val(g);
-    ev->flags = (int64_t)(unit_rand(&g->rng) & 0x7fffffff);
-    ev->size = rand_val(g);
-    ev->offset = rand_val(g);
-    ev->file_size = rand_val(g);
+    /* every field a value of its type, whether present or not (IOT_FIELDS) */
+#define GEN_I32(m)     (ev->m = (int32_t)rand_val(g))
+#define GEN_U32(m)     (ev->m = (int32_t)(unit_rand(&g->rng) % 140))
+#define GEN_I64(m)     (ev->m = rand_val(g))
+#define GEN_OCT(m)     (ev->m = (int64_t)(unit_rand(&g->rng) & 0x7fffffff))
     /* JSON integers are signed: keep stream ids within int64 */
-    ev->stream = unit_rand(&g->rng) >> 1;
-    ev->bufmode = (uint8_t)(unit_rand(&g->rng) % 3);
-    ev->path = rand_str(g);
-    ev->mode = rand_str(g);
-    ev->stack = rand_str(g);
+#define GEN_HEX(m)     (ev->m = unit_rand(&g->rng) >> 1)
+#define GEN_STR(m)     (ev->m = rand_str(g))
+#define GEN_BUFMODE(m) (ev->m = (uint8_t)(unit_rand(&g->rng) % 3))
+#define GEN_FIELD_(name, bit, member, type, key) GEN_##type(member);
+    IOT_FIELDS(GEN_FIELD_)
+#undef GEN_FIELD_
     g->t += ev->dur;
     g->last = *ev;
     g->have_last = 1;

@@ -12,6 +12,7 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_isSkippableFrame */
 #include <zstd.h>
 
+#include "future_enc.h"
 #include "gen.h"
 #include "iotrace.h"
 #include "unit.h"
@@ -175,12 +176,15 @@ static int next_way(struct iot_trace *tr, enum read_way way, const struct iot_ev
 static int small_record(const struct iot_event *ev)
 {
     const int64_t lim = (int64_t)1 << 40;
-    const int64_t v[] = { ev->err, ev->fd, ev->flags, ev->newfd, ev->whence, (int64_t)ev->stream,
-                          ev->in_fd, ev->last_fd, ev->ret, ev->dur, ev->size, ev->offset,
-                          ev->file_size };
+    const int64_t v[] = { ev->ret, ev->dur };
 
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
         if (v[i] <= -lim || v[i] >= lim)
+            return 0;
+    /* the fields present (the decoder sees no other) */
+    for (unsigned i = 0; i < IOT_FIELD_COUNT; i++)
+        if ((ev->has & iot_fields[i].bit) && iot_fields[i].type != IOT_FT_STR &&
+            (iot_field_int(ev, i) <= -lim || iot_field_int(ev, i) >= lim))
             return 0;
     return 1;
 }
@@ -642,6 +646,163 @@ static void test_version_refused(void)
     iot_chunker_free(c);
 }
 
+/*
+ * A trace a later version wrote: ops, fields and a record kind this reader
+ * does not know, among calls it does, in two threads' chunks. Every known
+ * event comes back intact, times included, and what was skipped is counted.
+ */
+static void test_newer_writer(void)
+{
+    enum { T0 = 1000000 };
+    /* known: this version's op numbers; FUTURE_OP_*: the later version's */
+    static const struct future_call calls[] = {
+        { IOT_OP_OPEN, 0, 3, -1, 3, "/data/a", 1, T0 + 10, 5 },
+        { IOT_OP_READ, 0, 3, 100, 100, NULL, 0, T0 + 20, 7 },
+        { IOT_OP_READ, 0, 3, 100, 100, NULL, 0, T0 + 30, 9 },           /* REPEAT */
+        { -1, FUTURE_OP_NEAR, 3, 64, 64, NULL, 1, T0 + 40, 3 },
+        { -1, FUTURE_OP_NEAR, 3, 64, 64, NULL, 1, T0 + 50, 4 },          /* REPEAT, skipped */
+        { IOT_OP_WRITE, 0, 3, 8, 8, NULL, 1, T0 + 60, 2 },              /* unknown fields */
+        { IOT_OP_WRITE, 0, 3, 8, 8, NULL, 1, T0 + 70, 6 },              /* REPEAT of it */
+        { -1, FUTURE_OP_FAR, 3, 4096, 4096, "/data/b", 0, T0 + 80, 11 },  /* escape tag */
+        { IOT_OP_FSYNC, 0, 3, -1, 0, NULL, 0, T0 + 90, 13 },
+        { IOT_OP_CLOSE, 0, 3, -1, 0, NULL, 1, T0 + 100, 1 },
+    };
+    const size_t ncalls = sizeof(calls) / sizeof(calls[0]);
+    struct iot_chunker *c = iot_chunker_create(1);
+    static uint8_t rec[4096], frames[2][8192];
+    size_t flen[2];
+    const char *path = tmp_path("newer.zst");
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_trace_stats ts;
+    struct iot_event *evs = NULL;
+    char err[IOT_ERRBUF_SIZE] = "";
+    long n;
+
+    /* the same script in a second process, one that starts later */
+    for (int i = 0; i < 2; i++) {
+        struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION, .pid = 100 + i,
+                                   .tid = 100 + i, .stream_id = 1, .base_t = T0 + i * 1000 };
+        struct future_call shifted[sizeof(calls) / sizeof(calls[0])];
+
+        for (size_t k = 0; k < ncalls; k++) {
+            shifted[k] = calls[k];
+            shifted[k].t += i * 1000;
+        }
+        h.bytes = (uint32_t)future_records(rec, sizeof(rec), h.base_t, shifted, ncalls, 3,
+                                           T0 + 200 + i * 1000, &h.nrec);
+        CU_ASSERT_FATAL(h.bytes > 0);
+        flen[i] = iot_chunk_compress(c, &h, rec, frames[i], sizeof(frames[i]));
+        CU_ASSERT_FATAL(flen[i] > 0);
+    }
+    {
+        FILE *f = fopen(path, "wb");
+
+        CU_ASSERT_FATAL(f != NULL);
+        CU_ASSERT_FATAL(fwrite(frames[0], 1, flen[0], f) == flen[0]);
+        CU_ASSERT_FATAL(fwrite(frames[1], 1, flen[1], f) == flen[1]);
+        fclose(f);
+    }
+    n = read_all(path, &evs, st, &ts, err);
+    CU_ASSERT_EQUAL_FATAL(n, 2 * (2 + 7));   /* process, 7 known calls, exit; twice */
+    CU_ASSERT_EQUAL(ts.chunks, 2);
+    CU_ASSERT_EQUAL(ts.chunks_damaged, 0);
+    CU_ASSERT_EQUAL(ts.calls_unknown, 2 * 3);
+    CU_ASSERT_EQUAL(ts.fields_unknown, 2 * 3); /* the open, the first write, the close */
+    CU_ASSERT_EQUAL(ts.records_unknown, 2);
+    for (int i = 0; i < 2; i++) {
+        const struct iot_event *ev = &evs[i * 9];
+        size_t k = 0;
+
+        CU_ASSERT_EQUAL(ev->kind, IOT_EV_PROCESS);
+        CU_ASSERT_EQUAL(ev->pid, 100 + i);
+        for (size_t j = 0; j < ncalls; j++) {
+            const struct future_call *want = &calls[j];
+
+            if (want->known_op < 0)
+                continue;
+            ev = &evs[i * 9 + 1 + k++];
+            CU_ASSERT_EQUAL(ev->kind, IOT_EV_CALL);
+            CU_ASSERT_EQUAL(ev->op, want->known_op);
+            CU_ASSERT_EQUAL(ev->pid, 100 + i);
+            /* times relative to the origin, the first chunk's start */
+            CU_ASSERT_EQUAL(ev->t, want->t + i * 1000 - T0);
+            CU_ASSERT_EQUAL(ev->dur, want->dur);
+            CU_ASSERT_EQUAL(ev->ret, want->ret);
+            CU_ASSERT_EQUAL(ev->fd, want->fd);
+            CU_ASSERT_EQUAL(ev->has, IOT_HAS_FD | (want->size >= 0 ? IOT_HAS_SIZE : 0) |
+                                         (want->path ? IOT_HAS_PATH : 0));
+            CU_ASSERT_EQUAL(ev->size, want->size >= 0 ? want->size : 0);
+            CU_ASSERT(want->path ? ev->path && !strcmp(ev->path, want->path) : !ev->path);
+        }
+        ev = &evs[i * 9 + 8];
+        CU_ASSERT_EQUAL(ev->kind, IOT_EV_EXIT);
+        CU_ASSERT_EQUAL(ev->t, 200 + i * 1000);
+    }
+    free(evs);
+    iot_strtab_free(st);
+    iot_chunker_free(c);
+}
+
+/* The whole of TOP/rel (TOP: the source tree, the working directory by default). */
+static char *read_doc(const char *rel)
+{
+    char path[512];
+    const char *top = getenv("TOP");
+    FILE *f;
+    char *buf = NULL;
+    size_t n;
+
+    snprintf(path, sizeof(path), "%s/%s", top ? top : ".", rel);
+    f = fopen(path, "rb");
+    if (!f) {
+        printf("\n  cannot open %s (run from the source tree or set TOP)\n", path);
+        return NULL;
+    }
+    buf = calloc(1, 1 << 20);
+    n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+/*
+ * The docs a reader or a contributor goes by list every op and field of the
+ * schema: the byte-level spec with each op's number and each field's bit,
+ * and the recorder's table of what it records with each op.
+ */
+static void test_docs_list_schema(void)
+{
+    char *spec = read_doc("docs/trace-format.md"), *rec = read_doc("docs/recorder.md");
+    char *recorded = rec ? strstr(rec, "## What is recorded") : NULL;
+    char *end = recorded ? strstr(recorded + 1, "\n## ") : NULL;
+    char cell[128];
+
+    CU_ASSERT_FATAL(spec != NULL && recorded != NULL);
+    if (end)
+        *end = '\0';
+    for (unsigned op = 0; op < IOT_OP_COUNT; op++) {
+        snprintf(cell, sizeof(cell), "| %u | %s |", op, iot_op_name(op));
+        if (!strstr(spec, cell))
+            printf("\n  docs/trace-format.md 5.3 lacks op %u, %s\n", op, iot_op_name(op));
+        CU_ASSERT(strstr(spec, cell) != NULL);
+        snprintf(cell, sizeof(cell), "`%s`", iot_op_name(op));
+        if (!strstr(recorded, cell))
+            printf("\n  docs/recorder.md \"What is recorded\" lacks op %s\n", iot_op_name(op));
+        CU_ASSERT(strstr(recorded, cell) != NULL);
+    }
+    for (unsigned i = 0; i < IOT_FIELD_COUNT; i++) {
+        unsigned bit = (unsigned)__builtin_ctz(iot_fields[i].bit);
+
+        snprintf(cell, sizeof(cell), "| %u | %s |", bit, iot_fields[i].key);
+        if (!strstr(spec, cell))
+            printf("\n  docs/trace-format.md 5.2 lacks field %u, %s\n", bit, iot_fields[i].key);
+        CU_ASSERT(strstr(spec, cell) != NULL);
+    }
+    free(spec);
+    free(rec);
+}
+
 static void test_not_a_trace(void)
 {
     const char *path = tmp_path("junk.zst");
@@ -842,6 +1003,8 @@ void format_suite(void)
     CU_add_test(s, "a damaged index frame size loses no chunk", test_index_size_damaged);
     CU_add_test(s, "more traces at once than open files allowed", test_many_inputs);
     CU_add_test(s, "newer version refused", test_version_refused);
+    CU_add_test(s, "a newer writer's ops, fields and records skipped exactly", test_newer_writer);
+    CU_add_test(s, "the docs list every op and field of the schema", test_docs_list_schema);
     CU_add_test(s, "not a trace / empty / missing", test_not_a_trace);
     CU_add_test(s, "zstd -t accepts a trace", test_zstd_accepts);
     CU_add_test(s, "tight read loop <= 4 bytes/event", test_tight_loop_compact);

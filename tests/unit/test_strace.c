@@ -127,12 +127,12 @@ static void test_ops(void)
     const struct iot_event *v;
 
     CU_ASSERT_EQUAL_FATAL(load1(&e, "ops.log"), 0);
-    CU_ASSERT_EQUAL(e.info.lines, 35);
+    CU_ASSERT_EQUAL(e.info.lines, 37);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
     CU_ASSERT_EQUAL(e.info.has_durations, 1);
     CU_ASSERT_EQUAL(e.info.has_paths, 1);
-    CU_ASSERT_EQUAL_FATAL(e.n, 30);
-    CU_ASSERT_EQUAL(e.info.events, 30);
+    CU_ASSERT_EQUAL_FATAL(e.n, 32);
+    CU_ASSERT_EQUAL(e.info.events, 32);
 
     v = &e.ev[0];
     CU_ASSERT_EQUAL(v->kind, IOT_EV_PROCESS);
@@ -235,8 +235,22 @@ static void test_ops(void)
     CU_ASSERT_EQUAL(v->op, IOT_OP_CLOSE_RANGE);
     CU_ASSERT_EQUAL(v->fd, 9);
     CU_ASSERT_EQUAL(v->last_fd, INT32_MAX);
-
     v = &e.ev[29];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_FALLOCATE);
+    CU_ASSERT_EQUAL(v->has, IOT_HAS_FD | IOT_HAS_PATH | IOT_HAS_SIZE | IOT_HAS_OFFSET);
+    CU_ASSERT_EQUAL(v->fd, 3);
+    STR_EQ(v->path, "/work/data.bin");
+    CU_ASSERT_EQUAL(v->offset, 4096);
+    CU_ASSERT_EQUAL(v->size, 1048576);
+    CU_ASSERT_EQUAL(v->dur, 20000);
+    v = &e.ev[30];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_FADVISE);
+    CU_ASSERT_EQUAL(v->has, IOT_HAS_FD | IOT_HAS_PATH | IOT_HAS_SIZE | IOT_HAS_OFFSET);
+    CU_ASSERT_EQUAL(v->offset, 0);
+    CU_ASSERT_EQUAL(v->size, 0);
+    CU_ASSERT_EQUAL(v->ret, 0);
+
+    v = &e.ev[31];
     CU_ASSERT_EQUAL(v->kind, IOT_EV_EXIT);
     CU_ASSERT_EQUAL(v->status, 0);
     CU_ASSERT_EQUAL(v->t, 34000000);
