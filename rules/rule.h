@@ -3,7 +3,7 @@
  *
  * A rule is one const struct rule in one file of rules/, listed once in
  * rules/registry.c (or loaded from a .so with `--plugin`). The replay engine
- * (analyzer/engine.c) rebuilds every session -- one open file description,
+ * (analyzer/engine*.c) rebuilds every session -- one open file description,
  * from a successful open/fopen to its last close -- and hands it to each
  * enabled rule when it ends. Rules judge sessions and report issues through
  * rule_report(); they never print, exit or keep global state: everything a

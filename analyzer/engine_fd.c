@@ -1,0 +1,233 @@
+/*
+ * Open file descriptions and fd tables (engine_int.h): a session from the
+ * open that makes it to the end of its last reference, where the rules and
+ * the profile get it; the per-process tables of fds referring to sessions,
+ * and the calls that change them (open, close, dup, pipe, fcntl).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+#include "grow.h"
+
+#define MAX_FD (1 << 20)        /* fds beyond this are ignored */
+#define FDS_FIRST 64            /* entries in a process's first fd table */
+
+static int path_ignored(struct engine *e, const char *path)
+{
+    void *v = hmap_get(&e->ignored, hmap_ptr_key(path));
+    int ig;
+
+    if (v)
+        return v == (void *)1;
+    ig = config_ignored(e->cfg, path);
+    hmap_put(&e->ignored, hmap_ptr_key(path), ig ? (void *)1 : (void *)2);
+    return ig;
+}
+
+struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_proc *p,
+                    const char *path, int layer)
+{
+    struct ofd *o = calloc(1, sizeof(*o));
+    struct engine_thread *th = engine_thread_get(e, ev->pid, ev->tid);
+
+    if (!o)
+        return NULL;
+    o->opener = p;
+    o->h.off = 0;
+    o->dir.prev_end[0] = o->dir.prev_end[1] = -1;
+    o->ignored = path_ignored(e, path);
+    o->s.path = path;
+    o->s.process = p->name;
+    o->s.thread = th ? th->name : p->name;
+    o->s.stack = (ev->has & IOT_HAS_STACK) && ev->stack ? ev->stack : e->empty;
+    o->s.pid = ev->pid;
+    o->s.tid = ev->tid;
+    o->s.layer = layer;
+    o->h.timed = 1;
+    o->h.calls_on = ON_NONE;
+    o->s.open_t = ev->t;
+    o->s.file_size = -1;
+    o->pc.opens = 1;
+    return o;
+}
+
+/* The session is over: the rules (unless its path is ignored) and the profile get it. */
+static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
+{
+    struct rule_session *s = &o->s;
+
+    ofd_figures(o);
+    s->end_t = t;
+    s->end = end;
+    s->end_unix_ms = engine_proc_unix_ms(o->opener,
+                                         end == RULE_END_EXIT && o->leak_t ? o->leak_t : t);
+    if (!o->ignored) {
+        for (size_t i = 0; i < e->nslots; i++) {
+            struct rule_slot *rs = &e->slots[i];
+
+            rs->ctx.timing = e->st.calls_no_dur == 0;
+            rs->rule->on_session(rs->state, &rs->ctx, s);
+        }
+    }
+    if (e->prof)
+        profile_add(e->prof, s->pid, s->path, s->layer, &o->pc,
+                    (double)s->open_t / 1e9, (double)t / 1e9, s->file_size);
+    e->st.sessions++;
+    free(o);
+}
+
+void ofd_unref(struct engine *e, struct ofd *o, int64_t t, int end)
+{
+    if (--o->refs == 0)
+        session_end(e, o, t, end);
+}
+
+/*
+ * A file held only as a standard stream (fd 0-2: `cmd > file`,
+ * freopen(stdout)) is the process's output, closed by exit itself: not a
+ * leak; nor is a copy inherited from another process.
+ */
+void ofd_mark_leak(struct ofd *o, int32_t pid, int32_t fd, int64_t t)
+{
+    if (fd > 2 && o->s.pid == pid && !o->s.leaked) {
+        o->s.leaked = 1;
+        o->leak_t = t;
+    }
+}
+
+struct fdent *engine_fd_slot(struct engine_proc *p, int32_t fd, int create)
+{
+    if (fd < 0 || fd >= MAX_FD)
+        return NULL;
+    if (fd >= p->nfds) {
+        struct fdent *fds = p->fds;
+        size_t cap = (size_t)p->nfds;
+
+        /* the table doubles from FDS_FIRST: cap stays a power of two <= MAX_FD */
+        if (!create || iot_grow(&fds, &cap, fd < FDS_FIRST ? FDS_FIRST : (size_t)fd + 1,
+                                sizeof(*fds)) < 0)
+            return NULL;
+        memset(fds + p->nfds, 0, (cap - (size_t)p->nfds) * sizeof(*fds));
+        p->fds = fds;
+        p->nfds = (int32_t)cap;
+    }
+    return &p->fds[fd];
+}
+
+void engine_fd_close(struct engine *e, struct engine_proc *p, int32_t fd, int64_t t)
+{
+    struct fdent *f = engine_fd_slot(p, fd, 0);
+
+    if (f && f->o) {
+        struct ofd *o = f->o;
+
+        f->o = NULL;
+        ofd_unref(e, o, t, RULE_END_CLOSE);
+    }
+}
+
+void engine_fd_install(struct engine *e, struct engine_proc *p, int32_t fd, struct ofd *o,
+                       int cloexec, int64_t t)
+{
+    struct fdent *f = engine_fd_slot(p, fd, 1);
+
+    if (!f) {
+        ofd_unref(e, o, t, RULE_END_CLOSE);
+        return;
+    }
+    /* The kernel handed out this fd, so whatever we had there was closed
+       in a way we did not see. */
+    if (f->o)
+        engine_fd_close(e, p, fd, t);
+    f->o = o;
+    f->cloexec = cloexec;
+}
+
+/* ------------------------------------------------------------ calls */
+
+void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_event *ev)
+{
+    struct ofd *o;
+
+    if (ev->ret < 0 || (ev->has & IOT_HAS_ERRNO) || !(ev->has & IOT_HAS_PATH) || !ev->path)
+        return;
+    o = ofd_new(e, ev, p, ev->path, RULE_LAYER_SYSCALL);
+    if (!o)
+        return;
+    o->refs = 1;
+    if (ev->has & IOT_HAS_FLAGS)
+        o->h.append = (ev->flags & 02000) != 0;         /* O_APPEND */
+    engine_fd_install(e, p, (int32_t)ev->ret, o,
+                      (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev->t);  /* O_CLOEXEC */
+}
+
+/* The fd-table changes of the FD class: new fds, copies, close-on-exec. */
+void engine_on_fd_table(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
+                        int failed)
+{
+    switch (ev->op) {
+    case IOT_OP_FCNTL: {
+        /* F_SETFD: whether the fd survives exec */
+        struct fdent *f = engine_fd_slot(p, ev->fd, 0);
+
+        if (!failed && f && f->o && (ev->has & IOT_HAS_FLAGS))
+            f->cloexec = (ev->flags & 02000000) != 0;  /* O_CLOEXEC */
+        break;
+    }
+    case IOT_OP_DUP: {
+        struct ofd *o = engine_fd_ofd(p, ev->fd);
+        int32_t nfd = (int32_t)ev->ret;
+
+        if (failed || nfd == ev->fd)
+            break;
+        if (!o) {
+            /* a copy of an fd we do not follow (a pipe, a socket) replaces
+               whatever file nfd named */
+            engine_fd_close(e, p, nfd, ev->t);
+            break;
+        }
+        o->refs++;
+        engine_fd_install(e, p, nfd, o, (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000),
+                          ev->t);
+        break;
+    }
+    default:
+        /* new fds that are not files (pipe, socket): a file their numbers
+           named is gone */
+        if (failed)
+            break;
+        if (ev->has & IOT_HAS_FD)
+            engine_fd_close(e, p, ev->fd, ev->t);
+        if (ev->has & IOT_HAS_NEWFD)
+            engine_fd_close(e, p, ev->newfd, ev->t);
+        if (!(ev->has & IOT_HAS_FD) && ev->ret >= 0 && ev->ret <= INT32_MAX)
+            engine_fd_close(e, p, (int32_t)ev->ret, ev->t);
+        break;
+    }
+}
+
+/* The CLOSE class: close, close_range. */
+void engine_on_close(struct engine *e, struct engine_proc *p, const struct iot_event *ev, int failed)
+{
+    if (ev->op == IOT_OP_CLOSE_RANGE) {
+        int32_t last = (ev->has & IOT_HAS_LAST_FD) ? ev->last_fd : ev->fd;
+
+        if (failed)
+            return;
+        if (last >= p->nfds)
+            last = p->nfds - 1;
+        for (int32_t fd = ev->fd < 0 ? 0 : ev->fd; fd <= last; fd++)
+            engine_fd_close(e, p, fd, ev->t);
+        return;
+    }
+    struct ofd *o = engine_fd_ofd(p, ev->fd);
+
+    if (!o)
+        return;
+    if (ev->has & IOT_HAS_FILE_SIZE)
+        o->s.file_size = ev->file_size;
+    /* Even a failed close() releases the fd on Linux. */
+    p->fds[ev->fd].o = NULL;
+    ofd_unref(e, o, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
+}

@@ -1,0 +1,431 @@
+/*
+ * engine_int.h - what the parts of the replay engine share (internal to
+ * analyzer/engine*.c). The public interface is engine.h.
+ *
+ *   engine.c          dispatch: events by kind and calls by op class, the
+ *                     straight path of plain data calls, the engine's life
+ *   engine_fd.c       open file descriptions (sessions) from open to end, and
+ *                     the per-process fd tables referring to them
+ *   engine_proc.c     processes and threads: fork, exec, exit, names
+ *   engine_stdio.c    stdio streams and the model of their buffers
+ *   engine_figures.c  a session's figures: kept apart per call (the inline
+ *                     counting below), made whole when it ends
+ *
+ * Model:
+ *  - struct ofd is one open file description = one session. Every fd-table
+ *    entry and every stdio stream that refers to it holds a reference; the
+ *    session ends when the last reference goes (close, fclose, exit, or the
+ *    end of the trace).
+ *  - fork (a PROCESS event whose ppid is a live known process) copies the
+ *    parent's fd table and streams; exec (a PROCESS event for a live pid)
+ *    keeps fds except O_CLOEXEC ones and drops streams (the image is gone).
+ *  - Offsets: an ofd has a file offset (-1 unknown) moved by read/write byte
+ *    counts and set by lseek results; pread/pwrite use their own offset.
+ *    O_APPEND writes always land at the end, so they are sequential.
+ *    A stdio stream has its own position, moved by its calls and fseek.
+ *  - stdio buffering: a stream's calls are turned into estimated syscalls
+ *    (eff_ops) from its buffer size and mode (engine_stdio.c).
+ *
+ * The straight path of engine.c's event() runs for most events of every
+ * trace: what it calls is here as static inline, always_inline where gcc
+ * would otherwise keep a call, so that engine_events holds it all in its
+ * loop. Everything else is an ordinary function of its part.
+ */
+#ifndef ENGINE_INT_H
+#define ENGINE_INT_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "hmap.h"
+#include "issue.h"
+
+/* ------------------------------------------------------------ sessions */
+
+/*
+ * The figures of each direction of a session, [0] reads and [1] writes. Data
+ * calls index them by is_write instead of branching on it (arrays rather
+ * than an array of structs: an index scaled by 8 is free in an address);
+ * ofd_figures copies them into the session and profile figures.
+ */
+struct ofd_dirs {
+    uint64_t calls[2];          /* rule_session reads/writes = profile reads/writes
+                                   (count_call and count_position go in pairs) */
+    uint64_t random[2];         /* not at the end of the previous one */
+    int64_t ns[2], max_ns[2];   /* durations */
+    int64_t bytes[2];           /* bytes moved (returned) */
+    int64_t prev_end[2];        /* where the previous one ended, -1: none yet or unknown */
+};
+
+/*
+ * What every data call reads or updates besides dir, kept in two cache
+ * lines: the session's own figures are spread over several, and a call
+ * waits for each line it touches. ofd_figures copies them over.
+ */
+struct ofd_hot {
+    int64_t op_size, buffer, max_continual_ns;              /* rule_session's */
+    int64_t main_cost_ns, main_max_once_ns, main_max_continual_ns;
+    uint64_t main_ops;
+    uint64_t seeks;                                         /* prof_counts' */
+    int64_t last_end, cur_cont;                             /* the current run */
+    int64_t main_last_end, main_cur_cont;
+    int64_t off;                /* file offset, -1 unknown */
+    int32_t main_tid;
+    int op_type;
+    int timed;
+    int append;
+    int32_t calls_on;           /* whose calls it has had (enum calls_on, or a tid) */
+};
+
+/*
+ * Most sessions are used by one thread, so all their calls are on the main
+ * thread or none is. While that holds the main-thread figures are not kept
+ * apart: they are the session's own (calls_on: that main thread's tid) or
+ * nothing (ON_OTHERS), and ofd_figures makes them. The first call that
+ * breaks it (count_mixed) makes them from what was counted so far, and
+ * from then on every call updates them (ON_BOTH). A session of one thread
+ * thus spares every call the main-thread figures.
+ */
+enum calls_on {
+    ON_OTHERS = -1,             /* none on a main thread */
+    ON_BOTH = -2,
+    ON_NONE = -4                /* no call yet */
+    /* >= 0: all on the main thread of that tid */
+};
+
+struct engine_proc;
+
+struct ofd {
+    struct ofd_hot h;           /* first: with dir, the lines a data call touches */
+    struct ofd_dirs dir;
+    int refs;
+    struct rule_session s;      /* the figures end up here (ofd_figures) */
+    struct prof_counts pc;
+    struct engine_proc *opener;
+    int ignored;
+    int64_t leak_t;
+};
+
+/* ------------------------------------------------------------ processes */
+
+struct fdent {
+    struct ofd *o;
+    int cloexec;
+};
+
+struct engine_thread {
+    int32_t pid, tid;
+    const char *name;
+    int is_main;
+};
+
+struct engine_proc {
+    int32_t pid, ppid;
+    const char *exe, *name;
+    int64_t start_t, start_unix_ns;
+    struct fdent *fds;
+    int32_t nfds;
+    struct hmap streams;        /* stream id -> struct stdio_stream (engine_stdio.c) */
+    int exited;
+};
+
+/* ------------------------------------------------------------ the engine */
+
+struct rule_slot {
+    const struct rule *rule;
+    struct rule_ctx ctx;
+    struct issue_binding bind;
+    void *state;
+};
+
+struct engine {
+    const struct config *cfg;
+    struct issues *issues;
+    struct profile *prof;
+    struct hmap procs;          /* pid -> struct engine_proc */
+    struct hmap thrs;           /* tid -> struct engine_thread */
+    struct hmap ignored;        /* path pointer -> (void *)1 ignored / 2 not */
+    struct engine_proc *last_proc;
+    struct engine_thread *last_thr;
+    struct rule_slot *slots;
+    size_t nslots;
+    int64_t gap;                /* cfg->gap_ns */
+    size_t nmain;               /* cfg->nmain_names */
+    /* st.events and st.calls are summed up by engine_stats from these */
+    uint64_t other_events;      /* not calls, or calls of no process (out of memory) */
+    uint64_t calls_bad_op;      /* calls of an op out of range */
+    struct engine_stats st;
+    const char *empty;
+};
+
+/* ------------------------------------------------------------ sums */
+
+/* Running sums saturate: bad input must not overflow (engine.c bounds each
+   event's quantities on entry). */
+static inline int64_t sadd(int64_t a, int64_t b)
+{
+    int64_t r;
+
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX / 2 : INT64_MIN / 2;
+    return r;
+}
+#define SADD(a, b) ((a) = sadd((a), (b)))
+
+static inline int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/*
+ * cond ? x : y as a conditional move, where gcc would branch on the ?: and
+ * the condition follows no pattern (the calls of concurrent threads).
+ */
+static inline int64_t sel(uint64_t cond, int64_t x, int64_t y)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    __asm__("test %1, %1\n\tcmovne %2, %0" : "+r"(y) : "r"(cond), "rm"(x) : "cc");
+    return y;
+#else
+    return cond ? x : y;
+#endif
+}
+
+/* ------------------------------------------------------------ engine_proc.c */
+
+struct engine_proc *engine_proc_lookup(struct engine *e, int32_t pid);
+struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t tid);
+/* ms since the epoch at trace time t of p (t itself when p's start is unknown) */
+int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t);
+void engine_on_process(struct engine *e, const struct iot_event *ev);
+void engine_on_thread(struct engine *e, const struct iot_event *ev);
+void engine_on_exit(struct engine *e, const struct iot_event *ev);
+/* Everything p holds goes (end: enum rule_end); leaks marks them when p exits normally. */
+void engine_proc_drop_all(struct engine *e, struct engine_proc *p, int64_t t, int end, int leaks);
+/* The error path of engine_free: every process and thread, without ending sessions. */
+void engine_procs_free(struct engine *e);
+
+/* The process of pid; the last one asked for is at hand (calls come in runs). */
+static inline struct engine_proc *engine_proc_get(struct engine *e, int32_t pid)
+{
+    struct engine_proc *p = e->last_proc;
+
+    return p && p->pid == pid ? p : engine_proc_lookup(e, pid);
+}
+
+/*
+ * Only the main-thread test is needed per call; without main_thread_names it
+ * is tid == pid and needs no thread lookup (the hot path).
+ */
+static inline int call_on_main(struct engine *e, int32_t pid, int32_t tid)
+{
+    struct engine_thread *t;
+
+    if (!e->nmain)
+        return tid == pid;
+    t = engine_thread_get(e, pid, tid);
+    return t ? t->is_main : tid == pid;
+}
+
+/* ------------------------------------------------------------ engine_fd.c */
+
+/* A new session on path opened by ev of p, no reference yet; NULL out of memory. */
+struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_proc *p,
+                    const char *path, int layer);
+/* One reference to o goes; the last ends the session at t (end: enum rule_end). */
+void ofd_unref(struct engine *e, struct ofd *o, int64_t t, int end);
+/* o is held as fd by process pid as it exits normally at t: a leak, or not. */
+void ofd_mark_leak(struct ofd *o, int32_t pid, int32_t fd, int64_t t);
+/* p's entry of fd, the table grown to hold it when create; NULL for an fd out of
+   the table's range (negative, or beyond MAX_FD) or out of memory. */
+struct fdent *engine_fd_slot(struct engine_proc *p, int32_t fd, int create);
+void engine_fd_close(struct engine *e, struct engine_proc *p, int32_t fd, int64_t t);
+/* fd of p refers to o from now on, taking over the caller's reference. */
+void engine_fd_install(struct engine *e, struct engine_proc *p, int32_t fd, struct ofd *o,
+                       int cloexec, int64_t t);
+/* The calls of the OPEN, CLOSE and FD classes that are not stdio's; failed: the call failed. */
+void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
+void engine_on_close(struct engine *e, struct engine_proc *p, const struct iot_event *ev, int failed);
+void engine_on_fd_table(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
+                        int failed);
+
+static inline struct ofd *engine_fd_ofd(struct engine_proc *p, int32_t fd)
+{
+    return fd >= 0 && fd < p->nfds ? p->fds[fd].o : NULL;
+}
+
+/* ------------------------------------------------------------ engine_stdio.c */
+
+/* The calls of the STDIO api by class: OPEN, CLOSE, DATA (is_write), the others. */
+void stdio_on_open(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
+void stdio_on_close(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
+void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
+                   int is_write);
+void stdio_on_other(struct engine_proc *p, const struct iot_event *ev);
+/* Every stream of p goes (end: enum rule_end); leaks as for engine_proc_drop_all. */
+void stdio_drop_all(struct engine *e, struct engine_proc *p, int64_t t, int end, int leaks);
+/* fork: child gets a copy of each of parent's streams, sharing their sessions. */
+void stdio_fork(struct engine_proc *parent, struct engine_proc *child);
+/* The error path of engine_free: p's streams go, their sessions only freed. */
+void stdio_free_all(struct engine_proc *p);
+
+/* ------------------------------------------------------------ figures */
+
+/* The figures kept apart (struct ofd_hot, struct ofd_dirs) into the session
+   and profile (engine_figures.c). */
+void ofd_figures(struct ofd *o);
+
+/*
+ * Data calls are most of every trace, and the calls of concurrent threads
+ * alternate unpredictably between reads and writes: the figures below are
+ * indexed by is_write and updated with selects rather than branches, so a
+ * call costs the same few instructions whatever the previous one was.
+ * Branches remain where they go the same way for long runs (the first call
+ * of a session, whether its calls come from one kind of thread). In a
+ * session shared by a main thread and others, whether a call is on the
+ * main thread is a select too: their calls alternate.
+ */
+
+/*
+ * What calls_on is if the session's calls so far were all like this one's,
+ * main_thread 0 or 1 (a main thread's with a negative tid, hostile input
+ * only: never). Arithmetic: as ?:s gcc made a branch of it, which
+ * mispredicted on every other call as threads alternate.
+ */
+static inline int32_t calls_on_key(int main_thread, int32_t tid)
+{
+    int32_t neg = tid >> 31;
+
+    return ((tid & ~neg) | (-3 & neg)) | (main_thread - 1);  /* ON_OTHERS is all ones */
+}
+
+/* The main-thread figures of a session whose calls were all on main_tid. */
+static inline void main_from_all(struct ofd *o)
+{
+    struct ofd_hot *h = &o->h;
+
+    h->main_cost_ns = sadd(o->dir.ns[0], o->dir.ns[1]);
+    h->main_max_once_ns = max64(o->dir.max_ns[0], o->dir.max_ns[1]);
+    h->main_max_continual_ns = h->max_continual_ns;
+    h->main_cur_cont = h->cur_cont;
+    h->main_last_end = h->last_end;
+    h->main_ops = o->dir.calls[0] + o->dir.calls[1];
+}
+
+/*
+ * A call on (main_thread, tid) where the session's calls so far were all
+ * otherwise (enum calls_on). The session's first call only sets which way
+ * they go, and the session's op type: returns 0, nothing more to count.
+ * Else the main-thread figures are made from the calls so far and kept
+ * apart from now on: returns 1.
+ *
+ * Out of line, but static: each file that counts calls has its own copy, so
+ * gcc knows which registers it clobbers and engine_events' loop keeps its
+ * values in registers across this rare call; a call into another file
+ * would cost that loop spills on every event.
+ */
+static __attribute__((noinline, cold, unused)) int
+count_mixed(struct ofd *o, int main_thread, int32_t tid, unsigned is_write)
+{
+    struct ofd_hot *h = &o->h;
+
+    if (h->calls_on == ON_NONE) {
+        h->calls_on = calls_on_key(main_thread, tid);
+        h->main_tid = main_thread ? tid : 0;
+        h->op_type = is_write ? RULE_OP_WRITE : RULE_OP_READ;   /* Matrix: the first call's */
+        return 0;
+    }
+    if (h->calls_on >= 0)
+        main_from_all(o);
+    h->calls_on = ON_BOTH;
+    return 1;
+}
+
+/*
+ * Matrix's figures plus the main-thread view; dur >= 0, timed 0 when unknown,
+ * main_thread 0 or 1 and on calls_on_key(main_thread, tid).
+ * op, cost_ns and max_once_ns are sums and maximum over dir, made by
+ * ofd_figures.
+ */
+static inline __attribute__((always_inline)) void
+count_call(struct ofd *o, int32_t tid, int main_thread, int32_t on, unsigned is_write,
+           int64_t size, int64_t t, int64_t dur, int timed, int64_t gap)
+{
+    struct ofd_hot *h = &o->h;
+    int64_t end = t + dur, cont;
+
+    if (!timed)
+        h->timed = 0;
+    SADD(h->op_size, size);
+    h->buffer = max64(h->buffer, size);
+    /* the main thread's calls alone, when kept apart: first, as making them
+       (count_mixed) takes the session's figures before this call; the
+       first call comes here too (ON_NONE) */
+    if (__builtin_expect(h->calls_on != on, 0)) {
+        if (h->calls_on != ON_BOTH && !count_mixed(o, main_thread, tid, is_write))
+            goto counted;
+        cont = t - h->main_last_end < gap ? sadd(h->main_cur_cont, dur) : dur;
+        h->main_ops += (uint64_t)main_thread;
+        h->main_tid = main_thread ? tid : h->main_tid;
+        h->main_cost_ns = main_thread ? sadd(h->main_cost_ns, dur) : h->main_cost_ns;
+        h->main_max_once_ns = main_thread ? max64(h->main_max_once_ns, dur) : h->main_max_once_ns;
+        h->main_cur_cont = main_thread ? cont : h->main_cur_cont;
+        h->main_max_continual_ns = max64(h->main_max_continual_ns, h->main_cur_cont);
+        h->main_last_end = main_thread ? end : h->main_last_end;
+    }
+counted:
+    /* A continual run: calls less than gap apart. Before the first call the
+       run is 0 long, so the first call starts one whatever the gap. */
+    cont = sadd(h->cur_cont, dur);
+    h->cur_cont = t - h->last_end < gap ? cont : dur;
+    h->max_continual_ns = max64(h->max_continual_ns, h->cur_cont);
+    h->last_end = end;
+    SADD(o->dir.ns[is_write], dur);
+    o->dir.max_ns[is_write] = max64(o->dir.max_ns[is_write], dur);
+}
+
+/* Sequential or not: pos -1 = unknown (given the benefit of the doubt). */
+static inline __attribute__((always_inline)) void
+count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
+{
+    struct ofd_dirs *d = &o->dir;
+    int64_t end = sadd(pos, moved), prev = d->prev_end[is_write];
+
+    d->calls[is_write]++;
+    /* both known (neither has the sign bit), and apart */
+    d->random[is_write] += (uint64_t)(((pos | prev) >= 0) & (pos != prev));
+    SADD(d->bytes[is_write], moved);
+    d->prev_end[is_write] = pos >= 0 ? end : -1;
+}
+
+/*
+ * One successful read/write-class call on o: size requested, moved bytes
+ * returned, dur >= 0 (timed 0: unknown), pos its own offset (pread/pwrite,
+ * -1 unknown) when positional.
+ */
+static inline __attribute__((always_inline)) void
+fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, unsigned is_write,
+        int positional, int64_t size, int64_t moved, int64_t dur, int timed, int64_t gap)
+{
+    int64_t pos, off;
+    int append;
+
+    count_call(o, ev->tid, main_thread, on, is_write, size, ev->t, dur, timed, gap);
+    /*
+     * Where it happened: pread/pwrite say; an O_APPEND write lands at the end
+     * of the file (sequential by construction, and the offset is unknown
+     * after it); anything else is at the file offset, which it moves.
+     */
+    append = is_write & o->h.append;
+    off = o->h.off >= 0 ? sadd(o->h.off, moved) : o->h.off;
+    pos = append ? o->dir.prev_end[1] : o->h.off;
+    /*
+     * Selects: reads, writes and pwrites of concurrent threads interleave,
+     * and as ?:s gcc made branches of them.
+     */
+    o->h.off = sel((uint64_t)positional, o->h.off, sel((uint64_t)append, -1, off));
+    pos = sel((uint64_t)positional, sel(ev->has & IOT_HAS_OFFSET, ev->offset, -1), pos);
+    count_position(o, is_write, pos, moved);
+}
+
+#endif /* ENGINE_INT_H */

@@ -1,0 +1,196 @@
+/*
+ * Processes and threads (engine_int.h): created as their calls or events
+ * name them; fork shares the parent's sessions, exec keeps the fds that
+ * survive it, exit lets everything go (and marks what leaked); thread names
+ * and which threads are main.
+ */
+#include <stdlib.h>
+
+#include "engine_int.h"
+#include "path.h"
+
+static struct engine_proc *proc_new(struct engine *e, int32_t pid)
+{
+    struct engine_proc *p = calloc(1, sizeof(*p));
+
+    if (!p)
+        return NULL;
+    p->pid = pid;
+    p->name = "unknown";
+    if (hmap_put(&e->procs, (uint64_t)(uint32_t)pid, p) < 0) {
+        free(p);
+        return NULL;
+    }
+    e->st.processes++;
+    return p;
+}
+
+struct engine_proc *engine_proc_lookup(struct engine *e, int32_t pid)
+{
+    struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
+
+    if (!p)
+        p = proc_new(e, pid);
+    else if (p->exited)
+        p->exited = 0;      /* calls after the exit: the pid was reused, unannounced */
+    e->last_proc = p;
+    return p;
+}
+
+struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t tid)
+{
+    struct engine_thread *t = e->last_thr;
+
+    if (t && t->tid == tid && t->pid == pid)
+        return t;
+    t = hmap_get(&e->thrs, (uint64_t)(uint32_t)tid);
+    if (!t || t->pid != pid) {
+        struct engine_proc *p = engine_proc_get(e, pid);
+
+        if (!t) {
+            t = calloc(1, sizeof(*t));
+            if (!t)
+                return NULL;
+            if (hmap_put(&e->thrs, (uint64_t)(uint32_t)tid, t) < 0) {
+                free(t);
+                return NULL;
+            }
+            e->st.threads++;
+        }
+        /* A new thread, or a tid reused by another process: Linux names a
+           thread after its creator, so the process name is the default. */
+        t->pid = pid;
+        t->tid = tid;
+        t->name = p ? p->name : "unknown";
+        t->is_main = tid == pid || config_main_name(e->cfg, t->name);
+    }
+    e->last_thr = t;
+    return t;
+}
+
+int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t)
+{
+    if (!p || !p->start_unix_ns)
+        return t / 1000000;
+    return (p->start_unix_ns + (t - p->start_t)) / 1000000;
+}
+
+void engine_proc_drop_all(struct engine *e, struct engine_proc *p, int64_t t, int end, int leaks)
+{
+    stdio_drop_all(e, p, t, end, leaks);
+    for (int32_t fd = 0; fd < p->nfds; fd++) {
+        struct ofd *o = p->fds[fd].o;
+
+        if (!o)
+            continue;
+        p->fds[fd].o = NULL;
+        if (leaks)
+            ofd_mark_leak(o, p->pid, fd, t);
+        ofd_unref(e, o, t, end);
+    }
+}
+
+/* fork: the child shares the parent's open file descriptions. */
+static void proc_fork(struct engine_proc *parent, struct engine_proc *p)
+{
+    if (parent->nfds && engine_fd_slot(p, parent->nfds - 1, 1)) {
+        for (int32_t fd = 0; fd < parent->nfds; fd++) {
+            p->fds[fd] = parent->fds[fd];
+            if (p->fds[fd].o)
+                p->fds[fd].o->refs++;
+        }
+    }
+    stdio_fork(parent, p);
+}
+
+void engine_on_process(struct engine *e, const struct iot_event *ev)
+{
+    struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)ev->pid);
+    const char *name = iot_path_base(ev->exe);
+
+    if (p && !p->exited && (p->exe || p->nfds || p->streams.n)) {
+        /* exec: same process, new image */
+        stdio_drop_all(e, p, ev->t, RULE_END_CLOSE, 0);
+        for (int32_t fd = 0; fd < p->nfds; fd++)
+            if (p->fds[fd].o && p->fds[fd].cloexec)
+                engine_fd_close(e, p, fd, ev->t);
+    } else {
+        struct engine_proc *parent;
+
+        if (p && p->exited) {       /* pid reused */
+            free(p->fds);
+            p->fds = NULL;
+            p->nfds = 0;
+            p->exited = 0;
+        }
+        if (!p)
+            p = proc_new(e, ev->pid);
+        if (!p)
+            return;
+        parent = ev->ppid != ev->pid ? hmap_get(&e->procs, (uint64_t)(uint32_t)ev->ppid) : NULL;
+        if (parent && !parent->exited && !p->nfds)
+            proc_fork(parent, p);
+    }
+    p->ppid = ev->ppid;
+    p->exe = ev->exe;
+    p->name = name;
+    p->start_t = ev->t;
+    p->start_unix_ns = ev->start_unix_ns;
+    /* Threads named by default after the old image follow the new one. */
+    {
+        struct engine_thread *t = hmap_get(&e->thrs, (uint64_t)(uint32_t)ev->pid);
+
+        if (t && t->pid == ev->pid)
+            t->name = name;
+    }
+}
+
+void engine_on_thread(struct engine *e, const struct iot_event *ev)
+{
+    struct engine_thread *t = engine_thread_get(e, ev->pid, ev->tid);
+
+    if (!t || !ev->name)
+        return;
+    t->name = ev->name;
+    t->is_main = t->tid == t->pid || config_main_name(e->cfg, t->name);
+}
+
+void engine_on_exit(struct engine *e, const struct iot_event *ev)
+{
+    struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)ev->pid);
+
+    if (!p || p->exited)
+        return;
+    engine_proc_drop_all(e, p, ev->t, RULE_END_EXIT, !(ev->has & IOT_HAS_SIGNAL));
+    free(p->fds);
+    p->fds = NULL;
+    p->nfds = 0;
+    p->exited = 1;
+    if (e->last_proc == p)
+        e->last_proc = NULL;
+}
+
+void engine_procs_free(struct engine *e)
+{
+    for (size_t i = 0; i < e->procs.cap; i++) {
+        struct engine_proc *p;
+
+        if (!e->procs.used[i])
+            continue;
+        p = e->procs.vals[i];
+        stdio_free_all(p);
+        for (int32_t fd = 0; fd < p->nfds; fd++) {
+            struct ofd *o = p->fds[fd].o;
+
+            if (o && --o->refs == 0)
+                free(o);
+        }
+        free(p->fds);
+        free(p);
+    }
+    hmap_release(&e->procs);
+    for (size_t i = 0; i < e->thrs.cap; i++)
+        if (e->thrs.used[i])
+            free(e->thrs.vals[i]);
+    hmap_release(&e->thrs);
+}

@@ -1,0 +1,307 @@
+/*
+ * stdio streams (engine_int.h): each refers to a session like an fd does,
+ * keeps its own position, and models its buffer: every stdio data call is
+ * turned into the syscalls it would cause (the session's eff_ops and
+ * eff_bytes), from the buffer's size and mode.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+#define DEFAULT_STDIO_BUF 4096  /* when fopen did not say */
+
+struct stdio_stream {
+    struct ofd *o;              /* holds a reference */
+    int32_t fd;
+    int64_t pos;                /* -1 unknown */
+    int64_t bufsize;            /* 0 unbuffered */
+    int64_t defsize;            /* the buffer glibc would allocate (fopen's size) */
+    int bufmode;
+    int append;
+    int64_t pending;            /* bytes written into the buffer, not yet flushed */
+    int64_t avail;              /* bytes read into the buffer, not yet consumed */
+};
+
+static struct stdio_stream *stdio_stream_get(struct engine_proc *p, const struct iot_event *ev)
+{
+    if (!(ev->has & IOT_HAS_STREAM))
+        return NULL;
+    return hmap_get(&p->streams, ev->stream);
+}
+
+static void stdio_stream_drop(struct engine *e, struct stdio_stream *s, int64_t t, int end)
+{
+    if (s->o)
+        ofd_unref(e, s->o, t, end);
+    free(s);
+}
+
+/* A syscall the stream makes: counted into the session's effective figures. */
+static void stdio_stream_syscall(struct stdio_stream *s, int64_t bytes)
+{
+    s->o->s.eff_ops++;
+    SADD(s->o->s.eff_bytes, bytes);
+}
+
+static void stdio_stream_flush(struct stdio_stream *s)
+{
+    if (s->pending > 0)
+        stdio_stream_syscall(s, s->pending);
+    s->pending = 0;
+    s->avail = 0;
+}
+
+/*
+ * What one stdio data call costs below the buffer: unbuffered streams make a
+ * syscall per call; line-buffered writes are flushed per call (we do not see
+ * the bytes, so a newline is assumed); fully buffered streams make one
+ * syscall per buffer filled, and requests of at least a buffer go straight
+ * through, as glibc does.
+ */
+static void stdio_stream_model(struct stdio_stream *s, int is_write, int64_t size)
+{
+    int64_t b = s->bufsize;
+
+    if (size <= 0)
+        return;
+    if (b <= 0 || s->bufmode == IOT_BUF_NONE || (is_write && s->bufmode == IOT_BUF_LINE)) {
+        s->pending = 0;
+        stdio_stream_syscall(s, size);
+        return;
+    }
+    if (is_write) {
+        s->avail = 0;
+        if (size >= b) {
+            stdio_stream_flush(s);
+            stdio_stream_syscall(s, size);
+            return;
+        }
+        SADD(s->pending, size);
+        while (s->pending >= b) {
+            stdio_stream_syscall(s, b);
+            s->pending -= b;
+        }
+    } else {
+        int64_t need;
+
+        s->pending = 0;
+        if (size <= s->avail) {
+            s->avail -= size;
+            return;
+        }
+        need = size - s->avail;
+        if (need >= b) {
+            stdio_stream_syscall(s, need);
+            s->avail = 0;
+            return;
+        }
+        stdio_stream_syscall(s, b);
+        s->avail = b - need;
+    }
+}
+
+/* ------------------------------------------------------------ calls */
+
+void stdio_on_open(struct engine *e, struct engine_proc *p, const struct iot_event *ev)
+{
+    struct stdio_stream *s;
+    struct ofd *o = NULL;
+    int32_t fd = (ev->has & IOT_HAS_FD) ? ev->fd : -1;
+    uint64_t id = (uint64_t)ev->ret;
+
+    if (ev->ret == 0 || (ev->has & IOT_HAS_ERRNO))
+        return;
+    if (ev->op == IOT_OP_FDOPEN) {
+        o = engine_fd_ofd(p, fd);
+        if (!o)
+            return;     /* a stream over an fd we do not follow (a pipe, stdin) */
+        o->refs++;
+        o->s.layer = RULE_LAYER_STDIO;
+    } else {
+        const char *path = (ev->has & IOT_HAS_PATH) && ev->path ? ev->path : NULL;
+        struct ofd *cur = engine_fd_ofd(p, fd);
+
+        if (!path && ev->op == IOT_OP_TMPFILE)
+            path = "(tmpfile)";
+        if (!path)
+            return;
+        if (cur && cur->s.path == path && cur->dir.calls[0] + cur->dir.calls[1] == 0) {
+            /* the open() beneath fopen was seen too: one session */
+            o = cur;
+            o->s.layer = RULE_LAYER_STDIO;
+            o->refs++;
+        } else {
+            o = ofd_new(e, ev, p, path, RULE_LAYER_STDIO);
+            if (!o)
+                return;
+            o->refs = 1;
+            if (fd >= 0) {
+                o->refs++;
+                engine_fd_install(e, p, fd, o, 0, ev->t);
+            }
+        }
+    }
+    s = calloc(1, sizeof(*s));
+    if (!s) {
+        ofd_unref(e, o, ev->t, RULE_END_CLOSE);
+        return;
+    }
+    s->o = o;
+    s->fd = fd;
+    s->bufsize = (ev->has & IOT_HAS_SIZE) && ev->size > 0 ? ev->size : DEFAULT_STDIO_BUF;
+    s->defsize = s->bufsize;
+    s->bufmode = IOT_BUF_FULL;
+    s->append = ev->mode && strchr(ev->mode, 'a');
+    s->pos = s->append ? -1 : 0;
+    o->s.stream_buffer = s->bufsize;
+    o->s.bufmode = s->bufmode;
+    {
+        struct stdio_stream *old = hmap_get(&p->streams, id);
+
+        if (old)
+            stdio_stream_drop(e, old, ev->t, RULE_END_CLOSE);
+    }
+    if (hmap_put(&p->streams, id, s) < 0)
+        stdio_stream_drop(e, s, ev->t, RULE_END_CLOSE);
+}
+
+void stdio_on_close(struct engine *e, struct engine_proc *p, const struct iot_event *ev)
+{
+    struct stdio_stream *s = stdio_stream_get(p, ev);
+    struct ofd *o;
+    int32_t fd;
+
+    if (!s)
+        return;
+    hmap_del(&p->streams, ev->stream);
+    o = s->o;
+    fd = s->fd;
+    if (s->pending > 0 && o->s.eff_ops == 0)
+        stdio_stream_flush(s);     /* the only syscall of a short stream */
+    if (ev->has & IOT_HAS_FILE_SIZE)
+        o->s.file_size = ev->file_size;
+    /* fclose closes the fd beneath, if it still is this stream's */
+    if (fd >= 0 && engine_fd_ofd(p, fd) == o) {
+        p->fds[fd].o = NULL;
+        o->refs--;
+    }
+    stdio_stream_drop(e, s, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
+}
+
+void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
+                   int is_write)
+{
+    struct stdio_stream *s = stdio_stream_get(p, ev);
+    struct ofd *o;
+    int64_t size, moved;
+    int main_thread;
+
+    if (!s || (ev->has & IOT_HAS_ERRNO))
+        return;
+    o = s->o;
+    moved = ev->ret > 0 ? ev->ret : 0;
+    size = (ev->has & IOT_HAS_SIZE) ? ev->size : moved;
+    if (ev->op == IOT_OP_FGETC || ev->op == IOT_OP_FPUTC)
+        size = 1;
+    main_thread = call_on_main(e, ev->pid, ev->tid);
+    count_call(o, ev->tid, main_thread, calls_on_key(main_thread, ev->tid), (unsigned)is_write,
+               size, ev->t, (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur,
+               !(ev->has & IOT_HAS_NO_DUR), e->gap);
+    stdio_stream_model(s, is_write, size);
+    count_position(o, is_write, is_write && s->append ? o->dir.prev_end[1] : s->pos, moved);
+    if (s->pos >= 0)
+        SADD(s->pos, moved);
+}
+
+void stdio_on_other(struct engine_proc *p, const struct iot_event *ev)
+{
+    struct stdio_stream *s = stdio_stream_get(p, ev);
+
+    if (!s)
+        return;
+    switch (ev->op) {
+    case IOT_OP_FFLUSH:
+        stdio_stream_flush(s);
+        break;
+    case IOT_OP_FSEEK:
+        stdio_stream_flush(s);
+        s->o->h.seeks++;
+        if (ev->ret != 0)
+            break;
+        if ((ev->has & IOT_HAS_WHENCE) && ev->whence == 0 && (ev->has & IOT_HAS_OFFSET))
+            s->pos = ev->offset;
+        else if ((ev->has & IOT_HAS_WHENCE) && ev->whence == 1 && (ev->has & IOT_HAS_OFFSET) &&
+                 s->pos >= 0)
+            SADD(s->pos, ev->offset);
+        else
+            s->pos = -1;
+        break;
+    case IOT_OP_SETVBUF:
+        if (ev->ret != 0)
+            break;
+        s->bufmode = ev->bufmode;
+        if (s->bufmode == IOT_BUF_NONE)
+            s->bufsize = 0;
+        else if ((ev->has & IOT_HAS_SIZE) && ev->size > 0)
+            s->bufsize = ev->size;
+        else if (s->bufsize <= 0)
+            /* a buffered mode without a size: glibc allocates its default */
+            s->bufsize = s->defsize;
+        s->o->s.stream_buffer = s->bufsize;
+        s->o->s.bufmode = s->bufmode;
+        break;
+    default:
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ processes */
+
+void stdio_drop_all(struct engine *e, struct engine_proc *p, int64_t t, int end, int leaks)
+{
+    for (size_t i = 0; i < p->streams.cap; i++) {
+        struct stdio_stream *s;
+
+        if (!p->streams.used[i])
+            continue;
+        s = p->streams.vals[i];
+        if (leaks && s->o)
+            ofd_mark_leak(s->o, p->pid, s->fd, t);
+        stdio_stream_drop(e, s, t, end);
+    }
+    hmap_release(&p->streams);
+}
+
+void stdio_fork(struct engine_proc *parent, struct engine_proc *child)
+{
+    for (size_t i = 0; i < parent->streams.cap; i++) {
+        struct stdio_stream *s, *c;
+
+        if (!parent->streams.used[i])
+            continue;
+        s = parent->streams.vals[i];
+        c = malloc(sizeof(*c));
+        if (!c)
+            continue;
+        *c = *s;
+        if (c->o)
+            c->o->refs++;
+        hmap_put(&child->streams, parent->streams.keys[i], c);
+    }
+}
+
+void stdio_free_all(struct engine_proc *p)
+{
+    for (size_t i = 0; i < p->streams.cap; i++) {
+        struct stdio_stream *s;
+
+        if (!p->streams.used[i])
+            continue;
+        s = p->streams.vals[i];
+        if (s->o && --s->o->refs == 0)
+            free(s->o);
+        free(s);
+    }
+    hmap_release(&p->streams);
+}
