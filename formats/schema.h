@@ -26,7 +26,8 @@
  *        order, and the bit's range fixes its wire encoding (below)
  * member the iot_event member holding it (string fields: also <member>_id
  *        on the writer side)
- * type   how it is stored, encoded and printed (IOT_FT_* in codec.h):
+ * type   how it is stored, encoded and printed (enum iot_ftype; codec.h
+ *        says what each means to the encoder and decoder):
  *        I32/I64 signed (zigzag varint), U32 unsigned varint, OCT open
  *        flags (varint, octal in text), HEX a stream id (varint, unsigned
  *        in JSONL, hex in text), STR a string id, BUFMODE 0..2 named
@@ -111,8 +112,9 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
  *             nor moves the file position
  * class       IOT_CLASS_<class>
  * api         IOT_API_<api>
- * fields      the IOT_HAS_* bits (IOT_F(NAME) for short) its records carry when it succeeds (errno
- *             and stack may come with any call)
+ * fields      the IOT_HAS_* bits (IOT_F(NAME) for short) its records
+ *             carry when it succeeds (errno and stack may come with any
+ *             call)
  * strace      the syscalls strace prints for it, each as
  *               SA(name, fd arg, size arg, offset arg)  arguments by position
  *                                                       (-1: none), or
@@ -124,88 +126,147 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
  * append new ops at the end, never reorder.
  */
 #define IOT_F(name) IOT_HAS_##name
-#define IOT_OPS(X)                                                                                \
-    X(OPEN,            "open",            NONE,  0, OPEN,  POSIX, IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),     \
-      SC(open, OPEN) SC(openat, OPENAT) SC(openat2, OPENAT2) SC(creat, CREAT))                   \
-    X(CLOSE,           "close",           NONE,  0, CLOSE, POSIX, IOT_F(FD) | IOT_F(FILE_SIZE),           \
-      SC(close, CLOSE))                                                                           \
-    X(READ,            "read",            READ,  0, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE),                \
-      SA(read, 0, 2, -1))                                                                         \
-    X(WRITE,           "write",           WRITE, 0, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE),                \
-      SA(write, 0, 2, -1))                                                                        \
-    X(PREAD,           "pread",           READ,  1, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),    \
-      SA(pread64, 0, 2, 3) SA(pread, 0, 2, 3))                                                    \
-    X(PWRITE,          "pwrite",          WRITE, 1, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),    \
-      SA(pwrite64, 0, 2, 3) SA(pwrite, 0, 2, 3))                                                  \
-    X(READV,           "readv",           READ,  0, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE),                \
-      SC(readv, RWV))                                                                             \
-    X(WRITEV,          "writev",          WRITE, 0, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE),                \
-      SC(writev, RWV))                                                                            \
-    X(PREADV,          "preadv",          READ,  1, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),    \
-      SC(preadv, PRWV) SC(preadv2, PRWV2))                                                        \
-    X(PWRITEV,         "pwritev",         WRITE, 1, DATA,  POSIX, IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),    \
-      SC(pwritev, PRWV) SC(pwritev2, PRWV2))                                                      \
-    X(LSEEK,           "lseek",           NONE,  0, SEEK,  POSIX, IOT_F(FD) | IOT_F(OFFSET) | IOT_F(WHENCE),  \
-      SC(lseek, LSEEK) SC(_llseek, LLSEEK))                                                       \
-    X(DUP,             "dup",             NONE,  0, FD,    POSIX, IOT_F(FD) | IOT_F(NEWFD),               \
-      SC(dup, DUP) SC(dup2, DUP2) SC(dup3, DUP2) SC(fcntl, FCNTL) SC(fcntl64, FCNTL))             \
-    X(FSYNC,           "fsync",           NONE,  0, SYNC,  POSIX, IOT_F(FD),                          \
-      SA(fsync, 0, -1, -1))                                                                       \
-    X(FDATASYNC,       "fdatasync",       NONE,  0, SYNC,  POSIX, IOT_F(FD),                          \
-      SA(fdatasync, 0, -1, -1))                                                                   \
-    X(FTRUNCATE,       "ftruncate",       NONE,  0, META,  POSIX, IOT_F(FD) | IOT_F(SIZE),                \
-      SA(ftruncate, 0, 1, -1) SA(ftruncate64, 0, 1, -1))                                          \
-    X(MMAP,            "mmap",            NONE,  0, META,  POSIX, IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),    \
-      SC(mmap, MMAP) SC(mmap2, MMAP2))                                                            \
-    X(MUNMAP,          "munmap",          NONE,  0, META,  POSIX, IOT_F(SIZE),                        \
-      SC(munmap, MUNMAP))                                                                         \
-    X(SENDFILE,        "sendfile",        WRITE, 0, COPY,  POSIX, IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE),     \
-      SC(sendfile, SENDFILE) SC(sendfile64, SENDFILE))                                            \
-    X(COPY_FILE_RANGE, "copy_file_range", WRITE, 0, COPY,  POSIX, IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE),     \
-      SC(copy_file_range, COPY))                                                                  \
-    X(FOPEN,           "fopen",           NONE,  0, OPEN,  STDIO,                                 \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM), )                                                    \
-    X(FDOPEN,          "fdopen",          NONE,  0, OPEN,  STDIO, IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM), )  \
-    X(FCLOSE,          "fclose",          NONE,  0, CLOSE, STDIO,                                 \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(FILE_SIZE), )                                                         \
-    X(FREAD,           "fread",           READ,  0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
-    X(FWRITE,          "fwrite",          WRITE, 0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
-    X(FGETS,           "fgets",           READ,  0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
-    X(FPUTS,           "fputs",           WRITE, 0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
-    X(FFLUSH,          "fflush",          NONE,  0, SYNC,  STDIO, IOT_F(FD) | IOT_F(STREAM), )            \
-    X(FSEEK,           "fseek",           NONE,  0, SEEK,  STDIO,                                 \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(OFFSET) | IOT_F(WHENCE), )                                                \
-    X(SETVBUF,         "setvbuf",         NONE,  0, META,  STDIO,                                 \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE), )                                                 \
-    /* additions beyond the SPEC's list ("more may be added") */                                  \
-    X(SPLICE,          "splice",          WRITE, 0, COPY,  POSIX, IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE),     \
-      SC(splice, COPY))                                                                           \
-    X(MSYNC,           "msync",           NONE,  0, SYNC,  POSIX, IOT_F(SIZE),                        \
-      SA(msync, -1, 1, -1))                                                                       \
-    X(CLOSE_RANGE,     "close_range",     NONE,  0, CLOSE, POSIX, IOT_F(FD) | IOT_F(LAST_FD),             \
-      SC(close_range, CLOSE_RANGE))                                                               \
-    X(TMPFILE,         "tmpfile",         NONE,  0, OPEN,  STDIO, IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM), )  \
-    X(FREOPEN,         "freopen",         NONE,  0, OPEN,  STDIO,                                 \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM), )                                                    \
-    X(FTELL,           "ftell",           NONE,  0, META,  STDIO, IOT_F(FD) | IOT_F(STREAM), )            \
-    X(FGETC,           "fgetc",           READ,  0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
-    X(FPUTC,           "fputc",           WRITE, 0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
-    X(GETDELIM,        "getdelim",        READ,  0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
-    X(FPRINTF,         "fprintf",         WRITE, 0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE), )  \
-    X(FSCANF,          "fscanf",          READ,  0, DATA,  STDIO, IOT_F(FD) | IOT_F(STREAM), )            \
-    /* fds that are not files: recorded so that a reused fd number ends the                     \
-       session of the file it last named */                                                      \
-    X(PIPE,            "pipe",            NONE,  0, FD,    POSIX, IOT_F(FD) | IOT_F(NEWFD),               \
-      SC(pipe, PIPE) SC(pipe2, PIPE) SC(socketpair, PIPE))                                        \
-    X(SOCKET,          "socket",          NONE,  0, FD,    POSIX, IOT_F(FD),                          \
-      SC(socket, NEWFD) SC(accept, NEWFD) SC(accept4, NEWFD))                                     \
-    /* fcntl(F_SETFD) only: flags holds O_CLOEXEC when FD_CLOEXEC is set; strace's                \
-       fcntl lines are read under DUP, whose F_DUPFD they mostly are */                          \
-    X(FCNTL,           "fcntl",           NONE,  0, FD,    POSIX, IOT_F(FD) | IOT_F(FLAGS), )             \
-    X(FALLOCATE,       "fallocate",       NONE,  0, META,  POSIX,                                 \
-      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE), SA(fallocate, 0, 3, 2))                            \
-    X(FADVISE,         "fadvise",         NONE,  0, META,  POSIX,                                 \
-      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE), SA(fadvise64, 0, 2, 1) SA(fadvise64_64, 0, 2, 1))  \
+#define IOT_OPS(X)                                                                                 \
+    X(OPEN,            "open",            NONE,  0, OPEN,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
+      SC(open, OPEN) SC(openat, OPENAT) SC(openat2, OPENAT2) SC(creat, CREAT))                     \
+    X(CLOSE,           "close",           NONE,  0, CLOSE, POSIX,                                  \
+      IOT_F(FD) | IOT_F(FILE_SIZE),                                                                \
+      SC(close, CLOSE))                                                                            \
+    X(READ,            "read",            READ,  0, DATA,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE),                                                                     \
+      SA(read, 0, 2, -1))                                                                          \
+    X(WRITE,           "write",           WRITE, 0, DATA,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE),                                                                     \
+      SA(write, 0, 2, -1))                                                                         \
+    X(PREAD,           "pread",           READ,  1, DATA,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
+      SA(pread64, 0, 2, 3) SA(pread, 0, 2, 3))                                                     \
+    X(PWRITE,          "pwrite",          WRITE, 1, DATA,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
+      SA(pwrite64, 0, 2, 3) SA(pwrite, 0, 2, 3))                                                   \
+    X(READV,           "readv",           READ,  0, DATA,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE),                                                                     \
+      SC(readv, RWV))                                                                              \
+    X(WRITEV,          "writev",          WRITE, 0, DATA,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE),                                                                     \
+      SC(writev, RWV))                                                                             \
+    X(PREADV,          "preadv",          READ,  1, DATA,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
+      SC(preadv, PRWV) SC(preadv2, PRWV2))                                                         \
+    X(PWRITEV,         "pwritev",         WRITE, 1, DATA,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
+      SC(pwritev, PRWV) SC(pwritev2, PRWV2))                                                       \
+    X(LSEEK,           "lseek",           NONE,  0, SEEK,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(WHENCE),                                                   \
+      SC(lseek, LSEEK) SC(_llseek, LLSEEK))                                                        \
+    X(DUP,             "dup",             NONE,  0, FD,    POSIX,                                  \
+      IOT_F(FD) | IOT_F(NEWFD) | IOT_F(FLAGS),                                                     \
+      SC(dup, DUP) SC(dup2, DUP2) SC(dup3, DUP2) SC(fcntl, FCNTL) SC(fcntl64, FCNTL))              \
+    X(FSYNC,           "fsync",           NONE,  0, SYNC,  POSIX,                                  \
+      IOT_F(FD),                                                                                   \
+      SA(fsync, 0, -1, -1))                                                                        \
+    X(FDATASYNC,       "fdatasync",       NONE,  0, SYNC,  POSIX,                                  \
+      IOT_F(FD),                                                                                   \
+      SA(fdatasync, 0, -1, -1))                                                                    \
+    X(FTRUNCATE,       "ftruncate",       NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE),                                                                     \
+      SA(ftruncate, 0, 1, -1) SA(ftruncate64, 0, 1, -1))                                           \
+    X(MMAP,            "mmap",            NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
+      SC(mmap, MMAP) SC(mmap2, MMAP2))                                                             \
+    X(MUNMAP,          "munmap",          NONE,  0, META,  POSIX,                                  \
+      IOT_F(SIZE) | IOT_F(OFFSET),                                                                 \
+      SC(munmap, MUNMAP))                                                                          \
+    X(SENDFILE,        "sendfile",        WRITE, 0, COPY,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                      \
+      SC(sendfile, SENDFILE) SC(sendfile64, SENDFILE))                                             \
+    X(COPY_FILE_RANGE, "copy_file_range", WRITE, 0, COPY,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                      \
+      SC(copy_file_range, COPY))                                                                   \
+    X(FOPEN,           "fopen",           NONE,  0, OPEN,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),        \
+      )                                                                                            \
+    X(FDOPEN,          "fdopen",          NONE,  0, OPEN,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),                      \
+      )                                                                                            \
+    X(FCLOSE,          "fclose",          NONE,  0, CLOSE, STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(FILE_SIZE),                                                \
+      )                                                                                            \
+    X(FREAD,           "fread",           READ,  0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
+      )                                                                                            \
+    X(FWRITE,          "fwrite",          WRITE, 0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
+      )                                                                                            \
+    X(FGETS,           "fgets",           READ,  0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
+      )                                                                                            \
+    X(FPUTS,           "fputs",           WRITE, 0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
+      )                                                                                            \
+    X(FFLUSH,          "fflush",          NONE,  0, SYNC,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM),                                                                   \
+      )                                                                                            \
+    X(FSEEK,           "fseek",           NONE,  0, SEEK,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(OFFSET) | IOT_F(WHENCE),                                   \
+      )                                                                                            \
+    X(SETVBUF,         "setvbuf",         NONE,  0, META,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),                                    \
+      )                                                                                            \
+    /* additions beyond the SPEC's list ("more may be added") */                                   \
+    X(SPLICE,          "splice",          WRITE, 0, COPY,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                      \
+      SC(splice, COPY))                                                                            \
+    X(MSYNC,           "msync",           NONE,  0, SYNC,  POSIX,                                  \
+      IOT_F(SIZE) | IOT_F(OFFSET),                                                                 \
+      SA(msync, -1, 1, -1))                                                                        \
+    X(CLOSE_RANGE,     "close_range",     NONE,  0, CLOSE, POSIX,                                  \
+      IOT_F(FD) | IOT_F(LAST_FD),                                                                  \
+      SC(close_range, CLOSE_RANGE))                                                                \
+    X(TMPFILE,         "tmpfile",         NONE,  0, OPEN,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),                      \
+      )                                                                                            \
+    X(FREOPEN,         "freopen",         NONE,  0, OPEN,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),        \
+      )                                                                                            \
+    X(FTELL,           "ftell",           NONE,  0, META,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM),                                                                   \
+      )                                                                                            \
+    X(FGETC,           "fgetc",           READ,  0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
+      )                                                                                            \
+    X(FPUTC,           "fputc",           WRITE, 0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
+      )                                                                                            \
+    X(GETDELIM,        "getdelim",        READ,  0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
+      )                                                                                            \
+    X(FPRINTF,         "fprintf",         WRITE, 0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
+      )                                                                                            \
+    X(FSCANF,          "fscanf",          READ,  0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM),                                                                   \
+      )                                                                                            \
+    /* fds that are not files: recorded so that a reused fd number ends the session of the file    \
+       it last named */                                                                            \
+    X(PIPE,            "pipe",            NONE,  0, FD,    POSIX,                                  \
+      IOT_F(FD) | IOT_F(NEWFD),                                                                    \
+      SC(pipe, PIPE) SC(pipe2, PIPE) SC(socketpair, PIPE))                                         \
+    X(SOCKET,          "socket",          NONE,  0, FD,    POSIX,                                  \
+      IOT_F(FD),                                                                                   \
+      SC(socket, NEWFD) SC(accept, NEWFD) SC(accept4, NEWFD))                                      \
+    /* fcntl(F_SETFD) only: flags holds O_CLOEXEC when FD_CLOEXEC is set; strace's fcntl lines     \
+       are read under DUP, whose F_DUPFD they mostly are */                                        \
+    X(FCNTL,           "fcntl",           NONE,  0, FD,    POSIX,                                  \
+      IOT_F(FD) | IOT_F(FLAGS),                                                                    \
+      )                                                                                            \
+    X(FALLOCATE,       "fallocate",       NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
+      SA(fallocate, 0, 3, 2))                                                                      \
+    X(FADVISE,         "fadvise",         NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
+      SA(fadvise64, 0, 2, 1) SA(fadvise64_64, 0, 2, 1))                                            \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

@@ -157,7 +157,9 @@ grep -qx "ioanalyze: dump --format: expected jsonl or text, not 'xml'" "$work/er
 # dump of a damaged trace (SPEC): what can be read, a warning naming the
 # file, exit 0; --strict makes it 2
 if [ -x "$IORECORD" ] && [ -e "$LIBIORECORD" ] && [ -x "$BUILD/bin/samples/repeat_read" ]; then
-    (cd "$work" && "$IORECORD" -o "$work/rec.zst" "$BUILD/bin/samples/repeat_read" >/dev/null 2>&1) ||
+    # a sanitized library needs its runtime loaded first (lib.sh)
+    (cd "$work" && env $(asan_env "$LIBIORECORD") "$IORECORD" -o "$work/rec.zst" \
+        "$BUILD/bin/samples/repeat_read" >/dev/null 2>&1) ||
         die "cannot record a sample"
     head -c $(($(wc -c <"$work/rec.zst") / 2)) "$work/rec.zst" >"$work/cut.zst"
     expect 0 "$IOANALYZE" dump "$work/cut.zst"

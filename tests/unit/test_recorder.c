@@ -318,6 +318,12 @@ static void check_calls(const struct evs *e, int32_t pid, const char *expfile)
         }
         if (!match_line(&e->v[i], line, lineno))
             bad++;
+        /* the op table says which fields each op's records carry */
+        if (e->v[i].has & ~(iot_ops[e->v[i].op].fields | IOT_HAS_ERRNO | IOT_HAS_STACK)) {
+            printf("\n  expectation %zu (%s): fields 0x%x beyond the op table's 0x%x\n", lineno,
+                   line, e->v[i].has, iot_ops[e->v[i].op].fields);
+            bad++;
+        }
         i++;
     }
     while (i < e->n && (e->v[i].kind != IOT_EV_CALL || e->v[i].pid != pid))
