@@ -109,8 +109,7 @@ int cmd_analyze(int argc, char **argv)
         .name = "analyze",
         .synopsis = "[analyze] [OPTIONS] INPUT...",
         .about = "Replays the inputs through the rules and writes the issues on stdout.",
-        .opts = opts,
-        .nopts = sizeof(opts) / sizeof(opts[0]),
+        OPT_SPECS(opts),
         .footer = "Exit: 0 done, 1 issues found with --fail-on-issues, 2 usage or input error.",
         .needs_input = 1,
     };

@@ -109,8 +109,7 @@ int cmd_diff(int argc, char **argv)
                  "BASE and NEW are issue files written by 'ioanalyze analyze' (JSON or JSONL,\n"
                  "'-' reads one from standard input) or inputs (trace, strace log, JSONL events,\n"
                  "directory), which are analysed first.",
-        .opts = opts,
-        .nopts = sizeof(opts) / sizeof(opts[0]),
+        OPT_SPECS(opts),
         .footer = "Exit: 0 nothing new, 1 something new, 2 usage or input error.",
     };
 

@@ -105,8 +105,7 @@ int cmd_dump(int argc, char **argv)
         .synopsis = "dump [--format jsonl|text] [--strict] INPUT...",
         .about = "Writes every event in time order: JSONL (the SPEC's interchange format,\n"
                  "readable by every ioanalyze command) or one aligned text line per event.",
-        .opts = opts,
-        .nopts = sizeof(opts) / sizeof(opts[0]),
+        OPT_SPECS(opts),
         .needs_input = 1,
     };
 

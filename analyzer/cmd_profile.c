@@ -27,8 +27,7 @@ int cmd_profile(int argc, char **argv)
         .synopsis = "profile [OPTIONS] INPUT...",
         .about = "Writes one CSV row per (pid, path, layer): counts, bytes, times, seeks,\n"
                  "sequential/random accesses, fsyncs, main-thread calls (RFC 4180).",
-        .opts = opts,
-        .nopts = sizeof(opts) / sizeof(opts[0]),
+        OPT_SPECS(opts),
         .needs_input = 1,
     };
 

@@ -33,8 +33,7 @@ int cmd_rules(int argc, char **argv)
         .synopsis = "rules [--plugin FILE.so]...",
         .about = "Lists every rule: name, issue type, parameters with their defaults.\n"
                  "Change a parameter with --set RULE.PARAM=VALUE or a --config file.",
-        .opts = opts,
-        .nopts = sizeof(opts) / sizeof(opts[0]),
+        OPT_SPECS(opts),
     };
 
     parsed = opt_parse(&cmd, argc, argv, &args);

@@ -46,6 +46,8 @@ struct opt_cmd {
     const char *footer;             /* after the options (exit statuses); may be NULL */
     int needs_input;                /* no argument is "no input given" */
 };
+/* The opts and nopts of an opt_cmd, from an array of options. */
+#define OPT_SPECS(array) .opts = (array), .nopts = sizeof(array) / sizeof((array)[0])
 
 /*
  * Parses argv[1..argc-1] (argv[0] is the command name) against cmd's

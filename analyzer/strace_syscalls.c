@@ -132,6 +132,14 @@ static void set_fd(struct iot_event *ev, int32_t fd, const char *path)
     }
 }
 
+/* A call that made fd: the event's fd, and the file the process's table now has there. */
+static int new_fd(struct iot_event *ev, struct strace_proc *p, int64_t fd, const char *path)
+{
+    ev->has |= IOT_HAS_FD;
+    ev->fd = (int32_t)fd;
+    return strace_fd_set(p, fd, path);
+}
+
 /* rel relative to the directory dir, in the recorder's form (iot_path_join), interned. */
 static int join_path(struct strace_src *s, const char *dir, const char *rel, const char **out)
 {
@@ -238,12 +246,8 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         }
         ev.has |= IOT_HAS_PATH | IOT_HAS_FLAGS;
         ev.path = path;
-        if (r.val >= 0) {
-            ev.has |= IOT_HAS_FD;
-            ev.fd = (int32_t)r.val;
-            if (strace_fd_set(p, r.val, path) < 0)
-                return -1;
-        }
+        if (r.val >= 0 && new_fd(&ev, p, r.val, path) < 0)
+            return -1;
         break;
     }
     case SC_CLOSE:
@@ -326,12 +330,8 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
             return -1;
         break;
     case SC_NEWFD:
-        if (r.val >= 0) {
-            ev.has |= IOT_HAS_FD;
-            ev.fd = (int32_t)r.val;
-            if (strace_fd_set(p, r.val, NULL) < 0)
-                return -1;
-        }
+        if (r.val >= 0 && new_fd(&ev, p, r.val, NULL) < 0)
+            return -1;
         break;
     case SC_PIPE: {
         /* "[3, 4]" or, with -y, "[3<pipe:[91]>, 4<pipe:[91]>]" (socketpair: the 4th) */

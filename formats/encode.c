@@ -239,3 +239,23 @@ int iot_enc_exit(struct iot_enc *e, int64_t t, int32_t status, int32_t sig)
     e->nrec++;
     return 0;
 }
+
+int iot_enc_kill_chunk(void *buf, size_t cap, int32_t pid, int sig, int64_t t,
+                       uint64_t stream_id, struct iot_chunk_hdr *h)
+{
+    struct iot_enc e;
+
+    iot_enc_begin(&e, buf, cap, t);
+    if (iot_enc_exit(&e, t, 128 + sig, sig) < 0)
+        return -1;
+    memset(h, 0, sizeof(*h));
+    h->version = IOT_FORMAT_VERSION;
+    h->flags = IOT_CHUNK_LAST;
+    h->pid = pid;
+    h->tid = pid;
+    h->stream_id = stream_id;
+    h->nrec = e.nrec;
+    h->base_t = t;
+    h->bytes = (uint32_t)e.len;
+    return 0;
+}

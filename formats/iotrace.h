@@ -273,6 +273,16 @@ struct iot_chunk_hdr {
 #define IOT_CHUNK_PARTIAL 0x1u  /* a snapshot; a later chunk with the same seq supersedes it */
 #define IOT_CHUNK_LAST    0x2u  /* the stream ended (thread exit) */
 
+/*
+ * A chunk of one record, the exit of process pid killed by signal sig at
+ * (absolute) time t, in its own stream: for whoever saw a process die that
+ * could not write its own (the recorder for a child, the launcher for the
+ * command). The records go to buf[0..cap) and the header to *h. 0, or -1
+ * when cap is too small.
+ */
+int iot_enc_kill_chunk(void *buf, size_t cap, int32_t pid, int sig, int64_t t,
+                       uint64_t stream_id, struct iot_chunk_hdr *h);
+
 /* Serialise h into out[0..IOT_CHUNK_HDR_SIZE). */
 void iot_chunk_hdr_put(uint8_t *out, const struct iot_chunk_hdr *h);
 /* Parse; 0 ok, -1 bad magic or short, -2 unsupported version (h->version set). */

@@ -101,8 +101,6 @@ void rec_finish(int status, int sig)
 void rec_child_killed(pid_t pid, int sig)
 {
     uint32_t bi;
-    struct iot_enc e;
-    struct iot_chunk_hdr h;
 
     if (!rec_active || pid <= 0)
         return;
@@ -110,18 +108,11 @@ void rec_child_killed(pid_t pid, int sig)
     if (!bi)
         return;
     /* A one-record chunk in the child's name: it could not write it itself. */
-    iot_enc_begin(&e, rec_bufs[bi - 1].data, REC_CHUNK_CAP, rec_mono_ns());
-    iot_enc_exit(&e, e.base_t, 128 + sig, sig);
-    memset(&h, 0, sizeof(h));
-    h.version = IOT_FORMAT_VERSION;
-    h.flags = IOT_CHUNK_LAST;
-    h.pid = pid;
-    h.tid = pid;
-    h.stream_id = rec_stream_id_new();
-    h.nrec = e.nrec;
-    h.base_t = e.base_t;
-    h.bytes = (uint32_t)e.len;
-    rec_bufs[bi - 1].hdr = h;
+    if (iot_enc_kill_chunk(rec_bufs[bi - 1].data, REC_CHUNK_CAP, pid, sig, rec_mono_ns(),
+                           rec_stream_id_new(), &rec_bufs[bi - 1].hdr) < 0) {
+        rec_buf_put(bi);
+        return;
+    }
     rec_queue_push(bi);
 }
 

@@ -276,24 +276,18 @@ static void record_kill(const char *out, pid_t pid, int sig)
     static uint8_t recs[256];
     struct iot_chunker *ch = iot_chunker_create(1);
     struct iot_chunk_hdr h;
-    struct iot_enc e;
     uint8_t frame[1024];
+    int64_t t = rec_mono_ns();
     size_t n;
     int fd;
 
     if (!ch)
         return;
-    iot_enc_begin(&e, recs, sizeof(recs), rec_mono_ns());
-    iot_enc_exit(&e, e.base_t, 128 + sig, sig);
-    memset(&h, 0, sizeof(h));
-    h.version = IOT_FORMAT_VERSION;
-    h.flags = IOT_CHUNK_LAST;
-    h.pid = pid;
-    h.tid = pid;
-    h.stream_id = ((uint64_t)getpid() << 32) ^ (uint64_t)e.base_t ^ 0x10;
-    h.nrec = e.nrec;
-    h.base_t = e.base_t;
-    h.bytes = (uint32_t)e.len;
+    if (iot_enc_kill_chunk(recs, sizeof(recs), pid, sig, t,
+                           ((uint64_t)getpid() << 32) ^ (uint64_t)t ^ 0x10, &h) < 0) {
+        iot_chunker_free(ch);
+        return;
+    }
     n = iot_chunk_compress(ch, &h, recs, frame, sizeof(frame));
     iot_chunker_free(ch);
     fd = open(out, O_WRONLY | O_APPEND | O_CLOEXEC);

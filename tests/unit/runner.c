@@ -32,5 +32,6 @@ int main(int argc, char **argv)
     CU_basic_run_tests();
     failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     CU_cleanup_registry();
+    unit_tmp_remove();
     return failures ? 1 : 0;
 }

@@ -58,19 +58,7 @@ static void expect_free(struct expect *x)
     iot_strtab_free(x->st);
 }
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-    static char path[128];
-
-    if (!tmpdir[0]) {
-        strcpy(tmpdir, "/tmp/ioscope-unit-XXXXXX");
-        CU_ASSERT_FATAL(mkdtemp(tmpdir) != NULL);
-    }
-    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-    return path;
-}
+#define tmp_path unit_tmp_path
 
 /*
  * Write n generated events of nproc processes x nthreads threads to path;
@@ -402,29 +390,8 @@ static void test_exec_argv_in_batch(void)
     }
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf;
-
-    CU_ASSERT_FATAL(f != NULL);
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    rewind(f);
-    buf = malloc(*len ? *len : 1);
-    CU_ASSERT_FATAL(fread(buf, 1, *len, f) == *len);
-    fclose(f);
-    return buf;
-}
-
-static void spill(const char *path, const void *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-
-    CU_ASSERT_FATAL(f != NULL);
-    CU_ASSERT_FATAL(fwrite(buf, 1, len, f) == len);
-    fclose(f);
-}
+#define slurp unit_slurp
+#define spill unit_spill
 
 /* Events in each frame decoded on its own (a chunk must be self-contained). */
 static void frame_events(const unsigned char *buf, size_t len, size_t *ends, long *counts,

@@ -18,19 +18,7 @@
 #include "iotrace.h"
 #include "unit.h"
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name)
-{
-    static char path[128];
-
-    if (!tmpdir[0]) {
-        strcpy(tmpdir, "/tmp/ioscope-unit-rdr-XXXXXX");
-        CU_ASSERT_FATAL(mkdtemp(tmpdir) != NULL);
-    }
-    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-    return path;
-}
+#define tmp_path unit_tmp_path
 
 /* n generated events of 2 processes x 3 threads, in chunks of `chunk` record bytes. */
 static void write_trace(const char *path, uint64_t seed, size_t n, size_t chunk)
@@ -49,29 +37,8 @@ static void write_trace(const char *path, uint64_t seed, size_t n, size_t chunk)
     CU_ASSERT_FATAL(iot_writer_close(w, err) == 0);
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf;
-
-    CU_ASSERT_FATAL(f != NULL);
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    rewind(f);
-    buf = malloc(*len ? *len : 1);
-    CU_ASSERT_FATAL(buf != NULL && fread(buf, 1, *len, f) == *len);
-    fclose(f);
-    return buf;
-}
-
-static void spill(const char *path, const void *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-
-    CU_ASSERT_FATAL(f != NULL);
-    CU_ASSERT_FATAL(fwrite(buf, 1, len, f) == len);
-    fclose(f);
-}
+#define slurp unit_slurp
+#define spill unit_spill
 
 /* Events of paths[0..n), or -1 when they cannot be opened (message in err). */
 static long read_count(const char *const *paths, size_t n, struct iot_trace_stats *stats,
@@ -227,21 +194,9 @@ static void test_stdin_pipe(void)
     free(buf);
 }
 
-static int suite_clean(void)
-{
-    char cmd[sizeof(tmpdir) + 16];
-
-    if (tmpdir[0] && !getenv("IOSCOPE_KEEP")) {
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            return 0;
-    }
-    return 0;
-}
-
 void reader_damage_suite(void)
 {
-    CU_pSuite s = CU_add_suite("reader_damage", NULL, suite_clean);
+    CU_pSuite s = CU_add_suite("reader_damage", NULL, NULL);
 
     CU_add_test(s, "a chunk damaged past pass 1 takes exactly its figures away", test_damaged_in_pass2);
     CU_add_test(s, "not a regular file / missing: the reason", test_not_regular);

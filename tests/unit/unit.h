@@ -2,6 +2,7 @@
 #ifndef UNIT_H
 #define UNIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -27,5 +28,16 @@ UNIT_SUITES(UNIT_SUITE_DECL_)
 uint64_t unit_seed(void);
 /* xorshift64* generator. */
 uint64_t unit_rand(uint64_t *state);
+/*
+ * A path for `name` in this run's temporary directory (made on first use);
+ * the string lives until the next call.
+ */
+const char *unit_tmp_path(const char *name);
+/* The whole file at path (malloc'ed; fails the test when unreadable) ... */
+unsigned char *unit_slurp(const char *path, size_t *len);
+/* ... and a file made of buf[0..len). */
+void unit_spill(const char *path, const void *buf, size_t len);
+/* Remove that directory, unless IOSCOPE_KEEP is set (to look at the files). */
+void unit_tmp_remove(void);
 
 #endif
