@@ -72,9 +72,8 @@ static int64_t release_bound(struct strace_src *s, const struct strace_log *next
 {
     int64_t bound = next ? next->abs - s->origin : INT64_MAX;
 
-    for (size_t i = 0; next && i < s->npend; i++)
-        if (s->pend[i]->pend_t < bound)
-            bound = s->pend[i]->pend_t;
+    if (next && strace_pend_oldest(s) < bound)
+        bound = strace_pend_oldest(s);
     for (size_t i = 0; i < s->nlogs; i++)
         if (s->logs[i].held.has && s->logs[i].held.ev.t < bound)
             bound = s->logs[i].held.ev.t;

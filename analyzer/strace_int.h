@@ -70,8 +70,9 @@ struct strace_task {
     struct strace_proc *proc;
     int exited;
     int64_t exit_t;
-    /* a call left <unfinished ...>; the task is then in strace_src.pend */
+    /* a call left <unfinished ...>; the task is then in strace_src.pend, at pend_idx */
     int pending;
+    size_t pend_idx;
     int pend_clone;         /* it is a clone-family call */
     int pend_thread;        /* ... with CLONE_THREAD */
     int32_t pend_child;     /* child tid already attributed to it, or 0 */
@@ -151,8 +152,16 @@ struct strace_src {
     struct hmap tasks;       /* tid -> struct strace_task (the latest of a reused tid) */
     struct strace_task *all_tasks;
     struct strace_proc *all_procs;
-    struct strace_task **pend;  /* tasks with a pending call */
+    /*
+     * Tasks with a pending call, a min-heap by pend_t (the release bound
+     * needs the oldest), and those of them whose call is a clone (a new
+     * tid is given to one): both kept so that no line scans every pending
+     * call, which made logs of many unfinished calls quadratic.
+     */
+    struct strace_task **pend;
     size_t npend, cappend;
+    struct strace_task **clones;
+    size_t nclones, capclones;
     void **argvs;            /* every argv array handed out */
     size_t nargvs, capargvs;
     /* events waiting for their turn (strace_heap.c) */
@@ -334,6 +343,8 @@ struct strace_task *strace_pend_find(struct strace_src *s, int32_t tid, const ch
                                      size_t nlen);
 /* k's pending call is over (resumed, or its task ended). */
 void strace_pend_end(struct strace_src *s, struct strace_task *k);
+/* The start of the oldest pending call, INT64_MAX when there is none. */
+int64_t strace_pend_oldest(const struct strace_src *s);
 /* Frees every task, process and argv. */
 void strace_tasks_release(struct strace_src *s);
 

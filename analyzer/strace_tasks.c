@@ -218,9 +218,9 @@ struct strace_task *strace_task_of(struct strace_src *s, int32_t tid, int64_t t)
         return k;
     /* A new tid while a clone is unfinished is most likely its child (the
      * child often runs before the parent's clone returns). */
-    for (size_t i = 0; i < s->npend; i++) {
-        struct strace_task *c = s->pend[i];
-        if (c->pend_clone && !c->pend_child && (!parent || c->pend_t > parent->pend_t))
+    for (size_t i = 0; i < s->nclones; i++) {
+        struct strace_task *c = s->clones[i];
+        if (!c->pend_child && (!parent || c->pend_t > parent->pend_t))
             parent = c;
     }
     if (parent)
@@ -271,6 +271,48 @@ int strace_task_exit(struct strace_src *s, struct strace_task *k, int64_t t, int
 
 /* ------------------------------------------------------ unfinished calls */
 
+/* The pending-call heap: parent of i is (i - 1) / 2; each task knows its place. */
+static void pend_place(struct strace_src *s, size_t i, struct strace_task *k)
+{
+    s->pend[i] = k;
+    k->pend_idx = i;
+}
+
+static void pend_up(struct strace_src *s, size_t i)
+{
+    struct strace_task *k = s->pend[i];
+
+    while (i > 0 && s->pend[(i - 1) / 2]->pend_t > k->pend_t) {
+        pend_place(s, i, s->pend[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    pend_place(s, i, k);
+}
+
+static void pend_down(struct strace_src *s, size_t i)
+{
+    struct strace_task *k = s->pend[i];
+
+    for (;;) {
+        size_t c = 2 * i + 1;
+
+        if (c >= s->npend)
+            break;
+        if (c + 1 < s->npend && s->pend[c + 1]->pend_t < s->pend[c]->pend_t)
+            c++;
+        if (s->pend[c]->pend_t >= k->pend_t)
+            break;
+        pend_place(s, i, s->pend[c]);
+        i = c;
+    }
+    pend_place(s, i, k);
+}
+
+int64_t strace_pend_oldest(const struct strace_src *s)
+{
+    return s->npend ? s->pend[0]->pend_t : INT64_MAX;
+}
+
 int strace_pend_start(struct strace_src *s, struct strace_task *k, const char *name,
                       size_t nlen, const char *args, size_t alen, int64_t t)
 {
@@ -280,15 +322,20 @@ int strace_pend_start(struct strace_src *s, struct strace_task *k, const char *n
     k->pend_args = strndup(args, alen);
     if (!k->pend_name || !k->pend_args)
         return -1;
-    k->pending = 1;
     k->pend_t = t;
     k->pend_child = 0;
     k->pend_clone = strace_syscall_forks(name, nlen);
     k->pend_thread = k->pend_clone && strstr(k->pend_args, "CLONE_THREAD") != NULL;
-    if (s->npend == s->cappend &&
-        iot_grow(&s->pend, &s->cappend, s->npend + 1, sizeof(*s->pend)) < 0)
+    if ((s->npend == s->cappend &&
+         iot_grow(&s->pend, &s->cappend, s->npend + 1, sizeof(*s->pend)) < 0) ||
+        (k->pend_clone && s->nclones == s->capclones &&
+         iot_grow(&s->clones, &s->capclones, s->nclones + 1, sizeof(*s->clones)) < 0))
         return -1;
-    s->pend[s->npend++] = k;
+    k->pending = 1;
+    pend_place(s, s->npend++, k);
+    pend_up(s, s->npend - 1);
+    if (k->pend_clone)
+        s->clones[s->nclones++] = k;
     return 0;
 }
 
@@ -304,12 +351,25 @@ struct strace_task *strace_pend_find(struct strace_src *s, int32_t tid, const ch
 
 void strace_pend_end(struct strace_src *s, struct strace_task *k)
 {
-    for (size_t i = 0; i < s->npend; i++)
-        if (s->pend[i] == k) {
-            s->pend[i] = s->pend[--s->npend];
+    size_t i = k->pend_idx;
+
+    if (k->pending && i < s->npend && s->pend[i] == k) {
+        struct strace_task *last = s->pend[--s->npend];
+
+        if (last != k) {
+            pend_place(s, i, last);
+            pend_up(s, i);
+            pend_down(s, last->pend_idx);
+        }
+    }
+    /* pending clones are few: a scan */
+    for (size_t j = 0; k->pend_clone && j < s->nclones; j++)
+        if (s->clones[j] == k) {
+            s->clones[j] = s->clones[--s->nclones];
             break;
         }
     k->pending = 0;
+    k->pend_clone = 0;
     free(k->pend_name);
     free(k->pend_args);
     k->pend_name = k->pend_args = NULL;
@@ -336,4 +396,5 @@ void strace_tasks_release(struct strace_src *s)
     free(s->argvs);
     hmap_release(&s->tasks);
     free(s->pend);
+    free(s->clones);
 }

@@ -715,6 +715,56 @@ static void test_mutations(void)
 }
 
 /* Absurd numbers (found by tests/fuzz): saturated, no overflow (UBSan). */
+/*
+ * Thousands of calls left unfinished at once, resumed in a scrambled order,
+ * with a clone among them: every call comes out once, at its start, in time
+ * order, and the new tid met while the clone is unfinished is its child.
+ */
+static void test_many_unfinished(void)
+{
+    enum { N = 3000 };
+    const char *path = unit_tmp_path("many_unfinished.log");
+    FILE *f = fopen(path, "w");
+    char err[IOT_ERRBUF_SIZE];
+    struct iot_strtab *st = iot_strtab_create();
+    struct strace_src *src;
+    struct iot_event ev;
+    int64_t last_t = INT64_MIN;
+    int reads = 0, ordered = 1, child_of_clone = 0, others_of_clone = 0, rc;
+    long us = 1;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "500 1700000000.%06ld clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n", us++);
+    for (int i = 0; i < N; i++)
+        fprintf(f, "%d 1700000000.%06ld read(3, <unfinished ...>\n", 1000 + i, us++);
+    fprintf(f, "500 1700000000.%06ld <... clone resumed>, child_tidptr=0x1) = 1000\n", us++);
+    for (int i = 0; i < N; i++)
+        fprintf(f, "%d 1700000000.%06ld <... read resumed>\"\", 10) = 0\n",
+                1000 + (int)((long)i * 7919 % N), us++);
+    fclose(f);
+    src = strace_open_paths(&path, 1, st, err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+    while ((rc = strace_next(src, &ev, err)) == 1) {
+        if (ev.kind == IOT_EV_PROCESS && ev.ppid == 500)
+            *(ev.pid == 1000 ? &child_of_clone : &others_of_clone) += 1;
+        if (ev.kind != IOT_EV_CALL || ev.op != IOT_OP_READ)
+            continue;
+        reads++;
+        CU_ASSERT_EQUAL(ev.size, 10);
+        /* a call is at its start: tid 1000 + i started at i + 2 us */
+        CU_ASSERT_EQUAL(ev.t, (int64_t)(ev.tid - 1000 + 1) * 1000);
+        ordered &= ev.t >= last_t;
+        last_t = ev.t;
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(reads, N);
+    CU_ASSERT(ordered);
+    CU_ASSERT_EQUAL(child_of_clone, 1);
+    CU_ASSERT_EQUAL(others_of_clone, 0);
+    strace_close(src);
+    iot_strtab_free(st);
+}
+
 static void test_overflow(void)
 {
     static const char *logs[] = {
@@ -770,5 +820,6 @@ void strace_suite(void)
     CU_add_test(s, "pipes_and_sockets", test_pipes);
     CU_add_test(s, "real_captures", test_real);
     CU_add_test(s, "overflow", test_overflow);
+    CU_add_test(s, "many_unfinished", test_many_unfinished);
     CU_add_test(s, "mutations", test_mutations);
 }
