@@ -2,7 +2,8 @@
  * input.h - every INPUT of a command as one time-ordered event stream.
  *
  * Opens each INPUT ("-" = standard input, a directory = every regular file
- * in it that is a trace, JSONL event file or strace log, in name order),
+ * below it, at any depth, that is a trace, JSONL event file or strace log, in
+ * path order, each once however many symlinks lead to it),
  * detects its kind from its content, reads all native traces through one
  * reader (so their processes merge) and merges every source by time.
  */

@@ -29,7 +29,8 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\nINPUT: a native trace, an strace log or a JSONL event file (detected from\n"
-               "the content), '-' for standard input, or a directory of them.\n"
+               "the content), '-' for standard input, or a directory of them (walked\n"
+               "recursively).\n"
                "'ioanalyze COMMAND --help' describes a command's options.\n");
 }
 
