@@ -126,6 +126,14 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         if (!res->issues)
             goto oom;
     }
+    /* a pattern over its PCRE2 limits left paths unjudged or fingerprints
+       unnormalised: no result rather than a wrong one (config.h) */
+    if (config_failure(&cfg)) {
+        iot_error("%s", config_failure(&cfg));
+        json_decref(res->issues);
+        res->issues = NULL;
+        goto out;
+    }
     ret = 0;
     goto out;
 oom:

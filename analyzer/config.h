@@ -13,6 +13,7 @@
 #include "rule.h"
 
 struct config_re;  /* a compiled PCRE2 pattern (+ replacement) */
+struct config_run; /* the PCRE2 limits and the first limit failure (config.c) */
 
 struct config {
     const struct rule *const *rules;
@@ -24,6 +25,9 @@ struct config {
     struct config_re *ignore;     size_t nignore;
     struct config_re *normalize;  size_t nnormalize;  /* defaults first */
     size_t ndefault_normalize;
+    /* Mutable through a const config: matching records its first failure
+       here while the engine and issues hold the config as const. */
+    struct config_run *run;
 };
 
 /* The defaults for every registered rule. 0, or -1 out of memory. */
@@ -40,12 +44,23 @@ int config_set(struct config *c, const char *assignment, char *errbuf);
 int config_select(struct config *c, const char *list, int only, char *errbuf);
 
 int config_rule_index(const struct config *c, const char *name, size_t len);
+/*
+ * Every pattern is matched under a PCRE2 match and depth limit. A pattern
+ * that exceeds one (a nested repeat such as "(a+)+" backtracking
+ * exponentially) makes the configuration fail: the first such match is
+ * recorded for config_failure(), and from then on every pattern matches
+ * nothing and normalises nothing, so the rest of the run costs no CPU.
+ */
 /* 1 when path matches an ignore_paths pattern. */
 int config_ignored(const struct config *c, const char *path);
 /* 1 when a thread name matches main_thread_names. */
 int config_main_name(const struct config *c, const char *name);
 /* s after every normalize pattern in order; malloc'd, NULL when out of memory. */
 char *config_normalize(const struct config *c, const char *s);
+/* NULL, or the one-line message of the first match that exceeded a PCRE2
+   limit, naming the pattern, its config file and the text: the run's
+   results are incomplete and the caller must fail (exit 2). */
+const char *config_failure(const struct config *c);
 
 /* The default normalize patterns as pattern/replacement pairs (for docs and `rules`). */
 extern const char *const config_default_normalize[][2];

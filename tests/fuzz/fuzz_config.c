@@ -14,6 +14,9 @@ void fuzz_config(const uint8_t *data, size_t size)
 {
     static const char *const paths[] = {
         "/proc/self/stat", "/tmp/abc/def", "/data/user/0/app/cache/x.db", "", "relative",
+        /* one that a nested repeat ("^/data/(a+)+$") almost matches: it must
+           meet the PCRE2 match limit, not run for minutes */
+        "/data/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/f0!",
     };
     char err[IOT_ERRBUF_SIZE];
     struct config cfg;

@@ -4,6 +4,7 @@
  * and what must and must not change a fingerprint.
  */
 #include <CUnit/CUnit.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,101 @@ static void test_fingerprints(void)
     config_release(&c);
 }
 
+/* "/data/" + 30 a's + "/fN!": "^/data/(a+)+$" almost matches it and, with no
+   limit, backtracks through 2^30 ways of splitting the a's (issue 15). */
+static void bomb_path(char *buf, size_t size, int n)
+{
+    snprintf(buf, size, "/data/%.30s/f%d!", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", n);
+}
+
+static void test_pattern_limits(void)
+{
+    struct config c;
+    char err[256], path[64], *n;
+    const char *msg;
+
+    /* ignore_paths: the first path over the limit fails the configuration,
+       naming the config, the key, the pattern and the path; the path is
+       not ignored, and the later ones are not even tried (no more CPU) */
+    CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
+    CU_ASSERT_EQUAL(config_load_string(&c, "{\"ignore_paths\": [\"^/data/(a+)+$\"]}", "bomb.json", err), 0);
+    CU_ASSERT_PTR_NULL(config_failure(&c));
+    for (int i = 0; i < 1000; i++) {
+        bomb_path(path, sizeof(path), i);
+        CU_ASSERT(!config_ignored(&c, path));
+    }
+    msg = config_failure(&c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(msg);
+    CU_ASSERT_STRING_EQUAL(msg, "config 'bomb.json': ignore_paths[0]: pattern '^/data/(a+)+$' exceeds"
+                                " the PCRE2 match limit on '/data/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/f0!'"
+                                " (a nested repeat such as (a+)+ backtracks without end; rewrite the pattern)");
+    CU_ASSERT(!config_ignored(&c, "/data/aaa"));   /* it matches, but the run is failing */
+    config_release(&c);
+
+    /* normalize: the text comes back untouched by every pattern */
+    CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
+    CU_ASSERT_EQUAL(config_load_string(&c,
+        "{\"normalize\": [{\"pattern\": \"^/data/(a+)+$\", \"replace\": \"x\"}]}", "n.json", err), 0);
+    bomb_path(path, sizeof(path), 7);
+    n = config_normalize(&c, path);
+    CU_ASSERT_STRING_EQUAL(n, path);
+    free(n);
+    CU_ASSERT_PTR_NOT_NULL(strstr(config_failure(&c), "config 'n.json': normalize[0]: pattern '^/data/(a+)+$'"));
+    n = config_normalize(&c, "/proc/12/fd");
+    CU_ASSERT_STRING_EQUAL(n, "/proc/12/fd");
+    free(n);
+    config_release(&c);
+
+    /* main_thread_names, and a thread name as long as a path */
+    CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
+    CU_ASSERT_EQUAL(config_load_string(&c, "{\"main_thread_names\": [\"^(a|aa)+$\"]}", "m.json", err), 0);
+    CU_ASSERT(config_main_name(&c, "aaaa"));
+    CU_ASSERT_PTR_NULL(config_failure(&c));
+    CU_ASSERT(!config_main_name(&c, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(config_failure(&c));
+    CU_ASSERT_PTR_NOT_NULL(strstr(config_failure(&c), "aaaaa...'"));  /* cut, on one line */
+    config_release(&c);
+}
+
+/* Ordinary patterns over a path of PATH_MAX - 1 bytes made to work them
+   hard stay within the limits; a pattern that runs out of JIT stack on it
+   is matched again by the interpreter instead of silently not matching. */
+static void test_pattern_limits_spare_long_paths(void)
+{
+    /* as JSON strings; whether they match the path "/x/x/.../x" */
+    static const struct { const char *re; int match; } pats[] = {
+        {"^(/[^/]*)*$", 1}, {"^(?:/[^/]+)+/x$", 1}, {"^/x/(?:[^/]+/)*x$", 1},
+        {".*/x/.*\\\\.tmp$", 0}, {"(.*)/(.*)\\\\.(.*)$", 0}, {"^(.*)/(.*)x$", 1},
+    };
+    struct config c;
+    char err[256], *path = malloc(4096), *n;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+    for (size_t i = 0; i < 4094; i += 2)
+        memcpy(path + i, "/x", 2);
+    path[4094] = '\0';
+    for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+        char json[256];
+
+        CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
+        snprintf(json, sizeof(json), "{\"ignore_paths\": [\"%s\"], \"normalize\": [{\"pattern\": \"%s\"}]}",
+                 pats[i].re, pats[i].re);
+        CU_ASSERT_EQUAL(config_load_string(&c, json, "long.json", err), 0);
+        CU_ASSERT_EQUAL(config_ignored(&c, path), pats[i].match);
+        /* a match is of the whole path, replaced by nothing */
+        n = config_normalize(&c, path);
+        CU_ASSERT_PTR_NOT_NULL(n);
+        if (n)
+            CU_ASSERT_EQUAL(strlen(n), pats[i].match ? 0 : 4094);
+        free(n);
+        if (config_failure(&c))
+            fprintf(stderr, "\n%s\n", config_failure(&c));
+        CU_ASSERT_PTR_NULL(config_failure(&c));
+        config_release(&c);
+    }
+    free(path);
+}
+
 void config_suite(void)
 {
     CU_pSuite s = CU_add_suite("config", NULL, NULL);
@@ -216,4 +312,7 @@ void config_suite(void)
     CU_add_test(s, "errors name the key", test_errors_name_the_key);
     CU_add_test(s, "default normalize patterns", test_default_normalize);
     CU_add_test(s, "fingerprints", test_fingerprints);
+    CU_add_test(s, "a pattern over the PCRE2 limits fails the config", test_pattern_limits);
+    CU_add_test(s, "the PCRE2 limits spare ordinary patterns on long paths",
+                test_pattern_limits_spare_long_paths);
 }
