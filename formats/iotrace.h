@@ -288,6 +288,14 @@ void iot_chunk_hdr_put(uint8_t *out, const struct iot_chunk_hdr *h);
 /* Parse; 0 ok, -1 bad magic or short, -2 unsupported version (h->version set). */
 int iot_chunk_hdr_get(const uint8_t *in, size_t len, struct iot_chunk_hdr *h);
 
+/*
+ * The longest run of whole records from the start of records[0..bytes) that
+ * is at most budget bytes: its length, and its number of records in *nrec.
+ * Cut there, a chunk is still a valid chunk (with h.bytes and h.nrec set to
+ * these), for a writer that has room for only part of one.
+ */
+size_t iot_records_prefix(const void *records, size_t bytes, size_t budget, uint32_t *nrec);
+
 /* Compresses chunks into zstd frames (one frame per chunk). */
 struct iot_chunker;
 struct iot_chunker *iot_chunker_create(int level);

@@ -195,41 +195,85 @@ int rec_trace_fork_child(int32_t parent_flusher_tid)
 /* ------------------------------------------------------------ writing */
 
 /*
- * Append one frame with one write() (O_APPEND keeps frames of several
- * processes whole). Never lets the kernel raise SIGXFSZ: a frame that would
- * pass RLIMIT_FSIZE stops recording instead.
+ * Bytes the trace may still grow by under RLIMIT_FSIZE (SIZE_MAX without a
+ * limit): a write past it would raise SIGXFSZ in the program.
  */
-static void write_frame(const void *p, size_t n)
+static size_t frame_room(int fd)
 {
     struct rlimit rl;
     struct stat st;
-    int fd = trace_fd;
 
-    if (rec_stopped || fd < 0)
-        return;
-    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        syscall(SYS_fstat, fd, &st) == 0 &&
-        (uint64_t)st.st_size + n > (uint64_t)rl.rlim_cur) {
-        rec_stop("cannot write trace", EFBIG);
-        return;
-    }
+    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        syscall(SYS_fstat, fd, &st) != 0)
+        return SIZE_MAX;
+    return (uint64_t)st.st_size >= (uint64_t)rl.rlim_cur ? 0
+                                                          : (size_t)(rl.rlim_cur - (uint64_t)st.st_size);
+}
+
+/* Append one frame with one write() (O_APPEND keeps frames of several processes whole). */
+static void write_frame(int fd, const void *p, size_t n)
+{
     if (rec_sys_write_all(fd, p, n) != 0)
         rec_stop("cannot write trace", errno ? errno : EIO);
 }
 
-/* Compress and write one chunk. Caller holds rec_flush_lock. */
+/*
+ * The chunk's frame does not fit under the file size limit: write the
+ * longest run of its records whose frame does (a valid chunk of its own,
+ * marked PARTIAL), so that the trace keeps what it can. One chunk's frame
+ * can be larger than a small limit (a 64 KiB chunk of irregular times
+ * compresses to 26 KB or more): writing nothing then left an empty trace.
+ * The frame's size grows with the records kept, so a binary search over
+ * the budget of record bytes finds it in a few compressions.
+ */
+static void emit_cut(int fd, const struct iot_chunk_hdr *h, const void *records, size_t room)
+{
+    struct iot_chunk_hdr cut = *h;
+    size_t lo = 0, hi = h->bytes, n = 0;
+
+    cut.flags = IOT_CHUNK_PARTIAL;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+
+        cut.bytes = (uint32_t)iot_records_prefix(records, h->bytes, mid, &cut.nrec);
+        n = cut.bytes ? iot_chunk_compress(chunker, &cut, records, frame_buf, frame_cap) : 0;
+        if (n && n <= room)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    cut.bytes = (uint32_t)iot_records_prefix(records, h->bytes, lo, &cut.nrec);
+    if (!cut.bytes)
+        return;
+    n = iot_chunk_compress(chunker, &cut, records, frame_buf, frame_cap);
+    if (n && n <= room)
+        write_frame(fd, frame_buf, n);
+}
+
+/*
+ * Compress and write one chunk. Caller holds rec_flush_lock. A frame that
+ * would pass RLIMIT_FSIZE stops recording, after as much of its chunk as
+ * fits: the kernel must never raise SIGXFSZ in the program.
+ */
 static void emit_chunk(const struct iot_chunk_hdr *h, const void *records)
 {
-    size_t n;
+    int fd = trace_fd;
+    size_t n, room;
 
-    if (rec_stopped || !chunker)
+    if (rec_stopped || !chunker || fd < 0)
         return;
     n = iot_chunk_compress(chunker, h, records, frame_buf, frame_cap);
     if (n == 0) {
         rec_stop("cannot compress trace", ENOMEM);
         return;
     }
-    write_frame(frame_buf, n);
+    room = frame_room(fd);
+    if (n > room) {
+        emit_cut(fd, h, records, room);
+        rec_stop("cannot write trace", EFBIG);
+        return;
+    }
+    write_frame(fd, frame_buf, n);
 }
 
 void rec_trace_drain(void)

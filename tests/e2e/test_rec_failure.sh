@@ -31,5 +31,18 @@ size=$(stat -c %s "$work/big.zst")
 [ "$size" -le 32768 ] || { echo "FAIL trace passed the limit: $size bytes"; fail=1; }
 "$IOANALYZE" info "$work/big.zst" > "$work/info" 2>&1 || { echo "FAIL truncated trace unreadable"; fail=1; }
 grep -q 'damage: none' "$work/info" || { echo "FAIL whole frames only: $(cat "$work/info")"; fail=1; }
+grep -q '^events: [1-9]' "$work/info" || { echo "FAIL nothing kept: $(cat "$work/info")"; fail=1; }
+
+# A limit below one chunk's frame (2 KiB: a full chunk of this program's
+# calls compresses to 20 KB or more): the chunk is cut to what fits, so the
+# trace still holds the first calls rather than nothing.
+sh -c "ulimit -f 4 && exec \"$IORECORD\" -o \"$work/small.zst\" \"$PROG\"" 2> "$work/err"; rc=$?
+[ $rc = 0 ] || { echo "FAIL small limit: exit $rc"; fail=1; }
+grep -q "File too large; recording stopped" "$work/err" || { echo "FAIL small limit message: $(cat "$work/err")"; fail=1; }
+size=$(stat -c %s "$work/small.zst")
+[ "$size" -le 2048 ] || { echo "FAIL small limit: trace passed it: $size bytes"; fail=1; }
+"$IOANALYZE" info "$work/small.zst" > "$work/info" 2>&1 || { echo "FAIL small limit: unreadable: $(cat "$work/info")"; fail=1; }
+grep -q 'damage: none' "$work/info" || { echo "FAIL small limit, whole frames only: $(cat "$work/info")"; fail=1; }
+grep -q '^events: [1-9]' "$work/info" || { echo "FAIL small limit, nothing kept: $(cat "$work/info")"; fail=1; }
 [ $fail = 0 ] && echo "ok   ENOSPC and EFBIG stop recording, the program carries on"
 exit $fail

@@ -843,6 +843,89 @@ static void test_tight_loop_compact(void)
 }
 
 /*
+ * A chunk of every kind of record (strings, repeats, process, thread and
+ * exit records) cut by iot_records_prefix at budgets from 1 byte to the
+ * whole: each cut is a chunk that reads back as exactly the events whose
+ * records lie wholly within it, and the whole is the whole.
+ */
+static void test_records_prefix(void)
+{
+    enum { N = 300, CHUNK = 64 << 10 };
+    struct gen g;
+    struct expect x = { calloc(N, sizeof(struct iot_event)), 0, iot_strtab_create() };
+    unsigned char *buf = malloc(CHUNK), *frame = malloc(iot_chunk_bound(CHUNK));
+    size_t ends[N], budgets[] = { 1, 7, 60, 333, 1000, 2500, 4096, 9999, 0 };
+    struct iot_chunker *c = iot_chunker_create(1);
+    const char *path = tmp_path("prefix.zst");
+    struct iot_enc e;
+
+    gen_init(&g, 7, 1, 1);
+    iot_enc_begin(&e, buf, CHUNK, 0);
+    for (size_t i = 0; i < N; i++) {
+        struct iot_event ev;
+        int r = 0;
+
+        gen_event(&g, &ev, 1);
+        ev.pid = ev.tid = 1000;
+        if (ev.kind == IOT_EV_CALL) {
+            if (ev.has & IOT_HAS_PATH) r |= iot_enc_str(&e, ev.path, strlen(ev.path), &ev.path_id);
+            if (ev.has & IOT_HAS_MODE) r |= iot_enc_str(&e, ev.mode, strlen(ev.mode), &ev.mode_id);
+            if (ev.has & IOT_HAS_STACK) r |= iot_enc_str(&e, ev.stack, strlen(ev.stack), &ev.stack_id);
+            r |= iot_enc_call(&e, &ev);
+        } else if (ev.kind == IOT_EV_PROCESS) {
+            r = iot_enc_process(&e, ev.ppid, ev.t, ev.start_unix_ns, ev.exe, ev.argc, ev.argv);
+        } else if (ev.kind == IOT_EV_THREAD) {
+            r = iot_enc_thread(&e, ev.t, ev.name);
+        } else {
+            r = iot_enc_exit(&e, ev.t, ev.status, ev.signal);
+        }
+        CU_ASSERT_FATAL(r == 0);
+        ends[i] = e.len;
+        expect_add(&x, &ev);
+    }
+    budgets[sizeof(budgets) / sizeof(budgets[0]) - 1] = e.len;
+    for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
+        struct iot_chunk_hdr h = { IOT_FORMAT_VERSION, 0, 1000, 1000, 1, 0, 0, 0, 0 };
+        struct iot_event *got = NULL;
+        struct iot_strtab *st = iot_strtab_create();
+        char err[IOT_ERRBUF_SIZE] = "";
+        size_t want = 0, len;
+        long n;
+
+        len = iot_records_prefix(buf, e.len, budgets[b], &h.nrec);
+        CU_ASSERT(len <= budgets[b]);
+        while (want < N && ends[want] <= len)
+            want++;
+        h.bytes = (uint32_t)len;
+        if (len == 0) {
+            CU_ASSERT_EQUAL(want, 0);
+            iot_strtab_free(st);
+            continue;
+        }
+        spill(path, frame, iot_chunk_compress(c, &h, buf, frame, iot_chunk_bound(CHUNK)));
+        n = read_all(path, &got, st, NULL, err);
+        CU_ASSERT_EQUAL(n, (long)want);
+        for (long i = 0; i < n && (size_t)i < want; i++) {
+            struct iot_event w = x.ev[i], r = got[i];
+
+            /* a process event's argv lives in the reader until the next
+               event: read_all's copies cannot be compared by it */
+            if (w.kind == IOT_EV_PROCESS)
+                w.argc = r.argc = 0;
+            CU_ASSERT(iot_event_equal(&r, &w));
+        }
+        if (budgets[b] == e.len)
+            CU_ASSERT(len == e.len && h.nrec == e.nrec && want == N);
+        free(got);
+        iot_strtab_free(st);
+    }
+    expect_free(&x);
+    free(buf);
+    free(frame);
+    iot_chunker_free(c);
+}
+
+/*
  * A REPEAT with a large duration is not plain, and the REPEATs after it
  * are again, also the one decoded into its slot of the next batch: event
  * 5's duration is large, and event 21 goes into slot 5 of the second batch
@@ -976,4 +1059,5 @@ void format_suite(void)
     CU_add_test(s, "zstd -t accepts a trace", test_zstd_accepts);
     CU_add_test(s, "tight read loop <= 4 bytes/event", test_tight_loop_compact);
     CU_add_test(s, "string de-duplication and full buffers", test_string_dedup);
+    CU_add_test(s, "a chunk cut at every kind of record boundary", test_records_prefix);
 }
