@@ -636,8 +636,8 @@ static void test_newer_writer(void)
     };
     const size_t ncalls = sizeof(calls) / sizeof(calls[0]);
     struct iot_chunker *c = iot_chunker_create(1);
-    static uint8_t rec[4096], frames[2][8192];
-    size_t flen[2];
+    static uint8_t rec[4096], frames[16384];
+    size_t flen = 0;
     const char *path = tmp_path("newer.zst");
     struct iot_strtab *st = iot_strtab_create();
     struct iot_trace_stats ts;
@@ -658,17 +658,11 @@ static void test_newer_writer(void)
         h.bytes = (uint32_t)future_records(rec, sizeof(rec), h.base_t, shifted, ncalls, 3,
                                            T0 + 200 + i * 1000, &h.nrec);
         CU_ASSERT_FATAL(h.bytes > 0);
-        flen[i] = iot_chunk_compress(c, &h, rec, frames[i], sizeof(frames[i]));
-        CU_ASSERT_FATAL(flen[i] > 0);
+        n = (long)iot_chunk_compress(c, &h, rec, frames + flen, sizeof(frames) - flen);
+        CU_ASSERT_FATAL(n > 0);
+        flen += (size_t)n;
     }
-    {
-        FILE *f = fopen(path, "wb");
-
-        CU_ASSERT_FATAL(f != NULL);
-        CU_ASSERT_FATAL(fwrite(frames[0], 1, flen[0], f) == flen[0]);
-        CU_ASSERT_FATAL(fwrite(frames[1], 1, flen[1], f) == flen[1]);
-        fclose(f);
-    }
+    spill(path, frames, flen);
     n = read_all(path, &evs, st, &ts, err);
     CU_ASSERT_EQUAL_FATAL(n, 2 * (2 + 7));   /* process, 7 known calls, exit; twice */
     CU_ASSERT_EQUAL(ts.chunks, 2);
