@@ -9,16 +9,19 @@
  * given configuration.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ci.h"
 #include "cli.h"
 #include "iotrace.h"
 #include "msg.h"
 #include "opt_parse.h"
+#include "spool.h"
 
 /* 1 when path names an issues file rather than an input, -1 on error. */
 static int is_issue_file(const char *path)
@@ -41,8 +44,49 @@ static int is_issue_file(const char *path)
     return issues_detect(buf, n);
 }
 
-/* The issues of one side: 0, or 2 after printing the error. */
-static int load_side(const char *path, const char *config, const char *const *sets,
+/*
+ * A side given as a pipe or FIFO (bash's <(...)) is read twice, to tell what
+ * it is and then to load or analyse it, and a pipe can be read once: it is
+ * copied to an unnamed file first (spool.h, capped), read as /dev/fd/N.
+ * Returns the path to read, path itself when it needs no copy, or NULL
+ * after printing the error; *fd is the copy's descriptor (-1: none).
+ */
+static const char *side_path(const char *path, char *copy, size_t size, int *fd)
+{
+    struct stat sb;
+    int src;
+
+    *fd = -1;
+    if (strcmp(path, "-") == 0 || stat(path, &sb) < 0 || S_ISREG(sb.st_mode) ||
+        S_ISDIR(sb.st_mode))
+        return path;
+    src = open(path, O_RDONLY | O_CLOEXEC);
+    if (src < 0) {
+        iot_error("cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    *fd = iot_spool(src, NULL, 0, iot_spool_max());
+    if (*fd < 0) {
+        int err = errno;   /* iot_spool_max() sets errno */
+        char cap[32];
+
+        iot_spool_size_str(iot_spool_max(), cap, sizeof(cap));
+        if (err == EFBIG)
+            iot_error("'%s': a pipe given to diff is copied to a temporary file first, and "
+                      "this one is larger than %s (%s): give it as a file", path, cap,
+                      IOT_SPOOL_MAX_ENV);
+        else
+            iot_error("cannot read '%s': %s", path, strerror(err));
+    }
+    close(src);
+    if (*fd < 0)
+        return NULL;
+    snprintf(copy, size, "/dev/fd/%d", *fd);
+    return copy;
+}
+
+/* The issues in the file, or of the inputs, at path: 0, or 2 after printing the error. */
+static int load_path(const char *path, const char *config, const char *const *sets,
                      size_t nsets, json_t **issues)
 {
     char errbuf[IOT_ERRBUF_SIZE];
@@ -65,6 +109,22 @@ static int load_side(const char *path, const char *config, const char *const *se
         req.nsets = nsets;
         return analyze_collect(&req, issues) == 0 && *issues ? 0 : 2;
     }
+}
+
+/* The issues of one side: 0, or 2 after printing the error. */
+static int load_side(const char *given, const char *config, const char *const *sets,
+                     size_t nsets, json_t **issues)
+{
+    char copy[32];
+    int fd, rc;
+    const char *path = side_path(given, copy, sizeof(copy), &fd);
+
+    if (!path)
+        return 2;
+    rc = load_path(path, config, sets, nsets, issues);
+    if (fd >= 0)
+        close(fd);
+    return rc;
 }
 
 /* "small_buffer 2, leak 1": counts of issues per rule, in first-seen order. */

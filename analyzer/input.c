@@ -10,79 +10,73 @@
 
 #include "grow.h"
 #include "hmap.h"
+#include "infile.h"
 #include "input.h"
 #include "msg.h"
+#include "spool.h"
 #include "strace.h"
-
-#define PEEK 4096
 
 struct source {
     enum input_kind kind;
     const char *name;
-    FILE *f;
+    struct infile *inf;        /* JSONL: its file */
     struct strace_src *strace;
     struct iot_jsonl_scratch *scratch;
     char *line;
     size_t linecap;
     uint64_t lineno;
     struct iot_event ev;       /* lookahead when merging */
-    int have;
     size_t file;               /* index into files[] */
 };
 
 struct input {
     struct iot_strtab *st;
     struct input_file_info *files;
-    char **paths;              /* real paths of files[] (spooled stdin included) */
-    size_t nfiles, capfiles, cappaths;
-    char *spool;               /* temp file holding standard input, unlinked at close */
+    char **paths;              /* paths of files[], as opened ("-": standard input) */
+    struct infile **infs;      /* files[]'s open files */
+    size_t nfiles, capfiles, cappaths, capinfs;
+    struct infiles *pool;      /* every infile: a bounded number holds a descriptor */
+    int have_stdin;
     struct iot_trace *native;
     struct source *src;        /* src[0] is the native reader when there is one */
     size_t nsrc;
     int started;
+    size_t *heap;              /* sources with a lookahead, earliest first (src_before) */
+    size_t nheap;
+    size_t last;               /* index + 1 of the source of the event returned last */
     struct iot_event cur;      /* the event input_next_ref() returns when merging */
     char errbuf[IOT_ERRBUF_SIZE];
 };
 
 static int add_file(struct input *in, const char *name, const char *path, enum input_kind kind,
-                    uint64_t bytes)
+                    struct infile *inf)
 {
     struct input_file_info *nf;
     char **np;
 
     if (iot_grow(&in->files, &in->capfiles, in->nfiles + 1, sizeof(*in->files)) < 0 ||
-        iot_grow(&in->paths, &in->cappaths, in->nfiles + 1, sizeof(*in->paths)) < 0)
+        iot_grow(&in->paths, &in->cappaths, in->nfiles + 1, sizeof(*in->paths)) < 0 ||
+        iot_grow(&in->infs, &in->capinfs, in->nfiles + 1, sizeof(*in->infs)) < 0)
         return -1;
     nf = in->files;
     np = in->paths;
     memset(&nf[in->nfiles], 0, sizeof(*nf));
     nf[in->nfiles].name = iot_intern(in->st, name, strlen(name));
     nf[in->nfiles].kind = kind;
-    nf[in->nfiles].bytes = bytes;
+    nf[in->nfiles].bytes = infile_bytes(inf);
     np[in->nfiles] = strdup(path);
+    in->infs[in->nfiles] = inf;
     if (!np[in->nfiles] || !nf[in->nfiles].name)
         return -1;
     in->nfiles++;
     return 0;
 }
 
-/* The kind of the file at path from its first bytes; -1 when unrecognisable. */
-static int detect(const char *path, uint64_t *bytes, int *err)
+/* The kind of a file from its first bytes buf[0..n); -1 when unrecognisable. */
+static int detect(const char *buf, size_t n)
 {
-    char buf[PEEK];
-    size_t n, i;
-    FILE *f = fopen(path, "rb");
-    struct stat sb;
+    size_t i;
 
-    *err = 0;
-    if (!f) {
-        *err = errno;
-        return -1;
-    }
-    n = fread(buf, 1, sizeof(buf), f);
-    if (fstat(fileno(f), &sb) == 0)
-        *bytes = (uint64_t)sb.st_size;
-    fclose(f);
     if (iot_is_native_trace(buf, n))
         return INPUT_NATIVE;
     for (i = 0; i < n && strchr(" \t\r\n", buf[i]); i++)
@@ -99,39 +93,6 @@ static int detect(const char *path, uint64_t *bytes, int *err)
     if (strace_detect(buf, n))
         return INPUT_STRACE;
     return -1;
-}
-
-static int spool_stdin(struct input *in, char **path)
-{
-    const char *dir = getenv("TMPDIR");
-    char *p, buf[65536];
-    int fd;
-    size_t n;
-    FILE *f;
-
-    if (in->spool) {
-        iot_error("'-' given more than once");
-        return -1;
-    }
-    if (asprintf(&p, "%s/ioanalyze-stdin-XXXXXX", dir && *dir ? dir : "/tmp") < 0)
-        return -1;
-    fd = mkstemp(p);
-    if (fd < 0 || !(f = fdopen(fd, "wb"))) {
-        iot_error("cannot spool standard input: %s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        free(p);
-        return -1;
-    }
-    in->spool = p;
-    while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
-        fwrite(buf, 1, n, f);
-    if (fclose(f) != 0) {
-        iot_error("cannot spool standard input: %s", strerror(errno));
-        return -1;
-    }
-    *path = p;
-    return 0;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -387,15 +348,22 @@ static int add_dir(struct input *in, const char *dir)
     if (n)
         qsort(w.files, n, sizeof(*w.files), found_path_cmp);
     for (size_t i = 0; i < n; i++) {
-        uint64_t bytes = 0;
-        int err, kind = rc ? -1 : detect(w.files[i].path, &bytes, &err);
+        char peek[INFILE_PEEK];
+        size_t npeek;
+        struct infile *inf = rc ? NULL : infile_open(in->pool, w.files[i].path, peek, &npeek);
+        int kind = inf ? detect(peek, npeek) : -1;
 
-        /* a directory may hold other files (READMEs, issue files): skip them */
+        /* a directory may hold other files (READMEs, issue files): skip them,
+           and those that cannot be read, as the walk does */
         if (kind >= 0) {
             if (add_file(in, w.files[i].path, w.files[i].path, (enum input_kind)kind,
-                         bytes) < 0)
+                         inf) < 0)
                 rc = -1;
             found++;
+        } else if (inf) {
+            infile_done(inf);
+        } else if (!rc && skip(&w, w.files[i].path, strerror(errno)) < 0) {
+            rc = -1;
         }
         free(w.files[i].path);
     }
@@ -437,13 +405,18 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
         return rc;
     case INPUT_JSONL:
         for (;;) {
-            ssize_t len = getline(&s->line, &s->linecap, s->f);
+            FILE *f = infile_file(s->inf);   /* reopened where it stopped if parked */
+            ssize_t len;
 
+            errno = 0;
+            len = f ? getline(&s->line, &s->linecap, f) : -1;
             if (len < 0) {
-                if (ferror(s->f)) {
-                    iot_error("cannot read '%s': %s", s->name, strerror(errno));
+                if (!f || ferror(f)) {
+                    iot_error("cannot read '%s': %s", s->name,
+                              strerror(errno ? errno : EIO));
                     return -1;
                 }
+                infile_done(s->inf);   /* its descriptor goes to the next file */
                 return 0;
             }
             s->lineno++;
@@ -466,11 +439,14 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
 /* One source for every strace log among the inputs; 0 or -1 (reported). */
 static int open_strace(struct input *in, struct iot_strtab *st, char *errbuf)
 {
-    const char **paths = calloc(in->nfiles + 1, sizeof(*paths));
+    struct infile **files = calloc(in->nfiles + 1, sizeof(*files));
+    const char **names = calloc(in->nfiles + 1, sizeof(*names));
     size_t n = 0, first = 0;
-    struct source *s;
+    struct source *s = NULL;
 
-    if (!paths) {
+    if (!files || !names) {
+        free(files);
+        free(names);
         iot_error("out of memory");
         return -1;
     }
@@ -478,79 +454,148 @@ static int open_strace(struct input *in, struct iot_strtab *st, char *errbuf)
         if (in->files[i].kind == INPUT_STRACE) {
             if (!n)
                 first = i;
-            paths[n++] = in->paths[i];
+            files[n] = in->infs[i];
+            names[n++] = in->files[i].name;
         }
     if (n) {
         s = &in->src[in->nsrc++];
         s->kind = INPUT_STRACE;
         s->name = in->files[first].name;
         s->file = first;
-        s->strace = strace_open_paths(paths, n, st, errbuf);
+        s->strace = strace_open_files(files, names, n, st, errbuf);
         if (!s->strace)
             iot_error("%s", errbuf);
     }
-    free(paths);
-    return n && !s->strace ? -1 : 0;
+    free(files);
+    free(names);
+    return s && !s->strace ? -1 : 0;
+}
+
+/*
+ * One reader for every native trace among the inputs, so that their
+ * processes merge. Each file's descriptor is handed over: the file detection
+ * opened, or a capped copy of a stream (the reader reads a trace twice).
+ */
+static int open_native(struct input *in, struct iot_strtab *st, char *errbuf)
+{
+    const char **names = calloc(in->nfiles + 1, sizeof(*names));
+    int *fds = calloc(in->nfiles + 1, sizeof(*fds));
+    size_t n = 0;
+
+    if (!names || !fds) {
+        free(names);
+        free(fds);
+        iot_error("out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < in->nfiles; i++) {
+        if (in->files[i].kind != INPUT_NATIVE)
+            continue;
+        names[n] = in->paths[i];
+        fds[n] = infile_take_fd(in->infs[i], iot_spool_max());
+        if (fds[n] < 0 && errno) {
+            int err = errno;   /* iot_spool_max() sets errno */
+            char cap[32];
+
+            iot_spool_size_str(iot_spool_max(), cap, sizeof(cap));
+            if (err == EFBIG)
+                iot_error("'%s': a trace read from a pipe is copied to a temporary file first, "
+                          "and this one is larger than %s (%s): give it as a file",
+                          in->files[i].name, cap, IOT_SPOOL_MAX_ENV);
+            else
+                iot_error("cannot read trace '%s': %s", in->files[i].name, strerror(err));
+            for (size_t j = 0; j < n; j++)
+                if (fds[j] >= 0)
+                    close(fds[j]);
+            free(names);
+            free(fds);
+            return -1;
+        }
+        /* a copy of standard input has no path: name it in messages */
+        if (strcmp(names[n], "-") == 0)
+            names[n] = "<stdin>";
+        n++;
+    }
+    if (n) {
+        in->native = iot_trace_open_fds(names, fds, n, st, errbuf);
+        if (!in->native)
+            iot_error("%s", errbuf);
+    }
+    free(names);
+    free(fds);
+    if (n && !in->native)
+        return -1;
+    if (n) {
+        struct source *s = &in->src[in->nsrc++];
+
+        s->kind = INPUT_NATIVE;
+        for (size_t i = 0; i < in->nfiles; i++)
+            if (in->files[i].kind == INPUT_NATIVE) {
+                s->name = in->files[i].name;
+                break;
+            }
+    }
+    return 0;
+}
+
+/* Open and detect one INPUT that is not a directory; 0 or -1 (reported). */
+static int add_input(struct input *in, const char *path)
+{
+    char peek[INFILE_PEEK];
+    size_t npeek;
+    struct infile *inf;
+    int kind;
+
+    if (strcmp(path, "-") == 0 && in->have_stdin++) {
+        iot_error("'-' given more than once");
+        return -1;
+    }
+    inf = infile_open(in->pool, path, peek, &npeek);
+    if (!inf) {
+        iot_error("cannot open trace '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    kind = detect(peek, npeek);
+    if (kind < 0) {
+        infile_done(inf);
+        iot_error("'%s': not a trace, JSONL event file or strace log", path);
+        return -1;
+    }
+    if (add_file(in, path, path, (enum input_kind)kind, inf) < 0) {
+        iot_error("out of memory");
+        return -1;
+    }
+    return 0;
 }
 
 struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *st)
 {
     struct input *in = calloc(1, sizeof(*in));
-    const char **native = NULL;
-    size_t nnative = 0;
     char errbuf[IOT_ERRBUF_SIZE];
 
-    if (!in)
+    if (!in || !(in->pool = infiles_create())) {
+        iot_error("out of memory");
+        free(in);
         return NULL;
+    }
     in->st = st;
     for (size_t i = 0; i < n; i++) {
-        const char *name = paths[i];
-        char *path = (char *)paths[i];
         struct stat sb;
-        uint64_t bytes = 0;
-        int err, kind;
 
-        if (strcmp(name, "-") == 0) {
-            if (spool_stdin(in, &path) < 0)
+        if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            if (add_dir(in, paths[i]) < 0)
                 goto fail;
-        } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            if (add_dir(in, path) < 0)
-                goto fail;
-            continue;
-        }
-        kind = detect(path, &bytes, &err);
-        if (kind < 0) {
-            if (err)
-                iot_error("cannot open trace '%s': %s", name, strerror(err));
-            else
-                iot_error("'%s': not a trace, JSONL event file or strace log", name);
+        } else if (add_input(in, paths[i]) < 0) {
             goto fail;
         }
-        if (add_file(in, name, path, (enum input_kind)kind, bytes) < 0)
-            goto oom;
     }
     in->src = calloc(in->nfiles + 1, sizeof(*in->src));
-    native = calloc(in->nfiles + 1, sizeof(*native));
-    if (!in->src || !native)
-        goto oom;
-    for (size_t i = 0; i < in->nfiles; i++)
-        if (in->files[i].kind == INPUT_NATIVE)
-            native[nnative++] = in->paths[i];
-    if (nnative) {
-        in->native = iot_trace_open(native, nnative, st, errbuf);
-        if (!in->native) {
-            iot_error("%s", errbuf);
-            goto fail;
-        }
-        in->src[in->nsrc].kind = INPUT_NATIVE;
-        in->src[in->nsrc].name = nnative == 1 ? in->files[0].name : "native traces";
-        for (size_t i = 0; i < in->nfiles; i++)
-            if (in->files[i].kind == INPUT_NATIVE) {
-                in->src[in->nsrc].name = in->files[i].name;
-                break;
-            }
-        in->nsrc++;
+    if (!in->src) {
+        iot_error("out of memory");
+        goto fail;
     }
+    if (open_native(in, st, errbuf) < 0)
+        goto fail;
     /* All strace logs are one source: the files of `strace -ff` share
        threads, children and descriptors, and one time origin. */
     if (open_strace(in, st, errbuf) < 0)
@@ -563,22 +608,16 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
         s->kind = in->files[i].kind;
         s->name = in->files[i].name;
         s->file = i;
-        s->f = fopen(in->paths[i], "rb");
-        if (!s->f) {
-            iot_error("cannot open trace '%s': %s", s->name, strerror(errno));
-            goto fail;
-        }
+        s->inf = in->infs[i];
         in->nsrc++;
         s->scratch = iot_jsonl_scratch_create();
-        if (!s->scratch)
-            goto oom;
+        if (!s->scratch) {
+            iot_error("out of memory");
+            goto fail;
+        }
     }
-    free(native);
     return in;
-oom:
-    iot_error("out of memory");
 fail:
-    free(native);
     input_close(in);
     return NULL;
 }
@@ -604,9 +643,59 @@ int input_next_ref(struct input *in, const struct iot_event **ev)
     return rc;
 }
 
+/* Merge order: by time, then by source index, so that runs agree. */
+static int src_before(const struct input *in, size_t a, size_t b)
+{
+    int64_t ta = in->src[a].ev.t, tb = in->src[b].ev.t;
+
+    return ta < tb || (ta == tb && a < b);
+}
+
+static void heap_push(struct input *in, size_t k)
+{
+    size_t i = in->nheap++;
+
+    while (i && src_before(in, k, in->heap[(i - 1) / 2])) {
+        in->heap[i] = in->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    in->heap[i] = k;
+}
+
+static size_t heap_pop(struct input *in)
+{
+    size_t top = in->heap[0], k = in->heap[--in->nheap], i = 0;
+
+    for (;;) {
+        size_t c = 2 * i + 1;
+
+        if (c >= in->nheap)
+            break;
+        if (c + 1 < in->nheap && src_before(in, in->heap[c + 1], in->heap[c]))
+            c++;
+        if (!src_before(in, in->heap[c], k))
+            break;
+        in->heap[i] = in->heap[c];
+        i = c;
+    }
+    if (in->nheap)
+        in->heap[i] = k;
+    return top;
+}
+
+/* Read source k's next event into its lookahead; it joins the heap when there is one. */
+static int refill(struct input *in, size_t k)
+{
+    int rc = source_next(in, &in->src[k], &in->src[k].ev);
+
+    if (rc > 0)
+        heap_push(in, k);
+    return rc;
+}
+
 int input_next(struct input *in, struct iot_event *ev)
 {
-    struct source *best = NULL;
+    size_t k;
 
     if (in->nsrc == 1) {
         if (in->native) {       /* the common case, kept short */
@@ -619,33 +708,26 @@ int input_next(struct input *in, struct iot_event *ev)
         return source_next(in, &in->src[0], ev);
     }
     if (!in->started) {
-        for (size_t i = 0; i < in->nsrc; i++) {
-            int rc = source_next(in, &in->src[i], &in->src[i].ev);
-
-            if (rc < 0)
-                return -1;
-            in->src[i].have = rc;
+        in->heap = calloc(in->nsrc, sizeof(*in->heap));
+        if (!in->heap) {
+            iot_error("out of memory");
+            return -1;
         }
+        for (size_t i = 0; i < in->nsrc; i++)
+            if (refill(in, i) < 0)
+                return -1;
         in->started = 1;
     }
     /* The event returned last time has been used by now: refill its source
        (argv of an event lives only until its source's next read). */
-    for (size_t i = 0; i < in->nsrc; i++) {
-        if (in->src[i].have == 2) {
-            int rc = source_next(in, &in->src[i], &in->src[i].ev);
-
-            if (rc < 0)
-                return -1;
-            in->src[i].have = rc;
-        }
-    }
-    for (size_t i = 0; i < in->nsrc; i++)
-        if (in->src[i].have && (!best || in->src[i].ev.t < best->ev.t))
-            best = &in->src[i];
-    if (!best)
+    if (in->last && refill(in, in->last - 1) < 0)
+        return -1;
+    in->last = 0;
+    if (!in->nheap)
         return 0;
-    *ev = best->ev;
-    best->have = 2;
+    k = heap_pop(in);
+    *ev = in->src[k].ev;
+    in->last = k + 1;
     return 1;
 }
 
@@ -687,6 +769,9 @@ int input_report_damage(struct input *in)
 
 size_t input_files(const struct input *in, const struct input_file_info **files)
 {
+    /* a stream's size is what has been read of it */
+    for (size_t i = 0; i < in->nfiles; i++)
+        in->files[i].bytes = infile_bytes(in->infs[i]);
     for (size_t i = 0; i < in->nsrc; i++) {
         struct source *s = &in->src[i];
 
@@ -721,20 +806,17 @@ void input_close(struct input *in)
             strace_close(s->strace);
         if (s->scratch)
             iot_jsonl_scratch_free(s->scratch);
-        if (s->f)
-            fclose(s->f);
         free(s->line);
     }
     free(in->src);
+    free(in->heap);
     if (in->native)
         iot_trace_close(in->native);
     for (size_t i = 0; i < in->nfiles; i++)
         free(in->paths[i]);
     free(in->paths);
+    free(in->infs);
     free(in->files);
-    if (in->spool) {
-        unlink(in->spool);
-        free(in->spool);
-    }
+    infiles_free(in->pool);
     free(in);
 }

@@ -23,7 +23,7 @@ struct input;
 struct input_file_info {
     const char *name;
     enum input_kind kind;
-    uint64_t bytes;          /* file size */
+    uint64_t bytes;          /* file size (a pipe's: what was read of it) */
     uint64_t lines, unknown_lines;   /* JSONL/strace */
     int has_durations;       /* strace: -T */
 };

@@ -35,13 +35,15 @@ struct strace_src *strace_open(FILE *f, const char *name, struct iot_strtab *st,
 /*
  * Read several logs as one: the per-process files of `strace -ff -o LOG`
  * (LOG.PID each), whose lines are merged by time so that a clone in the
- * parent's file makes the child's file a thread or a child process. The
- * files are opened here ("-" is standard input) and closed by strace_close.
- * Prefer this over one strace_open per file whenever several inputs are
- * strace logs of the same run.
+ * parent's file makes the child's file a thread or a child process. Each
+ * file is read through the caller's infile (infile.h: however many logs
+ * there are, a bounded number is open), named names[i] in messages; a log
+ * read to its end is infile_done. Prefer this over one strace_open per file
+ * whenever several inputs are strace logs of the same run.
  */
-struct strace_src *strace_open_paths(const char *const *paths, size_t n,
-                                     struct iot_strtab *st, char *errbuf);
+struct infile;
+struct strace_src *strace_open_files(struct infile *const *files, const char *const *names,
+                                     size_t n, struct iot_strtab *st, char *errbuf);
 
 /*
  * The next event in time order: 1 event, 0 end, -1 read error (message in

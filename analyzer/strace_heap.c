@@ -74,9 +74,8 @@ static int64_t release_bound(struct strace_src *s, const struct strace_log *next
 
     if (next && strace_pend_oldest(s) < bound)
         bound = strace_pend_oldest(s);
-    for (size_t i = 0; i < s->nlogs; i++)
-        if (s->logs[i].held.has && s->logs[i].held.ev.t < bound)
-            bound = s->logs[i].held.ev.t;
+    if (s->logq[LOGQ_HELD].n && s->logq[LOGQ_HELD].a[0]->held.ev.t < bound)
+        bound = s->logq[LOGQ_HELD].a[0]->held.ev.t;
     return bound;
 }
 
@@ -100,6 +99,7 @@ int strace_flush_held(struct strace_src *s, struct strace_log *l)
     if (!l->held.has)
         return 0;
     l->held.has = 0;
+    strace_logq_update(&s->logq[LOGQ_HELD], l, 0);
     if (l->held.stklen) {
         l->held.ev.stack = iot_intern(s->st, l->held.stk, l->held.stklen);
         if (!l->held.ev.stack)
@@ -123,6 +123,7 @@ int strace_emit_open(struct strace_src *s, const struct iot_event *ev)
         return -1;
     l->held.ev = *ev;
     l->held.has = 1;
+    strace_logq_update(&s->logq[LOGQ_HELD], l, 1);
     l->held.frames = 0;
     l->held.stklen = 0;
     return 0;

@@ -32,6 +32,7 @@
 #include <pcre2.h>
 
 #include "hmap.h"
+#include "infile.h"
 #include "iotrace.h"
 #include "strace.h"
 
@@ -104,8 +105,8 @@ struct strace_held {
 };
 
 struct strace_log {
-    FILE *f;
-    int own;                 /* f is closed by strace_close */
+    FILE *f;                 /* the caller's (strace_open), or NULL: read from in */
+    struct infile *in;       /* strace_open_files: released at the log's end */
     const char *name;
     int32_t default_pid;     /* of lines without a pid column */
     char *line;              /* the line ahead, without its end of line */
@@ -125,6 +126,21 @@ struct strace_log {
     int64_t mtime_ns;
     struct strace_info info;  /* this file's share */
     struct strace_held held;
+    size_t qpos[2];          /* index + 1 in s->logq[LOGQ_LINE], [LOGQ_HELD]; 0: not in */
+};
+
+/*
+ * Logs in time order, as a min-heap with each log's place kept in it, so
+ * that the earliest is found and a log's time changed in O(log n) however
+ * many -ff files there are (a scan per line made 20,000 files quadratic).
+ * LOGQ_LINE holds the logs with a line ahead, by its time; LOGQ_HELD those
+ * holding an open for its -k stack, by the open's time.
+ */
+enum { LOGQ_LINE, LOGQ_HELD };
+struct strace_logq {
+    struct strace_log **a;   /* room for every log */
+    size_t n;
+    int which;
 };
 
 /* ------------------------------------------------------------- the source */
@@ -142,6 +158,7 @@ struct strace_src {
     struct strace_log *logs;
     size_t nlogs;
     struct strace_log *cur;  /* the log whose line is being processed */
+    struct strace_logq logq[2];
     int64_t origin;          /* abs time of t = 0 */
     int64_t unix_origin;     /* unix ns at t = 0 */
     /* the line grammar (strace_source.c) */
@@ -228,8 +245,8 @@ static inline int64_t strace_num(const char *p, long n)
 int64_t strace_sec_ns(int64_t sec, int64_t frac);
 /* Digits of a fraction of a second as nanoseconds ("5" is 500000000). */
 int64_t strace_frac_ns(const char *p, long n);
-/* Set up l (zeroed) to read f, named name; own: strace_log_release closes f. */
-void strace_log_init(struct strace_log *l, FILE *f, const char *name, int own);
+/* Set up l (zeroed) to read f, or in when f is NULL, named name. */
+void strace_log_init(struct strace_log *l, FILE *f, struct infile *in, const char *name);
 /* Read up to the first line of l that tells the time: 0, or -1 on a read
  * error (errno in l->err). */
 int strace_log_start(struct strace_src *s, struct strace_log *l);
@@ -238,7 +255,9 @@ int strace_log_start(struct strace_src *s, struct strace_log *l);
 int strace_log_advance(struct strace_src *s, struct strace_log *l);
 /* The log whose line ahead is earliest, or NULL when all are done. */
 struct strace_log *strace_log_earliest(struct strace_src *s);
-/* Frees what l holds and closes its file if it owns it. */
+/* Put l in q, or take it out (in = 0), or move it after its time changed. */
+void strace_logq_update(struct strace_logq *q, struct strace_log *l, int in);
+/* Frees what l holds; an infile it reads is done. */
 void strace_log_release(struct strace_log *l);
 
 /* ----------------------------------------------------------- strace_args.c */

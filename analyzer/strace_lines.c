@@ -56,6 +56,7 @@ static int64_t local_midnight(time_t sec)
 static int read_line(struct strace_src *s, struct strace_log *l)
 {
     ssize_t n;
+    FILE *f;
     const char *p;
     long gl;
     int64_t tod;
@@ -64,13 +65,16 @@ static int read_line(struct strace_src *s, struct strace_log *l)
     if (l->eof)
         return 0;
     errno = 0;
-    n = getline(&l->line, &l->cap, l->f);
+    f = l->in ? infile_file(l->in) : l->f;
+    n = f ? getline(&l->line, &l->cap, f) : -1;
     if (n < 0) {
         l->eof = 1;
-        if (ferror(l->f)) {
+        if (!f || ferror(f)) {
             l->err = errno ? errno : EIO;
             return -1;
         }
+        if (l->in)
+            infile_done(l->in);  /* its descriptor is free for the next log */
         return 0;
     }
     while (n > 0 && (l->line[n - 1] == '\n' || l->line[n - 1] == '\r'))
@@ -152,6 +156,7 @@ int strace_log_advance(struct strace_src *s, struct strace_log *l)
         l->clock += 1;
         l->abs = l->clock;
     }
+    strace_logq_update(&s->logq[LOGQ_LINE], l, l->have);
     return rc;
 }
 
@@ -171,18 +176,20 @@ static int32_t pid_from_name(const char *name)
     return (int32_t)v;
 }
 
-void strace_log_init(struct strace_log *l, FILE *f, const char *name, int own)
+void strace_log_init(struct strace_log *l, FILE *f, struct infile *in, const char *name)
 {
     struct stat sb;
 
     l->f = f;
-    l->own = own;
+    l->in = in;
     l->name = name;
     l->default_pid = pid_from_name(name);
     if (!l->default_pid)
         l->default_pid = DEFAULT_PID;
     /* the date of a -tt log (read_line) */
-    if (fstat(fileno(l->f), &sb) == 0 && S_ISREG(sb.st_mode))
+    if (in)
+        sb = *infile_stat(in);
+    if ((in || fstat(fileno(f), &sb) == 0) && S_ISREG(sb.st_mode))
         l->mtime_ns = strace_sec_ns((int64_t)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec);
     else
         l->mtime_ns = strace_sec_ns((int64_t)time(NULL), 0);
@@ -200,20 +207,73 @@ int strace_log_start(struct strace_src *s, struct strace_log *l)
 
 struct strace_log *strace_log_earliest(struct strace_src *s)
 {
-    struct strace_log *best = NULL;
+    return s->logq[LOGQ_LINE].n ? s->logq[LOGQ_LINE].a[0] : NULL;
+}
 
-    for (size_t i = 0; i < s->nlogs; i++) {
-        struct strace_log *l = &s->logs[i];
-        if (l->have && (!best || l->abs < best->abs))
-            best = l;
+/* Earlier time first; equal times in input order (the logs are one array). */
+static int logq_before(const struct strace_logq *q, const struct strace_log *a,
+                       const struct strace_log *b)
+{
+    int64_t ta = q->which == LOGQ_HELD ? a->held.ev.t : a->abs;
+    int64_t tb = q->which == LOGQ_HELD ? b->held.ev.t : b->abs;
+
+    return ta < tb || (ta == tb && a < b);
+}
+
+static void logq_place(struct strace_logq *q, size_t i, struct strace_log *l)
+{
+    q->a[i] = l;
+    l->qpos[q->which] = i + 1;
+}
+
+/* Move the log at i up or down to where its time puts it. */
+static void logq_fix(struct strace_logq *q, size_t i)
+{
+    struct strace_log *l = q->a[i];
+
+    while (i && logq_before(q, l, q->a[(i - 1) / 2])) {
+        logq_place(q, i, q->a[(i - 1) / 2]);
+        i = (i - 1) / 2;
     }
-    return best;
+    for (;;) {
+        size_t c = 2 * i + 1;
+
+        if (c >= q->n)
+            break;
+        if (c + 1 < q->n && logq_before(q, q->a[c + 1], q->a[c]))
+            c++;
+        if (!logq_before(q, q->a[c], l))
+            break;
+        logq_place(q, i, q->a[c]);
+        i = c;
+    }
+    logq_place(q, i, l);
+}
+
+void strace_logq_update(struct strace_logq *q, struct strace_log *l, int in)
+{
+    size_t pos = l->qpos[q->which];
+
+    if (pos && in) {
+        logq_fix(q, pos - 1);
+    } else if (pos) {
+        struct strace_log *last = q->a[--q->n];
+
+        l->qpos[q->which] = 0;
+        if (last != l) {
+            logq_place(q, pos - 1, last);
+            logq_fix(q, pos - 1);
+        }
+    } else if (in) {
+        logq_place(q, q->n++, l);
+        logq_fix(q, q->n - 1);
+    }
 }
 
 void strace_log_release(struct strace_log *l)
 {
-    if (l->own && l->f && l->f != stdin)
-        fclose(l->f);
+    if (l->in)
+        infile_done(l->in);
     free(l->line);
     free(l->held.stk);
 }

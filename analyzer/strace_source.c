@@ -228,27 +228,27 @@ static int process_line(struct strace_src *s, struct strace_log *l)
 
 /* ------------------------------------------------------------- open/next */
 
-static struct strace_src *open_many(FILE *const *files, const char *const *names, size_t n,
-                                   int own, struct iot_strtab *st, char *errbuf)
+/* files[i] or, where files is NULL, ins[i]: the logs named names[i]. */
+static struct strace_src *open_many(FILE *const *files, struct infile *const *ins,
+                                   const char *const *names, size_t n,
+                                   struct iot_strtab *st, char *errbuf)
 {
     struct strace_src *s = calloc(1, sizeof(*s));
     int have_origin = 0;
 
-    if (!s || compile_all(s) < 0 || !(s->logs = calloc(n ? n : 1, sizeof(*s->logs)))) {
+    if (!s || compile_all(s) < 0 || !(s->logs = calloc(n ? n : 1, sizeof(*s->logs))) ||
+        !(s->logq[LOGQ_LINE].a = calloc(n ? n : 1, sizeof(*s->logq[0].a))) ||
+        !(s->logq[LOGQ_HELD].a = calloc(n ? n : 1, sizeof(*s->logq[0].a)))) {
         snprintf(errbuf, IOT_ERRBUF_SIZE, "out of memory");
-        if (own)
-            for (size_t i = 0; i < n; i++)
-                if (files[i] && files[i] != stdin)
-                    fclose(files[i]);
         strace_close(s);
         return NULL;
     }
     s->st = st;
     s->nlogs = n;
+    s->logq[LOGQ_HELD].which = LOGQ_HELD;
     s->cur = s->logs;
-    /* every log first, so that strace_close closes them all on an error */
     for (size_t i = 0; i < n; i++)
-        strace_log_init(&s->logs[i], files[i], names[i], own);
+        strace_log_init(&s->logs[i], files ? files[i] : NULL, files ? NULL : ins[i], names[i]);
     for (size_t i = 0; i < n; i++) {
         struct strace_log *l = &s->logs[i];
 
@@ -272,33 +272,13 @@ static struct strace_src *open_many(FILE *const *files, const char *const *names
 
 struct strace_src *strace_open(FILE *f, const char *name, struct iot_strtab *st, char *errbuf)
 {
-    return open_many(&f, &name, 1, 0, st, errbuf);
+    return open_many(&f, NULL, &name, 1, st, errbuf);
 }
 
-struct strace_src *strace_open_paths(const char *const *paths, size_t n,
-                                     struct iot_strtab *st, char *errbuf)
+struct strace_src *strace_open_files(struct infile *const *files, const char *const *names,
+                                     size_t n, struct iot_strtab *st, char *errbuf)
 {
-    FILE **files = calloc(n ? n : 1, sizeof(*files));
-    struct strace_src *s;
-
-    if (!files) {
-        snprintf(errbuf, IOT_ERRBUF_SIZE, "out of memory");
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        files[i] = strcmp(paths[i], "-") == 0 ? stdin : fopen(paths[i], "r");
-        if (!files[i]) {
-            snprintf(errbuf, IOT_ERRBUF_SIZE, "cannot open '%s': %s", paths[i], strerror(errno));
-            for (size_t j = 0; j < i; j++)
-                if (files[j] != stdin)
-                    fclose(files[j]);
-            free(files);
-            return NULL;
-        }
-    }
-    s = open_many(files, paths, n, 1, st, errbuf);
-    free(files);
-    return s;
+    return open_many(NULL, files, names, n, st, errbuf);
 }
 
 int strace_next(struct strace_src *s, struct iot_event *ev, char *errbuf)
@@ -349,6 +329,8 @@ void strace_close(struct strace_src *s)
     for (size_t i = 0; i < s->nlogs; i++)
         strace_log_release(&s->logs[i]);
     free(s->logs);
+    free(s->logq[LOGQ_LINE].a);
+    free(s->logq[LOGQ_HELD].a);
     strace_tasks_release(s);
     free(s->heap);
     free(s->scratch);

@@ -358,7 +358,8 @@ struct iot_trace_stats {
 struct iot_trace;
 
 /*
- * Open paths[0..n). "-" reads standard input (spooled to a temporary file).
+ * Open paths[0..n). "-" reads standard input (copied to an unnamed temporary
+ * file, at most iot_spool_max() bytes: spool.h).
  * st: strings are interned there (the caller owns it and frees it after the
  * reader). Returns NULL with a message in errbuf when an input cannot be
  * opened or holds no readable chunk (e.g. "'x.zst': not an ioscope trace",
@@ -366,6 +367,14 @@ struct iot_trace;
  */
 struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
                                  struct iot_strtab *st, char *errbuf);
+/*
+ * The same over files the caller has opened: where fds[i] >= 0 it is read
+ * instead of opening paths[i], which then only names it in messages. The
+ * reader takes each such descriptor over (it closes them, also when the
+ * open fails); it may be an unlinked file (iot_spool), never reopened.
+ */
+struct iot_trace *iot_trace_open_fds(const char *const *paths, const int *fds, size_t n,
+                                     struct iot_strtab *st, char *errbuf);
 /* 1: *ev filled; 0: end; -1: error (message in errbuf). */
 int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf);
 /*

@@ -15,11 +15,18 @@
  * reader_int.h has what the parts share.
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "reader_int.h"
 
 struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
                                  struct iot_strtab *st, char *errbuf)
+{
+    return iot_trace_open_fds(paths, NULL, n, st, errbuf);
+}
+
+struct iot_trace *iot_trace_open_fds(const char *const *paths, const int *fds, size_t n,
+                                     struct iot_strtab *st, char *errbuf)
 {
     struct iot_trace *tr = calloc(1, sizeof(*tr));
     uint8_t *scratch = NULL;
@@ -33,8 +40,10 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
     tr->st = st;
     tr->origin = INT64_MAX;
     for (size_t i = 0; i < n; i++) {
+        int fd = fds ? fds[i] : -1;
+
         tr->ninputs++;
-        if (trace_input_open(&tr->inputs[i], paths[i], i < keep_open, errbuf) < 0 ||
+        if (trace_input_open(&tr->inputs[i], paths[i], fd, i < keep_open, errbuf) < 0 ||
             trace_index_input(tr, (uint32_t)i, &scratch, &scratch_cap, errbuf) < 0)
             goto fail;
         tr->stats.file_bytes += tr->inputs[i].size;
@@ -53,6 +62,10 @@ struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
     tr->stats.chunks -= tr->stats.chunks_superseded;
     return tr;
 fail:
+    /* the descriptors of the inputs not reached are the reader's too */
+    for (size_t i = tr ? tr->ninputs : 0; fds && i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
     free(scratch);
     iot_trace_close(tr);
     return NULL;

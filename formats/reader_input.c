@@ -15,6 +15,7 @@
 #include "grow.h"
 #include "reader_int.h"
 #include "records.h"
+#include "spool.h"
 #include "varint.h"
 
 int iot_is_native_trace(const void *buf, size_t len)
@@ -30,7 +31,8 @@ int iot_is_native_trace(const void *buf, size_t len)
  * process's limit on open files; the others are opened for each frame (a
  * few microseconds per chunk of tens of KB), so that a directory of
  * thousands of traces does not run into that limit. Standard input,
- * spooled to an unlinked file, always stays open.
+ * spooled to an unlinked file, and a descriptor the caller handed over
+ * always stay open.
  */
 size_t trace_input_keep_max(void)
 {
@@ -42,59 +44,38 @@ size_t trace_input_keep_max(void)
     return n;
 }
 
-/*
- * Standard input cannot be mapped: copy it to an unlinked temporary file.
- * Returns its fd, or -1 with errno set.
- */
-static int stdin_spool(void)
+int trace_input_open(struct trace_input *in, const char *path, int fd, int keep_open,
+                     char *errbuf)
 {
-    char tmpl[] = "/tmp/ioscope-stdin-XXXXXX";
-    char buf[1 << 16];
-    int fd = mkstemp(tmpl), err;
-    ssize_t n;
-
-    if (fd < 0)
-        return -1;
-    unlink(tmpl);
-    while ((n = read(0, buf, sizeof(buf))) != 0) {
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            goto fail;
-        }
-        for (ssize_t off = 0; off < n;) {
-            ssize_t w = write(fd, buf + off, (size_t)(n - off));
-
-            if (w < 0) {
-                if (errno == EINTR)
-                    continue;
-                goto fail;
-            }
-            off += w;
-        }
-    }
-    return fd;
-fail:
-    err = errno;  /* the caller's message names the read or write error, not close's */
-    close(fd);
-    errno = err;
-    return -1;
-}
-
-int trace_input_open(struct trace_input *in, const char *path, int keep_open, char *errbuf)
-{
-    int is_stdin = strcmp(path, "-") == 0;
-    int fd = is_stdin ? stdin_spool() : open(path, O_RDONLY | O_CLOEXEC);
-    int err = errno;  /* open's, before strdup can change it */
+    int is_stdin = fd < 0 && strcmp(path, "-") == 0;
+    int err;
     struct stat sb;
 
+    /* a descriptor handed over may have no name to reopen: it stays open */
+    if (fd >= 0)
+        keep_open = 1;
+    else if (is_stdin)  /* a pipe cannot be mapped, a copy can */
+        fd = iot_spool(0, NULL, 0, iot_spool_max());
+    else
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    err = errno;  /* open's, before strdup can change it */
     in->map = NULL;
     in->size = 0;
     in->fd = -1;
     in->name = strdup(is_stdin ? "<stdin>" : path);
     if (fd < 0 || !in->name) {
-        trace_set_err(errbuf, "cannot open trace '%s': %s", is_stdin ? "<stdin>" : path,
-                      strerror(fd < 0 ? err : ENOMEM));
+        if (fd < 0 && err == EFBIG) {
+            char cap[32];
+
+            iot_spool_size_str(iot_spool_max(), cap, sizeof(cap));
+            if (errbuf)
+                snprintf(errbuf, IOT_ERRBUF_SIZE,
+                     "cannot read trace '<stdin>': larger than %s, the most copied from a "
+                     "pipe (%s); give it as a file", cap, IOT_SPOOL_MAX_ENV);
+        } else {
+            trace_set_err(errbuf, "cannot open trace '%s': %s", is_stdin ? "<stdin>" : path,
+                          strerror(fd < 0 ? err : ENOMEM));
+        }
         if (fd >= 0)
             close(fd);
         return -1;

@@ -107,11 +107,14 @@ static inline void trace_set_err(char *errbuf, const char *fmt, const char *name
 /* How many inputs, counted from the first, stay open from pass 1 to pass 2. */
 size_t trace_input_keep_max(void);
 /*
- * Open and map path ("-": standard input) into *in; keep_open: its file
- * stays open for pass 2. 0, or -1 with a message in errbuf; in->name and
- * in->fd are set either way (trace_input_close frees them).
+ * Map the input named path into *in: fd when it is >= 0 (taken over: it
+ * stays open for pass 2 and is closed by trace_input_close, also on
+ * failure), else the file at path ("-": standard input). keep_open: the file
+ * opened here stays open for pass 2. 0, or -1 with a message in errbuf;
+ * in->name and in->fd are set either way (trace_input_close frees them).
  */
-int trace_input_open(struct trace_input *in, const char *path, int keep_open, char *errbuf);
+int trace_input_open(struct trace_input *in, const char *path, int fd, int keep_open,
+                     char *errbuf);
 /* Pass 1 is done with in[off..off+len): its pages may leave the resident set. */
 void trace_input_release(const struct trace_input *in, size_t off, size_t len);
 /* Pass 1 is done with the whole mapping. */

@@ -11,13 +11,33 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "infile.h"
 #include "strace.h"
 #include "unit.h"
 
 #define FIXTURES "tests/fixtures/strace/"
 
+/* The logs at paths[0..n) as one source, as ioanalyze opens them; NULL with err. */
+static struct strace_src *open_logs(struct infiles *pool, const char *const *paths, size_t n,
+                                    struct iot_strtab *st, char *err)
+{
+    struct infile *files[8];
+    char peek[INFILE_PEEK];
+    size_t npeek;
+
+    for (size_t i = 0; i < n && i < 8; i++) {
+        files[i] = infile_open(pool, paths[i], peek, &npeek);
+        if (!files[i]) {
+            snprintf(err, IOT_ERRBUF_SIZE, "cannot open '%s'", paths[i]);
+            return NULL;
+        }
+    }
+    return strace_open_files(files, paths, n, st, err);
+}
+
 struct evs {
     struct iot_strtab *st;
+    struct infiles *pool;
     struct strace_src *src;
     struct iot_event *ev;
     size_t n;
@@ -39,7 +59,8 @@ static int load(struct evs *e, const char *const *names, size_t n)
         pp[i] = paths[i];
     }
     e->st = iot_strtab_create();
-    e->src = strace_open_paths(pp, n, e->st, err);
+    e->pool = infiles_create();
+    e->src = open_logs(e->pool, pp, n, e->st, err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(e->src);
     while ((rc = strace_next(e->src, &ev, err)) == 1) {
         if (e->n == cap) {
@@ -60,6 +81,7 @@ static int load1(struct evs *e, const char *name)
 static void release(struct evs *e)
 {
     strace_close(e->src);
+    infiles_free(e->pool);
     iot_strtab_free(e->st);
     free(e->ev);
 }
@@ -728,6 +750,7 @@ static void test_many_unfinished(void)
     char err[IOT_ERRBUF_SIZE];
     struct iot_strtab *st = iot_strtab_create();
     struct strace_src *src;
+    struct infiles *pool = infiles_create();
     struct iot_event ev;
     int64_t last_t = INT64_MIN;
     int reads = 0, ordered = 1, child_of_clone = 0, others_of_clone = 0, rc;
@@ -742,7 +765,7 @@ static void test_many_unfinished(void)
         fprintf(f, "%d 1700000000.%06ld <... read resumed>\"\", 10) = 0\n",
                 1000 + (int)((long)i * 7919 % N), us++);
     fclose(f);
-    src = strace_open_paths(&path, 1, st, err);
+    src = open_logs(pool, &path, 1, st, err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(src);
     while ((rc = strace_next(src, &ev, err)) == 1) {
         if (ev.kind == IOT_EV_PROCESS && ev.ppid == 500)
@@ -762,6 +785,7 @@ static void test_many_unfinished(void)
     CU_ASSERT_EQUAL(child_of_clone, 1);
     CU_ASSERT_EQUAL(others_of_clone, 0);
     strace_close(src);
+    infiles_free(pool);
     iot_strtab_free(st);
 }
 

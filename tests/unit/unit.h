@@ -18,7 +18,8 @@
     X(config)          \
     X(recorder)        \
     X(engine)          \
-    X(reader_damage)
+    X(reader_damage)   \
+    X(infile)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)

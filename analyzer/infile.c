@@ -1,0 +1,363 @@
+/* Input files under a bound on descriptors (infile.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "grow.h"
+#include "infile.h"
+#include "iotrace.h"
+#include "spool.h"
+
+struct infile {
+    struct infiles *pool;
+    char *path;                 /* to reopen a parked file */
+    struct stat sb;             /* as opened: a reopen must find the same dev:ino */
+    int fd;                     /* -1: parked or done */
+    FILE *f;                    /* over fd, made at the first read */
+    off_t pos;                  /* where a parked file resumes */
+    int stream, is_stdin, done;
+    char *head;                 /* a stream's peeked bytes, given back first */
+    size_t nhead, headpos;
+    uint64_t nread;             /* a stream's bytes read so far, peek included */
+    struct infile *prev, *next; /* open regular files, most recently read first */
+};
+
+struct infiles {
+    struct infile **all;
+    size_t n, cap;
+    struct infile *lru_first, *lru_last;
+    size_t nopen, max_open;
+};
+
+/*
+ * Files kept open at once: 64, or a quarter of the limit on open files when
+ * that is lower (the native reader keeps as many of its own, reader_input.c).
+ */
+static size_t open_max(void)
+{
+    struct rlimit rl;
+    size_t n = 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < n)
+        n = (size_t)(rl.rlim_cur / 4);
+    return n ? n : 1;
+}
+
+struct infiles *infiles_create(void)
+{
+    struct infiles *p = calloc(1, sizeof(*p));
+
+    if (p)
+        p->max_open = open_max();
+    return p;
+}
+
+static void lru_unlink(struct infiles *p, struct infile *f)
+{
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        p->lru_first = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    else
+        p->lru_last = f->prev;
+    f->prev = f->next = NULL;
+}
+
+static void lru_push(struct infiles *p, struct infile *f)
+{
+    f->prev = NULL;
+    f->next = p->lru_first;
+    if (p->lru_first)
+        p->lru_first->prev = f;
+    else
+        p->lru_last = f;
+    p->lru_first = f;
+}
+
+/* Close f's descriptor; a regular file keeps its position to resume there. */
+static void release(struct infile *f)
+{
+    if (f->fd < 0)
+        return;
+    if (!f->stream) {
+        if (f->f) {
+            off_t at = ftello(f->f);
+
+            f->pos = at < 0 ? f->pos : at;
+        }
+        lru_unlink(f->pool, f);
+        f->pool->nopen--;
+    }
+    if (f->f)
+        fclose(f->f);   /* closes fd too (standard input: a duplicate) */
+    else if (!f->is_stdin || f->fd != 0)
+        close(f->fd);
+    f->f = NULL;
+    f->fd = -1;
+}
+
+/* Make room for one more open regular file. */
+static void park_oldest(struct infiles *p)
+{
+    while (p->nopen >= p->max_open && p->lru_last)
+        release(p->lru_last);
+}
+
+/* A stream's FILE: its peeked bytes, then the rest of fd. */
+static ssize_t stream_read(void *cookie, char *buf, size_t size)
+{
+    struct infile *f = cookie;
+    ssize_t n;
+
+    if (f->headpos < f->nhead) {
+        size_t k = f->nhead - f->headpos;
+
+        if (k > size)
+            k = size;
+        memcpy(buf, f->head + f->headpos, k);
+        f->headpos += k;
+        return (ssize_t)k;
+    }
+    do
+        n = read(f->fd, buf, size);
+    while (n < 0 && errno == EINTR);
+    if (n > 0)
+        f->nread += (uint64_t)n;
+    return n;
+}
+
+static int stream_close(void *cookie)
+{
+    struct infile *f = cookie;
+
+    if (!f->is_stdin)
+        close(f->fd);
+    return 0;
+}
+
+/* Does peek hold a first line with something on it, or a trace's magic? */
+static int peek_enough(const char *peek, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n && strchr(" \t\r\n", peek[i]))
+        i++;
+    return iot_is_native_trace(peek, n) || memchr(peek + i, '\n', n - i) != NULL;
+}
+
+static int peek_stream(struct infile *f, char *peek, size_t *npeek)
+{
+    size_t n = 0;
+
+    while (n < INFILE_PEEK && !peek_enough(peek, n)) {
+        ssize_t r = read(f->fd, peek + n, INFILE_PEEK - n);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    f->head = malloc(n ? n : 1);
+    if (!f->head)
+        return -1;
+    memcpy(f->head, peek, n);
+    f->nhead = n;
+    f->nread = n;
+    *npeek = n;
+    return 0;
+}
+
+static int peek_file(struct infile *f, char *peek, size_t *npeek)
+{
+    size_t n = 0;
+
+    while (n < INFILE_PEEK) {
+        ssize_t r = pread(f->fd, peek + n, INFILE_PEEK - n, (off_t)n);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *npeek = n;
+    return 0;
+}
+
+struct infile *infile_open(struct infiles *p, const char *path, char *peek, size_t *npeek)
+{
+    struct infile *f = calloc(1, sizeof(*f));
+    int err;
+
+    *npeek = 0;
+    if (!f || iot_grow(&p->all, &p->cap, p->n + 1, sizeof(*p->all)) < 0 ||
+        !(f->path = strdup(path))) {
+        free(f);
+        errno = ENOMEM;
+        return NULL;
+    }
+    f->pool = p;
+    f->is_stdin = strcmp(path, "-") == 0;
+    if (!f->is_stdin)
+        park_oldest(p);
+    f->fd = f->is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (f->fd < 0 || fstat(f->fd, &f->sb) < 0)
+        goto fail;
+    /* standard input redirected from a file is read in place when it is at
+       its start; elsewhere, as a stream, from where it is */
+    f->stream = !S_ISREG(f->sb.st_mode) ||
+                (f->is_stdin && lseek(0, 0, SEEK_CUR) != 0);
+    if (f->is_stdin && !f->stream) {
+        f->fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+        if (f->fd < 0)
+            goto fail;
+        f->is_stdin = 0;   /* its own descriptor now, closed like any file's */
+    }
+    if ((f->stream ? peek_stream(f, peek, npeek) : peek_file(f, peek, npeek)) < 0)
+        goto fail;
+    if (!f->stream) {
+        lru_push(p, f);
+        p->nopen++;
+    }
+    p->all[p->n++] = f;
+    return f;
+fail:
+    err = errno;
+    if (f->fd > 0 || (f->fd == 0 && !f->is_stdin))
+        close(f->fd);
+    free(f->head);
+    free(f->path);
+    free(f);
+    errno = err;
+    return NULL;
+}
+
+const struct stat *infile_stat(const struct infile *f)
+{
+    return &f->sb;
+}
+
+int infile_is_stream(const struct infile *f)
+{
+    return f->stream;
+}
+
+uint64_t infile_bytes(const struct infile *f)
+{
+    return f->stream ? f->nread : (uint64_t)f->sb.st_size;
+}
+
+/* Reopen a parked file where it stopped. */
+static int unpark(struct infile *f)
+{
+    struct stat sb;
+    int fd;
+
+    park_oldest(f->pool);
+    fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &sb) < 0 || sb.st_dev != f->sb.st_dev || sb.st_ino != f->sb.st_ino) {
+        close(fd);
+        errno = ESTALE;
+        return -1;
+    }
+    if (lseek(fd, f->pos, SEEK_SET) < 0) {
+        int err = errno;
+
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    f->fd = fd;
+    lru_push(f->pool, f);
+    f->pool->nopen++;
+    return 0;
+}
+
+FILE *infile_file(struct infile *f)
+{
+    if (f->done) {
+        errno = EBADF;
+        return NULL;
+    }
+    if (f->f) {
+        if (!f->stream && f->pool->lru_first != f) {
+            lru_unlink(f->pool, f);
+            lru_push(f->pool, f);
+        }
+        return f->f;
+    }
+    if (f->stream) {
+        cookie_io_functions_t io = {.read = stream_read, .close = stream_close};
+
+        f->f = fopencookie(f, "r", io);
+        return f->f;
+    }
+    if (f->fd < 0 && unpark(f) < 0)
+        return NULL;
+    f->f = fdopen(f->fd, "r");
+    if (!f->f)
+        return NULL;
+    if (f->pool->lru_first != f) {
+        lru_unlink(f->pool, f);
+        lru_push(f->pool, f);
+    }
+    return f->f;
+}
+
+void infile_done(struct infile *f)
+{
+    release(f);
+    free(f->head);
+    f->head = NULL;
+    f->done = 1;
+}
+
+int infile_take_fd(struct infile *f, uint64_t cap)
+{
+    int fd = -1, err = 0;
+
+    if (f->done) {
+        err = EBADF;
+    } else if (f->stream) {
+        /* what was peeked has left the pipe: it goes first */
+        struct stat sb;
+
+        fd = iot_spool(f->fd, f->head + f->headpos, f->nhead - f->headpos, cap);
+        err = errno;
+        if (fd >= 0 && fstat(fd, &sb) == 0)
+            f->nread = (uint64_t)sb.st_size;
+    } else if (f->fd >= 0 && !f->f) {
+        fd = f->fd;        /* pread left its offset at the start */
+        lru_unlink(f->pool, f);
+        f->pool->nopen--;
+        f->fd = -1;
+    }
+    infile_done(f);
+    errno = fd < 0 ? err : 0;
+    return fd;
+}
+
+void infiles_free(struct infiles *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        infile_done(p->all[i]);
+        free(p->all[i]->path);
+        free(p->all[i]);
+    }
+    free(p->all);
+    free(p);
+}

@@ -1,0 +1,65 @@
+/*
+ * infile.h - the files an analysis reads, each opened once, and a bounded
+ * number of descriptors however many files there are.
+ *
+ * infile_open() opens a path ("-": standard input) and reads its first bytes
+ * for detection without taking them from the reader that follows:
+ * - a regular file is peeked with pread. It stays open while fewer than
+ *   infile_open_max() files are; beyond that the least recently read one is
+ *   parked (closed, its position kept) and reopened where it stopped when it
+ *   is read again, after checking that its path still names the same file;
+ * - a stream (pipe, FIFO, terminal, socket) can be read only once: it stays
+ *   open, and its FILE gives the peeked bytes back before the rest. A reader
+ *   that needs two passes copies it with infile_spool.
+ * A file closes for good when its reader is done with it (infile_done), so a
+ * directory of thousands of small logs holds one descriptor at a time.
+ */
+#ifndef INFILE_H
+#define INFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+/* What detection reads of each file at most. */
+#define INFILE_PEEK 4096
+
+struct infiles;
+struct infile;
+
+struct infiles *infiles_create(void);
+/* Closes every file still open. */
+void infiles_free(struct infiles *p);
+
+/*
+ * Open path; peek receives its first bytes (*npeek of them, at most
+ * INFILE_PEEK; a stream is read until it ends, fills peek, or holds a whole
+ * first line, so that a slow writer is not waited for). NULL with errno set.
+ */
+struct infile *infile_open(struct infiles *p, const char *path, char *peek, size_t *npeek);
+/* The fstat of the file as opened. */
+const struct stat *infile_stat(const struct infile *f);
+int infile_is_stream(const struct infile *f);
+/* A regular file's size; what has been read of a stream so far. */
+uint64_t infile_bytes(const struct infile *f);
+
+/*
+ * The FILE to read next, positioned just after what was read from it before.
+ * NULL with errno set when a parked file cannot be reopened (ESTALE: its path
+ * now names another file) or the file is done.
+ */
+FILE *infile_file(struct infile *f);
+/* Done reading: its descriptor is released for good. */
+void infile_done(struct infile *f);
+
+/*
+ * The file's descriptor, positioned at its start, for a reader that takes it
+ * over (and closes it): the open file itself, a duplicate of standard input,
+ * or for a stream an unnamed copy of at most cap bytes (errno EFBIG beyond:
+ * iot_spool). -1 with errno 0 when the file is parked (the reader opens it by
+ * its path), else -1 with errno set. The infile is done after this.
+ */
+int infile_take_fd(struct infile *f, uint64_t cap);
+
+#endif /* INFILE_H */
