@@ -11,8 +11,8 @@
  * Runs CALLS calls in 50 batches and prints one line:
  *   median_ns_per_call thread_cpu_ns_per_call process_cpu_ns_per_call
  * where the median is over the batches' wall time per call, thread CPU is
- * the calling thread's, and process CPU (user + system of every thread,
- * the recorder's flusher included) is what the whole process paid.
+ * the calling thread's, and process CPU (user + system of every thread)
+ * is what the whole process paid.
  */
 #include <fcntl.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 # The recorder's cost, measured in one run beside native and beside
 # `strace -f -o /dev/null`: ns per call (median over batches of wall time,
 # and the calling thread's CPU), the ratio to native, the whole process's
-# CPU ratio (the flusher thread included) and trace bytes per event, for
+# CPU ratio and trace bytes per event, for
 #   read1     1-byte read() from /dev/zero
 #   pread4k   4 KiB pread() from a cached file
 #   fwrite64  64-byte fwrite() to a file

@@ -3,6 +3,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+/* ZSTD_initStaticCCtx and the size estimates: stable in libzstd since 1.4 */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include "hash.h"
@@ -62,6 +64,17 @@ struct iot_chunker {
     ZSTD_CCtx *cctx;
 };
 
+/*
+ * The checksum lets a reader tell a damaged chunk from a good one; the
+ * content size in the frame header lets it size its buffer up front.
+ */
+static void chunker_params(ZSTD_CCtx *cctx, int level)
+{
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+}
+
 struct iot_chunker *iot_chunker_create(int level)
 {
     struct iot_chunker *c = calloc(1, sizeof(*c));
@@ -73,13 +86,31 @@ struct iot_chunker *iot_chunker_create(int level)
         free(c);
         return NULL;
     }
-    /*
-     * The checksum lets a reader tell a damaged chunk from a good one; the
-     * content size in the frame header lets it size its buffer up front.
-     */
-    ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, level);
-    ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_checksumFlag, 1);
-    ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_contentSizeFlag, 1);
+    chunker_params(c->cctx, level);
+    return c;
+}
+
+/* Room for the chunker struct, aligned for the zstd workspace after it. */
+#define STATIC_HEAD ((sizeof(struct iot_chunker) + 63) & ~(size_t)63)
+
+size_t iot_chunker_static_size(int level, size_t max_bytes)
+{
+    ZSTD_compressionParameters cp =
+        ZSTD_getCParams(level, IOT_CHUNK_HDR_SIZE + max_bytes, 0);
+
+    return STATIC_HEAD + ZSTD_estimateCStreamSize_usingCParams(cp);
+}
+
+struct iot_chunker *iot_chunker_init_static(void *mem, size_t size, int level)
+{
+    struct iot_chunker *c = mem;
+
+    if (size < STATIC_HEAD || ((uintptr_t)mem & 63))
+        return NULL;
+    c->cctx = ZSTD_initStaticCCtx((uint8_t *)mem + STATIC_HEAD, size - STATIC_HEAD);
+    if (!c->cctx)
+        return NULL;
+    chunker_params(c->cctx, level);
     return c;
 }
 

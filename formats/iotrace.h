@@ -300,6 +300,15 @@ size_t iot_records_prefix(const void *records, size_t bytes, size_t budget, uint
 struct iot_chunker;
 struct iot_chunker *iot_chunker_create(int level);
 void iot_chunker_free(struct iot_chunker *c);
+/*
+ * A chunker that never allocates, for code that may compress inside a
+ * signal handler (the recorder): it lives in mem[0..size), 64-byte aligned
+ * and at least iot_chunker_static_size() bytes for chunks of up to
+ * max_bytes record bytes. NULL when mem is too small. Not to be freed with
+ * iot_chunker_free (the caller owns mem).
+ */
+size_t iot_chunker_static_size(int level, size_t max_bytes);
+struct iot_chunker *iot_chunker_init_static(void *mem, size_t size, int level);
 /* Upper bound of the frame size for `bytes` bytes of records. */
 size_t iot_chunk_bound(size_t bytes);
 /*

@@ -1,12 +1,12 @@
 /*
  * bufpool.c - the 64 KiB chunk buffers: mapped on demand (at most
- * REC_MAX_BUFS), recycled through a lock-free free list, and handed to the
- * flusher on a lock-free queue.
+ * REC_MAX_BUFS), recycled through a lock-free free list, and queued for
+ * writing on a lock-free queue.
  *
  * The free list is a stack whose head carries a tag bumped by every change,
  * so a pop that read a stale `next` fails its compare-and-swap (no ABA).
- * The queue needs no tag: only the flusher (or a flush lock holder) takes
- * from it, and it takes everything at once.
+ * The queue needs no tag: only a flush lock holder takes from it, and it
+ * takes everything at once.
  */
 #include <sys/mman.h>
 
@@ -52,8 +52,7 @@ uint32_t rec_buf_get(void)
 
         if (idx)
             return idx;
-        if (__atomic_load_n(&rec_stopped, __ATOMIC_RELAXED) ||
-            !rec_flusher_running)
+        if (__atomic_load_n(&rec_stopped, __ATOMIC_RELAXED))
             return 0;
         n = __atomic_load_n(&nbufs, __ATOMIC_ACQUIRE);
         if (n < REC_MAX_BUFS &&
@@ -71,11 +70,13 @@ uint32_t rec_buf_get(void)
             return n + 1;
         }
         if (n >= REC_MAX_BUFS) {
-            /* Every buffer is queued: the flusher is behind. Wait for it. */
+            /* Every buffer is queued: write them, or wait for the thread
+               that is writing them. */
             struct timespec ts = { 0, 200000 };
 
-            rec_flusher_wake();
-            syscall(SYS_nanosleep, &ts, NULL);
+            rec_trace_flush();
+            if (!(uint32_t)__atomic_load_n(&free_head, __ATOMIC_ACQUIRE))
+                syscall(SYS_nanosleep, &ts, NULL);
         }
     }
     /* 64 MiB queued and no progress for seconds: the writer is stuck. */
@@ -91,7 +92,6 @@ void rec_queue_push(uint32_t idx)
         __atomic_store_n(&rec_bufs[idx - 1].next, old, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&queue_head, &old, idx, 1,
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-    rec_flusher_notify();
 }
 
 uint32_t rec_queue_take(void)

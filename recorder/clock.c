@@ -5,9 +5,9 @@
  * so the hot path takes two rdtsc per call and converts with one 128-bit
  * multiply.
  * Every process anchors the TSC to CLOCK_MONOTONIC itself, so the events of
- * all processes of a run share one time base. The flusher re-anchors about
- * once a second, slewing the rate so the converted time stays continuous and
- * never jumps backwards. Measuring the rate is clock.h's, shared with the
+ * all processes of a run share one time base. A thread switching chunks
+ * re-anchors about once a second (rec_clock_tick), slewing the rate so the
+ * converted time stays continuous and never jumps backwards. Measuring the rate is clock.h's, shared with the
  * launcher.
  */
 #include <stdlib.h>
@@ -74,7 +74,7 @@ uint64_t rec_clock_mult(void)
     return rec_use_tsc ? rec_clock_cur->mult : 0;
 }
 
-void rec_clock_reanchor(void)
+static void reanchor(void)
 {
 #if REC_HAVE_TSC
     const struct rec_clock *c = rec_clock_cur;
@@ -110,3 +110,20 @@ void rec_clock_reanchor(void)
     }
 #endif
 }
+
+void rec_clock_tick(int64_t now)
+{
+    static int64_t last;
+    static int busy;
+
+    /* one thread at a time: publish() moves the ring on */
+    if (now - __atomic_load_n(&last, __ATOMIC_RELAXED) < 1000000000LL ||
+        __atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
+        return;
+    if (now - last >= 1000000000LL) {
+        reanchor();
+        __atomic_store_n(&last, now, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+}
+

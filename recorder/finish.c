@@ -114,6 +114,10 @@ void rec_child_killed(pid_t pid, int sig)
         return;
     }
     rec_queue_push(bi);
+    if (rec_self)
+        __atomic_or_fetch(&rec_self->due, REC_DUE_FLUSH, __ATOMIC_RELAXED);
+    else
+        rec_trace_flush();
 }
 
 /* main returned or exit() ran: the status they gave is the one recorded. */

@@ -1,22 +1,28 @@
 /*
  * fork.c - a forked child records as a process of its own: a new pid in
- * new streams, its own trace fd and flusher, and none of the parent's
- * chunks (the parent writes those). Only the forking thread lives on in
- * the child; its stream starts anew, in the buffer it had open.
+ * new streams, and none of the parent's chunks (the parent writes those).
+ * Only the forking thread lives on in the child; its stream starts anew,
+ * in the buffer it had open. The trace fd is inherited (O_APPEND keeps both
+ * processes' frames whole).
  */
 #include "internal.h"
 
+static int locked;   /* the prepare handler took rec_flush_lock */
+
 static void atfork_prepare(void)
 {
-    /* The child must not inherit a half-written frame or compressor state. */
-    if (rec_started)
-        pthread_mutex_lock(&rec_flush_lock);
+    /*
+     * No other thread may be writing a frame at the fork: the child would
+     * inherit half of it. Not taken when a handler forks while this thread
+     * writes: then the child restarts the lock and the compressor.
+     */
+    locked = rec_started && rec_flush_lock_take(1);
 }
 
 static void atfork_parent(void)
 {
-    if (rec_started)
-        pthread_mutex_unlock(&rec_flush_lock);
+    if (locked)
+        rec_flush_lock_drop();
 }
 
 static void atfork_child(void)
@@ -26,7 +32,7 @@ static void atfork_child(void)
 
     if (!rec_started)
         return;
-    pthread_mutex_init(&rec_flush_lock, NULL);
+    rec_trace_fork_child();
     if (!rec_active || rec_finished || rec_stopped) {
         __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
         return;
@@ -35,10 +41,11 @@ static void atfork_child(void)
     rec_stream_ids_fork_child();
     rec_bufpool_fork_child(keep);
     rec_slots_fork_child(self);
-    if (rec_flusher_fork_child() != 0)
-        return;
     if (self)
         rec_thread_fork_child(self, keep);
+    else    /* a thread that forked before any call of its own: the new
+               process's record is still due, first */
+        rec_thread_init(1, rec_mono_ns());
 }
 
 void rec_fork_init(void)

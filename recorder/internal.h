@@ -4,9 +4,8 @@
  *
  *   slots.c      thread slots; the per-thread guard and stream pointer
  *   thread.c     each thread's chunk stream: begin, close, switch, end
- *   bufpool.c    chunk buffers: the free list and the queue to the flusher
+ *   bufpool.c    chunk buffers: the free list and the queue of closed chunks
  *   tracefile.c  the trace fd, compressing and writing chunks, snapshots
- *   flusher.c    the flusher thread and synchronous flush requests
  *   record.c     encoding a call into the calling thread's chunk
  *   defer.c      calls made by a signal handler that interrupted the recorder
  *   meta.c       process and thread-name records
@@ -17,16 +16,16 @@
  *   resolve.c    the real libc functions
  *
  * Concurrency in one paragraph: each thread appends only to its own chunk
- * (no lock). A closed chunk's buffer goes on a lock-free LIFO (the queue).
- * Only a holder of rec_flush_lock compresses, writes, and returns buffers to
- * the free list, from which any writer takes one with a tagged
- * compare-and-swap. Normally that is the flusher alone: it keeps the trace fd
- * in a private fd table, and threads that must flush now (exit, exec) ask it
- * and wait; only in the shared-table fallback do they take the lock
- * themselves. The flusher also snapshots open chunks: a writer never
- * rewrites the bytes it has published ([0, len) of its buffer) and only a
- * lock holder recycles buffers (a thread's own empty buffer aside), so those
- * bytes are stable while the lock is held.
+ * (no lock). A closed chunk's buffer goes on a lock-free LIFO (the queue),
+ * and the thread that closed it then writes the queue if no other thread
+ * is writing (a try-lock: nobody waits at a chunk boundary). Only a holder
+ * of rec_flush_lock compresses, writes, and returns buffers to the free
+ * list, from which any writer takes one with a tagged compare-and-swap.
+ * Exit and exec wait for the lock, write the queue and snapshot the other
+ * threads' open chunks: a writer never rewrites the bytes it has published
+ * ([0, len) of its buffer) and only a lock holder recycles buffers (a
+ * thread's own empty buffer aside), so those bytes are stable while the
+ * lock is held. The process has no thread of its own.
  */
 #ifndef REC_INTERNAL_H
 #define REC_INTERNAL_H
@@ -111,12 +110,13 @@ extern struct rec_buf rec_bufs[REC_MAX_BUFS];
 
 /*
  * A buffer for a new chunk: from the free list, else a new mapping (rare),
- * else wait for the flusher to return one. 0 when recording has stopped.
+ * else write the queue (or wait for the thread writing it) to free one. 0
+ * when recording has stopped.
  */
 uint32_t rec_buf_get(void);
 /* Back on the free list (a flush lock holder, or a thread's own empty one). */
 void rec_buf_put(uint32_t idx);
-/* Hand a closed chunk (its hdr filled) to the flusher. */
+/* Queue a closed chunk (its hdr filled); rec_trace_flush writes it. */
 void rec_queue_push(uint32_t idx);
 /* Take every queued buffer, linked through next, oldest first. */
 uint32_t rec_queue_take(void);
@@ -128,42 +128,25 @@ void rec_bufpool_fork_child(uint32_t keep);
 
 /* Held to compress, write, or recycle buffers (see above). */
 extern pthread_mutex_t rec_flush_lock;
-/* IORECORD_NO_UNSHARE=1: keep the trace fd in the program's table (test hook). */
-extern int rec_no_unshare;
 
 /* The compressor, its output buffer, the trace file: 0, or -1 (warned). */
 int rec_trace_open(void);
-/* Whether the trace fd lives only in the flusher's private table. */
-int rec_trace_private(void);
-/* On the flusher: a private fd table holding only the trace fd; 1 if so. */
-int rec_trace_go_private(void);
-/* After the flusher started: take the trace fd out of the program's way. */
-void rec_trace_settle(int flusher_private);
+/*
+ * Take rec_flush_lock (wait: block for it, else only if free); 0 when not
+ * taken, always when this thread holds it already (a signal handler).
+ */
+int rec_flush_lock_take(int wait);
+void rec_flush_lock_drop(void);
 /* Write every queued chunk, recycling buffers. Caller holds rec_flush_lock. */
 void rec_trace_drain(void);
 /* Write other threads' open chunks as PARTIAL. Caller holds rec_flush_lock. */
 void rec_trace_snapshot(void);
-/* In a fork child: a trace fd of our own. 0, or -1 (recording off, warned). */
-int rec_trace_fork_child(int32_t parent_flusher_tid);
-
-/* ----------------------------------------------------------- flusher.c */
-
-extern int rec_flusher_running;            /* it was created */
-extern __thread int rec_is_flusher REC_TLS;
-
-/*
- * Create the flusher (all signals blocked) and wait for it to say whether
- * it has a private fd table (at most 2 s), then settle the trace fd.
- */
-void rec_flusher_start(void);
-/* A chunk was queued: wake the flusher if it sleeps. */
-void rec_flusher_notify(void);
-/* Every buffer is queued: make the flusher run now. */
-void rec_flusher_wake(void);
-/* Write everything queued and snapshot open chunks, now (bounded wait). */
+/* A chunk was queued: write the queue unless another thread is writing it. */
+void rec_trace_flush(void);
+/* Write everything queued and snapshot open chunks, now (exit, exec). */
 void rec_flush_now(void);
-/* In a fork child: the trace fd, then a flusher of our own. 0, or -1. */
-int rec_flusher_fork_child(void);
+/* In a fork child: the lock and the compressor start afresh. */
+void rec_trace_fork_child(void);
 
 /* -------------------------------------------------------------- meta.c */
 
@@ -171,6 +154,8 @@ int rec_flusher_fork_child(void);
 void rec_process_record(struct rec_thread *t, int64_t now);
 /* The thread's name as the kernel has it, as a thread record. */
 void rec_thread_name_record(struct rec_thread *t, int64_t now);
+/* Another thread renamed this one: its thread record now. */
+void rec_renamed_here(struct rec_thread *t);
 
 /* ------------------------------------------------------------ finish.c */
 

@@ -94,7 +94,6 @@ void rec_renamed_here(struct rec_thread *t)
     int64_t now = rec_mono_ns();
     char name[64];
 
-    __atomic_store_n(&t->name_dirty, 0, __ATOMIC_RELAXED);
     read_comm(t->tid, name, sizeof(name));
     if (iot_enc_thread(&t->enc, now, name) != 0) {
         rec_chunk_switch(t, now);
@@ -134,6 +133,6 @@ void rec_thread_renamed(pthread_t thread, const char *name)
 
         if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) &&
             pthread_equal(s->self, thread))
-            __atomic_store_n(&s->name_dirty, 1, __ATOMIC_RELEASE);
+            __atomic_or_fetch(&s->due, REC_DUE_RENAMED, __ATOMIC_RELEASE);
     }
 }

@@ -4,10 +4,10 @@
  * Shape of the recorder:
  *   wrappers (wrap_*.c)  -> rec_io()/rec_call(): stamp, encode into the
  *                           calling thread's chunk buffer (no lock, no syscall)
- *   full or 1 s old chunk -> pushed on a lock-free queue (bufpool.c)
- *   flusher thread        -> compresses each chunk into one zstd frame and
- *                            appends it to the trace with one write()
- *                            (flusher.c, tracefile.c)
+ *   full or old chunk     -> pushed on a lock-free queue (bufpool.c), and
+ *                            the thread that closed it compresses the queue
+ *                            into zstd frames, one write() each, unless
+ *                            another thread is doing so (tracefile.c)
  * The clock (clock.c) turns rdtsc stamps into CLOCK_MONOTONIC nanoseconds.
  * This header is what the wrappers need, the hot path inline; the files
  * behind it share internal.h.
@@ -40,7 +40,8 @@
 #define REC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define REC_CHUNK_CAP   (64 * 1024)        /* bytes of records per chunk */
-#define REC_CHUNK_AGE   1000000000LL       /* close a chunk this old (ns) */
+/* Close a chunk this old (ns): what a kill -9 can lose of a busy thread. */
+#define REC_CHUNK_AGE   250000000LL
 #define REC_MAX_THREADS 4096               /* live threads recorded at once */
 #define REC_MAX_BUFS    1024               /* chunk buffers (64 MiB) at most */
 
@@ -79,8 +80,12 @@ static inline int64_t rec_ns_with(const struct rec_clock *c, uint64_t stamp)
 
 /* Calibrate (or take the launcher's calibration from the environment). */
 void rec_clock_init(void);
-/* Re-anchor against clock_gettime; called about once a second. */
-void rec_clock_reanchor(void);
+/*
+ * Re-anchor against clock_gettime when the last anchor is a second older
+ * than now (ns): every chunk switch calls it, any thread, signal handlers
+ * included.
+ */
+void rec_clock_tick(int64_t now);
 /* "mult" to pass to exec'd children in IORECORD_TSC, or 0 without a TSC. */
 uint64_t rec_clock_mult(void);
 
@@ -88,7 +93,7 @@ uint64_t rec_clock_mult(void);
 
 /* rec_guard values. */
 #define REC_GUARD_IN  1   /* inside the recorder: a signal handler's calls are deferred */
-#define REC_GUARD_OFF 2   /* never record on this thread (flusher, vfork child, exited) */
+#define REC_GUARD_OFF 2   /* never record on this thread (vfork child, exited) */
 
 /*
  * A call made by a signal handler that interrupted the recorder on this
@@ -106,7 +111,7 @@ struct rec_pending {
     char     mode[16];
 };
 
-/* One recorded thread: its open chunk and what the flusher needs to see. */
+/* One recorded thread: its open chunk and what a snapshot needs to see. */
 struct rec_thread {
     struct iot_enc enc;
     int32_t  tid;
@@ -116,10 +121,9 @@ struct rec_thread {
     uint32_t gen;          /* odd while the writer switches chunks */
     uint64_t pub;          /* nrec << 32 | len: complete records so far */
     int      state;        /* 0 free, 1 taken */
-    int      name_dirty;   /* renamed by another thread: re-read comm at the
-                              thread's next call */
+    uint32_t due;          /* REC_DUE_*: work for the thread's next rec_leave */
     pthread_t self;
-    /* flusher only: what it snapshotted last */
+    /* a flush lock holder's: what was snapshotted last */
     uint32_t snap_buf;
     uint32_t snap_len;
     /* signal handlers' calls while the thread was inside the recorder */
@@ -179,8 +183,19 @@ static inline int rec_deferring(void)
     return rec_guard == REC_GUARD_IN && rec_active;
 }
 
-/* Another thread renamed this one: write its thread record now. */
-void rec_renamed_here(struct rec_thread *t);
+/* rec_thread.due bits. */
+#define REC_DUE_RENAMED 1u   /* another thread renamed this one: re-read comm */
+#define REC_DUE_FLUSH   2u   /* this thread queued a chunk: write the queue */
+
+/*
+ * The due work, on the way out of the recorder (guard set): the thread
+ * record of a rename, then the queue. The queue is written with the guard
+ * down, as the program's own code would run: the thread's records are
+ * whole by now, so a signal handler that interrupts the compression
+ * records its calls directly, in order after the call that is returning,
+ * instead of filling the deferred list while a write to a slow disk lasts.
+ */
+void rec_do_due(struct rec_thread *t);
 
 static inline void rec_leave(void)
 {
@@ -188,8 +203,8 @@ static inline void rec_leave(void)
 
     if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))
         rec_drain(t);
-    if (REC_UNLIKELY(t && __atomic_load_n(&t->name_dirty, __ATOMIC_RELAXED)))
-        rec_renamed_here(t);
+    if (REC_UNLIKELY(t && __atomic_load_n(&t->due, __ATOMIC_RELAXED)))
+        rec_do_due(t);
     rec_guard = 0;
     /* A handler that deferred between the drain and the line above. */
     if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))) {

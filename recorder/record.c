@@ -4,8 +4,8 @@
  * side (rec_io, inline in rec.h, when its record did not fit or the chunk
  * has grown old).
  *
- * A record is published (rec_publish) only once it is whole, so the
- * flusher's snapshot never sees half of one.
+ * A record is published (rec_publish) only once it is whole, so a
+ * snapshot never sees half of one.
  */
 #include <string.h>
 

@@ -4,7 +4,7 @@
  *
  * Slots come in blocks of SLOT_BLOCK mapped on first use, so a process with
  * few threads maps ~600 KiB rather than room for REC_MAX_THREADS. Blocks
- * are never unmapped and are mapped in order, so the flusher and a renaming
+ * are never unmapped and are mapped in order, so a snapshot and a renaming
  * thread can walk them without a lock; a slot is claimed by a
  * compare-and-swap of its state from 0 to 1.
  */

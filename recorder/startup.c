@@ -1,8 +1,8 @@
 /*
  * startup.c - the library's constructor: what the environment asks for,
  * this library's path and the trace's (both absolute, so exec'd children
- * that chdir still find them), the trace, the clock, the flusher, and the
- * main thread's stream with the process record.
+ * that chdir still find them), the trace, the clock, and the main thread's
+ * stream with the process record.
  *
  * Any failure leaves recording off and the program running as if we were
  * not there.
@@ -72,8 +72,6 @@ __attribute__((constructor)) static void rec_init(void)
     rec_pid = (int32_t)getpid();
     rec_stacks = env_true("IORECORD_STACKS", 1);
     rec_warn_init(env_true("IORECORD_WARNED", 0), getenv("IORECORD_ONCE"));
-    /* Lets the tests exercise the shared-table fallback (seccomp'd unshare). */
-    rec_no_unshare = env_true("IORECORD_NO_UNSHARE", 0);
     find_lib_path();
     {
         const char *pre = getenv("LD_PRELOAD");
@@ -91,9 +89,6 @@ __attribute__((constructor)) static void rec_init(void)
     if (rec_stacks)
         rec_stack_init();
     rec_fork_init();
-    rec_flusher_start();
-    if (!rec_flusher_running)
-        goto out;
     rec_active = 1;
     rec_thread_init(1, rec_mono_ns());
 out:

@@ -79,7 +79,24 @@ int rec_chunk_close(struct rec_thread *t, uint32_t flags)
     __atomic_store_n(&t->pub, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
     rec_queue_push(bi);
+    __atomic_or_fetch(&t->due, REC_DUE_FLUSH, __ATOMIC_RELAXED);
     return 1;
+}
+
+void rec_do_due(struct rec_thread *t)
+{
+    uint32_t due;
+
+    /* a rename's record may close a chunk: then there is a queue to write */
+    while ((due = __atomic_exchange_n(&t->due, 0, __ATOMIC_ACQ_REL)) != 0) {
+        if (due & REC_DUE_RENAMED)
+            rec_renamed_here(t);
+        if (due & REC_DUE_FLUSH) {
+            rec_guard = 0;
+            rec_trace_flush();
+            rec_guard = REC_GUARD_IN;
+        }
+    }
 }
 
 void rec_chunk_switch(struct rec_thread *t, int64_t now)
@@ -90,6 +107,7 @@ void rec_chunk_switch(struct rec_thread *t, int64_t now)
     if (rec_chunk_close(t, 0) || !bi)
         bi = rec_buf_get();
     stream_begin(t, bi, now);
+    rec_clock_tick(now);
     errno = saved;
 }
 
@@ -120,7 +138,7 @@ struct rec_thread *rec_thread_init(int first, int64_t now)
     t->tid = rec_gettid();
     t->seq = 0;
     t->stream_id = rec_stream_id_new();
-    t->name_dirty = 0;
+    t->due = 0;
     t->self = pthread_self();
     t->snap_buf = 0;
     t->snap_len = 0;
@@ -140,7 +158,7 @@ struct rec_thread *rec_thread_start(uint64_t s0)
                              s0);
     int64_t now = rec_mono_ns();
 
-    if (!rec_is_flusher && !rec_finished)
+    if (!rec_finished)
         t = rec_thread_init(0, t0 < now ? t0 : now);
     errno = saved;
     return t;
@@ -166,6 +184,7 @@ static void thread_end(void *arg)
     if (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))
         rec_drain(t);
     rec_chunk_close(t, IOT_CHUNK_LAST);
+    rec_trace_flush();
     if (t->buf)
         rec_buf_put(t->buf);   /* an empty chunk's buffer is ours to give back */
     t->buf = 0;

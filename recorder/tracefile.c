@@ -1,19 +1,17 @@
 /*
  * tracefile.c - the trace file: where its fd lives, compressing a chunk into
- * one zstd frame and appending it with one write(), writing the queue, and
- * snapshotting open chunks so a killed process loses little.
+ * one zstd frame and appending it with one write(), writing the queue when a
+ * chunk closes, and snapshotting open chunks at exit and exec.
  *
- * The fd normally lives in the flusher's private fd table
- * (unshare(CLONE_FILES)) and nowhere else. Two reasons: a second thread
- * sharing the fd table makes every fd syscall of the program slower (the
- * kernel's single-threaded fdget fast path is lost), and the program can no
- * longer see, close or dup onto the trace fd at all. Then only the flusher
- * may write, and threads that must flush synchronously (exit, exec) ask it
- * and wait (flusher.c). If unshare is refused, the fd stays in the shared
- * table at a high, close-on-exec number.
+ * The process has no thread of its own (a second thread would change the
+ * program: glibc leaves its single-threaded fast paths, unshare(CLONE_NEWUSER)
+ * is refused, a last pthread_exit never ends the process): the thread that
+ * closes a chunk compresses and writes the queue itself, when no other
+ * thread is doing so (rec_trace_flush). The fd sits at a high, close-on-exec
+ * number in the program's table; the close, close_range and dup wrappers
+ * keep the program from closing or reusing it.
  */
 #include <fcntl.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -22,13 +20,15 @@
 #include "internal.h"
 
 pthread_mutex_t rec_flush_lock = PTHREAD_MUTEX_INITIALIZER;
-int rec_no_unshare;
+/* The tid holding rec_flush_lock, 0 none: a handler must not wait for its own thread. */
+static int32_t flush_owner;
 
-static struct iot_chunker *chunker;
+static struct iot_chunker *chunker;       /* static: compressing never allocates */
+static void *chunker_mem;
+static size_t chunker_size;
 static uint8_t *frame_buf;                /* compressed frame scratch */
 static size_t frame_cap;
 static int trace_fd = -1;
-static int private_fd;                    /* trace_fd is in the flusher's table */
 
 long rec_sys_write_all(int fd, const void *buf, size_t n)
 {
@@ -50,11 +50,8 @@ long rec_sys_write_all(int fd, const void *buf, size_t n)
 /* ------------------------------------------------------------ the fd */
 
 /*
- * The fd may take any number for now: rec_trace_settle() moves it into the
- * flusher's private table (or, failing that, up out of the program's way)
- * before the program runs on. A high number from the start would make the
- * kernel grow the fd table to it, and every later fork and the flusher's
- * unshare would copy that table.
+ * The fd may take any number for now: rec_trace_open() moves it up out of
+ * the program's way before the program runs (fd_high).
  */
 static int open_trace(void)
 {
@@ -69,30 +66,33 @@ static int open_trace(void)
     return 0;
 }
 
+/*
+ * A chunk may close inside a signal handler that interrupted the program
+ * anywhere, malloc included: the compressor works in memory mapped here
+ * once and never allocates.
+ */
 int rec_trace_open(void)
 {
     frame_cap = iot_chunk_bound(REC_CHUNK_CAP);
     frame_buf = mmap(NULL, frame_cap, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    chunker = iot_chunker_create(1);
-    if (frame_buf == MAP_FAILED || !chunker) {
+    chunker_size = iot_chunker_static_size(1, REC_CHUNK_CAP);
+    chunker_mem = mmap(NULL, chunker_size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (frame_buf == MAP_FAILED || chunker_mem == MAP_FAILED ||
+        !(chunker = iot_chunker_init_static(chunker_mem, chunker_size, 1))) {
         rec_warn("cannot set up the recording of", ENOMEM);
         return -1;
     }
-    return open_trace();
+    if (open_trace() != 0)
+        return -1;
+    rec_trace_fd_move();
+    return 0;
 }
 
 int rec_trace_fd(void)
 {
-    /* In the flusher's private table only: the program's fds are its own. */
-    if (__atomic_load_n(&private_fd, __ATOMIC_ACQUIRE))
-        return -1;
     return __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE);
-}
-
-int rec_trace_private(void)
-{
-    return __atomic_load_n(&private_fd, __ATOMIC_ACQUIRE);
 }
 
 /* A high, close-on-exec duplicate of fd, out of the program's usual range. */
@@ -122,7 +122,10 @@ void rec_trace_fd_move(void)
 {
     int old, nfd;
 
-    pthread_mutex_lock(&rec_flush_lock);
+    /* no writer may use the old number while it moves (none when a handler
+       interrupted this thread's own write: the fd stays where it is) */
+    if (!rec_flush_lock_take(1))
+        return;
     old = trace_fd;
     if (old >= 0) {
         nfd = fd_high(old, old);
@@ -131,65 +134,18 @@ void rec_trace_fd_move(void)
             syscall(SYS_close, old);
         }
     }
-    pthread_mutex_unlock(&rec_flush_lock);
+    rec_flush_lock_drop();
 }
 
-int rec_trace_go_private(void)
+void rec_trace_fork_child(void)
 {
-    int tfd = trace_fd;
-
-    if (tfd < 0 || rec_no_unshare || syscall(SYS_unshare, CLONE_FILES) != 0)
-        return 0;
-    /* The copy must not keep the program's files open (a pipe's EOF...). */
-    if ((tfd > 0 && syscall(SYS_close_range, 0, tfd - 1, 0) != 0) ||
-        syscall(SYS_close_range, tfd + 1, ~0u, 0) != 0) {
-        for (int fd = 0; fd < 65536; fd++)
-            if (fd != tfd)
-                syscall(SYS_close, fd);
-    }
-    return 1;
-}
-
-void rec_trace_settle(int flusher_private)
-{
-    if (flusher_private) {
-        /* The flusher holds its own copy: ours leaves the program's table. */
-        syscall(SYS_close, trace_fd);
-        __atomic_store_n(&private_fd, 1, __ATOMIC_RELEASE);
-    } else {
-        /* Shared table (unshare refused): keep out of the program's way. */
-        rec_trace_fd_move();
-    }
-}
-
-int rec_trace_fork_child(int32_t parent_flusher_tid)
-{
-    char via[96];
-    int fd;
-
-    if (!private_fd)
-        return 0;
     /*
-     * The trace fd lived in the parent flusher's table: open our own,
-     * through that fd if we can (the same file even if it was renamed or
-     * removed since), else by its path.
+     * Another thread of the parent may have been compressing at the fork:
+     * the child's copy of the compressor is in an unknown state.
      */
-    snprintf(via, sizeof(via), "/proc/%d/task/%d/fd/%d", (int)getppid(),
-             (int)parent_flusher_tid, trace_fd);
-    fd = (int)syscall(SYS_openat, AT_FDCWD, via,
-                      O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0)
-        fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
-                          O_WRONLY | O_APPEND | O_CLOEXEC);
-
-    private_fd = 0;
-    trace_fd = fd;   /* rec_trace_settle() takes it out of our table */
-    if (trace_fd < 0) {
-        __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
-        rec_warn("cannot open trace", errno);
-        return -1;
-    }
-    return 0;
+    pthread_mutex_init(&rec_flush_lock, NULL);
+    flush_owner = 0;
+    chunker = iot_chunker_init_static(chunker_mem, chunker_size, 1);
 }
 
 /* ------------------------------------------------------------ writing */
@@ -292,6 +248,9 @@ void rec_trace_drain(void)
 /*
  * The reader keeps the longest version of each (stream, seq), so a
  * PARTIAL chunk is superseded by a later snapshot or the closed chunk.
+ * The bytes [0, pub) of another thread's open chunk are stable: a writer
+ * never rewrites what it published, and only a lock holder recycles a
+ * buffer (a thread's own empty one aside).
  */
 void rec_trace_snapshot(void)
 {
@@ -330,4 +289,56 @@ void rec_trace_snapshot(void)
         t->snap_len = h.bytes;
         emit_chunk(&h, rec_bufs[bi - 1].data);
     }
+}
+
+/* ------------------------------------------------------------ the lock */
+
+/*
+ * Take rec_flush_lock, waiting for it when wait. Never when this thread
+ * holds it already: a signal handler that interrupted our own write (its
+ * calls are deferred, but exit, exec and fork still flush) would wait for
+ * itself. 1 taken, 0 not.
+ */
+int rec_flush_lock_take(int wait)
+{
+    int32_t me = rec_gettid();
+
+    if (__atomic_load_n(&flush_owner, __ATOMIC_ACQUIRE) == me)
+        return 0;
+    if (wait)
+        pthread_mutex_lock(&rec_flush_lock);
+    else if (pthread_mutex_trylock(&rec_flush_lock) != 0)
+        return 0;
+    __atomic_store_n(&flush_owner, me, __ATOMIC_RELEASE);
+    return 1;
+}
+
+void rec_flush_lock_drop(void)
+{
+    __atomic_store_n(&flush_owner, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&rec_flush_lock);
+}
+
+void rec_trace_flush(void)
+{
+    /*
+     * Whoever holds the lock writes what is queued; a chunk queued while it
+     * held it is seen by its loop after it lets go, so nothing waits and
+     * nothing is left behind.
+     */
+    while (!rec_queue_empty()) {
+        if (!rec_flush_lock_take(0))
+            return;
+        rec_trace_drain();
+        rec_flush_lock_drop();
+    }
+}
+
+void rec_flush_now(void)
+{
+    if (!rec_flush_lock_take(1))
+        return;
+    rec_trace_drain();
+    rec_trace_snapshot();
+    rec_flush_lock_drop();
 }

@@ -66,17 +66,6 @@ void rec_warn(const char *msg, int err)
         return;
     snprintf(line, sizeof(line), "iorecord: %s '%s': %s; recording stopped\n",
              msg, rec_out_path, strerror(err));
-    if (rec_is_flusher && rec_trace_private()) {
-        /* Our table has no stderr: reach the program's through /proc. */
-        int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd/2",
-                              O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
-
-        if (fd >= 0) {
-            rec_sys_write_all(fd, line, strlen(line));
-            syscall(SYS_close, fd);
-        }
-        return;
-    }
     rec_sys_write_all(2, line, strlen(line));
 }
 

@@ -1,8 +1,8 @@
 /*
  * rec_churn: short-lived threads - 50 waves of 8 threads, each doing 2,000
  * one-byte reads and exiting - so thread streams start, end (flushed by the
- * thread-exit path) and their slots and buffers are reused while the flusher
- * runs. The trace must hold exactly 800,000 reads.
+ * thread-exit path) and their slots and buffers are reused while other
+ * threads write the queue. The trace must hold exactly 800,000 reads.
  */
 #include <pthread.h>
 

@@ -601,11 +601,11 @@ static long count_op(const struct evs *e, int32_t pid, unsigned op,
 }
 
 /*
- * Closing every fd and dup2 onto every high fd leaves the trace whole:
- * with the trace fd in the flusher's private table (the normal case), and
- * in the shared table when unshare() is refused (shared != 0).
+ * Closing every fd and dup2 onto every high fd leaves the trace whole (the
+ * trace fd is in the program's table, hidden from it): under the launcher,
+ * and preloaded without it (preload != 0).
  */
-static void closeall(int shared)
+static void closeall(int preload)
 {
     char dir[PATH_MAX], run_dir[PATH_MAX + 8], trace[PATH_MAX + 32];
     char iorec[PATH_MAX + 64], lib[PATH_MAX + 64], prog[PATH_MAX + 64];
@@ -617,16 +617,23 @@ static void closeall(int shared)
 
     if (!setup())
         return;
-    fresh_dir(shared ? "closeall-shared" : "closeall", dir, sizeof(dir));
+    fresh_dir(preload ? "closeall-preload" : "closeall", dir, sizeof(dir));
     snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
     mkdir(run_dir, 0755);
     snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
     paths("rec_closeall", iorec, lib, prog);
-    {
-        char *argv[] = { iorec, "-o", trace, prog, run_dir, NULL };
-        const char *env[] = { "IORECORD_NO_UNSHARE=1", NULL };
+    if (preload) {
+        char env_pre[PATH_MAX + 80], env_out[PATH_MAX + 48];
+        const char *env[] = { env_pre, env_out, NULL };
+        char *argv[] = { prog, run_dir, NULL };
 
-        CU_ASSERT_EQUAL_FATAL(run(argv, shared ? env : NULL, NULL), 0);
+        snprintf(env_pre, sizeof(env_pre), "LD_PRELOAD=%s", lib);
+        snprintf(env_out, sizeof(env_out), "IORECORD_OUTPUT=%s", trace);
+        CU_ASSERT_EQUAL_FATAL(run(argv, env, NULL), 0);
+    } else {
+        char *argv[] = { iorec, "-o", trace, prog, run_dir, NULL };
+
+        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, NULL), 0);
     }
     CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_NOFILE, &rl), 0);
     lim = rl.rlim_cur > 4096 ? 4096 : (long)rl.rlim_cur;
@@ -757,7 +764,7 @@ static void test_churn(void)
 }
 
 static void test_closeall(void) { closeall(0); }
-static void test_closeall_shared(void) { closeall(1); }
+static void test_closeall_preload(void) { closeall(1); }
 
 static int suite_clean(void)
 {
@@ -785,8 +792,7 @@ void recorder_suite(void)
                 test_forkexec);
     CU_add_test(s, "400 short-lived threads: no event lost", test_churn);
     CU_add_test(s, "close every fd, dup2 onto high fds", test_closeall);
-    CU_add_test(s, "the same with the trace fd in the shared table",
-                test_closeall_shared);
+    CU_add_test(s, "the same preloaded without the launcher", test_closeall_preload);
     CU_add_test(s, "signal handler I/O inside wrapped calls", test_signals);
     CU_add_test(s, "kill -9 after 3 s keeps the first 2 s", test_kill9);
 }
