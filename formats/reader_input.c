@@ -18,14 +18,6 @@
 #include "spool.h"
 #include "varint.h"
 
-int iot_is_native_trace(const void *buf, size_t len)
-{
-    const uint8_t *p = buf;
-
-    return len >= 4 && (iot_get_le32(p) == ZSTD_MAGICNUMBER ||
-                        iot_get_le32(p) == IOT_INDEX_FRAME_MAGIC);
-}
-
 /*
  * Inputs whose file stays open for pass 2: at most 64, and a quarter of the
  * process's limit on open files; the others are opened for each frame (a

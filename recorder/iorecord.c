@@ -6,10 +6,12 @@
  * Checks everything that would make a silent empty trace before running:
  * the command exists, is dynamically linked (the preload needs the dynamic
  * loader) and not setuid/setgid to someone else (secure-exec drops
- * LD_PRELOAD), and the output can be created. Then it truncates the trace,
- * measures the TSC rate once for every process of the run, runs the command,
- * passes signals on, and exits with its status (128+N when killed by N),
- * recording that death in the trace since the victim could not.
+ * LD_PRELOAD), and the output can be created. Then it creates the spool file
+ * the processes write the trace to, measures the TSC rate once for every
+ * process of the run, runs the command, passes signals on, records the
+ * command's death when a signal killed it (the victim could not), renames
+ * the spool onto the output, and exits with the command's status (128+N
+ * when killed by N).
  */
 #include <elf.h>
 #include <errno.h>
@@ -47,6 +49,17 @@ static const char usage_text[] =
     "Exits with COMMAND's status, or 128+N when COMMAND is killed by signal N.\n";
 
 static pid_t child;
+
+/*
+ * The spool: DIR/.NAME.iorecord-XXXXXX beside the output DIR/NAME, new
+ * (O_EXCL) and 0600 (a trace holds argv, which can hold secrets). The
+ * processes write there and it is renamed onto the output once the command
+ * has exited: an old trace at the output stays whole until then, and a link
+ * planted at the output is replaced, never followed. A killed iorecord
+ * leaves it behind, readable as far as it got. Empty when the output is a
+ * device or FIFO, which is written in place.
+ */
+static char spool[PATH_MAX];
 
 /* The one fatal path: "iorecord: MESSAGE[: strerror(err)]", then exit(code). */
 __attribute__((format(printf, 3, 4), noreturn))
@@ -240,6 +253,11 @@ static void set_env(const char *lib, const char *out, int stacks)
         join(buf, sizeof(buf), lib, strlen(lib), "", "");
     setenv("LD_PRELOAD", buf, 1);
     setenv("IORECORD_OUTPUT", out, 1);
+    /* Unset when writing in place: one from an outer recording is not ours. */
+    if (spool[0])
+        setenv("IORECORD_SPOOL", spool, 1);
+    else
+        unsetenv("IORECORD_SPOOL");
     if (stacks >= 0)
         setenv("IORECORD_STACKS", stacks ? "1" : "0", 1);
     snprintf(num, sizeof(num), "%llu", tsc_mult());
@@ -270,8 +288,11 @@ static void forward_signals(void)
         sigaction(sigs[i], &sa, NULL);
 }
 
-/* The command died by a signal: it could not write its own exit record. */
-static void record_kill(const char *out, pid_t pid, int sig)
+/*
+ * The command died by a signal: it could not write its own exit record.
+ * path is where the trace is being written, output its name for the user.
+ */
+static void record_kill(const char *path, const char *output, pid_t pid, int sig)
 {
     static uint8_t recs[256];
     struct iot_chunker *ch = iot_chunker_create(1);
@@ -290,11 +311,11 @@ static void record_kill(const char *out, pid_t pid, int sig)
     }
     n = iot_chunk_compress(ch, &h, recs, frame, sizeof(frame));
     iot_chunker_free(ch);
-    fd = open(out, O_WRONLY | O_APPEND | O_CLOEXEC);
+    fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (n == 0 || fd < 0)
         return;
     if (write(fd, frame, n) != (ssize_t)n)
-        iot_error("cannot write trace '%s': %s", out, strerror(errno));
+        iot_error("cannot write trace '%s': %s", output, strerror(errno));
     close(fd);
 }
 
@@ -323,6 +344,85 @@ static void make_once_flag(void)
         }
     }
     once_path[0] = '\0';
+}
+
+/* Whether a recorded process has given the run's warning already. */
+static int run_warned(void)
+{
+    char c = 0;
+    int fd;
+
+    if (!once_path[0])
+        return 0;
+    fd = open(once_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    if (pread(fd, &c, 1, 0) != 1)
+        c = 0;
+    close(fd);
+    return c == '1';
+}
+
+/*
+ * Where the processes will write: a symbolic link at the output is refused,
+ * a device or FIFO is written in place, anything else gets a new spool
+ * beside it (out is absolute, unless the working directory had no name).
+ */
+static void open_output(const char *output, const char *out)
+{
+    const char *slash = strrchr(out, '/');
+    struct stat st;
+    int exists = lstat(out, &st) == 0, fd, len;
+
+    if (exists && S_ISLNK(st.st_mode))
+        die(2, 0, "'%s' is a symbolic link: not writing the trace through it",
+            output);
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* Not truncated: /dev/null, a FIFO with a reader; a directory fails. */
+        fd = open(out, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            die(2, errno, "cannot open trace '%s'", output);
+        close(fd);
+        return;
+    }
+    if (slash)
+        len = snprintf(spool, sizeof(spool), "%.*s/.%s.iorecord-XXXXXX",
+                       (int)(slash - out), out, slash + 1);
+    else   /* out stayed relative: no working directory to name */
+        len = snprintf(spool, sizeof(spool), ".%s.iorecord-XXXXXX", out);
+    if (len < 0 || len >= (int)sizeof(spool))
+        die(2, ENAMETOOLONG, "cannot open trace '%s'", output);
+    fd = mkostemp(spool, O_CLOEXEC);
+    if (fd < 0)
+        die(2, errno, "cannot open trace '%s'", output);
+    /* mkostemp's 0600 is cut by the umask: the processes must write it. */
+    if (fchmod(fd, 0600) != 0) {
+        int err = errno;
+
+        unlink(spool);
+        die(2, err, "cannot open trace '%s'", output);
+    }
+    close(fd);
+}
+
+/*
+ * The command has exited: the trace takes the output's place. When that
+ * fails the trace stays in the spool, which the message names; when the
+ * spool itself is gone (its directory removed), a process that found it
+ * gone may have given the run's one warning already.
+ */
+static void close_output(const char *output, const char *out)
+{
+    int err;
+
+    if (!spool[0] || rename(spool, out) == 0)
+        return;
+    err = errno;
+    if (access(spool, F_OK) == 0)
+        iot_error("cannot put trace '%s' in place: %s; it is in '%s'", output,
+                  strerror(err), spool);
+    else if (!run_warned())
+        iot_error("cannot write trace '%s': %s", output, strerror(err));
 }
 
 /* Long options have codes of their own, so optopt tells them from -o. */
@@ -389,7 +489,7 @@ int main(int argc, char **argv)
 {
     const char *output = "iorecord.zst";
     char out[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX];
-    int stacks = -1, i, fd, status;
+    int stacks = -1, i, status;
 
     iot_msg_prog("iorecord");
     i = parse_options(argc, argv, &output, &stacks);
@@ -404,17 +504,18 @@ int main(int argc, char **argv)
     resolve_command(argv[i], cmd, sizeof(cmd));
     check_executable(cmd, 0);
     absolutize(output, out, sizeof(out));
-    /* A new run: start the trace empty. Every process then appends to it. */
-    fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
-        die(2, errno, "cannot open trace '%s'", output);
-    close(fd);
+    open_output(output, out);
     set_env(lib, out, stacks);
     make_once_flag();
     forward_signals();
     child = fork();
-    if (child < 0)
-        die(2, errno, "cannot fork");
+    if (child < 0) {
+        int err = errno;
+
+        if (spool[0])
+            unlink(spool);
+        die(2, err, "cannot fork");
+    }
     if (child == 0) {
         int err;
 
@@ -426,11 +527,12 @@ int main(int argc, char **argv)
     while (waitpid(child, &status, 0) < 0)
         if (errno != EINTR)
             die(2, errno, "cannot wait for the command");
+    if (WIFSIGNALED(status))
+        record_kill(spool[0] ? spool : out, output, child, WTERMSIG(status));
+    close_output(output, out);
     if (once_path[0])
         unlink(once_path);
-    if (WIFSIGNALED(status)) {
-        record_kill(out, child, WTERMSIG(status));
+    if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
-    }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

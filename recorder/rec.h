@@ -307,11 +307,13 @@ const char *rec_stack_capture(void);
 /* Absolute path of this library, of the trace, and the stacks setting. */
 extern char rec_lib_path[];
 extern char rec_out_path[];
+/* The launcher's file beside the trace, renamed onto it at the end; or "". */
+extern char rec_spool_path[];
 extern char rec_preload_start[];   /* LD_PRELOAD at start-up, if it named us */
 
 /*
- * envp with LD_PRELOAD, IORECORD_OUTPUT, IORECORD_STACKS and IORECORD_TSC
- * set for a child of this recording. Allocated with mmap (safe in a vfork
+ * envp with LD_PRELOAD, IORECORD_OUTPUT, IORECORD_SPOOL, IORECORD_STACKS and
+ * IORECORD_TSC set for a child of this recording. Allocated with mmap (safe in a vfork
  * child); release with rec_env_free(). Returns envp itself when nothing
  * needs to change or on failure.
  */
@@ -321,6 +323,8 @@ void rec_env_free(char **fixed, char *const envp[]);
 /* Raw helpers that never go through a wrapper. */
 long rec_sys_write_all(int fd, const void *buf, size_t n);
 void rec_warn(const char *msg, int err);
+/* The same once-per-run line, for a refusal: "iorecord: 'TRACE' WHY". */
+void rec_warn_refuse(const char *why);
 /* Whether this process (or an ancestor, through exec) has warned. */
 int rec_warned(void);
 /* The launcher's once-per-run flag file, or NULL. */

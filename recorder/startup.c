@@ -19,6 +19,7 @@ int rec_stacks = 1;
 int32_t rec_pid;
 char rec_lib_path[PATH_MAX];
 char rec_out_path[PATH_MAX];
+char rec_spool_path[PATH_MAX];
 char rec_preload_start[PATH_MAX];
 
 static int env_true(const char *name, int dflt)
@@ -41,24 +42,38 @@ static void find_lib_path(void)
         snprintf(rec_lib_path, sizeof(rec_lib_path), "%s", info.dli_fname);
 }
 
-/* rec_out_path: IORECORD_OUTPUT made absolute. */
-static void out_path_init(void)
+/* path made absolute into out (PATH_MAX bytes); as given when it cannot be. */
+static void abs_path(const char *path, char *out)
 {
-    const char *out = getenv("IORECORD_OUTPUT");
     char cwd[PATH_MAX];
 
-    if (!out || !*out)
-        out = "iorecord.zst";
-    if (out[0] == '/' || !getcwd(cwd, sizeof(cwd)) ||
-        strlen(cwd) + 1 + strlen(out) >= sizeof(rec_out_path)) {
-        snprintf(rec_out_path, sizeof(rec_out_path), "%s", out);
+    if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)) ||
+        strlen(cwd) + 1 + strlen(path) >= PATH_MAX) {
+        snprintf(out, PATH_MAX, "%s", path);
     } else {
         size_t cl = strlen(cwd);
 
-        memcpy(rec_out_path, cwd, cl);
-        rec_out_path[cl] = '/';
-        strcpy(rec_out_path + cl + 1, out);
+        memcpy(out, cwd, cl);
+        out[cl] = '/';
+        strcpy(out + cl + 1, path);
     }
+}
+
+/*
+ * rec_out_path: IORECORD_OUTPUT made absolute; rec_spool_path: the
+ * launcher's IORECORD_SPOOL, where the trace is written until the launcher
+ * renames it onto the output.
+ */
+static void out_path_init(void)
+{
+    const char *out = getenv("IORECORD_OUTPUT");
+    const char *spool = getenv("IORECORD_SPOOL");
+
+    if (!out || !*out)
+        out = "iorecord.zst";
+    abs_path(out, rec_out_path);
+    if (spool && *spool)
+        abs_path(spool, rec_spool_path);
 }
 
 __attribute__((constructor)) static void rec_init(void)

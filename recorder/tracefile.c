@@ -50,17 +50,113 @@ long rec_sys_write_all(int fd, const void *buf, size_t n)
 /* ------------------------------------------------------------ the fd */
 
 /*
+ * Whether the regular file st (opened write-only on rec_out_path) starts
+ * like a trace: 1, 0, or -1 with errno. A write-only fd cannot read, so a
+ * second one reads, once it is known to be on the same file.
+ */
+static int starts_like_trace(const struct stat *st)
+{
+    unsigned char head[4];
+    struct stat rst;
+    long n = 0;
+    int fd, err = 0;
+
+    /* O_NONBLOCK: should a FIFO have taken the file's place, do not wait. */
+    fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
+                      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (syscall(SYS_fstat, fd, &rst) != 0)
+        n = -1;
+    else if (rst.st_dev == st->st_dev && rst.st_ino == st->st_ino)
+        n = syscall(SYS_pread64, fd, head, sizeof(head), 0);
+    if (n < 0)
+        err = errno;
+    syscall(SYS_close, fd);
+    if (n < 0) {
+        errno = err;
+        return -1;
+    }
+    return n == (long)sizeof(head) && iot_is_native_trace(head, sizeof(head));
+}
+
+/*
+ * The output named by IORECORD_OUTPUT is appended to only when it is a
+ * trace (or a device or FIFO the user named: /dev/null, a pipe): a
+ * mistyped path must not get frames added to someone's file.
+ */
+static int output_usable(int fd)
+{
+    struct stat st;
+
+    if (syscall(SYS_fstat, fd, &st) != 0) {
+        rec_warn("cannot open trace", errno);
+        return 0;
+    }
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+        (S_ISREG(st.st_mode) && st.st_size == 0))
+        return 1;
+    switch (S_ISREG(st.st_mode) ? starts_like_trace(&st) : 0) {
+    case 1:
+        return 1;
+    case 0:
+        rec_warn_refuse("is not a trace: not appending to it");
+        return 0;
+    default:
+        rec_warn("cannot read trace", errno);
+        return 0;
+    }
+}
+
+/*
+ * Under the launcher, the trace is written to its spool file (see
+ * iorecord.c), opened without O_CREAT: once the launcher has renamed it onto
+ * the output (a daemon's child that starts later) it is gone, and the output
+ * is opened instead. A spool that is not our own regular file was planted
+ * at its name after that rename: the output is opened then too.
+ *
  * The fd may take any number for now: rec_trace_open() moves it up out of
  * the program's way before the program runs (fd_high).
  */
 static int open_trace(void)
 {
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
-                          O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    struct stat st;
+    int fd = -1;
 
+    if (rec_spool_path[0]) {
+        /* O_NONBLOCK: a FIFO planted there must not hold us (ENXIO). */
+        fd = (int)syscall(SYS_openat, AT_FDCWD, rec_spool_path,
+                          O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0 && (syscall(SYS_fstat, fd, &st) != 0 ||
+                        !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+                        syscall(SYS_fcntl, fd, F_SETFL, O_APPEND) != 0)) {
+            syscall(SYS_close, fd);
+            fd = -1;
+            errno = ENOENT;
+        }
+        if (fd < 0 && errno != ENOENT && errno != ELOOP && errno != ENXIO) {
+            rec_warn("cannot open trace", errno);
+            return -1;
+        }
+        if (fd < 0)
+            rec_spool_path[0] = '\0';   /* nor for our exec'd children */
+    }
     if (fd < 0) {
-        rec_warn("cannot open trace", errno);
-        return -1;
+        fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
+                          O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                          0600);
+        if (fd < 0 && errno == ELOOP) {
+            rec_warn_refuse("is a symbolic link: not writing the trace through it");
+            return -1;
+        }
+        if (fd < 0) {
+            rec_warn("cannot open trace", errno);
+            return -1;
+        }
+        if (!output_usable(fd)) {
+            syscall(SYS_close, fd);
+            return -1;
+        }
     }
     trace_fd = fd;
     return 0;

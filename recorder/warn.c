@@ -58,15 +58,32 @@ static int first_to_warn(void)
 }
 
 /* One line on stderr, once per run; the program's own output is untouched. */
+static void warn_line(const char *line)
+{
+    if (__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL) || !first_to_warn())
+        return;
+    rec_sys_write_all(2, line, strlen(line));
+}
+
 void rec_warn(const char *msg, int err)
 {
     char line[PATH_MAX + 256];
 
-    if (__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL) || !first_to_warn())
-        return;
+    if (rec_warned())
+        return;   /* said already: not even the formatting */
     snprintf(line, sizeof(line), "iorecord: %s '%s': %s; recording stopped\n",
              msg, rec_out_path, strerror(err));
-    rec_sys_write_all(2, line, strlen(line));
+    warn_line(line);
+}
+
+void rec_warn_refuse(const char *why)
+{
+    char line[PATH_MAX + 256];
+
+    if (rec_warned())
+        return;
+    snprintf(line, sizeof(line), "iorecord: '%s' %s\n", rec_out_path, why);
+    warn_line(line);
 }
 
 void rec_stop(const char *msg, int err)

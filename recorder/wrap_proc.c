@@ -73,18 +73,20 @@ char **rec_env_fix(char *const envp[])
     strsz = 16 + (old_preload ? strlen(old_preload) + 1 : 0) +
             strlen(rec_lib_path) + 20 + strlen(rec_out_path) + 20 + 20 +
             strlen(tsc) + 16 + 20 + 16 +
-            (rec_once_path() ? strlen(rec_once_path()) : 0);
-    size = sizeof(size_t) + (n + 7) * sizeof(char *) + strsz;
+            (rec_once_path() ? strlen(rec_once_path()) : 0) +
+            20 + strlen(rec_spool_path);
+    size = sizeof(size_t) + (n + 8) * sizeof(char *) + strsz;
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                 -1, 0);
     if (base == MAP_FAILED)
         return (char **)envp;
     memcpy(base, &size, sizeof(size));
     out = (char **)(base + sizeof(size_t));
-    str = (char *)(out + n + 7);
+    str = (char *)(out + n + 8);
     for (size_t i = 0; i < n; i++)
         if (!has_prefix(envp[i], "LD_PRELOAD=") &&
             !has_prefix(envp[i], "IORECORD_OUTPUT=") &&
+            !has_prefix(envp[i], "IORECORD_SPOOL=") &&
             !has_prefix(envp[i], "IORECORD_STACKS=") &&
             !has_prefix(envp[i], "IORECORD_TSC=") &&
             !has_prefix(envp[i], "IORECORD_ONCE=") &&
@@ -100,6 +102,11 @@ char **rec_env_fix(char *const envp[])
         str += sprintf(str, "LD_PRELOAD=%s", rec_lib_path) + 1;
     out[k++] = str;
     str += sprintf(str, "IORECORD_OUTPUT=%s", rec_out_path) + 1;
+    if (rec_spool_path[0]) {
+        /* Gone once the launcher renamed it: then children open the output. */
+        out[k++] = str;
+        str += sprintf(str, "IORECORD_SPOOL=%s", rec_spool_path) + 1;
+    }
     out[k++] = str;
     str += sprintf(str, "IORECORD_STACKS=%d", rec_stacks ? 1 : 0) + 1;
     out[k++] = str;

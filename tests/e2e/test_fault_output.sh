@@ -91,9 +91,10 @@ while [ ! -e "$work/rmdir/ready.1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1
 # What reached the file before the fault: the child's calls (it has exited)
 # and the parent's full chunks. The parent's open chunk is written at its
 # next call, which fails: the recorder has no thread of its own to write it
-# while the program is idle (docs/recorder.md, "Limits").
+# while the program is idle (docs/recorder.md, "Limits"). iorecord writes
+# to a spool beside the trace and renames it at the end.
 sleep 1
-cp "$work/out/trace.zst" "$work/before.zst" 2>/dev/null
+cp "$work/out"/.trace.zst.iorecord-* "$work/before.zst" 2>/dev/null
 rm -rf "$work/out"
 touch "$work/rmdir/go.1" "$work/rmdir/go.2"
 wait $pid
