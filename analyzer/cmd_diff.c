@@ -67,7 +67,7 @@ static const char *side_path(const char *path, char *copy, size_t size, int *fd)
     }
     *fd = iot_spool(src, NULL, 0, iot_spool_max());
     if (*fd < 0) {
-        int err = errno;   /* iot_spool_max() sets errno */
+        int err = errno;   /* before the message's own calls */
         char cap[32];
 
         iot_spool_size_str(iot_spool_max(), cap, sizeof(cap));

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "grow.h"
@@ -32,26 +31,14 @@ struct infiles {
     size_t nopen, max_open;
 };
 
-/*
- * Files kept open at once: 64, or a quarter of the limit on open files when
- * that is lower (the native reader keeps as many of its own, reader_input.c).
- */
-static size_t open_max(void)
-{
-    struct rlimit rl;
-    size_t n = 64;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < n)
-        n = (size_t)(rl.rlim_cur / 4);
-    return n ? n : 1;
-}
-
 struct infiles *infiles_create(void)
 {
     struct infiles *p = calloc(1, sizeof(*p));
+    size_t n = iot_trace_keep_open_max();
 
+    /* as many as the native reader keeps, and one at least */
     if (p)
-        p->max_open = open_max();
+        p->max_open = n ? n : 1;
     return p;
 }
 
@@ -150,12 +137,18 @@ static int peek_enough(const char *peek, size_t n)
     return iot_is_native_trace(peek, n) || memchr(peek + i, '\n', n - i) != NULL;
 }
 
-static int peek_stream(struct infile *f, char *peek, size_t *npeek)
+/*
+ * The file's first bytes into peek: a file's with pread (its offset stays at
+ * the start for the reader); a stream's with read, only until detection has
+ * enough, kept to be given back first.
+ */
+static int peek_start(struct infile *f, char *peek, size_t *npeek)
 {
     size_t n = 0;
 
-    while (n < INFILE_PEEK && !peek_enough(peek, n)) {
-        ssize_t r = read(f->fd, peek + n, INFILE_PEEK - n);
+    while (n < INFILE_PEEK && !(f->stream && peek_enough(peek, n))) {
+        ssize_t r = f->stream ? read(f->fd, peek + n, INFILE_PEEK - n)
+                              : pread(f->fd, peek + n, INFILE_PEEK - n, (off_t)n);
 
         if (r < 0 && errno == EINTR)
             continue;
@@ -165,32 +158,15 @@ static int peek_stream(struct infile *f, char *peek, size_t *npeek)
             break;
         n += (size_t)r;
     }
+    *npeek = n;
+    if (!f->stream)
+        return 0;
     f->head = malloc(n ? n : 1);
     if (!f->head)
         return -1;
     memcpy(f->head, peek, n);
     f->nhead = n;
     f->nread = n;
-    *npeek = n;
-    return 0;
-}
-
-static int peek_file(struct infile *f, char *peek, size_t *npeek)
-{
-    size_t n = 0;
-
-    while (n < INFILE_PEEK) {
-        ssize_t r = pread(f->fd, peek + n, INFILE_PEEK - n, (off_t)n);
-
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    *npeek = n;
     return 0;
 }
 
@@ -223,7 +199,7 @@ struct infile *infile_open(struct infiles *p, const char *path, char *peek, size
             goto fail;
         f->is_stdin = 0;   /* its own descriptor now, closed like any file's */
     }
-    if ((f->stream ? peek_stream(f, peek, npeek) : peek_file(f, peek, npeek)) < 0)
+    if (peek_start(f, peek, npeek) < 0)
         goto fail;
     if (!f->stream) {
         lru_push(p, f);

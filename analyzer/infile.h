@@ -5,7 +5,7 @@
  * infile_open() opens a path ("-": standard input) and reads its first bytes
  * for detection without taking them from the reader that follows:
  * - a regular file is peeked with pread. It stays open while fewer than
- *   infile_open_max() files are; beyond that the least recently read one is
+ *   iot_trace_keep_open_max() files are (the native reader's budget); beyond that the least recently read one is
  *   parked (closed, its position kept) and reopened where it stopped when it
  *   is read again, after checking that its path still names the same file;
  * - a stream (pipe, FIFO, terminal, socket) can be read only once: it stays

@@ -32,9 +32,8 @@ struct source {
 struct input {
     struct iot_strtab *st;
     struct input_file_info *files;
-    char **paths;              /* paths of files[], as opened ("-": standard input) */
     struct infile **infs;      /* files[]'s open files */
-    size_t nfiles, capfiles, cappaths, capinfs;
+    size_t nfiles, capfiles, capinfs;
     struct infiles *pool;      /* every infile: a bounded number holds a descriptor */
     int have_stdin;
     struct iot_trace *native;
@@ -48,25 +47,21 @@ struct input {
     char errbuf[IOT_ERRBUF_SIZE];
 };
 
-static int add_file(struct input *in, const char *name, const char *path, enum input_kind kind,
-                    struct infile *inf)
+/* The file opened at path (its name: "-" is standard input) is an input. */
+static int add_file(struct input *in, const char *path, enum input_kind kind, struct infile *inf)
 {
     struct input_file_info *nf;
-    char **np;
 
     if (iot_grow(&in->files, &in->capfiles, in->nfiles + 1, sizeof(*in->files)) < 0 ||
-        iot_grow(&in->paths, &in->cappaths, in->nfiles + 1, sizeof(*in->paths)) < 0 ||
         iot_grow(&in->infs, &in->capinfs, in->nfiles + 1, sizeof(*in->infs)) < 0)
         return -1;
-    nf = in->files;
-    np = in->paths;
-    memset(&nf[in->nfiles], 0, sizeof(*nf));
-    nf[in->nfiles].name = iot_intern(in->st, name, strlen(name));
-    nf[in->nfiles].kind = kind;
-    nf[in->nfiles].bytes = infile_bytes(inf);
-    np[in->nfiles] = strdup(path);
+    nf = &in->files[in->nfiles];
+    memset(nf, 0, sizeof(*nf));
+    nf->name = iot_intern(in->st, path, strlen(path));
+    nf->kind = kind;
+    nf->bytes = infile_bytes(inf);
     in->infs[in->nfiles] = inf;
-    if (!np[in->nfiles] || !nf[in->nfiles].name)
+    if (!nf->name)
         return -1;
     in->nfiles++;
     return 0;
@@ -356,8 +351,7 @@ static int add_dir(struct input *in, const char *dir)
         /* a directory may hold other files (READMEs, issue files): skip them,
            and those that cannot be read, as the walk does */
         if (kind >= 0) {
-            if (add_file(in, w.files[i].path, w.files[i].path, (enum input_kind)kind,
-                         inf) < 0)
+            if (add_file(in, w.files[i].path, (enum input_kind)kind, inf) < 0)
                 rc = -1;
             found++;
         } else if (inf) {
@@ -491,10 +485,10 @@ static int open_native(struct input *in, struct iot_strtab *st, char *errbuf)
     for (size_t i = 0; i < in->nfiles; i++) {
         if (in->files[i].kind != INPUT_NATIVE)
             continue;
-        names[n] = in->paths[i];
+        names[n] = in->files[i].name;
         fds[n] = infile_take_fd(in->infs[i], iot_spool_max());
         if (fds[n] < 0 && errno) {
-            int err = errno;   /* iot_spool_max() sets errno */
+            int err = errno;   /* before the message's own calls */
             char cap[32];
 
             iot_spool_size_str(iot_spool_max(), cap, sizeof(cap));
@@ -561,7 +555,7 @@ static int add_input(struct input *in, const char *path)
         iot_error("'%s': not a trace, JSONL event file or strace log", path);
         return -1;
     }
-    if (add_file(in, path, path, (enum input_kind)kind, inf) < 0) {
+    if (add_file(in, path, (enum input_kind)kind, inf) < 0) {
         iot_error("out of memory");
         return -1;
     }
@@ -812,9 +806,6 @@ void input_close(struct input *in)
     free(in->heap);
     if (in->native)
         iot_trace_close(in->native);
-    for (size_t i = 0; i < in->nfiles; i++)
-        free(in->paths[i]);
-    free(in->paths);
     free(in->infs);
     free(in->files);
     infiles_free(in->pool);

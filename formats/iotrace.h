@@ -377,6 +377,13 @@ struct iot_trace;
 struct iot_trace *iot_trace_open(const char *const *paths, size_t n,
                                  struct iot_strtab *st, char *errbuf);
 /*
+ * How many input files a reader keeps open at once: 64, or a quarter of
+ * RLIMIT_NOFILE when that is lower (the first inputs stay open from pass 1
+ * to pass 2; the others are opened per frame). Other readers of many files
+ * keep to the same budget.
+ */
+size_t iot_trace_keep_open_max(void);
+/*
  * The same over files the caller has opened: where fds[i] >= 0 it is read
  * instead of opening paths[i], which then only names it in messages. The
  * reader takes each such descriptor over (it closes them, also when the

@@ -30,7 +30,7 @@ struct iot_trace *iot_trace_open_fds(const char *const *paths, const int *fds, s
 {
     struct iot_trace *tr = calloc(1, sizeof(*tr));
     uint8_t *scratch = NULL;
-    size_t scratch_cap = 0, keep_open = trace_input_keep_max();
+    size_t scratch_cap = 0, keep_open = iot_trace_keep_open_max();
 
     if (!tr || !(tr->inputs = calloc(n ? n : 1, sizeof(*tr->inputs))) ||
         !(tr->dctx = ZSTD_createDCtx())) {

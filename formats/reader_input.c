@@ -26,7 +26,7 @@
  * spooled to an unlinked file, and a descriptor the caller handed over
  * always stay open.
  */
-size_t trace_input_keep_max(void)
+size_t iot_trace_keep_open_max(void)
 {
     struct rlimit rl;
     size_t n = 64;

@@ -104,8 +104,6 @@ static inline void trace_set_err(char *errbuf, const char *fmt, const char *name
 
 /* ------------------------------------------------------ reader_input.c */
 
-/* How many inputs, counted from the first, stay open from pass 1 to pass 2. */
-size_t trace_input_keep_max(void);
 /*
  * Map the input named path into *in: fd when it is >= 0 (taken over: it
  * stays open for pass 2 and is closed by trace_input_close, also on

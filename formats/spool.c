@@ -14,12 +14,15 @@ uint64_t iot_spool_max(void)
     char *end;
     unsigned long long v;
     unsigned shift = 0;
+    int saved = errno, bad;   /* callers read it between a failed call and its message */
 
     if (!s || !*s || *s == '-')
         return IOT_SPOOL_MAX_DEFAULT;
     errno = 0;
     v = strtoull(s, &end, 10);
-    if (errno || end == s)
+    bad = errno || end == s;
+    errno = saved;
+    if (bad)
         return IOT_SPOOL_MAX_DEFAULT;
     switch (*end) {
     case 'k': case 'K': shift = 10; end++; break;
