@@ -2,11 +2,15 @@
  * bench_rec_loop - the loops bench_recorder.sh measures, natively, under the
  * recorder and under strace. No ioscope code is used.
  *
- *   bench_rec_loop read1|pread4k|fwrite64|open|spawn CALLS FILE
+ *   bench_rec_loop read1|pread4k|fwrite64|open|spawn|fork64 CALLS FILE
  *
  * open: one open + close of FILE per iteration (stack capture cost).
  * spawn: fork, exec of /bin/true and waitpid per iteration (the cost of
  * each recorded process's start-up and exit).
+ * fork64: fork, _exit and waitpid per iteration while 64 other threads do
+ * I/O (bursts of 100 1-byte reads, 1 ms apart, so that the forking
+ * thread is not starved of the CPU): what the recorder's threads and
+ * buffers cost a fork.
  *
  * Runs CALLS calls in 50 batches and prints one line:
  *   median_ns_per_call thread_cpu_ns_per_call process_cpu_ns_per_call
@@ -15,6 +19,7 @@
  * is what the whole process paid.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +38,24 @@ static int64_t ns(clockid_t c)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static volatile int stop;
+
+static void *reader(void *arg)
+{
+    char c;
+    int fd = open("/dev/zero", O_RDONLY);
+
+    (void)arg;
+    while (!stop) {
+        for (int i = 0; i < 100; i++)
+            if (read(fd, &c, 1) != 1)
+                return NULL;
+        usleep(1000);
+    }
+    close(fd);
+    return NULL;
+}
+
 static int cmp64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -46,20 +69,22 @@ int main(int argc, char **argv)
     int64_t per[BATCHES], t0, c0;
     struct rusage ru;
     long calls, batch;
+    pthread_t readers[64];
     FILE *f = NULL;
     int fd = -1, mode;
 
     if (argc != 4) {
-        fprintf(stderr, "usage: bench_rec_loop read1|pread4k|fwrite64|open|spawn CALLS FILE\n");
+        fprintf(stderr, "usage: bench_rec_loop read1|pread4k|fwrite64|open|spawn|fork64 CALLS FILE\n");
         return 2;
     }
     mode = !strcmp(argv[1], "read1") ? 0 : !strcmp(argv[1], "pread4k") ? 1
-         : !strcmp(argv[1], "fwrite64") ? 2 : !strcmp(argv[1], "open") ? 3 : 4;
+         : !strcmp(argv[1], "fwrite64") ? 2 : !strcmp(argv[1], "open") ? 3
+         : !strcmp(argv[1], "spawn") ? 4 : 5;
     calls = atol(argv[2]);
     batch = calls / BATCHES > 0 ? calls / BATCHES : 1;
     if (mode == 0)
         fd = open("/dev/zero", O_RDONLY);
-    else if (mode == 1 || mode == 3 || mode == 4)
+    else if (mode == 1 || mode == 3 || mode == 4 || mode == 5)
         fd = open(argv[3], O_RDONLY);
     else
         f = fopen(argv[3], "w");
@@ -67,6 +92,10 @@ int main(int argc, char **argv)
         perror(argv[3]);
         return 1;
     }
+    if (mode == 5)
+        for (int i = 0; i < 64; i++)
+            if (pthread_create(&readers[i], NULL, reader, NULL) != 0)
+                return 1;
     c0 = ns(CLOCK_THREAD_CPUTIME_ID);
     for (int b = 0; b < BATCHES; b++) {
         t0 = ns(CLOCK_MONOTONIC);
@@ -86,6 +115,13 @@ int main(int argc, char **argv)
                 }
                 if (p < 0 || waitpid(p, NULL, 0) != p)
                     return 1;
+            } else if (mode == 5) {
+                pid_t p = fork();
+
+                if (p == 0)
+                    _exit(0);
+                if (p < 0 || waitpid(p, NULL, 0) != p)
+                    return 1;
             } else if (mode == 3) {
                 int o = open(argv[3], O_RDONLY);
 
@@ -101,6 +137,11 @@ int main(int argc, char **argv)
         per[b] = (ns(CLOCK_MONOTONIC) - t0) / batch;
     }
     c0 = ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+    if (mode == 5) {
+        stop = 1;
+        for (int i = 0; i < 64; i++)
+            pthread_join(readers[i], NULL);
+    }
     if (f)
         fclose(f);
     getrusage(RUSAGE_SELF, &ru);

@@ -9,14 +9,20 @@
 #   open      open()+close() of a file, with and without call stacks
 #   spawn     fork + exec /bin/true + waitpid (a recorded process's start-up
 #             and exit; CPU columns count only the parent)
-# Goals (issue 3): <= 40 ns added per 1-byte read (median), <= 1.3x
-# process CPU, <= 4 bytes/event. Figures only: never pass/fail on time.
+#   fork64    fork + _exit + waitpid while 64 threads do bursts of 1-byte reads
+# Setups: native; recorder (iorecord: the collector compresses and writes);
+# preload (LD_PRELOAD alone: each process compresses and writes its own
+# chunks); nostacks (iorecord --no-stacks, for open).
+# Goals (issue 16): read1 +30 ns wall (1.2x), fwrite64 1.3x, open without
+# stacks 1.3x, spawn 1.5x, fork64 2x, <= 4 bytes/event. Figures only: never
+# pass/fail on time.
 # BENCH_CALLS (default 2000000) sets the calls per run; strace gets 1/100.
 BUILD=${BUILD:-build}
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 LOOP=$BUILD/bin/bench/bench_rec_loop
 REC=$BUILD/bin/iorecord
+LIBREC=$BUILD/lib/libiorecord.so
 N=${BENCH_CALLS:-2000000}
 for f in "$LOOP" "$REC"; do
     [ -x "$f" ] || { echo "bench_recorder: $f is not built (make bench builds it)"; exit 0; }
@@ -46,21 +52,28 @@ file_for() { case $1 in fwrite64) echo "$work/out.dat" ;; *) echo "$work/cached.
 
 echo "calls per run: $N (strace: $((N / 100))); ns per call; best of 3 by thread CPU"
 printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' workload setup wall_ns thread_ns proc_ns x_wall x_proc bytes/event
-for w in read1 pread4k fwrite64 open spawn; do
+for w in read1 pread4k fwrite64 open spawn fork64; do
     n=$N
     [ $w = open ] && n=$((N / 10))
     [ $w = spawn ] && n=$((N / 2000))
+    [ $w = fork64 ] && n=$((N / 10000))
     f=$(file_for $w)
     nat=$(best3 "$LOOP" $w $n "$f")
     set -- $nat; nw=$1; nc=$3
     printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' $w native $1 $2 $3 1.00 1.00 -
-    for setup in recorder nostacks; do
+    for setup in recorder preload nostacks; do
         [ $setup = nostacks ] && [ $w != open ] && continue
-        opt=""
-        [ $setup = nostacks ] && opt=--no-stacks
-        rec=$(best3 "$REC" $opt -o "$work/t.zst" -- "$LOOP" $w $n "$f")
+        rm -f "$work/t.zst"
+        case $setup in
+        recorder) rec=$(best3 "$REC" -o "$work/t.zst" -- "$LOOP" $w $n "$f") ;;
+        preload)  rec=$(best3 env LD_PRELOAD="$LIBREC" IORECORD_OUTPUT="$work/t.zst" \
+                        "$LOOP" $w $n "$f") ;;
+        nostacks) rec=$(best3 "$REC" --no-stacks -o "$work/t.zst" -- "$LOOP" $w $n "$f") ;;
+        esac
         set -- $rec
+        # preload appends: three runs in one file
         size=$(stat -c %s "$work/t.zst")
+        [ $setup = preload ] && size=$((size / 3))
         calls=$n
         [ $w = open ] && calls=$((n * 2))
         printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' $w $setup $1 $2 $3 \

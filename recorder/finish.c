@@ -104,12 +104,12 @@ void rec_child_killed(pid_t pid, int sig)
 
     if (!rec_active || pid <= 0)
         return;
-    bi = rec_buf_get();
+    bi = rec_buf_get(REC_BUF_FREE);
     if (!bi)
         return;
     /* A one-record chunk in the child's name: it could not write it itself. */
-    if (iot_enc_kill_chunk(rec_bufs[bi - 1].data, REC_CHUNK_CAP, pid, sig, rec_mono_ns(),
-                           rec_stream_id_new(), &rec_bufs[bi - 1].hdr) < 0) {
+    if (iot_enc_kill_chunk(rec_buf_data(bi), REC_CHUNK_CAP, pid, sig, rec_mono_ns(),
+                           rec_stream_id_new(), &rec_seg_meta(rec_seg, bi)->hdr) < 0) {
         rec_buf_put(bi);
         return;
     }

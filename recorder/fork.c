@@ -1,9 +1,10 @@
 /*
  * fork.c - a forked child records as a process of its own: a new pid in
  * new streams, and none of the parent's chunks (the parent writes those).
- * Only the forking thread lives on in the child; its stream starts anew,
- * in the buffer it had open. The trace fd is inherited (O_APPEND keeps both
- * processes' frames whole).
+ * Only the forking thread lives on in the child; its stream starts anew in
+ * a slot and buffer of its own. Under a collector the child takes a process
+ * entry and its lock (POSIX locks are not inherited); without one the
+ * trace fd is inherited (O_APPEND keeps both processes' frames whole).
  */
 #include "internal.h"
 
@@ -16,7 +17,7 @@ static void atfork_prepare(void)
      * inherit half of it. Not taken when a handler forks while this thread
      * writes: then the child restarts the lock and the compressor.
      */
-    locked = rec_started && rec_flush_lock_take(1);
+    locked = rec_started && !rec_collected && rec_flush_lock_take(1);
 }
 
 static void atfork_parent(void)
@@ -28,7 +29,6 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
     struct rec_thread *self = rec_self;
-    uint32_t keep = self ? self->buf : 0;
 
     if (!rec_started)
         return;
@@ -39,13 +39,23 @@ static void atfork_child(void)
     }
     rec_pid = (int32_t)getpid();
     rec_stream_ids_fork_child();
-    rec_bufpool_fork_child(keep);
     rec_slots_fork_child(self);
-    if (self)
-        rec_thread_fork_child(self, keep);
-    else    /* a thread that forked before any call of its own: the new
-               process's record is still due, first */
+    if (rec_collect_fork_child() != 0) {
+        /* no entry left for one more process: this one goes unrecorded */
+        rec_self = NULL;
+        __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
+        return;
+    }
+    if (self) {
+        if (rec_thread_fork_child(self) != 0) {
+            rec_self = NULL;
+            __atomic_store_n(&self->state, 0, __ATOMIC_RELEASE);
+        }
+    } else {
+        /* a thread that forked before any call of its own: the new
+           process's record is still due, first */
         rec_thread_init(1, rec_mono_ns());
+    }
 }
 
 void rec_fork_init(void)

@@ -4,8 +4,11 @@
  *
  *   slots.c      thread slots; the per-thread guard and stream pointer
  *   thread.c     each thread's chunk stream: begin, close, switch, end
- *   bufpool.c    chunk buffers: the free list and the queue of closed chunks
- *   tracefile.c  the trace fd, compressing and writing chunks, snapshots
+ *   segment.c    the record memory: buffers, their free list and queue, slots
+ *   bufpool.c    taking a buffer, waiting for one when none is free
+ *   collect.c    the segment: shared with iorecord's collector, or our own
+ *   ownfds.c     the recorder's fds in the program's table, hidden from it
+ *   tracefile.c  without a collector: the trace fd, compressing and writing
  *   record.c     encoding a call into the calling thread's chunk
  *   defer.c      calls made by a signal handler that interrupted the recorder
  *   meta.c       process and thread-name records
@@ -16,16 +19,17 @@
  *   resolve.c    the real libc functions
  *
  * Concurrency in one paragraph: each thread appends only to its own chunk
- * (no lock). A closed chunk's buffer goes on a lock-free LIFO (the queue),
- * and the thread that closed it then writes the queue if no other thread
- * is writing (a try-lock: nobody waits at a chunk boundary). Only a holder
- * of rec_flush_lock compresses, writes, and returns buffers to the free
- * list, from which any writer takes one with a tagged compare-and-swap.
- * Exit and exec wait for the lock, write the queue and snapshot the other
- * threads' open chunks: a writer never rewrites the bytes it has published
- * ([0, len) of its buffer) and only a lock holder recycles buffers (a
- * thread's own empty buffer aside), so those bytes are stable while the
- * lock is held. The process has no thread of its own.
+ * (no lock) and publishes each whole record in its slot. A closed chunk's
+ * buffer goes on a lock-free LIFO (the queue). Under iorecord the collector,
+ * another process, alone writes the queue, snapshots and retires slots and
+ * recycles buffers. Without it the thread that closed a chunk writes the
+ * queue if no other thread is writing (a try-lock: nobody waits at a chunk
+ * boundary), and only a holder of rec_flush_lock compresses, writes and
+ * recycles; exit and exec wait for the lock, write the queue and snapshot
+ * the other threads' open chunks. Either way the writer of the trace is the
+ * only one to recycle a buffer (a thread's own empty one aside) and a
+ * thread never rewrites what it published, so [0, pub) of an open chunk is
+ * stable while that writer reads it. The process has no thread of its own.
  */
 #ifndef REC_INTERNAL_H
 #define REC_INTERNAL_H
@@ -95,34 +99,64 @@ int rec_thread_key_init(void);
 struct rec_thread *rec_thread_init(int first, int64_t now);
 /* Queue the open chunk if it holds anything (flags: IOT_CHUNK_*). */
 int rec_chunk_close(struct rec_thread *t, uint32_t flags);
-/* In a fork child: the forking thread's stream starts anew, in buffer keep. */
-void rec_thread_fork_child(struct rec_thread *self, uint32_t keep);
+/* In a fork child: the forking thread's stream starts anew (0, or -1). */
+int rec_thread_fork_child(struct rec_thread *self);
 
 /* ----------------------------------------------------------- bufpool.c */
 
-struct rec_buf {
-    uint8_t *data;
-    uint32_t next;                        /* index + 1 in a list, 0 = end */
-    struct iot_chunk_hdr hdr;             /* filled when queued */
-};
-/* Buffers are named by index + 1, so that 0 means none. */
-extern struct rec_buf rec_bufs[REC_MAX_BUFS];
+/* The segment (segment.h): shared with a collector, or this process's own. */
+extern struct rec_seg_hdr *rec_seg;
+
+/* A buffer's records. */
+static inline uint8_t *rec_buf_data(uint32_t b)
+{
+    return rec_seg_data(rec_seg, b);
+}
 
 /*
- * A buffer for a new chunk: from the free list, else a new mapping (rare),
- * else write the queue (or wait for the thread writing it) to free one. 0
- * when recording has stopped.
+ * A buffer for a new chunk, open as slot open_as's (0: none): from the free
+ * list, else an untouched one, else wait for the writer of the trace to
+ * free one (writing the queue ourselves when we are that writer). 0 when
+ * recording has stopped.
  */
-uint32_t rec_buf_get(void);
-/* Back on the free list (a flush lock holder, or a thread's own empty one). */
-void rec_buf_put(uint32_t idx);
-/* Queue a closed chunk (its hdr filled); rec_trace_flush writes it. */
-void rec_queue_push(uint32_t idx);
-/* Take every queued buffer, linked through next, oldest first. */
-uint32_t rec_queue_take(void);
-int rec_queue_empty(void);
-/* In a fork child: the parent's chunks are not ours; all but keep are free. */
-void rec_bufpool_fork_child(uint32_t keep);
+uint32_t rec_buf_get(uint32_t open_as);
+/* Back on the free list (the writer of the trace, or a thread's own empty one). */
+void rec_buf_put(uint32_t b);
+/* Queue a closed chunk (its hdr filled) for the writer of the trace. */
+void rec_queue_push(uint32_t b);
+
+/* ----------------------------------------------------------- collect.c */
+
+/* A collector writes the trace (else this process does: tracefile.c). */
+extern int rec_collected;
+/* Under a collector: our process entry + 1, and this image's number. */
+extern uint32_t rec_proc;
+extern uint32_t rec_image;
+
+/*
+ * Attach to the collector named by IORECORD_COLLECT, or make a private
+ * segment: 0, or -1 (recording off).
+ */
+int rec_collect_init(void);
+/* In a fork child: a process entry (collected) or an emptied segment (own). */
+int rec_collect_fork_child(void);
+/* A chunk was queued, or the process ends: the collector should look. */
+void rec_collect_wake(void);
+/* Whether the collector is there to free buffers (0: it is gone). */
+int rec_collector_alive(void);
+/* Slot + 1 of a thread's slot, the owner value of its open buffer. */
+uint32_t rec_slot_number(const struct rec_thread *t);
+
+/* ------------------------------------------------------------ ownfds.c */
+
+/* The recorder's fds by kind (rec.h has the wrappers' side). */
+#define REC_OWN_TRACE 0
+#define REC_OWN_SEG   1
+#define REC_OWN_LIVE  2
+void rec_own_fd_set(int kind, int fd);
+int rec_own_fd_get(int kind);
+/* A close-on-exec duplicate of fd at a high number (-1 when none). */
+int rec_fd_high(int fd);
 
 /* --------------------------------------------------------- tracefile.c */
 

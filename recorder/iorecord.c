@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "collector.h"
 #include "iotrace.h"
 #include "msg.h"
 #include "version.h"
@@ -242,7 +243,8 @@ static unsigned long long tsc_mult(void)
 #endif
 }
 
-static void set_env(const char *lib, const char *out, int stacks)
+static void set_env(const char *lib, const char *out, int stacks,
+                    const struct collector *col)
 {
     const char *old = getenv("LD_PRELOAD");
     char buf[2 * PATH_MAX + 2];
@@ -264,6 +266,31 @@ static void set_env(const char *lib, const char *out, int stacks)
     setenv("IORECORD_TSC", num, 1);
     unsetenv("IORECORD_DISABLE");
     unsetenv("IORECORD_WARNED");
+    unsetenv("IORECORD_PROC");
+    if (col->pid > 0) {
+        snprintf(num, sizeof(num), "%d,%d", col->seg_fd, col->live_fd);
+        setenv("IORECORD_COLLECT", num, 1);
+    } else {
+        unsetenv("IORECORD_COLLECT");
+    }
+}
+
+/*
+ * The collector writes the trace for every process (collector.c). Should it
+ * not start, each process writes its own frames, as under plain preload.
+ */
+static void start_collector(struct collector *col, const char *output,
+                            const char *out)
+{
+    int fd = open(spool[0] ? spool : out, O_WRONLY | O_APPEND | O_NOFOLLOW |
+                  O_CLOEXEC);
+
+    if (fd < 0 || collector_start(col, fd, output, spool, out) != 0) {
+        if (fd >= 0)
+            close(fd);
+        memset(col, 0, sizeof(*col));
+        col->pid = -1;
+    }
 }
 
 /* Signals sent to us by someone (not the terminal) go on to the command. */
@@ -489,6 +516,7 @@ int main(int argc, char **argv)
 {
     const char *output = "iorecord.zst";
     char out[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX];
+    struct collector col;
     int stacks = -1, i, status;
 
     iot_msg_prog("iorecord");
@@ -505,7 +533,8 @@ int main(int argc, char **argv)
     check_executable(cmd, 0);
     absolutize(output, out, sizeof(out));
     open_output(output, out);
-    set_env(lib, out, stacks);
+    start_collector(&col, output, out);
+    set_env(lib, out, stacks, &col);
     make_once_flag();
     forward_signals();
     child = fork();
@@ -524,12 +553,18 @@ int main(int argc, char **argv)
         iot_error("cannot run '%s': %s", argv[i], strerror(err));
         _exit(err == ENOENT ? 127 : 126);
     }
+    if (col.pid > 0)
+        collector_command_started(&col);
     while (waitpid(child, &status, 0) < 0)
         if (errno != EINTR)
             die(2, errno, "cannot wait for the command");
     if (WIFSIGNALED(status))
         record_kill(spool[0] ? spool : out, output, child, WTERMSIG(status));
+    if (col.pid > 0)
+        collector_flush(&col);
     close_output(output, out);
+    if (col.pid > 0)
+        collector_end(&col);
     if (once_path[0])
         unlink(once_path);
     if (WIFSIGNALED(status))

@@ -33,17 +33,19 @@
 #pragma GCC visibility push(hidden)
 
 #include "iotrace.h"
+#include "frame.h"
 #include "path.h"
+#include "segment.h"
 
 #define REC_TLS __attribute__((tls_model("initial-exec")))
 #define REC_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define REC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-#define REC_CHUNK_CAP   (64 * 1024)        /* bytes of records per chunk */
+#define REC_CHUNK_CAP   REC_SEG_CHUNK      /* bytes of records per chunk */
 /* Close a chunk this old (ns): what a kill -9 can lose of a busy thread. */
 #define REC_CHUNK_AGE   250000000LL
 #define REC_MAX_THREADS 4096               /* live threads recorded at once */
-#define REC_MAX_BUFS    1024               /* chunk buffers (64 MiB) at most */
+#define REC_MAX_BUFS    1024               /* a process's own buffers (64 MiB) */
 
 /* ---------------------------------------------------------------- clock */
 
@@ -111,21 +113,18 @@ struct rec_pending {
     char     mode[16];
 };
 
-/* One recorded thread: its open chunk and what a snapshot needs to see. */
+/*
+ * One recorded thread: its open chunk, and the slot (segment.h) through
+ * which the writer of the trace sees what it published. Only the thread
+ * writes its slot's fields.
+ */
 struct rec_thread {
     struct iot_enc enc;
+    struct rec_seg_slot *ps;
     int32_t  tid;
-    uint32_t seq;          /* chunk number within the stream */
-    uint64_t stream_id;
-    uint32_t buf;          /* buffer index + 1 of the open chunk, 0 = none */
-    uint32_t gen;          /* odd while the writer switches chunks */
-    uint64_t pub;          /* nrec << 32 | len: complete records so far */
     int      state;        /* 0 free, 1 taken */
     uint32_t due;          /* REC_DUE_*: work for the thread's next rec_leave */
     pthread_t self;
-    /* a flush lock holder's: what was snapshotted last */
-    uint32_t snap_buf;
-    uint32_t snap_len;
     /* signal handlers' calls while the thread was inside the recorder */
     uint32_t npending;
     struct rec_pending pending[REC_PENDING];
@@ -145,9 +144,10 @@ struct rec_thread *rec_thread_start(uint64_t s0);
 /* Close the open chunk (queue it) and begin a new one at `now`. */
 void rec_chunk_switch(struct rec_thread *t, int64_t now);
 
+/* The record is whole: the writer of the trace may take it (segment.h). */
 static inline void rec_publish(struct rec_thread *t)
 {
-    __atomic_store_n(&t->pub, ((uint64_t)t->enc.nrec << 32) | t->enc.len,
+    __atomic_store_n(&t->ps->pub, ((uint64_t)t->enc.nrec << 32) | t->enc.len,
                      __ATOMIC_RELEASE);
 }
 
@@ -291,7 +291,15 @@ void rec_child_killed(pid_t pid, int sig);
 /* A thread renamed itself (self != 0) or another thread. */
 void rec_thread_renamed(pthread_t thread, const char *name);
 
-/* The trace fd, and moving it out of the program's way. */
+/*
+ * The recorder's own fds in the program's table (ownfds.c): whether fd is
+ * one, moving one whose number the program wants, and close_range around
+ * them.
+ */
+int rec_own_fd(int fd);
+void rec_own_fd_move(int fd);
+int rec_close_range_around(unsigned first, unsigned last, int flags);
+/* The trace fd (without a collector), and moving it out of the program's way. */
 int rec_trace_fd(void);
 void rec_trace_fd_move(void);
 
@@ -319,9 +327,14 @@ extern char rec_preload_start[];   /* LD_PRELOAD at start-up, if it named us */
  */
 char **rec_env_fix(char *const envp[]);
 void rec_env_free(char **fixed, char *const envp[]);
+/*
+ * Under a collector, IORECORD_COLLECT and IORECORD_PROC (this process's
+ * entry, for an exec'd image to keep) as out[*k...] in str, at most 96
+ * bytes; returns the end of what was written.
+ */
+char *rec_collect_env(char **out, size_t *k, char *str);
 
 /* Raw helpers that never go through a wrapper. */
-long rec_sys_write_all(int fd, const void *buf, size_t n);
 void rec_warn(const char *msg, int err);
 /* The same once-per-run line, for a refusal: "iorecord: 'TRACE' WHY". */
 void rec_warn_refuse(const char *why);

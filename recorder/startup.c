@@ -1,8 +1,8 @@
 /*
  * startup.c - the library's constructor: what the environment asks for,
  * this library's path and the trace's (both absolute, so exec'd children
- * that chdir still find them), the trace, the clock, and the main thread's
- * stream with the process record.
+ * that chdir still find them), the collector's segment or else the trace,
+ * the clock, and the main thread's stream with the process record.
  *
  * Any failure leaves recording off and the program running as if we were
  * not there.
@@ -97,7 +97,9 @@ __attribute__((constructor)) static void rec_init(void)
     }
     rec_stream_ids_init();
     out_path_init();
-    if (rec_trace_open() != 0 || rec_thread_key_init() != 0)
+    if (rec_collect_init() != 0 ||
+        (!rec_collected && rec_trace_open() != 0) ||
+        rec_thread_key_init() != 0)
         goto out;
     rec_started = 1;
     rec_clock_init();

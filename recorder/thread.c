@@ -3,9 +3,9 @@
  * thread's first event, switches chunks when one is full or a second old,
  * and closes its last chunk when the thread ends.
  *
- * The writer brackets a chunk switch with t->gen (odd while switching), so a
- * snapshot (tracefile.c) never pairs one chunk's buffer with another's
- * length; t->pub is reset with the buffer.
+ * The thread brackets a chunk switch with its slot's gen (odd while
+ * switching), so a snapshot never pairs one chunk's buffer with another's
+ * length; the slot's pub is 0 whenever its buf changes (segment.h).
  */
 #include <signal.h>
 #include <string.h>
@@ -42,43 +42,56 @@ uint64_t rec_stream_id_new(void)
 
 /* -------------------------------------------------------------- chunks */
 
-static void stream_begin(struct rec_thread *t, uint32_t bi, int64_t now)
+uint32_t rec_slot_number(const struct rec_thread *t)
 {
-    __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
-    __atomic_store_n(&t->buf, bi, __ATOMIC_RELAXED);
-    if (bi)
-        iot_enc_begin(&t->enc, rec_bufs[bi - 1].data, REC_CHUNK_CAP, now);
-    else
-        iot_enc_begin(&t->enc, NULL, 0, now);   /* every append fails */
-    __atomic_store_n(&t->pub, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
+    return (uint32_t)(t->ps - rec_seg_slot_at(rec_seg, 0)) + 1;
 }
 
-/* Keeps the buffer when the chunk is empty. */
+/* pub is 0 here (a new slot, or rec_chunk_close): buf may change. */
+static void stream_begin(struct rec_thread *t, uint32_t bi, int64_t now)
+{
+    struct rec_seg_slot *ps = t->ps;
+
+    __atomic_store_n(&ps->gen, ps->gen + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&ps->buf, bi, __ATOMIC_RELEASE);
+    if (bi)
+        iot_enc_begin(&t->enc, rec_buf_data(bi), REC_CHUNK_CAP, now);
+    else
+        iot_enc_begin(&t->enc, NULL, 0, now);   /* every append fails */
+    __atomic_store_n(&ps->base_t, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&ps->gen, ps->gen + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Keeps the buffer when the chunk is empty. The chunk is queued before the
+ * slot lets go of it: a process killed in between leaves the chunk to the
+ * queue, its buffer marked queued, never lost nor written twice.
+ */
 int rec_chunk_close(struct rec_thread *t, uint32_t flags)
 {
-    uint32_t bi = t->buf;
+    struct rec_seg_slot *ps = t->ps;
+    uint32_t bi = ps->buf;
     struct iot_chunk_hdr *h;
 
     if (!bi || t->enc.nrec == 0)
         return 0;
-    h = &rec_bufs[bi - 1].hdr;
+    h = &rec_seg_meta(rec_seg, bi)->hdr;
     memset(h, 0, sizeof(*h));
     h->version = IOT_FORMAT_VERSION;
     h->flags = flags;
     h->pid = rec_pid;
     h->tid = t->tid;
-    h->stream_id = t->stream_id;
-    h->seq = t->seq;
+    h->stream_id = ps->stream_id;
+    h->seq = ps->seq;
     h->nrec = t->enc.nrec;
     h->base_t = t->enc.base_t;
     h->bytes = (uint32_t)t->enc.len;
-    __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
-    __atomic_store_n(&t->buf, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&t->pub, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&ps->gen, ps->gen + 1, __ATOMIC_RELEASE);
     rec_queue_push(bi);
+    __atomic_store_n(&ps->pub, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&ps->buf, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&ps->seq, ps->seq + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&ps->gen, ps->gen + 1, __ATOMIC_RELEASE);
     __atomic_or_fetch(&t->due, REC_DUE_FLUSH, __ATOMIC_RELAXED);
     return 1;
 }
@@ -102,10 +115,10 @@ void rec_do_due(struct rec_thread *t)
 void rec_chunk_switch(struct rec_thread *t, int64_t now)
 {
     int saved = errno;
-    uint32_t bi = t->buf;
+    uint32_t bi = t->ps->buf;
 
     if (rec_chunk_close(t, 0) || !bi)
-        bi = rec_buf_get();
+        bi = rec_buf_get(rec_slot_number(t));
     stream_begin(t, bi, now);
     rec_clock_tick(now);
     errno = saved;
@@ -113,10 +126,22 @@ void rec_chunk_switch(struct rec_thread *t, int64_t now)
 
 /* ----------------------------------------------------- start and end */
 
+/* The slot the collector or a snapshot sees the thread's chunks through. */
+static struct rec_seg_slot *slot_for(int32_t tid)
+{
+    struct rec_seg_slot *ps = rec_seg_slot_take(rec_seg, rec_proc, rec_image,
+                                                rec_pid, tid);
+
+    if (ps)
+        __atomic_store_n(&ps->stream_id, rec_stream_id_new(), __ATOMIC_RELAXED);
+    return ps;
+}
+
 struct rec_thread *rec_thread_init(int first, int64_t now)
 {
     struct rec_thread *t = rec_slot_take();
-    uint32_t bi;
+    int32_t tid = rec_gettid();
+    uint32_t bi = 0;
 
     if (!t)
         return NULL;
@@ -128,20 +153,21 @@ struct rec_thread *rec_thread_init(int first, int64_t now)
     for (int i = 0; i < REC_PENDING; i++)
         __atomic_store_n(&t->pending[i].valid, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&t->npending, 0, __ATOMIC_RELEASE);
-    rec_self = t;
-    bi = rec_buf_get();
+    t->due = 0;
+    t->ps = slot_for(tid);
+    if (t->ps) {
+        rec_self = t;
+        bi = rec_buf_get(rec_slot_number(t));
+    }
     if (!bi) {
         rec_self = NULL;
+        if (t->ps)
+            rec_seg_slot_drop(t->ps);
         __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
         return NULL;
     }
-    t->tid = rec_gettid();
-    t->seq = 0;
-    t->stream_id = rec_stream_id_new();
-    t->due = 0;
+    t->tid = tid;
     t->self = pthread_self();
-    t->snap_buf = 0;
-    t->snap_len = 0;
     stream_begin(t, bi, now);
     pthread_setspecific(thread_key, t);
     if (first)
@@ -185,9 +211,14 @@ static void thread_end(void *arg)
         rec_drain(t);
     rec_chunk_close(t, IOT_CHUNK_LAST);
     rec_trace_flush();
-    if (t->buf)
-        rec_buf_put(t->buf);   /* an empty chunk's buffer is ours to give back */
-    t->buf = 0;
+    if (t->ps->buf) {
+        /* an empty chunk's buffer is ours to give back */
+        uint32_t bi = t->ps->buf;
+
+        __atomic_store_n(&t->ps->buf, 0, __ATOMIC_RELEASE);
+        rec_buf_put(bi);
+    }
+    rec_seg_slot_drop(t->ps);
     rec_self = NULL;
     __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
     rec_guard = 0;
@@ -200,17 +231,28 @@ int rec_thread_key_init(void)
     return pthread_key_create(&thread_key, thread_end);
 }
 
-void rec_thread_fork_child(struct rec_thread *self, uint32_t keep)
+/*
+ * In a fork child: the forking thread's stream starts anew, in a slot and
+ * a buffer of the child's own (the parent's slot and open buffer are still
+ * the parent's, in a shared segment). 0, or -1 when none is left.
+ */
+int rec_thread_fork_child(struct rec_thread *self)
 {
     int64_t now = rec_mono_ns();
+    uint32_t bi;
 
     self->tid = rec_gettid();
-    self->seq = 0;
-    self->stream_id = rec_stream_id_new();
-    self->snap_buf = 0;
-    self->snap_len = 0;
     self->self = pthread_self();
-    stream_begin(self, keep ? keep : rec_buf_get(), now);
+    self->ps = slot_for(self->tid);
+    if (!self->ps)
+        return -1;
+    bi = rec_buf_get(rec_slot_number(self));
+    if (!bi) {
+        rec_seg_slot_drop(self->ps);
+        return -1;
+    }
+    stream_begin(self, bi, now);
     rec_process_record(self, now);
     rec_thread_name_record(self, now);
+    return 0;
 }

@@ -1,7 +1,9 @@
 /*
- * tracefile.c - the trace file: where its fd lives, compressing a chunk into
- * one zstd frame and appending it with one write(), writing the queue when a
- * chunk closes, and snapshotting open chunks at exit and exec.
+ * tracefile.c - the trace file when no collector writes it (plain preload):
+ * where its fd lives, compressing a chunk into one zstd frame and appending
+ * it with one write(), writing the queue when a chunk closes, and
+ * snapshotting open chunks at exit and exec. Under a collector the same
+ * entry points only wake it.
  *
  * The process has no thread of its own (a second thread would change the
  * program: glibc leaves its single-threaded fast paths, unshare(CLONE_NEWUSER)
@@ -17,35 +19,16 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "frame.h"
 #include "internal.h"
 
 pthread_mutex_t rec_flush_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The tid holding rec_flush_lock, 0 none: a handler must not wait for its own thread. */
 static int32_t flush_owner;
 
-static struct iot_chunker *chunker;       /* static: compressing never allocates */
+static struct rec_framer framer;          /* static: compressing never allocates */
 static void *chunker_mem;
 static size_t chunker_size;
-static uint8_t *frame_buf;                /* compressed frame scratch */
-static size_t frame_cap;
-static int trace_fd = -1;
-
-long rec_sys_write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-
-    while (n > 0) {
-        long w = syscall(SYS_write, fd, p, n);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
 
 /* ------------------------------------------------------------ the fd */
 
@@ -116,7 +99,7 @@ static int output_usable(int fd)
  * at its name after that rename: the output is opened then too.
  *
  * The fd may take any number for now: rec_trace_open() moves it up out of
- * the program's way before the program runs (fd_high).
+ * the program's way before the program runs (rec_fd_high).
  */
 static int open_trace(void)
 {
@@ -158,7 +141,7 @@ static int open_trace(void)
             return -1;
         }
     }
-    trace_fd = fd;
+    rec_own_fd_set(REC_OWN_TRACE, fd);
     return 0;
 }
 
@@ -169,14 +152,14 @@ static int open_trace(void)
  */
 int rec_trace_open(void)
 {
-    frame_cap = iot_chunk_bound(REC_CHUNK_CAP);
-    frame_buf = mmap(NULL, frame_cap, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    framer.cap = iot_chunk_bound(REC_CHUNK_CAP);
+    framer.buf = mmap(NULL, framer.cap, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     chunker_size = iot_chunker_static_size(1, REC_CHUNK_CAP);
     chunker_mem = mmap(NULL, chunker_size, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (frame_buf == MAP_FAILED || chunker_mem == MAP_FAILED ||
-        !(chunker = iot_chunker_init_static(chunker_mem, chunker_size, 1))) {
+    if (framer.buf == MAP_FAILED || chunker_mem == MAP_FAILED ||
+        !(framer.chunker = iot_chunker_init_static(chunker_mem, chunker_size, 1))) {
         rec_warn("cannot set up the recording of", ENOMEM);
         return -1;
     }
@@ -188,30 +171,7 @@ int rec_trace_open(void)
 
 int rec_trace_fd(void)
 {
-    return __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE);
-}
-
-/* A high, close-on-exec duplicate of fd, out of the program's usual range. */
-static int fd_high(int fd, int avoid)
-{
-    struct rlimit rl;
-    long lim = 1024;
-    int nfd = -1;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        lim = (long)rl.rlim_cur;
-    if (lim > 65536)
-        lim = 65536;
-    for (long want = lim - 8; want >= 10 && nfd < 0; want = want * 3 / 4) {
-        nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
-        if (nfd == avoid) {
-            syscall(SYS_close, nfd);
-            nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want + 1);
-        }
-    }
-    if (nfd < 0)
-        nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
-    return nfd;
+    return rec_own_fd_get(REC_OWN_TRACE);
 }
 
 void rec_trace_fd_move(void)
@@ -222,11 +182,11 @@ void rec_trace_fd_move(void)
        interrupted this thread's own write: the fd stays where it is) */
     if (!rec_flush_lock_take(1))
         return;
-    old = trace_fd;
+    old = rec_own_fd_get(REC_OWN_TRACE);
     if (old >= 0) {
-        nfd = fd_high(old, old);
+        nfd = rec_fd_high(old);
         if (nfd >= 0) {
-            __atomic_store_n(&trace_fd, nfd, __ATOMIC_RELEASE);
+            rec_own_fd_set(REC_OWN_TRACE, nfd);
             syscall(SYS_close, old);
         }
     }
@@ -241,150 +201,46 @@ void rec_trace_fork_child(void)
      */
     pthread_mutex_init(&rec_flush_lock, NULL);
     flush_owner = 0;
-    chunker = iot_chunker_init_static(chunker_mem, chunker_size, 1);
+    if (framer.chunker)
+        framer.chunker = iot_chunker_init_static(chunker_mem, chunker_size, 1);
 }
 
 /* ------------------------------------------------------------ writing */
 
 /*
- * Bytes the trace may still grow by under RLIMIT_FSIZE (SIZE_MAX without a
- * limit): a write past it would raise SIGXFSZ in the program.
+ * Compress and write one chunk. Caller holds rec_flush_lock. Past
+ * RLIMIT_FSIZE (as much of the chunk as fits is written) or on any other
+ * failure, recording stops.
  */
-static size_t frame_room(int fd)
+static void emit_chunk(void *ctx, const struct iot_chunk_hdr *h, const void *records)
 {
-    struct rlimit rl;
-    struct stat st;
+    int fd = rec_own_fd_get(REC_OWN_TRACE), err;
 
-    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-        syscall(SYS_fstat, fd, &st) != 0)
-        return SIZE_MAX;
-    return (uint64_t)st.st_size >= (uint64_t)rl.rlim_cur ? 0
-                                                          : (size_t)(rl.rlim_cur - (uint64_t)st.st_size);
-}
-
-/* Append one frame with one write() (O_APPEND keeps frames of several processes whole). */
-static void write_frame(int fd, const void *p, size_t n)
-{
-    if (rec_sys_write_all(fd, p, n) != 0)
-        rec_stop("cannot write trace", errno ? errno : EIO);
-}
-
-/*
- * The chunk's frame does not fit under the file size limit: write the
- * longest run of its records whose frame does (a valid chunk of its own,
- * marked PARTIAL), so that the trace keeps what it can. One chunk's frame
- * can be larger than a small limit (a 64 KiB chunk of irregular times
- * compresses to 26 KB or more): writing nothing then left an empty trace.
- * The frame's size grows with the records kept, so a binary search over
- * the budget of record bytes finds it in a few compressions.
- */
-static void emit_cut(int fd, const struct iot_chunk_hdr *h, const void *records, size_t room)
-{
-    struct iot_chunk_hdr cut = *h;
-    size_t lo = 0, hi = h->bytes, n = 0;
-
-    cut.flags = IOT_CHUNK_PARTIAL;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo + 1) / 2;
-
-        cut.bytes = (uint32_t)iot_records_prefix(records, h->bytes, mid, &cut.nrec);
-        n = cut.bytes ? iot_chunk_compress(chunker, &cut, records, frame_buf, frame_cap) : 0;
-        if (n && n <= room)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    cut.bytes = (uint32_t)iot_records_prefix(records, h->bytes, lo, &cut.nrec);
-    if (!cut.bytes)
+    (void)ctx;
+    if (rec_stopped || !framer.chunker || fd < 0)
         return;
-    n = iot_chunk_compress(chunker, &cut, records, frame_buf, frame_cap);
-    if (n && n <= room)
-        write_frame(fd, frame_buf, n);
-}
-
-/*
- * Compress and write one chunk. Caller holds rec_flush_lock. A frame that
- * would pass RLIMIT_FSIZE stops recording, after as much of its chunk as
- * fits: the kernel must never raise SIGXFSZ in the program.
- */
-static void emit_chunk(const struct iot_chunk_hdr *h, const void *records)
-{
-    int fd = trace_fd;
-    size_t n, room;
-
-    if (rec_stopped || !chunker || fd < 0)
-        return;
-    n = iot_chunk_compress(chunker, h, records, frame_buf, frame_cap);
-    if (n == 0) {
-        rec_stop("cannot compress trace", ENOMEM);
-        return;
-    }
-    room = frame_room(fd);
-    if (n > room) {
-        emit_cut(fd, h, records, room);
-        rec_stop("cannot write trace", EFBIG);
-        return;
-    }
-    write_frame(fd, frame_buf, n);
+    err = rec_frame_write(&framer, fd, h, records);
+    if (err == ENOMEM)
+        rec_stop("cannot compress trace", err);
+    else if (err)
+        rec_stop("cannot write trace", err);
 }
 
 void rec_trace_drain(void)
 {
-    uint32_t idx = rec_queue_take();
-
-    while (idx) {
-        uint32_t next = rec_bufs[idx - 1].next;
-
-        emit_chunk(&rec_bufs[idx - 1].hdr, rec_bufs[idx - 1].data);
-        rec_buf_put(idx);
-        idx = next;
-    }
+    rec_seg_drain(rec_seg, emit_chunk, NULL);
 }
 
 /*
  * The reader keeps the longest version of each (stream, seq), so a
  * PARTIAL chunk is superseded by a later snapshot or the closed chunk.
- * The bytes [0, pub) of another thread's open chunk are stable: a writer
- * never rewrites what it published, and only a lock holder recycles a
- * buffer (a thread's own empty one aside).
  */
 void rec_trace_snapshot(void)
 {
-    int n = rec_slots_mapped();
+    uint32_t n = __atomic_load_n(&rec_seg->slots_hwm, __ATOMIC_ACQUIRE);
 
-    for (int i = 0; i < n; i++) {
-        struct rec_thread *t = rec_slot_at(i);
-        struct iot_chunk_hdr h;
-        uint32_t g1, g2, bi;
-        uint64_t pub;
-
-        if (!__atomic_load_n(&t->state, __ATOMIC_ACQUIRE))
-            continue;
-        g1 = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
-        if (g1 & 1)
-            continue;
-        bi = __atomic_load_n(&t->buf, __ATOMIC_RELAXED);
-        pub = __atomic_load_n(&t->pub, __ATOMIC_ACQUIRE);
-        memset(&h, 0, sizeof(h));
-        h.version = IOT_FORMAT_VERSION;
-        h.flags = IOT_CHUNK_PARTIAL;
-        h.pid = rec_pid;
-        h.tid = __atomic_load_n(&t->tid, __ATOMIC_RELAXED);
-        h.stream_id = __atomic_load_n(&t->stream_id, __ATOMIC_RELAXED);
-        h.seq = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
-        h.base_t = __atomic_load_n(&t->enc.base_t, __ATOMIC_RELAXED);
-        h.nrec = (uint32_t)(pub >> 32);
-        h.bytes = (uint32_t)pub;
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        g2 = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
-        if (g1 != g2 || bi == 0 || h.bytes == 0)
-            continue;
-        if (t->snap_buf == bi && t->snap_len == h.bytes)
-            continue;
-        t->snap_buf = bi;
-        t->snap_len = h.bytes;
-        emit_chunk(&h, rec_bufs[bi - 1].data);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        rec_seg_snapshot_slot(rec_seg, rec_seg_slot_at(rec_seg, i), emit_chunk, NULL);
 }
 
 /* ------------------------------------------------------------ the lock */
@@ -417,12 +273,16 @@ void rec_flush_lock_drop(void)
 
 void rec_trace_flush(void)
 {
+    if (rec_collected) {
+        rec_collect_wake();
+        return;
+    }
     /*
      * Whoever holds the lock writes what is queued; a chunk queued while it
      * held it is seen by its loop after it lets go, so nothing waits and
      * nothing is left behind.
      */
-    while (!rec_queue_empty()) {
+    while (!rec_seg_queue_empty(rec_seg)) {
         if (!rec_flush_lock_take(0))
             return;
         rec_trace_drain();
@@ -432,6 +292,12 @@ void rec_trace_flush(void)
 
 void rec_flush_now(void)
 {
+    /* the collector writes what the process's threads published, and
+       learns of an exec or an exit from the image count or the lock */
+    if (rec_collected) {
+        rec_collect_wake();
+        return;
+    }
     if (!rec_flush_lock_take(1))
         return;
     rec_trace_drain();

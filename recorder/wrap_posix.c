@@ -419,7 +419,7 @@ int close(int fd)
     uint64_t s0, s1;
     int r;
 
-    if (fd >= 0 && fd == rec_trace_fd()) {
+    if (rec_own_fd(fd)) {
         /* The program never opened our fd: to it, it is not open. */
         errno = EBADF;
         return -1;
@@ -440,20 +440,6 @@ int close(int fd)
     return r;
 }
 
-/* close_range() over [first, last] minus the trace fd. */
-static int close_range_around(unsigned first, unsigned last, int flags)
-{
-    int tfd = rec_trace_fd(), r = 0;
-
-    if (tfd < 0 || (unsigned)tfd < first || (unsigned)tfd > last)
-        return (int)syscall(SYS_close_range, first, last, flags);
-    if ((unsigned)tfd > first)
-        r = (int)syscall(SYS_close_range, first, (unsigned)tfd - 1, flags);
-    if (r == 0 && (unsigned)tfd < last)
-        r = (int)syscall(SYS_close_range, (unsigned)tfd + 1, last, flags);
-    return r;
-}
-
 static void rec_close_range(unsigned first, unsigned last, int r, int err,
                             uint64_t s0, uint64_t s1)
 {
@@ -471,7 +457,7 @@ static void rec_close_range(unsigned first, unsigned last, int r, int err,
 int close_range(unsigned first, unsigned last, int flags)
 {
     uint64_t s0 = rec_stamp(), s1;
-    int r = close_range_around(first, last, flags);
+    int r = rec_close_range_around(first, last, flags);
 
     s1 = rec_stamp();
     rec_close_range(first, last, r, ERR_OF(r), s0, s1);
@@ -485,7 +471,7 @@ void closefrom(int low)
 
     if (low < 0)
         low = 0;
-    close_range_around((unsigned)low, ~0u, 0);
+    rec_close_range_around((unsigned)low, ~0u, 0);
     s1 = rec_stamp();
     errno = saved;
     rec_close_range((unsigned)low, ~0u, 0, 0, s0, s1);
@@ -510,7 +496,7 @@ static void rec_dup(int oldfd, int r, int err, int cloexec, uint64_t s0, uint64_
 /* Whether fd is ours (then the program's call fails with EBADF). */
 static int is_trace_fd(int fd)
 {
-    return fd >= 0 && fd == rec_trace_fd();
+    return rec_own_fd(fd);
 }
 
 int dup(int oldfd)
@@ -545,7 +531,7 @@ static int dup_onto(int oldfd, int newfd, int flags, int three)
         /* The program wants this number: give way. Not in a vfork child
          * (guard set): it shares our memory but not our fd table. */
         if (is_trace_fd(newfd) && !rec_guard)
-            rec_trace_fd_move();
+            rec_own_fd_move(newfd);
         r = three ? CALL_REAL(-1, dup3, oldfd, newfd, flags)
                   : CALL_REAL(-1, dup2, oldfd, newfd);
     }
@@ -597,8 +583,13 @@ static inline void rec_setfd(int fd, int fdflags, int r, int err, uint64_t s0, u
             rec_setfd(fd, (int)(intptr_t)arg, r, ERR_OF(r), s0, s1);           \
             return r;                                                          \
         }                                                                      \
-        if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)                          \
+        if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) {                        \
+            if (is_trace_fd(fd)) {                                             \
+                errno = EBADF;                                                 \
+                return -1;                                                     \
+            }                                                                  \
             return CALL_REAL(-1, name, fd, cmd, arg);                          \
+        }                                                                      \
         s0 = rec_stamp();                                                      \
         if (is_trace_fd(fd)) {                                                 \
             errno = EBADF;                                                     \

@@ -74,19 +74,21 @@ char **rec_env_fix(char *const envp[])
             strlen(rec_lib_path) + 20 + strlen(rec_out_path) + 20 + 20 +
             strlen(tsc) + 16 + 20 + 16 +
             (rec_once_path() ? strlen(rec_once_path()) : 0) +
-            20 + strlen(rec_spool_path);
-    size = sizeof(size_t) + (n + 8) * sizeof(char *) + strsz;
+            20 + strlen(rec_spool_path) + 96;
+    size = sizeof(size_t) + (n + 10) * sizeof(char *) + strsz;
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                 -1, 0);
     if (base == MAP_FAILED)
         return (char **)envp;
     memcpy(base, &size, sizeof(size));
     out = (char **)(base + sizeof(size_t));
-    str = (char *)(out + n + 8);
+    str = (char *)(out + n + 10);
     for (size_t i = 0; i < n; i++)
         if (!has_prefix(envp[i], "LD_PRELOAD=") &&
             !has_prefix(envp[i], "IORECORD_OUTPUT=") &&
             !has_prefix(envp[i], "IORECORD_SPOOL=") &&
+            !has_prefix(envp[i], "IORECORD_COLLECT=") &&
+            !has_prefix(envp[i], "IORECORD_PROC=") &&
             !has_prefix(envp[i], "IORECORD_STACKS=") &&
             !has_prefix(envp[i], "IORECORD_TSC=") &&
             !has_prefix(envp[i], "IORECORD_ONCE=") &&
@@ -107,6 +109,7 @@ char **rec_env_fix(char *const envp[])
         out[k++] = str;
         str += sprintf(str, "IORECORD_SPOOL=%s", rec_spool_path) + 1;
     }
+    str = rec_collect_env(out, &k, str);
     out[k++] = str;
     str += sprintf(str, "IORECORD_STACKS=%d", rec_stacks ? 1 : 0) + 1;
     out[k++] = str;

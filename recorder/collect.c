@@ -1,0 +1,186 @@
+/*
+ * collect.c - the segment this process records into (segment.h).
+ *
+ * Under iorecord, IORECORD_COLLECT=SEG,LIVE names two inherited fds: the
+ * launcher's memfd, shared with the collector and every recorded process of
+ * the run, and the write end of a pipe whose end tells the collector that
+ * every process of the run is gone. The process maps the memfd, takes a
+ * process entry and holds the POSIX lock on its byte for as long as it
+ * lives: the collector tests that lock to learn of a death, in any pid
+ * namespace, kill -9 included.
+ *
+ * An exec keeps the process, its lock and its entry: the exec wrapper
+ * passes the entry on (IORECORD_PROC=N:PID) and the new image bumps the
+ * entry's image, which tells the collector that the slots of the old one
+ * will never be written again.
+ *
+ * Without a collector (plain preload, or fds that are not a segment), the
+ * segment is private memory and this process writes the trace itself.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+struct rec_seg_hdr *rec_seg;
+int rec_collected;
+uint32_t rec_proc;
+uint32_t rec_image;
+
+/* "A,B" or "A:B" as two non-negative ints. */
+static int parse_pair(const char *v, char sep, long *a, long *b)
+{
+    char *end;
+
+    if (!v || !*v)
+        return -1;
+    *a = strtol(v, &end, 10);
+    if (end == v || *end != sep || *a < 0)
+        return -1;
+    v = end + 1;
+    *b = strtol(v, &end, 10);
+    if (end == v || *end != '\0' || *b < 0)
+        return -1;
+    return 0;
+}
+
+/* Map the segment behind fd; 0, or -1 when it is none of ours. */
+static int attach(int fd)
+{
+    struct stat st;
+    void *p;
+
+    if (syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size < (off_t)sizeof(struct rec_seg_hdr))
+        return -1;
+    p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+             fd, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    if (!rec_seg_valid(p, (size_t)st.st_size)) {
+        munmap(p, (size_t)st.st_size);
+        return -1;
+    }
+    rec_seg = p;
+    return 0;
+}
+
+/* A new process entry, locked and live; 0, or -1. */
+static int new_entry(int fd)
+{
+    int n = rec_seg_proc_take(rec_seg, rec_pid);
+
+    if (n < 0)
+        return -1;
+    if (rec_seg_lock(fd, (uint32_t)n) != 0) {
+        __atomic_store_n(&rec_seg_proc_at(rec_seg, (uint32_t)n)->state,
+                         REC_PROC_FREE, __ATOMIC_RELEASE);
+        return -1;
+    }
+    __atomic_store_n(&rec_seg_proc_at(rec_seg, (uint32_t)n)->state,
+                     REC_PROC_LIVE, __ATOMIC_RELEASE);
+    rec_proc = (uint32_t)n + 1;
+    rec_image = 0;
+    return 0;
+}
+
+/* The entry an earlier image of this process had, or a new one. */
+static int enter_process(int fd)
+{
+    long n, pid;
+
+    if (parse_pair(getenv("IORECORD_PROC"), ':', &n, &pid) == 0 &&
+        pid == rec_pid && n < (long)rec_seg->nprocs) {
+        struct rec_seg_proc *e = rec_seg_proc_at(rec_seg, (uint32_t)n);
+
+        /* Our lock, kept across the exec, is no conflict to us: taking it
+           again is a no-op. The old image's slots are now stale. */
+        if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == REC_PROC_LIVE &&
+            e->pid == rec_pid && rec_seg_lock(fd, (uint32_t)n) == 0) {
+            rec_proc = (uint32_t)n + 1;
+            rec_image = __atomic_add_fetch(&e->image, 1, __ATOMIC_ACQ_REL);
+            rec_collect_wake();
+            return 0;
+        }
+    }
+    return new_entry(fd);
+}
+
+static int own_segment(void)
+{
+    size_t size = rec_seg_size(REC_MAX_BUFS, REC_MAX_THREADS, 0);
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+    if (p == MAP_FAILED)
+        return -1;
+    rec_seg = p;
+    rec_seg_format(rec_seg, REC_MAX_BUFS, REC_MAX_THREADS, 0);
+    return 0;
+}
+
+int rec_collect_init(void)
+{
+    long seg_fd, live_fd;
+
+    if (parse_pair(getenv("IORECORD_COLLECT"), ',', &seg_fd, &live_fd) == 0 &&
+        seg_fd <= INT32_MAX && live_fd <= INT32_MAX && attach((int)seg_fd) == 0) {
+        if (enter_process((int)seg_fd) == 0) {
+            rec_collected = 1;
+            rec_own_fd_set(REC_OWN_SEG, (int)seg_fd);
+            rec_own_fd_set(REC_OWN_LIVE, (int)live_fd);
+            return 0;
+        }
+        munmap(rec_seg, (size_t)rec_seg->size);
+        rec_seg = NULL;
+    }
+    return own_segment();
+}
+
+int rec_collect_fork_child(void)
+{
+    struct rec_seg_hdr *s = rec_seg;
+
+    if (rec_collected)
+        return new_entry(rec_own_fd_get(REC_OWN_SEG));
+    /*
+     * Our own memory, copied: the parent writes its queue and its threads'
+     * chunks; here every buffer and slot is free again.
+     */
+    s->queue_head = 0;
+    s->free_head = 0;
+    for (uint32_t b = 1; b <= s->bufs_used; b++)
+        rec_seg_buf_put(s, b);
+    for (uint32_t i = 0; i < s->slots_hwm; i++)
+        rec_seg_slot_drop(rec_seg_slot_at(s, i));
+    return 0;
+}
+
+void rec_collect_wake(void)
+{
+    if (!rec_collected)
+        return;
+    __atomic_add_fetch(&rec_seg->wake, 1, __ATOMIC_ACQ_REL);
+    if (__atomic_load_n(&rec_seg->sleeping, __ATOMIC_ACQUIRE))
+        syscall(SYS_futex, &rec_seg->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+int rec_collector_alive(void)
+{
+    return rec_seg_locked(rec_own_fd_get(REC_OWN_SEG), rec_seg->nprocs) != 0;
+}
+
+char *rec_collect_env(char **out, size_t *k, char *str)
+{
+    if (!rec_collected)
+        return str;
+    out[(*k)++] = str;
+    str += sprintf(str, "IORECORD_COLLECT=%d,%d", rec_own_fd_get(REC_OWN_SEG),
+                   rec_own_fd_get(REC_OWN_LIVE)) + 1;
+    out[(*k)++] = str;
+    str += sprintf(str, "IORECORD_PROC=%u:%d", rec_proc - 1, (int)rec_pid) + 1;
+    return str;
+}

@@ -1,0 +1,116 @@
+/*
+ * ownfds.c - the fds the recorder keeps in the program's table: the trace
+ * (without a collector), or the collector's segment and liveness pipe
+ * (with one). They sit at high numbers, out of the program's usual range;
+ * to the program they are not open: close, dup and fcntl on them fail with
+ * EBADF, close_range and closefrom pass over them, and a dup2 onto one of
+ * their numbers moves ours away first.
+ */
+#include <fcntl.h>
+#include <sys/resource.h>
+
+#include "internal.h"
+
+static int own[3] = { -1, -1, -1 };   /* by REC_OWN_* */
+
+void rec_own_fd_set(int kind, int fd)
+{
+    __atomic_store_n(&own[kind], fd, __ATOMIC_RELEASE);
+}
+
+int rec_own_fd_get(int kind)
+{
+    return __atomic_load_n(&own[kind], __ATOMIC_ACQUIRE);
+}
+
+int rec_own_fd(int fd)
+{
+    if (fd < 0)
+        return 0;
+    for (int k = 0; k < 3; k++)
+        if (fd == rec_own_fd_get(k))
+            return 1;
+    return 0;
+}
+
+/* A close-on-exec duplicate of fd at a high number (-1 when none). */
+int rec_fd_high(int fd)
+{
+    struct rlimit rl;
+    long lim = 1024;
+    int nfd = -1;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        lim = (long)rl.rlim_cur;
+    if (lim > 65536)
+        lim = 65536;
+    for (long want = lim - 8; want >= 10 && nfd < 0; want = want * 3 / 4)
+        nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
+    if (nfd < 0)
+        nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+    return nfd;
+}
+
+/*
+ * Move the segment or the pipe: a new high number that survives exec. The
+ * process's POSIX locks on the memfd go with the close of any fd of it, so
+ * the entry is out of the collector's judgement until the lock is back.
+ */
+static void move_inherited(int kind, int fd)
+{
+    struct rec_seg_proc *e = rec_proc ? rec_seg_proc_at(rec_seg, rec_proc - 1) : NULL;
+    int nfd = rec_fd_high(fd);
+
+    if (nfd < 0)
+        return;
+    syscall(SYS_fcntl, nfd, F_SETFD, 0);
+    if (kind == REC_OWN_SEG && e)
+        __atomic_store_n(&e->state, REC_PROC_CLAIMED, __ATOMIC_RELEASE);
+    rec_own_fd_set(kind, nfd);
+    syscall(SYS_close, fd);
+    if (kind == REC_OWN_SEG && e) {
+        rec_seg_lock(nfd, rec_proc - 1);
+        __atomic_store_n(&e->state, REC_PROC_LIVE, __ATOMIC_RELEASE);
+    }
+}
+
+void rec_own_fd_move(int fd)
+{
+    if (fd < 0)
+        return;
+    if (fd == rec_own_fd_get(REC_OWN_TRACE))
+        rec_trace_fd_move();
+    else if (fd == rec_own_fd_get(REC_OWN_SEG))
+        move_inherited(REC_OWN_SEG, fd);
+    else if (fd == rec_own_fd_get(REC_OWN_LIVE))
+        move_inherited(REC_OWN_LIVE, fd);
+}
+
+int rec_close_range_around(unsigned first, unsigned last, int flags)
+{
+    unsigned lo = first;
+    int r = 0;
+
+    /* Each of our fds in [first, last], lowest first, splits the range. */
+    while (r == 0 && lo <= last) {
+        unsigned next = last;
+        int found = 0;
+
+        for (int k = 0; k < 3; k++) {
+            int fd = rec_own_fd_get(k);
+
+            if (fd >= 0 && (unsigned)fd >= lo && (unsigned)fd <= next) {
+                next = (unsigned)fd;
+                found = 1;
+            }
+        }
+        if (!found)
+            return (int)syscall(SYS_close_range, lo, last, flags);
+        if (next > lo)
+            r = (int)syscall(SYS_close_range, lo, next - 1, flags);
+        if (next == ~0u)
+            break;
+        lo = next + 1;
+    }
+    return r;
+}

@@ -1,0 +1,327 @@
+/*
+ * segment.c - the shared record memory (segment.h): layout, the lock-free
+ * buffer free list and queue, slot and process-entry allocation, the
+ * liveness locks, and the writer of the trace's side: draining the queue,
+ * snapshotting and retiring slots.
+ *
+ * Linked into libiorecord.so and into iorecord (the collector): it calls
+ * only raw syscalls, which no wrapper of ours sees.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "segment.h"
+
+#define PAGE 4096u
+
+static uint64_t align_up(uint64_t n, uint64_t a)
+{
+    return (n + a - 1) / a * a;
+}
+
+/* ------------------------------------------------------------- set-up */
+
+static void layout(struct rec_seg_hdr *s, uint32_t nbufs, uint32_t nslots,
+                   uint32_t nprocs)
+{
+    s->nbufs = nbufs;
+    s->nslots = nslots;
+    s->nprocs = nprocs;
+    s->procs_off = align_up(sizeof(*s), 64);
+    s->slots_off = align_up(s->procs_off + (uint64_t)nprocs * sizeof(struct rec_seg_proc), 64);
+    s->metas_off = align_up(s->slots_off + (uint64_t)nslots * sizeof(struct rec_seg_slot), 64);
+    s->data_off = align_up(s->metas_off + (uint64_t)nbufs * sizeof(struct rec_seg_buf), PAGE);
+    s->size = s->data_off + (uint64_t)nbufs * REC_SEG_CHUNK;
+}
+
+size_t rec_seg_size(uint32_t nbufs, uint32_t nslots, uint32_t nprocs)
+{
+    struct rec_seg_hdr s;
+
+    layout(&s, nbufs, nslots, nprocs);
+    return (size_t)s.size;
+}
+
+void rec_seg_format(struct rec_seg_hdr *s, uint32_t nbufs, uint32_t nslots,
+                    uint32_t nprocs)
+{
+    layout(s, nbufs, nslots, nprocs);
+    s->version = REC_SEG_VERSION;
+    __atomic_store_n(&s->magic, REC_SEG_MAGIC, __ATOMIC_RELEASE);
+}
+
+int rec_seg_valid(const struct rec_seg_hdr *s, size_t size)
+{
+    struct rec_seg_hdr want;
+
+    if (size < sizeof(*s) || s->magic != REC_SEG_MAGIC ||
+        s->version != REC_SEG_VERSION)
+        return 0;
+    layout(&want, s->nbufs, s->nslots, s->nprocs);
+    return s->nbufs > 0 && s->nslots > 0 && want.size == s->size &&
+           s->size <= size && want.procs_off == s->procs_off &&
+           want.slots_off == s->slots_off && want.metas_off == s->metas_off &&
+           want.data_off == s->data_off;
+}
+
+/* ------------------------------------------------------------ buffers */
+
+uint32_t rec_seg_buf_take(struct rec_seg_hdr *s, uint32_t open_as)
+{
+    uint64_t old = __atomic_load_n(&s->free_head, __ATOMIC_ACQUIRE), nw;
+    uint32_t b, n;
+
+    for (;;) {
+        b = (uint32_t)old;
+        if (b == 0)
+            break;
+        nw = (((old >> 32) + 1) << 32) |
+             __atomic_load_n(&rec_seg_meta(s, b)->next, __ATOMIC_RELAXED);
+        if (__atomic_compare_exchange_n(&s->free_head, &old, nw, 1,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            goto taken;
+    }
+    /* None free: the next untouched one, if any is left. */
+    n = __atomic_load_n(&s->bufs_used, __ATOMIC_ACQUIRE);
+    do {
+        if (n >= s->nbufs)
+            return 0;
+    } while (!__atomic_compare_exchange_n(&s->bufs_used, &n, n + 1, 1,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    b = n + 1;
+taken:
+    __atomic_store_n(&rec_seg_meta(s, b)->state, open_as, __ATOMIC_RELEASE);
+    return b;
+}
+
+void rec_seg_buf_put(struct rec_seg_hdr *s, uint32_t b)
+{
+    uint64_t old = __atomic_load_n(&s->free_head, __ATOMIC_ACQUIRE), nw;
+    struct rec_seg_buf *m = rec_seg_meta(s, b);
+
+    __atomic_store_n(&m->state, REC_BUF_FREE, __ATOMIC_RELEASE);
+    do {
+        __atomic_store_n(&m->next, (uint32_t)old, __ATOMIC_RELAXED);
+        nw = (((old >> 32) + 1) << 32) | b;
+    } while (!__atomic_compare_exchange_n(&s->free_head, &old, nw, 1,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+}
+
+void rec_seg_queue_push(struct rec_seg_hdr *s, uint32_t b)
+{
+    struct rec_seg_buf *m = rec_seg_meta(s, b);
+    uint32_t old = __atomic_load_n(&s->queue_head, __ATOMIC_ACQUIRE);
+
+    __atomic_store_n(&m->state, REC_BUF_QUEUED, __ATOMIC_RELEASE);
+    do
+        __atomic_store_n(&m->next, old, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&s->queue_head, &old, b, 1,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+}
+
+uint32_t rec_seg_queue_take(struct rec_seg_hdr *s)
+{
+    uint32_t b = __atomic_exchange_n(&s->queue_head, 0, __ATOMIC_ACQ_REL);
+    uint32_t rev = 0;
+
+    /* The queue is LIFO; chunks are written in the order they closed. */
+    while (b) {
+        struct rec_seg_buf *m = rec_seg_meta(s, b);
+        uint32_t next = m->next;
+
+        m->next = rev;
+        rev = b;
+        b = next;
+    }
+    return rev;
+}
+
+int rec_seg_queue_empty(struct rec_seg_hdr *s)
+{
+    return __atomic_load_n(&s->queue_head, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* ---------------------------------------------------- slots, processes */
+
+/*
+ * Claim entry i of a table whose entries start with a state word: a
+ * compare-and-swap from free to `to`. Entries past the high-water mark are
+ * claimed by raising it first, so a scan of [0, hwm) sees every taken one.
+ */
+static int claim(uint32_t *state, uint32_t to)
+{
+    uint32_t zero = 0;
+
+    return __atomic_load_n(state, __ATOMIC_RELAXED) == 0 &&
+           __atomic_compare_exchange_n(state, &zero, to, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_RELAXED);
+}
+
+static int64_t claim_in(uint32_t *hwm, uint32_t max, void *base, size_t stride,
+                        uint32_t to)
+{
+    uint32_t n = __atomic_load_n(hwm, __ATOMIC_ACQUIRE);
+
+    for (uint32_t i = 0; i < n; i++)
+        if (claim((uint32_t *)((char *)base + i * stride), to))
+            return i;
+    for (;;) {
+        n = __atomic_load_n(hwm, __ATOMIC_ACQUIRE);
+        if (n >= max)
+            return -1;
+        if (__atomic_compare_exchange_n(hwm, &n, n + 1, 1, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE) &&
+            claim((uint32_t *)((char *)base + n * stride), to))
+            return n;
+    }
+}
+
+/* Claimed, not yet filled in: the writer of the trace leaves it alone. */
+#define SLOT_CLAIMED 2u
+
+struct rec_seg_slot *rec_seg_slot_take(struct rec_seg_hdr *s, uint32_t proc,
+                                       uint32_t image, int32_t pid, int32_t tid)
+{
+    int64_t i = claim_in(&s->slots_hwm, s->nslots, rec_seg_slot_at(s, 0),
+                         sizeof(struct rec_seg_slot), SLOT_CLAIMED);
+    struct rec_seg_slot *sl;
+
+    if (i < 0)
+        return NULL;
+    sl = rec_seg_slot_at(s, (uint32_t)i);
+    sl->proc = proc;
+    sl->image = image;
+    sl->pid = pid;
+    sl->tid = tid;
+    sl->buf = 0;
+    sl->seq = 0;
+    sl->pub = 0;
+    sl->stream_id = 0;
+    sl->base_t = 0;
+    sl->snap_buf = 0;
+    sl->snap_len = 0;
+    /* Judged by the writer of the trace from here on: whole by now. */
+    __atomic_store_n(&sl->state, REC_SLOT_LIVE, __ATOMIC_RELEASE);
+    return sl;
+}
+
+void rec_seg_slot_drop(struct rec_seg_slot *sl)
+{
+    __atomic_store_n(&sl->state, REC_SLOT_FREE, __ATOMIC_RELEASE);
+}
+
+int rec_seg_proc_take(struct rec_seg_hdr *s, int32_t pid)
+{
+    int64_t i = claim_in(&s->procs_hwm, s->nprocs, rec_seg_proc_at(s, 0),
+                         sizeof(struct rec_seg_proc), REC_PROC_CLAIMED);
+
+    if (i < 0)
+        return -1;
+    rec_seg_proc_at(s, (uint32_t)i)->pid = pid;
+    rec_seg_proc_at(s, (uint32_t)i)->image = 0;
+    return (int)i;
+}
+
+int rec_seg_lock(int fd, uint32_t i)
+{
+    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+                        .l_start = (off_t)i, .l_len = 1 };
+
+    return syscall(SYS_fcntl, fd, F_SETLK, &fl) == 0 ? 0 : -1;
+}
+
+int rec_seg_locked(int fd, uint32_t i)
+{
+    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+                        .l_start = (off_t)i, .l_len = 1 };
+
+    if (syscall(SYS_fcntl, fd, F_GETLK, &fl) != 0)
+        return -1;
+    return fl.l_type != F_UNLCK;
+}
+
+/* ----------------------------------------------------------- writing */
+
+static void slot_hdr(const struct rec_seg_slot *sl, struct iot_chunk_hdr *h)
+{
+    memset(h, 0, sizeof(*h));
+    h->version = IOT_FORMAT_VERSION;
+    h->flags = IOT_CHUNK_PARTIAL;
+    h->pid = __atomic_load_n(&sl->pid, __ATOMIC_RELAXED);
+    h->tid = __atomic_load_n(&sl->tid, __ATOMIC_RELAXED);
+    h->stream_id = __atomic_load_n(&sl->stream_id, __ATOMIC_RELAXED);
+    h->seq = __atomic_load_n(&sl->seq, __ATOMIC_RELAXED);
+    h->base_t = __atomic_load_n(&sl->base_t, __ATOMIC_RELAXED);
+}
+
+void rec_seg_snapshot_slot(struct rec_seg_hdr *s, struct rec_seg_slot *sl,
+                           rec_seg_emit_fn *emit, void *ctx)
+{
+    struct iot_chunk_hdr h;
+    uint32_t g1, g2, b;
+    uint64_t pub;
+
+    if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != REC_SLOT_LIVE)
+        return;
+    g1 = __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE);
+    if (g1 & 1)
+        return;
+    b = __atomic_load_n(&sl->buf, __ATOMIC_RELAXED);
+    pub = __atomic_load_n(&sl->pub, __ATOMIC_ACQUIRE);
+    slot_hdr(sl, &h);
+    h.nrec = (uint32_t)(pub >> 32);
+    h.bytes = (uint32_t)pub;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    g2 = __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE);
+    if (g1 != g2 || b == 0 || b > s->nbufs || h.bytes == 0 ||
+        h.bytes > REC_SEG_CHUNK)
+        return;
+    if (sl->snap_buf == b && sl->snap_len == h.bytes)
+        return;
+    sl->snap_buf = b;
+    sl->snap_len = h.bytes;
+    emit(ctx, &h, rec_seg_data(s, b));
+}
+
+void rec_seg_retire_slot(struct rec_seg_hdr *s, struct rec_seg_slot *sl,
+                         rec_seg_emit_fn *emit, void *ctx)
+{
+    uint32_t idx = (uint32_t)(sl - rec_seg_slot_at(s, 0));
+    uint32_t b = __atomic_load_n(&sl->buf, __ATOMIC_ACQUIRE);
+    uint64_t pub = __atomic_load_n(&sl->pub, __ATOMIC_ACQUIRE);
+    struct iot_chunk_hdr h;
+
+    /*
+     * A buffer that is queued (its thread died between queueing it and
+     * letting go) is the queue's to write; one that is not open as this
+     * slot's was never written into.
+     */
+    if (b && b <= s->nbufs &&
+        __atomic_load_n(&rec_seg_meta(s, b)->state, __ATOMIC_ACQUIRE) == idx + 1) {
+        slot_hdr(sl, &h);
+        h.nrec = (uint32_t)(pub >> 32);
+        h.bytes = (uint32_t)pub;
+        if (h.bytes > 0 && h.bytes <= REC_SEG_CHUNK &&
+            !(sl->snap_buf == b && sl->snap_len == h.bytes))
+            emit(ctx, &h, rec_seg_data(s, b));
+        rec_seg_buf_put(s, b);
+    }
+    __atomic_store_n(&sl->buf, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&sl->pub, 0, __ATOMIC_RELAXED);
+    rec_seg_slot_drop(sl);
+}
+
+void rec_seg_drain(struct rec_seg_hdr *s, rec_seg_emit_fn *emit, void *ctx)
+{
+    uint32_t b = rec_seg_queue_take(s);
+
+    while (b) {
+        uint32_t next = rec_seg_meta(s, b)->next;
+
+        emit(ctx, &rec_seg_meta(s, b)->hdr, rec_seg_data(s, b));
+        rec_seg_buf_put(s, b);
+        b = next;
+    }
+}

@@ -1,0 +1,209 @@
+/*
+ * segment.h - the memory recorded threads append their records to and the
+ * writer of the trace reads them from: chunk buffers, their free list and
+ * their queue, and one slot per recorded thread that publishes its open
+ * chunk.
+ *
+ * Under iorecord the segment is one memfd shared by every recorded process
+ * and the collector (collector.c, a process iorecord starts), which alone
+ * compresses and writes. A record is in shared memory the moment it is
+ * published, so a process killed at any instant loses at most the call in
+ * flight: the collector writes what its slots published once it sees the
+ * process gone. Under plain preload the segment is private memory of one
+ * process, whose own threads write it (tracefile.c).
+ *
+ * The layout: the header, then REC_SEG_PROCS process entries, the slots, the
+ * buffers' headers, and the buffers' data, page aligned. It holds no
+ * pointers: every process maps it at its own address.
+ *
+ * Liveness: a process holds a POSIX write lock on the byte of the memfd at
+ * its entry's index (taken at start and after fork; kept across exec; the
+ * kernel drops it when the process dies, even by kill -9, and in any pid
+ * namespace). The collector holds the byte at REC_SEG_PROCS. Nobody writes
+ * those bytes: the locks are advisory.
+ */
+#ifndef REC_SEGMENT_H
+#define REC_SEGMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iotrace.h"
+
+#pragma GCC visibility push(hidden)
+
+#define REC_SEG_MAGIC   0x3147455344524f49ULL   /* "IORDSEG1" */
+#define REC_SEG_VERSION 1
+#define REC_SEG_CHUNK   (64 * 1024)             /* bytes of records per buffer */
+/* Under iorecord, for all processes of a run: 256 MiB of buffers, sparse. */
+#define REC_SEG_SHARED_BUFS  4096
+#define REC_SEG_SHARED_SLOTS 4096               /* live recorded threads */
+#define REC_SEG_PROCS        4096               /* live recorded processes */
+
+/* ------------------------------------------------------------- layout */
+
+struct rec_seg_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nbufs;          /* buffers in the segment */
+    uint32_t nslots;         /* thread slots */
+    uint32_t nprocs;         /* process entries (REC_SEG_PROCS, shared only) */
+    uint64_t procs_off, slots_off, metas_off, data_off;
+    uint64_t size;
+    /* allocation: lock-free, by any process */
+    uint64_t free_head;      /* tag << 32 | buffer + 1; the tag defeats ABA */
+    uint32_t queue_head;     /* buffer + 1 of the newest queued chunk */
+    uint32_t bufs_used;      /* buffers ever handed out; the rest are untouched */
+    uint32_t slots_hwm;      /* slots [0, hwm) may be taken */
+    uint32_t procs_hwm;      /* process entries [0, hwm) may be taken */
+    /* the collector (shared only) */
+    uint32_t wake;           /* futex word: bumped when a chunk is queued */
+    uint32_t sleeping;       /* the collector waits on wake */
+    uint32_t flush_req;      /* bumped by the launcher: write all there is */
+    uint32_t flush_done;     /* the last flush_req done */
+    uint32_t stopped;        /* the trace cannot be written: stop recording */
+    uint32_t survivors;      /* processes still recorded at the last flush */
+    int32_t  collector_pid;  /* as the launcher sees it (for messages) */
+};
+
+/* Process entry states. */
+#define REC_PROC_FREE    0u
+#define REC_PROC_CLAIMED 1u   /* taken, lock not yet held: not judged */
+#define REC_PROC_LIVE    2u
+
+struct rec_seg_proc {
+    uint32_t state;
+    int32_t  pid;            /* as the process sees itself */
+    uint32_t image;          /* bumped by each exec into a recorded image */
+    uint32_t pad;
+};
+
+/* Slot states. */
+#define REC_SLOT_FREE 0u
+#define REC_SLOT_LIVE 1u
+
+/*
+ * A recorded thread's open chunk as the writer of the trace sees it. The
+ * thread brackets a chunk switch with gen (odd while switching). A thread
+ * that cannot run again (its process died or exec'd) leaves a slot whose
+ * fields are consistent at every instant: buf is set before anything is
+ * published into it, pub is 0 again before buf changes, and a closed chunk
+ * is queued (its buffer REC_BUF_QUEUED) before the slot lets go of it.
+ */
+struct rec_seg_slot {
+    uint32_t state;
+    uint32_t proc;           /* process entry + 1; 0 in a private segment */
+    uint32_t image;          /* the process's image when the slot was taken */
+    int32_t  pid;
+    int32_t  tid;
+    uint32_t gen;
+    uint32_t buf;            /* buffer + 1 of the open chunk, 0 none */
+    uint32_t seq;            /* chunk number within the stream */
+    uint64_t pub;            /* nrec << 32 | bytes: complete records */
+    uint64_t stream_id;
+    int64_t  base_t;
+    /* the writer of the trace's: what it snapshotted last */
+    uint32_t snap_buf;
+    uint32_t snap_len;
+};
+
+/* Buffer states (struct rec_seg_buf.state); an open one holds slot + 1. */
+#define REC_BUF_FREE   0u
+#define REC_BUF_QUEUED 0xffffffffu
+
+struct rec_seg_buf {
+    uint32_t next;           /* buffer + 1 in a list, 0 = end */
+    uint32_t state;
+    struct iot_chunk_hdr hdr;   /* filled when queued */
+};
+
+/* ------------------------------------------------------------- access */
+
+static inline struct rec_seg_proc *rec_seg_proc_at(struct rec_seg_hdr *s, uint32_t i)
+{
+    return (struct rec_seg_proc *)((char *)s + s->procs_off) + i;
+}
+
+static inline struct rec_seg_slot *rec_seg_slot_at(struct rec_seg_hdr *s, uint32_t i)
+{
+    return (struct rec_seg_slot *)((char *)s + s->slots_off) + i;
+}
+
+/* Buffers are named by index + 1, so that 0 means none. */
+static inline struct rec_seg_buf *rec_seg_meta(struct rec_seg_hdr *s, uint32_t b)
+{
+    return (struct rec_seg_buf *)((char *)s + s->metas_off) + (b - 1);
+}
+
+static inline uint8_t *rec_seg_data(struct rec_seg_hdr *s, uint32_t b)
+{
+    return (uint8_t *)s + s->data_off + (size_t)(b - 1) * REC_SEG_CHUNK;
+}
+
+/* ------------------------------------------------------------- set-up */
+
+/* Bytes a segment of nbufs buffers, nslots slots and nprocs entries takes. */
+size_t rec_seg_size(uint32_t nbufs, uint32_t nslots, uint32_t nprocs);
+/* Lay out a zeroed mapping of rec_seg_size() bytes. */
+void rec_seg_format(struct rec_seg_hdr *s, uint32_t nbufs, uint32_t nslots,
+                    uint32_t nprocs);
+/* Whether a mapping of size bytes holds a segment this code can use. */
+int rec_seg_valid(const struct rec_seg_hdr *s, size_t size);
+
+/* ------------------------------------------------------------ buffers */
+
+/* A free buffer (0 when none is free or untouched), its state open_as. */
+uint32_t rec_seg_buf_take(struct rec_seg_hdr *s, uint32_t open_as);
+/* Back on the free list. */
+void rec_seg_buf_put(struct rec_seg_hdr *s, uint32_t b);
+/* Queue a closed chunk (its hdr filled) for the writer of the trace. */
+void rec_seg_queue_push(struct rec_seg_hdr *s, uint32_t b);
+/* Take every queued buffer, linked through next, oldest first. */
+uint32_t rec_seg_queue_take(struct rec_seg_hdr *s);
+int rec_seg_queue_empty(struct rec_seg_hdr *s);
+
+/* ---------------------------------------------------- slots, processes */
+
+/* A free slot, now REC_SLOT_LIVE as the given thread's with no chunk open;
+   NULL when all are taken. */
+struct rec_seg_slot *rec_seg_slot_take(struct rec_seg_hdr *s, uint32_t proc,
+                                       uint32_t image, int32_t pid, int32_t tid);
+void rec_seg_slot_drop(struct rec_seg_slot *sl);
+/* A free process entry, now REC_PROC_CLAIMED; -1 when all are taken. */
+int rec_seg_proc_take(struct rec_seg_hdr *s, int32_t pid);
+
+/*
+ * Byte-range write lock on byte i of fd (F_SETLK: 0 or -1), and whether
+ * someone holds one there (1, 0, or -1 when fcntl failed).
+ */
+int rec_seg_lock(int fd, uint32_t i);
+int rec_seg_locked(int fd, uint32_t i);
+
+/* ----------------------------------------------------------- writing */
+
+/* Writes one chunk's records: the writer of the trace's side. */
+typedef void rec_seg_emit_fn(void *ctx, const struct iot_chunk_hdr *h,
+                             const void *records);
+
+/*
+ * Emit the published part of sl's open chunk as a PARTIAL chunk, unless
+ * it is empty, was emitted as it is already, or is mid-switch. Only the
+ * writer of the trace recycles buffers, so [0, pub) stays stable while it
+ * reads.
+ */
+void rec_seg_snapshot_slot(struct rec_seg_hdr *s, struct rec_seg_slot *sl,
+                           rec_seg_emit_fn *emit, void *ctx);
+
+/*
+ * sl's thread will never run again (its process died or exec'd): emit what
+ * it published, give its buffer back, free the slot.
+ */
+void rec_seg_retire_slot(struct rec_seg_hdr *s, struct rec_seg_slot *sl,
+                         rec_seg_emit_fn *emit, void *ctx);
+
+/* Write every queued chunk, oldest first, and recycle its buffer. */
+void rec_seg_drain(struct rec_seg_hdr *s, rec_seg_emit_fn *emit, void *ctx);
+
+#pragma GCC visibility pop
+
+#endif

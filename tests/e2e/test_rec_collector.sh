@@ -1,0 +1,101 @@
+#!/bin/sh
+# iorecord's collector (issue 16): the process that writes the trace for every
+# recorded process of the run.
+#   daemon     a double-forked daemon outlives iorecord: it is recorded into
+#              the same trace until it ends, when the collector ends
+#   launcher   iorecord killed -9 mid-run: the collector finishes the trace
+#              and puts it at the output once the program ends
+#   collector  the collector killed -9: the program runs on unharmed, iorecord
+#              exits with its status, and the chunks written before read
+#   fault      the output fails while the program's stderr is /dev/null: one
+#              warning, on iorecord's own stderr
+. "$(dirname "$0")/lib.sh"
+need_built "$IOANALYZE" "$IORECORD" "$BUILD/bin/progs/rec_bytewriter"
+have setsid || skip "setsid (util-linux) is not installed"
+work_dir collector
+asan=$(asan_env "$LIBIORECORD")
+
+# wait_for FILE PATTERN: until `ioanalyze info FILE` matches (10 s at most)
+wait_for() {
+    _i=0
+    until "$IOANALYZE" info "$1" 2>/dev/null | grep -q "$2"; do
+        _i=$((_i + 1))
+        [ $_i -lt 500 ] || return 1
+        sleep 0.02
+    done
+}
+
+# --- daemon: setsid + fork, then work after iorecord has returned
+env $asan "$IORECORD" -o "$work/daemon.zst" -- sh -c \
+    "setsid sh -c 'sleep 0.5; cat /etc/hostname > \"$work/daemon.out\"' &" \
+    >"$work/daemon.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || die "daemon: iorecord exited $rc: $(cat "$work/daemon.log")"
+[ ! -e "$work/daemon.out" ] || die "daemon: iorecord waited for the daemon"
+wait_for "$work/daemon.zst" '/usr/bin/cat \[cat /etc/hostname\].*exit status 0' ||
+    die "daemon: its cat never reached the trace: $("$IOANALYZE" info "$work/daemon.zst" 2>&1)"
+"$IOANALYZE" info "$work/daemon.zst" >"$work/daemon.info" 2>&1
+grep -q '^damage: none' "$work/daemon.info" || die "daemon: $(grep damage "$work/daemon.info")"
+# every process of the run has its exit: sh, setsid's sh, sleep, cat
+[ "$(grep -c 'exit status 0' "$work/daemon.info")" -ge 4 ] ||
+    die "daemon: not every process ended in the trace: $(cat "$work/daemon.info")"
+
+# --- launcher: kill -9 iorecord; the program goes on and ends
+env $asan "$IORECORD" -o "$work/launcher.zst" -- sh -c \
+    'i=0; while [ $i -lt 40 ]; do cat /etc/hostname >/dev/null; sleep 0.01; i=$((i+1)); done' &
+launcher=$!
+sleep 0.1
+kill -9 $launcher
+wait $launcher 2>/dev/null
+wait_for "$work/launcher.zst" '^  pid .*/usr/bin/dash.*exit status 0' ||
+    die "launcher: the trace never reached the output: $(ls -a "$work")"
+"$IOANALYZE" info "$work/launcher.zst" >"$work/launcher.info" 2>&1
+grep -q '^damage: none' "$work/launcher.info" || die "launcher: $(grep damage "$work/launcher.info")"
+n=$(grep -c '/usr/bin/cat \[cat /etc/hostname\].*exit status 0' "$work/launcher.info")
+[ "$n" -eq 40 ] || die "launcher: $n of 40 cat processes in the trace"
+ls -a "$work" | grep -q iorecord- && die "launcher: a spool file was left: $(ls -a "$work")"
+
+# --- collector: kill -9 the collector (iorecord's other child)
+mkdir "$work/c"
+env $asan "$IORECORD" -o "$work/collector.zst" -- "$BUILD/bin/progs/rec_bytewriter" "$work/c" 2 \
+    >"$work/collector.out" 2>"$work/collector.err" &
+launcher=$!
+i=0
+until grep -q ready "$work/collector.out" 2>/dev/null; do
+    i=$((i + 1)); [ $i -lt 500 ] || break; sleep 0.01
+done
+collector=$(ps -o pid=,comm= --ppid $launcher | awk '$2 == "iorecord" { print $1 }')
+victim=$(ps -o pid=,comm= --ppid $launcher | awk '$2 == "rec_bytewriter" { print $1 }')
+if [ -z "$collector" ] || [ -z "$victim" ]; then
+    die "collector: no collector ($collector) or program ($victim) among iorecord's children"
+    kill $launcher
+else
+    sleep 0.3
+    kill -9 "$collector"
+    # the program writes on: 256 MiB of buffers fill, then it stops recording
+    sleep 1
+    kill -0 "$victim" 2>/dev/null || die "collector: the program died with the collector"
+    kill -TERM "$victim"
+    wait $launcher
+    rc=$?
+    [ $rc -eq 143 ] || die "collector: iorecord exited $rc, not 143 (the program's SIGTERM)"
+    "$IOANALYZE" info "$work/collector.zst" >"$work/collector.info" 2>&1 ||
+        die "collector: the trace does not read: $(cat "$work/collector.info")"
+    grep -q '^damage: none' "$work/collector.info" || die "collector: $(grep damage "$work/collector.info")"
+    grep -q '^events: [1-9]' "$work/collector.info" || die "collector: nothing kept: $(cat "$work/collector.info")"
+fi
+
+# --- fault: the trace's disk is full, the program's stderr is /dev/null
+if [ -w /dev/full ]; then
+    env $asan "$IORECORD" -o /dev/full -- sh -c \
+        'dd if=/dev/zero of=/dev/null bs=1 count=200000 2>/dev/null; echo done' \
+        >"$work/fault.out" 2>"$work/fault.err"
+    rc=$?
+    [ $rc -eq 0 ] || die "fault: iorecord exited $rc"
+    [ "$(cat "$work/fault.out")" = done ] || die "fault: stdout: $(cat "$work/fault.out")"
+    [ "$(wc -l <"$work/fault.err")" -eq 1 ] || die "fault: stderr: $(cat "$work/fault.err")"
+    grep -qx "iorecord: cannot write trace '/dev/full': No space left on device; recording stopped" \
+        "$work/fault.err" || die "fault: message: $(cat "$work/fault.err")"
+fi
+[ $fail -eq 0 ] && echo "ok: daemon, killed launcher, killed collector, output fault"
+exit $fail
