@@ -49,10 +49,12 @@ void rec_clock_init(void)
     rec_use_tsc = 0;
     if (env && strcmp(env, "0") == 0)
         return;
-    if (!rec_tsc_invariant())
-        return;
     if (env && *env)
         mult = strtoull(env, NULL, 10);
+    /* The launcher's rate comes from a TSC it found invariant: cpuid, a
+       trap to the hypervisor in a VM, is asked once per run, not per exec. */
+    if (mult == 0 && !rec_tsc_invariant())
+        return;
     if (mult == 0) {
         /* No calibration from the launcher: a short spin measures the rate. */
         mult = rec_tsc_measure(5000000, &t0, &n0);

@@ -257,8 +257,9 @@ static int move_high(int fd)
 
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         lim = (long)rl.rlim_cur;
-    if (lim > 65536)
-        lim = 65536;
+    /* not higher: every fork copies the fd table up to the highest fd */
+    if (lim > 1024)
+        lim = 1024;
     for (long want = lim - 16; want >= 10 && nfd < 0; want = want * 3 / 4)
         nfd = fcntl(fd, F_DUPFD, want);
     if (nfd < 0)

@@ -23,6 +23,7 @@ void rec_defer(const struct iot_event *ev, const char *path, const char *mode,
 
     if (!t)
         return;
+    t->deferred = 1;
     i = __atomic_fetch_add(&t->npending, 1, __ATOMIC_ACQ_REL);
     if (i >= REC_PENDING)
         return;   /* handlers nested too deep: this call is not recorded */

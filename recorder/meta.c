@@ -9,6 +9,7 @@
  */
 #include <fcntl.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "internal.h"
 
@@ -35,21 +36,39 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 
 /* ------------------------------------------------------------- process */
 
-void rec_process_record(struct rec_thread *t, int64_t now)
-{
-    static char cmdline[32768];
-    static char exe[PATH_MAX];
-    const char *argv[1024];
-    struct timespec rt;
-    ssize_t n, len;
-    int argc = 0;
+/*
+ * The image's executable and argv, read once: a fork child has its
+ * parent's (these copies), which spares the /proc reads between its fork
+ * and its exec.
+ */
+static char cmdline[32768];
+static char exe[PATH_MAX];
+static ssize_t cmdline_len = -1;
 
+static void read_image(void)
+{
+    ssize_t n, len;
+
+    if (cmdline_len >= 0)
+        return;
     len = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
     exe[len > 0 ? len : 0] = '\0';
     n = read_small("/proc/self/cmdline", cmdline, sizeof(cmdline) - 1);
     if (n < 0)
         n = 0;
     cmdline[n] = '\0';
+    cmdline_len = n;
+}
+
+void rec_process_record(struct rec_thread *t, int64_t now)
+{
+    const char *argv[1024];
+    struct timespec rt;
+    ssize_t n;
+    int argc = 0;
+
+    read_image();
+    n = cmdline_len;
     for (ssize_t i = 0; i < n && argc < 1024; argc++) {
         argv[argc] = cmdline + i;
         i += (ssize_t)strlen(cmdline + i) + 1;
@@ -66,25 +85,21 @@ void rec_process_record(struct rec_thread *t, int64_t now)
 
 /* -------------------------------------------------------------- threads */
 
-static void read_comm(int32_t tid, char *name, size_t cap)
+/* The calling thread's name (comm): every caller records its own. */
+static void read_comm(char *name, size_t cap)
 {
-    char path[64];
-    ssize_t n;
+    char buf[17] = "";   /* PR_GET_NAME writes at most 16 bytes */
 
-    snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
-    n = read_small(path, name, cap - 1);
-    if (n < 0)
-        n = 0;
-    while (n > 0 && name[n - 1] == '\n')
-        n--;
-    name[n] = '\0';
+    syscall(SYS_prctl, PR_GET_NAME, buf, 0, 0, 0);
+    buf[16] = '\0';
+    snprintf(name, cap, "%s", buf);
 }
 
 void rec_thread_name_record(struct rec_thread *t, int64_t now)
 {
     char name[64];
 
-    read_comm(t->tid, name, sizeof(name));
+    read_comm(name, sizeof(name));
     if (iot_enc_thread(&t->enc, now, name) == 0)
         rec_publish(t);
 }
@@ -94,7 +109,7 @@ void rec_renamed_here(struct rec_thread *t)
     int64_t now = rec_mono_ns();
     char name[64];
 
-    read_comm(t->tid, name, sizeof(name));
+    read_comm(name, sizeof(name));
     if (iot_enc_thread(&t->enc, now, name) != 0) {
         rec_chunk_switch(t, now);
         iot_enc_thread(&t->enc, now, name);

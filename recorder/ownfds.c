@@ -42,8 +42,10 @@ int rec_fd_high(int fd)
 
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         lim = (long)rl.rlim_cur;
-    if (lim > 65536)
-        lim = 65536;
+    /* no higher than ~1000: fork copies the fd table up to the highest
+       open fd, and every fork of the program would pay for a high one */
+    if (lim > 1024)
+        lim = 1024;
     for (long want = lim - 8; want >= 10 && nfd < 0; want = want * 3 / 4)
         nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
     if (nfd < 0)

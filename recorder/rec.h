@@ -126,6 +126,7 @@ struct rec_thread {
     uint32_t due;          /* REC_DUE_*: work for the thread's next rec_leave */
     pthread_t self;
     /* signal handlers' calls while the thread was inside the recorder */
+    uint32_t deferred;     /* pending[] has been written to */
     uint32_t npending;
     struct rec_pending pending[REC_PENDING];
 };

@@ -17,6 +17,7 @@ __thread struct rec_thread *rec_self REC_TLS;
 
 #define SLOT_BLOCK 64
 static struct rec_thread *slot_blocks[REC_MAX_THREADS / SLOT_BLOCK];
+static int slots_hwm;   /* slots [0, hwm) have been taken at some time */
 
 struct rec_thread *rec_slot_at(int i)
 {
@@ -62,8 +63,15 @@ struct rec_thread *rec_slot_take(void)
             if (__atomic_load_n(&b[i].state, __ATOMIC_RELAXED) == 0 &&
                 __atomic_compare_exchange_n(&b[i].state, &zero, 1, 0,
                                             __ATOMIC_ACQ_REL,
-                                            __ATOMIC_RELAXED))
+                                            __ATOMIC_RELAXED)) {
+                int n = blk * SLOT_BLOCK + i + 1, h = __atomic_load_n(&slots_hwm, __ATOMIC_RELAXED);
+
+                while (h < n && !__atomic_compare_exchange_n(&slots_hwm, &h, n, 1,
+                                                             __ATOMIC_RELEASE,
+                                                             __ATOMIC_RELAXED))
+                    ;
                 return &b[i];
+            }
         }
     }
     return NULL;
@@ -71,7 +79,10 @@ struct rec_thread *rec_slot_take(void)
 
 void rec_slots_fork_child(struct rec_thread *self)
 {
-    for (int i = 0, n = rec_slots_mapped(); i < n; i++)
-        if (rec_slot_at(i) != self)
+    /* Only slots ever taken, and written only where taken: a fork child
+       that execs at once should fault in (or copy) none of the others'
+       pages, ~7 KiB each. */
+    for (int i = 0, n = __atomic_load_n(&slots_hwm, __ATOMIC_ACQUIRE); i < n; i++)
+        if (rec_slot_at(i) != self && rec_slot_at(i)->state)
             rec_slot_at(i)->state = 0;
 }

@@ -37,8 +37,11 @@ static void find_lib_path(void)
 {
     Dl_info info;
 
-    if (dladdr((void *)rec_resolve, &info) && info.dli_fname &&
-        !realpath(info.dli_fname, rec_lib_path))
+    if (!dladdr((void *)rec_resolve, &info) || !info.dli_fname)
+        return;
+    /* An absolute name (iorecord's LD_PRELOAD) serves as it is: realpath
+       costs a readlink per path component in every process started. */
+    if (info.dli_fname[0] == '/' || !realpath(info.dli_fname, rec_lib_path))
         snprintf(rec_lib_path, sizeof(rec_lib_path), "%s", info.dli_fname);
 }
 

@@ -150,8 +150,13 @@ struct rec_thread *rec_thread_init(int first, int64_t now)
      * defers its calls, which needs rec_self: the slot's list (perhaps left
      * by its last owner) starts empty, and rec_leave appends them.
      */
-    for (int i = 0; i < REC_PENDING; i++)
-        __atomic_store_n(&t->pending[i].valid, 0, __ATOMIC_RELAXED);
+    if (t->deferred) {
+        /* only a slot whose list was used: the list spans pages that a
+           process that never defers should not touch */
+        for (int i = 0; i < REC_PENDING; i++)
+            __atomic_store_n(&t->pending[i].valid, 0, __ATOMIC_RELAXED);
+        t->deferred = 0;
+    }
     __atomic_store_n(&t->npending, 0, __ATOMIC_RELEASE);
     t->due = 0;
     t->ps = slot_for(tid);

@@ -419,16 +419,20 @@ int close(int fd)
     uint64_t s0, s1;
     int r;
 
-    if (rec_own_fd(fd)) {
-        /* The program never opened our fd: to it, it is not open. */
-        errno = EBADF;
-        return -1;
-    }
-    if (!rec_active || rec_guard == REC_GUARD_OFF)
+    if (!rec_own_fd(fd) && (!rec_active || rec_guard == REC_GUARD_OFF))
         return CALL_REAL(-1, close, fd);
-    ev.file_size = fd_size(fd);
-    s0 = rec_stamp();
-    r = CALL_REAL(-1, close, fd);
+    if (rec_own_fd(fd)) {
+        /* The program never opened our fd: to it, it is not open, and its
+           close is recorded as that of any fd not open. */
+        ev.file_size = -1;
+        s0 = rec_stamp();
+        errno = EBADF;
+        r = -1;
+    } else {
+        ev.file_size = fd_size(fd);
+        s0 = rec_stamp();
+        r = CALL_REAL(-1, close, fd);
+    }
     s1 = rec_stamp();
     ev.op = IOT_OP_CLOSE;
     ev.err = ERR_OF(r);
