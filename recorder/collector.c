@@ -359,9 +359,11 @@ void collector_end(struct collector *c)
     /*
      * Nothing recorded is left: the collector ends at once, and a script
      * that moves the trace or unmounts its disk next must not find it busy.
-     * (Seconds, not forever: an unrecorded process may hold the pipe.)
+     * Half a second at most: a process may hold the pipe unseen (a child
+     * forked just before the command exited that has not yet run, or one
+     * that is not recorded).
      */
-    for (int i = 0; i < 2500; i++) {
+    for (int i = 0; i < 250; i++) {
         if (waitpid(c->pid, NULL, WNOHANG) != 0)
             return;
         nanosleep(&tick, NULL);
