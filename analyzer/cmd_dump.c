@@ -30,6 +30,10 @@ static void dump_text(FILE *f, const struct iot_event *ev)
         else
             fprintf(f, "         exit       status=%d\n", (int)ev->status);
         return;
+    case IOT_EV_MODULE:
+        fprintf(f, "         module     path=%s bias=0x%" PRIx64 " build_id=%s\n", ev->path,
+                ev->bias, ev->build_id && *ev->build_id ? ev->build_id : "-");
+        return;
     default:
         break;
     }

@@ -393,6 +393,49 @@ bad:
 }
 
 /*
+ * A module record (5.10): its payload is read within its length, so bytes a
+ * later version appends to it are stepped over.
+ */
+static int get_module(struct iot_dec *d, struct iot_event *ev)
+{
+    static const char hex[] = "0123456789abcdef";
+    const uint8_t *end = d->end, *stop;
+    char id[2 * 64];
+    uint64_t v, len;
+    int ret = -1;
+
+    if (iot_get_varint(&d->p, d->end, &len) < 0 || len > (uint64_t)(d->end - d->p))
+        return -1;
+    stop = d->p + len;
+    d->end = stop;
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = IOT_EV_MODULE;
+    GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
+    if (!time_ok(ev->t))
+        goto bad;
+    ev->t -= d->origin;
+    if (!(ev->path = get_string(d)))
+        goto bad;
+    GET(ev->bias);
+    GET(v);
+    if (v > 64 || v > (uint64_t)(d->end - d->p))
+        goto bad;
+    for (uint64_t i = 0; i < v; i++) {
+        id[2 * i] = hex[d->p[i] >> 4];
+        id[2 * i + 1] = hex[d->p[i] & 15];
+    }
+    if (!(ev->build_id = iot_intern(d->st, id, (size_t)(2 * v))))
+        goto bad;
+    ev->pid = d->pid;
+    ev->tid = d->tid;
+    ret = 0;
+bad:
+    d->end = end;
+    d->p = stop;
+    return ret;
+}
+
+/*
  * One event into evs[n]. d->held[n] says which call record's fields that
  * slot holds (NULL: none of this chunk's), so that a REPEAT of it only has
  * to set the times. Returns 1, 2 for a process event, 0 at the chunk's end,
@@ -474,6 +517,11 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                 return -1;
             *held = d->prev_fields;
             d->fields_unknown += (d->prev_has & ~IOT_CALL_HAS_MASK) != 0;
+        } else if (tag == IOT_TAG_MODULE) {
+            *held = NULL;
+            if (get_module(d, ev) < 0)
+                goto bad;
+            return 1;
         } else if (tag >= IOT_TAG_EXT_FIRST && tag <= IOT_TAG_EXT_LAST) {
             /* a record of a kind a newer writer added: skipped whole */
             int damaged = 0;

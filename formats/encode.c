@@ -35,7 +35,7 @@ static inline size_t room(const struct iot_enc *e)
 int iot_enc_str(struct iot_enc *e, const char *s, size_t len, uint32_t *id)
 {
     /* only a cache key: equality is confirmed by length (below) */
-    uint64_t h = iot_fnv64(s, len) | 1;  /* 0 marks an empty cache slot */
+    uint64_t h = iot_hash_words(s, len) | 1;  /* 0 marks an empty cache slot */
     unsigned slot = (unsigned)(h % IOT_ENC_STRCACHE);
     uint8_t *p;
 
@@ -235,6 +235,35 @@ int iot_enc_exit(struct iot_enc *e, int64_t t, int32_t status, int32_t sig)
     p = iot_put_varint(p, iot_zigzag(t - e->base_t));
     p = iot_put_varint(p, iot_zigzag(status));
     p = iot_put_varint(p, iot_zigzag(sig));
+    e->len = (size_t)(p - e->buf);
+    e->nrec++;
+    return 0;
+}
+
+int iot_enc_module(struct iot_enc *e, int64_t t, const char *path, uint64_t bias,
+                   const void *build_id, size_t id_len)
+{
+    size_t plen = strlen(path), body;
+    uint8_t tmp[3 * IOT_VARINT_MAX], *q = tmp, *p;
+
+    /* the payload's length comes first: its fixed-size parts are sized here */
+    q = iot_put_varint(q, iot_zigzag(t - e->base_t));
+    body = (size_t)(q - tmp);
+    q = iot_put_varint(tmp, plen);
+    body += (size_t)(q - tmp) + plen;
+    q = iot_put_varint(tmp, bias);
+    body += (size_t)(q - tmp);
+    q = iot_put_varint(tmp, id_len);
+    body += (size_t)(q - tmp) + id_len;
+    if (room(e) < 1 + IOT_VARINT_MAX + body)
+        return -1;
+    p = e->buf + e->len;
+    *p++ = IOT_TAG_MODULE;
+    p = iot_put_varint(p, body);
+    p = iot_put_varint(p, iot_zigzag(t - e->base_t));
+    p = put_bytes(p, path, plen);
+    p = iot_put_varint(p, bias);
+    p = put_bytes(p, (const char *)build_id, id_len);
     e->len = (size_t)(p - e->buf);
     e->nrec++;
     return 0;

@@ -63,7 +63,8 @@ enum iot_kind {
     IOT_EV_CALL = 0,  /* one libc call */
     IOT_EV_PROCESS,   /* a process (or an exec'd image) started */
     IOT_EV_THREAD,    /* a thread was seen first or renamed */
-    IOT_EV_EXIT       /* a process ended */
+    IOT_EV_EXIT,      /* a process ended */
+    IOT_EV_MODULE     /* a module (executable, shared object) is loaded in a process */
 };
 
 /* Optional fields of a call (IOT_FIELDS): bit set in iot_event.has when present. */
@@ -139,6 +140,14 @@ struct iot_event {
 
     /* IOT_EV_THREAD */
     const char *name;
+
+    /*
+     * IOT_EV_MODULE: `path` is the module's file, `bias` its load bias (the
+     * address minus the ELF virtual address), `build_id` its GNU build-id in
+     * lower-case hex ("" when it has none).
+     */
+    uint64_t bias;
+    const char *build_id;
 
     /* IOT_EV_EXIT */
     int32_t  status;     /* exit status (0..255); when killed, 128 + signal */
@@ -254,6 +263,9 @@ int iot_enc_process(struct iot_enc *e, int32_t ppid, int64_t t,
                     const char *const *argv);
 int iot_enc_thread(struct iot_enc *e, int64_t t, const char *name);
 int iot_enc_exit(struct iot_enc *e, int64_t t, int32_t status, int32_t sig);
+/* A module record (IOT_EV_MODULE): build_id is raw bytes, id_len of them. */
+int iot_enc_module(struct iot_enc *e, int64_t t, const char *path, uint64_t bias,
+                   const void *build_id, size_t id_len);
 
 /* ------------------------------------------------------ chunk framing */
 

@@ -232,6 +232,16 @@ int iot_jsonl_write(FILE *f, const struct iot_event *ev)
             key_int(&l, ",\"signal\":", ev->signal);
         line_put(&l, "}\n", 2);
         break;
+    case IOT_EV_MODULE:
+        key_int(&l, "{\"ev\":\"module\",\"t\":", ev->t);
+        key_int(&l, ",\"pid\":", ev->pid);
+        if (ev->tid && ev->tid != ev->pid)
+            key_int(&l, ",\"tid\":", ev->tid);
+        key_str(&l, ",\"path\":", ev->path);
+        key_int(&l, ",\"bias\":", (int64_t)ev->bias);
+        key_str(&l, ",\"build_id\":", ev->build_id ? ev->build_id : "");
+        line_put(&l, "}\n", 2);
+        break;
     default:
         goto out;
     }
@@ -486,8 +496,18 @@ int iot_jsonl_parse(const char *line, size_t len, struct iot_event *ev,
             goto out;
         if (r)
             ev->has |= IOT_HAS_SIGNAL;
+    } else if (strcmp(k, "module") == 0) {
+        ev->kind = IOT_EV_MODULE;
+        if (need(&p, get_str(&p, "path", st, &ev->path), "path") < 0 ||
+            get_int(&p, "t", &ev->t) < 0 || get_u64(&p, "bias", &ev->bias) < 0 ||
+            get_str(&p, "build_id", st, &ev->build_id) < 0 || get_i32(&p, "tid", &ev->tid) < 0)
+            goto out;
+        if (!ev->tid)
+            ev->tid = ev->pid;
+        if (!ev->build_id)
+            ev->build_id = iot_intern(st, "", 0);
     } else {
-        bad(&p, "ev", "expected \"call\", \"process\", \"thread\" or \"exit\"");
+        bad(&p, "ev", "expected \"call\", \"process\", \"thread\", \"exit\" or \"module\"");
         goto out;
     }
     ret = 1;

@@ -21,6 +21,7 @@
  * that many bytes, so that a reader that does not know one skips it.
  */
 #define IOT_TAG_EXT_FIRST 0x44
+#define IOT_TAG_MODULE    0x44  /* length, then t, path, bias, build-id (5.10) */
 #define IOT_TAG_EXT_LAST  0x7f
 #define IOT_TAG_REPEAT    0x80  /* gap, dur: otherwise the previous call again */
 /* Tags 0x81..0xff are invalid: the chunk is damaged from there on. */

@@ -43,6 +43,7 @@ static inline uint8_t *put_blob(uint8_t *p, const char *s);
 #define iot_enc_process future_enc_process
 #define iot_enc_thread  future_enc_thread
 #define iot_enc_exit    future_enc_exit
+#define iot_enc_module  future_enc_module
 #define iot_enc_kill_chunk future_enc_kill_chunk
 #include "encode.c"
 
@@ -68,8 +69,9 @@ size_t future_records(uint8_t *buf, size_t cap, int64_t base_t, const struct fut
                       size_t n, size_t ext_after, int64_t exit_t, uint32_t *nrec)
 {
     static const char *const argv[] = { "future" };
-    /* a record kind this version does not know, with a payload to skip */
-    static const uint8_t ext[] = { 0x44, 5, 0x80, 0x41, 0x42, 0x00, 0xff };
+    /* a record kind this version does not know (0x44 is the module
+       record), with a payload to skip */
+    static const uint8_t ext[] = { 0x45, 5, 0x80, 0x41, 0x42, 0x00, 0xff };
     struct iot_enc e;
 
     iot_enc_begin(&e, buf, cap, base_t);
