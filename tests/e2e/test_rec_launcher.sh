@@ -77,10 +77,10 @@ LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$LIBIORECORD" IORECORD_OUTPUT="$work/l.zs
 "$IOANALYZE" dump --format jsonl "$work/l.zst" > "$work/l.jsonl" 2>/dev/null
 grep -q "\"op\":\"open\".*\"path\":\"$work/in\"" "$work/l.jsonl" || bad "library without the launcher"
 # (a sanitizer runtime's interceptor is a frame of its own before the caller)
-grep "\"path\":\"$work/in\"" "$work/l.jsonl" | sed 's/"stack":"libasan[^\\]*\\n/"stack":"/' |
-    grep -q '"stack":"cat+0x' \
+grep "\"path\":\"$work/in\"" "$work/l.jsonl" | sed 's/"stack":"[^"\\]*libasan[^\\]*\\n/"stack":"/' |
+    grep -q '"stack":"/[^"\\]*/cat+0x' \
     || bad "stack starts at the caller: $(grep "\"path\":\"$work/in\"" "$work/l.jsonl")"
-grep -q 'libiorecord' "$work/l.jsonl" && bad "recorder frames in stacks"
+grep -q '"stack":"[^"]*libiorecord' "$work/l.jsonl" && bad "recorder frames in stacks"
 LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$LIBIORECORD" IORECORD_OUTPUT="$work/d.zst" IORECORD_DISABLE=1 \
     cat "$work/in" > /dev/null
 [ ! -e "$work/d.zst" ] || bad "IORECORD_DISABLE=1 writes nothing"

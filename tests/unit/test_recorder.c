@@ -44,6 +44,17 @@ static int usable = -1;
 
 /* ------------------------------------------------------------ plumbing */
 
+/* A stack frame's module name without its directory ("rec_posix+0x11a9"). */
+static const char *frame_module(const char *frame)
+{
+    const char *base = frame;
+
+    for (const char *p = frame; *p && *p != '\n' && *p != '+'; p++)
+        if (*p == '/')
+            base = p + 1;
+    return base;
+}
+
 static int setup(void)
 {
     char self[PATH_MAX], path[PATH_MAX + 64];
@@ -260,12 +271,13 @@ static int match_line(const struct iot_event *ev, char *line, size_t lineno)
             good = !strcmp(val, "*") || ev->ret == num;
         else if (!strcmp(key, "stack")) {
             /* The first frame is the caller of the libc function (a
-             * sanitizer runtime's interceptor may come before it). */
+             * sanitizer runtime's interceptor may come before it); frames
+             * are "/path/to/module+0xOFF", compared from the base name. */
             const char *st = (ev->has & IOT_HAS_STACK) ? ev->stack : NULL;
 
-            while (st && !strncmp(st, "libasan", 7) && strchr(st, '\n'))
+            while (st && !strncmp(frame_module(st), "libasan", 7) && strchr(st, '\n'))
                 st = strchr(st, '\n') + 1;
-            good = st && !strncmp(st, val, strlen(val));
+            good = st && !strncmp(frame_module(st), val, strlen(val));
         } else if (!strcmp(key, "stream")) {
             /* an address: only that there is one */
             good = (ev->has & IOT_HAS_STREAM) != 0;
