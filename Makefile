@@ -17,7 +17,7 @@ CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
 
-PKGS := jansson libzstd libpcre2-8 cunit
+PKGS := jansson libzstd libpcre2-8 cunit libdw
 
 WARN     := -Wall -Wextra -Werror
 CPPFLAGS += -D_GNU_SOURCE -Iformats -Ianalyzer -Irules
@@ -26,8 +26,11 @@ LDFLAGS  += $(SANITIZE)
 
 # pkg-config is asked only once the dependency check has run (see deps).
 # The programs need the first three libraries; only the unit tests need CUnit.
+# The analyzer also needs libdw (elfutils) to symbolize stacks offline; the
+# recorder and the launcher do not.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs jansson libzstd libpcre2-8 2>/dev/null)
+DW_LIBS    = $(shell pkg-config --libs libdw 2>/dev/null)
 TEST_LIBS  = $(shell pkg-config --libs cunit 2>/dev/null)
 CPPFLAGS  += $(PKG_CFLAGS)
 
@@ -87,7 +90,7 @@ $(LIBIOTRACE): $(call obj,$(FORMATS_SRC))
 
 $(IOANALYZE): $(call obj,$(ANALYZER_SRC) $(RULES_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
 # The preload library links the format library statically so it carries no
 # dependency the traced program might lack, except libzstd; its symbols stay
@@ -104,11 +107,11 @@ $(IORECORD): $(call obj,recorder/iorecord.c recorder/collector.c recorder/segmen
 ANALYZER_LIB_OBJ := $(call obj,$(filter-out analyzer/main.c,$(ANALYZER_SRC)) $(RULES_SRC))
 $(UNIT_TESTS): $(call obj,$(UNIT_SRC)) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(TEST_LIBS) -ldl -lpthread -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) $(TEST_LIBS) -ldl -lpthread -lm
 
 $(FUZZ_REPLAY): $(call obj,tests/fuzz/replay.c $(FUZZ_SRC)) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
 # Samples and test programs are ordinary programs: no ioscope code inside.
 # Samples export their symbols (-rdynamic) so stacks in their issues name
@@ -123,7 +126,7 @@ $(BIN)/progs/%: tests/progs/%.c
 
 $(BIN)/bench/%: bench/%.c $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
 test: all
 	@$(MAKE) --no-print-directory unit e2e

@@ -13,6 +13,7 @@
 #include "input.h"
 #include "issue.h"
 #include "msg.h"
+#include "symbolize.h"
 
 static double now_s(void)
 {
@@ -60,6 +61,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     struct iot_strtab *st = NULL;
     struct input *in = NULL;
     struct issues *is = NULL;
+    struct symbolizer *sym = NULL;
     struct engine *e = NULL;
     const struct iot_event *ev;
     struct iot_trace *tr;
@@ -80,8 +82,10 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         goto out;
     if (!o || o->want_issues) {
         is = issues_create(&cfg);
-        if (!is)
+        sym = symbolizer_create(req->debug_dirs, req->ndebug_dirs);
+        if (!is || !sym)
             goto oom;
+        issues_set_symbolizer(is, sym);
     }
     e = engine_create(&cfg, is, o ? o->profile : NULL);
     if (!e)
@@ -125,6 +129,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         res->issues = issues_finish(is);
         if (!res->issues)
             goto oom;
+        symbolizer_counts(sym, &res->frames, &res->unresolved);
     }
     /* a pattern over its PCRE2 limits left paths unjudged or fingerprints
        unnormalised: no result rather than a wrong one (config.h) */
@@ -141,6 +146,7 @@ oom:
 out:
     engine_free(e);
     issues_free(is);
+    symbolizer_free(sym);
     input_close(in);
     iot_strtab_free(st);
     config_release(&cfg);
@@ -187,6 +193,9 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
     if (suppressed)
         fprintf(stderr, "; %zu known issue%s suppressed by the baseline", suppressed,
                 suppressed == 1 ? "" : "s");
+    if (res->frames)
+        fprintf(stderr, "; %zu of %zu stack frame%s unresolved", res->unresolved, res->frames,
+                res->frames == 1 ? "" : "s");
     if (res->no_timing)
         fprintf(stderr, "; the input has no call durations (strace without -T): "
                         "main_thread skipped, continual-time conditions waived");

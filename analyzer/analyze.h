@@ -14,6 +14,7 @@ struct analyze_request {
     const char *const *inputs; size_t ninputs;   /* INPUT paths ("-" = stdin, dirs allowed) */
     const char *config_path;                      /* NULL = none */
     const char *const *sets; size_t nsets;        /* "RULE.PARAM=VALUE" strings */
+    const char *const *debug_dirs; size_t ndebug_dirs;  /* --debug-dir: .build-id/ trees */
     int strict;
 };
 

@@ -38,6 +38,8 @@ struct analyze_result {
     struct engine_stats stats;
     int no_timing;              /* some calls had no durations */
     int damaged;                /* a native input was damaged */
+    size_t frames, unresolved;  /* distinct stack frames looked up, and those
+                                   no function was found for */
 };
 
 /* 0, or 2 after printing the error. */

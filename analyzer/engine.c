@@ -264,6 +264,10 @@ static void event_dispatch(struct engine *e, const struct iot_event *ev)
     case IOT_EV_EXIT:
         engine_on_exit(e, ev);
         break;
+    case IOT_EV_MODULE:
+        if (e->issues)
+            issues_module(e->issues, ev->path, ev->build_id);
+        break;
     default:
         break;
     }

@@ -6,6 +6,7 @@
 #include "hash.h"
 #include "hmap.h"
 #include "issue.h"
+#include "symbolize.h"
 
 /*
  * Issues are de-duplicated as they come, so memory is bounded by distinct
@@ -16,7 +17,25 @@ struct issues {
     json_t *list;
     struct hmap seen;       /* fingerprint value -> index in list + 1 */
     struct hmap fps;        /* raw_key() -> fingerprint value (raw_key) */
+    struct symbolizer *sym; /* stacks to functions and lines, or NULL */
 };
+
+void issues_set_symbolizer(struct issues *is, struct symbolizer *sym)
+{
+    is->sym = sym;
+}
+
+void issues_module(struct issues *is, const char *path, const char *build_id)
+{
+    if (is->sym)
+        symbolizer_module(is->sym, path, build_id);
+}
+
+/* The stack as issues show it, symbolized; NULL without a symbolizer. */
+static const struct sym_stack *issue_stack(struct issues *is, const char *stack)
+{
+    return is->sym && stack && *stack ? symbolizer_stack(is->sym, stack) : NULL;
+}
 
 struct issues *issues_create(const struct config *cfg)
 {
@@ -111,7 +130,10 @@ static uint64_t fingerprint_cached(struct issues *is, const char *rule, const ch
 
     /* 0 is "not kept": a fingerprint of 0 is merely worked out each time */
     if (!fp) {
-        fp = fingerprint(is->cfg, rule, path, stack);
+        const struct sym_stack *st = issue_stack(is, stack);
+
+        /* function and module names, which survive a rebuild */
+        fp = fingerprint(is->cfg, rule, path, st ? st->key : stack);
         hmap_put(&is->fps, key, (void *)(uintptr_t)fp);
     }
     return fp;
@@ -170,6 +192,32 @@ int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t
                                rep);
 }
 
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+/* The stack as objects (SPEC "frames"): [] without a stack or a symbolizer. */
+static json_t *frames_json(const struct sym_stack *st)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && st && i < st->n; i++) {
+        const struct sym_frame *f = &st->frames[i];
+
+        json_array_append_new(a, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:b}",
+                                           "function", str_or_null(f->function),
+                                           "file", str_or_null(f->file),
+                                           "line", f->line ? json_integer(f->line) : json_null(),
+                                           "module", str_or_null(f->module),
+                                           "build_id", str_or_null(f->build_id),
+                                           "offset", f->has_offset ? json_integer((json_int_t)f->offset)
+                                                                   : json_null(),
+                                           "inlined", f->inlined));
+    }
+    return a ? a : json_array();
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
@@ -177,12 +225,14 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     const struct rule_session *s = r->s;
     char fp[17];
     json_t *o, *detail = r->detail ? r->detail : json_object(), *prev;
+    const struct sym_stack *st;
     int64_t time = r->time_unix_ms ? r->time_unix_ms : s->end_unix_ms;
     uint64_t key;
     json_int_t occ = 1, repeat = r->repeat;
 
     if (!detail)
         return;
+    st = issue_stack(is, s->stack);
     key = fingerprint_cached(is, b->rule->name, s->path, s->stack);
     snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)key);
     prev = seen_issue(is, b->rule, key, &occ, &repeat);
@@ -205,7 +255,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
                   "opType", s->op_type,
                   "opSize", (json_int_t)s->op_size,
                   "thread", s->thread ? s->thread : "",
-                  "stack", s->stack ? s->stack : "",
+                  "stack", st ? st->text : s->stack ? s->stack : "",
                   "repeat", (json_int_t)repeat,
                   "rule", b->rule->name,
                   "pid", (int)s->pid,
@@ -215,6 +265,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
                   "detail", detail);
     if (!o)
         return;
+    json_object_set_new(o, "frames", frames_json(st));
     if (prev) {
         json_array_set_new(is->list, (size_t)(uintptr_t)hmap_get(&is->seen, key) - 1, o);
         return;

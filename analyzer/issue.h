@@ -22,6 +22,17 @@ struct issues *issues_create(const struct config *cfg);
 void issues_free(struct issues *is);
 
 /*
+ * Symbolize stacks with sym (symbolize.h; the caller keeps it and frees it
+ * after the issues): issues then show functions and source lines, carry
+ * "frames", and fingerprints take function and module names. Without one,
+ * stacks are shown as recorded and "frames" is empty.
+ */
+struct symbolizer;
+void issues_set_symbolizer(struct issues *is, struct symbolizer *sym);
+/* A module record of the input (path, build-id in hex) for the symbolizer. */
+void issues_module(struct issues *is, const char *path, const char *build_id);
+
+/*
  * The fingerprint: 16 hex digits of a 64-bit FNV-1a over the rule name, the
  * normalised path and the top 4 stack frames (normalised, "+0x..." offsets
  * and load addresses removed). out must hold 17 bytes.

@@ -155,15 +155,17 @@ int strace_stack_frame(struct strace_src *s, struct strace_log *l, const char *b
     for (long i = 0; i < ml; i++)
         if (mod[i] == '/')
             base = mod + i + 1;
-    ml -= (long)(base - mod);
-    if (!h->stklen && ml >= 7 && memcmp(base, "libc.so", 7) == 0)
+    if (!h->stklen && ml - (base - mod) >= 7 && memcmp(base, "libc.so", 7) == 0)
         return 0;
+    /* a frame strace could not name keeps the module's path, as the
+       recorder's frames do, so that ioanalyze symbolizes it */
     if (fl > 0)
         len = snprintf(frame, sizeof(frame), "%s%.*s (%.*s)", h->stklen ? "\n" : "",
-                       (int)fl, fn, (int)ml, base);
+                       (int)fl, fn, (int)(ml - (base - mod)), base);
     else
         len = snprintf(frame, sizeof(frame), "%s%.*s+%.*s", h->stklen ? "\n" : "",
-                       (int)ml, base, (int)ol, off);
+                       (int)(mod[0] == '/' ? ml : ml - (base - mod)), mod[0] == '/' ? mod : base,
+                       (int)ol, off);
     if (len < 0 || (size_t)len >= sizeof(frame))
         return 0;
     if (iot_grow(&h->stk, &h->stkcap, h->stklen + (size_t)len + 1, 1) < 0)

@@ -85,7 +85,8 @@ static int run_case(const char *dir, const char *name)
     }
     {
         const char *inputs[] = {input};
-        struct analyze_request req = {inputs, 1, config, sets, nsets, 0};
+        struct analyze_request req = {.inputs = inputs, .ninputs = 1, .config_path = config,
+                                      .sets = sets, .nsets = nsets};
 
         if (analyze_collect(&req, &got) != 0) {
             fprintf(stderr, "\n%s: analyze failed\n", name);

@@ -1,0 +1,547 @@
+/*
+ * symbolize.c - raw stack frames to functions and source lines (symbolize.h).
+ *
+ * One Dwfl session per module file, with the module placed at its ELF
+ * virtual addresses, so a frame's offset is its address. The file is the
+ * path the trace names when its build-id is the recorded one (or nothing was
+ * recorded); otherwise, or when the file is gone, the separate debug file
+ * with that build-id stands in for it: it has the same addresses, the
+ * symbols and the DWARF. A stripped file's own debug info is found by
+ * libdwfl's standard search, which looks in the same directories.
+ */
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grow.h"
+#include "hash.h"
+#include "hmap.h"
+#include "iotrace.h"
+#include "symbolize.h"
+
+#define MAX_INLINE 16
+
+struct smod {
+    const char *path;
+    const char *build_id;       /* as recorded, or NULL */
+    const char *found_id;       /* of the file opened */
+    Dwfl *dwfl;
+    Dwfl_Module *mod;
+    int tried;
+};
+
+/* One address's frames (an inline chain). */
+struct saddr {
+    struct saddr *next;         /* another address with the same hash */
+    const char *module;
+    uint64_t offset;
+    struct sym_frame *f;
+    size_t n;
+};
+
+struct sstack {
+    struct sym_stack st;
+    struct sym_frame *f;
+};
+
+struct symbolizer {
+    struct iot_strtab *strs;
+    char *debuginfo_path;
+    char *dirs_path;            /* the same list for the build-id lookup */
+    Dwfl_Callbacks cb;
+    struct hmap mods;           /* interned path -> struct smod */
+    struct hmap addrs;          /* hash of (path, offset) -> struct saddr */
+    struct hmap stacks;         /* interned stack -> struct sstack */
+    size_t nframes, nunresolved;
+};
+
+static const char *intern(struct symbolizer *s, const char *str)
+{
+    return str ? iot_intern(s->strs, str, strlen(str)) : NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = path ? strrchr(path, '/') : NULL;
+
+    return b ? b + 1 : path;
+}
+
+struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs)
+{
+    struct symbolizer *s = calloc(1, sizeof(*s));
+    size_t len = 64;
+    char *p;
+
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < ndirs; i++)
+        len += strlen(dirs[i]) + 1;
+    s->strs = iot_strtab_create();
+    s->debuginfo_path = malloc(len);
+    s->dirs_path = malloc(len);
+    if (!s->strs || !s->debuginfo_path || !s->dirs_path) {
+        symbolizer_free(s);
+        return NULL;
+    }
+    /* the given directories first, then the distribution's */
+    p = s->dirs_path;
+    for (size_t i = 0; i < ndirs; i++)
+        p += sprintf(p, "%s:", dirs[i]);
+    strcpy(p, "/usr/lib/debug");
+    sprintf(s->debuginfo_path, ":.debug:%s", s->dirs_path);
+    s->cb.find_elf = dwfl_build_id_find_elf;
+    s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+    s->cb.section_address = dwfl_offline_section_address;
+    s->cb.debuginfo_path = &s->debuginfo_path;
+    return s;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->mods.cap; i++)
+        if (s->mods.used && s->mods.used[i]) {
+            struct smod *m = s->mods.vals[i];
+
+            if (m->dwfl)
+                dwfl_end(m->dwfl);
+            free(m);
+        }
+    for (size_t i = 0; i < s->addrs.cap; i++)
+        if (s->addrs.used && s->addrs.used[i]) {
+            for (struct saddr *a = s->addrs.vals[i], *next; a; a = next) {
+                next = a->next;
+                free(a->f);
+                free(a);
+            }
+        }
+    for (size_t i = 0; i < s->stacks.cap; i++)
+        if (s->stacks.used && s->stacks.used[i]) {
+            struct sstack *k = s->stacks.vals[i];
+
+            free(k->f);
+            free((char *)k->st.text);
+            free((char *)k->st.key);
+            free(k);
+        }
+    hmap_release(&s->mods);
+    hmap_release(&s->addrs);
+    hmap_release(&s->stacks);
+    iot_strtab_free(s->strs);
+    free(s->debuginfo_path);
+    free(s->dirs_path);
+    free(s);
+}
+
+static struct smod *module_of(struct symbolizer *s, const char *path)
+{
+    const char *p = intern(s, path);
+    struct smod *m;
+
+    if (!p)
+        return NULL;
+    m = hmap_get(&s->mods, hmap_ptr_key(p));
+    if (m)
+        return m;
+    m = calloc(1, sizeof(*m));
+    if (!m)
+        return NULL;
+    m->path = p;
+    if (hmap_put(&s->mods, hmap_ptr_key(p), m) < 0) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void symbolizer_module(struct symbolizer *s, const char *path, const char *build_id)
+{
+    struct smod *m = path && *path ? module_of(s, path) : NULL;
+
+    /* the first record wins: a path rebuilt between two traces keeps the first */
+    if (m && !m->build_id && build_id && *build_id)
+        m->build_id = intern(s, build_id);
+}
+
+/* The module's build-id in hex, or NULL. */
+static const char *module_id(struct symbolizer *s, Dwfl_Module *mod)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *bits;
+    GElf_Addr vaddr, bias;
+    char buf[2 * 64 + 1];
+    int n;
+
+    dwfl_module_getelf(mod, &bias);
+    n = dwfl_module_build_id(mod, &bits, &vaddr);
+    if (n <= 0 || n > 64)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        buf[2 * i] = hex[bits[i] >> 4];
+        buf[2 * i + 1] = hex[bits[i] & 15];
+    }
+    buf[2 * n] = '\0';
+    return intern(s, buf);
+}
+
+/* Open file as m's ELF; 0 when it is the module that was recorded. */
+static int try_file(struct symbolizer *s, struct smod *m, const char *file)
+{
+    Dwfl *d;
+    Dwfl_Module *mod;
+
+    if (access(file, R_OK) != 0)
+        return -1;
+    d = dwfl_begin(&s->cb);
+    if (!d)
+        return -1;
+    dwfl_report_begin(d);
+    mod = dwfl_report_elf(d, base_name(m->path), file, -1, 0, true);
+    dwfl_report_end(d, NULL, NULL);
+    if (mod) {
+        const char *id = module_id(s, mod);
+
+        if (!m->build_id || (id && strcmp(id, m->build_id) == 0)) {
+            m->dwfl = d;
+            m->mod = mod;
+            m->found_id = id;
+            return 0;
+        }
+    }
+    dwfl_end(d);
+    return -1;
+}
+
+static void open_module(struct symbolizer *s, struct smod *m)
+{
+    const char *dir;
+    char file[4096];
+    size_t len;
+
+    m->tried = 1;
+    if (m->path[0] == '/' && try_file(s, m, m->path) == 0)
+        return;
+    if (!m->build_id || strlen(m->build_id) < 4)
+        return;
+    /* not there, or rebuilt since: its debug file by build-id */
+    for (dir = s->dirs_path; *dir; dir += len + (dir[len] == ':')) {
+        len = strcspn(dir, ":");
+        if (len && snprintf(file, sizeof(file), "%.*s/.build-id/%.2s/%s.debug", (int)len, dir,
+                            m->build_id, m->build_id + 2) < (int)sizeof(file) &&
+            try_file(s, m, file) == 0)
+            return;
+    }
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute a;
+
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a) ||
+        dwarf_attr_integrate(die, DW_AT_name, &a))
+        return dwarf_formstring(&a);
+    return NULL;
+}
+
+/* A source file as an absolute path when the CU's directory makes it one. */
+static const char *source_path(struct symbolizer *s, Dwarf_Die *cu, const char *file)
+{
+    Dwarf_Attribute a;
+    const char *dir;
+    char buf[4096];
+
+    if (!file || file[0] == '/' || !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a))) ||
+        snprintf(buf, sizeof(buf), "%s/%s", dir, file) >= (int)sizeof(buf))
+        return intern(s, file);
+    return intern(s, buf);
+}
+
+/* A symbol without its version ("__libc_start_main@@GLIBC_2.34"). */
+static const char *symbol_name(struct symbolizer *s, const char *name)
+{
+    const char *at = name ? strchr(name, '@') : NULL;
+
+    return at && at > name ? iot_intern(s->strs, name, (size_t)(at - name)) : intern(s, name);
+}
+
+/* The frames of one return address: inlined calls first. */
+static size_t resolve(struct symbolizer *s, struct smod *m, uint64_t off, struct sym_frame *out)
+{
+    Dwarf_Addr addr = off ? off - 1 : 0, bias;
+    const char *sname, *file = NULL;
+    GElf_Off so = 0;
+    GElf_Sym sym;
+    Dwarf_Die *cu, *scopes = NULL;
+    Dwarf_Files *files = NULL;
+    size_t n = 0, nfiles = 0;
+    int line = 0, ns;
+
+    sname = symbol_name(s, dwfl_module_addrinfo(m->mod, addr, &so, &sym, NULL, NULL, NULL));
+    cu = dwfl_module_addrdie(m->mod, addr, &bias);
+    if (cu && (ns = dwarf_getscopes(cu, addr - bias, &scopes)) > 0) {
+        Dwfl_Line *ln = dwfl_module_getsrc(m->mod, addr);
+
+        if (ln)
+            file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+        dwarf_getsrcfiles(cu, &files, &nfiles);
+        for (int i = 0; i < ns && n < MAX_INLINE; i++) {
+            int tag = dwarf_tag(&scopes[i]);
+            Dwarf_Attribute a;
+            Dwarf_Word v;
+            const char *name;
+
+            if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+                continue;
+            /* a function's symbol, as nm names it, whether or not its DWARF
+               is at hand (fingerprints take the name); DWARF's for an
+               inlined call, which has no symbol */
+            name = tag == DW_TAG_subprogram && sname ? sname : die_name(&scopes[i]);
+            out[n] = (struct sym_frame){
+                .function = intern(s, name),
+                .file = source_path(s, cu, file),
+                .line = file ? line : 0,
+                .inlined = tag == DW_TAG_inlined_subroutine,
+            };
+            n++;
+            if (tag == DW_TAG_subprogram)
+                break;
+            /* the inlined call's site is the location in the scope around it */
+            file = NULL;
+            line = 0;
+            if (files && dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &v) == 0 &&
+                v < nfiles)
+                file = dwarf_filesrc(files, v, NULL, NULL);
+            if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &v) == 0)
+                line = (int)v;
+        }
+        /* the function an inline chain ends in may not be among the scopes:
+           its symbol, at the last call site */
+        if (n && out[n - 1].inlined && n < MAX_INLINE)
+            out[n++] = (struct sym_frame){ .function = sname, .file = source_path(s, cu, file),
+                                           .line = file ? line : 0 };
+    }
+    free(scopes);
+    if (n == 0) {
+        out[0] = (struct sym_frame){ .function = intern(s, sname) };
+        n = 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out[i].module = m->path;
+        out[i].build_id = m->found_id ? m->found_id : m->build_id;
+        out[i].offset = off;
+        out[i].has_offset = 1;
+        if (!out[i].file && sname && out[i].function && strcmp(out[i].function, sname) == 0) {
+            out[i].fn_offset = so + 1;
+            out[i].has_fn_offset = 1;
+        }
+    }
+    return n;
+}
+
+/* The frames of "MODULE+0xOFF" (cached), or 0 when it is not one. */
+static size_t raw_frame(struct symbolizer *s, const char *text, size_t len,
+                        const struct sym_frame **out)
+{
+    char path[4096];
+    const char *plus = NULL;
+    struct sym_frame tmp[MAX_INLINE];
+    struct saddr *a;
+    struct smod *m;
+    uint64_t off = 0, key;
+
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '+')
+            plus = text + i;
+    if (text[0] != '/' || !plus || plus + 3 > text + len || memcmp(plus, "+0x", 3) != 0 ||
+        memchr(text, ' ', len) || (size_t)(plus - text) >= sizeof(path))
+        return 0;
+    for (const char *p = plus + 3; p < text + len; p++) {
+        int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+
+        if (d < 0 || off >> 60)
+            return 0;
+        off = off << 4 | (uint64_t)d;
+    }
+    memcpy(path, text, (size_t)(plus - text));
+    path[plus - text] = '\0';
+    m = module_of(s, path);
+    if (!m)
+        return 0;
+    key = iot_fnv64_word(iot_fnv64_word(IOT_FNV64_INIT, hmap_ptr_key(m->path)), off);
+    for (a = hmap_get(&s->addrs, key); a; a = a->next)
+        if (a->module == m->path && a->offset == off) {
+            *out = a->f;
+            return a->n;
+        }
+    if (!m->tried)
+        open_module(s, m);
+    a = calloc(1, sizeof(*a));
+    if (!a)
+        return 0;
+    a->module = m->path;
+    a->offset = off;
+    if (m->mod) {
+        a->n = resolve(s, m, off, tmp);
+    } else {
+        tmp[0] = (struct sym_frame){ .module = m->path, .build_id = m->build_id, .offset = off,
+                                     .has_offset = 1 };
+        a->n = 1;
+    }
+    a->f = malloc(a->n * sizeof(*a->f));
+    a->next = hmap_get(&s->addrs, key);
+    if (!a->f || hmap_put(&s->addrs, key, a) < 0) {
+        free(a->f);
+        free(a);
+        return 0;
+    }
+    memcpy(a->f, tmp, a->n * sizeof(*a->f));
+    s->nframes++;
+    s->nunresolved += !a->f[0].function;
+    *out = a->f;
+    return a->n;
+}
+
+/* An older frame: "function+0xOFF (module)", "module+0xOFF" or anything else. */
+static struct sym_frame text_frame(struct symbolizer *s, const char *text, size_t len)
+{
+    char buf[1024];
+    struct sym_frame f = {0};
+    char *paren, *plus;
+
+    if (len >= sizeof(buf))
+        len = sizeof(buf) - 1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    paren = strstr(buf, " (");
+    if (paren && buf[len - 1] == ')') {
+        buf[len - 1] = '\0';
+        f.module = intern(s, paren + 2);
+        *paren = '\0';
+    }
+    plus = strstr(buf, "+0x");
+    if (plus) {
+        uint64_t v = strtoull(plus + 3, NULL, 16);
+
+        *plus = '\0';
+        if (paren) {
+            f.fn_offset = v;
+            f.has_fn_offset = 1;
+        } else {
+            f.offset = v;
+            f.has_offset = 1;
+            f.module = intern(s, buf);
+            return f;
+        }
+    }
+    f.function = intern(s, buf);
+    return f;
+}
+
+/* One frame's text in the stack, and its part of the fingerprint key. */
+static void frame_text(FILE *t, FILE *k, const struct sym_frame *f, const char *orig, size_t len)
+{
+    const char *mod = base_name(f->module);
+
+    if (f->function && f->file && f->line)
+        fprintf(t, "%s (%s:%d)%s", f->function, base_name(f->file), f->line,
+                f->inlined ? " [inlined]" : "");
+    else if (f->function && f->has_fn_offset && mod)
+        fprintf(t, "%s+0x%llx (%s)", f->function, (unsigned long long)f->fn_offset, mod);
+    else if (f->function && mod)
+        fprintf(t, "%s (%s)", f->function, mod);
+    else if (f->has_offset && mod)
+        fprintf(t, "%s+0x%llx", mod, (unsigned long long)f->offset);
+    else
+        fwrite(orig, 1, len, t);
+    if (f->function)
+        fprintf(k, "%s (%s)", f->function, mod ? mod : "?");
+    else if (f->has_offset && mod)
+        fprintf(k, "%s+0x%llx", mod, (unsigned long long)f->offset);
+    else
+        fwrite(orig, 1, len, k);
+}
+
+const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack)
+{
+    const char *key = intern(s, stack ? stack : "");
+    struct sstack *k;
+    struct sym_frame *f = NULL;
+    size_t n = 0, cap = 0, tlen, klen;
+    char *text = NULL, *keys = NULL;
+    FILE *t = NULL, *kf = NULL;
+
+    if (!key)
+        return NULL;
+    k = hmap_get(&s->stacks, hmap_ptr_key(key));
+    if (k)
+        return &k->st;
+    t = open_memstream(&text, &tlen);
+    kf = open_memstream(&keys, &klen);
+    if (!t || !kf)
+        goto fail;
+    for (const char *p = key; *p;) {
+        size_t len = strcspn(p, "\n");
+        const struct sym_frame *got;
+        struct sym_frame one;
+        size_t m = raw_frame(s, p, len, &got);
+
+        int raw = m > 0;
+
+        if (!raw) {
+            one = text_frame(s, p, len);
+            got = &one;
+            m = 1;
+        }
+        if (iot_grow(&f, &cap, n + m, sizeof(*f)) < 0)
+            goto fail;
+        for (size_t i = 0; i < m; i++) {
+            if (n)
+                fputc('\n', t), fputc('\n', kf);
+            if (raw) {
+                frame_text(t, kf, &got[i], p, len);
+            } else {
+                /* a frame of another shape is shown, and fingerprinted, as given */
+                fwrite(p, 1, len, t);
+                fwrite(p, 1, len, kf);
+            }
+            f[n++] = got[i];
+        }
+        p += len;
+        if (*p == '\n')
+            p++;
+    }
+    if (fclose(t) != 0 || fclose(kf) != 0) {
+        t = kf = NULL;
+        goto fail;
+    }
+    t = kf = NULL;
+    k = calloc(1, sizeof(*k));
+    if (!k || hmap_put(&s->stacks, hmap_ptr_key(key), k) < 0) {
+        free(k);
+        goto fail;
+    }
+    k->f = f;
+    k->st = (struct sym_stack){ f, n, text, keys };
+    return &k->st;
+fail:
+    if (t)
+        fclose(t);
+    if (kf)
+        fclose(kf);
+    free(text);
+    free(keys);
+    free(f);
+    return NULL;
+}
+
+void symbolizer_counts(const struct symbolizer *s, size_t *frames, size_t *unresolved)
+{
+    *frames = s->nframes;
+    *unresolved = s->nunresolved;
+}

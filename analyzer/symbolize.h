@@ -1,0 +1,58 @@
+/*
+ * symbolize.h - stack frames to functions and source lines, offline, with
+ * elfutils' libdw.
+ *
+ * The recorder stores raw frames, "MODULE+0xOFF" (MODULE a full path, OFF a
+ * return address minus the module's load bias), and a module record per
+ * loaded module with its GNU build-id. This turns each such frame into one
+ * or more frames (inlined calls first, then the function they were inlined
+ * into), from the module's own symbols and DWARF or from separate debug info
+ * found by build-id under /usr/lib/debug/.build-id/ and the --debug-dir
+ * directories. Frames of other shapes (an older trace's "function+0xOFF
+ * (module)", strace's) are kept as they are. Results are cached per
+ * (module, address), and whole stacks per stack string.
+ */
+#ifndef SYMBOLIZE_H
+#define SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbolizer;
+
+struct sym_frame {
+    const char *function;   /* NULL when unknown */
+    const char *file;       /* source file as the debug info names it, or NULL */
+    int line;               /* 0 when unknown */
+    const char *module;     /* the module as the trace names it (a path), or NULL */
+    const char *build_id;   /* lower-case hex, or NULL */
+    uint64_t offset;        /* the frame's address in the module (has_offset) */
+    uint64_t fn_offset;     /* offset into function, when there is no line */
+    uint8_t has_offset, has_fn_offset;
+    uint8_t inlined;        /* inlined into the next frame */
+};
+
+struct sym_stack {
+    const struct sym_frame *frames;
+    size_t n;
+    /* The SPEC's stack string: "function (file.c:47)", "function+0xOFF (module)"... */
+    const char *text;
+    /* What the fingerprint takes: "function (module)" per frame, or the
+       frame's module+offset where no function is known */
+    const char *key;
+};
+
+/* dirs: extra directories holding .build-id/ trees (--debug-dir); NULL on out of memory. */
+struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs);
+void symbolizer_free(struct symbolizer *s);
+
+/* A module record: the build-id that the file at path had when it was recorded. */
+void symbolizer_module(struct symbolizer *s, const char *path, const char *build_id);
+
+/* The symbolized stack, or NULL on out of memory; owned by s. */
+const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack);
+
+/* Distinct frames looked up, and how many of them no function was found for. */
+void symbolizer_counts(const struct symbolizer *s, size_t *frames, size_t *unresolved);
+
+#endif /* SYMBOLIZE_H */
