@@ -50,14 +50,22 @@ struct sarif_rule {
     const char *name;  /* a CamelCase name, e.g. "SmallBuffer"; id when NULL */
     const char *help;  /* one or two sentences: what it finds and why it hurts */
     int type;
+    const char *fix;   /* how to fix it (markdown), or NULL */
 };
+
+/* The fix advice of a built-in rule (markdown), or NULL. */
+const char *sarif_rule_fix(const char *rule);
 
 /*
  * Render issues as a SARIF 2.1.0 log with one rule descriptor per rule.
  * Issues whose rule is not in rules[] get a descriptor of their own.
- * Returns a new object, or NULL when out of memory.
+ * source_root is the absolute directory the program's sources live in:
+ * each result's primary location is the first frame of the issue's
+ * "frames" under it, as a uri relative to it (uriBaseId SRCROOT); NULL
+ * takes none as the user's. Returns a new object, or NULL when out of
+ * memory.
  */
 json_t *sarif_render(const json_t *issues, const struct sarif_rule *rules,
-                     size_t n);
+                     size_t n, const char *source_root);
 
 #endif /* CI_H */

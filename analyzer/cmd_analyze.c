@@ -31,7 +31,7 @@ static char *camel(const char *s)
     return out;
 }
 
-static int write_issues(const json_t *issues, const char *format)
+static int write_issues(const json_t *issues, const char *format, const char *source_root)
 {
     size_t i;
     json_t *v;
@@ -51,8 +51,8 @@ static int write_issues(const json_t *issues, const char *format)
             return -1;
         for (i = 0; i < n; i++)
             sr[i] = (struct sarif_rule){rules[i]->name, camel(rules[i]->name), rules[i]->summary,
-                                        rules[i]->type};
-        log = sarif_render(issues, sr, n);
+                                        rules[i]->type, sarif_rule_fix(rules[i]->name)};
+        log = sarif_render(issues, sr, n, source_root);
         for (i = 0; i < n; i++)
             free((char *)sr[i].name);
         free(sr);
@@ -80,8 +80,9 @@ static int check_format(const char *format)
 
 int cmd_analyze(int argc, char **argv)
 {
-    struct opt_list inputs = {0}, sets = {0}, plugins = {0};
-    const char *format = "json", *csv = NULL, *baseline = NULL;
+    struct opt_list inputs = {0}, sets = {0}, plugins = {0}, debug_dirs = {0};
+    const char *format = "json", *csv = NULL, *baseline = NULL, *source_root = ".";
+    char *root = NULL;
     struct analyze_request req = {0};
     struct analyze_opts o = {.want_issues = 1, .progress = 1};
     struct analyze_result res = {0};
@@ -104,6 +105,10 @@ int cmd_analyze(int argc, char **argv)
         {"strict", 0, NULL, .flag = &req.strict,
          .help = "exit 2 on a damaged trace instead of a warning"},
         {"plugin", 0, "FILE.so", .list = &plugins, .help = "load extra rules (repeatable)"},
+        {"source-root", 0, "DIR", .value = &source_root,
+         .help = "where the program's sources are (SARIF locations; default .)"},
+        {"debug-dir", 0, "DIR", .list = &debug_dirs,
+         .help = "also look for debug info by build-id in DIR/.build-id/ (repeatable)"},
     };
     const struct opt_cmd cmd = {
         .name = "analyze",
@@ -123,6 +128,8 @@ int cmd_analyze(int argc, char **argv)
     req.ninputs = inputs.n;
     req.sets = sets.v;
     req.nsets = sets.n;
+    req.debug_dirs = debug_dirs.v;
+    req.ndebug_dirs = debug_dirs.n;
     o.plugins = plugins.v;
     o.nplugins = plugins.n;
     if (csv) {
@@ -154,7 +161,12 @@ int cmd_analyze(int argc, char **argv)
             goto out;
         }
     }
-    if (write_issues(res.issues, format) < 0) {
+    root = realpath(source_root, NULL);
+    if (!root && strcmp(format, "sarif") == 0) {
+        iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
+        goto out;
+    }
+    if (write_issues(res.issues, format, root) < 0) {
         iot_error("cannot write the issues: %s", strerror(errno));
         goto out;
     }
@@ -166,5 +178,7 @@ out:
     free(inputs.v);
     free(sets.v);
     free(plugins.v);
+    free(debug_dirs.v);
+    free(root);
     return ret;
 }

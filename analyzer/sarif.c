@@ -2,11 +2,18 @@
  * sarif.c - issues as a SARIF 2.1.0 log (see ci.h), for code-scanning
  * dashboards such as GitHub's.
  *
- * An I/O issue belongs to a file, not to a line of source: each result's
- * location is the file's path with region.startLine 1, because dashboards
- * require a line to show a result at all. The issue's fingerprint goes in
- * partialFingerprints, so the dashboard recognises the same problem across
- * runs the way `ioanalyze diff` does.
+ * A result points at code: its primary location is the first stack frame
+ * whose source file lies under the source root, as a uri relative to the
+ * SRCROOT base (the run's originalUriBaseIds says where that is on the
+ * machine that analysed), with the frame's line. The whole stack follows
+ * as a thread flow (frames outside the root by name only) and the frames in
+ * the user's code as related locations. The data file the program touched
+ * goes in the message and the properties: its path changes from run to run
+ * (temporary directories) and is no place to put an alert. An issue with no
+ * frame in the user's code is placed on the module under the root that
+ * made the call, else on the process name, at line 1. The issue's
+ * fingerprint goes in partialFingerprints, so the dashboard recognises the
+ * same problem across runs the way `ioanalyze diff` does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +24,42 @@
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 #define FINGERPRINT_KEY "ioscope/v1"
+#define BASE_ID "SRCROOT"
+
+/* How to fix what each built-in rule finds (README, "Rules"). */
+static const struct { const char *rule, *fix; } fixes[] = {
+    { "main_thread", "Move the I/O to a worker thread and hand the result back; in a UI "
+                     "program, never block the frame loop on storage." },
+    { "small_buffer", "Read and write in blocks of 4 KiB or more (64 KiB is better), or keep "
+                      "stdio buffering on: `setvbuf(f, NULL, _IOFBF, 65536)`." },
+    { "repeat_read", "Read the file once and keep its contents; invalidate the copy when the "
+                     "file's mtime changes if it can change." },
+    { "leak", "Close the file on every path (one exit label, `goto out`), or read what you "
+              "need and close it at once." },
+    { "random_write", "Sort dirty pages by offset and write them together, or append to a log "
+                      "and apply it later (as SQLite's WAL does)." },
+    { "random_read", "Read sequentially in large blocks (or `mmap` with `MADV_SEQUENTIAL`), "
+                     "sort batched lookups by offset, cache hot pages." },
+    { "sync_storm", "Sync once per batch of writes, not per write; `fdatasync` when the "
+                    "metadata need not be durable." },
+    { "repeat_open", "Open the file once and keep the descriptor while it is in use." },
+    { "redundant_read", "Read each byte once and keep what is needed." },
+    { "metadata_storm", "Cache the results of `stat`/`access`, and do not probe paths that "
+                        "cannot exist." },
+    { "write_amplification", "Write each region once: buffer changes and write them together." },
+};
+
+const char *sarif_rule_fix(const char *rule)
+{
+    for (size_t i = 0; rule && i < sizeof(fixes) / sizeof(fixes[0]); i++)
+        if (strcmp(fixes[i].rule, rule) == 0)
+            return fixes[i].fix;
+    return NULL;
+}
 
 /*
  * A path as a URI reference: bytes outside RFC 3986's unreserved set and '/'
- * are percent-encoded, so "/tmp/a b" becomes "/tmp/a%20b".
+ * are percent-encoded, so "src/a b.c" becomes "src/a%20b.c".
  */
 static char *path_uri(const char *path)
 {
@@ -55,15 +94,31 @@ static json_t *first_sentence(const char *text)
 static json_t *rule_descriptor(const struct sarif_rule *r)
 {
     const char *help = r->help && *r->help ? r->help : r->id;
+    const char *fix = r->fix ? r->fix : sarif_rule_fix(r->id);
+    char *text = NULL, *md = NULL, uri[256];
+    json_t *d;
 
-    return json_pack("{s:s, s:s, s:{s:o}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:i, s:[s,s]}}",
-                     "id", r->id,
-                     "name", r->name ? r->name : r->id,
-                     "shortDescription", "text", first_sentence(help),
-                     "fullDescription", "text", help,
-                     "help", "text", help,
-                     "defaultConfiguration", "level", "warning",
-                     "properties", "type", r->type, "tags", "io", "performance");
+    if (asprintf(&text, "%s\n\nHow to fix: %s", help, fix ? fix : "see the issue's message.") < 0)
+        text = NULL;
+    if (asprintf(&md, "**%s**\n\n%s\n\n**How to fix:** %s\n\nThe issue's stack shows where the "
+                 "file was opened; its message and properties name the file and the figures.",
+                 r->name ? r->name : r->id, help, fix ? fix : "see the issue's message.") < 0)
+        md = NULL;
+    snprintf(uri, sizeof(uri), "%s/blob/main/README.md#rules", IOSCOPE_URL);
+    d = json_pack("{s:s, s:s, s:{s:o}, s:{s:s}, s:{s:s, s:s}, s:s, s:{s:s}, "
+                  "s:{s:i, s:[s,s], s:s}}",
+                  "id", r->id,
+                  "name", r->name ? r->name : r->id,
+                  "shortDescription", "text", first_sentence(help),
+                  "fullDescription", "text", help,
+                  "help", "text", text ? text : help, "markdown", md ? md : help,
+                  "helpUri", uri,
+                  "defaultConfiguration", "level", "warning",
+                  "properties", "type", r->type, "tags", "io", "performance",
+                  "precision", "high");
+    free(text);
+    free(md);
+    return d;
 }
 
 /* Index of rule `id` in the descriptors, adding one when it is unknown. */
@@ -71,7 +126,7 @@ static int rule_index(json_t *descriptors, const char *id, int type)
 {
     size_t i;
     json_t *d;
-    struct sarif_rule r = { id, NULL, NULL, type };
+    struct sarif_rule r = { id, NULL, NULL, type, NULL };
 
     json_array_foreach(descriptors, i, d)
         if (strcmp(json_string_value(json_object_get(d, "id")), id) == 0)
@@ -84,8 +139,8 @@ static int rule_index(json_t *descriptors, const char *id, int type)
 /* The issue's figures that help triage, as the result's property bag. */
 static json_t *result_properties(const json_t *issue)
 {
-    static const char *keys[] = { "type", "process", "pid", "tid", "thread", "cost", "size",
-                                  "op", "buffer", "opType", "opSize", "repeat", "time",
+    static const char *keys[] = { "type", "path", "process", "pid", "tid", "thread", "cost",
+                                  "size", "op", "buffer", "opType", "opSize", "repeat", "time",
                                   "stack", "detail" };
     json_t *props = json_object();
 
@@ -97,44 +152,145 @@ static json_t *result_properties(const json_t *issue)
     return props;
 }
 
-static json_t *render_result(json_t *descriptors, const json_t *issue)
+/* path relative to root ("dir/file.c"), or NULL when it is not under it. */
+static const char *under_root(const char *path, const char *root)
+{
+    size_t n = root ? strlen(root) : 0;
+
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    if (!path || !n || strncmp(path, root, n) != 0 || path[n] != '/' || !path[n + 1])
+        return NULL;
+    return path + n + 1;
+}
+
+static json_t *physical(const char *rel, json_int_t line)
+{
+    char *uri = path_uri(rel);
+    json_t *loc;
+
+    if (!uri)
+        return NULL;
+    loc = json_pack("{s:{s:s, s:s}, s:{s:I}}", "artifactLocation", "uri", uri, "uriBaseId",
+                    BASE_ID, "region", "startLine", line > 0 ? line : 1);
+    free(uri);
+    return loc;
+}
+
+/* "load_plugin (inlined)" or "__libc_start_main (libc.so.6)" */
+static json_t *frame_message(const json_t *f)
+{
+    const char *fn = json_string_value(json_object_get(f, "function"));
+    const char *mod = json_string_value(json_object_get(f, "module"));
+    const char *b = mod ? strrchr(mod, '/') : NULL;
+    char buf[512];
+
+    snprintf(buf, sizeof(buf), "%s%s%s%s", fn ? fn : "?",
+             json_is_true(json_object_get(f, "inlined")) ? " (inlined)" : "",
+             mod ? " in " : "", mod ? (b ? b + 1 : mod) : "");
+    return json_pack("{s:s}", "text", buf);
+}
+
+/* Primary location, thread flow and related locations from the issue's frames. */
+static int frame_locations(json_t *res, const json_t *issue, const char *root)
+{
+    const json_t *frames = json_object_get(issue, "frames"), *f;
+    json_t *flow = json_array(), *related = json_array(), *primary = NULL;
+    size_t i;
+    int id = 0;
+
+    if (!flow || !related)
+        goto fail;
+    json_array_foreach(frames, i, f) {
+        const char *rel = under_root(json_string_value(json_object_get(f, "file")), root);
+        json_int_t line = json_integer_value(json_object_get(f, "line"));
+        json_t *loc = json_object();
+
+        if (!loc)
+            goto fail;
+        if (rel && line > 0)
+            json_object_set_new(loc, "physicalLocation", physical(rel, line));
+        json_object_set_new(loc, "message", frame_message(f));
+        if (rel && line > 0) {
+            json_t *r = json_deep_copy(loc);
+
+            json_object_set_new(r, "id", json_integer(id++));
+            json_array_append_new(related, r);
+            if (!primary)
+                primary = json_deep_copy(loc);
+        }
+        json_array_append_new(flow, json_pack("{s:o, s:i}", "location", loc, "nestingLevel",
+                                              (int)i));
+    }
+    if (!primary) {
+        /* no frame in the user's code: the module under the root that made
+           the call, else the process */
+        const char *rel = NULL;
+
+        json_array_foreach(frames, i, f)
+            if (!rel)
+                rel = under_root(json_string_value(json_object_get(f, "module")), root);
+        if (!rel)
+            rel = json_string_value(json_object_get(issue, "process"));
+        primary = json_pack("{s:o}", "physicalLocation",
+                            physical(rel && *rel ? rel : "unknown", 1));
+    }
+    json_object_set_new(res, "locations", json_pack("[o]", primary));
+    if (json_array_size(flow))
+        json_object_set_new(res, "codeFlows",
+                            json_pack("[{s:[{s:o}]}]", "threadFlows", "locations", flow));
+    else
+        json_decref(flow);
+    if (json_array_size(related))
+        json_object_set_new(res, "relatedLocations", related);
+    else
+        json_decref(related);
+    return 0;
+fail:
+    json_decref(flow);
+    json_decref(related);
+    return -1;
+}
+
+static json_t *render_result(json_t *descriptors, const json_t *issue, const char *root)
 {
     const char *rule = json_string_value(json_object_get(issue, "rule"));
     const char *path = json_string_value(json_object_get(issue, "path"));
     const char *msg = json_string_value(json_object_get(issue, "message"));
     const char *fp = issue_key(issue);
+    char *text = NULL;
     int idx;
-    char *uri;
     json_t *res;
 
     if (!rule)
         rule = "unknown";
     idx = rule_index(descriptors, rule, (int)json_integer_value(json_object_get(issue, "type")));
-    /* dashboards need a location: an issue without a path names its process */
-    if (!path || !*path)
-        path = json_string_value(json_object_get(issue, "process"));
-    uri = path_uri(path && *path ? path : "unknown");
-    if (idx < 0 || !uri) {
-        free(uri);
+    if (idx < 0)
         return NULL;
-    }
-    res = json_pack("{s:s, s:i, s:s, s:{s:s}, s:[{s:{s:{s:s}, s:{s:i}}}], s:o}",
+    if (asprintf(&text, "%s%s%s%s", msg && *msg ? msg : rule, path && *path ? " (file " : "",
+                 path && *path ? path : "", path && *path ? ")" : "") < 0)
+        return NULL;
+    res = json_pack("{s:s, s:i, s:s, s:{s:s}, s:o}",
                     "ruleId", rule,
                     "ruleIndex", idx,
                     "level", "warning",
-                    "message", "text", msg && *msg ? msg : rule,
-                    "locations", "physicalLocation", "artifactLocation", "uri", uri,
-                    "region", "startLine", 1,
+                    "message", "text", text,
                     "properties", result_properties(issue));
-    free(uri);
-    if (res && fp)
+    free(text);
+    if (!res || frame_locations(res, issue, root) < 0) {
+        json_decref(res);
+        return NULL;
+    }
+    if (fp)
         json_object_set_new(res, "partialFingerprints", json_pack("{s:s}", FINGERPRINT_KEY, fp));
     return res;
 }
 
-json_t *sarif_render(const json_t *issues, const struct sarif_rule *rules, size_t n)
+json_t *sarif_render(const json_t *issues, const struct sarif_rule *rules, size_t n,
+                     const char *source_root)
 {
     json_t *descriptors = json_array(), *results = json_array(), *log = NULL, *issue;
+    char *root_uri = NULL, *enc = NULL;
     size_t i;
 
     if (!descriptors || !results)
@@ -143,20 +299,31 @@ json_t *sarif_render(const json_t *issues, const struct sarif_rule *rules, size_
         if (json_array_append_new(descriptors, rule_descriptor(&rules[i])) < 0)
             goto out;
     json_array_foreach(issues, i, issue) {
-        json_t *r = render_result(descriptors, issue);
+        json_t *r = render_result(descriptors, issue, source_root);
         if (!r || json_array_append_new(results, r) < 0)
             goto out;
     }
-    log = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:s, s:O}}, s:O, s:s}]}",
+    /* where SRCROOT was here: an absolute file URI ending in '/' */
+    enc = path_uri(source_root && *source_root ? source_root : "/");
+    if (!enc || asprintf(&root_uri, "file://%s%s%s", enc[0] == '/' ? "" : "/", enc,
+                         enc[0] && enc[strlen(enc) - 1] == '/' ? "" : "/") < 0) {
+        root_uri = NULL;
+        goto out;
+    }
+    log = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:s, s:s, s:O}}, s:O, s:s, s:{s:{s:s}}}]}",
                     "$schema", SARIF_SCHEMA,
                     "version", "2.1.0",
                     "runs", "tool", "driver", "name", "ioscope",
                     "version", IOSCOPE_VERSION,
                     "semanticVersion", IOSCOPE_VERSION,
+                    "informationUri", IOSCOPE_URL,
                     "rules", descriptors,
                     "results", results,
-                    "columnKind", "utf16CodeUnits");
+                    "columnKind", "utf16CodeUnits",
+                    "originalUriBaseIds", BASE_ID, "uri", root_uri);
 out:
+    free(enc);
+    free(root_uri);
     json_decref(descriptors);
     json_decref(results);
     return log;

@@ -10,7 +10,7 @@
 
 void fuzz_issues(const uint8_t *data, size_t size)
 {
-    static const struct sarif_rule rules[] = {{"leak", "Leak", "leaks", 4}};
+    static const struct sarif_rule rules[] = {{"leak", "Leak", "leaks", 4, NULL}};
     char err[IOT_ERRBUF_SIZE];
     json_t *issues = NULL, *copy, *out, *sarif;
     size_t nnew;
@@ -22,7 +22,7 @@ void fuzz_issues(const uint8_t *data, size_t size)
             issues_diff(issues, issues, out, &nnew);
             json_decref(out);
         }
-        sarif = sarif_render(issues, rules, 1);
+        sarif = sarif_render(issues, rules, 1, "/src");
         json_decref(sarif);
         copy = json_deep_copy(issues);
         if (copy) {

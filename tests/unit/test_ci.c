@@ -193,8 +193,8 @@ static void test_diff(void)
 }
 
 static const struct sarif_rule rules[] = {
-    { "small_buffer", "SmallBuffer", "Many small reads or writes. Use a bigger buffer.", 2 },
-    { "leak", "Leak", "Files still open at exit.", 4 },
+    { "small_buffer", "SmallBuffer", "Many small reads or writes. Use a bigger buffer.", 2, NULL },
+    { "leak", "Leak", "Files still open at exit.", 4, "Close it." },
 };
 
 static const char *sget(const json_t *o, const char *path)
@@ -214,7 +214,21 @@ static void test_sarif(void)
     json_t *issues = json_pack("[o,o,o]", issue("leak", "/tmp/a b/x%.db", "f1"),
                                issue("small_buffer", "/var/log/app.log", "f2"),
                                issue("plugin_rule", "/p", "f3"));
-    json_t *log = sarif_render(issues, rules, 2), *run, *driver, *res, *v;
+    json_t *log, *run, *driver, *res, *v, *flow;
+
+    /* the leak's stack: an inlined call and its caller in the user's code
+       under /src, then libc (outside it, no line) */
+    json_object_set_new(json_array_get(issues, 0), "frames",
+                        json_pack("[{s:s,s:s,s:i,s:s,s:b},{s:s,s:s,s:i,s:s,s:b},"
+                                  "{s:s,s:n,s:n,s:s,s:b}]",
+                                  "function", "load", "file", "/src/dir/a b.c", "line", 47,
+                                  "module", "/src/bin/app", "inlined", 1,
+                                  "function", "main", "file", "/src/dir/a b.c", "line", 80,
+                                  "module", "/src/bin/app", "inlined", 0,
+                                  "function", "__libc_start_main", "file", "line",
+                                  "module", "/lib/libc.so.6", "inlined", 0));
+    json_object_set_new(json_array_get(issues, 1), "process", json_string("app"));
+    log = sarif_render(issues, rules, 2, "/src");
     char *text;
     size_t i;
 
@@ -235,7 +249,13 @@ static void test_sarif(void)
     CU_ASSERT_STRING_EQUAL(sget(json_array_get(v, 0), "shortDescription.text"),
                            "Many small reads or writes.");
     CU_ASSERT_STRING_EQUAL(sget(json_array_get(v, 0), "fullDescription.text"), rules[0].help);
-    CU_ASSERT_STRING_EQUAL(sget(json_array_get(v, 0), "help.text"), rules[0].help);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sget(json_array_get(v, 0), "help.text"), rules[0].help));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sget(json_array_get(v, 0), "help.text"), "How to fix"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sget(json_array_get(v, 1), "help.markdown"), "Close it."));
+    CU_ASSERT_EQUAL(strncmp(sget(json_array_get(v, 1), "helpUri"), "https://", 8), 0);
+    CU_ASSERT_EQUAL(strncmp(sget(driver, "informationUri"), "https://", 8), 0);
+    CU_ASSERT_STRING_EQUAL(sget(json_object_get(run, "originalUriBaseIds"), "SRCROOT.uri"),
+                           "file:///src/");
     CU_ASSERT_STRING_EQUAL(sget(json_array_get(v, 2), "id"), "plugin_rule");
     CU_ASSERT_PTR_NOT_NULL(sget(json_array_get(v, 2), "help.text"));
 
@@ -249,16 +269,39 @@ static void test_sarif(void)
         CU_ASSERT_STRING_EQUAL(sget(v, "level"), "warning");
         CU_ASSERT_PTR_NOT_NULL_FATAL(desc);
         CU_ASSERT_STRING_EQUAL(sget(desc, "id"), sget(v, "ruleId"));
-        CU_ASSERT_PTR_NOT_NULL(sget(loc, "physicalLocation.artifactLocation.uri"));
-        CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(
-            json_object_get(loc, "physicalLocation"), "region"), "startLine")), 1);
+        /* relative to SRCROOT: code scanning refuses absolute uris */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sget(loc, "physicalLocation.artifactLocation.uri"));
+        CU_ASSERT_NOT_EQUAL(sget(loc, "physicalLocation.artifactLocation.uri")[0], '/');
+        CU_ASSERT_STRING_EQUAL(sget(loc, "physicalLocation.artifactLocation.uriBaseId"),
+                               "SRCROOT");
+        CU_ASSERT(json_integer_value(json_object_get(json_object_get(
+            json_object_get(loc, "physicalLocation"), "region"), "startLine")) >= 1);
     }
     v = json_array_get(res, 0);
     CU_ASSERT_STRING_EQUAL(sget(v, "ruleId"), "leak");
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(v, "ruleIndex")), 1);
-    CU_ASSERT_STRING_EQUAL(sget(v, "message.text"), "fix it");
+    CU_ASSERT_STRING_EQUAL(sget(v, "message.text"), "fix it (file /tmp/a b/x%.db)");
+    CU_ASSERT_STRING_EQUAL(sget(json_object_get(v, "properties"), "path"), "/tmp/a b/x%.db");
+    /* the first frame in the user's code, with its line */
     CU_ASSERT_STRING_EQUAL(sget(json_array_get(json_object_get(v, "locations"), 0),
-                                "physicalLocation.artifactLocation.uri"), "/tmp/a%20b/x%25.db");
+                                "physicalLocation.artifactLocation.uri"), "dir/a%20b.c");
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(json_object_get(
+        json_array_get(json_object_get(v, "locations"), 0), "physicalLocation"), "region"),
+        "startLine")), 47);
+    /* the whole stack as a thread flow, the user's frames as related locations */
+    flow = json_object_get(json_array_get(json_object_get(json_array_get(
+        json_object_get(v, "codeFlows"), 0), "threadFlows"), 0), "locations");
+    CU_ASSERT_EQUAL(json_array_size(flow), 3);
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(flow, 1), "location.physicalLocation."
+                                "artifactLocation.uri"), "dir/a%20b.c");
+    CU_ASSERT_PTR_NULL(json_object_get(json_object_get(json_array_get(flow, 2), "location"),
+                                       "physicalLocation"));
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(flow, 2), "location.message.text"),
+                           "__libc_start_main in libc.so.6");
+    CU_ASSERT_EQUAL(json_array_size(json_object_get(v, "relatedLocations")), 2);
+    /* no frame: the process, at line 1 */
+    CU_ASSERT_STRING_EQUAL(sget(json_array_get(json_object_get(json_array_get(res, 1),
+                                "locations"), 0), "physicalLocation.artifactLocation.uri"), "app");
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(
         json_object_get(v, "partialFingerprints"), "ioscope/v1")), "f1");
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(v, "properties"), "pid")),
@@ -278,7 +321,7 @@ static void test_sarif(void)
 
     /* no issues: still a valid log with every rule */
     json_t *none = json_array();
-    log = sarif_render(none, rules, 2);
+    log = sarif_render(none, rules, 2, "/src");
     run = json_array_get(json_object_get(log, "runs"), 0);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(run, "results")), 0);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(json_object_get(json_object_get(
