@@ -518,10 +518,22 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             *held = d->prev_fields;
             d->fields_unknown += (d->prev_has & ~IOT_CALL_HAS_MASK) != 0;
         } else if (tag == IOT_TAG_MODULE) {
+            const uint8_t *at = d->p;
+
             *held = NULL;
-            if (get_module(d, ev) < 0)
+            if (get_module(d, ev) == 0)
+                return 1;
+            /* a payload that is no module record (written before the tag
+               was taken) is stepped over like an unknown kind, when its
+               length holds */
+            d->p = at;
+            p = at;
+            if (iot_get_varint(&p, d->end, &v) < 0 || v > (uint64_t)(d->end - p))
                 goto bad;
-            return 1;
+            p += v;
+            d->p = p;
+            d->records_unknown++;
+            continue;
         } else if (tag >= IOT_TAG_EXT_FIRST && tag <= IOT_TAG_EXT_LAST) {
             /* a record of a kind a newer writer added: skipped whole */
             int damaged = 0;

@@ -135,9 +135,13 @@ assert len(run["results"]) == len(issues) == 2
 for res, issue in zip(run["results"], issues):
     assert res["ruleId"] == issue["rule"] and ids[res["ruleIndex"]] == issue["rule"]
     assert res["level"] in ("note", "warning", "error")
-    assert res["message"]["text"] == issue["message"]
+    assert res["message"]["text"] == issue["message"] + " (file " + issue["path"] + ")"
+    assert res["properties"]["path"] == issue["path"]
+    # no frame of this log's stacks lies under the source root (.): the
+    # process, relative to SRCROOT, at line 1
     loc = res["locations"][0]["physicalLocation"]
-    assert loc["artifactLocation"]["uri"] == issue["path"] and loc["region"]["startLine"] == 1
+    assert loc["artifactLocation"] == {"uri": issue["process"], "uriBaseId": "SRCROOT"}, loc
+    assert loc["region"]["startLine"] == 1
     assert res["partialFingerprints"]["ioscope/v1"] == issue["fingerprint"]
 EOF
 exit $fail
