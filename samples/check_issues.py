@@ -11,12 +11,13 @@ paths and messages so the expected files do not depend on where the test ran.
 
 What is masked and why:
   pid, tid, time, cost      differ on every run
-  stack                     addresses differ and inlining depends on the
+  stack, frames             addresses differ and inlining depends on the
                             compiler; kept as "<stack>" when one of its
                             frames is in the sample's own executable (the
                             open was made by the program, not by libc or the
                             recorder), as "<stack without PROCESS>" when
-                            none is, "" when there is no stack
+                            none is, "" when there is no stack;
+                            frames as "<frames>", [] when there are none
   fingerprint               a digest that includes the path; kept as
                             "<hex>" when it looks like one
   detail.*_us/_ms/_ns       measured timings
@@ -44,14 +45,18 @@ def replace_dir(text, outdirs):
     return text
 
 
-def mask_stack(stack, process):
-    """Frames look like "function+0xOFF (module)" or "module+0xOFF"."""
+def mask_stack(stack, process, frames):
+    """Whether a frame is in the sample's executable: from the symbolized
+    frames' modules, or from the text of frames ("function+0xOFF (module)",
+    "module+0xOFF") when there are none."""
     if not stack:
         return ""
-    own = re.compile(r"(^|\()" + re.escape(process) + r"(\+0x[0-9a-fA-F]+$|\)$)")
-    if any(own.search(frame) for frame in stack.split("\n")):
-        return "<stack>"
-    return "<stack without %s>" % process
+    if frames:
+        mine = any(os.path.basename(f.get("module") or "") == process for f in frames)
+    else:
+        own = re.compile(r"(^|\(|/)" + re.escape(process) + r"(\+0x[0-9a-fA-F]+$|\)$)")
+        mine = any(own.search(frame) for frame in stack.split("\n"))
+    return "<stack>" if mine else "<stack without %s>" % process
 
 
 def mask_issue(issue, outdirs):
@@ -60,7 +65,9 @@ def mask_issue(issue, outdirs):
         if key in out:
             out[key] = "*"
     if "stack" in out:
-        out["stack"] = mask_stack(out["stack"], out.get("process", ""))
+        out["stack"] = mask_stack(out["stack"], out.get("process", ""), out.get("frames"))
+    if "frames" in out:
+        out["frames"] = "<frames>" if out["frames"] else []
     if isinstance(out.get("fingerprint"), str) and HEX.fullmatch(out["fingerprint"]):
         out["fingerprint"] = "<hex>"
     for key in ("path", "message"):
