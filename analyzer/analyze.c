@@ -82,10 +82,14 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         goto out;
     if (!o || o->want_issues) {
         is = issues_create(&cfg);
-        sym = symbolizer_create(req->debug_dirs, req->ndebug_dirs);
-        if (!is || !sym)
+        if (!is)
             goto oom;
-        issues_set_symbolizer(is, sym);
+        if (!req->no_symbolize) {
+            sym = symbolizer_create(req->debug_dirs, req->ndebug_dirs);
+            if (!sym)
+                goto oom;
+            issues_set_symbolizer(is, sym);
+        }
     }
     e = engine_create(&cfg, is, o ? o->profile : NULL);
     if (!e)
@@ -129,7 +133,8 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         res->issues = issues_finish(is);
         if (!res->issues)
             goto oom;
-        symbolizer_counts(sym, &res->frames, &res->unresolved);
+        if (sym)
+            symbolizer_counts(sym, &res->frames, &res->unresolved);
     }
     /* a pattern over its PCRE2 limits left paths unjudged or fingerprints
        unnormalised: no result rather than a wrong one (config.h) */

@@ -16,6 +16,7 @@ struct analyze_request {
     const char *const *sets; size_t nsets;        /* "RULE.PARAM=VALUE" strings */
     const char *const *debug_dirs; size_t ndebug_dirs;  /* --debug-dir: .build-id/ trees */
     int strict;
+    int no_symbolize;                             /* stacks as recorded (--no-symbolize) */
 };
 
 /* Analyze the inputs; *issues gets the final array (fingerprinted, de-duplicated, sorted). Prints its own

@@ -109,6 +109,8 @@ int cmd_analyze(int argc, char **argv)
          .help = "where the program's sources are (SARIF locations; default .)"},
         {"debug-dir", 0, "DIR", .list = &debug_dirs,
          .help = "also look for debug info by build-id in DIR/.build-id/ (repeatable)"},
+        {"no-symbolize", 0, NULL, .flag = &req.no_symbolize,
+         .help = "show stacks as recorded (no functions or lines from debug info)"},
     };
     const struct opt_cmd cmd = {
         .name = "analyze",
