@@ -46,4 +46,4 @@ printf '%-28s %9s\n' setup seconds
 printf '%-28s %9s\n' "ioanalyze --no-symbolize" "$plain"
 printf '%-28s %9s\n' "ioanalyze (symbolized)" "$sym"
 echo "$plain $sym ${frames:-0} $issues" | awk '{ d = $2 - $1; if ($3 > 0)
-    printf "symbolization: %.3f s, %.1f us per distinct frame, %.1f us per stack\n", d, d * 1e6 / $3, d * 1e6 / $4 }'
+    printf "symbolization: %.3f s, %.1f us per distinct frame, %.1f us per issue\n", d, d * 1e6 / $3, d * 1e6 / $4 }'

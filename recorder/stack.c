@@ -573,6 +573,10 @@ static uint64_t rule_for(uintptr_t pc)
  */
 static __attribute__((noinline)) int walk(uintptr_t *pcs)
 {
+#if !defined(__x86_64__)
+    (void)pcs;
+    return 0;   /* the rules above are x86-64's (rsp, rbp, CFA-8) */
+#else
     const uintptr_t *fp = __builtin_frame_address(0);
     uintptr_t sp = (uintptr_t)(fp + 2), bp = fp[0], pc = fp[1];
     uintptr_t bottom = sp;
@@ -597,6 +601,7 @@ static __attribute__((noinline)) int walk(uintptr_t *pcs)
         sp = cfa;
     }
     return n;
+#endif
 }
 
 /* ------------------------------------------------------------ stack text */
