@@ -23,6 +23,11 @@
 #include "symbolize.h"
 
 #define MAX_INLINE 16
+/*
+ * Frames of one stack that are symbolized; the rest of a deeper one (a
+ * hostile input's million frames) is shown as given. The recorder keeps 24.
+ */
+#define MAX_STACK_FRAMES 256
 
 struct smod {
     const char *path;
@@ -486,13 +491,18 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
     if (!t || !kf)
         goto fail;
     for (const char *p = key; *p;) {
-        size_t len = strcspn(p, "\n");
+        size_t len = strcspn(p, "\n"), m;
         const struct sym_frame *got;
         struct sym_frame one;
-        size_t m = raw_frame(s, p, len, &got);
+        int raw;
 
-        int raw = m > 0;
-
+        if (n >= MAX_STACK_FRAMES) {
+            fputc('\n', t);
+            fputs(p, t);
+            break;
+        }
+        m = raw_frame(s, p, len, &got);
+        raw = m > 0;
         if (!raw) {
             one = text_frame(s, p, len);
             got = &one;
