@@ -1033,6 +1033,84 @@ static void test_string_dedup(void)
     CU_ASSERT_EQUAL(e.nrec, 0);
 }
 
+/*
+ * Module records (tag 0x44): read back with their build-id in hex, through
+ * JSONL and back; bytes a later version appends to the payload are stepped
+ * over, and a payload that is no module record is skipped like an unknown
+ * kind, the records after it intact.
+ */
+static void test_module_record(void)
+{
+    static const uint8_t id[] = { 0x85, 0x63, 0xcc, 0x5c, 0x00, 0xff };
+    static uint8_t rec[1024], frames[4096];
+    struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION, .pid = 7, .tid = 7, .stream_id = 1,
+                               .base_t = 5000 };
+    struct iot_chunker *c = iot_chunker_create(1);
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_jsonl_scratch *js = iot_jsonl_scratch_create();
+    struct iot_trace_stats ts;
+    struct iot_event *evs = NULL, back;
+    struct iot_enc e;
+    char err[IOT_ERRBUF_SIZE] = "", *line = NULL;
+    size_t len = 0, at;
+    FILE *f;
+    long n;
+
+    iot_enc_begin(&e, rec, sizeof(rec), h.base_t);
+    CU_ASSERT_FATAL(iot_enc_module(&e, 5010, "/usr/lib/libz.so.1", 0x7f0000001000ull, id,
+                                   sizeof(id)) == 0);
+    /* a later version's module record: one more byte at the payload's end
+       (the length is one varint byte here) */
+    at = e.len;
+    CU_ASSERT_FATAL(iot_enc_module(&e, 5020, "/usr/bin/app", 0x555500000000ull, NULL, 0) == 0);
+    CU_ASSERT_FATAL(rec[at] == 0x44 && rec[at + 1] < 0x7f);
+    rec[at + 1]++;
+    rec[e.len++] = 0x2a;
+    /* no module inside: tag 0x44, length 3, three bytes that do not parse */
+    rec[e.len] = 0x44, rec[e.len + 1] = 3, rec[e.len + 2] = 0x80, rec[e.len + 3] = 0x80;
+    rec[e.len + 4] = 0x80;
+    e.len += 5;
+    e.nrec++;
+    CU_ASSERT_FATAL(iot_enc_exit(&e, 5030, 0, 0) == 0);
+    h.bytes = (uint32_t)e.len;
+    h.nrec = e.nrec;
+    n = (long)iot_chunk_compress(c, &h, rec, frames, sizeof(frames));
+    CU_ASSERT_FATAL(n > 0);
+    spill(tmp_path("modules.zst"), frames, (size_t)n);
+    n = read_all(tmp_path("modules.zst"), &evs, st, &ts, err);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    CU_ASSERT_EQUAL(ts.chunks_damaged, 0);
+    CU_ASSERT_EQUAL(ts.records_unknown, 1);
+    CU_ASSERT_EQUAL(evs[0].kind, IOT_EV_MODULE);
+    CU_ASSERT_EQUAL(evs[0].pid, 7);
+    CU_ASSERT_EQUAL(evs[0].t, 10);
+    CU_ASSERT_STRING_EQUAL(evs[0].path, "/usr/lib/libz.so.1");
+    CU_ASSERT_EQUAL(evs[0].bias, 0x7f0000001000ull);
+    CU_ASSERT_STRING_EQUAL(evs[0].build_id, "8563cc5c00ff");
+    CU_ASSERT_EQUAL(evs[1].kind, IOT_EV_MODULE);
+    CU_ASSERT_STRING_EQUAL(evs[1].path, "/usr/bin/app");
+    CU_ASSERT_STRING_EQUAL(evs[1].build_id, "");
+    CU_ASSERT_EQUAL(evs[2].kind, IOT_EV_EXIT);
+
+    /* JSONL and back */
+    f = open_memstream(&line, &len);
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(iot_jsonl_write(f, &evs[0]) == 0);
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"ev\":\"module\""));
+    CU_ASSERT_EQUAL(iot_jsonl_parse(line, len, &back, st, js, err), 1);
+    CU_ASSERT_EQUAL(back.kind, IOT_EV_MODULE);
+    CU_ASSERT_STRING_EQUAL(back.path, "/usr/lib/libz.so.1");
+    CU_ASSERT_EQUAL(back.bias, 0x7f0000001000ull);
+    CU_ASSERT_STRING_EQUAL(back.build_id, "8563cc5c00ff");
+    CU_ASSERT_EQUAL(back.t, 10);
+    free(line);
+    free(evs);
+    iot_jsonl_scratch_free(js);
+    iot_strtab_free(st);
+    iot_chunker_free(c);
+}
+
 void format_suite(void)
 {
     CU_pSuite s = CU_add_suite("format", NULL, NULL);
@@ -1053,5 +1131,6 @@ void format_suite(void)
     CU_add_test(s, "zstd -t accepts a trace", test_zstd_accepts);
     CU_add_test(s, "tight read loop <= 4 bytes/event", test_tight_loop_compact);
     CU_add_test(s, "string de-duplication and full buffers", test_string_dedup);
+    CU_add_test(s, "module records, in JSONL too; a payload that is none skipped", test_module_record);
     CU_add_test(s, "a chunk cut at every kind of record boundary", test_records_prefix);
 }
