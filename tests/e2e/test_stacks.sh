@@ -152,6 +152,28 @@ u=$(unresolved "$work/err") nu=$(unresolved "$work/err.nodebug")
     die "summaries: $(cat "$work/err" "$work/err.nodebug")"
 [ -n "$REC_ENV" ] || [ "$u" = 0 ] || die "summary with debug info: $(cat "$work/err")"
 
+# The SARIF log against the SARIF 2.1.0 schema and GitHub's ingestion rules,
+# where Microsoft's multitool is installed (npm install
+# @microsoft/sarif-multitool; SARIF_MULTITOOL names its binary when it is not
+# on PATH): no error. Its schema, shipped beside it, through python3's
+# jsonschema when that is installed.
+mt=${SARIF_MULTITOOL:-$(command -v sarif-multitool)}
+if [ -n "$mt" ] && [ -x "$mt" ]; then
+    DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$mt" validate "$work/s.sarif" --rule-kind "Gh;Sarif" \
+        -o "$work/validation.sarif" --log ForceOverwrite > "$work/mt.out" 2>&1
+    grep -q ": error " "$work/mt.out" && die "sarif-multitool: $(grep ': error ' "$work/mt.out")"
+    grep -q "Analysis completed successfully" "$work/mt.out" || die "sarif-multitool: $(cat "$work/mt.out")"
+    schema=$(find "$(dirname "$(readlink -f "$mt")")" -maxdepth 1 -name 'sarif-2.1.0.json' | head -n 1)
+    if [ -n "$schema" ] && python3 -c 'import jsonschema' 2>/dev/null; then
+        python3 -c '
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
+            "$work/s.sarif" "$schema" || die "SARIF schema"
+    fi
+else
+    echo "(no sarif-multitool: the SARIF log checked by hand only)"
+fi
+
 # strace -k: its frame without a symbol goes through the same symbolizer
 if have strace && strace -f -k -o "$work/k.log" ./app "$work/data" 2>/dev/null &&
     grep -q 'libstk.so() \[' "$work/k.log"; then
