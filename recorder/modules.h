@@ -3,7 +3,7 @@
  * process, for the unwinder (stack.c) and for the module records that let
  * ioanalyze symbolize raw addresses offline.
  *
- * Everything here runs under stack.c's lock (rec_stack_lock()).
+ * Everything here but rec_stack_modules_unloaded() runs under stack.c's lock.
  */
 #ifndef REC_MODULES_H
 #define REC_MODULES_H
@@ -41,6 +41,13 @@ extern int rec_modules_unrecorded;
 void rec_modules_record(void);
 /* In a forked child: no module has a record in this process yet. */
 void rec_modules_forked(void);
+
+/*
+ * A module was unloaded (dlclose): the unwinder's rules and cached stacks
+ * are worked out again, and the modules read again, before they are used.
+ * Any thread, no lock.
+ */
+void rec_stack_modules_unloaded(void);
 
 #pragma GCC visibility pop
 

@@ -50,7 +50,9 @@ static size_t arena_used = ARENA_SIZE;
  * The unwind rule of one return address, packed: 0 is "not known yet".
  * Bits 0-31 the CFA's offset, 32 CFA from rbp (else rsp), 33-40 the return
  * address's offset from the CFA + 128, 41 rbp saved, 42-49 its offset from
- * the CFA + 128; bits 60-61 the kind.
+ * the CFA + 128, 50-59 the module generation it was worked out in (a rule
+ * of an older one is worked out again: the code at its address may be
+ * another module's since a dlclose); bits 60-61 the kind.
  */
 #define RULE_WALK   (1ull << 60)     /* a frame the walk goes through */
 #define RULE_END    (2ull << 60)     /* the outermost frame */
@@ -58,8 +60,22 @@ static size_t arena_used = ARENA_SIZE;
 #define RULE_KIND(r) ((r) & (3ull << 60))
 #define RULE_CFA_BP (1ull << 32)
 #define RULE_BP_SAVED (1ull << 41)
+#define RULE_GEN_SHIFT 50
+#define RULE_GEN_MASK  0x3ffull
+#define RULE_GEN(r)   (((r) >> RULE_GEN_SHIFT) & RULE_GEN_MASK)
 
-/* Written once (rule, then pc with release) under the lock; read without it. */
+/*
+ * Bumped by every dlclose (wrap_dl.c): rules, cached stacks and the module
+ * table of an earlier generation are not trusted.
+ */
+static unsigned modules_gen;
+static unsigned scanned_gen;                /* under the lock */
+
+/*
+ * Written under the lock, read without it: a free slot gets its rule, then
+ * its pc (release); a slot keeps its pc for good, and only its rule is
+ * replaced, by a newer generation's for the same pc (one 64-bit store).
+ */
 static struct { uintptr_t pc; uint64_t rule; } pc_cache[PC_SLOTS];
 /* Under the lock. */
 static struct { uint64_t hash; const char *s; } stack_cache[STACK_SLOTS];
@@ -535,7 +551,16 @@ static inline unsigned pc_slot(uintptr_t pc)
     return (unsigned)((pc * 0x9e3779b97f4a7c15ull) >> 51) % PC_SLOTS;
 }
 
-static uint64_t rule_for(uintptr_t pc)
+/* Under the lock: read the modules again when one was unloaded since. */
+static void modules_current(unsigned gen)
+{
+    if (scanned_gen != gen) {
+        rec_modules_scan();
+        scanned_gen = gen;
+    }
+}
+
+static uint64_t rule_for(uintptr_t pc, unsigned gen)
 {
     unsigned slot = pc_slot(pc);
     uint64_t r;
@@ -544,18 +569,25 @@ static uint64_t rule_for(uintptr_t pc)
         unsigned k = (slot + i) % PC_SLOTS;
         uintptr_t key = __atomic_load_n(&pc_cache[k].pc, __ATOMIC_ACQUIRE);
 
-        if (key == pc)
-            return pc_cache[k].rule;
+        if (key == pc) {
+            r = __atomic_load_n(&pc_cache[k].rule, __ATOMIC_RELAXED);
+            if (RULE_GEN(r) == (gen & RULE_GEN_MASK))
+                return r;
+            break;
+        }
         if (key == 0)
             break;
     }
     pthread_mutex_lock(&lock);
-    r = work_out_rule(pc);
+    modules_current(gen);
+    r = work_out_rule(pc) | (uint64_t)(gen & RULE_GEN_MASK) << RULE_GEN_SHIFT;
     for (unsigned i = 0; i < 8; i++) {
         unsigned k = (slot + i) % PC_SLOTS;
 
-        if (pc_cache[k].pc == pc)
+        if (pc_cache[k].pc == pc) {
+            __atomic_store_n(&pc_cache[k].rule, r, __ATOMIC_RELAXED);
             break;
+        }
         if (pc_cache[k].pc == 0) {
             pc_cache[k].rule = r;
             __atomic_store_n(&pc_cache[k].pc, pc, __ATOMIC_RELEASE);
@@ -566,15 +598,21 @@ static uint64_t rule_for(uintptr_t pc)
     return r;
 }
 
+void rec_stack_modules_unloaded(void)
+{
+    __atomic_add_fetch(&modules_gen, 1, __ATOMIC_RELEASE);
+}
+
 /*
  * The return addresses of the calling stack outside this library, innermost
  * first, into pcs[0..MAX_FRAMES). Never inlined: it starts from its own
  * frame, which __builtin_frame_address gives it with rbp as frame pointer.
  */
-static __attribute__((noinline)) int walk(uintptr_t *pcs)
+static __attribute__((noinline)) int walk(uintptr_t *pcs, unsigned gen)
 {
 #if !defined(__x86_64__)
     (void)pcs;
+    (void)gen;
     return 0;   /* the rules above are x86-64's (rsp, rbp, CFA-8) */
 #else
     const uintptr_t *fp = __builtin_frame_address(0);
@@ -588,7 +626,7 @@ static __attribute__((noinline)) int walk(uintptr_t *pcs)
 
         if (pc < self_lo || pc >= self_hi)
             pcs[n++] = pc;
-        r = rule_for(pc);
+        r = rule_for(pc, gen);
         if (RULE_KIND(r) != RULE_WALK)
             break;
         cfa = ((r & RULE_CFA_BP) ? bp : sp) + (uintptr_t)(intptr_t)(int32_t)(uint32_t)r;
@@ -647,16 +685,19 @@ const char *rec_stack_capture(void)
     const char *result = NULL;
     char buf[MAX_FRAMES * (PATH_MAX / 4)], *s;
     size_t len = 0;
-    unsigned slot;
-    int n = walk(pcs);
+    unsigned gen = __atomic_load_n(&modules_gen, __ATOMIC_ACQUIRE), slot;
+    int n = walk(pcs, gen);
 
     if (n == 0)
         return NULL;
+    /* a stack of an earlier generation may name an unloaded module */
+    h = iot_fnv64_word(h, gen);
     for (int i = 0; i < n; i++)
         h = iot_fnv64_word(h, pcs[i]);
     h |= 1;   /* 0 marks an empty cache slot */
     slot = (unsigned)(h % STACK_SLOTS);
     pthread_mutex_lock(&lock);
+    modules_current(gen);
     if (REC_UNLIKELY(rec_modules_unrecorded))
         rec_modules_record();
     for (unsigned i = 0; i < 8; i++) {

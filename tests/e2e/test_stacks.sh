@@ -4,8 +4,8 @@
 # debug info is found by build-id (--debug-dir). Checks the exact frames
 # (function, file, line, inlined, module, build-id) in JSON, the stack text,
 # SARIF's locations, strace -k's address-only frames through the same
-# symbolizer, and that fingerprints survive a rebuild with code inserted
-# before the opening function.
+# symbolizer, a plugin loaded where a closed one was, and that fingerprints
+# survive a rebuild with code inserted before the opening function.
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have cc || skip "no C compiler"
@@ -185,6 +185,31 @@ f = i["settings"]["frames"][0]
 assert (f["function"], f["file"].rsplit("/", 1)[1], f["line"]) == ("read_settings", "stk_lib.c", int(sys.argv[2])), f
 PY
 fi
+
+# dlopen, dlclose, dlopen: the second plugin, likely where the first was,
+# gets its own module record and its own frames
+cd "$work/src" || exit 1
+cp "$SRC/stk_plug.c" "$SRC/stk_dl.c" .
+cc -g -O1 -fPIC -shared -DPLUG=a -o libplugA.so stk_plug.c &&
+    cc -g -O1 -fPIC -shared -DPLUG=b -o libplugB.so stk_plug.c &&
+    cc -g -O1 -o dl stk_dl.c -ldl || exit 1
+env $REC_ENV "$IORECORD" -o "$work/dl.zst" -- ./dl "$work/data" "$work/src/libplugA.so" \
+    "$work/src/libplugB.so" || die "recording dl"
+"$IOANALYZE" dump --format jsonl "$work/dl.zst" > "$work/dl.jsonl"
+"$IOANALYZE" "$work/dl.zst" > "$work/dl.json" 2>/dev/null || die "analyze dl"
+python3 - "$work" "$(build_id libplugA.so)" "$(build_id libplugB.so)" "$(line plug_open stk_plug.c)" <<'PY' || die "dlclose"
+import json, sys
+work, ida, idb, ln = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+mods = {m["path"]: m["build_id"] for m in (json.loads(l) for l in open(work + "/dl.jsonl"))
+        if m["ev"] == "module"}
+a, b = work + "/src/libplugA.so", work + "/src/libplugB.so"
+assert mods.get(a) == ida and mods.get(b) == idb, mods
+got = []
+for i in json.load(open(work + "/dl.json")):
+    f = [f for f in i["frames"] if "libplug" in (f["module"] or "")][0]
+    got.append((f["function"], f["module"], f["line"]))
+assert sorted(got) == [("open_in_a", a, ln), ("open_in_b", b, ln)], got
+PY
 
 # a rebuild with code before the opening function: other addresses and
 # lines, the same fingerprints
