@@ -179,7 +179,8 @@ int iot_enc_io(struct iot_enc *e, unsigned op, int32_t fd, int64_t size,
 static uint8_t *put_bytes(uint8_t *p, const char *s, size_t len)
 {
     p = iot_put_varint(p, len);
-    memcpy(p, s, len);
+    if (len)   /* s may be NULL when empty (a module without a build-id) */
+        memcpy(p, s, len);
     return p + len;
 }
 
