@@ -80,6 +80,23 @@ static inline int64_t rec_ns_with(const struct rec_clock *c, uint64_t stamp)
                                (__int128)c->mult) >> 32);
 }
 
+/*
+ * The nanoseconds between two stamps of one call: a 64-bit multiply when
+ * the call took under 2^31 ticks (mult < 2^32 for any TSC above 1 GHz, so
+ * the product fits), which is every call but a long block.
+ */
+static inline int64_t rec_ns_between(const struct rec_clock *c, uint64_t s0,
+                                     uint64_t s1)
+{
+    uint64_t d = s1 - s0;
+
+    if (!rec_use_tsc)
+        return (int64_t)d;
+    if (d < (1ull << 31) && c->mult < (1ull << 32))
+        return (int64_t)((d * c->mult) >> 32);
+    return rec_ns_with(c, s1) - rec_ns_with(c, s0);
+}
+
 /* Calibrate (or take the launcher's calibration from the environment). */
 void rec_clock_init(void);
 /*
@@ -241,7 +258,7 @@ static inline void rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
     }
     c = __atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE);
     a = rec_ns_with(c, s0);
-    b = rec_ns_with(c, s1);
+    b = a + rec_ns_between(c, s0, s1);
     if (REC_LIKELY(iot_enc_io(&t->enc, op, fd, size, ret, err, a, b - a) == 0)) {
         if (REC_LIKELY(a - t->enc.base_t < REC_CHUNK_AGE))
             rec_publish(t);

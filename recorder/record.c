@@ -52,7 +52,7 @@ void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
 
     ev->kind = IOT_EV_CALL;
     ev->t = rec_ns_with(c, s0);
-    ev->dur = rec_ns_with(c, s1) - ev->t;
+    ev->dur = rec_ns_between(c, s0, s1);
     if (path)
         ev->has |= IOT_HAS_PATH;
     if (mode)
