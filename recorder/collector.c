@@ -152,6 +152,21 @@ static int all_gone(int live_rd)
     return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 }
 
+/*
+ * iorecord has exited and its caller has the prompt back: a pipeline on
+ * its stderr (`iorecord ... 2>&1 | less`) must end even while a daemon is
+ * recorded on, and a warning now would land amid the caller's later output.
+ */
+static void let_go_of_stderr(void)
+{
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+    if (null >= 0) {
+        dup2(null, 2);
+        close(null);
+    }
+}
+
 static void run(struct writer *w, int live_rd)
 {
     struct rec_seg_hdr *s = w->seg;
@@ -169,6 +184,8 @@ static void run(struct writer *w, int live_rd)
         }
         if (all_gone(live_rd))
             break;
+        if (__atomic_exchange_n(&s->launcher_gone, 0, __ATOMIC_ACQ_REL))
+            let_go_of_stderr();
         __atomic_store_n(&s->sleeping, 1, __ATOMIC_SEQ_CST);
         if (rec_seg_queue_empty(s) &&
             req == __atomic_load_n(&s->flush_req, __ATOMIC_ACQUIRE))
@@ -354,8 +371,6 @@ void collector_end(struct collector *c)
 
     close(c->live_fd);
     c->live_fd = -1;
-    if (__atomic_load_n(&c->seg->survivors, __ATOMIC_ACQUIRE))
-        return;   /* it writes on for them; the docs say so */
     /*
      * Nothing recorded is left: the collector ends at once, and a script
      * that moves the trace or unmounts its disk next must not find it busy.
@@ -363,13 +378,17 @@ void collector_end(struct collector *c)
      * forked just before the command exited that has not yet run, or one
      * that is not recorded).
      */
-    for (int i = 0; i < 250; i++) {
-        if (waitpid(c->pid, NULL, WNOHANG) != 0)
-            return;
-        nanosleep(&tick, NULL);
-    }
+    if (!__atomic_load_n(&c->seg->survivors, __ATOMIC_ACQUIRE))
+        for (int i = 0; i < 250; i++) {
+            if (waitpid(c->pid, NULL, WNOHANG) != 0)
+                return;
+            nanosleep(&tick, NULL);
+        }
+    /* It writes on for the survivors (the docs say so), without our stderr. */
+    __atomic_store_n(&c->seg->launcher_gone, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&c->seg->wake, 1, __ATOMIC_ACQ_REL);
+    futex(&c->seg->wake, FUTEX_WAKE, 1, -1);
 }
-
 void collector_flush(struct collector *c)
 {
     struct rec_seg_hdr *s = c->seg;

@@ -63,6 +63,7 @@ struct rec_seg_hdr {
     uint32_t flush_done;     /* the last flush_req done */
     uint32_t stopped;        /* the trace cannot be written: stop recording */
     uint32_t survivors;      /* processes still recorded at the last flush */
+    uint32_t launcher_gone;  /* iorecord has exited: its stderr is not ours */
     int32_t  collector_pid;  /* as the launcher sees it (for messages) */
 };
 

@@ -25,13 +25,21 @@ wait_for() {
     done
 }
 
-# --- daemon: setsid + fork, then work after iorecord has returned (the test
-# says when, with the file go)
-env $asan "$IORECORD" -o "$work/daemon.zst" -- sh -c \
-    "setsid sh -c 'while [ ! -e \"$work/go\" ]; do sleep 0.05; done; cat /etc/hostname > \"$work/daemon.out\"' &" \
-    >"$work/daemon.log" 2>&1
-rc=$?
-[ $rc -eq 0 ] || die "daemon: iorecord exited $rc: $(cat "$work/daemon.log")"
+# --- daemon: setsid + fork, stdio closed, then work after iorecord has
+# returned (the test says when, with the file go). A pipeline on iorecord's
+# stderr ends with iorecord, not with the daemon.
+( env $asan "$IORECORD" -o "$work/daemon.zst" -- sh -c \
+    "setsid sh -c 'exec </dev/null >/dev/null 2>&1; while [ ! -e \"$work/go\" ]; do sleep 0.05; done; cat /etc/hostname > \"$work/daemon.out\"' &" \
+    2>&1 | cat >"$work/daemon.log"
+  : >"$work/daemon.piped" ) &
+i=0
+until [ -e "$work/daemon.piped" ]; do
+    i=$((i + 1))
+    [ $i -lt 500 ] || break
+    sleep 0.02
+done
+[ -e "$work/daemon.piped" ] || die "daemon: a pipeline on iorecord's stderr waits for the daemon"
+[ ! -s "$work/daemon.log" ] || die "daemon: iorecord said: $(cat "$work/daemon.log")"
 : > "$work/go"
 wait_for "$work/daemon.zst" '/usr/bin/cat \[cat /etc/hostname\].*exit status 0' ||
     die "daemon: its cat never reached the trace: $("$IOANALYZE" info "$work/daemon.zst" 2>&1)"
@@ -39,7 +47,7 @@ wait_for "$work/daemon.zst" '/usr/bin/cat \[cat /etc/hostname\].*exit status 0' 
 grep -q '^damage: none' "$work/daemon.info" || die "daemon: $(grep damage "$work/daemon.info")"
 # every process of the run has its exit: sh, the daemon (setsid's sh), its
 # sleeps, cat
-grep -q '\[sh -c while .*exit status 0$' "$work/daemon.info" ||
+grep -q '\[sh -c exec .*exit status 0$' "$work/daemon.info" ||
     die "daemon: the daemon's own exit is not in the trace: $(cat "$work/daemon.info")"
 nproc=$(sed -n 's/^processes: //p' "$work/daemon.info")
 [ "$(grep -c 'exit status 0$' "$work/daemon.info")" -eq "$nproc" ] ||
