@@ -3,11 +3,11 @@
  * writes the trace for every recorded process of the run (collector.h).
  *
  * It sleeps on the segment's wake word, which a recorded thread bumps (and
- * wakes) when it queues a chunk, and every 200 ms at most:
+ * wakes) when it queues a chunk, for 200 ms at most; each time it
  *   - writes the queue, oldest chunk first, and recycles the buffers;
- *   - retires the slots of dead processes (their lock is gone) and of
- *     images replaced by exec: what they published is written, as the
- *     last PARTIAL chunk of their stream;
+ *   - retires the slots of dead processes (their lock is gone; tested at
+ *     most every 20 ms) and of images replaced by exec: what they
+ *     published is written, as the last PARTIAL chunk of their stream;
  *   - on iorecord's flush request (the command has ended), does both and
  *     snapshots the open chunks of the processes still running.
  * It ends when the liveness pipe reports that every process holding it
@@ -40,7 +40,8 @@
 #include "msg.h"
 #include "segment.h"
 
-#define SLEEP_NS 200000000L
+#define SLEEP_NS 200000000L   /* the longest the collector sleeps */
+#define REAP_NS   20000000L   /* the shortest time between two reaps */
 
 struct writer {
     struct rec_seg_hdr *seg;
@@ -167,16 +168,30 @@ static void let_go_of_stderr(void)
     }
 }
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void run(struct writer *w, int live_rd)
 {
     struct rec_seg_hdr *s = w->seg;
+    int64_t reaped = 0;
 
     for (;;) {
         uint32_t woke = __atomic_load_n(&s->wake, __ATOMIC_ACQUIRE);
         uint32_t req = __atomic_load_n(&s->flush_req, __ATOMIC_ACQUIRE);
+        int64_t now = mono_ns();
 
         rec_seg_drain(s, emit, w);
-        reap(w);
+        /* A lock test per live process: not at every chunk a busy run queues. */
+        if (now - reaped >= REAP_NS) {
+            reap(w);
+            reaped = now;
+        }
         if (req != __atomic_load_n(&s->flush_done, __ATOMIC_ACQUIRE)) {
             round_all(w);
             __atomic_store_n(&s->flush_done, req, __ATOMIC_RELEASE);
