@@ -96,6 +96,10 @@ static int enter_process(int fd)
         pid == rec_pid && n < (long)rec_seg->nprocs) {
         struct rec_seg_proc *e = rec_seg_proc_at(rec_seg, (uint32_t)n);
 
+        /* The collector may be checking on us (DYING): it hands it back. */
+        for (int i = 0; i < 1000 &&
+             __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == REC_PROC_DYING; i++)
+            syscall(SYS_sched_yield);
         /* Our lock, kept across the exec, is no conflict to us: taking it
            again is a no-op. The old image's slots are now stale. */
         if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == REC_PROC_LIVE &&

@@ -91,10 +91,23 @@ static void reap(struct writer *w)
 
     if (np > s->nprocs)
         np = s->nprocs;
-    for (uint32_t p = 0; p < np; p++)
-        dead[p] = __atomic_load_n(&rec_seg_proc_at(s, p)->state,
-                                  __ATOMIC_ACQUIRE) == REC_PROC_LIVE &&
-                  rec_seg_locked(w->seg_fd, p) == 0;
+    for (uint32_t p = 0; p < np; p++) {
+        struct rec_seg_proc *e = rec_seg_proc_at(s, p);
+        uint32_t live = REC_PROC_LIVE;
+
+        dead[p] = 0;
+        if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != REC_PROC_LIVE ||
+            rec_seg_locked(w->seg_fd, p) != 0 ||
+            !__atomic_compare_exchange_n(&e->state, &live, REC_PROC_DYING, 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;
+        /* DYING: no move can start now, so a free lock is a death (the
+           first test may have caught a move that has ended since). */
+        if (rec_seg_locked(w->seg_fd, p) == 0)
+            dead[p] = 1;
+        else
+            __atomic_store_n(&e->state, REC_PROC_LIVE, __ATOMIC_RELEASE);
+    }
     for (uint32_t i = 0; i < ns && i < s->nslots; i++) {
         struct rec_seg_slot *sl = rec_seg_slot_at(s, i);
         struct rec_seg_proc *e;
@@ -106,10 +119,9 @@ static void reap(struct writer *w)
         if (p == 0 || p > np)
             continue;
         e = rec_seg_proc_at(s, p - 1);
-        /* An entry that is moving its fd (not LIVE) is not judged now. */
-        if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != REC_PROC_LIVE)
-            continue;
-        if (dead[p - 1] || sl->image != __atomic_load_n(&e->image, __ATOMIC_ACQUIRE))
+        if (dead[p - 1] ||
+            (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == REC_PROC_LIVE &&
+             sl->image != __atomic_load_n(&e->image, __ATOMIC_ACQUIRE)))
             rec_seg_retire_slot(s, sl, emit, w);
     }
     for (uint32_t p = 0; p < np; p++)

@@ -67,10 +67,17 @@ struct rec_seg_hdr {
     int32_t  collector_pid;  /* as the launcher sees it (for messages) */
 };
 
-/* Process entry states. */
+/*
+ * Process entry states. A process leaves LIVE only by a compare-and-swap:
+ * to MOVING while it moves its memfd fd (closing any fd of the file drops
+ * its lock: it takes it again), or by the collector to DYING, after which
+ * a lock still found free means the process is gone.
+ */
 #define REC_PROC_FREE    0u
 #define REC_PROC_CLAIMED 1u   /* taken, lock not yet held: not judged */
 #define REC_PROC_LIVE    2u
+#define REC_PROC_MOVING  3u   /* its lock is briefly let go: not judged */
+#define REC_PROC_DYING   4u   /* the collector is making sure it is gone */
 
 struct rec_seg_proc {
     uint32_t state;
