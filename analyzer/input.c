@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "heap.h"
 #include "hmap.h"
 #include "infile.h"
 #include "input.h"
@@ -645,35 +646,23 @@ static int src_before(const struct input *in, size_t a, size_t b)
     return ta < tb || (ta == tb && a < b);
 }
 
+#define SRC_BEFORE(in, x, y) src_before(in, *(x), *(y))
+IOT_HEAP_DEFINE(src_heap, size_t, const struct input *, SRC_BEFORE, IOT_HEAP_UNPLACED)
+
 static void heap_push(struct input *in, size_t k)
 {
-    size_t i = in->nheap++;
-
-    while (i && src_before(in, k, in->heap[(i - 1) / 2])) {
-        in->heap[i] = in->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    in->heap[i] = k;
+    in->heap[in->nheap] = k;
+    in->nheap++;
+    src_heap_fix(in, in->heap, in->nheap, in->nheap - 1);
 }
 
 static size_t heap_pop(struct input *in)
 {
-    size_t top = in->heap[0], k = in->heap[--in->nheap], i = 0;
+    size_t top = in->heap[0];
 
-    for (;;) {
-        size_t c = 2 * i + 1;
-
-        if (c >= in->nheap)
-            break;
-        if (c + 1 < in->nheap && src_before(in, in->heap[c + 1], in->heap[c]))
-            c++;
-        if (!src_before(in, in->heap[c], k))
-            break;
-        in->heap[i] = in->heap[c];
-        i = c;
-    }
-    if (in->nheap)
-        in->heap[i] = k;
+    in->heap[0] = in->heap[--in->nheap];
+    if (in->nheap > 1)
+        src_heap_fix(in, in->heap, in->nheap, 0);
     return top;
 }
 

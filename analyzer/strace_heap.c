@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "heap.h"
 #include "strace_int.h"
 
 /* Events held back for ordering; beyond this they leave even if a call that
@@ -23,6 +24,9 @@ static int qev_less(const struct strace_qev *a, const struct strace_qev *b)
     return a->ev.t < b->ev.t || (a->ev.t == b->ev.t && a->seq < b->seq);
 }
 
+#define QEV_BEFORE(ctx, x, y) qev_less(x, y)
+IOT_HEAP_DEFINE(qev_heap, struct strace_qev, void *, QEV_BEFORE, IOT_HEAP_UNPLACED)
+
 int strace_emit(struct strace_src *s, const struct iot_event *ev)
 {
     size_t i;
@@ -34,34 +38,16 @@ int strace_emit(struct strace_src *s, const struct iot_event *ev)
     s->cur->info.events++;
     s->heap[i].ev = *ev;
     s->heap[i].seq = s->seq++;
-    while (i > 0 && qev_less(&s->heap[i], &s->heap[(i - 1) / 2])) {
-        struct strace_qev tmp = s->heap[i];
-        s->heap[i] = s->heap[(i - 1) / 2];
-        s->heap[(i - 1) / 2] = tmp;
-        i = (i - 1) / 2;
-    }
+    qev_heap_fix(NULL, s->heap, s->nheap, i);
     return 0;
 }
 
 static void heap_pop(struct strace_src *s, struct iot_event *ev)
 {
-    size_t i = 0;
-
     *ev = s->heap[0].ev;
     s->heap[0] = s->heap[--s->nheap];
-    for (;;) {
-        size_t c = 2 * i + 1, m = i;
-        if (c < s->nheap && qev_less(&s->heap[c], &s->heap[m]))
-            m = c;
-        if (c + 1 < s->nheap && qev_less(&s->heap[c + 1], &s->heap[m]))
-            m = c + 1;
-        if (m == i)
-            break;
-        struct strace_qev tmp = s->heap[i];
-        s->heap[i] = s->heap[m];
-        s->heap[m] = tmp;
-        i = m;
-    }
+    if (s->nheap > 1)
+        qev_heap_fix(NULL, s->heap, s->nheap, 0);
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "heap.h"
 #include "strace_int.h"
 
 /* Pid of a log that has no pid column and no LOG.PID name. */
@@ -220,53 +221,28 @@ static int logq_before(const struct strace_logq *q, const struct strace_log *a,
     return ta < tb || (ta == tb && a < b);
 }
 
-static void logq_place(struct strace_logq *q, size_t i, struct strace_log *l)
-{
-    q->a[i] = l;
-    l->qpos[q->which] = i + 1;
-}
-
-/* Move the log at i up or down to where its time puts it. */
-static void logq_fix(struct strace_logq *q, size_t i)
-{
-    struct strace_log *l = q->a[i];
-
-    while (i && logq_before(q, l, q->a[(i - 1) / 2])) {
-        logq_place(q, i, q->a[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    for (;;) {
-        size_t c = 2 * i + 1;
-
-        if (c >= q->n)
-            break;
-        if (c + 1 < q->n && logq_before(q, q->a[c + 1], q->a[c]))
-            c++;
-        if (!logq_before(q, q->a[c], l))
-            break;
-        logq_place(q, i, q->a[c]);
-        i = c;
-    }
-    logq_place(q, i, l);
-}
+#define LOGQ_BEFORE(q, x, y) logq_before(q, *(x), *(y))
+#define LOGQ_PLACED(q, a, i) ((a)[i]->qpos[(q)->which] = (i) + 1)
+IOT_HEAP_DEFINE(logq_heap, struct strace_log *, const struct strace_logq *,
+                LOGQ_BEFORE, LOGQ_PLACED)
 
 void strace_logq_update(struct strace_logq *q, struct strace_log *l, int in)
 {
     size_t pos = l->qpos[q->which];
 
     if (pos && in) {
-        logq_fix(q, pos - 1);
+        logq_heap_fix(q, q->a, q->n, pos - 1);
     } else if (pos) {
         struct strace_log *last = q->a[--q->n];
 
         l->qpos[q->which] = 0;
         if (last != l) {
-            logq_place(q, pos - 1, last);
-            logq_fix(q, pos - 1);
+            q->a[pos - 1] = last;
+            logq_heap_fix(q, q->a, q->n, pos - 1);
         }
     } else if (in) {
-        logq_place(q, q->n++, l);
-        logq_fix(q, q->n - 1);
+        q->a[q->n++] = l;
+        logq_heap_fix(q, q->a, q->n, q->n - 1);
     }
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "heap.h"
 #include "strace_int.h"
 
 /* fds beyond this are not tracked (the engine ignores them too). */
@@ -271,42 +272,10 @@ int strace_task_exit(struct strace_src *s, struct strace_task *k, int64_t t, int
 
 /* ------------------------------------------------------ unfinished calls */
 
-/* The pending-call heap: parent of i is (i - 1) / 2; each task knows its place. */
-static void pend_place(struct strace_src *s, size_t i, struct strace_task *k)
-{
-    s->pend[i] = k;
-    k->pend_idx = i;
-}
-
-static void pend_up(struct strace_src *s, size_t i)
-{
-    struct strace_task *k = s->pend[i];
-
-    while (i > 0 && s->pend[(i - 1) / 2]->pend_t > k->pend_t) {
-        pend_place(s, i, s->pend[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    pend_place(s, i, k);
-}
-
-static void pend_down(struct strace_src *s, size_t i)
-{
-    struct strace_task *k = s->pend[i];
-
-    for (;;) {
-        size_t c = 2 * i + 1;
-
-        if (c >= s->npend)
-            break;
-        if (c + 1 < s->npend && s->pend[c + 1]->pend_t < s->pend[c]->pend_t)
-            c++;
-        if (s->pend[c]->pend_t >= k->pend_t)
-            break;
-        pend_place(s, i, s->pend[c]);
-        i = c;
-    }
-    pend_place(s, i, k);
-}
+/* The pending-call heap, oldest call on top; each task knows its place. */
+#define PEND_BEFORE(ctx, x, y) ((*(x))->pend_t < (*(y))->pend_t)
+#define PEND_PLACED(ctx, a, i) ((a)[i]->pend_idx = (i))
+IOT_HEAP_DEFINE(pend_heap, struct strace_task *, void *, PEND_BEFORE, PEND_PLACED)
 
 int64_t strace_pend_oldest(const struct strace_src *s)
 {
@@ -332,8 +301,8 @@ int strace_pend_start(struct strace_src *s, struct strace_task *k, const char *n
          iot_grow(&s->clones, &s->capclones, s->nclones + 1, sizeof(*s->clones)) < 0))
         return -1;
     k->pending = 1;
-    pend_place(s, s->npend++, k);
-    pend_up(s, s->npend - 1);
+    s->pend[s->npend++] = k;
+    pend_heap_fix(NULL, s->pend, s->npend, s->npend - 1);
     if (k->pend_clone)
         s->clones[s->nclones++] = k;
     return 0;
@@ -357,9 +326,8 @@ void strace_pend_end(struct strace_src *s, struct strace_task *k)
         struct strace_task *last = s->pend[--s->npend];
 
         if (last != k) {
-            pend_place(s, i, last);
-            pend_up(s, i);
-            pend_down(s, last->pend_idx);
+            s->pend[i] = last;
+            pend_heap_fix(NULL, s->pend, s->npend, i);
         }
     }
     /* pending clones are few: a scan */
