@@ -9,6 +9,7 @@
  * given configuration.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,14 +69,12 @@ static const char *side_path(const char *path, char *copy, size_t size, int *fd)
     *fd = iot_spool(src, NULL, 0, iot_spool_max());
     if (*fd < 0) {
         int err = errno;   /* before the message's own calls */
-        char cap[32];
+        char msg[PATH_MAX + 256];
 
-        iot_spool_size_str(iot_spool_max(), cap, sizeof(cap));
-        if (err == EFBIG)
-            iot_error("'%s': a pipe given to diff is copied to a temporary file first, and "
-                      "this one is larger than %s (%s): give it as a file", path, cap,
-                      IOT_SPOOL_MAX_ENV);
-        else
+        if (err == EFBIG) {
+            iot_spool_too_big(msg, sizeof(msg), path, "a pipe given to diff");
+            iot_error("%s", msg);
+        } else
             iot_error("cannot read '%s': %s", path, strerror(err));
     }
     close(src);

@@ -1,6 +1,7 @@
 /* Inputs (input.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -490,14 +491,13 @@ static int open_native(struct input *in, struct iot_strtab *st, char *errbuf)
         fds[n] = infile_take_fd(in->infs[i], iot_spool_max());
         if (fds[n] < 0 && errno) {
             int err = errno;   /* before the message's own calls */
-            char cap[32];
+            char msg[PATH_MAX + 256];
 
-            iot_spool_size_str(iot_spool_max(), cap, sizeof(cap));
-            if (err == EFBIG)
-                iot_error("'%s': a trace read from a pipe is copied to a temporary file first, "
-                          "and this one is larger than %s (%s): give it as a file",
-                          in->files[i].name, cap, IOT_SPOOL_MAX_ENV);
-            else
+            if (err == EFBIG) {
+                iot_spool_too_big(msg, sizeof(msg), in->files[i].name,
+                                  "a trace read from a pipe");
+                iot_error("%s", msg);
+            } else
                 iot_error("cannot read trace '%s': %s", in->files[i].name, strerror(err));
             for (size_t j = 0; j < n; j++)
                 if (fds[j] >= 0)

@@ -57,13 +57,9 @@ int trace_input_open(struct trace_input *in, const char *path, int fd, int keep_
     in->name = strdup(is_stdin ? "<stdin>" : path);
     if (fd < 0 || !in->name) {
         if (fd < 0 && err == EFBIG) {
-            char cap[32];
-
-            iot_spool_size_str(iot_spool_max(), cap, sizeof(cap));
             if (errbuf)
-                snprintf(errbuf, IOT_ERRBUF_SIZE,
-                     "cannot read trace '<stdin>': larger than %s, the most copied from a "
-                     "pipe (%s); give it as a file", cap, IOT_SPOOL_MAX_ENV);
+                iot_spool_too_big(errbuf, IOT_ERRBUF_SIZE, "<stdin>",
+                                  "a trace read from a pipe");
         } else {
             trace_set_err(errbuf, "cannot open trace '%s': %s", is_stdin ? "<stdin>" : path,
                           strerror(fd < 0 ? err : ENOMEM));

@@ -125,3 +125,12 @@ fail:
     errno = err;
     return -1;
 }
+
+void iot_spool_too_big(char *buf, size_t size, const char *name, const char *what)
+{
+    char cap[32];
+
+    iot_spool_size_str(iot_spool_max(), cap, sizeof(cap));
+    snprintf(buf, size, "'%s': %s is copied to a temporary file first, and this one is "
+             "larger than %s (%s): give it as a file", name, what, cap, IOT_SPOOL_MAX_ENV);
+}

@@ -36,4 +36,11 @@ int iot_spool(int src, const void *head, size_t nhead, uint64_t cap);
 /* "4 GiB", "512 MiB", "1000 bytes": a cap as a user wrote it, for messages. */
 void iot_spool_size_str(uint64_t bytes, char *buf, size_t size);
 
+/*
+ * The one message for a stream past the cap: "'NAME': WHAT is copied to a
+ * temporary file first, and this one is larger than CAP (IOSCOPE_SPOOL_MAX):
+ * give it as a file", into buf.
+ */
+void iot_spool_too_big(char *buf, size_t size, const char *name, const char *what);
+
 #endif /* IOT_SPOOL_H */
