@@ -145,6 +145,9 @@ static void info_print(struct info *in, struct input *inp)
                (unsigned long long)files[i].bytes);
         if (files[i].kind != INPUT_NATIVE)
             printf(", %llu lines", (unsigned long long)files[i].lines);
+        if (files[i].kind == INPUT_JSONL && files[i].unknown_lines)
+            printf(", %llu events of ops or kinds not known here (skipped)",
+                   (unsigned long long)files[i].unknown_lines);
         if (files[i].kind == INPUT_STRACE)
             printf(", %llu not understood, %s", (unsigned long long)files[i].unknown_lines,
                    files[i].has_durations ? "with durations (-T)" : "no durations (no -T)");

@@ -27,6 +27,9 @@ struct source {
     char *line;
     size_t linecap;
     uint64_t lineno;
+    uint64_t unknown;          /* JSONL: events of ops or kinds we do not know */
+    uint64_t unknown_line;     /* the first of them: its line, and what it was */
+    char unknown_what[64];
     struct iot_event ev;       /* lookahead when merging */
     size_t file;               /* index into files[] */
 };
@@ -420,6 +423,15 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
             while (len > 0 && (s->line[len - 1] == '\n' || s->line[len - 1] == '\r'))
                 len--;
             rc = iot_jsonl_parse(s->line, (size_t)len, ev, in->st, s->scratch, errbuf);
+            if (rc == IOT_JSONL_UNKNOWN) {
+                /* a newer writer's: skipped and counted (input_report_damage) */
+                in->files[s->file].unknown_lines++;
+                if (s->unknown++ == 0) {
+                    s->unknown_line = s->lineno;
+                    snprintf(s->unknown_what, sizeof(s->unknown_what), "%s", errbuf);
+                }
+                continue;
+            }
             if (rc < 0) {
                 iot_error("'%s': line %llu: %s", s->name, (unsigned long long)s->lineno,
                           errbuf);
@@ -725,6 +737,13 @@ int input_report_damage(struct input *in)
 {
     struct iot_trace_stats ts;
 
+    for (size_t i = 0; i < in->nsrc; i++)
+        if (in->src[i].kind == INPUT_JSONL && in->src[i].unknown)
+            iot_warn("'%s': skipped %llu events this ioanalyze does not know, the first "
+                     "at line %llu (%s): written by a newer ioscope? (upgrade ioanalyze "
+                     "to see them)", in->src[i].name,
+                     (unsigned long long)in->src[i].unknown,
+                     (unsigned long long)in->src[i].unknown_line, in->src[i].unknown_what);
     if (!in->native)
         return 0;
     iot_trace_stats(in->native, &ts);

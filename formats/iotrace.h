@@ -433,8 +433,11 @@ int iot_is_native_trace(const void *buf, size_t len);
  * Parse one JSONL line (SPEC "JSONL events") into *ev, interning strings in st.
  * argv points into storage owned by `scratch` (reused by the next call).
  * Returns 1 event, 0 blank line, -1 malformed (message in errbuf, without the
- * line number: the caller knows it).
+ * line number: the caller knows it), or IOT_JSONL_UNKNOWN: a well-formed
+ * event of an op or kind this reader does not know (a newer writer's; errbuf
+ * names it), which the caller skips and counts, as the native reader does.
  */
+#define IOT_JSONL_UNKNOWN 2
 struct iot_jsonl_scratch;
 struct iot_jsonl_scratch *iot_jsonl_scratch_create(void);
 void iot_jsonl_scratch_free(struct iot_jsonl_scratch *s);

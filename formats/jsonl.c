@@ -369,8 +369,10 @@ static int parse_call(struct parse *p, struct iot_event *ev, struct iot_strtab *
     if (!json_is_string(op))
         return bad(p, "op", "expected a string");
     op_id = iot_op_from_name(json_string_value(op), json_string_length(op));
-    if (op_id < 0)
-        return bad(p, "op", "unknown op");
+    if (op_id < 0) {
+        snprintf(p->errbuf, IOT_ERRBUF_SIZE, "op \"%.40s\"", json_string_value(op));
+        return IOT_JSONL_UNKNOWN;
+    }
     ev->op = (uint8_t)op_id;
     if (need(p, get_i32(p, "tid", &ev->tid), "tid") < 0 ||
         need(p, get_int(p, "t", &ev->t), "t") < 0 ||
@@ -470,7 +472,8 @@ int iot_jsonl_parse(const char *line, size_t len, struct iot_event *ev,
     k = json_string_value(kind);
     if (strcmp(k, "call") == 0) {
         ev->kind = IOT_EV_CALL;
-        if (parse_call(&p, ev, st) < 0)
+        ret = parse_call(&p, ev, st);
+        if (ret != 0)
             goto out;
         ev->plain = (uint8_t)iot_event_plain(ev);
     } else if (strcmp(k, "process") == 0) {
@@ -507,7 +510,8 @@ int iot_jsonl_parse(const char *line, size_t len, struct iot_event *ev,
         if (!ev->build_id)
             ev->build_id = iot_intern(st, "", 0);
     } else {
-        bad(&p, "ev", "expected \"call\", \"process\", \"thread\", \"exit\" or \"module\"");
+        snprintf(errbuf, IOT_ERRBUF_SIZE, "event \"%.40s\"", k);
+        ret = IOT_JSONL_UNKNOWN;
         goto out;
     }
     ret = 1;
