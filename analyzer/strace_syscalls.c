@@ -416,8 +416,13 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         ev.has |= IOT_HAS_FD | IOT_HAS_LAST_FD;
         ev.fd = (int32_t)first;
         ev.last_fd = (int32_t)last;
-        if (r.val == 0 && (na < 3 || !memmem(a[2].p, a[2].n, "CLOSE_RANGE_CLOEXEC", 19)))
+        if (na >= 3 && memmem(a[2].p, a[2].n, "CLOSE_RANGE_CLOEXEC", 19)) {
+            /* marks the range close-on-exec, closes nothing */
+            ev.has |= IOT_HAS_FLAGS;
+            ev.flags = O_CLOEXEC;
+        } else if (r.val == 0) {
             strace_fd_forget(p, first, last);
+        }
         break;
     }
     case SC_CLONE:

@@ -222,7 +222,7 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
       IOT_F(SIZE) | IOT_F(OFFSET),                                                                 \
       SA(msync, -1, 1, -1))                                                                        \
     X(CLOSE_RANGE,     "close_range",     NONE,  0, CLOSE, POSIX,                                  \
-      IOT_F(FD) | IOT_F(LAST_FD),                                                                  \
+      IOT_F(FD) | IOT_F(LAST_FD) | IOT_F(FLAGS),                                                   \
       SC(close_range, CLOSE_RANGE))                                                                \
     X(TMPFILE,         "tmpfile",         NONE,  0, OPEN,  STDIO,                                  \
       IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),                      \
@@ -267,6 +267,39 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
     X(FADVISE,         "fadvise",         NONE,  0, META,  POSIX,                                  \
       IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
       SA(fadvise64, 0, 2, 1) SA(fadvise64_64, 0, 2, 1))                                            \
+    /* issue 17: every descriptor named, every stdio byte seen, forks timed in the parent */       \
+    /* an fd the recorder saw used before it saw it made (inherited, or made by a call it does     \
+       not wrap): its /proc/self/fd target, open flags and offset, recorded once per process */    \
+    X(FDPATH,          "fdpath",          NONE,  0, OPEN,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS) | IOT_F(OFFSET),                                      \
+      )                                                                                            \
+    /* bytes the program moved through a stream's buffer with inline getc/putc macros              \
+       (glibc's *_unlocked), counted at the next __overflow/__uflow or stdio call on it */         \
+    X(INLINE_PUT,      "inline_put",      WRITE, 0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
+      )                                                                                            \
+    X(INLINE_GET,      "inline_get",      READ,  0, DATA,  STDIO,                                  \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
+      )                                                                                            \
+    /* mkstemp family: a new file whose name the call chose */                                     \
+    X(MKSTEMP,         "mkstemp",         NONE,  0, OPEN,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
+      )                                                                                            \
+    /* memfd_create: a file in memory; path is "memfd:NAME" */                                     \
+    X(MEMFD,           "memfd",           NONE,  0, OPEN,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
+      SC(memfd_create, NEWFD))                                                                     \
+    /* new fds that are not files (eventfd, timerfd, signalfd, inotify, epoll), like pipe */       \
+    X(ANONFD,          "anonfd",          NONE,  0, FD,    POSIX,                                  \
+      IOT_F(FD),                                                                                   \
+      SC(eventfd, NEWFD) SC(eventfd2, NEWFD) SC(timerfd_create, NEWFD) SC(inotify_init, NEWFD)     \
+      SC(inotify_init1, NEWFD) SC(epoll_create, NEWFD) SC(epoll_create1, NEWFD)                    \
+      SC(signalfd, NEWFD) SC(signalfd4, NEWFD))                                                    \
+    /* fork/vfork in the parent, timed there: ret is the child's pid. The child's fd table is      \
+       the parent's at this call (the child's own process record comes later) */                   \
+    X(FORK,            "fork",            NONE,  0, META,  POSIX,                                  \
+      0,                                                                                           \
+      )                                                                                            \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

@@ -10,6 +10,7 @@
 
 #include "real.h"
 #include "rec.h"
+#include "wrap.h"
 
 static void rec_newfds(unsigned op, int fd, int newfd, int r, int err,
                        uint64_t s0, uint64_t s1)
@@ -17,10 +18,12 @@ static void rec_newfds(unsigned op, int fd, int newfd, int r, int err,
     struct iot_event ev = rec_event(op, r, err);
 
     if (r >= 0 && fd >= 0) {
+        rec_fd_mark(fd);
         ev.has |= IOT_HAS_FD;
         ev.fd = fd;
     }
     if (r >= 0 && newfd >= 0) {
+        rec_fd_mark(newfd);
         ev.has |= IOT_HAS_NEWFD;
         ev.newfd = newfd;
     }
@@ -74,6 +77,7 @@ int closedir(DIR *d)
     s0 = rec_stamp();
     r = CALL_REAL(-1, closedir, d);
     s1 = rec_stamp();
+    rec_fd_unmark(fd);
     ev.op = IOT_OP_CLOSE;
     ev.err = ERR_OF(r);
     ev.has = IOT_HAS_FD | (ev.err ? IOT_HAS_ERRNO : 0);

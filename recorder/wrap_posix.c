@@ -17,6 +17,7 @@
 
 #include "real.h"
 #include "rec.h"
+#include "wrap.h"
 
 /* read(2)-shaped calls: fd, count, return. */
 #define WRAP_IO(rtype, name, op, params, fd, size, ...)                        \
@@ -26,6 +27,7 @@
         rtype r;                                                               \
         if (!rec_active)                                                       \
             return CALL_REAL(-1, name, __VA_ARGS__);                           \
+        rec_fd_check(fd);                                                      \
         s0 = rec_stamp();                                                      \
         r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
         s1 = rec_stamp();                                                      \
@@ -77,6 +79,7 @@ static void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret,
         rtype r;                                                               \
         if (!rec_active)                                                       \
             return CALL_REAL(-1, name, __VA_ARGS__);                           \
+        rec_fd_check(fd);                                                      \
         s0 = rec_stamp();                                                      \
         r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
         s1 = rec_stamp();                                                      \
@@ -130,6 +133,7 @@ WRAP_IO(ssize_t, writev, IOT_OP_WRITEV,
         rtype r;                                                               \
         if (!rec_active)                                                       \
             return CALL_REAL(-1, name, __VA_ARGS__);                           \
+        rec_fd_check(fd);                                                      \
         s0 = rec_stamp();                                                      \
         r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
         s1 = rec_stamp();                                                      \
@@ -205,6 +209,7 @@ static void rec_open(int dirfd, const char *path, int flags, int r, int err,
 
     if (rec_guard == REC_GUARD_OFF)
         return;
+    rec_fd_mark(r);
     ev.op = IOT_OP_OPEN;
     ev.has = IOT_HAS_FLAGS | (r >= 0 ? IOT_HAS_FD : 0) |
              (err ? IOT_HAS_ERRNO : 0);
@@ -434,6 +439,7 @@ int close(int fd)
         r = CALL_REAL(-1, close, fd);
     }
     s1 = rec_stamp();
+    rec_fd_unmark(fd);      /* even a failed close() releases the fd */
     ev.op = IOT_OP_CLOSE;
     ev.err = ERR_OF(r);
     ev.has = IOT_HAS_FD | (ev.file_size >= 0 ? IOT_HAS_FILE_SIZE : 0) |
@@ -444,8 +450,13 @@ int close(int fd)
     return r;
 }
 
-static void rec_close_range(unsigned first, unsigned last, int r, int err,
-                            uint64_t s0, uint64_t s1)
+/*
+ * CLOSE_RANGE_CLOEXEC closes nothing: it marks the range close-on-exec,
+ * recorded as O_CLOEXEC in flags (so exec can be modelled and the fds'
+ * later calls still land on their files).
+ */
+static void rec_close_range(unsigned first, unsigned last, int flags, int r,
+                            int err, uint64_t s0, uint64_t s1)
 {
     struct iot_event ev = { 0 };
 
@@ -453,6 +464,13 @@ static void rec_close_range(unsigned first, unsigned last, int r, int err,
     ev.has = IOT_HAS_FD | IOT_HAS_LAST_FD | (err ? IOT_HAS_ERRNO : 0);
     ev.fd = first > INT32_MAX ? INT32_MAX : (int32_t)first;
     ev.last_fd = last > INT32_MAX ? INT32_MAX : (int32_t)last;
+    if (flags & CLOSE_RANGE_CLOEXEC) {
+        ev.has |= IOT_HAS_FLAGS;
+        ev.flags = O_CLOEXEC;
+    } else if (r == 0) {
+        for (unsigned fd = first; fd <= last && fd < REC_FD_SEEN; fd++)
+            rec_fd_unmark((int)fd);
+    }
     ev.ret = r;
     ev.err = err;
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
@@ -464,7 +482,7 @@ int close_range(unsigned first, unsigned last, int flags)
     int r = rec_close_range_around(first, last, flags);
 
     s1 = rec_stamp();
-    rec_close_range(first, last, r, ERR_OF(r), s0, s1);
+    rec_close_range(first, last, flags, r, ERR_OF(r), s0, s1);
     return r;
 }
 
@@ -478,7 +496,7 @@ void closefrom(int low)
     rec_close_range_around((unsigned)low, ~0u, 0);
     s1 = rec_stamp();
     errno = saved;
-    rec_close_range((unsigned)low, ~0u, 0, 0, s0, s1);
+    rec_close_range((unsigned)low, ~0u, 0, 0, 0, s0, s1);
 }
 
 /* ------------------------------------------------------------------ dup */
@@ -489,6 +507,7 @@ static void rec_dup(int oldfd, int r, int err, int cloexec, uint64_t s0, uint64_
 {
     struct iot_event ev = rec_event(IOT_OP_DUP, r, err);
 
+    rec_fd_mark(r);
     ev.has |= IOT_HAS_FD | (r >= 0 ? IOT_HAS_NEWFD : 0) |
               (cloexec ? IOT_HAS_FLAGS : 0);
     ev.flags = cloexec ? O_CLOEXEC : 0;
@@ -633,7 +652,10 @@ static void rec_copy(unsigned op, int out, int in, int64_t size,
     ssize_t name(int out, int in, otype *off, size_t n)                        \
     {                                                                          \
         int64_t o = off ? (int64_t)*off : 0;                                   \
-        uint64_t s0 = rec_stamp(), s1;                                         \
+        uint64_t s0, s1;                                                       \
+        rec_fd_check(out);                                                     \
+        rec_fd_check(in);                                                      \
+        s0 = rec_stamp();                                                      \
         ssize_t r = CALL_REAL(-1, name, out, in, off, n);                      \
         s1 = rec_stamp();                                                      \
         rec_copy(IOT_OP_SENDFILE, out, in, (int64_t)n, off ? &o : NULL, r,     \
@@ -649,7 +671,10 @@ WRAP_SENDFILE(sendfile64, off64_t)
                  unsigned fl)                                                  \
     {                                                                          \
         int64_t o = offin ? (int64_t)*offin : 0;                               \
-        uint64_t s0 = rec_stamp(), s1;                                         \
+        uint64_t s0, s1;                                                       \
+        rec_fd_check(out);                                                     \
+        rec_fd_check(in);                                                      \
+        s0 = rec_stamp();                                                      \
         ssize_t r = CALL_REAL(-1, name, in, offin, out, offout, n, fl);        \
         s1 = rec_stamp();                                                      \
         rec_copy(op, out, in, (int64_t)n, offin ? &o : NULL, r, ERR_OF(r),     \

@@ -290,6 +290,36 @@ __asm__(".text\n"
         ".size vfork, .-vfork\n");
 #endif
 
+/* ------------------------------------------------------------------ fork */
+
+REAL_HERE(pid_t, fork, (void));
+
+/*
+ * fork is recorded in the parent, timed there: the child's fd table is the
+ * parent's at this call, and the child's own process record (written by
+ * the child once it runs) may come after the parent has already closed and
+ * reopened fds. The child records nothing here (fork.c starts its stream).
+ */
+pid_t fork(void)
+{
+    uint64_t s0, s1;
+    pid_t r;
+
+    if (!rec_active)
+        return CALL_REAL(-1, fork);
+    s0 = rec_stamp();
+    r = CALL_REAL(-1, fork);
+    if (r == 0)
+        return r;
+    s1 = rec_stamp();
+    {
+        struct iot_event ev = rec_event(IOT_OP_FORK, r, ERR_OF(r));
+
+        rec_call(&ev, NULL, NULL, NULL, s0, s1);
+    }
+    return r;
+}
+
 /* ------------------------------------------------------------------ exit */
 
 void exit(int status)

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -21,6 +22,7 @@
 
 #include "real.h"
 #include "rec.h"
+#include "wrap.h"
 
 /* With optimisation glibc defines some of these as macros; we define them. */
 #undef fread_unlocked
@@ -31,6 +33,14 @@
 #undef fgetc
 #undef fputc
 #undef getline
+#undef getc_unlocked
+#undef putc_unlocked
+#undef getchar_unlocked
+#undef putchar_unlocked
+#undef fgetc_unlocked
+#undef fputc_unlocked
+#undef getchar
+#undef putchar
 
 static inline uint64_t stream_id(FILE *f)
 {
@@ -41,269 +51,6 @@ static inline int stream_fd(FILE *f)
 {
     return f ? fileno_unlocked(f) : -1;
 }
-
-/* Record a stdio call on f. err: errno to store, 0 for none. */
-static void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size,
-                      int64_t ret, int err, uint64_t s0, uint64_t s1)
-{
-    struct iot_event ev;
-    int fd = stream_fd(f);
-
-    if (f && fd < 0)
-        return;
-    /*
-     * Only the members `has` names are read (and op, has, ret, err); not
-     * zeroing the other ~150 bytes matters on a 20 ns fwrite.
-     */
-    ev.op = (uint8_t)op;
-    ev.has = more | (f ? IOT_HAS_FD | IOT_HAS_STREAM : 0) |
-             (err ? IOT_HAS_ERRNO : 0);
-    ev.fd = fd;
-    ev.stream = f ? stream_id(f) : 0;
-    ev.size = size;
-    ev.ret = ret;
-    ev.err = err;
-    rec_call(&ev, NULL, NULL, NULL, s0, s1);
-}
-
-/* The errno of a stream call that came up short: only when it failed. */
-static inline int stream_err(FILE *f, int shortfall, int saved)
-{
-    return shortfall && f && ferror_unlocked(f) ? (saved ? saved : EIO) : 0;
-}
-
-/* ------------------------------------------------------------ data calls */
-
-#define WRAP_FREAD(name, params, p, sz, n, f, ...)                             \
-    size_t name params                                                         \
-    {                                                                          \
-        WRAP_BODY(size_t, 0, name,                                             \
-                  rec_stdio(IOT_OP_FREAD, f, IOT_HAS_SIZE,                     \
-                            (int64_t)((sz) * (n)), (int64_t)(r * (sz)),        \
-                            stream_err(f, r < (n), errno), s0, s1),            \
-                  __VA_ARGS__);                                                \
-    }
-
-WRAP_FREAD(fread, (void *p, size_t sz, size_t n, FILE *f), p, sz, n, f,
-           p, sz, n, f)
-WRAP_FREAD(fread_unlocked, (void *p, size_t sz, size_t n, FILE *f), p, sz, n,
-           f, p, sz, n, f)
-WRAP_FREAD(__fread_chk, (void *p, size_t pl, size_t sz, size_t n, FILE *f),
-           p, sz, n, f, p, pl, sz, n, f)
-WRAP_FREAD(__fread_unlocked_chk,
-           (void *p, size_t pl, size_t sz, size_t n, FILE *f), p, sz, n, f,
-           p, pl, sz, n, f)
-
-#define WRAP_FWRITE(name)                                                      \
-    size_t name(const void *p, size_t sz, size_t n, FILE *f)                   \
-    {                                                                          \
-        WRAP_BODY(size_t, 0, name,                                             \
-                  rec_stdio(IOT_OP_FWRITE, f, IOT_HAS_SIZE, (int64_t)(sz * n), \
-                            (int64_t)(r * sz), stream_err(f, r < n, errno),    \
-                            s0, s1),                                           \
-                  p, sz, n, f);                                                \
-    }
-
-WRAP_FWRITE(fwrite)
-WRAP_FWRITE(fwrite_unlocked)
-
-#define WRAP_FGETS(name, params, f, n, ...)                                    \
-    char *name params                                                          \
-    {                                                                          \
-        WRAP_BODY(char *, NULL, name,                                          \
-                  rec_stdio(IOT_OP_FGETS, f, IOT_HAS_SIZE, (int64_t)(n),       \
-                            r ? (int64_t)strlen(r) : 0,                        \
-                            stream_err(f, !r, errno), s0, s1),                 \
-                  __VA_ARGS__);                                                \
-    }
-
-WRAP_FGETS(fgets, (char *s, int n, FILE *f), f, n, s, n, f)
-WRAP_FGETS(fgets_unlocked, (char *s, int n, FILE *f), f, n, s, n, f)
-WRAP_FGETS(__fgets_chk, (char *s, size_t sl, int n, FILE *f), f, n,
-           s, sl, n, f)
-WRAP_FGETS(__fgets_unlocked_chk, (char *s, size_t sl, int n, FILE *f), f, n,
-           s, sl, n, f)
-
-#define WRAP_GETC(name)                                                        \
-    int name(FILE *f)                                                          \
-    {                                                                          \
-        WRAP_BODY(int, EOF, name,                                              \
-                  rec_stdio(IOT_OP_FGETC, f, IOT_HAS_SIZE, 1,                  \
-                            r == EOF ? 0 : 1, stream_err(f, r == EOF, errno),  \
-                            s0, s1),                                           \
-                  f);                                                          \
-    }
-
-WRAP_GETC(fgetc)
-WRAP_GETC(getc)
-WRAP_GETC(_IO_getc)
-
-#define WRAP_PUTC(name)                                                        \
-    int name(int c, FILE *f)                                                   \
-    {                                                                          \
-        WRAP_BODY(int, EOF, name,                                              \
-                  rec_stdio(IOT_OP_FPUTC, f, IOT_HAS_SIZE, 1,                  \
-                            r == EOF ? -1 : 1,                                 \
-                            r == EOF ? (errno ? errno : EIO) : 0, s0, s1),     \
-                  c, f);                                                       \
-    }
-
-WRAP_PUTC(fputc)
-WRAP_PUTC(putc)
-WRAP_PUTC(_IO_putc)
-
-int fputs(const char *s, FILE *f)
-{
-    uint64_t s0, s1;
-    int r;
-
-    if (!rec_active)
-        return CALL_REAL(EOF, fputs, s, f);
-    s0 = rec_stamp();
-    r = CALL_REAL(EOF, fputs, s, f);
-    s1 = rec_stamp();
-    rec_stdio(IOT_OP_FPUTS, f, IOT_HAS_SIZE, (int64_t)strlen(s),
-              r == EOF ? -1 : (int64_t)strlen(s),
-              r == EOF ? (errno ? errno : EIO) : 0, s0, s1);
-    return r;
-}
-
-int puts(const char *s)
-{
-    uint64_t s0, s1;
-    int r;
-
-    if (!rec_active)
-        return CALL_REAL(EOF, puts, s);
-    s0 = rec_stamp();
-    r = CALL_REAL(EOF, puts, s);
-    s1 = rec_stamp();
-    /* puts adds the newline. */
-    rec_stdio(IOT_OP_FPUTS, stdout, IOT_HAS_SIZE, (int64_t)strlen(s) + 1,
-              r == EOF ? -1 : (int64_t)strlen(s) + 1,
-              r == EOF ? (errno ? errno : EIO) : 0, s0, s1);
-    return r;
-}
-
-#define WRAP_GETDELIM(name, params, f, ...)                                    \
-    ssize_t name params                                                        \
-    {                                                                          \
-        /* The bytes wanted are not known in advance: size = bytes read. */    \
-        WRAP_BODY(ssize_t, -1, name,                                           \
-                  rec_stdio(IOT_OP_GETDELIM, f, IOT_HAS_SIZE, r > 0 ? r : 0,   \
-                            r > 0 ? r : 0, stream_err(f, r < 0, errno),        \
-                            s0, s1),                                           \
-                  __VA_ARGS__);                                                \
-    }
-
-WRAP_GETDELIM(getline, (char **l, size_t *n, FILE *f), f, l, n, f)
-WRAP_GETDELIM(getdelim, (char **l, size_t *n, int d, FILE *f), f, l, n, d, f)
-WRAP_GETDELIM(__getdelim, (char **l, size_t *n, int d, FILE *f), f, l, n, d, f)
-
-static void rec_printf(FILE *f, int r, uint64_t s0, uint64_t s1)
-{
-    rec_stdio(IOT_OP_FPRINTF, f, IOT_HAS_SIZE, r > 0 ? r : 0, r,
-              r < 0 ? (errno ? errno : EIO) : 0, s0, s1);
-}
-
-int vfprintf(FILE *f, const char *fmt, va_list ap)
-{
-    uint64_t s0, s1;
-    int r;
-
-    if (!rec_active)
-        return CALL_REAL(-1, vfprintf, f, fmt, ap);
-    s0 = rec_stamp();
-    r = CALL_REAL(-1, vfprintf, f, fmt, ap);
-    s1 = rec_stamp();
-    rec_printf(f, r, s0, s1);
-    return r;
-}
-
-int fprintf(FILE *f, const char *fmt, ...)
-{
-    va_list ap;
-    uint64_t s0, s1;
-    int r;
-
-    va_start(ap, fmt);
-    s0 = rec_stamp();
-    r = CALL_REAL(-1, vfprintf, f, fmt, ap);
-    s1 = rec_stamp();
-    va_end(ap);
-    rec_printf(f, r, s0, s1);
-    return r;
-}
-
-int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
-{
-    uint64_t s0, s1;
-    int r;
-
-    s0 = rec_stamp();
-    r = CALL_REAL(-1, __vfprintf_chk, f, flag, fmt, ap);
-    s1 = rec_stamp();
-    rec_printf(f, r, s0, s1);
-    return r;
-}
-
-int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
-{
-    va_list ap;
-    uint64_t s0, s1;
-    int r;
-
-    va_start(ap, fmt);
-    s0 = rec_stamp();
-    r = CALL_REAL(-1, __vfprintf_chk, f, flag, fmt, ap);
-    s1 = rec_stamp();
-    va_end(ap);
-    rec_printf(f, r, s0, s1);
-    return r;
-}
-
-/* fscanf: ret is what fscanf returns (items assigned, or EOF). */
-#define WRAP_FSCANF(name, sym, vname)                                          \
-    int name(FILE *f, const char *fmt, ...) __asm__(sym);                      \
-    int name(FILE *f, const char *fmt, ...)                                    \
-    {                                                                          \
-        va_list ap;                                                            \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        va_start(ap, fmt);                                                     \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(EOF, vname, f, fmt, ap);                                 \
-        s1 = rec_stamp();                                                      \
-        va_end(ap);                                                            \
-        rec_stdio(IOT_OP_FSCANF, f, 0, 0, r,                                   \
-                  stream_err(f, r == EOF, errno), s0, s1);                     \
-        return r;                                                              \
-    }
-
-#define WRAP_VFSCANF(name, sym, real)                                          \
-    int name(FILE *f, const char *fmt, va_list ap) __asm__(sym);               \
-    int name(FILE *f, const char *fmt, va_list ap)                             \
-    {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(EOF, real, f, fmt, ap);                                  \
-        s1 = rec_stamp();                                                      \
-        rec_stdio(IOT_OP_FSCANF, f, 0, 0, r,                                   \
-                  stream_err(f, r == EOF, errno), s0, s1);                     \
-        return r;                                                              \
-    }
-
-/*
- * stdio.h renames fscanf to __isoc99_fscanf: name the symbols explicitly.
- * The v-forms are wrapped too: sanitizer runtimes implement fscanf with them.
- */
-WRAP_VFSCANF(rec_vfscanf_old, "vfscanf", vfscanf)
-WRAP_VFSCANF(rec_vfscanf_c99, "__isoc99_vfscanf", __isoc99_vfscanf)
-WRAP_FSCANF(rec_fscanf_old, "fscanf", vfscanf)
-WRAP_FSCANF(rec_fscanf_c99, "__isoc99_fscanf", __isoc99_vfscanf)
-
-/* ------------------------------------------------------ open and close */
 
 /* The buffer a new stream will get: st_blksize, line-buffered on a tty. */
 static void default_buffer(int fd, struct iot_event *ev)
@@ -322,6 +69,431 @@ static void default_buffer(int fd, struct iot_event *ev)
             ev->bufmode = IOT_BUF_LINE;
     }
 }
+
+/*
+ * Inline getc/putc (issue 17). With optimisation, glibc's getc_unlocked,
+ * putc_unlocked and their kin are inline code in the program that moves
+ * bytes in and out of the stream's buffer and calls __uflow/__overflow only
+ * when the buffer runs empty or full. So after every call the recorder sees
+ * on a stream, it keeps where the stream's buffer pointers stood; the next
+ * time it sees the stream, bytes beyond that mark were moved inline, and
+ * are recorded (inline_put, inline_get) before the call. A small direct-
+ * mapped table shared by all threads: a stream whose mark another stream
+ * took (the same slot) or tore (two threads at once) counts nothing the
+ * next time, which can miss inline bytes but never invents them. A new
+ * stream needs no mark: inline code finds its buffer unallocated and calls
+ * __overflow/__uflow first.
+ */
+#define MARKS 256
+
+struct stream_mark {
+    FILE *f;
+    char *w;        /* _IO_write_ptr after the last call seen */
+    char *r;        /* _IO_read_ptr */
+};
+
+static struct stream_mark marks[MARKS];
+
+static inline struct stream_mark *mark_of(FILE *f)
+{
+    uintptr_t a = (uintptr_t)f >> 4;
+
+    return &marks[(a ^ (a >> 8)) & (MARKS - 1)];
+}
+
+static inline void mark_stream(FILE *f)
+{
+    struct stream_mark *m = mark_of(f);
+
+    m->f = f;
+    m->w = f->_IO_write_ptr;
+    m->r = f->_IO_read_ptr;
+}
+
+/*
+ * f is gone (fclose), or NULL: fflush(NULL) emptied every buffer, so every
+ * mark is stale; those of stdout and stderr are made again.
+ */
+static void mark_forget(FILE *f)
+{
+    if (f) {
+        if (mark_of(f)->f == f)
+            mark_of(f)->f = NULL;
+        return;
+    }
+    memset(marks, 0, sizeof(marks));
+    mark_stream(stdout);
+    mark_stream(stderr);
+}
+
+/* Bytes between the mark and cur, when f's mark is whole and in [base, cur]. */
+static inline int64_t moved_since(const char *base, const char *cur,
+                                  const char *mark, int have)
+{
+    return have && base && mark >= base && mark < cur ? cur - mark : 0;
+}
+
+/* stdin, stdout and stderr not yet announced (bits 1, 2, 4; fork keeps them) */
+static unsigned std_new = 7;
+
+/*
+ * The standard streams are not opened by the program: the first call the
+ * recorder sees on one announces it as an fdopen of its inherited fd, with
+ * the buffer glibc gives it (stderr: none), so it gets a session.
+ */
+static void std_announce(FILE *f, uint64_t s0)
+{
+    struct iot_event ev = { 0 };
+    unsigned bit = f == stdin ? 1 : f == stdout ? 2 : f == stderr ? 4 : 0;
+    int fd;
+
+    if (!bit || !(__atomic_fetch_and(&std_new, ~bit, __ATOMIC_RELAXED) & bit))
+        return;
+    fd = fileno_unlocked(f);
+    if (fd < 0)
+        return;
+    rec_fd_check(fd);
+    ev.op = IOT_OP_FDOPEN;
+    ev.has = IOT_HAS_FD | IOT_HAS_MODE | IOT_HAS_STREAM;
+    ev.fd = fd;
+    ev.stream = stream_id(f);
+    ev.ret = (int64_t)ev.stream;
+    if (bit == 4) {
+        ev.has |= IOT_HAS_SIZE | IOT_HAS_BUFMODE;
+        ev.size = 0;
+        ev.bufmode = IOT_BUF_NONE;
+    } else {
+        default_buffer(fd, &ev);
+    }
+    rec_call(&ev, NULL, bit == 1 ? "r" : "w", NULL, s0, s0);
+}
+
+/* Record a stdio call on f. err: errno to store, 0 for none. */
+void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
+               int err, uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev;
+    int fd = stream_fd(f);
+
+    if (f && fd < 0)
+        return;
+    if (REC_UNLIKELY(__atomic_load_n(&std_new, __ATOMIC_RELAXED)) && f)
+        std_announce(f, s0);
+    /*
+     * Only the members `has` names are read (and op, has, ret, err); not
+     * zeroing the other ~150 bytes matters on a 20 ns fwrite.
+     */
+    ev.op = (uint8_t)op;
+    ev.has = more | (f ? IOT_HAS_FD | IOT_HAS_STREAM : 0) |
+             (err ? IOT_HAS_ERRNO : 0);
+    ev.fd = fd;
+    ev.stream = f ? stream_id(f) : 0;
+    ev.size = size;
+    ev.ret = ret;
+    ev.err = err;
+    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+    if (f)
+        mark_stream(f);
+}
+
+void rec_stdio_pre(FILE *f)
+{
+    struct stream_mark *m;
+    int64_t put, got;
+    uint64_t t;
+    int have;
+
+    /* a wide stream's byte buffer moves inside libc, not by inline code */
+    if (!f || f->_mode > 0)
+        return;
+    m = mark_of(f);
+    have = m->f == f;
+    put = moved_since(f->_IO_write_base, f->_IO_write_ptr, m->w, have);
+    got = moved_since(f->_IO_read_base, f->_IO_read_ptr, m->r, have);
+    if (REC_LIKELY(!(put | got)) || stream_fd(f) < 0)
+        return;
+    t = rec_stamp();
+    if (put)
+        rec_stdio(IOT_OP_INLINE_PUT, f, IOT_HAS_SIZE, put, put, 0, t, t);
+    if (got)
+        rec_stdio(IOT_OP_INLINE_GET, f, IOT_HAS_SIZE, got, got, 0, t, t);
+}
+
+
+/* ------------------------------------------------------------ data calls */
+
+#define WRAP_FREAD(name, params, p, sz, n, f, ...)                             \
+    size_t name params                                                         \
+    {                                                                          \
+        STDIO_BODY(size_t, 0, name, f,                                         \
+                  rec_stdio(IOT_OP_FREAD, f, IOT_HAS_SIZE,                     \
+                            (int64_t)((sz) * (n)), (int64_t)(r * (sz)),        \
+                            rec_stream_err(f, r < (n), errno), s0, s1),        \
+                  __VA_ARGS__);                                                \
+    }
+
+WRAP_FREAD(fread, (void *p, size_t sz, size_t n, FILE *f), p, sz, n, f,
+           p, sz, n, f)
+WRAP_FREAD(fread_unlocked, (void *p, size_t sz, size_t n, FILE *f), p, sz, n,
+           f, p, sz, n, f)
+WRAP_FREAD(__fread_chk, (void *p, size_t pl, size_t sz, size_t n, FILE *f),
+           p, sz, n, f, p, pl, sz, n, f)
+WRAP_FREAD(__fread_unlocked_chk,
+           (void *p, size_t pl, size_t sz, size_t n, FILE *f), p, sz, n, f,
+           p, pl, sz, n, f)
+
+#define WRAP_FWRITE(name)                                                      \
+    size_t name(const void *p, size_t sz, size_t n, FILE *f)                   \
+    {                                                                          \
+        STDIO_BODY(size_t, 0, name, f,                                         \
+                  rec_stdio(IOT_OP_FWRITE, f, IOT_HAS_SIZE, (int64_t)(sz * n), \
+                            (int64_t)(r * sz), rec_stream_err(f, r < n, errno), \
+                            s0, s1),                                           \
+                  p, sz, n, f);                                                \
+    }
+
+WRAP_FWRITE(fwrite)
+WRAP_FWRITE(fwrite_unlocked)
+
+#define WRAP_FGETS(name, params, f, n, ...)                                    \
+    char *name params                                                          \
+    {                                                                          \
+        STDIO_BODY(char *, NULL, name, f,                                      \
+                  rec_stdio(IOT_OP_FGETS, f, IOT_HAS_SIZE, (int64_t)(n),       \
+                            r ? (int64_t)strlen(r) : 0,                        \
+                            rec_stream_err(f, !r, errno), s0, s1),             \
+                  __VA_ARGS__);                                                \
+    }
+
+WRAP_FGETS(fgets, (char *s, int n, FILE *f), f, n, s, n, f)
+WRAP_FGETS(fgets_unlocked, (char *s, int n, FILE *f), f, n, s, n, f)
+WRAP_FGETS(__fgets_chk, (char *s, size_t sl, int n, FILE *f), f, n,
+           s, sl, n, f)
+WRAP_FGETS(__fgets_unlocked_chk, (char *s, size_t sl, int n, FILE *f), f, n,
+           s, sl, n, f)
+
+#define WRAP_GETC(name)                                                        \
+    int name(FILE *f)                                                          \
+    {                                                                          \
+        STDIO_BODY(int, EOF, name, f,                                          \
+                  rec_stdio(IOT_OP_FGETC, f, IOT_HAS_SIZE, 1,                  \
+                            r == EOF ? 0 : 1, rec_stream_err(f, r == EOF, errno), \
+                            s0, s1),                                           \
+                  f);                                                          \
+    }
+
+WRAP_GETC(fgetc)
+WRAP_GETC(getc)
+WRAP_GETC(_IO_getc)
+
+#define WRAP_PUTC(name)                                                        \
+    int name(int c, FILE *f)                                                   \
+    {                                                                          \
+        STDIO_BODY(int, EOF, name, f,                                          \
+                  rec_stdio(IOT_OP_FPUTC, f, IOT_HAS_SIZE, 1,                  \
+                            r == EOF ? -1 : 1,                                 \
+                            r == EOF ? (errno ? errno : EIO) : 0, s0, s1),     \
+                  c, f);                                                       \
+    }
+
+WRAP_PUTC(fputc)
+WRAP_PUTC(putc)
+WRAP_PUTC(_IO_putc)
+
+int fputs(const char *s, FILE *f)
+{
+    uint64_t s0, s1;
+    int r;
+
+    if (!rec_active)
+        return CALL_REAL(EOF, fputs, s, f);
+    rec_stdio_pre(f);
+    s0 = rec_stamp();
+    r = CALL_REAL(EOF, fputs, s, f);
+    s1 = rec_stamp();
+    rec_stdio(IOT_OP_FPUTS, f, IOT_HAS_SIZE, (int64_t)strlen(s),
+              r == EOF ? -1 : (int64_t)strlen(s),
+              r == EOF ? (errno ? errno : EIO) : 0, s0, s1);
+    return r;
+}
+
+int puts(const char *s)
+{
+    uint64_t s0, s1;
+    int r;
+
+    if (!rec_active)
+        return CALL_REAL(EOF, puts, s);
+    rec_stdio_pre(stdout);
+    s0 = rec_stamp();
+    r = CALL_REAL(EOF, puts, s);
+    s1 = rec_stamp();
+    /* puts adds the newline. */
+    rec_stdio(IOT_OP_FPUTS, stdout, IOT_HAS_SIZE, (int64_t)strlen(s) + 1,
+              r == EOF ? -1 : (int64_t)strlen(s) + 1,
+              r == EOF ? (errno ? errno : EIO) : 0, s0, s1);
+    return r;
+}
+
+#define WRAP_GETDELIM(name, params, f, ...)                                    \
+    ssize_t name params                                                        \
+    {                                                                          \
+        /* The bytes wanted are not known in advance: size = bytes read. */    \
+        STDIO_BODY(ssize_t, -1, name, f,                                       \
+                  rec_stdio(IOT_OP_GETDELIM, f, IOT_HAS_SIZE, r > 0 ? r : 0,   \
+                            r > 0 ? r : 0, rec_stream_err(f, r < 0, errno),    \
+                            s0, s1),                                           \
+                  __VA_ARGS__);                                                \
+    }
+
+WRAP_GETDELIM(getline, (char **l, size_t *n, FILE *f), f, l, n, f)
+WRAP_GETDELIM(getdelim, (char **l, size_t *n, int d, FILE *f), f, l, n, d, f)
+WRAP_GETDELIM(__getdelim, (char **l, size_t *n, int d, FILE *f), f, l, n, d, f)
+
+/* The *_unlocked and implicit-stream forms, which glibc exports too. */
+REAL_HERE(int, getc_unlocked, (FILE *));
+REAL_HERE(int, fgetc_unlocked, (FILE *));
+REAL_HERE(int, getchar, (void));
+REAL_HERE(int, getchar_unlocked, (void));
+REAL_HERE(int, putc_unlocked, (int, FILE *));
+REAL_HERE(int, fputc_unlocked, (int, FILE *));
+REAL_HERE(int, putchar, (int));
+REAL_HERE(int, putchar_unlocked, (int));
+REAL_HERE(int, fputs_unlocked, (const char *, FILE *));
+REAL_HERE(int, fflush_unlocked, (FILE *));
+
+WRAP_GETC(getc_unlocked)
+WRAP_GETC(fgetc_unlocked)
+WRAP_PUTC(putc_unlocked)
+WRAP_PUTC(fputc_unlocked)
+
+#define WRAP_GETCHAR(name)                                                     \
+    int name(void)                                                             \
+    {                                                                          \
+        STDIO_BODY(int, EOF, name, stdin,                                      \
+                   rec_stdio(IOT_OP_FGETC, stdin, IOT_HAS_SIZE, 1,             \
+                             r == EOF ? 0 : 1,                                 \
+                             rec_stream_err(stdin, r == EOF, errno), s0, s1),  \
+                   );                                                          \
+    }
+
+#define WRAP_PUTCHAR(name)                                                     \
+    int name(int c)                                                            \
+    {                                                                          \
+        STDIO_BODY(int, EOF, name, stdout,                                     \
+                   rec_stdio(IOT_OP_FPUTC, stdout, IOT_HAS_SIZE, 1,            \
+                             r == EOF ? -1 : 1,                                \
+                             r == EOF ? (errno ? errno : EIO) : 0, s0, s1),    \
+                   c);                                                         \
+    }
+
+WRAP_GETCHAR(getchar)
+WRAP_GETCHAR(getchar_unlocked)
+WRAP_PUTCHAR(putchar)
+WRAP_PUTCHAR(putchar_unlocked)
+
+int fputs_unlocked(const char *s, FILE *f)
+{
+    STDIO_BODY(int, EOF, fputs_unlocked, f,
+               rec_stdio(IOT_OP_FPUTS, f, IOT_HAS_SIZE, (int64_t)strlen(s),
+                         r == EOF ? -1 : (int64_t)strlen(s),
+                         r == EOF ? (errno ? errno : EIO) : 0, s0, s1),
+               s, f);
+}
+
+/* --------------------------------------------- the inline macros' calls */
+
+REAL_HERE(int, __overflow, (FILE *, int));
+REAL_HERE(int, __uflow, (FILE *));
+REAL_HERE(int, __underflow, (FILE *));
+
+/* Settle stdout and stderr at exit: what inline code left in their buffers
+   reaches the file when exit flushes them, after our wrappers are done. */
+static void inline_at_exit(void)
+{
+    if (rec_active) {
+        rec_stdio_pre(stdout);
+        rec_stdio_pre(stderr);
+    }
+}
+
+static void inline_seen(void)
+{
+    static int registered;
+
+    if (!__atomic_exchange_n(&registered, 1, __ATOMIC_RELAXED))
+        atexit(inline_at_exit);
+}
+
+/*
+ * The program's inline putc found the buffer full (or unbuffered, or not
+ * yet allocated): the bytes it put there since the recorder last looked,
+ * and ch, are one inline_put (glibc's own calls of __overflow are internal
+ * and never come here).
+ */
+int __overflow(FILE *f, int ch)
+{
+    struct stream_mark *m;
+    uint64_t s0, s1;
+    int64_t put;
+    int r;
+
+    if (!rec_active || !f)
+        return CALL_REAL(EOF, __overflow, f, ch);
+    inline_seen();
+    m = mark_of(f);
+    put = moved_since(f->_IO_write_base, f->_IO_write_ptr, m->w, m->f == f);
+    s0 = rec_stamp();
+    r = CALL_REAL(EOF, __overflow, f, ch);
+    s1 = rec_stamp();
+    if (r == EOF && ch != EOF)
+        rec_stdio(IOT_OP_INLINE_PUT, f, IOT_HAS_SIZE, put + 1, -1,
+                  errno ? errno : EIO, s0, s1);
+    else if (put + (ch != EOF) > 0)
+        rec_stdio(IOT_OP_INLINE_PUT, f, IOT_HAS_SIZE, put + (ch != EOF),
+                  put + (ch != EOF), 0, s0, s1);
+    else
+        mark_stream(f);
+    return r;
+}
+
+/* The program's inline getc found the buffer empty: the bytes it took
+   since the recorder last looked, and the one __uflow returns. */
+int __uflow(FILE *f)
+{
+    struct stream_mark *m;
+    uint64_t s0, s1;
+    int64_t got;
+    int r;
+
+    if (!rec_active || !f)
+        return CALL_REAL(EOF, __uflow, f);
+    inline_seen();
+    m = mark_of(f);
+    got = moved_since(f->_IO_read_base, f->_IO_read_ptr, m->r, m->f == f);
+    s0 = rec_stamp();
+    r = CALL_REAL(EOF, __uflow, f);
+    s1 = rec_stamp();
+    got += r != EOF;
+    rec_stdio(IOT_OP_INLINE_GET, f, IOT_HAS_SIZE, got, got,
+              rec_stream_err(f, r == EOF, errno), s0, s1);
+    return r;
+}
+
+/* A peek: what inline code took before it, none itself. */
+int __underflow(FILE *f)
+{
+    int r;
+
+    if (!rec_active || !f)
+        return CALL_REAL(EOF, __underflow, f);
+    rec_stdio_pre(f);
+    r = CALL_REAL(EOF, __underflow, f);
+    mark_stream(f);
+    return r;
+}
+
+/* ------------------------------------------------------ open and close */
 
 /*
  * fopen's path made absolute against the cwd, so sessions of one file match
@@ -355,6 +527,13 @@ static void rec_fopen(unsigned op, const char *path, const char *mode,
     if (rec_guard == REC_GUARD_OFF)
         return;
     fd = r ? stream_fd(r) : fd_in;
+    if (r) {
+        rec_fd_mark(fd);
+        mark_stream(r);     /* a new FILE at a freed one's address */
+        if (r == stdin || r == stdout || r == stderr)  /* freopen: announced here */
+            __atomic_fetch_and(&std_new, r == stdin ? ~1u : r == stdout ? ~2u : ~4u,
+                               __ATOMIC_RELAXED);
+    }
     ev.op = (uint8_t)op;
     ev.has = (fd >= 0 ? IOT_HAS_FD : 0) | (r ? IOT_HAS_STREAM : 0) |
              (err ? IOT_HAS_ERRNO : 0);
@@ -451,6 +630,7 @@ int fclose(FILE *f)
     if (!rec_active || rec_guard == REC_GUARD_OFF || !f ||
         (fd = stream_fd(f)) < 0)
         return CALL_REAL(EOF, fclose, f);
+    rec_stdio_pre(f);       /* inline bytes still in the buffer reach the file now */
     if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
         ev.has |= IOT_HAS_FILE_SIZE;
         ev.file_size = (int64_t)st.st_size;
@@ -459,6 +639,8 @@ int fclose(FILE *f)
     s0 = rec_stamp();
     r = CALL_REAL(EOF, fclose, f);
     s1 = rec_stamp();
+    mark_forget(f);
+    rec_fd_unmark(fd);      /* closed even when fclose fails */
     ev.op = IOT_OP_FCLOSE;
     ev.err = r == EOF ? (errno ? errno : EIO) : 0;
     ev.has |= IOT_HAS_FD | IOT_HAS_STREAM | (ev.err ? IOT_HAS_ERRNO : 0);
@@ -481,9 +663,18 @@ int fflush(FILE *f)
 
     if (!rec_active)
         return CALL_REAL(EOF, fflush, f);
+    if (f) {
+        rec_stdio_pre(f);
+    } else {
+        /* every stream: the buffers the recorder can name safely */
+        rec_stdio_pre(stdout);
+        rec_stdio_pre(stderr);
+    }
     s0 = rec_stamp();
     r = CALL_REAL(EOF, fflush, f);
     s1 = rec_stamp();
+    if (!f)
+        mark_forget(NULL);  /* every buffer was emptied: the marks are stale */
     rec_stdio(IOT_OP_FFLUSH, f, 0, 0, r, r == EOF ? (errno ? errno : EIO) : 0,
               s0, s1);
     return r;
@@ -497,6 +688,8 @@ static void rec_setvbuf(FILE *f, int mode, size_t size, int r, int err,
 
     if (fd < 0)
         return;
+    if (REC_UNLIKELY(__atomic_load_n(&std_new, __ATOMIC_RELAXED)))
+        std_announce(f, s0);
     ev.op = IOT_OP_SETVBUF;
     ev.has = IOT_HAS_FD | IOT_HAS_STREAM | IOT_HAS_SIZE | IOT_HAS_BUFMODE |
              (err ? IOT_HAS_ERRNO : 0);
@@ -508,6 +701,7 @@ static void rec_setvbuf(FILE *f, int mode, size_t size, int r, int err,
     ev.ret = r;
     ev.err = err;
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
+    mark_stream(f);
 }
 
 int setvbuf(FILE *f, char *buf, int mode, size_t size)
@@ -545,6 +739,8 @@ static void rec_fseek(FILE *f, int64_t off, int whence, int r, int err,
 
     if (fd < 0)
         return;
+    if (REC_UNLIKELY(__atomic_load_n(&std_new, __ATOMIC_RELAXED)))
+        std_announce(f, s0);
     ev.op = IOT_OP_FSEEK;
     ev.has = IOT_HAS_FD | IOT_HAS_STREAM | IOT_HAS_OFFSET | IOT_HAS_WHENCE |
              (err ? IOT_HAS_ERRNO : 0);
@@ -555,12 +751,13 @@ static void rec_fseek(FILE *f, int64_t off, int whence, int r, int err,
     ev.ret = r;
     ev.err = err;
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
+    mark_stream(f);
 }
 
 #define WRAP_FSEEK(name, otype)                                                \
     int name(FILE *f, otype off, int whence)                                   \
     {                                                                          \
-        WRAP_BODY(int, -1, name,                                               \
+        STDIO_BODY(int, -1, name, f,                                           \
                   rec_fseek(f, (int64_t)off, whence, r, r ? errno : 0, s0,     \
                             s1),                                               \
                   f, off, whence);                                             \
@@ -572,8 +769,11 @@ WRAP_FSEEK(fseeko64, off64_t)
 
 void rewind(FILE *f)
 {
-    uint64_t s0 = rec_stamp(), s1;
+    uint64_t s0, s1;
 
+    if (rec_active)
+        rec_stdio_pre(f);
+    s0 = rec_stamp();
     if (REAL(rewind))
         real_rewind(f);
     s1 = rec_stamp();
@@ -584,7 +784,7 @@ void rewind(FILE *f)
 #define WRAP_FTELL(rtype, name)                                                \
     rtype name(FILE *f)                                                        \
     {                                                                          \
-        WRAP_BODY(rtype, -1, name,                                             \
+        STDIO_BODY(rtype, -1, name, f,                                         \
                   rec_stdio(IOT_OP_FTELL, f, 0, 0, (int64_t)r,                 \
                             r < 0 ? errno : 0, s0, s1),                        \
                   f);                                                          \

@@ -136,6 +136,9 @@ int main(int argc, char **argv)
     expect("op=fclose fd=3 stream file_size=0 ret=0");
 
     CHECK(p_puts("to stdout") >= 0);
+    /* stdout was never opened here: its inherited fd is named, its stream announced */
+    expect("op=fdpath fd=1");
+    expect("op=fdopen fd=1 mode=w stream ret=*");
     expect("op=fputs fd=1 stream size=10 ret=10");
     free(line);
     expect_flush();

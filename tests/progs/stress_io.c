@@ -51,7 +51,8 @@ extern char **environ;
     X(WRITEV, "writev") X(LSEEK, "lseek") X(DUP, "dup")                  \
     X(FDATASYNC, "fdatasync") X(FOPEN, "fopen") X(FCLOSE, "fclose")      \
     X(FREAD, "fread") X(FWRITE, "fwrite") X(FGETS, "fgets")              \
-    X(FPUTS, "fputs") X(FFLUSH, "fflush") X(FSEEK, "fseek")
+    X(FPUTS, "fputs") X(FFLUSH, "fflush") X(FSEEK, "fseek")              \
+    X(FORK, "fork")
 
 enum op {
 #define OP_ENUM_(e, s) OP_##e,
@@ -476,6 +477,7 @@ static pid_t start_child(int k, int *want, const char **kind)
             die("posix_spawn");
         return pid;
     }
+    COUNT(FORK);
     pid = fork();
     if (pid < 0)
         die("fork");

@@ -1,0 +1,97 @@
+/*
+ * wrap.h - what the wrapper files (wrap_*.c) share with each other: the
+ * stdio record builder and the set of fds the process is known to hold.
+ *
+ * Every descriptor has a name (issue 17): each wrapper that makes an fd
+ * marks it seen, each that closes one unmarks it, and the first data call
+ * on an fd that is not marked (inherited across exec, or made by a call no
+ * wrapper sees) first records what the fd is, once: an `fdpath` event with
+ * its /proc/self/fd target. The set is one bit per fd, so the check on the
+ * hot path is a load and a bit test.
+ */
+#ifndef REC_WRAP_H
+#define REC_WRAP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rec.h"
+
+#pragma GCC visibility push(hidden)
+
+/* fds below this are followed; higher ones are taken as seen */
+#define REC_FD_SEEN 4096
+
+extern uint64_t rec_fd_seen[REC_FD_SEEN / 64];
+
+/*
+ * Record an `fdpath` for fd, timed at stamp s0, and mark it seen. Out of
+ * line: it reads /proc, once per fd.
+ */
+void rec_fd_name(int fd, uint64_t s0);
+
+/* A wrapper made fd (not in a vfork child: it shares our memory, not our
+   fd table). */
+static inline void rec_fd_mark(int fd)
+{
+    if ((unsigned)fd < REC_FD_SEEN && rec_guard != REC_GUARD_OFF)
+        __atomic_or_fetch(&rec_fd_seen[(unsigned)fd >> 6], 1ull << (fd & 63),
+                          __ATOMIC_RELAXED);
+}
+
+/* fd was closed: a later fd with its number is new. */
+static inline void rec_fd_unmark(int fd)
+{
+    if ((unsigned)fd < REC_FD_SEEN && rec_guard != REC_GUARD_OFF)
+        __atomic_and_fetch(&rec_fd_seen[(unsigned)fd >> 6], ~(1ull << (fd & 63)),
+                           __ATOMIC_RELAXED);
+}
+
+/*
+ * A data call is about to be made on fd: name fd first if it is new to us
+ * (before the call's own stamps, so its time is not the call's).
+ */
+static inline void rec_fd_check(int fd)
+{
+    if ((unsigned)fd < REC_FD_SEEN &&
+        REC_UNLIKELY(!((__atomic_load_n(&rec_fd_seen[(unsigned)fd >> 6], __ATOMIC_RELAXED) >>
+                        (fd & 63)) & 1)))
+        rec_fd_name(fd, rec_stamp());
+}
+
+/* Record a stdio call on f (wrap_stdio.c). err: errno to store, 0 for none. */
+void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
+               int err, uint64_t s0, uint64_t s1);
+
+/*
+ * Before a stdio call on f: what inline getc/putc macros
+ * did to f's buffer since the recorder last saw it, recorded first
+ * (wrap_stdio.c).
+ */
+void rec_stdio_pre(FILE *f);
+
+/* The errno of a stream call that came up short: only when it failed. */
+static inline int rec_stream_err(FILE *f, int shortfall, int saved)
+{
+    return shortfall && f && ferror_unlocked(f) ? (saved ? saved : EIO) : 0;
+}
+
+/*
+ * A stdio wrapper's body: WRAP_BODY (real.h) with what inline code did to
+ * f's buffer recorded first.
+ */
+#define STDIO_BODY(rtype, fail, name, f, record, ...)                          \
+    uint64_t s0, s1;                                                           \
+    rtype r;                                                                   \
+    if (!rec_active)                                                           \
+        return CALL_REAL(fail, name, __VA_ARGS__);                             \
+    rec_stdio_pre(f);                                                          \
+    s0 = rec_stamp();                                                          \
+    r = CALL_REAL(fail, name, __VA_ARGS__);                                    \
+    s1 = rec_stamp();                                                          \
+    record;                                                                    \
+    return r
+
+#pragma GCC visibility pop
+
+#endif

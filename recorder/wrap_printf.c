@@ -1,0 +1,296 @@
+/*
+ * wrap_printf.c - formatted and wide-character stdio: the printf and scanf
+ * families with their __*_chk (fortified) and __isoc99_ forms, dprintf,
+ * and the wide-character calls (issue 17: a program printing to a
+ * redirected stdout must not record nothing).
+ *
+ * A variadic function calls its v-form's real function with its va_list,
+ * as glibc itself does; each v-form calls its own. Recorded as the stdio
+ * op of the family: printf -> fprintf (size = ret = bytes written; for the
+ * wide forms, characters), scanf -> fscanf (ret = items assigned), the
+ * wide character calls -> fgetc/fputc/fgets/fputs. dprintf writes to an
+ * fd through no stream of the program's: recorded as the write it is.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <wchar.h>
+
+#include "real.h"
+#include "rec.h"
+#include "wrap.h"
+
+/* Formatted output on f returned r. */
+static void rec_printf(FILE *f, int r, uint64_t s0, uint64_t s1)
+{
+    rec_stdio(IOT_OP_FPRINTF, f, IOT_HAS_SIZE, r > 0 ? r : 0, r,
+              r < 0 ? (errno ? errno : EIO) : 0, s0, s1);
+}
+
+/* Formatted input on f returned r (items assigned, or EOF). */
+static void rec_scanf(FILE *f, int r, uint64_t s0, uint64_t s1)
+{
+    rec_stdio(IOT_OP_FSCANF, f, 0, 0, r, rec_stream_err(f, r == EOF, errno),
+              s0, s1);
+}
+
+/*
+ * A variadic form: `sym` is the exported name (stdio.h renames some, e.g.
+ * scanf to __isoc99_scanf, so the symbol is named explicitly), `last` its
+ * last named parameter, `vreal` the real v-form it calls with the
+ * arguments (...) and the va_list, `f` the stream, `rec` rec_printf or
+ * rec_scanf.
+ */
+#define WRAP_VARIADIC(cname, sym, params, last, f, rec, vreal, ...)            \
+    int cname params __asm__(sym);                                             \
+    int cname params                                                           \
+    {                                                                          \
+        va_list ap;                                                            \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        if (rec_active)                                                        \
+            rec_stdio_pre(f);                                                  \
+        va_start(ap, last);                                                    \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, vreal, __VA_ARGS__, ap);                             \
+        s1 = rec_stamp();                                                      \
+        va_end(ap);                                                            \
+        if (rec_active)                                                        \
+            rec(f, r, s0, s1);                                                 \
+        return r;                                                              \
+    }
+
+/* A v-form: calls its own real function. */
+#define WRAP_VFORM(cname, sym, params, f, rec, real, ...)                      \
+    int cname params __asm__(sym);                                             \
+    int cname params                                                           \
+    {                                                                          \
+        STDIO_BODY(int, -1, real, f, rec(f, r, s0, s1), __VA_ARGS__);          \
+    }
+
+REAL_HERE(int, vprintf, (const char *, va_list));
+REAL_HERE(int, __vprintf_chk, (int, const char *, va_list));
+REAL_HERE(int, vscanf, (const char *, va_list));
+REAL_HERE(int, __isoc99_vscanf, (const char *, va_list));
+REAL_HERE(int, vfwprintf, (FILE *, const wchar_t *, va_list));
+REAL_HERE(int, vwprintf, (const wchar_t *, va_list));
+REAL_HERE(int, __vfwprintf_chk, (FILE *, int, const wchar_t *, va_list));
+REAL_HERE(int, __vwprintf_chk, (int, const wchar_t *, va_list));
+REAL_HERE(int, vfwscanf, (FILE *, const wchar_t *, va_list));
+REAL_HERE(int, __isoc99_vfwscanf, (FILE *, const wchar_t *, va_list));
+REAL_HERE(int, vwscanf, (const wchar_t *, va_list));
+REAL_HERE(int, __isoc99_vwscanf, (const wchar_t *, va_list));
+
+/* --------------------------------------------------------------- printf */
+
+WRAP_VFORM(rec_vfprintf, "vfprintf", (FILE *f, const char *fmt, va_list ap),
+           f, rec_printf, vfprintf, f, fmt, ap)
+WRAP_VFORM(rec_vprintf, "vprintf", (const char *fmt, va_list ap),
+           stdout, rec_printf, vprintf, fmt, ap)
+WRAP_VFORM(rec_vfprintf_chk, "__vfprintf_chk",
+           (FILE *f, int fl, const char *fmt, va_list ap),
+           f, rec_printf, __vfprintf_chk, f, fl, fmt, ap)
+WRAP_VFORM(rec_vprintf_chk, "__vprintf_chk",
+           (int fl, const char *fmt, va_list ap),
+           stdout, rec_printf, __vprintf_chk, fl, fmt, ap)
+WRAP_VARIADIC(rec_fprintf, "fprintf", (FILE *f, const char *fmt, ...), fmt,
+              f, rec_printf, vfprintf, f, fmt)
+WRAP_VARIADIC(rec_printf_, "printf", (const char *fmt, ...), fmt,
+              stdout, rec_printf, vfprintf, stdout, fmt)
+WRAP_VARIADIC(rec_fprintf_chk, "__fprintf_chk",
+              (FILE *f, int fl, const char *fmt, ...), fmt,
+              f, rec_printf, __vfprintf_chk, f, fl, fmt)
+WRAP_VARIADIC(rec_printf_chk, "__printf_chk", (int fl, const char *fmt, ...),
+              fmt, stdout, rec_printf, __vfprintf_chk, stdout, fl, fmt)
+
+/* ----------------------------------------------------------------- scanf */
+
+WRAP_VFORM(rec_vfscanf, "vfscanf", (FILE *f, const char *fmt, va_list ap),
+           f, rec_scanf, vfscanf, f, fmt, ap)
+WRAP_VFORM(rec_vfscanf_c99, "__isoc99_vfscanf",
+           (FILE *f, const char *fmt, va_list ap),
+           f, rec_scanf, __isoc99_vfscanf, f, fmt, ap)
+WRAP_VFORM(rec_vscanf, "vscanf", (const char *fmt, va_list ap),
+           stdin, rec_scanf, vscanf, fmt, ap)
+WRAP_VFORM(rec_vscanf_c99, "__isoc99_vscanf", (const char *fmt, va_list ap),
+           stdin, rec_scanf, __isoc99_vscanf, fmt, ap)
+WRAP_VARIADIC(rec_fscanf, "fscanf", (FILE *f, const char *fmt, ...), fmt,
+              f, rec_scanf, vfscanf, f, fmt)
+WRAP_VARIADIC(rec_fscanf_c99, "__isoc99_fscanf",
+              (FILE *f, const char *fmt, ...), fmt,
+              f, rec_scanf, __isoc99_vfscanf, f, fmt)
+WRAP_VARIADIC(rec_scanf_, "scanf", (const char *fmt, ...), fmt,
+              stdin, rec_scanf, vfscanf, stdin, fmt)
+WRAP_VARIADIC(rec_scanf_c99, "__isoc99_scanf", (const char *fmt, ...), fmt,
+              stdin, rec_scanf, __isoc99_vfscanf, stdin, fmt)
+
+/* ------------------------------------------------------ wide printf, scanf */
+
+WRAP_VFORM(rec_vfwprintf, "vfwprintf",
+           (FILE *f, const wchar_t *fmt, va_list ap),
+           f, rec_printf, vfwprintf, f, fmt, ap)
+WRAP_VFORM(rec_vwprintf, "vwprintf", (const wchar_t *fmt, va_list ap),
+           stdout, rec_printf, vwprintf, fmt, ap)
+WRAP_VFORM(rec_vfwprintf_chk, "__vfwprintf_chk",
+           (FILE *f, int fl, const wchar_t *fmt, va_list ap),
+           f, rec_printf, __vfwprintf_chk, f, fl, fmt, ap)
+WRAP_VFORM(rec_vwprintf_chk, "__vwprintf_chk",
+           (int fl, const wchar_t *fmt, va_list ap),
+           stdout, rec_printf, __vwprintf_chk, fl, fmt, ap)
+WRAP_VARIADIC(rec_fwprintf, "fwprintf", (FILE *f, const wchar_t *fmt, ...),
+              fmt, f, rec_printf, vfwprintf, f, fmt)
+WRAP_VARIADIC(rec_wprintf, "wprintf", (const wchar_t *fmt, ...), fmt,
+              stdout, rec_printf, vfwprintf, stdout, fmt)
+WRAP_VARIADIC(rec_fwprintf_chk, "__fwprintf_chk",
+              (FILE *f, int fl, const wchar_t *fmt, ...), fmt,
+              f, rec_printf, __vfwprintf_chk, f, fl, fmt)
+WRAP_VARIADIC(rec_wprintf_chk, "__wprintf_chk",
+              (int fl, const wchar_t *fmt, ...), fmt,
+              stdout, rec_printf, __vfwprintf_chk, stdout, fl, fmt)
+
+WRAP_VFORM(rec_vfwscanf, "vfwscanf", (FILE *f, const wchar_t *fmt, va_list ap),
+           f, rec_scanf, vfwscanf, f, fmt, ap)
+WRAP_VFORM(rec_vfwscanf_c99, "__isoc99_vfwscanf",
+           (FILE *f, const wchar_t *fmt, va_list ap),
+           f, rec_scanf, __isoc99_vfwscanf, f, fmt, ap)
+WRAP_VFORM(rec_vwscanf, "vwscanf", (const wchar_t *fmt, va_list ap),
+           stdin, rec_scanf, vwscanf, fmt, ap)
+WRAP_VFORM(rec_vwscanf_c99, "__isoc99_vwscanf", (const wchar_t *fmt, va_list ap),
+           stdin, rec_scanf, __isoc99_vwscanf, fmt, ap)
+WRAP_VARIADIC(rec_fwscanf, "fwscanf", (FILE *f, const wchar_t *fmt, ...), fmt,
+              f, rec_scanf, vfwscanf, f, fmt)
+WRAP_VARIADIC(rec_fwscanf_c99, "__isoc99_fwscanf",
+              (FILE *f, const wchar_t *fmt, ...), fmt,
+              f, rec_scanf, __isoc99_vfwscanf, f, fmt)
+WRAP_VARIADIC(rec_wscanf, "wscanf", (const wchar_t *fmt, ...), fmt,
+              stdin, rec_scanf, vfwscanf, stdin, fmt)
+WRAP_VARIADIC(rec_wscanf_c99, "__isoc99_wscanf", (const wchar_t *fmt, ...),
+              fmt, stdin, rec_scanf, __isoc99_vfwscanf, stdin, fmt)
+
+/* ------------------------------------------------------------- dprintf */
+
+REAL_HERE(int, vdprintf, (int, const char *, va_list));
+REAL_HERE(int, __vdprintf_chk, (int, int, const char *, va_list));
+
+static void rec_dprintf(int fd, int r, uint64_t s0, uint64_t s1)
+{
+    rec_io(IOT_OP_WRITE, fd, r > 0 ? r : 0, r, ERR_OF(r), s0, s1);
+}
+
+#define WRAP_DPRINTF_V(cname, sym, params, real, ...)                          \
+    int cname params __asm__(sym);                                             \
+    int cname params                                                           \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, real, __VA_ARGS__);                           \
+        rec_fd_check(fd);                                                      \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, real, __VA_ARGS__);                                  \
+        s1 = rec_stamp();                                                      \
+        rec_dprintf(fd, r, s0, s1);                                            \
+        return r;                                                              \
+    }
+
+#define WRAP_DPRINTF(cname, sym, params, vreal, ...)                           \
+    int cname params __asm__(sym);                                             \
+    int cname params                                                           \
+    {                                                                          \
+        va_list ap;                                                            \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        if (rec_active)                                                        \
+            rec_fd_check(fd);                                                  \
+        va_start(ap, fmt);                                                     \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, vreal, __VA_ARGS__, ap);                             \
+        s1 = rec_stamp();                                                      \
+        va_end(ap);                                                            \
+        if (rec_active)                                                        \
+            rec_dprintf(fd, r, s0, s1);                                        \
+        return r;                                                              \
+    }
+
+WRAP_DPRINTF_V(rec_vdprintf, "vdprintf", (int fd, const char *fmt, va_list ap),
+               vdprintf, fd, fmt, ap)
+WRAP_DPRINTF_V(rec_vdprintf_chk, "__vdprintf_chk",
+               (int fd, int fl, const char *fmt, va_list ap),
+               __vdprintf_chk, fd, fl, fmt, ap)
+WRAP_DPRINTF(rec_dprintf_, "dprintf", (int fd, const char *fmt, ...),
+             vdprintf, fd, fmt)
+WRAP_DPRINTF(rec_dprintf_chk, "__dprintf_chk",
+             (int fd, int fl, const char *fmt, ...), __vdprintf_chk, fd, fl, fmt)
+
+/* ------------------------------------------------- wide character calls */
+
+REAL_HERE(wint_t, fgetwc, (FILE *));
+REAL_HERE(wint_t, getwc, (FILE *));
+REAL_HERE(wint_t, fgetwc_unlocked, (FILE *));
+REAL_HERE(wint_t, getwc_unlocked, (FILE *));
+REAL_HERE(wint_t, getwchar, (void));
+REAL_HERE(wint_t, getwchar_unlocked, (void));
+REAL_HERE(wint_t, fputwc, (wchar_t, FILE *));
+REAL_HERE(wint_t, putwc, (wchar_t, FILE *));
+REAL_HERE(wint_t, fputwc_unlocked, (wchar_t, FILE *));
+REAL_HERE(wint_t, putwc_unlocked, (wchar_t, FILE *));
+REAL_HERE(wint_t, putwchar, (wchar_t));
+REAL_HERE(wint_t, putwchar_unlocked, (wchar_t));
+REAL_HERE(wchar_t *, fgetws, (wchar_t *, int, FILE *));
+REAL_HERE(wchar_t *, fgetws_unlocked, (wchar_t *, int, FILE *));
+REAL_HERE(int, fputws, (const wchar_t *, FILE *));
+REAL_HERE(int, fputws_unlocked, (const wchar_t *, FILE *));
+
+/* One character in (op fgetc) or out (fputc), as their narrow forms. */
+#define WRAP_WCHAR(name, params, op, f, ...)                                   \
+    wint_t name params                                                         \
+    {                                                                          \
+        STDIO_BODY(wint_t, WEOF, name, f,                                      \
+                   rec_stdio(op, f, IOT_HAS_SIZE, 1,                           \
+                             r == WEOF ? (op == IOT_OP_FPUTC ? -1 : 0) : 1,    \
+                             r == WEOF ? (op == IOT_OP_FPUTC                   \
+                                              ? (errno ? errno : EIO)          \
+                                              : rec_stream_err(f, 1, errno))   \
+                                       : 0,                                    \
+                             s0, s1),                                          \
+                   __VA_ARGS__);                                               \
+    }
+
+WRAP_WCHAR(fgetwc, (FILE *f), IOT_OP_FGETC, f, f)
+WRAP_WCHAR(getwc, (FILE *f), IOT_OP_FGETC, f, f)
+WRAP_WCHAR(fgetwc_unlocked, (FILE *f), IOT_OP_FGETC, f, f)
+WRAP_WCHAR(getwc_unlocked, (FILE *f), IOT_OP_FGETC, f, f)
+WRAP_WCHAR(getwchar, (void), IOT_OP_FGETC, stdin, )
+WRAP_WCHAR(getwchar_unlocked, (void), IOT_OP_FGETC, stdin, )
+WRAP_WCHAR(fputwc, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
+WRAP_WCHAR(putwc, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
+WRAP_WCHAR(fputwc_unlocked, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
+WRAP_WCHAR(putwc_unlocked, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
+WRAP_WCHAR(putwchar, (wchar_t c), IOT_OP_FPUTC, stdout, c)
+WRAP_WCHAR(putwchar_unlocked, (wchar_t c), IOT_OP_FPUTC, stdout, c)
+
+/* A line in (size = buffer in characters, ret = characters read). */
+#define WRAP_FGETWS(name)                                                      \
+    wchar_t *name(wchar_t *s, int n, FILE *f)                                  \
+    {                                                                          \
+        STDIO_BODY(wchar_t *, NULL, name, f,                                   \
+                   rec_stdio(IOT_OP_FGETS, f, IOT_HAS_SIZE, n,                 \
+                             r ? (int64_t)wcslen(r) : 0,                       \
+                             rec_stream_err(f, !r, errno), s0, s1),            \
+                   s, n, f);                                                   \
+    }
+
+#define WRAP_FPUTWS(name)                                                      \
+    int name(const wchar_t *s, FILE *f)                                        \
+    {                                                                          \
+        STDIO_BODY(int, -1, name, f,                                           \
+                   rec_stdio(IOT_OP_FPUTS, f, IOT_HAS_SIZE,                    \
+                             (int64_t)wcslen(s),                               \
+                             r < 0 ? -1 : (int64_t)wcslen(s),                  \
+                             r < 0 ? (errno ? errno : EIO) : 0, s0, s1),       \
+                   s, f);                                                      \
+    }
+
+WRAP_FGETWS(fgetws)
+WRAP_FGETWS(fgetws_unlocked)
+WRAP_FPUTWS(fputws)
+WRAP_FPUTWS(fputws_unlocked)
