@@ -178,6 +178,11 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         break;
     }
     case IOT_CLASS_META:
+        if (ev->op == IOT_OP_FORK) {
+            if (!failed)
+                engine_on_fork(e, p, ev);
+            break;
+        }
         if (ev->op == IOT_OP_FTRUNCATE) {
             struct ofd *o = engine_fd_ofd(p, ev->fd);
 

@@ -52,12 +52,41 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     return o;
 }
 
+/*
+ * Whose session it is (issue 17): a file opened by one process and used by
+ * another only, from its main thread (calls_on: that tid), is judged as the
+ * user's - a shell's `> out` inherited by the program it forks or execs.
+ * The opener is kept as "opened by". An exec keeps the pid: the image that
+ * made the calls is the one the process runs when the session ends.
+ */
+static void session_user(struct engine *e, struct ofd *o)
+{
+    struct rule_session *s = &o->s;
+    int32_t user = o->h.calls_on;
+    struct engine_proc *p;
+    struct engine_thread *th;
+
+    if (user < 0)
+        return;
+    p = hmap_get(&e->procs, (uint64_t)(uint32_t)user);
+    if (!p || (user == s->pid && p->name == s->process))
+        return;
+    th = hmap_get(&e->thrs, (uint64_t)(uint32_t)user);
+    s->opener_process = s->process;
+    s->opener_pid = s->pid;
+    s->process = p->name;
+    s->pid = user;
+    s->tid = user;
+    s->thread = th && th->pid == user ? th->name : p->name;
+}
+
 /* The session is over: the rules (unless its path is ignored) and the profile get it. */
 static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
 {
     struct rule_session *s = &o->s;
 
     ofd_figures(o);
+    session_user(e, o);
     s->end_t = t;
     s->end = end;
     s->end_unix_ms = engine_proc_unix_ms(o->opener,
@@ -152,10 +181,25 @@ void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_ev
 
     if (ev->ret < 0 || (ev->has & IOT_HAS_ERRNO) || !(ev->has & IOT_HAS_PATH) || !ev->path)
         return;
+    if (ev->op == IOT_OP_FDPATH) {
+        /*
+         * An fd the recorder saw used before it saw it made. Known here
+         * (inherited from a recorded process): the session goes on. A
+         * pipe, socket or other non-file ("pipe:[12]") is no session.
+         */
+        if ((ev->has & IOT_HAS_FD) && engine_fd_ofd(p, ev->fd))
+            return;
+        if (ev->path[0] != '/') {
+            engine_fd_close(e, p, (int32_t)ev->ret, ev->t);
+            return;
+        }
+    }
     o = ofd_new(e, ev, p, ev->path, RULE_LAYER_SYSCALL);
     if (!o)
         return;
     o->refs = 1;
+    if (ev->op == IOT_OP_FDPATH)
+        o->h.off = (ev->has & IOT_HAS_OFFSET) ? ev->offset : -1;
     if (ev->has & IOT_HAS_FLAGS)
         o->h.append = (ev->flags & 02000) != 0;         /* O_APPEND */
     engine_fd_install(e, p, (int32_t)ev->ret, o,
@@ -212,13 +256,19 @@ void engine_on_close(struct engine *e, struct engine_proc *p, const struct iot_e
 {
     if (ev->op == IOT_OP_CLOSE_RANGE) {
         int32_t last = (ev->has & IOT_HAS_LAST_FD) ? ev->last_fd : ev->fd;
+        /* CLOSE_RANGE_CLOEXEC: the range is closed at the next exec, not now */
+        int cloexec = (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000);
 
         if (failed)
             return;
         if (last >= p->nfds)
             last = p->nfds - 1;
-        for (int32_t fd = ev->fd < 0 ? 0 : ev->fd; fd <= last; fd++)
-            engine_fd_close(e, p, fd, ev->t);
+        for (int32_t fd = ev->fd < 0 ? 0 : ev->fd; fd <= last; fd++) {
+            if (!cloexec)
+                engine_fd_close(e, p, fd, ev->t);
+            else if (p->fds[fd].o)
+                p->fds[fd].cloexec = 1;
+        }
         return;
     }
     struct ofd *o = engine_fd_ofd(p, ev->fd);

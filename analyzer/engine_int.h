@@ -127,6 +127,7 @@ struct engine_proc {
     int32_t nfds;
     struct hmap streams;        /* stream id -> struct stdio_stream (engine_stdio.c) */
     int exited;
+    int forked;                 /* made by its parent's fork call; its process record is due */
 };
 
 /* ------------------------------------------------------------ the engine */
@@ -200,6 +201,8 @@ int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t);
 void engine_on_process(struct engine *e, const struct iot_event *ev);
 void engine_on_thread(struct engine *e, const struct iot_event *ev);
 void engine_on_exit(struct engine *e, const struct iot_event *ev);
+/* p's fork call (ret: the child's pid): the child gets p's fds and streams as they are now. */
+void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
 /* Everything p holds goes (end: enum rule_end); leaks marks them when p exits normally. */
 void engine_proc_drop_all(struct engine *e, struct engine_proc *p, int64_t t, int end, int leaks);
 /* The error path of engine_free: every process and thread, without ending sessions. */

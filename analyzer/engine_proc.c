@@ -103,12 +103,52 @@ static void proc_fork(struct engine_proc *parent, struct engine_proc *p)
     stdio_fork(parent, p);
 }
 
+/* A process whose pid is reused by a new one: its old table goes. */
+static void proc_reuse(struct engine_proc *p)
+{
+    free(p->fds);
+    p->fds = NULL;
+    p->nfds = 0;
+    p->exited = 0;
+}
+
+void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_event *ev)
+{
+    int32_t pid = (int32_t)ev->ret;
+    struct engine_proc *c;
+
+    if (ev->ret <= 0 || ev->ret > INT32_MAX || pid == p->pid)
+        return;
+    c = hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
+    if (c && !c->exited)
+        return;         /* already running (its events came first): keep what it has */
+    if (c)
+        proc_reuse(c);
+    else
+        c = proc_new(e, pid);
+    if (!c)
+        return;
+    proc_fork(p, c);
+    c->forked = 1;
+    c->ppid = p->pid;
+    c->exe = p->exe;
+    c->name = p->name;
+    c->start_t = ev->t;
+    c->start_unix_ns = p->start_unix_ns ? p->start_unix_ns + (ev->t - p->start_t) : 0;
+    if (e->last_proc == c)
+        e->last_proc = NULL;
+}
+
 void engine_on_process(struct engine *e, const struct iot_event *ev)
 {
     struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)ev->pid);
     const char *name = iot_path_base(ev->exe);
 
-    if (p && !p->exited && (p->exe || p->nfds || p->streams.n)) {
+    if (p && p->forked && !p->exited) {
+        /* the child of a fork its parent recorded: its table is already the
+           parent's at the fork */
+        p->forked = 0;
+    } else if (p && !p->exited && (p->exe || p->nfds || p->streams.n)) {
         /* exec: same process, new image */
         stdio_drop_all(e, p, ev->t, RULE_END_CLOSE, 0);
         for (int32_t fd = 0; fd < p->nfds; fd++)
@@ -117,12 +157,8 @@ void engine_on_process(struct engine *e, const struct iot_event *ev)
     } else {
         struct engine_proc *parent;
 
-        if (p && p->exited) {       /* pid reused */
-            free(p->fds);
-            p->fds = NULL;
-            p->nfds = 0;
-            p->exited = 0;
-        }
+        if (p && p->exited)         /* pid reused */
+            proc_reuse(p);
         if (!p)
             p = proc_new(e, ev->pid);
         if (!p)

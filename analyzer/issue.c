@@ -241,6 +241,10 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
         return;
     }
     json_object_set_new(detail, "occurrences", json_integer(occ));
+    if (s->opener_process)
+        json_object_set_new(detail, "opened_by",
+                            json_pack("{s:s,s:i,s:s}", "process", s->opener_process, "pid",
+                                      (int)s->opener_pid, "stack", s->stack ? s->stack : ""));
     o = json_pack("{s:s,s:i,s:s,s:I,s:s,s:I,s:I,s:I,s:I,s:i,s:I,s:s,s:s,s:I,"
                   "s:s,s:i,s:i,s:s,s:s,s:o}",
                   "tag", "io",

@@ -111,6 +111,16 @@ struct rule_session {
     /* Access pattern from reconstructed offsets */
     uint64_t reads, writes;
     uint64_t random_reads, random_writes; /* not at the end of the previous one */
+
+    /*
+     * A session made by one process and used by another (a shell's
+     * redirect inherited across fork or exec) is judged as the user's:
+     * process, pid, tid and thread above are then the user's, stack is
+     * still the open's, and these name the opener. NULL when the opener
+     * made the calls.
+     */
+    const char *opener_process;
+    int32_t opener_pid;
 };
 
 /* What a rule sees besides the session. */

@@ -517,6 +517,148 @@ static void test_fast_and_slow_paths(void)
     CU_ASSERT_EQUAL(s2.file_size, s.file_size);
 }
 
+/*
+ * Issue 17: the child's fd table is the parent's at the fork call, not at
+ * the child's first record. The parent closes the pipe's read end (fd 3)
+ * and opens a file that gets fd 3 before the forked child's process record
+ * comes; the child's reads of fd 3 are of the pipe, not of the file.
+ */
+static void test_fork_table_at_fork(void)
+{
+    struct rig r;
+
+    rig_init(&r);
+    proc(&r, 30, 1, "/bin/parent");
+    call(&r, 30, 30, IOT_OP_PIPE, 0, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_NEWFD, .fd = 3, .newfd = 4});
+    call(&r, 30, 30, IOT_OP_FORK, 31, 1000, (struct iot_event){0});
+    call(&r, 30, 30, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    open_(&r, 30, 3, "/etc/hostname", 0);
+    call(&r, 30, 30, IOT_OP_READ, 3, 1000, (struct iot_event){FD(3), .size = 4096});
+    proc(&r, 31, 30, "/bin/parent");                       /* the child's own record, late */
+    for (int i = 0; i < 102; i++)
+        call(&r, 31, 31, IOT_OP_READ, 4096, 1000, (struct iot_event){FD(3), .size = 4096});
+    call(&r, 30, 30, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_STRING_EQUAL(got[0].path, "/etc/hostname");
+    CU_ASSERT_EQUAL(got[0].reads, 1);
+    CU_ASSERT_EQUAL(got[0].op, 1);
+    exit_ev(&r, 31, 0);
+    exit_ev(&r, 30, 0);
+    CU_ASSERT_EQUAL(ngot, 1);
+    rig_free(&r);
+}
+
+/* close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) closes nothing until exec. */
+static void test_close_range_cloexec(void)
+{
+    struct rig r;
+
+    rig_init(&r);
+    proc(&r, 40, 1, "/bin/app");
+    open_(&r, 40, 3, "/data", 0);
+    call(&r, 40, 40, IOT_OP_CLOSE_RANGE, 0, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_LAST_FD | IOT_HAS_FLAGS, .fd = 3,
+                            .last_fd = INT32_MAX, .flags = 02000000});
+    CU_ASSERT_EQUAL(ngot, 0);
+    call(&r, 40, 40, IOT_OP_READ, 100, 1000, (struct iot_event){FD(3), .size = 100});
+    proc(&r, 40, 1, "/bin/other");                         /* exec closes it */
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].reads, 1);
+    CU_ASSERT_EQUAL(got[0].op_size, 100);
+    CU_ASSERT_EQUAL(got[0].end, RULE_END_CLOSE);
+    rig_free(&r);
+}
+
+/*
+ * `sh -c './wr > wr.out'`: the shell opens wr.out, moves it to fd 1 and
+ * execs wr, which makes every call. The session is judged as wr's, on its
+ * main thread, with the shell kept as the opener; the same through a fork.
+ */
+static void test_session_user(void)
+{
+    struct rig r;
+
+    rig_init(&r);
+    proc(&r, 50, 1, "/bin/dash");
+    call(&r, 50, 50, IOT_OP_OPEN, 3, 1000,
+         (struct iot_event){.has = IOT_HAS_PATH | IOT_HAS_FLAGS | IOT_HAS_STACK,
+                            .path = S(&r, "/wr.out"), .flags = 01101, .stack = S(&r, "sh+0x12631")});
+    call(&r, 50, 50, IOT_OP_DUP, 1, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_NEWFD, .fd = 3, .newfd = 1});
+    call(&r, 50, 50, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    proc(&r, 50, 1, "/tmp/wr");                            /* exec */
+    for (int i = 0; i < 30; i++)
+        call(&r, 50, 50, IOT_OP_WRITE, 11, 1000, (struct iot_event){FD(1), .size = 11});
+    /* the same file from a forked child's fd 1 */
+    call(&r, 50, 50, IOT_OP_FORK, 51, 1000, (struct iot_event){0});
+    proc(&r, 51, 50, "/tmp/wr");
+    exit_ev(&r, 50, 0);
+    CU_ASSERT_EQUAL(ngot, 0);                              /* the child still holds it */
+    for (int i = 0; i < 5; i++)
+        call(&r, 51, 51, IOT_OP_WRITE, 11, 1000, (struct iot_event){FD(1), .size = 11});
+    exit_ev(&r, 51, 0);
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    /* used by two processes: the opener's still */
+    CU_ASSERT_STRING_EQUAL(got[0].process, "dash");
+    CU_ASSERT_PTR_NULL(got[0].opener_process);
+    CU_ASSERT_EQUAL(got[0].writes, 35);
+
+    ngot = 0;
+    proc(&r, 60, 1, "/bin/dash");
+    call(&r, 60, 60, IOT_OP_OPEN, 3, 1000,
+         (struct iot_event){.has = IOT_HAS_PATH | IOT_HAS_FLAGS | IOT_HAS_STACK,
+                            .path = S(&r, "/wr2.out"), .flags = 01101, .stack = S(&r, "sh+0x12631")});
+    call(&r, 60, 60, IOT_OP_FORK, 61, 1000, (struct iot_event){0});
+    proc(&r, 61, 60, "/bin/dash");
+    call(&r, 61, 61, IOT_OP_DUP, 1, 1000,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_NEWFD, .fd = 3, .newfd = 1});
+    proc(&r, 61, 60, "/tmp/wr");                           /* the child execs */
+    call(&r, 60, 60, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    for (int i = 0; i < 30; i++)
+        call(&r, 61, 61, IOT_OP_WRITE, 11, 1000, (struct iot_event){FD(1), .size = 11});
+    exit_ev(&r, 61, 0);
+    exit_ev(&r, 60, 0);
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_STRING_EQUAL(got[0].process, "wr");
+    CU_ASSERT_EQUAL(got[0].pid, 61);
+    CU_ASSERT_EQUAL(got[0].tid, 61);
+    CU_ASSERT_STRING_EQUAL(got[0].thread, "wr");
+    CU_ASSERT_STRING_EQUAL(got[0].stack, "sh+0x12631");    /* the opener's stack */
+    CU_ASSERT_STRING_EQUAL(got[0].opener_process, "dash");
+    CU_ASSERT_EQUAL(got[0].opener_pid, 60);
+    CU_ASSERT_EQUAL(got[0].writes, 30);
+    CU_ASSERT_EQUAL(got[0].op_size, 330);
+    rig_free(&r);
+}
+
+/* fdpath names an fd first seen at a data call, unless it is known. */
+static void test_fdpath(void)
+{
+    struct rig r;
+
+    rig_init(&r);
+    proc(&r, 70, 1, "/bin/app");
+    call(&r, 70, 70, IOT_OP_FDPATH, 1, 0,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_PATH | IOT_HAS_FLAGS | IOT_HAS_OFFSET,
+                            .fd = 1, .path = S(&r, "/out"), .flags = 02001, .offset = 500});
+    call(&r, 70, 70, IOT_OP_FDPATH, 0, 0,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_PATH, .fd = 0,
+                            .path = S(&r, "pipe:[123]")});
+    call(&r, 70, 70, IOT_OP_READ, 10, 1000, (struct iot_event){FD(0), .size = 10});
+    call(&r, 70, 70, IOT_OP_WRITE, 10, 1000, (struct iot_event){FD(1), .size = 10});
+    /* named again (another image after exec would): the session goes on */
+    call(&r, 70, 70, IOT_OP_FDPATH, 1, 0,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_PATH, .fd = 1, .path = S(&r, "/out")});
+    call(&r, 70, 70, IOT_OP_WRITE, 10, 1000, (struct iot_event){FD(1), .size = 10});
+    exit_ev(&r, 70, 0);
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);                        /* no session for the pipe */
+    CU_ASSERT_STRING_EQUAL(got[0].path, "/out");
+    CU_ASSERT_EQUAL(got[0].writes, 2);
+    CU_ASSERT_EQUAL(got[0].leaked, 0);                     /* fd 1: the process's output */
+    rig_free(&r);
+}
+
 void engine_suite(void)
 {
     CU_pSuite s = CU_add_suite("engine", NULL, NULL);
@@ -529,4 +671,8 @@ void engine_suite(void)
     CU_add_test(s, "main-thread figures of one-thread and shared sessions", test_main_thread_switch);
     CU_add_test(s, "memory does not grow with events", test_memory_flat);
     CU_add_test(s, "fast and slow paths count alike", test_fast_and_slow_paths);
+    CU_add_test(s, "a forked child gets the table as it was at the fork", test_fork_table_at_fork);
+    CU_add_test(s, "close_range with CLOSE_RANGE_CLOEXEC closes at exec", test_close_range_cloexec);
+    CU_add_test(s, "a session is judged as the process that used it", test_session_user);
+    CU_add_test(s, "fdpath names fds first seen at a data call", test_fdpath);
 }
