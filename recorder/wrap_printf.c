@@ -29,7 +29,7 @@ static void rec_printf(FILE *f, int r, uint64_t s0, uint64_t s1)
 /* Formatted input on f returned r (items assigned, or EOF). */
 static void rec_scanf(FILE *f, int r, uint64_t s0, uint64_t s1)
 {
-    rec_stdio(IOT_OP_FSCANF, f, 0, 0, r, rec_stream_err(f, r == EOF, errno),
+    rec_stdio(IOT_OP_FSCANF, f, 0, 0, r, rec_stream_err(f, r == EOF),
               s0, s1);
 }
 
@@ -249,7 +249,7 @@ REAL_HERE(int, fputws_unlocked, (const wchar_t *, FILE *));
                              r == WEOF ? (op == IOT_OP_FPUTC ? -1 : 0) : 1,    \
                              r == WEOF ? (op == IOT_OP_FPUTC                   \
                                               ? (errno ? errno : EIO)          \
-                                              : rec_stream_err(f, 1, errno))   \
+                                              : rec_stream_err(f, 1))   \
                                        : 0,                                    \
                              s0, s1),                                          \
                    __VA_ARGS__);                                               \
@@ -275,7 +275,7 @@ WRAP_WCHAR(putwchar_unlocked, (wchar_t c), IOT_OP_FPUTC, stdout, c)
         STDIO_BODY(wchar_t *, NULL, name, f,                                   \
                    rec_stdio(IOT_OP_FGETS, f, IOT_HAS_SIZE, n,                 \
                              r ? (int64_t)wcslen(r) : 0,                       \
-                             rec_stream_err(f, !r, errno), s0, s1),            \
+                             rec_stream_err(f, !r), s0, s1),            \
                    s, n, f);                                                   \
     }
 

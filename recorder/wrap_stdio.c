@@ -168,16 +168,23 @@ static void std_announce(FILE *f, uint64_t s0)
     rec_call(&ev, NULL, bit == 1 ? "r" : "w", NULL, s0, s0);
 }
 
-/* Record a stdio call on f. err: errno to store, 0 for none. */
-void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
-               int err, uint64_t s0, uint64_t s1)
+/*
+ * Record a stdio call on f. err: errno to store, 0 for none. Inlined into
+ * this file's wrappers (a call less on a 20 ns fwrite); rec_stdio is the
+ * same for the other wrapper files.
+ */
+static inline __attribute__((always_inline)) void
+stdio_rec(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
+          int err, uint64_t s0, uint64_t s1)
 {
     struct iot_event ev;
     int fd = stream_fd(f);
 
     if (f && fd < 0)
         return;
-    if (REC_UNLIKELY(__atomic_load_n(&std_new, __ATOMIC_RELAXED)) && f)
+    /* the pointers compared before any call: most streams are none of them */
+    if (REC_UNLIKELY(__atomic_load_n(&std_new, __ATOMIC_RELAXED)) &&
+        (f == stdout || f == stderr || f == stdin))
         std_announce(f, s0);
     /*
      * Only the members `has` names are read (and op, has, ret, err); not
@@ -194,6 +201,12 @@ void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
     if (f)
         mark_stream(f);
+}
+
+void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
+               int err, uint64_t s0, uint64_t s1)
+{
+    stdio_rec(op, f, more, size, ret, err, s0, s1);
 }
 
 void rec_stdio_pre(FILE *f)
@@ -226,9 +239,9 @@ void rec_stdio_pre(FILE *f)
     size_t name params                                                         \
     {                                                                          \
         STDIO_BODY(size_t, 0, name, f,                                         \
-                  rec_stdio(IOT_OP_FREAD, f, IOT_HAS_SIZE,                     \
+                  stdio_rec(IOT_OP_FREAD, f, IOT_HAS_SIZE,                     \
                             (int64_t)((sz) * (n)), (int64_t)(r * (sz)),        \
-                            rec_stream_err(f, r < (n), errno), s0, s1),        \
+                            rec_stream_err(f, r < (n)), s0, s1),        \
                   __VA_ARGS__);                                                \
     }
 
@@ -246,8 +259,8 @@ WRAP_FREAD(__fread_unlocked_chk,
     size_t name(const void *p, size_t sz, size_t n, FILE *f)                   \
     {                                                                          \
         STDIO_BODY(size_t, 0, name, f,                                         \
-                  rec_stdio(IOT_OP_FWRITE, f, IOT_HAS_SIZE, (int64_t)(sz * n), \
-                            (int64_t)(r * sz), rec_stream_err(f, r < n, errno), \
+                  stdio_rec(IOT_OP_FWRITE, f, IOT_HAS_SIZE, (int64_t)(sz * n), \
+                            (int64_t)(r * sz), rec_stream_err(f, r < n), \
                             s0, s1),                                           \
                   p, sz, n, f);                                                \
     }
@@ -259,9 +272,9 @@ WRAP_FWRITE(fwrite_unlocked)
     char *name params                                                          \
     {                                                                          \
         STDIO_BODY(char *, NULL, name, f,                                      \
-                  rec_stdio(IOT_OP_FGETS, f, IOT_HAS_SIZE, (int64_t)(n),       \
+                  stdio_rec(IOT_OP_FGETS, f, IOT_HAS_SIZE, (int64_t)(n),       \
                             r ? (int64_t)strlen(r) : 0,                        \
-                            rec_stream_err(f, !r, errno), s0, s1),             \
+                            rec_stream_err(f, !r), s0, s1),             \
                   __VA_ARGS__);                                                \
     }
 
@@ -276,8 +289,8 @@ WRAP_FGETS(__fgets_unlocked_chk, (char *s, size_t sl, int n, FILE *f), f, n,
     int name(FILE *f)                                                          \
     {                                                                          \
         STDIO_BODY(int, EOF, name, f,                                          \
-                  rec_stdio(IOT_OP_FGETC, f, IOT_HAS_SIZE, 1,                  \
-                            r == EOF ? 0 : 1, rec_stream_err(f, r == EOF, errno), \
+                  stdio_rec(IOT_OP_FGETC, f, IOT_HAS_SIZE, 1,                  \
+                            r == EOF ? 0 : 1, rec_stream_err(f, r == EOF), \
                             s0, s1),                                           \
                   f);                                                          \
     }
@@ -290,7 +303,7 @@ WRAP_GETC(_IO_getc)
     int name(int c, FILE *f)                                                   \
     {                                                                          \
         STDIO_BODY(int, EOF, name, f,                                          \
-                  rec_stdio(IOT_OP_FPUTC, f, IOT_HAS_SIZE, 1,                  \
+                  stdio_rec(IOT_OP_FPUTC, f, IOT_HAS_SIZE, 1,                  \
                             r == EOF ? -1 : 1,                                 \
                             r == EOF ? (errno ? errno : EIO) : 0, s0, s1),     \
                   c, f);                                                       \
@@ -311,7 +324,7 @@ int fputs(const char *s, FILE *f)
     s0 = rec_stamp();
     r = CALL_REAL(EOF, fputs, s, f);
     s1 = rec_stamp();
-    rec_stdio(IOT_OP_FPUTS, f, IOT_HAS_SIZE, (int64_t)strlen(s),
+    stdio_rec(IOT_OP_FPUTS, f, IOT_HAS_SIZE, (int64_t)strlen(s),
               r == EOF ? -1 : (int64_t)strlen(s),
               r == EOF ? (errno ? errno : EIO) : 0, s0, s1);
     return r;
@@ -329,7 +342,7 @@ int puts(const char *s)
     r = CALL_REAL(EOF, puts, s);
     s1 = rec_stamp();
     /* puts adds the newline. */
-    rec_stdio(IOT_OP_FPUTS, stdout, IOT_HAS_SIZE, (int64_t)strlen(s) + 1,
+    stdio_rec(IOT_OP_FPUTS, stdout, IOT_HAS_SIZE, (int64_t)strlen(s) + 1,
               r == EOF ? -1 : (int64_t)strlen(s) + 1,
               r == EOF ? (errno ? errno : EIO) : 0, s0, s1);
     return r;
@@ -340,8 +353,8 @@ int puts(const char *s)
     {                                                                          \
         /* The bytes wanted are not known in advance: size = bytes read. */    \
         STDIO_BODY(ssize_t, -1, name, f,                                       \
-                  rec_stdio(IOT_OP_GETDELIM, f, IOT_HAS_SIZE, r > 0 ? r : 0,   \
-                            r > 0 ? r : 0, rec_stream_err(f, r < 0, errno),    \
+                  stdio_rec(IOT_OP_GETDELIM, f, IOT_HAS_SIZE, r > 0 ? r : 0,   \
+                            r > 0 ? r : 0, rec_stream_err(f, r < 0),    \
                             s0, s1),                                           \
                   __VA_ARGS__);                                                \
     }
@@ -371,9 +384,9 @@ WRAP_PUTC(fputc_unlocked)
     int name(void)                                                             \
     {                                                                          \
         STDIO_BODY(int, EOF, name, stdin,                                      \
-                   rec_stdio(IOT_OP_FGETC, stdin, IOT_HAS_SIZE, 1,             \
+                   stdio_rec(IOT_OP_FGETC, stdin, IOT_HAS_SIZE, 1,             \
                              r == EOF ? 0 : 1,                                 \
-                             rec_stream_err(stdin, r == EOF, errno), s0, s1),  \
+                             rec_stream_err(stdin, r == EOF), s0, s1),  \
                    );                                                          \
     }
 
@@ -381,7 +394,7 @@ WRAP_PUTC(fputc_unlocked)
     int name(int c)                                                            \
     {                                                                          \
         STDIO_BODY(int, EOF, name, stdout,                                     \
-                   rec_stdio(IOT_OP_FPUTC, stdout, IOT_HAS_SIZE, 1,            \
+                   stdio_rec(IOT_OP_FPUTC, stdout, IOT_HAS_SIZE, 1,            \
                              r == EOF ? -1 : 1,                                \
                              r == EOF ? (errno ? errno : EIO) : 0, s0, s1),    \
                    c);                                                         \
@@ -395,7 +408,7 @@ WRAP_PUTCHAR(putchar_unlocked)
 int fputs_unlocked(const char *s, FILE *f)
 {
     STDIO_BODY(int, EOF, fputs_unlocked, f,
-               rec_stdio(IOT_OP_FPUTS, f, IOT_HAS_SIZE, (int64_t)strlen(s),
+               stdio_rec(IOT_OP_FPUTS, f, IOT_HAS_SIZE, (int64_t)strlen(s),
                          r == EOF ? -1 : (int64_t)strlen(s),
                          r == EOF ? (errno ? errno : EIO) : 0, s0, s1),
                s, f);
@@ -417,11 +430,13 @@ static void inline_at_exit(void)
     }
 }
 
+/* Inline code is at work in this process: settle stdout/stderr at exit. */
 static void inline_seen(void)
 {
     static int registered;
 
-    if (!__atomic_exchange_n(&registered, 1, __ATOMIC_RELAXED))
+    if (REC_UNLIKELY(!__atomic_load_n(&registered, __ATOMIC_RELAXED)) &&
+        !__atomic_exchange_n(&registered, 1, __ATOMIC_RELAXED))
         atexit(inline_at_exit);
 }
 
@@ -447,10 +462,10 @@ int __overflow(FILE *f, int ch)
     r = CALL_REAL(EOF, __overflow, f, ch);
     s1 = rec_stamp();
     if (r == EOF && ch != EOF)
-        rec_stdio(IOT_OP_INLINE_PUT, f, IOT_HAS_SIZE, put + 1, -1,
+        stdio_rec(IOT_OP_INLINE_PUT, f, IOT_HAS_SIZE, put + 1, -1,
                   errno ? errno : EIO, s0, s1);
     else if (put + (ch != EOF) > 0)
-        rec_stdio(IOT_OP_INLINE_PUT, f, IOT_HAS_SIZE, put + (ch != EOF),
+        stdio_rec(IOT_OP_INLINE_PUT, f, IOT_HAS_SIZE, put + (ch != EOF),
                   put + (ch != EOF), 0, s0, s1);
     else
         mark_stream(f);
@@ -475,8 +490,8 @@ int __uflow(FILE *f)
     r = CALL_REAL(EOF, __uflow, f);
     s1 = rec_stamp();
     got += r != EOF;
-    rec_stdio(IOT_OP_INLINE_GET, f, IOT_HAS_SIZE, got, got,
-              rec_stream_err(f, r == EOF, errno), s0, s1);
+    stdio_rec(IOT_OP_INLINE_GET, f, IOT_HAS_SIZE, got, got,
+              rec_stream_err(f, r == EOF), s0, s1);
     return r;
 }
 
@@ -675,7 +690,7 @@ int fflush(FILE *f)
     s1 = rec_stamp();
     if (!f)
         mark_forget(NULL);  /* every buffer was emptied: the marks are stale */
-    rec_stdio(IOT_OP_FFLUSH, f, 0, 0, r, r == EOF ? (errno ? errno : EIO) : 0,
+    stdio_rec(IOT_OP_FFLUSH, f, 0, 0, r, r == EOF ? (errno ? errno : EIO) : 0,
               s0, s1);
     return r;
 }
@@ -785,7 +800,7 @@ void rewind(FILE *f)
     rtype name(FILE *f)                                                        \
     {                                                                          \
         STDIO_BODY(rtype, -1, name, f,                                         \
-                  rec_stdio(IOT_OP_FTELL, f, 0, 0, (int64_t)r,                 \
+                  stdio_rec(IOT_OP_FTELL, f, 0, 0, (int64_t)r,                 \
                             r < 0 ? errno : 0, s0, s1),                        \
                   f);                                                          \
     }
