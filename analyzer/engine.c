@@ -138,7 +138,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
             stdio_on_data(e, p, ev, info->dir == IOT_DIR_WRITE);
             break;
         default:
-            stdio_on_other(p, ev);
+            stdio_on_other(e, p, ev);
             break;
         }
         return;

@@ -264,7 +264,7 @@ void stdio_on_open(struct engine *e, struct engine_proc *p, const struct iot_eve
 void stdio_on_close(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
 void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
                    int is_write);
-void stdio_on_other(struct engine_proc *p, const struct iot_event *ev);
+void stdio_on_other(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
 /* Every stream of p goes (end: enum rule_end); leaks as for engine_proc_drop_all. */
 void stdio_drop_all(struct engine *e, struct engine_proc *p, int64_t t, int end, int leaks);
 /* fork: child gets a copy of each of parent's streams, sharing their sessions. */

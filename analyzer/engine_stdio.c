@@ -12,7 +12,7 @@
 #define DEFAULT_STDIO_BUF 4096  /* when fopen did not say */
 
 struct stdio_stream {
-    struct ofd *o;              /* holds a reference */
+    struct ofd *o;              /* holds a reference; NULL: its fd names no file */
     int32_t fd;
     int64_t pos;                /* -1 unknown */
     int64_t bufsize;            /* 0 unbuffered */
@@ -35,6 +35,36 @@ static void stdio_stream_drop(struct engine *e, struct stdio_stream *s, int64_t 
     if (s->o)
         ofd_unref(e, s->o, t, end);
     free(s);
+}
+
+/*
+ * The session a stream's calls go to now: the one its fd names. A FILE
+ * writes to its fd number, whatever that names when it flushes: a shell
+ * moves stdout from file to file with dup2 onto fd 1 (`echo x > f`), and
+ * stdout may start on a pipe (no session) and be moved onto a file. NULL
+ * when the fd names no file.
+ */
+static struct ofd *stdio_stream_ofd(struct engine *e, struct engine_proc *p,
+                                    struct stdio_stream *s, int64_t t)
+{
+    struct ofd *cur;
+
+    if (s->fd < 0)
+        return s->o;
+    cur = engine_fd_ofd(p, s->fd);
+    if (cur == s->o)
+        return cur;
+    if (s->o)
+        ofd_unref(e, s->o, t, RULE_END_CLOSE);
+    s->o = cur;
+    s->pending = s->avail = 0;
+    if (cur) {
+        cur->refs++;
+        cur->s.layer = RULE_LAYER_STDIO;
+        cur->s.stream_buffer = s->bufsize;
+        cur->s.bufmode = s->bufmode;
+    }
+    return cur;
 }
 
 /* A syscall the stream makes: counted into the session's effective figures. */
@@ -113,11 +143,13 @@ void stdio_on_open(struct engine *e, struct engine_proc *p, const struct iot_eve
     if (ev->ret == 0 || (ev->has & IOT_HAS_ERRNO))
         return;
     if (ev->op == IOT_OP_FDOPEN) {
+        /* a stream over an fd we do not follow (a pipe) has no session
+           until its fd names a file */
         o = engine_fd_ofd(p, fd);
-        if (!o)
-            return;     /* a stream over an fd we do not follow (a pipe, stdin) */
-        o->refs++;
-        o->s.layer = RULE_LAYER_STDIO;
+        if (o) {
+            o->refs++;
+            o->s.layer = RULE_LAYER_STDIO;
+        }
     } else {
         const char *path = (ev->has & IOT_HAS_PATH) && ev->path ? ev->path : NULL;
         struct ofd *cur = engine_fd_ofd(p, fd);
@@ -144,7 +176,8 @@ void stdio_on_open(struct engine *e, struct engine_proc *p, const struct iot_eve
     }
     s = calloc(1, sizeof(*s));
     if (!s) {
-        ofd_unref(e, o, ev->t, RULE_END_CLOSE);
+        if (o)
+            ofd_unref(e, o, ev->t, RULE_END_CLOSE);
         return;
     }
     s->o = o;
@@ -154,8 +187,10 @@ void stdio_on_open(struct engine *e, struct engine_proc *p, const struct iot_eve
     s->bufmode = IOT_BUF_FULL;
     s->append = ev->mode && strchr(ev->mode, 'a');
     s->pos = s->append ? -1 : 0;
-    o->s.stream_buffer = s->bufsize;
-    o->s.bufmode = s->bufmode;
+    if (o) {
+        o->s.stream_buffer = s->bufsize;
+        o->s.bufmode = s->bufmode;
+    }
     {
         struct stdio_stream *old = hmap_get(&p->streams, id);
 
@@ -175,8 +210,12 @@ void stdio_on_close(struct engine *e, struct engine_proc *p, const struct iot_ev
     if (!s)
         return;
     hmap_del(&p->streams, ev->stream);
-    o = s->o;
+    o = stdio_stream_ofd(e, p, s, ev->t);
     fd = s->fd;
+    if (!o) {
+        free(s);
+        return;
+    }
     if (s->pending > 0 && o->s.eff_ops == 0)
         stdio_stream_flush(s);     /* the only syscall of a short stream */
     if (ev->has & IOT_HAS_FILE_SIZE)
@@ -197,9 +236,8 @@ void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_eve
     int64_t size, moved;
     int main_thread;
 
-    if (!s || (ev->has & IOT_HAS_ERRNO))
+    if (!s || (ev->has & IOT_HAS_ERRNO) || !(o = stdio_stream_ofd(e, p, s, ev->t)))
         return;
-    o = s->o;
     moved = ev->ret > 0 ? ev->ret : 0;
     size = (ev->has & IOT_HAS_SIZE) ? ev->size : moved;
     if (ev->op == IOT_OP_FGETC || ev->op == IOT_OP_FPUTC)
@@ -214,11 +252,11 @@ void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_eve
         SADD(s->pos, moved);
 }
 
-void stdio_on_other(struct engine_proc *p, const struct iot_event *ev)
+void stdio_on_other(struct engine *e, struct engine_proc *p, const struct iot_event *ev)
 {
     struct stdio_stream *s = stdio_stream_get(p, ev);
 
-    if (!s)
+    if (!s || !stdio_stream_ofd(e, p, s, ev->t))
         return;
     switch (ev->op) {
     case IOT_OP_FFLUSH:

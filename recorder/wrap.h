@@ -51,11 +51,16 @@ static inline void rec_fd_unmark(int fd)
  * A data call is about to be made on fd: name fd first if it is new to us
  * (before the call's own stamps, so its time is not the call's).
  */
+static inline int rec_fd_unseen(int fd)
+{
+    return (unsigned)fd < REC_FD_SEEN &&
+           !((__atomic_load_n(&rec_fd_seen[(unsigned)fd >> 6], __ATOMIC_RELAXED) >>
+              (fd & 63)) & 1);
+}
+
 static inline void rec_fd_check(int fd)
 {
-    if ((unsigned)fd < REC_FD_SEEN &&
-        REC_UNLIKELY(!((__atomic_load_n(&rec_fd_seen[(unsigned)fd >> 6], __ATOMIC_RELAXED) >>
-                        (fd & 63)) & 1)))
+    if (REC_UNLIKELY(rec_fd_unseen(fd)))
         rec_fd_name(fd, rec_stamp());
 }
 

@@ -152,7 +152,8 @@ static void std_announce(FILE *f, uint64_t s0)
     fd = fileno_unlocked(f);
     if (fd < 0)
         return;
-    rec_fd_check(fd);
+    if (rec_fd_unseen(fd))
+        rec_fd_name(fd, s0);    /* before the announcement, in time too */
     ev.op = IOT_OP_FDOPEN;
     ev.has = IOT_HAS_FD | IOT_HAS_MODE | IOT_HAS_STREAM;
     ev.fd = fd;

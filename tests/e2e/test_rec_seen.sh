@@ -1,0 +1,137 @@
+#!/bin/sh
+# Issue 17, "every call seen, every descriptor named, every byte credited to
+# the process that moved it": each case of the issue's first heading, with
+# tests/progs/rec_cases.c and the shell.
+#   pf     20,000 printf calls on an unbuffered, redirected stdout: recorded,
+#          their bytes are the file's, small_buffer names the file and rec_cases
+#   pc     100,000 fputs(stdout) to a redirected stdout: recorded, bytes
+#          equal the file's; unbuffered, judged as the same loop on an
+#          fopen'ed stream
+#   wr     sh -c './wr > wr.out': the issue names process rec_cases and its
+#          thread, and keeps the shell as detail.opened_by
+#   forkpipe   the child's fd 3 is the pipe it inherited at the fork, not the
+#          /etc/hostname the parent opened as fd 3 afterwards
+#   cloexec    close_range(CLOSE_RANGE_CLOEXEC) closes nothing: the 100-byte
+#          read after it counts on the file
+#   mkstemp    the temp file has a profile row with its bytes
+#   (small_buffer runs with min_continual_ms=0: the verdicts, not the timing)
+#   bash   2,000 `>>` appends, 2,000 `>` writes and 500 writes to an
+#          `exec 3>>` fd: bytes per file as strace -f -y sees them
+set -u
+. "$(dirname "$0")/lib.sh"
+PROG=$BUILD/bin/progs/rec_cases
+need_built "$IORECORD" "$IOANALYZE" "$PROG"
+work_dir seen
+cd "$work" || exit 1
+
+rec() {  # TRACE CMD...
+    _t=$1; shift
+    (asan_preload "$LIBIORECORD"; exec "$IORECORD" -o "$_t" -- "$@")
+}
+
+# calls and bytes (sum of ret) of OP by process NAME on fd FD, from a JSONL dump
+calls_of() {  # JSONL NAME OP FD
+    awk -v name="$2" -v op="$3" -v fd="$4" '
+        /"ev":"process"/ {
+            p = $0; sub(/.*"pid":/, "", p); sub(/[,}].*/, "", p)
+            e = $0; sub(/.*"exe":"/, "", e); sub(/".*/, "", e); sub(/.*\//, "", e)
+            exe[p] = e
+        }
+        /"ev":"call"/ && index($0, "\"op\":\"" op "\"") && index($0, "\"fd\":" fd ",") {
+            p = $0; sub(/.*"pid":/, "", p); sub(/[,}].*/, "", p)
+            if (exe[p] != name) next
+            r = $0; sub(/.*"ret":/, "", r); sub(/[,}].*/, "", r)
+            n++; if (r + 0 > 0) b += r
+        }
+        END { print n + 0, b + 0 }' "$1"
+}
+
+# a column of the profile row of PATH (summed over its rows)
+prof() {  # CSV PATH COLUMN
+    awk -F, -v path="$2" -v col="$3" '
+        NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+        $2 == path { s += $c }
+        END { print s + 0 }' "$1"
+}
+
+expect_eq() {  # WHAT GOT WANT
+    if [ "$2" = "$3" ]; then echo "ok   $1: $2"; else die "$1: got '$2', want '$3'"; fi
+}
+
+# --- pf: printf on an unbuffered stdout
+rec pf.zst sh -c "'$PROG' pf 20000 > pf.out" || die "pf run"
+"$IOANALYZE" dump --format jsonl pf.zst > pf.jsonl 2>/dev/null
+expect_eq "pf printf calls and bytes" "$(calls_of pf.jsonl rec_cases fprintf 1)" \
+    "20000 $(stat -c %s pf.out)"
+"$IOANALYZE" --rules small_buffer --set small_buffer.min_continual_ms=0 pf.zst > pf.json 2>/dev/null
+expect_eq "pf small_buffer issue" \
+    "$(python3 -c 'import json,sys; print(" ".join(sorted(i["process"] + ":" + i["path"].split("/")[-1] for i in json.load(open(sys.argv[1])))))' pf.json 2>/dev/null)" \
+    "rec_cases:pf.out"
+
+# --- pc: fputs(stdout), and the same loop on an fopen'ed stream
+rec pc.zst sh -c "'$PROG' pc 100000 > pc.out" || die "pc run"
+"$IOANALYZE" dump --format jsonl pc.zst > pc.jsonl 2>/dev/null
+expect_eq "pc fputs calls and bytes" "$(calls_of pc.jsonl rec_cases fputs 1)" \
+    "100000 $(stat -c %s pc.out)"
+"$IOANALYZE" profile pc.zst > pc.csv 2>/dev/null
+expect_eq "pc profile writes" "$(prof pc.csv "$work/pc.out" writes)" 100000
+rec pcf.zst "$PROG" pcf 100000 "$work/pcf.out" || die "pcf run"
+rec pcu.zst sh -c "'$PROG' pcu 100000 > pcu.out" || die "pcu run"
+"$IOANALYZE" --rules small_buffer --set small_buffer.min_continual_ms=0 pcf.zst > pcf.json 2>/dev/null
+"$IOANALYZE" --rules small_buffer --set small_buffer.min_continual_ms=0 pcu.zst > pcu.json 2>/dev/null
+expect_eq "unbuffered fputs: the same verdict on stdout's file and an fopen'ed one" \
+    "$(python3 -c 'import json,sys; print([(i["rule"], i["op"], i["opSize"]) for i in json.load(open(sys.argv[1]))])' pcu.json)" \
+    "$(python3 -c 'import json,sys; print([(i["rule"], i["op"], i["opSize"]) for i in json.load(open(sys.argv[1]))])' pcf.json)"
+
+# --- wr: a redirect made by the shell, judged as the writer's
+rec wr.zst sh -c "'$PROG' wr 100000 > wr.out" || die "wr run"
+"$IOANALYZE" --rules small_buffer --set small_buffer.min_continual_ms=0 wr.zst > wr.json 2>/dev/null
+expect_eq "wr small_buffer: process, thread, size of each write, opener" \
+    "$(python3 -c '
+import json, sys
+for i in json.load(open(sys.argv[1])):
+    ob = i["detail"].get("opened_by") or {}
+    print(i["process"], i["thread"], i["op"], i["opSize"] // i["op"], ob.get("process") != i["process"] and ob.get("pid", 0) > 0)
+' wr.json 2>/dev/null)" "rec_cases rec_cases 100000 11 True"
+
+# --- forkpipe: the child's table is the parent's at the fork
+rec fp.zst "$PROG" forkpipe || die "forkpipe run"
+"$IOANALYZE" profile fp.zst > fp.csv 2>/dev/null
+expect_eq "forkpipe /etc/hostname reads" "$(prof fp.csv /etc/hostname reads)" 1
+expect_eq "forkpipe /etc/hostname bytes" "$(prof fp.csv /etc/hostname read_bytes)" \
+    "$(stat -c %s /etc/hostname)"
+
+# --- cloexec: close_range(CLOSE_RANGE_CLOEXEC) then a 100-byte read
+head -c 1000 /dev/zero > ce.dat
+rec ce.zst "$PROG" cloexec "$work/ce.dat" || die "cloexec run"
+"$IOANALYZE" profile ce.zst > ce.csv 2>/dev/null
+expect_eq "cloexec read after close_range" "$(prof ce.csv "$work/ce.dat" read_bytes)" 100
+
+# --- mkstemp: the temp file is named
+rec mk.zst "$PROG" mkstemp "$work" > mk.out || die "mkstemp run"
+"$IOANALYZE" profile mk.zst > mk.csv 2>/dev/null
+expect_eq "mkstemp file bytes" "$(prof mk.csv "$(cat mk.out)" write_bytes)" 12288
+
+# --- bash: >, >> and exec 3>>, against strace -f -y
+if have bash && have strace && strace -f -o /dev/null true 2>/dev/null &&
+   [ -z "$(asan_runtime "$LIBIORECORD")" ]; then
+    cat > sh.bash <<'EOF'
+cd "$1"
+for i in $(seq 2000); do echo "append $i" >> app.txt; done
+for i in $(seq 2000); do echo "over $i" > over.txt; done
+exec 3>> fd3.txt
+for i in $(seq 500); do echo "fd3 $i" >&3; done
+EOF
+    mkdir st rc
+    strace -f -y -s 0 -o bash.st bash sh.bash "$work/st" || die "bash under strace"
+    rec bash.zst bash sh.bash "$work/rc" || die "bash recorded"
+    "$IOANALYZE" profile bash.zst > bash.csv 2>/dev/null
+    for f in app.txt over.txt fd3.txt; do
+        want=$(awk -v f="/st/$f>" '/^[0-9]+ +write\(/ && index($0, f) {
+                   r = $0; sub(/.*\) += /, "", r); b += r } END { print b + 0 }' bash.st)
+        expect_eq "bash bytes written to $f (strace: $want)" \
+            "$(prof bash.csv "$work/rc/$f" write_bytes)" "$want"
+    done
+fi
+
+exit $fail

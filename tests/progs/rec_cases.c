@@ -1,0 +1,115 @@
+/*
+ * rec_cases: the cases of issue 17's first heading, one per mode, for
+ * tests/e2e/test_rec_seen.sh.
+ *   pf N          N printf calls on an unbuffered stdout
+ *   pc N          N fputs(stdout) calls (stdout as the shell gave it)
+ *   pcu N         the same on an unbuffered stdout
+ *   pcf N PATH    the same on an unbuffered stream fopen'ed here
+ *   wr N          N write(1, ..., 11)
+ *   forkpipe      pipe, fork; the parent closes the read end and opens
+ *                 /etc/hostname (fd 3 again) while the child reads the pipe
+ *   cloexec PATH  open PATH (fd 3), close_range(3, ~0U,
+ *                 CLOSE_RANGE_CLOEXEC), then read 100 bytes from fd 3
+ *   mkstemp DIR   write 3 x 4096 bytes to a mkstemp file in DIR, unlink it
+ * Exit 0 when every call did what Linux documents.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int forkpipe(void)
+{
+    char buf[4096];
+    int p[2], fd, st;
+    pid_t c;
+
+    if (pipe(p) != 0 || p[0] != 3)
+        return 1;
+    c = fork();
+    if (c < 0)
+        return 1;
+    if (c == 0) {
+        long n = 0;
+        ssize_t r;
+
+        close(p[1]);
+        usleep(100000);     /* the parent reopens fd 3 meanwhile */
+        while ((r = read(p[0], buf, 4)) > 0)
+            n += r;
+        _exit(n == 409600 ? 0 : 1);
+    }
+    close(p[0]);
+    fd = open("/etc/hostname", O_RDONLY);
+    if (fd != 3 || read(fd, buf, sizeof(buf)) < 0)
+        return 1;
+    for (int i = 0; i < 102400; i++)
+        if (write(p[1], "abcd", 4) != 4)
+            return 1;
+    close(p[1]);
+    if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return 1;
+    return close(fd) != 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    long n = argc > 2 ? atol(argv[2]) : 0;
+
+    if (!strcmp(mode, "pf")) {
+        setvbuf(stdout, NULL, _IONBF, 0);
+        for (long i = 0; i < n; i++)
+            if (printf("%05ld\n", i % 100000) != 6)
+                return 1;
+        return 0;
+    }
+    if (!strcmp(mode, "pc") || !strcmp(mode, "pcu") || !strcmp(mode, "pcf")) {
+        FILE *f = stdout;
+
+        if (!strcmp(mode, "pcu") && setvbuf(stdout, NULL, _IONBF, 0) != 0)
+            return 1;
+        if (!strcmp(mode, "pcf")) {
+            f = argc > 3 ? fopen(argv[3], "w") : NULL;
+            if (!f || setvbuf(f, NULL, _IONBF, 0) != 0)
+                return 1;
+        }
+        for (long i = 0; i < n; i++)
+            if (fputs("0123456789\n", f) < 0)
+                return 1;
+        return f == stdout ? 0 : fclose(f) != 0;
+    }
+    if (!strcmp(mode, "wr")) {
+        for (long i = 0; i < n; i++)
+            if (write(1, "0123456789\n", 11) != 11)
+                return 1;
+        return 0;
+    }
+    if (!strcmp(mode, "forkpipe"))
+        return forkpipe();
+    if (!strcmp(mode, "cloexec") && argc > 2) {
+        char buf[100];
+
+        if (open(argv[2], O_RDONLY) != 3 || close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+            return 1;
+        return read(3, buf, sizeof(buf)) != 100;
+    }
+    if (!strcmp(mode, "mkstemp") && argc > 2) {
+        char path[4096], buf[4096];
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/tmpXXXXXX", argv[2]);
+        memset(buf, 'm', sizeof(buf));
+        fd = mkstemp(path);
+        if (fd < 0)
+            return 1;
+        for (int i = 0; i < 3; i++)
+            if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+                return 1;
+        printf("%s\n", path);
+        return close(fd) != 0 || unlink(path) != 0;
+    }
+    return 2;
+}
