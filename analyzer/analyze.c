@@ -201,6 +201,23 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
     if (res->frames)
         fprintf(stderr, "; %zu of %zu stack frame%s unresolved", res->unresolved, res->frames,
                 res->frames == 1 ? "" : "s");
+    if (res->stats.unrecorded) {
+        const struct engine_stats *st = &res->stats;
+
+        fprintf(stderr, "; %llu process%s ran unrecorded:", (unsigned long long)st->unrecorded,
+                st->unrecorded == 1 ? "" : "es");
+        for (uint64_t i = 0; i < st->unrecorded && i < ENGINE_UNSEEN_NAMED; i++)
+            fprintf(stderr, "%s %s (%s)", i ? "," : "",
+                    st->unrecorded_path[i] ? st->unrecorded_path[i] : "?",
+                    st->unrecorded_why[i] ? st->unrecorded_why[i] : "?");
+        if (st->unrecorded > ENGINE_UNSEEN_NAMED)
+            fprintf(stderr, ", ...");
+    }
+    if (res->stats.async_calls)
+        fprintf(stderr, "; async I/O (io_uring, aio) on %llu fd%s not analysed (%llu call%s)",
+                (unsigned long long)res->stats.async_fds, res->stats.async_fds == 1 ? "" : "s",
+                (unsigned long long)res->stats.async_calls,
+                res->stats.async_calls == 1 ? "" : "s");
     if (res->no_timing)
         fprintf(stderr, "; the input has no call durations (strace without -T): "
                         "main_thread skipped, continual-time conditions waived");

@@ -23,10 +23,21 @@ struct tinfo {
     const char *name;
 };
 
+/* What the recorder could not see (issue 17): an unrecorded exec, or async I/O by call. */
+struct unseen {
+    int32_t pid;
+    const char *what, *why;        /* path and reason, or the async call's name */
+    uint64_t calls;                /* async: calls of this name */
+};
+
+#define INFO_UNSEEN 64             /* distinct ones listed */
+
 struct info {
     struct pinfo *p; size_t np, capp;
     struct tinfo *t; size_t nt, capt;
     struct hmap pidx, tidx;        /* pid/tid -> index + 1 */
+    struct unseen un[INFO_UNSEEN]; size_t nun;
+    struct hmap async_fds;         /* pid << 32 | fd -> (void *)1 */
     uint64_t per_op[IOT_OP_COUNT], events, calls, kinds[4], no_dur;
     int64_t first_t, last_t;
 };
@@ -66,6 +77,26 @@ static void tinfo_set(struct info *in, int32_t pid, int32_t tid, const char *nam
     in->nt++;
 }
 
+static void info_unseen(struct info *in, const struct iot_event *ev)
+{
+    const char *what = ev->op == IOT_OP_UNRECORDED ? ((ev->has & IOT_HAS_PATH) ? ev->path : "?")
+                                                   : ((ev->has & IOT_HAS_MODE) ? ev->mode : "?");
+    const char *why = ev->op == IOT_OP_UNRECORDED && (ev->has & IOT_HAS_MODE) ? ev->mode : NULL;
+    size_t i;
+
+    if (ev->op == IOT_OP_ASYNC && (ev->has & IOT_HAS_FD))
+        hmap_put(&in->async_fds, (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->fd, (void *)1);
+    for (i = 0; i < in->nun; i++)
+        if (in->un[i].pid == ev->pid && in->un[i].what == what && in->un[i].why == why)
+            break;
+    if (i == in->nun) {
+        if (in->nun == INFO_UNSEEN)
+            return;
+        in->un[in->nun++] = (struct unseen){ev->pid, what, why, 0};
+    }
+    in->un[i].calls++;
+}
+
 static void info_event(struct info *in, const struct iot_event *ev)
 {
     struct pinfo *p;
@@ -84,6 +115,8 @@ static void info_event(struct info *in, const struct iot_event *ev)
         in->calls++;
         if (ev->op < IOT_OP_COUNT)
             in->per_op[ev->op]++;
+        if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC)
+            info_unseen(in, ev);
         if (ev->has & IOT_HAS_NO_DUR)
             in->no_dur++;
         if ((p = pinfo_get(in, ev->pid)) != NULL)
@@ -197,6 +230,22 @@ static void info_print(struct info *in, struct input *inp)
     for (size_t i = 0; i < in->nt; i++)
         printf("  tid %d (pid %d) %s\n", (int)in->t[i].tid, (int)in->t[i].pid,
                in->t[i].name ? in->t[i].name : "");
+    if (in->per_op[IOT_OP_UNRECORDED] || in->per_op[IOT_OP_ASYNC]) {
+        printf("not seen: %llu program%s ran unrecorded, %llu async I/O call%s on %zu fd%s "
+               "not analysed\n",
+               (unsigned long long)in->per_op[IOT_OP_UNRECORDED],
+               in->per_op[IOT_OP_UNRECORDED] == 1 ? "" : "s",
+               (unsigned long long)in->per_op[IOT_OP_ASYNC],
+               in->per_op[IOT_OP_ASYNC] == 1 ? "" : "s", in->async_fds.n,
+               in->async_fds.n == 1 ? "" : "s");
+        for (size_t i = 0; i < in->nun; i++)
+            if (in->un[i].why)
+                printf("  pid %d exec'd %s unrecorded (%s)\n", (int)in->un[i].pid, in->un[i].what,
+                       in->un[i].why);
+            else
+                printf("  pid %d %s: %llu call%s\n", (int)in->un[i].pid, in->un[i].what,
+                       (unsigned long long)in->un[i].calls, in->un[i].calls == 1 ? "" : "s");
+    }
     printf("calls per op:\n");
     for (unsigned op = 0; op < IOT_OP_COUNT; op++)
         if (in->per_op[op])
@@ -243,6 +292,7 @@ out:
     free(in.t);
     hmap_release(&in.pidx);
     hmap_release(&in.tidx);
+    hmap_release(&in.async_fds);
     input_close(inp);
     iot_strtab_free(st);
     free(inputs.v);

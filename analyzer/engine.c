@@ -101,6 +101,28 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
             e->gap);
 }
 
+/* What the recorder could not follow, counted for the summary (issue 17). */
+static void on_unseen(struct engine *e, const struct iot_event *ev)
+{
+    struct engine_stats *st = &e->st;
+
+    if (ev->op == IOT_OP_UNRECORDED) {
+        if (st->unrecorded < ENGINE_UNSEEN_NAMED) {
+            st->unrecorded_path[st->unrecorded] = (ev->has & IOT_HAS_PATH) ? ev->path : NULL;
+            st->unrecorded_why[st->unrecorded] = (ev->has & IOT_HAS_MODE) ? ev->mode : NULL;
+        }
+        st->unrecorded++;
+        return;
+    }
+    st->async_calls++;
+    if ((ev->has & IOT_HAS_FD) && e->async_fds.n < 1024) {
+        uint64_t key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->fd;
+
+        if (!hmap_get(&e->async_fds, key) && hmap_put(&e->async_fds, key, (void *)1) == 0)
+            st->async_fds++;
+    }
+}
+
 static void on_call(struct engine *e, const struct iot_event *ev)
 {
     struct engine_proc *p = engine_proc_get(e, ev->pid);
@@ -181,6 +203,10 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         if (ev->op == IOT_OP_FORK) {
             if (!failed)
                 engine_on_fork(e, p, ev);
+            break;
+        }
+        if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC) {
+            on_unseen(e, ev);
             break;
         }
         if (ev->op == IOT_OP_FTRUNCATE) {
@@ -406,6 +432,7 @@ void engine_free(struct engine *e)
     /* engine_finish normally released every session; this is the error path */
     engine_procs_free(e);
     hmap_release(&e->ignored);
+    hmap_release(&e->async_fds);
     for (size_t i = 0; i < e->nslots; i++) {
         if (e->slots[i].rule->fini)
             e->slots[i].rule->fini(e->slots[i].state);

@@ -20,11 +20,21 @@
 struct engine;
 struct issues;
 
+/* What the recorder says it could not see (issue 17): the first few named. */
+#define ENGINE_UNSEEN_NAMED 4
+
 struct engine_stats {
     uint64_t events, calls, calls_no_dur;
     uint64_t sessions, processes, threads;
     uint64_t per_op[IOT_OP_COUNT];
     int64_t first_t, last_t;
+    /* programs exec'd unrecorded (op unrecorded): path and why ("static",
+       "setuid"), interned; n counts them all */
+    uint64_t unrecorded;
+    const char *unrecorded_path[ENGINE_UNSEEN_NAMED], *unrecorded_why[ENGINE_UNSEEN_NAMED];
+    /* async I/O (op async) the analysis cannot follow: calls, and the
+       distinct (process, fd) pairs they were on (counted up to 1024) */
+    uint64_t async_calls, async_fds;
 };
 
 /* cfg must outlive the engine; issues and prof may be NULL. */

@@ -157,6 +157,7 @@ struct engine {
     uint64_t calls_bad_op;      /* calls of an op out of range */
     struct engine_stats st;
     const char *empty;
+    struct hmap async_fds;      /* pid << 32 | fd of async I/O -> (void *)1 */
 };
 
 /* ------------------------------------------------------------ sums */

@@ -300,6 +300,15 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
     X(FORK,            "fork",            NONE,  0, META,  POSIX,                                  \
       0,                                                                                           \
       )                                                                                            \
+    /* I/O the recorder sees made but cannot follow: io_uring_setup/io_uring_enter and io_submit   \
+       (through syscall()), the POSIX aio_* calls; mode names the call, fd/size/offset where known */\
+    X(ASYNC,           "async",           NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET) | IOT_F(MODE),                                       \
+      SA(io_uring_enter, 0, -1, -1) SA(io_uring_setup, -1, -1, -1) SA(io_submit, -1, -1, -1))      \
+    /* an exec of a program the preload cannot enter: path, mode "static" or "setuid" */           \
+    X(UNRECORDED,      "unrecorded",      NONE,  0, META,  POSIX,                                  \
+      IOT_F(PATH) | IOT_F(MODE),                                                                   \
+      )                                                                                            \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

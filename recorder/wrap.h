@@ -64,6 +64,13 @@ static inline void rec_fd_check(int fd)
         rec_fd_name(fd, rec_stamp());
 }
 
+/*
+ * Record I/O that no wrapper can follow, as the fact (wrap_async.c): what
+ * (the call's name), fd (-1 unknown), size (-1 unknown) and offset.
+ */
+void rec_async(const char *what, int fd, int64_t size, int64_t offset,
+               int64_t r, int err, uint64_t s0, uint64_t s1);
+
 /* Record a stdio call on f (wrap_stdio.c). err: errno to store, 0 for none. */
 void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
                int err, uint64_t s0, uint64_t s1);

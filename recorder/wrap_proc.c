@@ -3,6 +3,8 @@
  * in the child's environment), posix_spawn, vfork, exit paths, waitpid (a
  * child killed by a signal cannot record its own end), thread names.
  */
+#include <elf.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -141,6 +144,148 @@ void rec_env_free(char **fixed, char *const envp[])
 
 /* ------------------------------------------------------------------ exec */
 
+/* --------------------------------------------- programs we cannot enter */
+
+/*
+ * Why the preload cannot enter the program at path (issue 17, item 4):
+ * "static" (no PT_INTERP: no dynamic loader reads LD_PRELOAD), "setuid"
+ * (setuid/setgid to another user: secure-exec drops LD_PRELOAD), or NULL.
+ * A #! script is judged by its interpreter. Raw syscalls only: this runs
+ * in exec wrappers, perhaps in a vfork child.
+ */
+static const char *unrecordable(const char *path, int depth)
+{
+    unsigned char h[512];
+    struct stat st;
+    const char *why = NULL;
+    long n;
+    int fd;
+
+    if (!path)
+        return NULL;
+    fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    if (syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))
+        goto out;
+    if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+        ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+        why = "setuid";
+        goto out;
+    }
+    n = syscall(SYS_pread64, fd, h, sizeof(h) - 1, 0L);
+    if (n >= 4 && h[0] == '#' && h[1] == '!' && depth == 0) {
+        char interp[sizeof(h)];
+        size_t i = 2, k = 0;
+
+        h[n] = '\0';
+        while (h[i] == ' ' || h[i] == '\t')
+            i++;
+        while (h[i] && h[i] != ' ' && h[i] != '\t' && h[i] != '\n')
+            interp[k++] = (char)h[i++];
+        interp[k] = '\0';
+        why = k ? unrecordable(interp, 1) : NULL;
+    } else if (n >= 64 && !memcmp(h, ELFMAG, SELFMAG) && h[EI_CLASS] == ELFCLASS64) {
+        Elf64_Ehdr eh;
+        Elf64_Phdr ph;
+
+        memcpy(&eh, h, sizeof(eh));
+        why = "static";
+        for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
+            if (syscall(SYS_pread64, fd, &ph, sizeof(ph),
+                        (long)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) != (long)sizeof(ph))
+                break;
+            if (ph.p_type == PT_INTERP) {
+                why = NULL;
+                break;
+            }
+        }
+    }
+out:
+    syscall(SYS_close, fd);
+    return why;
+}
+
+/* file as execvp would find it: itself when it holds a '/', else along PATH */
+static const char *exec_path(const char *file, char *buf, size_t cap)
+{
+    const char *p = getenv("PATH");
+
+    if (!file || strchr(file, '/'))
+        return file;
+    for (p = p ? p : "/bin:/usr/bin"; *p;) {
+        size_t l = strcspn(p, ":");
+
+        if (l + strlen(file) + 2 <= cap) {
+            memcpy(buf, p, l);
+            buf[l] = '/';
+            strcpy(buf + l + 1, file);
+            if (syscall(SYS_faccessat, AT_FDCWD, buf, X_OK) == 0)
+                return buf;
+        }
+        p += l;
+        if (*p)
+            p++;
+    }
+    return NULL;
+}
+
+/*
+ * A vfork child cannot record (it would write into our buffers), so its
+ * exec wrapper leaves what it found here, in the memory it shares with its
+ * parent, and the parent records it when vfork returns there.
+ */
+static struct {
+    const char *why;
+    char path[PATH_MAX];
+} vfork_note;
+
+static void rec_unrecorded(const char *path, const char *why)
+{
+    struct iot_event ev = rec_event(IOT_OP_UNRECORDED, 0, 0);
+    uint64_t s = rec_stamp();
+
+    ev.has |= IOT_HAS_PATH | IOT_HAS_MODE;
+    rec_call(&ev, path, why, NULL, s, s);
+}
+
+/* An exec or spawn of a program we cannot enter is recorded as unrecorded. */
+static void note_unrecordable(const char *file)
+{
+    char buf[PATH_MAX];
+    const char *path, *why;
+    int saved = errno;
+
+    if (!rec_active || rec_guard == REC_GUARD_IN)
+        return;
+    path = exec_path(file, buf, sizeof(buf));
+    why = unrecordable(path, 0);
+    if (why && rec_guard == REC_GUARD_OFF) {
+        size_t n = strlen(path);
+
+        if (n < sizeof(vfork_note.path)) {
+            memcpy(vfork_note.path, path, n + 1);
+            vfork_note.why = why;
+        }
+    } else if (why) {
+        rec_unrecorded(path, why);
+    }
+    errno = saved;
+}
+
+/* Called by vfork in the parent once the child has exec'd or exited. */
+void rec_vfork_parent(void) __attribute__((visibility("hidden"), used));
+void rec_vfork_parent(void)
+{
+    int saved = errno;
+
+    if (vfork_note.why) {
+        rec_unrecorded(vfork_note.path, vfork_note.why);
+        vfork_note.why = NULL;
+    }
+    errno = saved;
+}
+
 /* Flush before the image is replaced; not in a vfork child (guard set). */
 static void before_exec(void)
 {
@@ -153,6 +298,7 @@ int execve(const char *path, char *const argv[], char *const envp[])
     char **env = rec_env_fix(envp);
     int r, saved;
 
+    note_unrecordable(path);
     before_exec();
     r = REAL(execve) ? real_execve(path, argv, env) : (errno = ENOSYS, -1);
     saved = errno;
@@ -166,6 +312,7 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
     char **env = rec_env_fix(envp);
     int r, saved;
 
+    note_unrecordable(file);
     before_exec();
     r = REAL(execvpe) ? real_execvpe(file, argv, env) : (errno = ENOSYS, -1);
     saved = errno;
@@ -244,7 +391,9 @@ int execle(const char *path, const char *arg0, ...)
              char *const envp[])                                               \
     {                                                                          \
         char **env = rec_env_fix(envp);                                        \
-        int r = REAL(name) ? real_##name(pid, path, fa, attr, argv, env)       \
+        int r;                                                                 \
+        note_unrecordable(path);                                               \
+        r = REAL(name) ? real_##name(pid, path, fa, attr, argv, env)           \
                            : ENOSYS;                                           \
         int saved = errno;                                                     \
         rec_env_free(env, envp);                                               \
@@ -258,7 +407,8 @@ WRAP_SPAWN(posix_spawnp)
 /*
  * vfork: the child shares our memory, so it must not touch the recorder's
  * buffers. The guard is set across the syscall and cleared in the parent
- * only; the child passes every call through until it execs or exits.
+ * only; the child passes every call through until it execs or exits. The
+ * parent then records what the child's exec left in vfork_note.
  * Written in assembly because a C wrapper's frame would be clobbered by the
  * child before the parent returns through it (the reason vfork is special).
  */
@@ -279,6 +429,9 @@ __asm__(".text\n"
         "    movl $0, %fs:(%rcx)\n"
         "    cmpq $-4095, %rax\n"
         "    jae 2f\n"
+        "    pushq %rax\n"                    /* the child's pid, and the */
+        "    call rec_vfork_parent\n"         /* stack 16-aligned for the call */
+        "    popq %rax\n"
         "1:  ret\n"
         "2:  negl %eax\n"
         "    pushq %rax\n"

@@ -15,6 +15,9 @@
 #          read after it counts on the file
 #   mkstemp    the temp file has a profile row with its bytes
 #   (small_buffer runs with min_continual_ms=0: the verdicts, not the timing)
+#   unseen syscall(SYS_write/pread64/openat/close) recorded as the calls they
+#          are; aio_write and io_uring_setup said in the summary and `info`;
+#          a static and a setuid program run by a recorded shell named
 #   bash   2,000 `>>` appends, 2,000 `>` writes and 500 writes to an
 #          `exec 3>>` fd: bytes per file as strace -f -y sees them
 set -u
@@ -111,6 +114,33 @@ expect_eq "cloexec read after close_range" "$(prof ce.csv "$work/ce.dat" read_by
 rec mk.zst "$PROG" mkstemp "$work" > mk.out || die "mkstemp run"
 "$IOANALYZE" profile mk.zst > mk.csv 2>/dev/null
 expect_eq "mkstemp file bytes" "$(prof mk.csv "$(cat mk.out)" write_bytes)" 12288
+
+# --- what no wrapper can follow is said: syscall(), aio, io_uring, static and setuid programs
+rec sys.zst "$PROG" sysrw "$work/sys.dat" || die "sysrw run"
+"$IOANALYZE" profile sys.zst > sys.csv 2>/dev/null
+expect_eq "syscall() I/O: opens, writes, write bytes, reads, read bytes" \
+    "$(for c in opens writes write_bytes reads read_bytes; do prof sys.csv "$work/sys.dat" $c; done | tr '\n' ' ')" \
+    "1 100 1000 10 100 "
+rec as.zst "$PROG" async "$work/as.dat" || die "async run"
+"$IOANALYZE" as.zst > /dev/null 2> as.err
+"$IOANALYZE" info as.zst > as.info 2>/dev/null
+expect_eq "async I/O in the summary" \
+    "$(grep -c 'async I/O (io_uring, aio) on [0-9]* fds\{0,1\} not analysed (2 calls)' as.err)" 1
+expect_eq "info lists aio_write and io_uring_setup" \
+    "$(grep -c -e ' aio_write: 1 call' -e ' io_uring_setup: 1 call' as.info)" 2
+if [ -x /sbin/ldconfig ] && ! file -L /sbin/ldconfig 2>/dev/null | grep -q interpreter; then
+    rec un.zst sh -c '/sbin/ldconfig -p > /dev/null' || die "ldconfig run"
+    "$IOANALYZE" un.zst > /dev/null 2> un.err
+    expect_eq "a static program run by a recorded shell is named" \
+        "$(grep -c '1 process ran unrecorded: /sbin/ldconfig (static)' un.err)" 1
+fi
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && [ -x /bin/true ]; then
+    cp /bin/true suid_true && chown nobody suid_true && chmod u+s suid_true
+    rec su.zst sh -c "'$work/suid_true'" || die "setuid run"
+    "$IOANALYZE" info su.zst > su.info 2>/dev/null
+    expect_eq "a setuid program run by a recorded shell is named" \
+        "$(grep -c "exec'd $work/suid_true unrecorded (setuid)" su.info)" 1
+fi
 
 # --- bash: >, >> and exec 3>>, against strace -f -y
 if have bash && have strace && strace -f -o /dev/null true 2>/dev/null &&

@@ -11,12 +11,20 @@
  *   cloexec PATH  open PATH (fd 3), close_range(3, ~0U,
  *                 CLOSE_RANGE_CLOEXEC), then read 100 bytes from fd 3
  *   mkstemp DIR   write 3 x 4096 bytes to a mkstemp file in DIR, unlink it
+ *   sysrw PATH    through syscall(): open PATH, 100 writes of 10 bytes, 10
+ *                 preads of 10 bytes, close
+ *   async PATH    aio_write of 4096 bytes to PATH (waited for), and an
+ *                 io_uring_setup through syscall() (its result ignored: a
+ *                 container may refuse it)
  * Exit 0 when every call did what Linux documents.
  */
+#include <aio.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,6 +118,44 @@ int main(int argc, char **argv)
                 return 1;
         printf("%s\n", path);
         return close(fd) != 0 || unlink(path) != 0;
+    }
+    if (!strcmp(mode, "sysrw") && argc > 2) {
+        char buf[10];
+        long fd = syscall(SYS_openat, AT_FDCWD, argv[2], O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+        if (fd < 0)
+            return 1;
+        for (int i = 0; i < 100; i++)
+            if (syscall(SYS_write, fd, "0123456789", 10L) != 10)
+                return 1;
+        for (int i = 0; i < 10; i++)
+            if (syscall(SYS_pread64, fd, buf, 10L, (long)i * 10) != 10)
+                return 1;
+        return syscall(SYS_close, fd) != 0;
+    }
+    if (!strcmp(mode, "async") && argc > 2) {
+        static char buf[4096];
+        struct aiocb cb;
+        long params[15] = {0};     /* struct io_uring_params: 120 bytes */
+        int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        long ring;
+
+        if (fd < 0)
+            return 1;
+        memset(&cb, 0, sizeof(cb));
+        cb.aio_fildes = fd;
+        cb.aio_buf = buf;
+        cb.aio_nbytes = sizeof(buf);
+        if (aio_write(&cb) != 0)
+            return 1;
+        while (aio_error(&cb) == EINPROGRESS)
+            usleep(1000);
+        if (aio_return(&cb) != (ssize_t)sizeof(buf))
+            return 1;
+        ring = syscall(SYS_io_uring_setup, 4L, params);
+        if (ring >= 0)
+            close((int)ring);
+        return close(fd) != 0;
     }
     return 2;
 }
