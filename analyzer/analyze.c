@@ -207,9 +207,8 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
         fprintf(stderr, "; %llu process%s ran unrecorded:", (unsigned long long)st->unrecorded,
                 st->unrecorded == 1 ? "" : "es");
         for (uint64_t i = 0; i < st->unrecorded && i < ENGINE_UNSEEN_NAMED; i++)
-            fprintf(stderr, "%s %s (%s)", i ? "," : "",
-                    st->unrecorded_path[i] ? st->unrecorded_path[i] : "?",
-                    st->unrecorded_why[i] ? st->unrecorded_why[i] : "?");
+            fprintf(stderr, "%s %s (%s)", i ? "," : "", st->unrecorded_path[i],
+                    st->unrecorded_why[i]);
         if (st->unrecorded > ENGINE_UNSEEN_NAMED)
             fprintf(stderr, ", ...");
     }

@@ -4,6 +4,7 @@
  * plain data calls and lseeks that make most of every trace take one
  * straight path here (event), inlined in engine_events' loop.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "engine_int.h"
@@ -108,8 +109,10 @@ static void on_unseen(struct engine *e, const struct iot_event *ev)
 
     if (ev->op == IOT_OP_UNRECORDED) {
         if (st->unrecorded < ENGINE_UNSEEN_NAMED) {
-            st->unrecorded_path[st->unrecorded] = (ev->has & IOT_HAS_PATH) ? ev->path : NULL;
-            st->unrecorded_why[st->unrecorded] = (ev->has & IOT_HAS_MODE) ? ev->mode : NULL;
+            snprintf(st->unrecorded_path[st->unrecorded], sizeof(st->unrecorded_path[0]), "%s",
+                     (ev->has & IOT_HAS_PATH) && ev->path ? ev->path : "?");
+            snprintf(st->unrecorded_why[st->unrecorded], sizeof(st->unrecorded_why[0]), "%s",
+                     (ev->has & IOT_HAS_MODE) && ev->mode ? ev->mode : "?");
         }
         st->unrecorded++;
         return;

@@ -29,9 +29,10 @@ struct engine_stats {
     uint64_t per_op[IOT_OP_COUNT];
     int64_t first_t, last_t;
     /* programs exec'd unrecorded (op unrecorded): path and why ("static",
-       "setuid"), interned; n counts them all */
+       "setuid"), copied (the summary outlives the input's strings);
+       unrecorded counts them all */
     uint64_t unrecorded;
-    const char *unrecorded_path[ENGINE_UNSEEN_NAMED], *unrecorded_why[ENGINE_UNSEEN_NAMED];
+    char unrecorded_path[ENGINE_UNSEEN_NAMED][256], unrecorded_why[ENGINE_UNSEEN_NAMED][16];
     /* async I/O (op async) the analysis cannot follow: calls, and the
        distinct (process, fd) pairs they were on (counted up to 1024) */
     uint64_t async_calls, async_fds;
