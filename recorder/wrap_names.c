@@ -90,6 +90,16 @@ void rec_fd_name(int fd, uint64_t s0)
  * fd's target when path is NULL. Not the open() path: no stack (these are
  * rare, and a stack would cost an unwind per mkstemp).
  */
+/* A new fd r (if the call made one) is marked seen and goes in ev. */
+static void fd_made(struct iot_event *ev, int r)
+{
+    if (r >= 0) {
+        rec_fd_mark(r);
+        ev->has |= IOT_HAS_FD;
+        ev->fd = r;
+    }
+}
+
 static void rec_named(unsigned op, int r, int err, const char *path, int flags,
                       uint64_t s0, uint64_t s1)
 {
@@ -98,13 +108,9 @@ static void rec_named(unsigned op, int r, int err, const char *path, int flags,
 
     if (rec_guard == REC_GUARD_OFF)
         return;
-    if (r >= 0) {
-        rec_fd_mark(r);
-        ev.has |= IOT_HAS_FD;
-        ev.fd = r;
-        if (!path && fd_target(r, buf, sizeof(buf)))
-            path = buf;
-    }
+    fd_made(&ev, r);
+    if (r >= 0 && !path && fd_target(r, buf, sizeof(buf)))
+        path = buf;
     ev.has |= IOT_HAS_FLAGS;
     ev.flags = flags;
     if (path)
@@ -212,11 +218,7 @@ static void rec_anon(int r, int err, uint64_t s0, uint64_t s1)
 
     if (rec_guard == REC_GUARD_OFF)
         return;
-    if (r >= 0) {
-        rec_fd_mark(r);
-        ev.has |= IOT_HAS_FD;
-        ev.fd = r;
-    }
+    fd_made(&ev, r);
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 

@@ -34,13 +34,34 @@ static void rec_scanf(FILE *f, int r, uint64_t s0, uint64_t s1)
 }
 
 /*
- * A variadic form: `sym` is the exported name (stdio.h renames some, e.g.
- * scanf to __isoc99_scanf, so the symbol is named explicitly), `last` its
- * last named parameter, `vreal` the real v-form it calls with the
- * arguments (...) and the va_list, `f` the stream, `rec` rec_printf or
- * rec_scanf.
+ * The two shapes of every function here. `sym` is the exported name
+ * (stdio.h renames some, e.g. scanf to __isoc99_scanf, so the symbol is
+ * named explicitly); `subj` what the call works on (its stream, or
+ * dprintf's fd); `pre(subj)` what is recorded before it (rec_stdio_pre:
+ * inline getc/putc's bytes; rec_fd_check: the fd's name); `rec(subj, r,
+ * s0, s1)` the record.
+ *
+ * A v-form calls its own real function with its arguments (...).
  */
-#define WRAP_VARIADIC(cname, sym, params, last, f, rec, vreal, ...)            \
+#define WRAP_VFORM(cname, sym, params, subj, pre, rec, real, ...)             \
+    int cname params __asm__(sym);                                             \
+    int cname params                                                           \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        int r;                                                                 \
+        if (!rec_active)                                                       \
+            return CALL_REAL(-1, real, __VA_ARGS__);                           \
+        pre(subj);                                                             \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(-1, real, __VA_ARGS__);                                  \
+        s1 = rec_stamp();                                                      \
+        rec(subj, r, s0, s1);                                                  \
+        return r;                                                              \
+    }
+
+/* A variadic form calls the real v-form `vreal` with its arguments (...)
+   and the va_list that follows `last`, as glibc does. */
+#define WRAP_VARIADIC(cname, sym, params, last, subj, pre, rec, vreal, ...)   \
     int cname params __asm__(sym);                                             \
     int cname params                                                           \
     {                                                                          \
@@ -48,24 +69,22 @@ static void rec_scanf(FILE *f, int r, uint64_t s0, uint64_t s1)
         uint64_t s0, s1;                                                       \
         int r;                                                                 \
         if (rec_active)                                                        \
-            rec_stdio_pre(f);                                                  \
+            pre(subj);                                                         \
         va_start(ap, last);                                                    \
         s0 = rec_stamp();                                                      \
         r = CALL_REAL(-1, vreal, __VA_ARGS__, ap);                             \
         s1 = rec_stamp();                                                      \
         va_end(ap);                                                            \
         if (rec_active)                                                        \
-            rec(f, r, s0, s1);                                                 \
+            rec(subj, r, s0, s1);                                              \
         return r;                                                              \
     }
 
-/* A v-form: calls its own real function. */
-#define WRAP_VFORM(cname, sym, params, f, rec, real, ...)                      \
-    int cname params __asm__(sym);                                             \
-    int cname params                                                           \
-    {                                                                          \
-        STDIO_BODY(int, -1, real, f, rec(f, r, s0, s1), __VA_ARGS__);          \
-    }
+/* The stdio forms: pre is rec_stdio_pre. */
+#define WRAP_SV(cname, sym, params, f, rec, real, ...)                         \
+    WRAP_VFORM(cname, sym, params, f, rec_stdio_pre, rec, real, __VA_ARGS__)
+#define WRAP_SVAR(cname, sym, params, last, f, rec, vreal, ...)                \
+    WRAP_VARIADIC(cname, sym, params, last, f, rec_stdio_pre, rec, vreal, __VA_ARGS__)
 
 REAL_HERE(int, vprintf, (const char *, va_list));
 REAL_HERE(int, __vprintf_chk, (int, const char *, va_list));
@@ -82,88 +101,88 @@ REAL_HERE(int, __isoc99_vwscanf, (const wchar_t *, va_list));
 
 /* --------------------------------------------------------------- printf */
 
-WRAP_VFORM(rec_vfprintf, "vfprintf", (FILE *f, const char *fmt, va_list ap),
+WRAP_SV(rec_vfprintf, "vfprintf", (FILE *f, const char *fmt, va_list ap),
            f, rec_printf, vfprintf, f, fmt, ap)
-WRAP_VFORM(rec_vprintf, "vprintf", (const char *fmt, va_list ap),
+WRAP_SV(rec_vprintf, "vprintf", (const char *fmt, va_list ap),
            stdout, rec_printf, vprintf, fmt, ap)
-WRAP_VFORM(rec_vfprintf_chk, "__vfprintf_chk",
+WRAP_SV(rec_vfprintf_chk, "__vfprintf_chk",
            (FILE *f, int fl, const char *fmt, va_list ap),
            f, rec_printf, __vfprintf_chk, f, fl, fmt, ap)
-WRAP_VFORM(rec_vprintf_chk, "__vprintf_chk",
+WRAP_SV(rec_vprintf_chk, "__vprintf_chk",
            (int fl, const char *fmt, va_list ap),
            stdout, rec_printf, __vprintf_chk, fl, fmt, ap)
-WRAP_VARIADIC(rec_fprintf, "fprintf", (FILE *f, const char *fmt, ...), fmt,
+WRAP_SVAR(rec_fprintf, "fprintf", (FILE *f, const char *fmt, ...), fmt,
               f, rec_printf, vfprintf, f, fmt)
-WRAP_VARIADIC(rec_printf_, "printf", (const char *fmt, ...), fmt,
+WRAP_SVAR(rec_printf_, "printf", (const char *fmt, ...), fmt,
               stdout, rec_printf, vfprintf, stdout, fmt)
-WRAP_VARIADIC(rec_fprintf_chk, "__fprintf_chk",
+WRAP_SVAR(rec_fprintf_chk, "__fprintf_chk",
               (FILE *f, int fl, const char *fmt, ...), fmt,
               f, rec_printf, __vfprintf_chk, f, fl, fmt)
-WRAP_VARIADIC(rec_printf_chk, "__printf_chk", (int fl, const char *fmt, ...),
+WRAP_SVAR(rec_printf_chk, "__printf_chk", (int fl, const char *fmt, ...),
               fmt, stdout, rec_printf, __vfprintf_chk, stdout, fl, fmt)
 
 /* ----------------------------------------------------------------- scanf */
 
-WRAP_VFORM(rec_vfscanf, "vfscanf", (FILE *f, const char *fmt, va_list ap),
+WRAP_SV(rec_vfscanf, "vfscanf", (FILE *f, const char *fmt, va_list ap),
            f, rec_scanf, vfscanf, f, fmt, ap)
-WRAP_VFORM(rec_vfscanf_c99, "__isoc99_vfscanf",
+WRAP_SV(rec_vfscanf_c99, "__isoc99_vfscanf",
            (FILE *f, const char *fmt, va_list ap),
            f, rec_scanf, __isoc99_vfscanf, f, fmt, ap)
-WRAP_VFORM(rec_vscanf, "vscanf", (const char *fmt, va_list ap),
+WRAP_SV(rec_vscanf, "vscanf", (const char *fmt, va_list ap),
            stdin, rec_scanf, vscanf, fmt, ap)
-WRAP_VFORM(rec_vscanf_c99, "__isoc99_vscanf", (const char *fmt, va_list ap),
+WRAP_SV(rec_vscanf_c99, "__isoc99_vscanf", (const char *fmt, va_list ap),
            stdin, rec_scanf, __isoc99_vscanf, fmt, ap)
-WRAP_VARIADIC(rec_fscanf, "fscanf", (FILE *f, const char *fmt, ...), fmt,
+WRAP_SVAR(rec_fscanf, "fscanf", (FILE *f, const char *fmt, ...), fmt,
               f, rec_scanf, vfscanf, f, fmt)
-WRAP_VARIADIC(rec_fscanf_c99, "__isoc99_fscanf",
+WRAP_SVAR(rec_fscanf_c99, "__isoc99_fscanf",
               (FILE *f, const char *fmt, ...), fmt,
               f, rec_scanf, __isoc99_vfscanf, f, fmt)
-WRAP_VARIADIC(rec_scanf_, "scanf", (const char *fmt, ...), fmt,
+WRAP_SVAR(rec_scanf_, "scanf", (const char *fmt, ...), fmt,
               stdin, rec_scanf, vfscanf, stdin, fmt)
-WRAP_VARIADIC(rec_scanf_c99, "__isoc99_scanf", (const char *fmt, ...), fmt,
+WRAP_SVAR(rec_scanf_c99, "__isoc99_scanf", (const char *fmt, ...), fmt,
               stdin, rec_scanf, __isoc99_vfscanf, stdin, fmt)
 
 /* ------------------------------------------------------ wide printf, scanf */
 
-WRAP_VFORM(rec_vfwprintf, "vfwprintf",
+WRAP_SV(rec_vfwprintf, "vfwprintf",
            (FILE *f, const wchar_t *fmt, va_list ap),
            f, rec_printf, vfwprintf, f, fmt, ap)
-WRAP_VFORM(rec_vwprintf, "vwprintf", (const wchar_t *fmt, va_list ap),
+WRAP_SV(rec_vwprintf, "vwprintf", (const wchar_t *fmt, va_list ap),
            stdout, rec_printf, vwprintf, fmt, ap)
-WRAP_VFORM(rec_vfwprintf_chk, "__vfwprintf_chk",
+WRAP_SV(rec_vfwprintf_chk, "__vfwprintf_chk",
            (FILE *f, int fl, const wchar_t *fmt, va_list ap),
            f, rec_printf, __vfwprintf_chk, f, fl, fmt, ap)
-WRAP_VFORM(rec_vwprintf_chk, "__vwprintf_chk",
+WRAP_SV(rec_vwprintf_chk, "__vwprintf_chk",
            (int fl, const wchar_t *fmt, va_list ap),
            stdout, rec_printf, __vwprintf_chk, fl, fmt, ap)
-WRAP_VARIADIC(rec_fwprintf, "fwprintf", (FILE *f, const wchar_t *fmt, ...),
+WRAP_SVAR(rec_fwprintf, "fwprintf", (FILE *f, const wchar_t *fmt, ...),
               fmt, f, rec_printf, vfwprintf, f, fmt)
-WRAP_VARIADIC(rec_wprintf, "wprintf", (const wchar_t *fmt, ...), fmt,
+WRAP_SVAR(rec_wprintf, "wprintf", (const wchar_t *fmt, ...), fmt,
               stdout, rec_printf, vfwprintf, stdout, fmt)
-WRAP_VARIADIC(rec_fwprintf_chk, "__fwprintf_chk",
+WRAP_SVAR(rec_fwprintf_chk, "__fwprintf_chk",
               (FILE *f, int fl, const wchar_t *fmt, ...), fmt,
               f, rec_printf, __vfwprintf_chk, f, fl, fmt)
-WRAP_VARIADIC(rec_wprintf_chk, "__wprintf_chk",
+WRAP_SVAR(rec_wprintf_chk, "__wprintf_chk",
               (int fl, const wchar_t *fmt, ...), fmt,
               stdout, rec_printf, __vfwprintf_chk, stdout, fl, fmt)
 
-WRAP_VFORM(rec_vfwscanf, "vfwscanf", (FILE *f, const wchar_t *fmt, va_list ap),
+WRAP_SV(rec_vfwscanf, "vfwscanf", (FILE *f, const wchar_t *fmt, va_list ap),
            f, rec_scanf, vfwscanf, f, fmt, ap)
-WRAP_VFORM(rec_vfwscanf_c99, "__isoc99_vfwscanf",
+WRAP_SV(rec_vfwscanf_c99, "__isoc99_vfwscanf",
            (FILE *f, const wchar_t *fmt, va_list ap),
            f, rec_scanf, __isoc99_vfwscanf, f, fmt, ap)
-WRAP_VFORM(rec_vwscanf, "vwscanf", (const wchar_t *fmt, va_list ap),
+WRAP_SV(rec_vwscanf, "vwscanf", (const wchar_t *fmt, va_list ap),
            stdin, rec_scanf, vwscanf, fmt, ap)
-WRAP_VFORM(rec_vwscanf_c99, "__isoc99_vwscanf", (const wchar_t *fmt, va_list ap),
+WRAP_SV(rec_vwscanf_c99, "__isoc99_vwscanf", (const wchar_t *fmt, va_list ap),
            stdin, rec_scanf, __isoc99_vwscanf, fmt, ap)
-WRAP_VARIADIC(rec_fwscanf, "fwscanf", (FILE *f, const wchar_t *fmt, ...), fmt,
+WRAP_SVAR(rec_fwscanf, "fwscanf", (FILE *f, const wchar_t *fmt, ...), fmt,
               f, rec_scanf, vfwscanf, f, fmt)
-WRAP_VARIADIC(rec_fwscanf_c99, "__isoc99_fwscanf",
+WRAP_SVAR(rec_fwscanf_c99, "__isoc99_fwscanf",
               (FILE *f, const wchar_t *fmt, ...), fmt,
               f, rec_scanf, __isoc99_vfwscanf, f, fmt)
-WRAP_VARIADIC(rec_wscanf, "wscanf", (const wchar_t *fmt, ...), fmt,
+WRAP_SVAR(rec_wscanf, "wscanf", (const wchar_t *fmt, ...), fmt,
               stdin, rec_scanf, vfwscanf, stdin, fmt)
-WRAP_VARIADIC(rec_wscanf_c99, "__isoc99_wscanf", (const wchar_t *fmt, ...),
+WRAP_SVAR(rec_wscanf_c99, "__isoc99_wscanf", (const wchar_t *fmt, ...),
               fmt, stdin, rec_scanf, __isoc99_vfwscanf, stdin, fmt)
 
 /* ------------------------------------------------------------- dprintf */
@@ -176,50 +195,16 @@ static void rec_dprintf(int fd, int r, uint64_t s0, uint64_t s1)
     rec_io(IOT_OP_WRITE, fd, r > 0 ? r : 0, r, ERR_OF(r), s0, s1);
 }
 
-#define WRAP_DPRINTF_V(cname, sym, params, real, ...)                          \
-    int cname params __asm__(sym);                                             \
-    int cname params                                                           \
-    {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (!rec_active)                                                       \
-            return CALL_REAL(-1, real, __VA_ARGS__);                           \
-        rec_fd_check(fd);                                                      \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, real, __VA_ARGS__);                                  \
-        s1 = rec_stamp();                                                      \
-        rec_dprintf(fd, r, s0, s1);                                            \
-        return r;                                                              \
-    }
-
-#define WRAP_DPRINTF(cname, sym, params, vreal, ...)                           \
-    int cname params __asm__(sym);                                             \
-    int cname params                                                           \
-    {                                                                          \
-        va_list ap;                                                            \
-        uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (rec_active)                                                        \
-            rec_fd_check(fd);                                                  \
-        va_start(ap, fmt);                                                     \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, vreal, __VA_ARGS__, ap);                             \
-        s1 = rec_stamp();                                                      \
-        va_end(ap);                                                            \
-        if (rec_active)                                                        \
-            rec_dprintf(fd, r, s0, s1);                                        \
-        return r;                                                              \
-    }
-
-WRAP_DPRINTF_V(rec_vdprintf, "vdprintf", (int fd, const char *fmt, va_list ap),
-               vdprintf, fd, fmt, ap)
-WRAP_DPRINTF_V(rec_vdprintf_chk, "__vdprintf_chk",
-               (int fd, int fl, const char *fmt, va_list ap),
-               __vdprintf_chk, fd, fl, fmt, ap)
-WRAP_DPRINTF(rec_dprintf_, "dprintf", (int fd, const char *fmt, ...),
-             vdprintf, fd, fmt)
-WRAP_DPRINTF(rec_dprintf_chk, "__dprintf_chk",
-             (int fd, int fl, const char *fmt, ...), __vdprintf_chk, fd, fl, fmt)
+WRAP_VFORM(rec_vdprintf, "vdprintf", (int fd, const char *fmt, va_list ap),
+           fd, rec_fd_check, rec_dprintf, vdprintf, fd, fmt, ap)
+WRAP_VFORM(rec_vdprintf_chk, "__vdprintf_chk",
+           (int fd, int fl, const char *fmt, va_list ap),
+           fd, rec_fd_check, rec_dprintf, __vdprintf_chk, fd, fl, fmt, ap)
+WRAP_VARIADIC(rec_dprintf_, "dprintf", (int fd, const char *fmt, ...), fmt,
+              fd, rec_fd_check, rec_dprintf, vdprintf, fd, fmt)
+WRAP_VARIADIC(rec_dprintf_chk, "__dprintf_chk",
+              (int fd, int fl, const char *fmt, ...), fmt,
+              fd, rec_fd_check, rec_dprintf, __vdprintf_chk, fd, fl, fmt)
 
 /* ------------------------------------------------- wide character calls */
 
