@@ -120,7 +120,7 @@ $(BIN)/samples/%: samples/%.c $(wildcard samples/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) -rdynamic -o $@ $< -lpthread
 
-$(BIN)/progs/%: tests/progs/%.c
+$(BIN)/progs/%: tests/progs/%.c $(wildcard tests/progs/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) -o $@ $< -lpthread
 
