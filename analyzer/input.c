@@ -428,7 +428,7 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
                 in->files[s->file].unknown_lines++;
                 if (s->unknown++ == 0) {
                     s->unknown_line = s->lineno;
-                    snprintf(s->unknown_what, sizeof(s->unknown_what), "%s", errbuf);
+                    snprintf(s->unknown_what, sizeof(s->unknown_what), "%.60s", errbuf);
                 }
                 continue;
             }
