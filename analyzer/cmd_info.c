@@ -202,7 +202,11 @@ static void info_print(struct info *in, struct input *inp)
                    (unsigned long long)ts.calls_unknown, (unsigned long long)ts.fields_unknown,
                    (unsigned long long)ts.records_unknown);
     }
-    printf("events: %llu (%llu calls, %llu process, %llu thread, %llu exit)\n",
+    /* records, not processes: a process is recorded at its start and again at
+       each exec, a thread at its start and at each rename (the process and
+       thread lists below count each once) */
+    printf("events: %llu (%llu calls, %llu process records, %llu thread records, "
+           "%llu exit records)\n",
            (unsigned long long)in->events, (unsigned long long)in->calls,
            (unsigned long long)in->kinds[IOT_EV_PROCESS], (unsigned long long)in->kinds[IOT_EV_THREAD],
            (unsigned long long)in->kinds[IOT_EV_EXIT]);

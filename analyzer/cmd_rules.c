@@ -9,9 +9,16 @@
 #include "opt_parse.h"
 #include "rule.h"
 
-static void print_value(enum rule_ptype t, double v)
+static void print_value(const struct rule_param *p, double v)
 {
-    if (t == RULE_P_BOOL)
+    enum rule_ptype t = p->type;
+
+    if (t == RULE_P_CHOICE) {
+        const char *w;
+        int len = config_choice_name(p, v, &w);
+
+        printf("\"%.*s\"", len, w);
+    } else if (t == RULE_P_BOOL)
         printf("%s", v ? "true" : "false");
     else if (t == RULE_P_INT)
         printf("%lld", (long long)v);
@@ -63,9 +70,10 @@ int cmd_rules(int argc, char **argv)
             const struct rule_param *p = &r->params[j];
 
             printf("  %s.%-20s = ", r->name, p->name);
-            print_value(p->type, p->def);
+            print_value(p, p->def);
             printf("  (%s) %s\n",
-                   p->type == RULE_P_INT ? "int" : p->type == RULE_P_BOOL ? "bool" : "number",
+                   p->type == RULE_P_INT ? "int" : p->type == RULE_P_BOOL ? "bool"
+                   : p->type == RULE_P_CHOICE ? "choice" : "number",
                    p->help);
         }
     }

@@ -63,6 +63,10 @@ const char *const config_default_normalize[][2] = {
        suffix is all lower-case once in 180 (/tmp/build.neocgg), and a temp
        dir must not change a fingerprint (SPEC) */
     {"^(?:/var)?/tmp/[^/]*\\K\\.[A-Za-z0-9]{6,12}(?=/|$)", ".*"},
+    /* the temp names tools make with mkstemp("<prefix>XXXXXX"), in any
+       directory: gcc's /tmp/ccAb3xYz.s (and .o, .res, .ld), sort -T's
+       sortXy12Ab, sed -i's ./sedQ1w2E3; the six characters are random */
+    {"(?<=/)(?:cc|sort|sed)\\K[A-Za-z0-9]{6}(?=\\.[A-Za-z0-9]{1,4}$|/|$)", "*"},
     /* stack frames: the offset into a named function ("read_conf+0x1c (app)")
        changes with every rebuild; a frame without a symbol ("app+0x2bf1a")
        keeps its offset into the module - the only thing that tells two
@@ -258,13 +262,53 @@ static int param_value_ok(enum rule_ptype type, double v)
         return v == floor(v) && v >= 0;
     if (type == RULE_P_BOOL)
         return v == 0 || v == 1;
+    if (type == RULE_P_CHOICE)
+        return v == floor(v) && v >= 0;  /* an index config_choice made */
     return v >= 0;
+}
+
+int config_choice(const struct rule_param *p, const char *word, size_t len)
+{
+    const char *w = p->help, *end = strstr(p->help, ": ");
+    int i = 0;
+
+    if (!end)
+        return -1;
+    while (w < end) {
+        const char *bar = memchr(w, '|', (size_t)(end - w));
+        const char *stop = bar ? bar : end;
+
+        if ((size_t)(stop - w) == len && memcmp(w, word, len) == 0)
+            return i;
+        w = stop + 1;
+        i++;
+    }
+    return -1;
+}
+
+int config_choice_name(const struct rule_param *p, double v, const char **word)
+{
+    const char *w = p->help, *end = strstr(p->help, ": ");
+
+    for (int i = 0; end && w < end; i++) {
+        const char *bar = memchr(w, '|', (size_t)(end - w));
+        const char *stop = bar ? bar : end;
+
+        if (i == (int)v) {
+            *word = w;
+            return (int)(stop - w);
+        }
+        w = stop + 1;
+    }
+    *word = "?";
+    return 1;
 }
 
 static const char *type_name(enum rule_ptype t)
 {
     return t == RULE_P_INT ? "a non-negative integer" : t == RULE_P_BOOL ? "true or false"
-                                                                         : "a non-negative number";
+           : t == RULE_P_CHOICE ? "one of the words its help lists (ioanalyze rules)"
+                                : "a non-negative number";
 }
 
 /* Replace a pattern list from a JSON array of strings (or pattern objects). */
@@ -374,6 +418,10 @@ static int load_rules(struct config *c, json_t *rules, char *errbuf)
             }
             if (r->params[pi].type == RULE_P_BOOL && json_is_boolean(pv))
                 v = json_is_true(pv);
+            else if (r->params[pi].type == RULE_P_CHOICE && json_is_string(pv))
+                v = config_choice(&r->params[pi], json_string_value(pv), json_string_length(pv));
+            else if (r->params[pi].type == RULE_P_CHOICE)
+                v = NAN;
             else if (r->params[pi].type != RULE_P_BOOL && json_is_number(pv))
                 v = json_number_value(pv);
             else
@@ -508,6 +556,8 @@ int config_set(struct config *c, const char *a, char *errbuf)
     }
     if (r->params[pi].type == RULE_P_BOOL && (!strcmp(val, "true") || !strcmp(val, "false"))) {
         v = !strcmp(val, "true");
+    } else if (r->params[pi].type == RULE_P_CHOICE) {
+        v = config_choice(&r->params[pi], val, strlen(val));
     } else {
         errno = 0;
         v = strtod(val, &end);

@@ -62,6 +62,14 @@ char *config_normalize(const struct config *c, const char *s);
    results are incomplete and the caller must fail (exit 2). */
 const char *config_failure(const struct config *c);
 
+/*
+ * RULE_P_CHOICE parameters (rule.h): the index of word (len bytes) among
+ * p's words, -1 when it is none of them; and the word of index v, as a
+ * length (its bytes at *word, not terminated).
+ */
+int config_choice(const struct rule_param *p, const char *word, size_t len);
+int config_choice_name(const struct rule_param *p, double v, const char **word);
+
 /* The default normalize patterns as pattern/replacement pairs (for docs and `rules`). */
 extern const char *const config_default_normalize[][2];
 extern const size_t config_ndefault_normalize;

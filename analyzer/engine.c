@@ -172,9 +172,16 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     case IOT_CLASS_COPY:
         if (failed)
             break;
-        on_fd_data(e, p, ev, 1, ev->fd, 0);
-        if ((ev->has & IOT_HAS_IN_FD) && ev->in_fd != ev->fd)
-            on_fd_data(e, p, ev, 0, ev->in_fd, 0);
+        /* the request of a copy is an upper bound (copy_file_range is often
+           asked for "everything", 2^50 bytes): the bytes copied are its size */
+        {
+            struct iot_event copy = *ev;
+
+            copy.has &= ~IOT_HAS_SIZE;
+            on_fd_data(e, p, &copy, 1, ev->fd, 0);
+            if ((ev->has & IOT_HAS_IN_FD) && ev->in_fd != ev->fd)
+                on_fd_data(e, p, &copy, 0, ev->in_fd, 0);
+        }
         break;
     case IOT_CLASS_OPEN:
         engine_on_open(e, p, ev);
@@ -198,8 +205,14 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     case IOT_CLASS_SYNC: {
         struct ofd *o = (ev->has & IOT_HAS_FD) ? engine_fd_ofd(p, ev->fd) : NULL;
 
-        if (o)
+        if (o) {
+            int64_t dur = (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur;
+
             o->pc.fsyncs++;
+            SADD(o->pc.sync_ns, dur);
+            o->s.syncs++;
+            SADD(o->s.sync_ns, dur);
+        }
         break;
     }
     case IOT_CLASS_META:
@@ -261,6 +274,7 @@ struct engine *engine_create(const struct config *cfg, struct issues *issues,
         rs->ctx.gap_ns = cfg->gap_ns;
         rs->ctx.timing = 1;
         rs->ctx.sink = &rs->bind;
+        rs->ctx.engine = e;
         e->nslots++;
     }
     return e;

@@ -36,6 +36,7 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     o->opener = p;
     o->h.off = 0;
     o->dir.prev_end[0] = o->dir.prev_end[1] = -1;
+    o->dir.prev_start[0] = o->dir.prev_start[1] = -1;
     o->ignored = path_ignored(e, path);
     o->s.path = path;
     o->s.process = p->name;
@@ -202,6 +203,8 @@ void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_ev
         o->h.off = (ev->has & IOT_HAS_OFFSET) ? ev->offset : -1;
     if (ev->has & IOT_HAS_FLAGS)
         o->h.append = (ev->flags & 02000) != 0;         /* O_APPEND */
+    if (ev->has & IOT_HAS_FLAGS)
+        o->s.directory = (ev->flags & 0200000) != 0;    /* O_DIRECTORY */
     engine_fd_install(e, p, (int32_t)ev->ret, o,
                       (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev->t);  /* O_CLOEXEC */
 }

@@ -30,6 +30,10 @@ void ofd_figures(struct ofd *o)
     o->s.writes = d->calls[1];
     o->s.random_reads = d->random[0];
     o->s.random_writes = d->random[1];
+    o->s.reread = d->again[0];
+    o->s.rewritten = d->again[1];
+    o->s.read_bytes = d->bytes[0];
+    o->s.write_bytes = d->bytes[1];
     o->pc.reads = d->calls[0];
     o->pc.writes = d->calls[1];
     o->pc.random_reads = d->random[0];

@@ -55,6 +55,8 @@ struct ofd_dirs {
     int64_t ns[2], max_ns[2];   /* durations */
     int64_t bytes[2];           /* bytes moved (returned) */
     int64_t prev_end[2];        /* where the previous one ended, -1: none yet or unknown */
+    int64_t prev_start[2];      /* ... and where it started */
+    uint64_t again[2];          /* of random: back into the previous one's range */
 };
 
 /*
@@ -125,6 +127,7 @@ struct engine_proc {
     int64_t start_t, start_unix_ns;
     struct fdent *fds;
     int32_t nfds;
+    int32_t nthreads;           /* threads seen, a main-named one counted as two */
     struct hmap streams;        /* stream id -> struct stdio_stream (engine_stdio.c) */
     int exited;
     int forked;                 /* made by its parent's fork call; its process record is due */
@@ -394,12 +397,17 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
 {
     struct ofd_dirs *d = &o->dir;
     int64_t end = sadd(pos, moved), prev = d->prev_end[is_write];
+    /* both known (neither has the sign bit), and apart */
+    uint64_t apart = (uint64_t)(((pos | prev) >= 0) & (pos != prev));
 
     d->calls[is_write]++;
-    /* both known (neither has the sign bit), and apart */
-    d->random[is_write] += (uint64_t)(((pos | prev) >= 0) & (pos != prev));
+    d->random[is_write] += apart;
+    /* a jump back into the bytes the previous call covered reads (writes)
+       them again: not a scattered access (prev >= 0 here, so is its start) */
+    d->again[is_write] += apart & (uint64_t)((pos >= d->prev_start[is_write]) & (pos < prev));
     SADD(d->bytes[is_write], moved);
     d->prev_end[is_write] = pos >= 0 ? end : -1;
+    d->prev_start[is_write] = pos;
 }
 
 /*

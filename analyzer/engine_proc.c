@@ -63,6 +63,10 @@ struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t t
         t->tid = tid;
         t->name = p ? p->name : "unknown";
         t->is_main = tid == pid || config_main_name(e->cfg, t->name);
+        /* a thread named as main (main_thread_names) makes its main thread one
+           that matters, as a second thread does (main_thread's scope) */
+        if (p)
+            p->nthreads += 1 + (tid != pid && t->is_main);
     }
     e->last_thr = t;
     return t;
@@ -229,4 +233,12 @@ void engine_procs_free(struct engine *e)
         if (e->thrs.used[i])
             free(e->thrs.vals[i]);
     hmap_release(&e->thrs);
+}
+
+int rule_proc_threads(const struct rule_ctx *ctx, int32_t pid)
+{
+    struct engine *e = ctx->engine;
+    struct engine_proc *p = e ? hmap_get(&e->procs, (uint64_t)(uint32_t)pid) : NULL;
+
+    return p ? p->nthreads : 0;
 }

@@ -88,6 +88,7 @@ int profile_add(struct profile *p, int32_t pid, const char *path, int layer,
     r->c.writes += c->writes;
     r->c.seeks += c->seeks;
     r->c.fsyncs += c->fsyncs;
+    r->c.sync_ns += c->sync_ns;
     r->c.main_ops += c->main_ops;
     r->c.seq_reads += c->seq_reads;
     r->c.random_reads += c->random_reads;
@@ -149,7 +150,7 @@ int profile_write_csv(const struct profile *p, FILE *f)
     fputs("pid,path,opens,reads,read_bytes,read_time_us,avg_read_bytes,avg_read_us,max_read_us,"
           "writes,write_bytes,write_time_us,avg_write_bytes,avg_write_us,max_write_us,seeks,"
           "seq_reads,random_reads,seq_writes,random_writes,fsyncs,main_thread_ops,"
-          "first_open_s,last_close_s,file_size,layer\r\n", f);
+          "first_open_s,last_close_s,file_size,layer,sync_time_us\r\n", f);
     for (size_t i = 0; i < p->n; i++) {
         const struct prow *r = &rows[i];
         const struct prof_counts *c = &r->c;
@@ -157,7 +158,7 @@ int profile_write_csv(const struct profile *p, FILE *f)
         fprintf(f, "%d,", (int)r->pid);
         csv_field(f, r->path_copy);
         fprintf(f, ",%llu,%llu,%lld,%.3f,%.1f,%.3f,%.3f,%llu,%lld,%.3f,%.1f,%.3f,%.3f,"
-                   "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,%lld,%s\r\n",
+                   "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,%lld,%s,%.3f\r\n",
                 (unsigned long long)c->opens, (unsigned long long)c->reads,
                 (long long)c->read_bytes, c->read_ns / 1e3,
                 c->reads ? (double)c->read_bytes / (double)c->reads : 0.0,
@@ -169,7 +170,7 @@ int profile_write_csv(const struct profile *p, FILE *f)
                 (unsigned long long)c->random_reads, (unsigned long long)c->seq_writes,
                 (unsigned long long)c->random_writes, (unsigned long long)c->fsyncs,
                 (unsigned long long)c->main_ops, r->first_open_s, r->last_close_s,
-                (long long)r->file_size, r->layer ? "stdio" : "syscall");
+                (long long)r->file_size, r->layer ? "stdio" : "syscall", c->sync_ns / 1e3);
     }
     free(rows);
     return ferror(f) ? -1 : 0;

@@ -15,6 +15,7 @@ struct prof_counts {
     uint64_t seq_reads, random_reads, seq_writes, random_writes;
     int64_t read_bytes, write_bytes;          /* bytes transferred (returned) */
     int64_t read_ns, write_ns, max_read_ns, max_write_ns;
+    int64_t sync_ns;                          /* time in fsync/fdatasync */
 };
 
 struct profile;

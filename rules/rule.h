@@ -46,8 +46,13 @@
  */
 #define RULE_ABI_VERSION 2
 
-/* Parameters: every value is held as a double; the type drives parsing/printing. */
-enum rule_ptype { RULE_P_INT, RULE_P_DOUBLE, RULE_P_BOOL };
+/*
+ * Parameters: every value is held as a double; the type drives parsing/printing.
+ * RULE_P_CHOICE is one of a few words, held as its index: the words are the
+ * start of help, separated by '|' and ended by ": " (e.g. "multithreaded|all:
+ * which processes are judged"); def is the index of the default.
+ */
+enum rule_ptype { RULE_P_INT, RULE_P_DOUBLE, RULE_P_BOOL, RULE_P_CHOICE };
 
 struct rule_param {
     const char *name;      /* e.g. "min_ops"; "enabled" is implicit for every rule */
@@ -121,6 +126,17 @@ struct rule_session {
      */
     const char *opener_process;
     int32_t opener_pid;
+
+    /* Appended after the first layout (a plugin reads what it knows). */
+    int64_t read_bytes, write_bytes;  /* bytes moved (returned), not requested */
+    /* Of random_reads/random_writes, the jumps back into the range the
+       previous call of that direction covered: the same bytes again (a
+       header re-read, a read-and-seek-back loop), not a scattered access. */
+    uint64_t reread, rewritten;
+    uint64_t syncs;                   /* fsync/fdatasync calls on it */
+    int64_t sync_ns;                  /* ... and their time */
+    int directory;                    /* opened with O_DIRECTORY (opendir) */
+    const char *data_op;              /* stdio sessions: the op of the first data call ("fputs") */
 };
 
 /* What a rule sees besides the session. */
@@ -129,6 +145,7 @@ struct rule_ctx {
     int64_t gap_ns;          /* continual_gap_ms */
     int timing;              /* 0 when the input had no durations (strace without -T) */
     void *sink;              /* the analyzer's issue collector (opaque) */
+    void *engine;            /* the replay engine (opaque; rule_proc_threads) */
 };
 
 /* One issue; Matrix's keys come from s, overridden where set. */
@@ -191,6 +208,14 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r);
  */
 int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t repeat,
                int64_t time_unix_ms);
+
+/*
+ * Implemented by the analyzer: how many threads process pid has run so far
+ * (a thread whose name matches main_thread_names counts as a second one:
+ * the process has a main thread that matters); 0 for an unknown pid. In
+ * on_end, the whole run's figure.
+ */
+int rule_proc_threads(const struct rule_ctx *ctx, int32_t pid);
 
 /* Registry (rules/registry.c): built-in rules, then loaded plugins. */
 const struct rule *const *rules_all(size_t *n);

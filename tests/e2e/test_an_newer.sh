@@ -19,7 +19,7 @@ grep -q 'no issues in 18 events from 2 processes' "$work/err" || die "summary: $
 grep -qx 'damage: none' "$work/info" || die "info: $(cat "$work/info")"
 grep -qx 'newer recorder: skipped 6 calls of unknown ops, unknown fields of 6 calls, 2 records of unknown kinds' "$work/info" ||
     die "info: $(cat "$work/info")"
-grep -q '^events: 18 (14 calls, 2 process, 0 thread, 2 exit)$' "$work/info" || die "info: $(cat "$work/info")"
+grep -q '^events: 18 (14 calls, 2 process records, 0 thread records, 2 exit records)$' "$work/info" || die "info: $(cat "$work/info")"
 
 "$IOANALYZE" dump --format text "$fx" >"$work/dump" 2>/dev/null || die "dump failed"
 [ "$(wc -l <"$work/dump")" = 18 ] || die "dump: $(cat "$work/dump")"

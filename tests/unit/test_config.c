@@ -160,6 +160,16 @@ static void test_default_normalize(void)
     check_norm(&c, "/tmp/build.neocgg/obj/a.o", "/tmp/build.*/obj/a.o");
     check_norm(&c, "/tmp/tmp.abcdefghij", "/tmp/tmp.*");
     check_norm(&c, "/var/tmp/x.y.abcdef", "/var/tmp/x.y.*");
+    /* mkstemp("<prefix>XXXXXX") names of gcc, sort -T and sed -i, anywhere */
+    check_norm(&c, "/tmp/ccDNH40F.s", "/tmp/cc*.s");
+    check_norm(&c, "/tmp/ccxMCLrN.res", "/tmp/cc*.res");
+    check_norm(&c, "/build/obj/cc4xHpNn.o", "/build/obj/cc*.o");
+    check_norm(&c, "/work/out/sort1lF6ZS", "/work/out/sort*");
+    check_norm(&c, "/etc/sedQ1w2E3", "/etc/sed*");
+    /* ... and not a name that merely starts so */
+    check_norm(&c, "/usr/bin/ccache", "/usr/bin/ccache");
+    check_norm(&c, "/src/sorting.c", "/src/sorting.c");
+    check_norm(&c, "/src/cc_parser.c", "/src/cc_parser.c");
     /* ordinary names stay */
     check_norm(&c, "/home/u/notes.backup", "/home/u/notes.backup");
     check_norm(&c, "/data/app.log", "/data/app.log");
