@@ -1,20 +1,34 @@
 /*
- * random_read (type 8): a session's reads that do not continue where the
- * previous read ended (offsets reconstructed by the engine from O_APPEND,
- * O_TRUNC, lseek results and byte counts; pread's own offset). Reported at
- * >= min_reads reads with >= min_random_ratio of them non-sequential: seeks
- * defeat readahead and cost a device round trip each.
+ * random_read (type 8): a session's reads that jump elsewhere instead of
+ * continuing where the previous read ended (offsets reconstructed by the
+ * engine from O_APPEND, O_TRUNC, lseek results and byte counts; pread's own
+ * offset). Reported at >= min_reads reads with >= min_random_ratio of them
+ * scattered: seeks defeat readahead and cost a device round trip each.
+ *
+ * Not scattered: a jump back into the range the previous read covered. It
+ * reads the same bytes again (sqlite re-reading its 100-byte header, bash's
+ * `while read` reading 4 KiB and seeking back to the end of the line), and
+ * "read sequentially" would be the wrong advice: redundant_read judges
+ * that. Those are detail.rereads.
+ *
+ * The floor: a session that read less than min_bytes is not judged. Below
+ * 256 KiB (two of the kernel's default 128 KiB readahead windows) the
+ * whole file costs a read or two; a linker or archiver reading the sections
+ * of small object files in the order it needs them jumps by nature, and
+ * nothing it could do instead would be measurably faster.
  */
 #include <stdio.h>
 
 #include "rule.h"
 
-enum { P_MIN_READS, P_MIN_RATIO };
+enum { P_MIN_READS, P_MIN_RATIO, P_MIN_BYTES };
 
 static const struct rule_param random_read_params[] = {
     [P_MIN_READS] = {"min_reads", RULE_P_INT, 20, "report only with at least this many reads"},
-    [P_MIN_RATIO]  = {"min_random_ratio", RULE_P_DOUBLE, 0.2,
-                      "... of which at least this fraction are not sequential"},
+    [P_MIN_RATIO] = {"min_random_ratio", RULE_P_DOUBLE, 0.2,
+                     "... of which at least this fraction are scattered (re-reads are not)"},
+    [P_MIN_BYTES] = {"min_bytes", RULE_P_INT, 262144,
+                     "... and the session read at least this many bytes"},
 };
 
 static void random_read_check(void *state, const struct rule_ctx *ctx,
@@ -22,25 +36,29 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
 {
     char msg[400];
     double ratio;
+    uint64_t scattered = s->random_reads - s->reread;
 
     (void)state;
-    if (!s->reads || s->reads < (uint64_t)ctx->p[P_MIN_READS])
+    if (!s->reads || s->reads < (uint64_t)ctx->p[P_MIN_READS] ||
+        s->read_bytes < (int64_t)ctx->p[P_MIN_BYTES])
         return;
-    ratio = (double)s->random_reads / (double)s->reads;
+    ratio = (double)scattered / (double)s->reads;
     if (ratio < ctx->p[P_MIN_RATIO])
         return;
-    if (rule_again(ctx, s, (int64_t)s->random_reads, 0))
+    if (rule_again(ctx, s, (int64_t)scattered, 0))
         return;
     snprintf(msg, sizeof(msg),
-             "%llu of %llu reads (%.0f%%) jump to another offset; read sequentially "
+             "%llu of %llu reads (%.0f%%) jump to another part of the file; read sequentially "
              "or read the needed ranges in larger blocks",
-             (unsigned long long)s->random_reads, (unsigned long long)s->reads, ratio * 100);
+             (unsigned long long)scattered, (unsigned long long)s->reads, ratio * 100);
     rule_report(ctx, &(struct rule_report){
-        .s = s, .repeat = (int64_t)s->random_reads, .message = msg,
-        .detail = json_pack("{s:s,s:I,s:I,s:f}",
+        .s = s, .repeat = (int64_t)scattered, .message = msg,
+        .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:f}",
                             "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                             "reads", (json_int_t)s->reads,
-                            "random_reads", (json_int_t)s->random_reads,
+                            "random_reads", (json_int_t)scattered,
+                            "rereads", (json_int_t)s->reread,
+                            "read_bytes", (json_int_t)s->read_bytes,
                             "random_ratio", ratio)});
 }
 

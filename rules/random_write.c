@@ -1,20 +1,32 @@
 /*
- * random_write (type 7): a session's writes that do not continue where the
- * previous write ended (offsets reconstructed by the engine from O_APPEND,
- * O_TRUNC, lseek results and byte counts; pwrite's own offset). Reported at
- * >= min_writes writes with >= min_random_ratio of them non-sequential: the
- * pattern that hurts flash storage (write amplification).
+ * random_write (type 7): a session's writes that jump elsewhere instead of
+ * continuing where the previous write ended (offsets reconstructed by the
+ * engine from O_APPEND, O_TRUNC, lseek results and byte counts; pwrite's
+ * own offset). Reported at >= min_writes writes with >= min_random_ratio of
+ * them scattered: the pattern that hurts flash storage.
+ *
+ * Not scattered: a jump back into the range the previous write covered
+ * (the same bytes written again: a header or counter rewritten in place).
+ * That is write_amplification's business; detail.rewrites counts them.
+ *
+ * The floor: a session that wrote less than min_bytes is not judged. An
+ * assembler or linker writes a small object file's sections and then
+ * patches its headers, jumping by nature; below 256 KiB the page cache
+ * gathers the whole file before it reaches the device, so the order of
+ * the writes costs nothing measurable.
  */
 #include <stdio.h>
 
 #include "rule.h"
 
-enum { P_MIN_WRITES, P_MIN_RATIO };
+enum { P_MIN_WRITES, P_MIN_RATIO, P_MIN_BYTES };
 
 static const struct rule_param random_write_params[] = {
     [P_MIN_WRITES] = {"min_writes", RULE_P_INT, 20, "report only with at least this many writes"},
     [P_MIN_RATIO]  = {"min_random_ratio", RULE_P_DOUBLE, 0.2,
-                      "... of which at least this fraction are not sequential"},
+                      "... of which at least this fraction are scattered (rewrites are not)"},
+    [P_MIN_BYTES]  = {"min_bytes", RULE_P_INT, 262144,
+                      "... and the session wrote at least this many bytes"},
 };
 
 static void random_write_check(void *state, const struct rule_ctx *ctx,
@@ -22,25 +34,29 @@ static void random_write_check(void *state, const struct rule_ctx *ctx,
 {
     char msg[400];
     double ratio;
+    uint64_t scattered = s->random_writes - s->rewritten;
 
     (void)state;
-    if (!s->writes || s->writes < (uint64_t)ctx->p[P_MIN_WRITES])
+    if (!s->writes || s->writes < (uint64_t)ctx->p[P_MIN_WRITES] ||
+        s->write_bytes < (int64_t)ctx->p[P_MIN_BYTES])
         return;
-    ratio = (double)s->random_writes / (double)s->writes;
+    ratio = (double)scattered / (double)s->writes;
     if (ratio < ctx->p[P_MIN_RATIO])
         return;
-    if (rule_again(ctx, s, (int64_t)s->random_writes, 0))
+    if (rule_again(ctx, s, (int64_t)scattered, 0))
         return;
     snprintf(msg, sizeof(msg),
-             "%llu of %llu writes (%.0f%%) jump to another offset; batch them or write "
-             "sequentially (e.g. append and compact later)",
-             (unsigned long long)s->random_writes, (unsigned long long)s->writes, ratio * 100);
+             "%llu of %llu writes (%.0f%%) jump to another part of the file; batch them or "
+             "write sequentially (e.g. append and compact later)",
+             (unsigned long long)scattered, (unsigned long long)s->writes, ratio * 100);
     rule_report(ctx, &(struct rule_report){
-        .s = s, .repeat = (int64_t)s->random_writes, .message = msg,
-        .detail = json_pack("{s:s,s:I,s:I,s:f}",
+        .s = s, .repeat = (int64_t)scattered, .message = msg,
+        .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:f}",
                             "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                             "writes", (json_int_t)s->writes,
-                            "random_writes", (json_int_t)s->random_writes,
+                            "random_writes", (json_int_t)scattered,
+                            "rewrites", (json_int_t)s->rewritten,
+                            "write_bytes", (json_int_t)s->write_bytes,
                             "random_ratio", ratio)});
 }
 

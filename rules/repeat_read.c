@@ -10,6 +10,10 @@
  *  5. an equal record (thread, stack, file size, bytes) counts one more,
  *     otherwise the record is pushed;
  *  6. a count >= threshold is reported with "repeat" = count.
+ * A record reported at the threshold goes on counting: it is reported once,
+ * when its list is cleared or the run ends, with its final count (Matrix
+ * reports every read past the threshold, which made "5 times" of a run of
+ * 46 and 42 occurrences of one issue). Each such run is one occurrence.
  * Memory: bounded by distinct paths and the records inside one window.
  */
 #include <stdio.h>
@@ -35,6 +39,9 @@ struct rr_rec {
     int64_t file_size, op_size;
     int64_t count;
     int64_t pushed_t;
+    int64_t bytes;               /* bytes the last counted session read */
+    int held;                    /* reached the threshold: last is to be reported */
+    struct rule_session last;    /* the newest counted session (strings interned) */
 };
 
 struct rr_path {
@@ -94,14 +101,48 @@ static struct rr_path *rr_lookup(struct repeat_read_state *st, const char *path,
     return rr_lookup(st, path, create);
 }
 
+static void rr_report(const struct rule_ctx *ctx, struct rr_rec *r)
+{
+    char msg[400];
+
+    if (!r->held)
+        return;
+    r->held = 0;
+    if (r->last.file_size >= 0)
+        snprintf(msg, sizeof(msg),
+                 "this %lld-byte file was read %lld times in a row by one thread from the same "
+                 "code (%lld bytes each time); read it once and keep the contents",
+                 (long long)r->last.file_size, (long long)r->count, (long long)r->bytes);
+    else
+        snprintf(msg, sizeof(msg),
+                 "this file was read %lld times in a row by one thread from the same code "
+                 "(%lld bytes each time); read it once and keep the contents",
+                 (long long)r->count, (long long)r->bytes);
+    rule_report(ctx, &(struct rule_report){
+        .s = &r->last, .repeat = r->count, .message = msg,
+        .detail = json_pack("{s:s,s:I,s:I,s:f}",
+                            "layer", r->last.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
+                            "repeat_count", (json_int_t)r->count,
+                            "bytes_per_read", (json_int_t)r->bytes,
+                            "window_ms", ctx->p[P_WINDOW])});
+}
+
+/* The path's records go (the window passed, the file was written). */
+static void rr_clear(const struct rule_ctx *ctx, struct rr_path *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        rr_report(ctx, &p->recs[i]);
+    p->n = 0;
+}
+
 static void repeat_read_check(void *state, const struct rule_ctx *ctx,
                               const struct rule_session *s)
 {
     struct repeat_read_state *st = state;
     struct rr_path *p = rr_lookup(st, s->path, 0);
-    struct rr_rec rec = {s->tid, s->stack, s->file_size, s->op_size, 1, s->end_t}, *found = NULL;
+    struct rr_rec rec = {s->tid, s->stack, s->file_size, s->op_size, 1, s->end_t,
+                         s->read_bytes, 0, {0}}, *found = NULL;
     int timed = ctx->timing && s->timed;
-    char msg[400];
     size_t i;
 
     if (!p) {
@@ -112,11 +153,11 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
             return;
     }
     if (s->op_type == RULE_OP_WRITE) {
-        p->n = 0;
+        rr_clear(ctx, p);
         return;
     }
     if (p->n && s->end_t - p->recs[p->n - 1].pushed_t > RULE_NS_FROM_MS(ctx->p[P_WINDOW]))
-        p->n = 0;
+        rr_clear(ctx, p);
     for (i = 0; i < p->n; i++) {
         struct rr_rec *r = &p->recs[i];
 
@@ -140,19 +181,20 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
         return;
     }
     found->count++;
+    found->bytes = s->read_bytes;
     if (found->count < (int64_t)ctx->p[P_THRESHOLD])
         return;
-    snprintf(msg, sizeof(msg),
-             "the same %lld bytes of this file were read %lld times in a row by one thread "
-             "from the same code; read it once and keep the contents",
-             (long long)s->op_size, (long long)found->count);
-    rule_report(ctx, &(struct rule_report){
-        .s = s, .repeat = found->count, .message = msg,
-        .detail = json_pack("{s:s,s:I,s:I,s:f}",
-                            "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
-                            "repeat_count", (json_int_t)found->count,
-                            "bytes_per_read", (json_int_t)s->op_size,
-                            "window_ms", ctx->p[P_WINDOW])});
+    found->held = 1;
+    found->last = *s;
+}
+
+static void repeat_read_end(void *state, const struct rule_ctx *ctx)
+{
+    struct repeat_read_state *st = state;
+
+    for (size_t i = 0; i < st->cap; i++)
+        if (st->paths[i].path)
+            rr_clear(ctx, &st->paths[i]);
 }
 
 static void repeat_read_fini(void *state)
@@ -173,5 +215,6 @@ const struct rule rule_repeat_read = {
     .nparams = sizeof(repeat_read_params) / sizeof(repeat_read_params[0]),
     .state_size = sizeof(struct repeat_read_state),
     .on_session = repeat_read_check,
+    .on_end = repeat_read_end,
     .fini = repeat_read_fini,
 };

@@ -29,6 +29,8 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     int stdio = s->layer == RULE_LAYER_STDIO;
     char msg[400];
     const char *what = s->op_type == RULE_OP_WRITE ? "write" : "read";
+    /* the program's own call (fputs is not fwrite), "fwrite" when not known */
+    const char *call = s->data_op ? s->data_op : s->op_type == RULE_OP_WRITE ? "fwrite" : "fread";
     json_t *detail;
 
     (void)state;
@@ -48,15 +50,15 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         return;
     if (stdio && s->stream_buffer > 0)
         snprintf(msg, sizeof(msg),
-                 "%lld-byte stdio buffer: %llu f%s calls became about %llu %s() syscalls "
+                 "%lld-byte stdio buffer: %llu %s calls became about %llu %s() syscalls "
                  "of %lld bytes on average; give the stream a buffer of at least %lld bytes (setvbuf)",
-                 (long long)s->stream_buffer, (unsigned long long)s->op, what,
+                 (long long)s->stream_buffer, (unsigned long long)s->op, call,
                  (unsigned long long)ops, what, (long long)avg, (long long)ctx->p[P_BUFFER]);
     else if (stdio)
         snprintf(msg, sizeof(msg),
-                 "unbuffered stdio stream: %llu f%s calls of %lld bytes on average, each a syscall; "
+                 "unbuffered stdio stream: %llu %s calls of %lld bytes on average, each a syscall; "
                  "make the stream buffered (setvbuf with at least %lld bytes)",
-                 (unsigned long long)ops, what, (long long)avg, (long long)ctx->p[P_BUFFER]);
+                 (unsigned long long)ops, call, (long long)avg, (long long)ctx->p[P_BUFFER]);
     else
         snprintf(msg, sizeof(msg),
                  "%lld-byte %ss: %llu %s() calls%s; use a buffer of at least %lld bytes",

@@ -33,6 +33,7 @@ static void test_defaults(void)
 
     CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
     CU_ASSERT_EQUAL(c.nrules, 6);
+    CU_ASSERT_EQUAL(param(&c, "main_thread", "scope"), 0);     /* "multithreaded" */
     CU_ASSERT_EQUAL(param(&c, "main_thread", "max_once_ms"), 13);
     CU_ASSERT_EQUAL(param(&c, "main_thread", "max_continual_ms"), 500);
     CU_ASSERT_EQUAL(param(&c, "small_buffer", "buffer_bytes"), 4096);
@@ -40,7 +41,8 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_continual_ms"), 13);
     CU_ASSERT_EQUAL(param(&c, "repeat_read", "threshold"), 5);
     CU_ASSERT_EQUAL(param(&c, "repeat_read", "window_ms"), 17);
-    CU_ASSERT_EQUAL(param(&c, "leak", "min_count"), 1);
+    CU_ASSERT_EQUAL(param(&c, "leak", "min_count"), 2);
+    CU_ASSERT_EQUAL(param(&c, "random_read", "min_bytes"), 262144);
     CU_ASSERT_EQUAL(param(&c, "random_write", "min_writes"), 20);
     CU_ASSERT_DOUBLE_EQUAL(param(&c, "random_read", "min_random_ratio"), 0.2, 1e-12);
     CU_ASSERT_EQUAL(c.gap_ns, 8000000);
@@ -117,6 +119,10 @@ static void test_errors_name_the_key(void)
     expect_error("{\"ignore_paths\": [\"(\"]}", "ignore_paths[0]: bad pattern '('");
     expect_error("{\"normalize\": [{\"pattern\": \"x\", \"with\": \"y\"}]}", "normalize[0].with: unknown key");
     expect_error("{\"rules\": ", "config 'c.json': line 1");
+    expect_error("{\"rules\": {\"main_thread\": {\"scope\": \"some\"}}}",
+                 "rules.main_thread.scope: expected one of the words its help lists (ioanalyze rules)");
+    expect_error("{\"rules\": {\"main_thread\": {\"scope\": 1}}}",
+                 "rules.main_thread.scope: expected one of the words its help lists (ioanalyze rules)");
 
     CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
     CU_ASSERT_EQUAL(config_set(&c, "small_buffer.nope=1", err), -1);
@@ -126,6 +132,15 @@ static void test_errors_name_the_key(void)
     CU_ASSERT_EQUAL(config_set(&c, "small_buffer.min_ops=lots", err), -1);
     CU_ASSERT_STRING_EQUAL(err, "--set 'small_buffer.min_ops=lots': small_buffer.min_ops: expected a non-negative integer");
     CU_ASSERT_EQUAL(config_set(&c, "small_buffer", err), -1);
+    /* a choice parameter takes one of its words, in --set and in a config */
+    CU_ASSERT_EQUAL(config_set(&c, "main_thread.scope=all", err), 0);
+    CU_ASSERT_EQUAL(param(&c, "main_thread", "scope"), 1);
+    CU_ASSERT_EQUAL(config_set(&c, "main_thread.scope=multithreaded", err), 0);
+    CU_ASSERT_EQUAL(param(&c, "main_thread", "scope"), 0);
+    CU_ASSERT_EQUAL(config_set(&c, "main_thread.scope=1", err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "--set 'main_thread.scope=1': main_thread.scope: expected one of "
+                                "the words its help lists (ioanalyze rules)");
+    CU_ASSERT_EQUAL(config_set(&c, "main_thread.scope=al", err), -1);
     CU_ASSERT_EQUAL(config_select(&c, "leak,bogus", 1, err), -1);
     CU_ASSERT_STRING_EQUAL(err, "--rules: unknown rule 'bogus' (see 'ioanalyze rules')");
     CU_ASSERT_EQUAL(config_select(&c, "leak,random_read", 1, err), 0);

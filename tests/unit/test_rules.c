@@ -3,6 +3,8 @@
  * options in CASE.expected.json, and the issues must be exactly the expected
  * ones: same count, same order, every expected key equal (detail key by key).
  * The expected values are derived by hand in tests/fixtures/rules/gen.py.
+ * "--rules A,B" keeps only those rules' issues (as the option does: the
+ * rules are independent of each other).
  */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -58,7 +60,7 @@ static int run_case(const char *dir, const char *name)
     char path[4096], input[4096];
     json_error_t je;
     json_t *exp, *args, *want, *got = NULL;
-    const char *sets[16], *config = NULL;
+    const char *sets[16], *config = NULL, *only = NULL;
     size_t nsets = 0, i;
     int bad = 0;
 
@@ -81,6 +83,8 @@ static int run_case(const char *dir, const char *name)
         } else if (strcmp(opt, "--config") == 0) {
             snprintf(cfgpath, sizeof(cfgpath), "%s/%s", dir, val);
             config = cfgpath;
+        } else if (strcmp(opt, "--rules") == 0) {
+            only = val;
         }
     }
     {
@@ -93,6 +97,16 @@ static int run_case(const char *dir, const char *name)
             json_decref(exp);
             return 1;
         }
+    }
+    for (i = 0; only && i < json_array_size(got);) {
+        const char *rule = json_string_value(json_object_get(json_array_get(got, i), "rule"));
+        size_t len = rule ? strlen(rule) : 0;
+        const char *at = rule ? strstr(only, rule) : NULL;
+
+        if (at && (at == only || at[-1] == ',') && (at[len] == ',' || at[len] == 0))
+            i++;
+        else
+            json_array_remove(got, i);
     }
     if (json_array_size(got) != json_array_size(want)) {
         char *s = json_dumps(got, JSON_INDENT(1));
