@@ -15,7 +15,11 @@
     X(repeat_read)       \
     X(leak)              \
     X(random_write)      \
-    X(random_read)
+    X(random_read)       \
+    X(sync_storm)        \
+    X(repeat_open)       \
+    X(redundant_read)    \
+    X(write_amplification)
 
 #define RULE_DECL_(n) extern const struct rule rule_##n;
 BUILTIN_RULES(RULE_DECL_)

@@ -1,0 +1,84 @@
+/*
+ * repeat_open (type 10): the same path opened and closed over and over by
+ * one process, with little work per open: a log opened, appended to and
+ * closed per line (`echo x >> log` in a loop, a logger that reopens), a
+ * config file read whole on every lookup. Each open is a path walk, a
+ * permission check and a new file description; keep the file open, or
+ * its contents.
+ *
+ * Judged per process and path: at least min_opens sessions that moved on
+ * average fewer than max_bytes_per_open bytes. Sessions that synced are
+ * left out (sync_storm's business: a journal reopened per transaction
+ * does durable work), and so are directories (opened to be listed or
+ * synced, not read).
+ */
+#include <stdio.h>
+
+#include "per_file.h"
+
+enum { P_MIN_OPENS, P_MAX_BYTES_PER_OPEN };
+
+static const struct rule_param repeat_open_params[] = {
+    [P_MIN_OPENS]          = {"min_opens", RULE_P_INT, 100,
+                              "report a path opened at least this many times by one process"},
+    [P_MAX_BYTES_PER_OPEN] = {"max_bytes_per_open", RULE_P_INT, 65536,
+                              "... moving fewer bytes per open than this on average"},
+};
+
+struct repeat_open_state {
+    struct per_file_table files;
+};
+
+static void repeat_open_check(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
+{
+    struct repeat_open_state *st = state;
+
+    (void)ctx;
+    if (!s->syncs && !s->directory)
+        per_file_add(&st->files, s);
+}
+
+static void repeat_open_report(void *state, const struct rule_ctx *ctx)
+{
+    struct repeat_open_state *st = state;
+
+    PER_FILE_FOREACH(&st->files, f) {
+        struct rule_session s = per_file_session(f);
+        int64_t per_open = (f->read_bytes + f->write_bytes) / (int64_t)f->sessions;
+        char msg[400];
+
+        if (f->sessions < (uint64_t)ctx->p[P_MIN_OPENS] ||
+            per_open >= (int64_t)ctx->p[P_MAX_BYTES_PER_OPEN])
+            continue;
+        snprintf(msg, sizeof(msg),
+                 "%s opened and closed this file %llu times, moving %lld bytes per open on "
+                 "average; open it once and keep the descriptor (or cache its contents)",
+                 s.process, (unsigned long long)f->sessions, (long long)per_open);
+        rule_report(ctx, &(struct rule_report){
+            .s = &s, .repeat = (int64_t)f->sessions, .message = msg,
+            .detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
+                                "layer", s.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
+                                "opens", (json_int_t)f->sessions,
+                                "read_bytes", (json_int_t)f->read_bytes,
+                                "write_bytes", (json_int_t)f->write_bytes,
+                                "bytes_per_open", (json_int_t)per_open)});
+    }
+}
+
+static void repeat_open_fini(void *state)
+{
+    per_file_free(&((struct repeat_open_state *)state)->files);
+}
+
+const struct rule rule_repeat_open = {
+    RULE_ABI_HEADER,
+    .name = "repeat_open",
+    .type = 10,
+    .summary = "the same path opened and closed many times with little work per open",
+    .params = repeat_open_params,
+    .nparams = sizeof(repeat_open_params) / sizeof(repeat_open_params[0]),
+    .state_size = sizeof(struct repeat_open_state),
+    .on_session = repeat_open_check,
+    .on_end = repeat_open_report,
+    .fini = repeat_open_fini,
+};

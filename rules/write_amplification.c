@@ -1,0 +1,92 @@
+/*
+ * write_amplification (type 13): a process writes far more bytes to a file
+ * than the file ends up holding: the same region rewritten again and
+ * again (a page store without batching, a state file rewritten whole on
+ * every change, a journal rewritten per transaction). On flash every
+ * rewrite of a block is an erase-and-program cycle; appending (a log)
+ * writes each byte once and is never reported.
+ *
+ * Judged per process and path: bytes written at least min_factor times the
+ * file's size (the largest seen at a close; a file whose size the trace
+ * never gives is not judged), and at least min_bytes of them, below which
+ * the page cache absorbs the rewrites before they reach the device.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "per_file.h"
+
+enum { P_MIN_FACTOR, P_MIN_BYTES };
+
+static const struct rule_param write_amplification_params[] = {
+    [P_MIN_FACTOR] = {"min_factor", RULE_P_DOUBLE, 4,
+                      "report when a file's bytes were written this many times on average"},
+    [P_MIN_BYTES]  = {"min_bytes", RULE_P_INT, 1048576,
+                      "... and at least this many bytes were written to it"},
+};
+
+struct write_amplification_state {
+    struct per_file_table files;
+};
+
+static void write_amplification_check(void *state, const struct rule_ctx *ctx,
+                                      const struct rule_session *s)
+{
+    struct write_amplification_state *st = state;
+
+    (void)ctx;
+    if (s->write_bytes > 0 || s->file_size > 0)
+        per_file_add(&st->files, s);
+}
+
+static void write_amplification_report(void *state, const struct rule_ctx *ctx)
+{
+    struct write_amplification_state *st = state;
+
+    PER_FILE_FOREACH(&st->files, f) {
+        struct rule_session s = per_file_session(f);
+        double factor;
+        char msg[400];
+
+        if (f->max_file_size <= 0 || f->write_bytes < (int64_t)ctx->p[P_MIN_BYTES])
+            continue;
+        factor = (double)f->write_bytes / (double)f->max_file_size;
+        if (factor < ctx->p[P_MIN_FACTOR])
+            continue;
+        s.file_size = f->max_file_size;
+        s.op = f->writes;
+        s.op_size = f->write_bytes;
+        s.op_type = RULE_OP_WRITE;
+        snprintf(msg, sizeof(msg),
+                 "%s wrote %lld bytes to this %lld-byte file in %llu writes: each byte was "
+                 "written %.1f times on average; batch changes and write each block once",
+                 s.process, (long long)f->write_bytes, (long long)f->max_file_size,
+                 (unsigned long long)f->writes, factor);
+        rule_report(ctx, &(struct rule_report){
+            .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
+            .detail = json_pack("{s:I,s:I,s:I,s:I,s:f}",
+                                "write_bytes", (json_int_t)f->write_bytes,
+                                "file_size", (json_int_t)f->max_file_size,
+                                "writes", (json_int_t)f->writes,
+                                "sessions", (json_int_t)f->sessions,
+                                "factor", factor)});
+    }
+}
+
+static void write_amplification_fini(void *state)
+{
+    per_file_free(&((struct write_amplification_state *)state)->files);
+}
+
+const struct rule rule_write_amplification = {
+    RULE_ABI_HEADER,
+    .name = "write_amplification",
+    .type = 13,
+    .summary = "bytes written to a file far beyond its size (the same region rewritten)",
+    .params = write_amplification_params,
+    .nparams = sizeof(write_amplification_params) / sizeof(write_amplification_params[0]),
+    .state_size = sizeof(struct write_amplification_state),
+    .on_session = write_amplification_check,
+    .on_end = write_amplification_report,
+    .fini = write_amplification_fini,
+};
