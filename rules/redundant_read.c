@@ -7,9 +7,9 @@
  * 17 ms of each other, on a file that once cost 13 ms); this one counts
  * bytes, whatever the timing.
  *
- * Judged per process and path: read bytes at least min_factor times the
- * file's size (the largest seen at a close: a file whose size the trace
- * never gives is not judged), and at least min_bytes of them, below which
+ * Judged per process and path over the sessions that read: read bytes at
+ * least min_factor times the file's size (the largest seen at their
+ * closes: a file whose size the trace never gives is not judged), and at least min_bytes of them, below which
  * the page cache makes the re-reading cost nothing measurable.
  */
 #include <math.h>
@@ -35,8 +35,9 @@ static void redundant_read_check(void *state, const struct rule_ctx *ctx,
 {
     struct redundant_read_state *st = state;
 
+    /* only the sessions that read: the first is the open site */
     (void)ctx;
-    if (s->read_bytes > 0 || s->file_size > 0)
+    if (s->read_bytes > 0)
         per_file_add(&st->files, s);
 }
 
@@ -59,10 +60,11 @@ static void redundant_read_report(void *state, const struct rule_ctx *ctx)
         s.op_size = f->read_bytes;
         s.op_type = RULE_OP_READ;
         snprintf(msg, sizeof(msg),
-                 "%s read %lld bytes of this %lld-byte file in %llu reads over %llu opens: "
+                 "%s read %lld bytes of this %lld-byte file in %llu reads over %llu open%s: "
                  "each byte %.1f times; read it once and keep what is needed",
                  s.process, (long long)f->read_bytes, (long long)f->max_file_size,
-                 (unsigned long long)f->reads, (unsigned long long)f->sessions, factor);
+                 (unsigned long long)f->reads, (unsigned long long)f->sessions,
+                 f->sessions == 1 ? "" : "s", factor);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
             .detail = json_pack("{s:I,s:I,s:I,s:I,s:f}",

@@ -6,9 +6,9 @@
  * rewrite of a block is an erase-and-program cycle; appending (a log)
  * writes each byte once and is never reported.
  *
- * Judged per process and path: bytes written at least min_factor times the
- * file's size (the largest seen at a close; a file whose size the trace
- * never gives is not judged), and at least min_bytes of them, below which
+ * Judged per process and path over the sessions that wrote: bytes written
+ * at least min_factor times the file's size (the largest seen at their
+ * closes; a file whose size the trace never gives is not judged), and at least min_bytes of them, below which
  * the page cache absorbs the rewrites before they reach the device.
  */
 #include <math.h>
@@ -34,8 +34,9 @@ static void write_amplification_check(void *state, const struct rule_ctx *ctx,
 {
     struct write_amplification_state *st = state;
 
+    /* only the sessions that wrote: the first is the open site */
     (void)ctx;
-    if (s->write_bytes > 0 || s->file_size > 0)
+    if (s->write_bytes > 0)
         per_file_add(&st->files, s);
 }
 

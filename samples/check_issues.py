@@ -23,6 +23,8 @@ What is masked and why:
   detail.*_us/_ms/_ns       measured timings
   detail.*pid/*tid          process and thread ids
   durations in messages     "31.2 ms" becomes "<time>"
+  time shares               detail.*_share, and "97% of its I/O time" in
+                            messages (sync_storm): ratios of timings
 Everything else (rule, type, path, op, buffer, opSize, opType, size, repeat,
 thread, process, counts in detail) must match exactly. Issues are compared as
 a set (sorted by type, path, message): their time order is a run-time fact.
@@ -34,7 +36,8 @@ import re
 import sys
 
 VARYING = ("pid", "tid", "time", "cost")
-VARYING_DETAIL = re.compile(r"_(us|ms|ns)$|(^|_)(pid|tid)$")
+VARYING_DETAIL = re.compile(r"_(us|ms|ns|share)$|(^|_)(pid|tid)$")
+TIME_SHARE = re.compile(r"\d+% of its I/O time")
 DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|us|\u00b5s|ns)\b")
 HEX = re.compile(r"[0-9a-f]{8,}")
 
@@ -75,6 +78,7 @@ def mask_issue(issue, outdirs):
             out[key] = replace_dir(out[key], outdirs)
     if isinstance(out.get("message"), str):
         out["message"] = DURATION.sub("<time>", out["message"])
+        out["message"] = TIME_SHARE.sub("<share> of its I/O time", out["message"])
     if isinstance(out.get("detail"), dict):
         out["detail"] = {k: ("*" if VARYING_DETAIL.search(k) else v)
                          for k, v in out["detail"].items()}

@@ -106,6 +106,10 @@ function num(key,   n) {
     if (t == 3) line = line " times read=" num("repeat")
     if (t == 4) line = line " leaked=" num("repeat")
     if (t == 7 || t == 8) line = line " non-sequential=" num("repeat")
+    if (t == 9) line = line " syncs=" num("repeat")
+    if (t == 10) line = line " opens=" num("repeat")
+    if (t == 11) line = line " times-over=" num("repeat")
+    if (t == 13) line = line " writes-per-byte=" num("repeat")
     msg = str("message")
     gsub(/\\"/, "\"", msg)
     text[t] = text[t] line "\n    " msg "\n"

@@ -21,11 +21,13 @@
  * pass would otherwise give a busy machine as many chances to stall the main
  * thread past 13 ms (reported, rightly, by main_thread; see small_writes.c).
  *
- * Expected, both on settings.conf:
+ * Expected, all on settings.conf:
  *   - small_buffer (type 2): the validation pass, 131073 reads of 1 byte
  *     (131072 bytes and the end-of-file read);
  *   - repeat_read (type 3), repeat = 5: the five module reads (each: two
- *     64 KiB reads and the end-of-file read), all within 17 ms of each other.
+ *     64 KiB reads and the end-of-file read), all within 17 ms of each other;
+ *   - redundant_read (type 11), repeat = 6: the 128 KiB file read whole six
+ *     times (786432 bytes) by one process, whatever the timing.
  */
 #include <fcntl.h>
 #include <pthread.h>
