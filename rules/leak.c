@@ -17,6 +17,12 @@
  * tests/e2e/test_precision.sh, min_count 1 reported 2 one-offs in a bash
  * run and none there that a person would change; 2 keeps every repeated
  * one. Set min_count to 1 to see the one-offs too.
+ *
+ * Without a stack (strace logs, traces recorded with --no-stacks) the open
+ * site is unknown and each path is its own group: min_count is then held
+ * against all the process's leaks of unknown site, so a loader that leaks
+ * 8 manifests of 8 names is still reported (8 issues), and a process that
+ * leaked one file is not.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +74,20 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
     st->g[st->n++] = (struct leak_group){*s, key, 1, s->end_unix_ms};
 }
 
+/* What min_count is held against: the group's count, or without a stack
+   all the process's leaks of unknown site. */
+static int64_t leak_site_count(const struct leak_state *st, const struct leak_group *g)
+{
+    int64_t n = 0;
+
+    if (g->first.stack && *g->first.stack)
+        return g->count;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->g[i].first.pid == g->first.pid && !(st->g[i].first.stack && *st->g[i].first.stack))
+            n += st->g[i].count;
+    return n;
+}
+
 static void leak_report(void *state, const struct rule_ctx *ctx)
 {
     struct leak_state *st = state;
@@ -76,7 +96,7 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
     for (size_t i = 0; i < st->n; i++) {
         struct leak_group *g = &st->g[i];
 
-        if (g->count < (int64_t)ctx->p[P_MIN_COUNT])
+        if (leak_site_count(st, g) < (int64_t)ctx->p[P_MIN_COUNT])
             continue;
         if (g->count == 1)
             snprintf(msg, sizeof(msg),

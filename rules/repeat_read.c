@@ -108,16 +108,19 @@ static void rr_report(const struct rule_ctx *ctx, struct rr_rec *r)
     if (!r->held)
         return;
     r->held = 0;
+    /* opSize is Matrix's, the bytes asked for; the message says what came back */
     if (r->last.file_size >= 0)
         snprintf(msg, sizeof(msg),
                  "this %lld-byte file was read %lld times in a row by one thread from the same "
-                 "code (%lld bytes each time); read it once and keep the contents",
-                 (long long)r->last.file_size, (long long)r->count, (long long)r->bytes);
+                 "code (each time %llu reads asking for %lld bytes got %lld); read it once and "
+                 "keep the contents", (long long)r->last.file_size, (long long)r->count,
+                 (unsigned long long)r->last.op, (long long)r->last.op_size, (long long)r->bytes);
     else
         snprintf(msg, sizeof(msg),
                  "this file was read %lld times in a row by one thread from the same code "
-                 "(%lld bytes each time); read it once and keep the contents",
-                 (long long)r->count, (long long)r->bytes);
+                 "(each time %llu reads asking for %lld bytes got %lld); read it once and keep "
+                 "the contents", (long long)r->count, (unsigned long long)r->last.op,
+                 (long long)r->last.op_size, (long long)r->bytes);
     rule_report(ctx, &(struct rule_report){
         .s = &r->last, .repeat = r->count, .message = msg,
         .detail = json_pack("{s:s,s:I,s:I,s:f}",
