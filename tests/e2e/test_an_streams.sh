@@ -77,7 +77,7 @@ grep -q '^events: 1 ' "$work/fifo.out" || die "FIFO: $(grep events "$work/fifo.o
 
 # diff reads a side twice (what is it? then load or analyse it): a FIFO and
 # a pipe read like the files they carry
-run base "$FX/rules/leak_fires.jsonl"; [ $rc -eq 0 ] || die "analyze exited $rc"
+run base "$FX/rules/leak_two_default.jsonl"; [ $rc -eq 0 ] || die "analyze exited $rc"
 mkfifo "$work/basef"
 cat "$work/base.out" >"$work/basef" &
 cat "$FX/rules/small_buffer_fires.jsonl" | run diffp diff "$work/basef" /dev/stdin; rc=$?
