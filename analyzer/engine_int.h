@@ -127,7 +127,8 @@ struct engine_proc {
     int64_t start_t, start_unix_ns;
     struct fdent *fds;
     int32_t nfds;
-    int32_t nthreads;           /* threads seen, a main-named one counted as two */
+    int32_t nthreads;           /* threads seen */
+    int named_main;             /* one had a name matching main_thread_names */
     struct hmap streams;        /* stream id -> struct stdio_stream (engine_stdio.c) */
     int exited;
     int forked;                 /* made by its parent's fork call; its process record is due */

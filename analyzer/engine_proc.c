@@ -63,10 +63,10 @@ struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t t
         t->tid = tid;
         t->name = p ? p->name : "unknown";
         t->is_main = tid == pid || config_main_name(e->cfg, t->name);
-        /* a thread named as main (main_thread_names) makes its main thread one
-           that matters, as a second thread does (main_thread's scope) */
-        if (p)
-            p->nthreads += 1 + (tid != pid && t->is_main);
+        if (p) {
+            p->nthreads++;
+            p->named_main |= e->nmain && config_main_name(e->cfg, t->name);
+        }
     }
     e->last_thr = t;
     return t;
@@ -193,6 +193,12 @@ void engine_on_thread(struct engine *e, const struct iot_event *ev)
         return;
     t->name = ev->name;
     t->is_main = t->tid == t->pid || config_main_name(e->cfg, t->name);
+    if (e->nmain && config_main_name(e->cfg, t->name)) {
+        struct engine_proc *p = engine_proc_get(e, t->pid);
+
+        if (p)
+            p->named_main = 1;
+    }
 }
 
 void engine_on_exit(struct engine *e, const struct iot_event *ev)
@@ -240,5 +246,7 @@ int rule_proc_threads(const struct rule_ctx *ctx, int32_t pid)
     struct engine *e = ctx->engine;
     struct engine_proc *p = e ? hmap_get(&e->procs, (uint64_t)(uint32_t)pid) : NULL;
 
-    return p ? p->nthreads : 0;
+    /* a thread named as main makes the process's main thread one that
+       matters, as a second thread does (main_thread's scope) */
+    return p ? p->nthreads + p->named_main : 0;
 }
