@@ -221,6 +221,11 @@ static void on_call(struct engine *e, const struct iot_event *ev)
                 engine_on_fork(e, p, ev);
             break;
         }
+        if (ev->op == IOT_OP_PTHREAD_CREATE) {
+            if (!failed && p)
+                p->threads_created++;
+            break;
+        }
         if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC) {
             on_unseen(e, ev);
             break;

@@ -309,6 +309,11 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
     X(UNRECORDED,      "unrecorded",      NONE,  0, META,  POSIX,                                  \
       IOT_F(PATH) | IOT_F(MODE),                                                                   \
       )                                                                                            \
+    /* pthread_create in the creating thread: the process runs another thread, file I/O or not     \
+       (a thread is otherwise seen only at its first call). ret 0, or -1 with its error number */  \
+    X(PTHREAD_CREATE,  "pthread_create",  NONE,  0, META,  POSIX,                                  \
+      0,                                                                                           \
+      )                                                                                            \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

@@ -473,6 +473,31 @@ pid_t fork(void)
     return r;
 }
 
+/* ---------------------------------------------------------------- threads */
+
+/*
+ * A thread is otherwise seen at its first recorded call: one that does no
+ * file I/O would leave a process looking single-threaded, which matters to
+ * main_thread (it judges processes that run several threads).
+ */
+REAL_HERE(int, pthread_create, (pthread_t *, const pthread_attr_t *,
+                                void *(*)(void *), void *));
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                   void *(*start)(void *), void *arg)
+{
+    uint64_t s0 = rec_stamp(), s1;
+    int r = REAL(pthread_create) ? real_pthread_create(thread, attr, start, arg) : ENOSYS;
+
+    s1 = rec_stamp();
+    {
+        struct iot_event ev = rec_event(IOT_OP_PTHREAD_CREATE, r ? -1 : 0, r);
+
+        rec_call(&ev, NULL, NULL, NULL, s0, s1);
+    }
+    return r;
+}
+
 /* ------------------------------------------------------------------ exit */
 
 void exit(int status)

@@ -52,7 +52,7 @@ extern char **environ;
     X(FDATASYNC, "fdatasync") X(FOPEN, "fopen") X(FCLOSE, "fclose")      \
     X(FREAD, "fread") X(FWRITE, "fwrite") X(FGETS, "fgets")              \
     X(FPUTS, "fputs") X(FFLUSH, "fflush") X(FSEEK, "fseek")              \
-    X(FORK, "fork")
+    X(FORK, "fork") X(PTHREAD_CREATE, "pthread_create")
 
 enum op {
 #define OP_ENUM_(e, s) OP_##e,
@@ -598,6 +598,7 @@ int main(int argc, char **argv)
         snprintf(w->path, sizeof(w->path), "%s/worker.%02d", dir, i);
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
             die("pthread_create");
+        COUNT(PTHREAD_CREATE);
     }
 
     end = now_s() + seconds;
@@ -612,6 +613,7 @@ int main(int argc, char **argv)
 
             /* joined at once: every one of them exits normally */
             if (pthread_create(&th, NULL, short_main, (void *)(uintptr_t)(tick % 8)) == 0) {
+                COUNT(PTHREAD_CREATE);
                 pthread_join(th, NULL);
                 nshort++;
             }
