@@ -103,7 +103,16 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         rc = tr ? iot_trace_next_batch(tr, &evs, errbuf) : input_next_ref(in, &ev);
         if (rc <= 0)
             break;
-        engine_events(e, evs, (size_t)rc);
+        if (o && o->observe) {
+            /* one at a time: an observer asks the engine about the fds of
+               a call, which an open earlier in the same batch may have made */
+            for (int i = 0; i < rc; i++) {
+                o->observe(o->observe_arg, e, &evs[i], 1);
+                engine_events(e, &evs[i], 1);
+            }
+        } else {
+            engine_events(e, evs, (size_t)rc);
+        }
         /* the clock is read once per 2^20 events: cheap enough to keep */
         if (tty && (n >> 20) != ((n + (uint64_t)rc) >> 20)) {
             double el = now_s() - start;

@@ -31,6 +31,10 @@ struct analyze_opts {
     int want_issues;            /* run the rules */
     struct profile *profile;    /* when set, filled */
     int progress;               /* progress on a tty stderr after 2 s */
+    /* when set, called with every event just before the engine gets it
+       (the reports: report.h); e answers engine_call_path() for it */
+    void (*observe)(void *arg, struct engine *e, const struct iot_event *const *evs, size_t n);
+    void *observe_arg;
 };
 
 struct analyze_result {

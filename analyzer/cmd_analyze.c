@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ci.h"
 #include "cli.h"
 #include "msg.h"
 #include "opt_parse.h"
+#include "report.h"
 #include "rule.h"
 
 /* "small_buffer" -> "SmallBuffer" (SARIF's rule names) */
@@ -31,48 +33,107 @@ static char *camel(const char *s)
     return out;
 }
 
-static int write_issues(const json_t *issues, const char *format, const char *source_root)
+/* --format's choices, declared once: the option's help, its check and the
+   writer follow this table. report: the format shows the collector's sums. */
+enum format { FMT_JSON, FMT_JSONL, FMT_SARIF, FMT_TEXT, FMT_HTML };
+static const struct {
+    const char *name;
+    int report;
+} formats[] = {
+    [FMT_JSON] = {"json", 0},
+    [FMT_JSONL] = {"jsonl", 0},
+    [FMT_SARIF] = {"sarif", 0},
+    [FMT_TEXT] = {"text", 1},
+    [FMT_HTML] = {"html", 1},
+};
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+static int format_of(const char *name)
+{
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (strcmp(name, formats[i].name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* "json|jsonl|sarif|text|html" */
+static const char *format_names(void)
+{
+    static char buf[64];
+
+    if (!buf[0])
+        for (size_t i = 0; i < NFORMATS; i++)
+            snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "|" : "",
+                     formats[i].name);
+    return buf;
+}
+
+static int write_sarif(const json_t *issues, const char *source_root)
+{
+    size_t n, i;
+    const struct rule *const *rules = rules_all(&n);
+    struct sarif_rule *sr = calloc(n ? n : 1, sizeof(*sr));
+    json_t *log;
+
+    if (!sr)
+        return -1;
+    for (i = 0; i < n; i++)
+        sr[i] = (struct sarif_rule){rules[i]->name, camel(rules[i]->name), rules[i]->summary,
+                                    rules[i]->type, sarif_rule_fix(rules[i]->name)};
+    log = sarif_render(issues, sr, n, source_root);
+    for (i = 0; i < n; i++)
+        free((char *)sr[i].name);
+    free(sr);
+    if (!log)
+        return -1;
+    json_dumpf(log, stdout, JSON_INDENT(2));
+    fputc('\n', stdout);
+    json_decref(log);
+    return 0;
+}
+
+/* Color in the text report: on a terminal, unless NO_COLOR is set (no-color.org). */
+static int want_color(void)
+{
+    const char *nc = getenv("NO_COLOR");
+
+    return isatty(STDOUT_FILENO) && !(nc && *nc);
+}
+
+static int write_issues(const json_t *issues, int format, const char *source_root,
+                        const struct report *rep)
 {
     size_t i;
     json_t *v;
 
-    if (strcmp(format, "jsonl") == 0) {
+    switch (format) {
+    case FMT_JSONL:
         json_array_foreach(issues, i, v) {
             json_dumpf(v, stdout, JSON_COMPACT);
             fputc('\n', stdout);
         }
-    } else if (strcmp(format, "sarif") == 0) {
-        size_t n;
-        const struct rule *const *rules = rules_all(&n);
-        struct sarif_rule *sr = calloc(n ? n : 1, sizeof(*sr));
-        json_t *log;
-
-        if (!sr)
+        break;
+    case FMT_SARIF:
+        if (write_sarif(issues, source_root) < 0)
             return -1;
-        for (i = 0; i < n; i++)
-            sr[i] = (struct sarif_rule){rules[i]->name, camel(rules[i]->name), rules[i]->summary,
-                                        rules[i]->type, sarif_rule_fix(rules[i]->name)};
-        log = sarif_render(issues, sr, n, source_root);
-        for (i = 0; i < n; i++)
-            free((char *)sr[i].name);
-        free(sr);
-        if (!log)
-            return -1;
-        json_dumpf(log, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
-        json_decref(log);
-    } else {
+        break;
+    case FMT_TEXT:
+        return report_text(stdout, rep, issues, want_color());
+    case FMT_HTML:
+        return report_html(stdout, rep, issues);
+    default:
         json_dumpf(issues, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
+        break;
     }
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
 }
 
-/* --format takes one of three; another is refused where it is given. */
+/* --format takes one of the table's; another is refused where it is given. */
 static int check_format(const char *format)
 {
-    if (strcmp(format, "json") && strcmp(format, "jsonl") && strcmp(format, "sarif")) {
-        iot_error("--format: expected json, jsonl or sarif, not '%s'", format);
+    if (format_of(format) < 0) {
+        iot_error("--format: expected %s, not '%s'", format_names(), format);
         return 2;
     }
     return 0;
@@ -81,12 +142,13 @@ static int check_format(const char *format)
 int cmd_analyze(int argc, char **argv)
 {
     struct opt_list inputs = {0}, sets = {0}, plugins = {0}, debug_dirs = {0};
-    const char *format = "json", *csv = NULL, *baseline = NULL, *source_root = ".";
+    const char *format = NULL, *csv = NULL, *baseline = NULL, *source_root = ".";
     char *root = NULL;
     struct analyze_request req = {0};
     struct analyze_opts o = {.want_issues = 1, .progress = 1};
     struct analyze_result res = {0};
-    int fail_on = 0, ret = 2, parsed;
+    struct report *rep = NULL;
+    int fmt, fail_on = 0, ret = 2, parsed;
     size_t suppressed = 0;
     FILE *cf = NULL;
     const struct opt_spec opts[] = {
@@ -95,8 +157,10 @@ int cmd_analyze(int argc, char **argv)
         {"set", 0, "RULE.PARAM=VALUE", .list = &sets, .help = "override one parameter (repeatable)"},
         {"rules", 0, "LIST", .value = &o.only_rules, .help = "run only these rules (comma-separated)"},
         {"disable", 0, "LIST", .value = &o.disable_rules, .help = "skip these rules"},
-        {"format", 'f', "json|jsonl|sarif", .value = &format, .check = check_format,
-         .help = "a JSON array (default), one issue per line, SARIF 2.1.0"},
+        {"format", 'f', format_names(), .value = &format, .check = check_format,
+         .help = "a JSON array (the default into a pipe or file), one issue per line,\n"
+                 "SARIF 2.1.0, a report for people (the default on a terminal), one\n"
+                 "self-contained HTML report"},
         {"csv", 0, "FILE", .value = &csv, .help = "also write the per-file profile (CSV)"},
         {"baseline", 0, "FILE", .value = &baseline,
          .help = "drop issues whose fingerprint is in FILE (an issues JSON)"},
@@ -134,6 +198,18 @@ int cmd_analyze(int argc, char **argv)
     req.ndebug_dirs = debug_dirs.n;
     o.plugins = plugins.v;
     o.nplugins = plugins.n;
+    /* JSON is what a pipe or file wants (the SPEC's main job); a person at a
+       terminal wants the report */
+    fmt = format ? format_of(format) : isatty(STDOUT_FILENO) ? FMT_TEXT : FMT_JSON;
+    if (formats[fmt].report) {
+        rep = report_create();
+        if (!rep) {
+            iot_error("out of memory");
+            goto out;
+        }
+        o.observe = report_observe;
+        o.observe_arg = rep;
+    }
     if (csv) {
         o.profile = profile_create();
         if (!o.profile)
@@ -164,11 +240,11 @@ int cmd_analyze(int argc, char **argv)
         }
     }
     root = realpath(source_root, NULL);
-    if (!root && strcmp(format, "sarif") == 0) {
+    if (!root && fmt == FMT_SARIF) {
         iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
         goto out;
     }
-    if (write_issues(res.issues, format, root) < 0) {
+    if (write_issues(res.issues, fmt, root, rep) < 0) {
         iot_error("cannot write the issues: %s", strerror(errno));
         goto out;
     }
@@ -176,6 +252,7 @@ int cmd_analyze(int argc, char **argv)
     ret = fail_on && json_array_size(res.issues) ? 1 : 0;
 out:
     json_decref(res.issues);
+    report_free(rep);
     profile_free(o.profile);
     free(inputs.v);
     free(sets.v);

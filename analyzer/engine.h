@@ -49,6 +49,13 @@ void engine_events(struct engine *e, const struct iot_event *const *evs, size_t 
    rules report what they held back. */
 void engine_finish(struct engine *e);
 void engine_stats(const struct engine *e, struct engine_stats *out);
+/*
+ * The file a call touches, as the engine knows it before being fed the call:
+ * its own path (open, fopen), else the path its fd (also a stdio call's) was
+ * opened with in its process, NULL when unknown (not a call, a pipe, an fd
+ * opened before the trace began). Interned: equal paths are equal pointers.
+ */
+const char *engine_call_path(struct engine *e, const struct iot_event *ev);
 void engine_free(struct engine *e);
 
 #endif /* ENGINE_H */

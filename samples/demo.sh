@@ -1,12 +1,13 @@
 #!/bin/sh
 # samples/demo.sh - what `make demo` runs after the build: records every
 # sample program with iorecord, analyzes all the traces together with
-# ioanalyze, and shows the issues grouped by rule.
+# ioanalyze, and shows its report (the issues grouped by rule, then the
+# I/O time per process, file and op).
 #
 # Environment: BUILD (build tree, default build), DEMO (output directory,
 # default $BUILD/demo). Writes only under DEMO: traces/, the samples' own
-# files in files/, their output in logs/, issues.json, issues.jsonl (the
-# same issues one per line), profile.csv and analyze.err.
+# files in files/, their output in logs/, issues.json, profile.csv and
+# analyze.err.
 BUILD=${BUILD:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
@@ -73,58 +74,15 @@ sed 's/^/  /' "$DEMO/analyze.err"
 [ $rc -eq 0 ] || die "ioanalyze failed (exit $rc)"
 
 echo
-# The same issues one per line, for grouping with awk (no jq or python
-# needed on a fresh machine). Fields are read by key from each JSON line:
-# top-level keys come before "detail", so the first match is the issue's own.
-"$IOANALYZE" --format jsonl "$DEMO/traces" >"$DEMO/issues.jsonl" 2>/dev/null ||
-    die "ioanalyze --format jsonl failed"
-echo "== Issues by rule"
-awk -v files="$DEMO/files/" '
-function str(key,   n) {
-    if (!match($0, "\"" key "\":\"([^\"\\\\]|\\\\.)*\""))
-        return ""
-    n = length(key) + 4
-    return substr($0, RSTART + n, RLENGTH - n - 1)
-}
-function num(key,   n) {
-    if (!match($0, "\"" key "\":-?[0-9][0-9.eE+-]*"))
-        return ""
-    n = length(key) + 3
-    return substr($0, RSTART + n, RLENGTH - n)
-}
-{
-    t = num("type") + 0
-    path = str("path")
-    if (index(path, files) == 1)
-        path = substr(path, length(files) + 1)
-    rule[t] = str("rule")
-    count[t]++
-    line = "  " path "  [process " str("process") ", thread " str("thread") "]\n"
-    line = line "    op=" num("op") " buffer=" num("buffer") " opSize=" num("opSize") " cost=" num("cost") "ms"
-    # What "repeat" means depends on the rule (Matrix convention).
-    if (t == 1) line = line " slow-bits=" num("repeat")
-    if (t == 3) line = line " times read=" num("repeat")
-    if (t == 4) line = line " leaked=" num("repeat")
-    if (t == 7 || t == 8) line = line " non-sequential=" num("repeat")
-    if (t == 9) line = line " syncs=" num("repeat")
-    if (t == 10) line = line " opens=" num("repeat")
-    if (t == 11) line = line " times-over=" num("repeat")
-    if (t == 13) line = line " writes-per-byte=" num("repeat")
-    msg = str("message")
-    gsub(/\\"/, "\"", msg)
-    text[t] = text[t] line "\n    " msg "\n"
-}
-END {
-    for (t = 0; t <= 64; t++) {
-        if (!(t in count))
-            continue
-        printf "%s (type %d): %d issue%s\n%s\n", rule[t], t, count[t], count[t] == 1 ? "" : "s", text[t]
-    }
-}' "$DEMO/issues.jsonl"
+# The report for people (ioanalyze --format text): the issues grouped by rule,
+# then where the I/O time went. On a terminal it is in color (not with NO_COLOR).
+echo "== Report: ioanalyze --format text traces/"
+"$IOANALYZE" --format text "$DEMO/traces" 2>/dev/null || die "ioanalyze --format text failed"
+echo
 quiet=""
 for prog in "$@"; do
     name=$(basename "$prog")
-    grep -q "\"process\":\"$name\"" "$DEMO/issues.jsonl" || quiet="$quiet${quiet:+, }$name"
+    grep -q "\"process\": \"$name\"" "$DEMO/issues.json" || quiet="$quiet${quiet:+, }$name"
 done
 echo "Samples with no issue (as intended): ${quiet:-none}"
 
@@ -133,5 +91,6 @@ echo "== Written"
 echo "  issues (JSON):   $(show "$DEMO/issues.json")"
 echo "  profile (CSV):   $(show "$DEMO/profile.csv")"
 echo "  traces:          $(show "$DEMO/traces")/"
-echo "Next: $(show "$IOANALYZE") dump --format text $(show "$DEMO/traces/fd_leak.zst") | less"
+echo "Next: $(show "$IOANALYZE") --format html $(show "$DEMO/traces") > report.html"
+echo "      $(show "$IOANALYZE") dump --format text $(show "$DEMO/traces/fd_leak.zst") | less"
 [ $failed -eq 0 ] || die "$failed sample(s) could not be recorded (see above)"

@@ -51,7 +51,7 @@ for rule in $(python3 -c '
 import json, sys
 print(" ".join(sorted({i["rule"] for p in sys.argv[1:] for i in json.load(open(p))})))
 ' "$TOP"/samples/expected/*.json); do
-    grep -q "^$rule (type [0-9]*): " "$work/out" || fail "no group for rule $rule"
+    grep -q "^== $rule (type [0-9]*)$" "$work/out" || fail "no group for rule $rule"
 done
 grep -q "^Samples with no issue (as intended): clean, worker_io$" "$work/out" ||
     fail "clean and worker_io are not listed as quiet"

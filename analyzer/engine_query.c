@@ -1,0 +1,22 @@
+/*
+ * What the reports ask of the engine between events (engine.h): which file a
+ * call touched. Kept apart from the engine's own files: nothing here runs on
+ * the analysis' hot path.
+ */
+#include "engine_int.h"
+
+const char *engine_call_path(struct engine *e, const struct iot_event *ev)
+{
+    struct engine_proc *p;
+    struct ofd *o;
+
+    if (ev->kind != IOT_EV_CALL)
+        return NULL;
+    if ((ev->has & IOT_HAS_PATH) && ev->path)
+        return ev->path;
+    if (!(ev->has & IOT_HAS_FD))
+        return NULL;
+    p = engine_proc_get(e, ev->pid);
+    o = p ? engine_fd_ofd(p, ev->fd) : NULL;
+    return o ? o->s.path : NULL;
+}

@@ -1,0 +1,108 @@
+/*
+ * report.h - what the human reports (--format text, --format html) show
+ * beside the issues, gathered while the analysis replays the events
+ * (struct analyze_opts' observe hook): per op, process, thread and file
+ * sums, a timeline of each thread in bins, and the slowest calls one by one.
+ * Memory is bounded: distinct processes, threads and files, REPORT_BINS bins
+ * per thread and REPORT_SLOW calls.
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "engine.h"
+#include "hmap.h"
+
+/*
+ * The timeline: REPORT_BINS bins of one width per thread, starting at the
+ * first event. When the trace outgrows them the width doubles and pairs of
+ * bins merge, so a long trace costs no more than a short one.
+ */
+#define REPORT_BINS 1024
+/* The slowest calls kept one by one (every call of a trace with fewer). */
+#define REPORT_SLOW 20000
+
+/* Sums of calls: time is the sum of their durations, bytes what they moved. */
+struct report_sum {
+    uint64_t calls, errors, reads, writes;
+    int64_t ns, bytes, read_bytes, write_bytes;
+};
+
+struct report_bin {
+    uint32_t calls, errors, reads, writes;
+    int64_t ns, bytes;
+};
+
+struct report_proc {
+    int32_t pid, ppid;
+    const char *name;           /* basename of the exe */
+    int64_t start_t, start_unix_ns;  /* start_unix_ns 0: unknown */
+    int64_t first_t, last_t;
+    int exit_status, exit_signal, exited;
+    struct report_sum sum;
+};
+
+struct report_thread {
+    int32_t pid, tid;
+    const char *name;           /* NULL until named: the process's name */
+    struct report_sum sum;
+    struct report_bin *bins;    /* REPORT_BINS, or NULL before its first call */
+};
+
+struct report_file {
+    const char *path;
+    int32_t pid;                /* the first process that used it */
+    uint32_t nprocs;            /* how many processes did (counted per change) */
+    struct report_sum sum;
+    uint64_t opens;
+};
+
+struct report_call {
+    int64_t t, dur, size, ret;
+    int32_t tid;
+    uint16_t op;
+    uint16_t err;
+    const char *path;           /* NULL: unknown */
+};
+
+struct report {
+    struct report_sum ops[IOT_OP_COUNT];
+    struct report_sum total;
+    struct hmap procs, threads, files;    /* pid, tid, path pointer -> entries */
+    /* entries in the order they were first seen */
+    struct report_proc **procv; size_t nproc, capproc;
+    struct report_thread **thrv; size_t nthr, capthr;
+    struct report_file **filev; size_t nfile, capfile;
+    int64_t t0, t1;             /* first and last event time (t1: end of last call) */
+    int64_t bin_ns;             /* width of a bin */
+    int have_t;
+    struct report_call *slow;   /* min-heap on dur, nslow <= REPORT_SLOW */
+    size_t nslow;
+    uint64_t events;
+    int oom;
+};
+
+struct report *report_create(void);
+void report_free(struct report *r);
+/* struct analyze_opts' observe hook: arg is the report. */
+void report_observe(void *arg, struct engine *e, const struct iot_event *const *evs, size_t n);
+/* Entries sorted by a sum's time, largest first: a new array of n pointers
+   (free it), NULL out of memory. */
+struct report_proc **report_procs_by_time(const struct report *r);
+struct report_file **report_files_by_time(const struct report *r);
+/* The process of pid, NULL when none was seen. */
+const struct report_proc *report_proc(const struct report *r, int32_t pid);
+/* An issue's time (ms since the epoch) on the trace clock of its process;
+   0 with *t unset when the process's start is unknown. */
+int report_issue_t(const struct report *r, const json_t *issue, int64_t *t);
+
+/* The reports: 0, or -1 on a write error. */
+int report_text(FILE *f, const struct report *r, const json_t *issues, int color);
+int report_html(FILE *f, const struct report *r, const json_t *issues);
+
+
+#endif /* REPORT_H */

@@ -1,0 +1,249 @@
+/*
+ * --format text: the report a person reads in a terminal. The issues grouped
+ * by rule, each with its file, process, thread, figures, message, fix and
+ * stack; then where the I/O time went: per process, per file, and per op
+ * as `strace -c` prints it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ci.h"
+#include "report.h"
+#include "rule.h"
+
+#define TOP 10   /* rows of the per-process and per-file tables */
+
+/* ANSI attributes, empty without color. */
+struct paint {
+    const char *bold, *dim, *warn, *head, *off;
+};
+
+static const struct paint colored = {"\033[1m", "\033[2m", "\033[1;33m", "\033[1;36m", "\033[0m"};
+static const struct paint plain = {"", "", "", "", ""};
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+
+    return s ? s : "";
+}
+
+/* "1.234 s", "12.3 ms", "45 us": a duration in ns as people say it. */
+static const char *dur_str(char *buf, size_t n, double ns)
+{
+    if (ns >= 1e9)
+        snprintf(buf, n, "%.3f s", ns / 1e9);
+    else if (ns >= 1e6)
+        snprintf(buf, n, "%.1f ms", ns / 1e6);
+    else
+        snprintf(buf, n, "%.0f us", ns / 1e3);
+    return buf;
+}
+
+/* "12.5 MiB", "980 B": bytes in binary units. */
+static const char *bytes_str(char *buf, size_t n, double b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    size_t u = 0;
+
+    while (b >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+    return buf;
+}
+
+/* The issue's figures: Matrix's keys that mean something for its rule, then detail. */
+static void figures(FILE *f, const json_t *is, const struct paint *c)
+{
+    const json_t *detail = json_object_get(is, "detail");
+    const char *key;
+    json_t *v;
+    int col = 4;
+
+    fprintf(f, "    %sfigures:%s op %" JSON_INTEGER_FORMAT ", opSize %" JSON_INTEGER_FORMAT
+               ", buffer %" JSON_INTEGER_FORMAT ", cost %" JSON_INTEGER_FORMAT " ms, repeat %"
+               JSON_INTEGER_FORMAT "\n", c->dim, c->off,
+            json_integer_value(json_object_get(is, "op")),
+            json_integer_value(json_object_get(is, "opSize")),
+            json_integer_value(json_object_get(is, "buffer")),
+            json_integer_value(json_object_get(is, "cost")),
+            json_integer_value(json_object_get(is, "repeat")));
+    if (!json_object_size(detail))
+        return;
+    fprintf(f, "    %sdetail:%s ", c->dim, c->off);
+    col = 12;
+    json_object_foreach((json_t *)detail, key, v) {
+        char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        int w = (int)(strlen(key) + (val ? strlen(val) : 0) + 3);
+
+        if (col + w > 100) {
+            fprintf(f, "\n            ");
+            col = 12;
+        }
+        fprintf(f, "%s=%s  ", key, val ? val : "?");
+        col += w;
+        free(val);
+    }
+    fputc('\n', f);
+}
+
+static void issue_block(FILE *f, const json_t *is, const struct paint *c)
+{
+    const char *stack = str(is, "stack"), *fix = sarif_rule_fix(str(is, "rule"));
+
+    fprintf(f, "  %s%s%s\n", c->bold, *str(is, "path") ? str(is, "path") : "(no path)", c->off);
+    fprintf(f, "    process %s (pid %" JSON_INTEGER_FORMAT "), thread %s (tid %" JSON_INTEGER_FORMAT
+               ")\n", str(is, "process"), json_integer_value(json_object_get(is, "pid")),
+            str(is, "thread"), json_integer_value(json_object_get(is, "tid")));
+    figures(f, is, c);
+    fprintf(f, "    %s\n", str(is, "message"));
+    if (fix)
+        fprintf(f, "    %sfix:%s %s\n", c->dim, c->off, fix);
+    if (*stack) {
+        fprintf(f, "    %sstack:%s\n", c->dim, c->off);
+        while (*stack) {
+            const char *nl = strchr(stack, '\n');
+            int len = nl ? (int)(nl - stack) : (int)strlen(stack);
+
+            fprintf(f, "      %.*s\n", len, stack);
+            stack += len + (nl != NULL);
+        }
+    }
+    fputc('\n', f);
+}
+
+/* The issues grouped by rule, rules in the registry's order, then unknown ones. */
+static void issues_section(FILE *f, const json_t *issues, const struct paint *c)
+{
+    size_t nrules, i, shown = 0;
+    const struct rule *const *rules = rules_all(&nrules);
+    const json_t *is;
+
+    for (size_t r = 0; r <= nrules; r++) {
+        size_t cnt = 0;
+
+        json_array_foreach(issues, i, is) {
+            const char *name = str(is, "rule");
+            int known = 0;
+
+            for (size_t k = 0; k < nrules && !known; k++)
+                known = strcmp(name, rules[k]->name) == 0;
+            if (r < nrules ? strcmp(name, rules[r]->name) != 0 : known)
+                continue;
+            if (!cnt++) {
+                fprintf(f, "%s== %s", c->warn, r < nrules ? rules[r]->name : "other rules");
+                if (r < nrules)
+                    fprintf(f, " (type %d)", rules[r]->type);
+                fprintf(f, "%s\n", c->off);
+                if (r < nrules && rules[r]->summary)
+                    fprintf(f, "%s%s%s\n", c->dim, rules[r]->summary, c->off);
+                fputc('\n', f);
+            }
+            issue_block(f, is, c);
+            shown++;
+        }
+    }
+    if (!shown)
+        fprintf(f, "%sNo issues.%s\n\n", c->bold, c->off);
+}
+
+static void procs_section(FILE *f, const struct report *r, const struct paint *c)
+{
+    struct report_proc **v = report_procs_by_time(r);
+    char a[32], b[32], d[32];
+
+    if (!v)
+        return;
+    fprintf(f, "%s== Processes by I/O time%s\n", c->head, c->off);
+    fprintf(f, "%s%8s %-20s %10s %8s %12s %12s%s\n", c->dim, "pid", "process", "time", "calls",
+            "read", "written", c->off);
+    for (size_t i = 0; i < r->nproc && i < TOP; i++)
+        fprintf(f, "%8d %-20s %10s %8" PRIu64 " %12s %12s\n", (int)v[i]->pid,
+                v[i]->name ? v[i]->name : "?", dur_str(d, sizeof(d), (double)v[i]->sum.ns),
+                v[i]->sum.calls, bytes_str(a, sizeof(a), (double)v[i]->sum.read_bytes),
+                bytes_str(b, sizeof(b), (double)v[i]->sum.write_bytes));
+    if (r->nproc > TOP)
+        fprintf(f, "%s(%zu more)%s\n", c->dim, r->nproc - TOP, c->off);
+    fputc('\n', f);
+    free(v);
+}
+
+static void files_section(FILE *f, const struct report *r, const struct paint *c)
+{
+    struct report_file **v = report_files_by_time(r);
+    char a[32], b[32], d[32];
+
+    if (!v)
+        return;
+    fprintf(f, "%s== Files by I/O time%s\n", c->head, c->off);
+    fprintf(f, "%s%10s %8s %8s %8s %10s %10s  %s%s\n", c->dim, "time", "calls", "reads", "writes",
+            "read", "written", "path", c->off);
+    for (size_t i = 0; i < r->nfile && i < TOP; i++)
+        fprintf(f, "%10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10s %10s  %s\n",
+                dur_str(d, sizeof(d), (double)v[i]->sum.ns), v[i]->sum.calls, v[i]->sum.reads,
+                v[i]->sum.writes, bytes_str(a, sizeof(a), (double)v[i]->sum.read_bytes),
+                bytes_str(b, sizeof(b), (double)v[i]->sum.write_bytes), v[i]->path);
+    if (r->nfile > TOP)
+        fprintf(f, "%s(%zu more)%s\n", c->dim, r->nfile - TOP, c->off);
+    fputc('\n', f);
+    free(v);
+}
+
+/* strace -c's table: % time, seconds, usecs/call, calls, errors, then bytes and the op. */
+static void ops_section(FILE *f, const struct report *r, const struct paint *c)
+{
+    int order[IOT_OP_COUNT], n = 0;
+
+    for (int op = 0; op < IOT_OP_COUNT; op++)
+        if (r->ops[op].calls)
+            order[n++] = op;
+    /* by time, largest first (insertion sort: a few dozen ops) */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && r->ops[order[j]].ns > r->ops[order[j - 1]].ns; j--) {
+            int t = order[j];
+
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    fprintf(f, "%s== Calls by op%s\n", c->head, c->off);
+    fprintf(f, "%s%% time     seconds  usecs/call     calls    errors        bytes op%s\n", c->dim,
+            c->off);
+    fprintf(f, "------ ----------- ----------- --------- --------- ------------ ----------------\n");
+    for (int i = 0; i < n; i++) {
+        const struct report_sum *s = &r->ops[order[i]];
+        char err[24] = "";
+
+        /* as strace -c: no errors is a blank, not a 0 */
+        if (s->errors)
+            snprintf(err, sizeof(err), "%" PRIu64, s->errors);
+        fprintf(f, "%6.2f %11.6f %11" PRIu64 " %9" PRIu64 " %9s %12" PRId64 " %s\n",
+                r->total.ns ? 100.0 * (double)s->ns / (double)r->total.ns : 0.0, s->ns / 1e9,
+                (uint64_t)(s->ns / 1000) / s->calls, s->calls, err, s->bytes,
+                iot_op_name((unsigned)order[i]));
+    }
+    fprintf(f, "------ ----------- ----------- --------- --------- ------------ ----------------\n");
+    fprintf(f, "100.00 %11.6f %11" PRIu64 " %9" PRIu64 " %9" PRIu64 " %12" PRId64 " total\n",
+            r->total.ns / 1e9, r->total.calls ? (uint64_t)(r->total.ns / 1000) / r->total.calls : 0,
+            r->total.calls, r->total.errors, r->total.bytes);
+}
+
+int report_text(FILE *f, const struct report *r, const json_t *issues, int color)
+{
+    const struct paint *c = color ? &colored : &plain;
+    char d[32];
+
+    fprintf(f, "%sioscope report:%s %zu issue%s in %" PRIu64 " events from %zu process%s, "
+               "%zu thread%s; %s of I/O calls\n\n", c->bold, c->off, json_array_size(issues),
+            json_array_size(issues) == 1 ? "" : "s", r->events, r->nproc,
+            r->nproc == 1 ? "" : "es", r->nthr, r->nthr == 1 ? "" : "s",
+            dur_str(d, sizeof(d), (double)r->total.ns));
+    issues_section(f, issues, c);
+    procs_section(f, r, c);
+    files_section(f, r, c);
+    ops_section(f, r, c);
+    return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}

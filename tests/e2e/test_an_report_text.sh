@@ -1,0 +1,69 @@
+#!/bin/sh
+# ioanalyze --format text: the terminal report. A JSONL input of known calls
+# gives known rows in the per-op table (strace -c's columns) and the per-file
+# table; color appears on a terminal only, never with NO_COLOR; the default
+# format is the report on a terminal and JSON into a pipe.
+. "$(dirname "$0")/lib.sh"
+need_built "$IOANALYZE"
+work_dir report_text
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+
+cat >"$work/in.jsonl" <<'JSONL'
+{"ev":"process","t":0,"pid":100,"ppid":1,"exe":"/usr/bin/app","cmdline":["app"],"start_unix_ns":1763800000000000000}
+{"ev":"thread","t":0,"pid":100,"tid":101,"name":"worker"}
+{"ev":"call","t":1000,"pid":100,"tid":100,"op":"open","dur":5000,"ret":3,"path":"/data/a","flags":0}
+{"ev":"call","t":10000,"pid":100,"tid":101,"op":"read","dur":2000,"ret":4096,"fd":3,"size":4096}
+{"ev":"call","t":20000,"pid":100,"tid":101,"op":"read","dur":1000,"ret":100,"fd":3,"size":4096}
+{"ev":"call","t":30000,"pid":100,"tid":100,"op":"open","dur":1000,"ret":-1,"errno":2,"path":"/missing","flags":0}
+{"ev":"call","t":40000,"pid":100,"tid":100,"op":"close","dur":500,"ret":0,"fd":3}
+{"ev":"exit","t":50000,"pid":100,"status":0}
+JSONL
+
+"$IOANALYZE" --format text "$work/in.jsonl" >"$work/out" 2>"$work/err" || fail "exit $?"
+grep -q '^ioscope report: 0 issues in 8 events from 1 process, 2 threads' "$work/out" ||
+    fail "no header line: $(head -n 1 "$work/out")"
+grep -q '^No issues\.$' "$work/out" || fail "no 'No issues.'"
+# % time, seconds, usecs/call, calls, errors, bytes, op
+grep -Eq '^ 31\.58    0\.000003           1         2                   4196 read$' "$work/out" ||
+    fail "read row: $(grep ' read$' "$work/out")"
+grep -Eq '^ 63\.16    0\.000006           3         2         1            0 open$' "$work/out" ||
+    fail "open row: $(grep ' open$' "$work/out")"
+grep -Eq '^100\.00    0\.000010           1         5         1         4196 total$' "$work/out" ||
+    fail "total row: $(grep ' total$' "$work/out")"
+# time, calls, reads, writes, read, written, path
+grep -Eq '^ +8 us +4 +2 +0 +4\.1 KiB +0 B  /data/a$' "$work/out" ||
+    fail "/data/a row: $(grep '/data/a$' "$work/out")"
+grep -Eq '^ +1 us +1 +0 +0 +0 B +0 B  /missing$' "$work/out" ||
+    fail "/missing row: $(grep '/missing$' "$work/out")"
+grep -Eq '^ +100 app +10 us +5 +4\.1 KiB +0 B$' "$work/out" ||
+    fail "process row: $(grep ' app ' "$work/out")"
+! grep -q "$(printf '\033')" "$work/out" || fail "color codes into a file"
+
+# An issue is shown grouped under its rule with its figures, message, fix and stack.
+cat >"$work/leak.jsonl" <<'JSONL'
+{"ev":"process","t":0,"pid":7,"ppid":1,"exe":"/usr/bin/leaky","cmdline":["leaky"],"start_unix_ns":1763800000000000000}
+{"ev":"call","t":1000,"pid":7,"tid":7,"op":"open","dur":5000,"ret":3,"path":"/data/kept","flags":0,"stack":"open_conf+0x1c (/usr/bin/leaky)\nmain+0x2a (/usr/bin/leaky)"}
+{"ev":"exit","t":50000,"pid":7,"status":0}
+JSONL
+"$IOANALYZE" --format text --no-symbolize "$work/leak.jsonl" >"$work/out2" 2>/dev/null || fail "exit $?"
+grep -q '^== leak (type 4)$' "$work/out2" || fail "no leak group"
+grep -q '^  /data/kept$' "$work/out2" || fail "no path line"
+grep -q '^    process leaky (pid 7), thread leaky (tid 7)$' "$work/out2" || fail "no process line"
+grep -q '^    figures: op 0, opSize 0, buffer 0, cost 0 ms, repeat 1$' "$work/out2" || fail "no figures"
+grep -q '^    fix: Close the file' "$work/out2" || fail "no fix"
+grep -q '^      open_conf+0x1c (/usr/bin/leaky)$' "$work/out2" || fail "no stack"
+
+# On a terminal: the report by default, in color unless NO_COLOR is set.
+if have script && script -qc true /dev/null >/dev/null 2>&1; then
+    NO_COLOR= script -qc "'$IOANALYZE' '$work/in.jsonl'" /dev/null >"$work/tty" 2>&1
+    grep -q 'ioscope report:' "$work/tty" || fail "no report by default on a terminal"
+    grep -q "$(printf '\033')\[1m" "$work/tty" || fail "no color on a terminal"
+    NO_COLOR=1 script -qc "'$IOANALYZE' '$work/in.jsonl'" /dev/null >"$work/tty2" 2>&1
+    ! grep -q "$(printf '\033')\[" "$work/tty2" || fail "color with NO_COLOR=1"
+fi
+# Into a pipe: JSON by default.
+"$IOANALYZE" "$work/in.jsonl" 2>/dev/null | head -c 1 | grep -q '\[' || fail "not JSON into a pipe"
+echo "report_text: op, file and process rows as expected; color on a terminal only"
