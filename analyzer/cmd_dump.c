@@ -9,6 +9,7 @@
 #include "input.h"
 #include "msg.h"
 #include "opt_parse.h"
+#include "perfetto.h"
 
 /* One aligned, human-readable line per event. */
 static void dump_text(FILE *f, const struct iot_event *ev)
@@ -80,35 +81,97 @@ static void dump_text(FILE *f, const struct iot_event *ev)
     fputc('\n', f);
 }
 
-/* --format takes jsonl or text; another is refused where it is given. */
+/* dump --format's choices, declared once. engine: the format needs the
+   replay engine (which file a call touched) and the issues, so the events
+   go through the analysis rather than straight from the input. */
+enum dump_format { DUMP_JSONL, DUMP_TEXT, DUMP_PERFETTO };
+static const struct {
+    const char *name;
+    int engine;
+} dump_formats[] = {
+    [DUMP_JSONL] = {"jsonl", 0},
+    [DUMP_TEXT] = {"text", 0},
+    [DUMP_PERFETTO] = {"perfetto", 1},
+};
+#define NDUMP_FORMATS (sizeof(dump_formats) / sizeof(dump_formats[0]))
+
+static int dump_format_of(const char *name)
+{
+    for (size_t i = 0; i < NDUMP_FORMATS; i++)
+        if (strcmp(name, dump_formats[i].name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* "jsonl|text|perfetto" */
+static const char *dump_format_names(void)
+{
+    static char buf[64];
+
+    if (!buf[0])
+        for (size_t i = 0; i < NDUMP_FORMATS; i++)
+            snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "|" : "",
+                     dump_formats[i].name);
+    return buf;
+}
+
+/* --format takes one of the table's; another is refused where it is given. */
 static int check_format(const char *format)
 {
-    if (strcmp(format, "jsonl") && strcmp(format, "text")) {
-        iot_error("dump --format: expected jsonl or text, not '%s'", format);
+    if (dump_format_of(format) < 0) {
+        iot_error("dump --format: expected %s, not '%s'", dump_format_names(), format);
         return 2;
     }
     return 0;
+}
+
+/* The formats written through the analysis: perfetto. 0, or 2. */
+static int dump_analyzed(const struct opt_list *inputs, int strict)
+{
+    struct analyze_request req = {.inputs = inputs->v, .ninputs = inputs->n, .strict = strict};
+    struct analyze_opts o = {.want_issues = 1, .progress = 1, .observe = perfetto_observe};
+    struct analyze_result res = {0};
+    struct perfetto *pf = perfetto_begin(stdout);
+    int ret = 2;
+
+    if (!pf) {
+        iot_error("out of memory");
+        return 2;
+    }
+    o.observe_arg = pf;
+    if (analyze_run(&req, &o, &res) != 0) {
+        perfetto_end(pf, NULL);
+        return 2;
+    }
+    if (perfetto_end(pf, res.issues) < 0)
+        iot_error("cannot write the dump: %s", strerror(errno));
+    else
+        ret = 0;
+    json_decref(res.issues);
+    return ret;
 }
 
 int cmd_dump(int argc, char **argv)
 {
     struct opt_list inputs = {0};
     const char *format = "jsonl";
-    int ret = 2, rc, parsed, strict = 0;
+    int ret = 2, rc, parsed, strict = 0, fmt;
     struct iot_strtab *st = NULL;
     struct input *in = NULL;
     const struct iot_event *ev;
     const struct opt_spec opts[] = {
-        {"format", 'f', "jsonl|text", .value = &format, .check = check_format,
-         .help = "JSONL (default) or one aligned text line per event"},
+        {"format", 'f', dump_format_names(), .value = &format, .check = check_format,
+         .help = "JSONL (default), one aligned text line per event, or Chrome\n"
+                 "trace-event JSON for ui.perfetto.dev (calls, names, issues)"},
         {"strict", 0, NULL, .flag = &strict,
          .help = "exit 2 on a damaged trace instead of a warning"},
     };
     const struct opt_cmd cmd = {
         .name = "dump",
-        .synopsis = "dump [--format jsonl|text] [--strict] INPUT...",
+        .synopsis = "dump [--format jsonl|text|perfetto] [--strict] INPUT...",
         .about = "Writes every event in time order: JSONL (the SPEC's interchange format,\n"
-                 "readable by every ioanalyze command) or one aligned text line per event.",
+                 "readable by every ioanalyze command), one aligned text line per event, or\n"
+                 "a Perfetto / chrome://tracing timeline with the issues marked.",
         OPT_SPECS(opts),
         .needs_input = 1,
     };
@@ -118,12 +181,16 @@ int cmd_dump(int argc, char **argv)
         ret = parsed;
         goto out;
     }
+    fmt = dump_format_of(format);
+    if (dump_formats[fmt].engine) {
+        ret = dump_analyzed(&inputs, strict);
+        goto out;
+    }
     st = iot_strtab_create();
     if (!st || !(in = input_open(inputs.v, inputs.n, st)))
         goto out;
     while ((rc = input_next_ref(in, &ev)) > 0) {
-        if (format[0] == 'j') {
-            if (iot_jsonl_write(stdout, ev) < 0)
+        if (fmt == DUMP_JSONL) {            if (iot_jsonl_write(stdout, ev) < 0)
                 break;
         } else {
             dump_text(stdout, ev);

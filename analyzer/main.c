@@ -16,7 +16,7 @@ static const struct cmd {
 } commands[] = {
     {"analyze", cmd_analyze, "[OPTIONS] INPUT...     issues (JSON) on stdout (the default command)"},
     {"profile", cmd_profile, "[OPTIONS] INPUT...     per-file profile (CSV) on stdout"},
-    {"dump",    cmd_dump,    "[--format jsonl|text] INPUT...  every event, in time order"},
+    {"dump",    cmd_dump,    "[--format jsonl|text|perfetto] INPUT...  every event, in time order"},
     {"info",    cmd_info,    "INPUT...               processes, threads, counts, time span, bytes/event"},
     {"diff",    cmd_diff,    "[OPTIONS] BASE NEW     regression diff of two issue sets"},
     {"rules",   cmd_rules,   "                       each rule: name, type, parameters, defaults"},
