@@ -84,6 +84,10 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# The HTML report's script and style are embedded whole (.incbin in
+# report_html.c), which the compiler's dependency lists do not see.
+$(OBJ)/analyzer/report_html.o: analyzer/report_html.js analyzer/report_html.css
+
 $(LIBIOTRACE): $(call obj,$(FORMATS_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^

@@ -265,7 +265,7 @@ void report_observe(void *arg, struct engine *e, const struct iot_event *const *
         case IOT_EV_PROCESS:
             if ((p = proc_get(r, ev->pid))) {
                 p->ppid = ev->ppid;
-                p->name = base_name(ev->exe);
+                p->name = ev->exe && *ev->exe ? base_name(ev->exe) : NULL;
                 p->start_t = ev->t;
                 p->start_unix_ns = ev->start_unix_ns;
             }

@@ -1,2 +1,246 @@
+/*
+ * --format html: one self-contained HTML report. The page holds its data as
+ * one JSON object in a <script type="application/json"> element and draws it
+ * with its own script and style (analyzer/report_html.js and .css, embedded
+ * whole at build time): nothing is fetched, so it works from file:// and
+ * offline. What the data holds is bounded whatever the trace's length
+ * (report.h): each thread's timeline in REPORT_BINS bins, the REPORT_SLOW
+ * slowest calls one by one, one row per file.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ci.h"
 #include "report.h"
-int report_html(FILE *f, const struct report *r, const json_t *issues) { (void)r; (void)issues; fputs("x", f); return 0; }
+#include "version.h"
+
+/*
+ * The page's script and style, as written in their own files (so that they
+ * read, diff and lint as what they are), put in .rodata by the assembler
+ * with a NUL after each. The Makefile makes this object depend on them.
+ */
+__asm__(".section .rodata\n"
+        ".global report_html_js\n.hidden report_html_js\n"
+        "report_html_js:\n.incbin \"analyzer/report_html.js\"\n.byte 0\n"
+        ".global report_html_css\n.hidden report_html_css\n"
+        "report_html_css:\n.incbin \"analyzer/report_html.css\"\n.byte 0\n"
+        ".previous\n");
+extern const char report_html_js[], report_html_css[];
+
+/* A JSON string of s; bytes that are not UTF-8 become U+FFFD (as in JSONL). */
+static json_t *jstr(const char *s)
+{
+    json_t *v;
+    char *copy, *p;
+
+    if (!s)
+        return json_null();
+    v = json_string(s);
+    if (v)
+        return v;
+    copy = malloc(strlen(s) * 3 + 1);
+    if (!copy)
+        return json_null();
+    for (p = copy; *s; s++) {
+        if ((unsigned char)*s < 0x80) {
+            *p++ = *s;
+        } else {
+            memcpy(p, "\xef\xbf\xbd", 3);
+            p += 3;
+        }
+    }
+    *p = 0;
+    v = json_string(copy);
+    free(copy);
+    return v ? v : json_null();
+}
+
+static json_t *jint(int64_t v)
+{
+    return json_integer((json_int_t)v);
+}
+
+static json_t *sum_json(const struct report_sum *s)
+{
+    return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "calls", jint((int64_t)s->calls), "errors",
+                     jint((int64_t)s->errors), "reads", jint((int64_t)s->reads), "writes",
+                     jint((int64_t)s->writes), "ns", jint(s->ns), "read_bytes", jint(s->read_bytes),
+                     "write_bytes", jint(s->write_bytes));
+}
+
+/* Names are null where unknown (a process without its exe): the page says "pid N". */
+
+/* The threads' bins, as [index, calls, ns, bytes, errors, reads, writes] for the non-empty ones. */
+static json_t *bins_json(const struct report_thread *t)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; t->bins && i < REPORT_BINS; i++) {
+        const struct report_bin *b = &t->bins[i];
+
+        if (b->calls)
+            json_array_append_new(a, json_pack("[i,I,I,I,I,I,I]", i, (json_int_t)b->calls,
+                                               (json_int_t)b->ns, (json_int_t)b->bytes,
+                                               (json_int_t)b->errors, (json_int_t)b->reads,
+                                               (json_int_t)b->writes));
+    }
+    return a;
+}
+
+static int by_t(const void *a, const void *b)
+{
+    const struct report_call *x = a, *y = b;
+
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* The slow calls in time order as [thread, t, dur, op, path, size, ret, errno],
+   thread and path as indexes into the data's lists. */
+static json_t *calls_json(const struct report *r, json_t *paths, struct hmap *thr_index)
+{
+    struct report_call *v = malloc((r->nslow + 1) * sizeof(*v));
+    struct hmap pidx = HMAP_INIT;
+    json_t *a = json_array();
+
+    if (!v)
+        return a;
+    memcpy(v, r->slow, r->nslow * sizeof(*v));
+    qsort(v, r->nslow, sizeof(*v), by_t);
+    for (size_t i = 0; i < r->nslow; i++) {
+        const struct report_call *c = &v[i];
+        intptr_t p = -1;
+
+        if (c->path) {
+            p = (intptr_t)hmap_get(&pidx, hmap_ptr_key(c->path)) - 1;
+            if (p < 0) {
+                p = (intptr_t)json_array_size(paths);
+                json_array_append_new(paths, jstr(c->path));
+                hmap_put(&pidx, hmap_ptr_key(c->path), (void *)(p + 1));
+            }
+        }
+        json_array_append_new(a, json_pack("[I,I,I,i,I,I,I,i]",
+                                           (json_int_t)(intptr_t)hmap_get(thr_index, (uint64_t)(uint32_t)c->tid) - 1,
+                                           (json_int_t)(c->t - r->t0), (json_int_t)c->dur, (int)c->op,
+                                           (json_int_t)p, (json_int_t)c->size, (json_int_t)c->ret,
+                                           (int)c->err));
+    }
+    hmap_release(&pidx);
+    free(v);
+    return a;
+}
+
+static json_t *build(const struct report *r, const json_t *issues)
+{
+    json_t *d = json_object(), *procs = json_array(), *threads = json_array(), *files = json_array();
+    json_t *ops = json_array(), *opnames = json_array(), *iss = json_array(), *paths = json_array();
+    struct hmap thr_index = HMAP_INIT;
+    size_t i;
+    const json_t *is;
+
+    json_object_set_new(d, "version", json_string(IOSCOPE_VERSION));
+    json_object_set_new(d, "events", jint((int64_t)r->events));
+    json_object_set_new(d, "t_end", jint(r->have_t ? r->t1 - r->t0 : 0));
+    json_object_set_new(d, "bin_ns", jint(r->bin_ns));
+    json_object_set_new(d, "slow_max", jint(REPORT_SLOW));
+    json_object_set_new(d, "total", sum_json(&r->total));
+    for (i = 0; i < r->nproc; i++) {
+        const struct report_proc *p = r->procv[i];
+        json_t *o = json_pack("{s:i,s:i,s:o,s:o}", "pid", (int)p->pid, "ppid", (int)p->ppid, "name",
+                              jstr(p->name), "sum", sum_json(&p->sum));
+
+        if (p->exited)
+            json_object_set_new(o, "exit", p->exit_signal ? json_pack("{s:i}", "signal", p->exit_signal)
+                                                          : json_pack("{s:i}", "status", p->exit_status));
+        json_array_append_new(procs, o);
+    }
+    /* threads of a process together, in pid then tid order: the timeline's rows */
+    for (i = 0; i < r->nthr; i++) {
+        const struct report_thread *t = r->thrv[i];
+        const struct report_proc *p = report_proc(r, t->pid);
+
+        json_array_append_new(threads, json_pack("{s:i,s:i,s:o,s:o,s:o}", "pid", (int)t->pid, "tid",
+                                                 (int)t->tid, "name",
+                                                 jstr(t->name ? t->name : p ? p->name : NULL),
+                                                 "sum", sum_json(&t->sum), "bins", bins_json(t)));
+        hmap_put(&thr_index, (uint64_t)(uint32_t)t->tid, (void *)(intptr_t)(i + 1));
+    }
+    for (i = 0; i < r->nfile; i++) {
+        const struct report_file *f = r->filev[i];
+        json_t *o = sum_json(&f->sum);
+
+        json_object_set_new(o, "path", jstr(f->path));
+        json_object_set_new(o, "opens", jint((int64_t)f->opens));
+        json_object_set_new(o, "processes", jint(f->nprocs));
+        json_array_append_new(files, o);
+    }
+    for (int op = 0; op < IOT_OP_COUNT; op++) {
+        json_array_append_new(opnames, json_string(iot_op_name((unsigned)op)));
+        if (r->ops[op].calls) {
+            json_t *o = sum_json(&r->ops[op]);
+
+            json_object_set_new(o, "op", json_string(iot_op_name((unsigned)op)));
+            json_object_set_new(o, "bytes", jint(r->ops[op].bytes));
+            json_array_append_new(ops, o);
+        }
+    }
+    json_array_foreach(issues, i, is) {
+        json_t *o = json_deep_copy(is);
+        const char *fix = sarif_rule_fix(json_string_value(json_object_get(is, "rule")));
+        int64_t t;
+
+        if (!o)
+            continue;
+        if (report_issue_t(r, is, &t))
+            json_object_set_new(o, "t", jint(t - r->t0));
+        if (fix)
+            json_object_set_new(o, "fix", json_string(fix));
+        json_array_append_new(iss, o);
+    }
+    json_object_set_new(d, "calls", calls_json(r, paths, &thr_index));
+    json_object_set_new(d, "paths", paths);
+    json_object_set_new(d, "procs", procs);
+    json_object_set_new(d, "threads", threads);
+    json_object_set_new(d, "files", files);
+    json_object_set_new(d, "ops", ops);
+    json_object_set_new(d, "opnames", opnames);
+    json_object_set_new(d, "issues", iss);
+    hmap_release(&thr_index);
+    return d;
+}
+
+/*
+ * JSON inside a <script> element: a "</script" or "<!--" in a path would end
+ * or confuse it. '<' only occurs inside JSON strings, where \u003c means
+ * the same.
+ */
+static void put_script_json(FILE *f, const char *s)
+{
+    for (const char *lt; (lt = strchr(s, '<')); s = lt + 1) {
+        fwrite(s, 1, (size_t)(lt - s), f);
+        fputs("\\u003c", f);
+    }
+    fputs(s, f);
+}
+
+int report_html(FILE *f, const struct report *r, const json_t *issues)
+{
+    json_t *d = build(r, issues);
+    char *text = d ? json_dumps(d, JSON_COMPACT) : NULL;
+
+    json_decref(d);
+    if (!text)
+        return -1;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<title>ioscope report</title>\n<style>\n", f);
+    fputs(report_html_css, f);
+    fputs("</style>\n</head>\n<body>\n<noscript>This report draws itself with JavaScript; "
+          "the data is in the element #ioscope-data.</noscript>\n"
+          "<script id=\"ioscope-data\" type=\"application/json\">", f);
+    put_script_json(f, text);
+    fputs("</script>\n<script>\n", f);
+    fputs(report_html_js, f);
+    fputs("</script>\n</body>\n</html>\n", f);
+    free(text);
+    return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}

@@ -1,0 +1,86 @@
+#!/bin/sh
+# ioanalyze --format html: one self-contained page. Its structure and data
+# are checked everywhere (one data element holding the expected processes,
+# threads, calls, files and issues; nothing fetched from anywhere; a path
+# holding "</script>" cannot end the data early). Where Debian's chromium is
+# installed, the page is loaded headless from file://: it must draw without a
+# console message or script error, with one timeline row per thread and one
+# card per issue, and its screenshot is kept in $BUILD/test-artifacts/.
+. "$(dirname "$0")/lib.sh"
+need_built "$IOANALYZE"
+have python3 || skip "python3 is needed to read the page's data"
+work_dir report_html
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+
+cat >"$work/in.jsonl" <<'JSONL'
+{"ev":"process","t":0,"pid":100,"ppid":1,"exe":"/usr/bin/app","cmdline":["app"],"start_unix_ns":1763800000000000000}
+{"ev":"thread","t":0,"pid":100,"tid":101,"name":"worker"}
+{"ev":"call","t":1000,"pid":100,"tid":100,"op":"open","dur":5000,"ret":3,"path":"/data/a","flags":0,"stack":"main+0x2a (/usr/bin/app)"}
+{"ev":"call","t":10000,"pid":100,"tid":101,"op":"read","dur":2000,"ret":4096,"fd":3,"size":4096}
+{"ev":"call","t":20000,"pid":100,"tid":101,"op":"read","dur":1500,"ret":100,"fd":3,"size":4096}
+{"ev":"call","t":30000,"pid":100,"tid":100,"op":"open","dur":1000,"ret":-1,"errno":2,"path":"/data/</script><b>x","flags":0}
+{"ev":"process","t":40000,"pid":200,"ppid":100,"exe":"/usr/bin/helper","cmdline":["helper"],"start_unix_ns":1763800000000040000}
+{"ev":"call","t":50000,"pid":200,"tid":200,"op":"open","dur":1000,"ret":3,"path":"/data/b","flags":1}
+{"ev":"call","t":60000,"pid":200,"tid":200,"op":"write","dur":3000,"ret":10,"fd":3,"size":10}
+{"ev":"call","t":70000,"pid":200,"tid":200,"op":"close","dur":500,"ret":0,"fd":3}
+{"ev":"exit","t":80000,"pid":200,"status":0}
+{"ev":"exit","t":2000000,"pid":100,"status":0}
+JSONL
+
+"$IOANALYZE" --format html "$work/in.jsonl" >"$work/report.html" 2>"$work/err" ||
+    fail "exit $?: $(cat "$work/err")"
+# Self-contained: nothing names another place to load from.
+! grep -Eq 'https?://|<(link|img|iframe)[ >]|<script[^>]* src=' "$work/report.html" ||
+    fail "the page refers to something outside it"
+[ "$(grep -c '<script' "$work/report.html")" -eq 2 ] || fail "not two script elements"
+python3 - "$work/report.html" <<'EOF' || fail "the page's data is not as expected"
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<script id="ioscope-data" type="application/json">(.*?)</script>', page, re.S)
+assert m, "no data element"
+d = json.loads(m.group(1))
+assert d["events"] == 12, d["events"]
+assert [(p["pid"], p["name"], p["sum"]["calls"]) for p in d["procs"]] == [(100, "app", 4), (200, "helper", 3)]
+assert sorted((t["tid"], t["name"]) for t in d["threads"]) == [(100, "app"), (101, "worker"), (200, "helper")]
+assert len(d["calls"]) == 7, d["calls"]
+files = {f["path"]: (f["calls"], f["reads"], f["writes"], f["read_bytes"], f["write_bytes"], f["errors"])
+         for f in d["files"]}
+assert files == {"/data/a": (3, 2, 0, 4196, 0, 0), "/data/</script><b>x": (1, 0, 0, 0, 0, 1),
+                 "/data/b": (3, 0, 1, 0, 10, 0)}, files
+assert [(i["rule"], i["path"], i["t"]) for i in d["issues"]] == [("leak", "/data/a", 2000000)], d["issues"]
+assert d["issues"][0]["fix"].startswith("Close the file"), d["issues"][0]
+ops = {o["op"]: (o["calls"], o["errors"], o["ns"], o["bytes"]) for o in d["ops"]}
+assert ops == {"open": (3, 1, 7000, 0), "read": (2, 0, 3500, 4196), "write": (1, 0, 3000, 10),
+               "close": (1, 0, 500, 0)}, ops
+EOF
+
+# The page in a real browser, where one is installed (Debian: apt-get install chromium).
+browser=
+for b in chromium chromium-browser google-chrome; do
+    have "$b" && browser=$b && break
+done
+[ -n "$browser" ] || skip "structure checked; no chromium to load the page in"
+mkdir -p "$work/profile"
+# --no-sandbox: CI runs as root, where chromium's sandbox refuses to start.
+run_browser() {
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" \
+        --enable-logging=stderr --v=0 --window-size=1400,1000 "$@" "file://$work/report.html"
+}
+run_browser --dump-dom >"$work/dom" 2>"$work/browser.err" || fail "$browser exited with $?"
+if grep -q 'CONSOLE' "$work/browser.err"; then
+    fail "console messages: $(grep CONSOLE "$work/browser.err")"
+fi
+body=$(grep -o '<body[^>]*>' "$work/dom")
+for want in 'data-ready="1"' 'data-rows="3"' 'data-issues="1"' 'data-files="3"' 'data-marks="1"'; do
+    case $body in *"$want"*) ;; *) fail "drawn page lacks $want: $body" ;; esac
+done
+case $body in *data-errors*) fail "script errors: $body" ;; esac
+mkdir -p "$BUILD/test-artifacts"
+run_browser --screenshot="$BUILD/test-artifacts/report_html.png" >/dev/null 2>&1 ||
+    fail "no screenshot"
+[ -s "$BUILD/test-artifacts/report_html.png" ] || fail "empty screenshot"
+echo "report_html: data as expected; drawn by $browser with no console message" \
+    "(screenshot: $BUILD/test-artifacts/report_html.png)"
