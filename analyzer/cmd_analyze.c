@@ -56,16 +56,12 @@ static int format_of(const char *name)
     return -1;
 }
 
-/* "json|jsonl|sarif|text|html" */
+/* "json|jsonl|sarif|text|html" (--help) */
 static const char *format_names(void)
 {
     static char buf[64];
 
-    if (!buf[0])
-        for (size_t i = 0; i < NFORMATS; i++)
-            snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "|" : "",
-                     formats[i].name);
-    return buf;
+    return opt_choices(formats, NFORMATS, sizeof(formats[0]), "|", "|", buf, sizeof(buf));
 }
 
 static int write_sarif(const json_t *issues, const char *source_root)
@@ -132,8 +128,12 @@ static int write_issues(const json_t *issues, int format, const char *source_roo
 /* --format takes one of the table's; another is refused where it is given. */
 static int check_format(const char *format)
 {
+    char buf[96];
+
     if (format_of(format) < 0) {
-        iot_error("--format: expected %s, not '%s'", format_names(), format);
+        iot_error("--format: expected %s, not '%s'",
+                  opt_choices(formats, NFORMATS, sizeof(formats[0]), ", ", " or ", buf, sizeof(buf)),
+                  format);
         return 2;
     }
     return 0;
@@ -158,9 +158,8 @@ int cmd_analyze(int argc, char **argv)
         {"rules", 0, "LIST", .value = &o.only_rules, .help = "run only these rules (comma-separated)"},
         {"disable", 0, "LIST", .value = &o.disable_rules, .help = "skip these rules"},
         {"format", 'f', format_names(), .value = &format, .check = check_format,
-         .help = "a JSON array (the default into a pipe or file), one issue per line,\n"
-                 "SARIF 2.1.0, a report for people (the default on a terminal), one\n"
-                 "self-contained HTML report"},
+         .help = "issues as JSON (default into a pipe or file), JSONL, SARIF; or a report: "
+                 "text (default on a terminal), html"},
         {"csv", 0, "FILE", .value = &csv, .help = "also write the per-file profile (CSV)"},
         {"baseline", 0, "FILE", .value = &baseline,
          .help = "drop issues whose fingerprint is in FILE (an issues JSON)"},

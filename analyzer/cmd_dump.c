@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "input.h"
 #include "msg.h"
+#include "dump_jsonl.h"
 #include "opt_parse.h"
 #include "perfetto.h"
 
@@ -82,14 +83,15 @@ static void dump_text(FILE *f, const struct iot_event *ev)
 }
 
 /* dump --format's choices, declared once. engine: the format needs the
-   replay engine (which file a call touched) and the issues, so the events
-   go through the analysis rather than straight from the input. */
+   replay engine (which file a call touched, which process) and perhaps the
+   issues, so the events go through the analysis rather than straight from
+   the input. */
 enum dump_format { DUMP_JSONL, DUMP_TEXT, DUMP_PERFETTO };
 static const struct {
     const char *name;
     int engine;
 } dump_formats[] = {
-    [DUMP_JSONL] = {"jsonl", 0},
+    [DUMP_JSONL] = {"jsonl", 1},
     [DUMP_TEXT] = {"text", 0},
     [DUMP_PERFETTO] = {"perfetto", 1},
 };
@@ -103,49 +105,57 @@ static int dump_format_of(const char *name)
     return -1;
 }
 
-/* "jsonl|text|perfetto" */
+/* "jsonl|text|perfetto" (--help) */
 static const char *dump_format_names(void)
 {
     static char buf[64];
 
-    if (!buf[0])
-        for (size_t i = 0; i < NDUMP_FORMATS; i++)
-            snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "|" : "",
-                     dump_formats[i].name);
-    return buf;
+    return opt_choices(dump_formats, NDUMP_FORMATS, sizeof(dump_formats[0]), "|", "|", buf,
+                       sizeof(buf));
 }
 
 /* --format takes one of the table's; another is refused where it is given. */
 static int check_format(const char *format)
 {
+    char buf[96];
+
     if (dump_format_of(format) < 0) {
-        iot_error("dump --format: expected %s, not '%s'", dump_format_names(), format);
+        iot_error("dump --format: expected %s, not '%s'",
+                  opt_choices(dump_formats, NDUMP_FORMATS, sizeof(dump_formats[0]), ", ", " or ",
+                              buf, sizeof(buf)),
+                  format);
         return 2;
     }
     return 0;
 }
 
-/* The formats written through the analysis: perfetto. 0, or 2. */
-static int dump_analyzed(const struct opt_list *inputs, int strict)
+/* The formats written through the analysis (jsonl, perfetto). 0, or 2. */
+static int dump_analyzed(int fmt, const struct opt_list *inputs, int strict)
 {
     struct analyze_request req = {.inputs = inputs->v, .ninputs = inputs->n, .strict = strict};
-    struct analyze_opts o = {.want_issues = 1, .progress = 1, .observe = perfetto_observe};
+    struct analyze_opts o = {.progress = 1, .observe = dump_jsonl_observe, .observe_arg = stdout};
     struct analyze_result res = {0};
-    struct perfetto *pf = perfetto_begin(stdout);
-    int ret = 2;
+    struct perfetto *pf = NULL;
+    int ret = 2, rc;
 
-    if (!pf) {
-        iot_error("out of memory");
-        return 2;
+    /* Perfetto marks the issues: the rules run too */
+    if (fmt == DUMP_PERFETTO) {
+        pf = perfetto_begin(stdout);
+        if (!pf) {
+            iot_error("out of memory");
+            return 2;
+        }
+        o = (struct analyze_opts){.want_issues = 1, .progress = 1, .observe = perfetto_observe,
+                                  .observe_arg = pf};
     }
-    o.observe_arg = pf;
-    if (analyze_run(&req, &o, &res) != 0) {
-        perfetto_end(pf, NULL);
-        return 2;
-    }
-    if (perfetto_end(pf, res.issues) < 0)
+    rc = analyze_run(&req, &o, &res);
+    if (pf && perfetto_end(pf, res.issues) < 0)
+        rc = -1;
+    if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+        rc = -1;
+    if (rc < 0)
         iot_error("cannot write the dump: %s", strerror(errno));
-    else
+    else if (rc == 0)
         ret = 0;
     json_decref(res.issues);
     return ret;
@@ -161,14 +171,13 @@ int cmd_dump(int argc, char **argv)
     const struct iot_event *ev;
     const struct opt_spec opts[] = {
         {"format", 'f', dump_format_names(), .value = &format, .check = check_format,
-         .help = "JSONL (default), one aligned text line per event, or Chrome\n"
-                 "trace-event JSON for ui.perfetto.dev (calls, names, issues)"},
+         .help = "JSONL (default), aligned text, or Chrome trace-event JSON (Perfetto)"},
         {"strict", 0, NULL, .flag = &strict,
          .help = "exit 2 on a damaged trace instead of a warning"},
     };
     const struct opt_cmd cmd = {
         .name = "dump",
-        .synopsis = "dump [--format jsonl|text|perfetto] [--strict] INPUT...",
+        .synopsis = "dump [--format FORMAT] [--strict] INPUT...",
         .about = "Writes every event in time order: JSONL (the SPEC's interchange format,\n"
                  "readable by every ioanalyze command), one aligned text line per event, or\n"
                  "a Perfetto / chrome://tracing timeline with the issues marked.",
@@ -183,19 +192,15 @@ int cmd_dump(int argc, char **argv)
     }
     fmt = dump_format_of(format);
     if (dump_formats[fmt].engine) {
-        ret = dump_analyzed(&inputs, strict);
+        ret = dump_analyzed(fmt, &inputs, strict);
         goto out;
     }
     st = iot_strtab_create();
     if (!st || !(in = input_open(inputs.v, inputs.n, st)))
         goto out;
-    while ((rc = input_next_ref(in, &ev)) > 0) {
-        if (fmt == DUMP_JSONL) {            if (iot_jsonl_write(stdout, ev) < 0)
-                break;
-        } else {
-            dump_text(stdout, ev);
-        }
-    }
+    /* text: straight from the input */
+    while ((rc = input_next_ref(in, &ev)) > 0)
+        dump_text(stdout, ev);
     if (rc < 0)
         goto out;
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -20,3 +20,20 @@ const char *engine_call_path(struct engine *e, const struct iot_event *ev)
     o = p ? engine_fd_ofd(p, ev->fd) : NULL;
     return o ? o->s.path : NULL;
 }
+
+const char *engine_proc_name_of(struct engine *e, int32_t pid)
+{
+    struct engine_proc *p = engine_proc_get(e, pid);
+
+    return p ? p->name : NULL;
+}
+
+int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms)
+{
+    struct engine_proc *p = engine_proc_get(e, pid);
+
+    if (!p || !p->start_unix_ns)
+        return 0;
+    *ms = engine_proc_unix_ms(p, t);
+    return 1;
+}

@@ -220,3 +220,20 @@ void opt_version(void)
 {
     printf("ioanalyze %s (trace format %d)\n", IOSCOPE_VERSION, IOT_FORMAT_VERSION);
 }
+
+const char *opt_choices(const void *rows, size_t n, size_t row_size, const char *sep,
+                        const char *last, char *buf, size_t size)
+{
+    size_t len = 0;
+
+    buf[0] = 0;
+    for (size_t i = 0; i < n && len < size; i++) {
+        const char *name = *(const char *const *)(const void *)((const char *)rows + i * row_size);
+        int w = snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 == n ? last : sep, name);
+
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    return buf;
+}

@@ -67,4 +67,13 @@ void opt_usage(const struct opt_cmd *cmd, FILE *f);
 /* "ioanalyze 0.1.0 (trace format N)" on stdout: what --version prints. */
 void opt_version(void);
 
+/*
+ * The names of a table of n choices (e.g. --format's), each row row_size
+ * bytes and starting with its name (a const char *), joined into buf: with
+ * sep "|" and last "|", "a|b|c" (an option's value in --help); with ", " and
+ * " or ", "a, b or c" (an error message). Returns buf.
+ */
+const char *opt_choices(const void *rows, size_t n, size_t row_size, const char *sep,
+                        const char *last, char *buf, size_t size);
+
 #endif /* OPT_PARSE_H */
