@@ -87,7 +87,7 @@ LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$LIBIORECORD" IORECORD_OUTPUT="$work/d.zs
 "$IORECORD" --no-stacks -o "$work/n.zst" cat "$work/in" > /dev/null
 "$IOANALYZE" dump --format jsonl "$work/n.zst" > "$work/n.jsonl"
 grep -q '"op":"open"' "$work/n.jsonl" || bad "--no-stacks still records opens"
-grep -q '"stack"' "$work/n.jsonl" && bad "--no-stacks records no stacks"
+grep -q '"stack":"' "$work/n.jsonl" && bad "--no-stacks records no stacks"
 # A parallel build: one trace holding every process, each with its exit.
 if command -v make >/dev/null 2>&1; then
     mkdir -p "$work/mk"
