@@ -4,8 +4,9 @@
  * page must work from file:// and offline.
  *
  * When done, <body> carries what was drawn (data-ready, data-rows,
- * data-issues, data-files), and data-errors counts script errors: the
- * browser test reads them.
+ * data-issues, data-files, data-marks), the canvas the time range shown
+ * (data-view) and the calls drawn one by one, and data-errors counts script
+ * errors: the browser test reads them.
  */
 "use strict";
 (function () {
@@ -236,6 +237,7 @@
       shown++;
     });
     canvas.setAttribute("data-calls-drawn", String(shown));
+    canvas.setAttribute("data-view", Math.round(view.a) + " " + Math.round(view.b));
 
     marks = [];
     D.issues.forEach(function (is, i) {

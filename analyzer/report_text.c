@@ -74,17 +74,18 @@ static void figures(FILE *f, const json_t *is, const struct paint *c)
             json_integer_value(json_object_get(is, "repeat")));
     if (!json_object_size(detail))
         return;
-    fprintf(f, "    %sdetail:%s ", c->dim, c->off);
-    col = 12;
+    fprintf(f, "    %sdetail:%s", c->dim, c->off);
+    col = 11;
     json_object_foreach((json_t *)detail, key, v) {
         char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
         int w = (int)(strlen(key) + (val ? strlen(val) : 0) + 3);
 
-        if (col + w > 100) {
-            fprintf(f, "\n            ");
-            col = 12;
+        /* items of a line two spaces apart, lines of at most 100 columns */
+        if (col > 11 && col + w > 100) {
+            fprintf(f, "\n           ");
+            col = 11;
         }
-        fprintf(f, "%s=%s  ", key, val ? val : "?");
+        fprintf(f, "%s%s=%s", col > 11 ? "  " : " ", key, val ? val : "?");
         col += w;
         free(val);
     }

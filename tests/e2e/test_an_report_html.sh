@@ -78,6 +78,24 @@ for want in 'data-ready="1"' 'data-rows="3"' 'data-issues="1"' 'data-files="3"' 
     case $body in *"$want"*) ;; *) fail "drawn page lacks $want: $body" ;; esac
 done
 case $body in *data-errors*) fail "script errors: $body" ;; esac
+# Zoomed in with the wheel (events sent by a script added to a copy): the
+# range shown narrows around the pointer, and still nothing is logged.
+sed 's#</body>#<script>var c = document.getElementById("timeline"), r = c.getBoundingClientRect();\
+for (var i = 0; i < 10; i++) c.dispatchEvent(new WheelEvent("wheel", {deltaY: -100, bubbles: true,\
+    cancelable: true, clientX: r.left + r.width / 2, clientY: r.top + 40}));</script></body>#' \
+    "$work/report.html" >"$work/zoom.html"
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" \
+    --enable-logging=stderr --v=0 --window-size=1400,1000 --dump-dom "file://$work/zoom.html" \
+    >"$work/zdom" 2>"$work/zoom.err" || fail "$browser exited with $?"
+! grep -q 'CONSOLE' "$work/zoom.err" || fail "console messages on zoom: $(grep CONSOLE "$work/zoom.err")"
+before=$(grep -o 'data-view="[^"]*"' "$work/dom")
+after=$(grep -o 'data-view="[^"]*"' "$work/zdom")
+python3 - "$before" "$after" <<'EOF' || fail "the wheel did not zoom: $before -> $after"
+import sys
+a0, b0 = map(float, sys.argv[1].split('"')[1].split())
+a1, b1 = map(float, sys.argv[2].split('"')[1].split())
+assert a0 < a1 < b1 < b0 and (b1 - a1) < (b0 - a0) / 5, (a0, b0, a1, b1)
+EOF
 mkdir -p "$BUILD/test-artifacts"
 run_browser --screenshot="$BUILD/test-artifacts/report_html.png" >/dev/null 2>&1 ||
     fail "no screenshot"
