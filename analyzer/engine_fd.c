@@ -101,7 +101,7 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
         }
     }
     if (e->prof)
-        profile_add(e->prof, s->pid, s->path, s->layer, &o->pc,
+        profile_add(e->prof, s->pid, s->process, s->path, s->layer, &o->pc,
                     (double)s->open_t / 1e9, (double)t / 1e9, s->file_size);
     e->st.sessions++;
     free(o);

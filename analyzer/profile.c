@@ -8,6 +8,8 @@
 
 struct prow {
     int32_t pid;
+    const char *process;        /* basename of the exe (interned, copied with the path) */
+    char *process_copy;
     const char *path;           /* interned: the row's key while the run lasts */
     char *path_copy;            /* outlives the string table */
     int layer;
@@ -32,8 +34,10 @@ void profile_free(struct profile *p)
     if (!p)
         return;
     hmap_release(&p->idx);
-    for (size_t i = 0; i < p->n; i++)
+    for (size_t i = 0; i < p->n; i++) {
         free(p->rows[i].path_copy);
+        free(p->rows[i].process_copy);
+    }
     free(p->rows);
     free(p);
 }
@@ -45,7 +49,7 @@ static uint64_t row_key(int32_t pid, const char *path, int layer)
     return k ^ ((uint64_t)(uint32_t)pid << 1) ^ (uint64_t)layer ^ ((uint64_t)(uint32_t)pid << 40);
 }
 
-int profile_add(struct profile *p, int32_t pid, const char *path, int layer,
+int profile_add(struct profile *p, int32_t pid, const char *process, const char *path, int layer,
                 const struct prof_counts *c, double open_s, double close_s, int64_t file_size)
 {
     uint64_t key = row_key(pid, path, layer);
@@ -107,22 +111,69 @@ int profile_add(struct profile *p, int32_t pid, const char *path, int layer,
     if (close_s > r->last_close_s)
         r->last_close_s = close_s;
     r->file_size = file_size;
+    /* the latest image's name: an exec renames the process */
+    if (process && r->process != process) {
+        char *copy = strdup(process);
+
+        if (!copy)
+            return -1;
+        free(r->process_copy);
+        r->process_copy = copy;
+        r->process = process;
+    }
     return 0;
 }
 
+/* The length of the UTF-8 sequence at s (1-4), or 0 when it is not one
+   (a stray or overlong byte, a surrogate, beyond U+10FFFF, cut short). */
+static size_t utf8_seq(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    unsigned cp;
+
+    if (c < 0x80)
+        return 1;
+    if (!n || c > 0xf4)
+        return 0;
+    cp = c & (0x3fu >> (n - 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return n;
+}
+
+/*
+ * A field as RFC 4180 wants it, and as valid UTF-8: pandas and DuckDB refuse
+ * a whole file for one byte that is not, so such bytes become U+FFFD as in
+ * the JSONL dump (a path on Linux is bytes, not text).
+ */
 void csv_field(FILE *f, const char *s)
 {
-    if (!s[strcspn(s, ",\"\r\n")]) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
+    const unsigned char *u = (const unsigned char *)s;
+    int quote = s[strcspn(s, ",\"\r\n")] != 0;
+
+    if (quote)
+        fputc('"', f);
+    while (*u) {
+        size_t n = utf8_seq(u);
+
+        if (!n) {
+            fputs("\xef\xbf\xbd", f);
+            u++;
+            continue;
+        }
+        if (*u == '"')
             fputc('"', f);
-        fputc(*s, f);
+        fwrite(u, 1, n, f);
+        u += n;
     }
-    fputc('"', f);
+    if (quote)
+        fputc('"', f);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -150,7 +201,7 @@ int profile_write_csv(const struct profile *p, FILE *f)
     fputs("pid,path,opens,reads,read_bytes,read_time_us,avg_read_bytes,avg_read_us,max_read_us,"
           "writes,write_bytes,write_time_us,avg_write_bytes,avg_write_us,max_write_us,seeks,"
           "seq_reads,random_reads,seq_writes,random_writes,fsyncs,main_thread_ops,"
-          "first_open_s,last_close_s,file_size,layer,sync_time_us\r\n", f);
+          "first_open_s,last_close_s,file_size,layer,sync_time_us,process\n", f);
     for (size_t i = 0; i < p->n; i++) {
         const struct prow *r = &rows[i];
         const struct prof_counts *c = &r->c;
@@ -158,7 +209,7 @@ int profile_write_csv(const struct profile *p, FILE *f)
         fprintf(f, "%d,", (int)r->pid);
         csv_field(f, r->path_copy);
         fprintf(f, ",%llu,%llu,%lld,%.3f,%.1f,%.3f,%.3f,%llu,%lld,%.3f,%.1f,%.3f,%.3f,"
-                   "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,%lld,%s,%.3f\r\n",
+                   "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,",
                 (unsigned long long)c->opens, (unsigned long long)c->reads,
                 (long long)c->read_bytes, c->read_ns / 1e3,
                 c->reads ? (double)c->read_bytes / (double)c->reads : 0.0,
@@ -169,8 +220,13 @@ int profile_write_csv(const struct profile *p, FILE *f)
                 (unsigned long long)c->seeks, (unsigned long long)c->seq_reads,
                 (unsigned long long)c->random_reads, (unsigned long long)c->seq_writes,
                 (unsigned long long)c->random_writes, (unsigned long long)c->fsyncs,
-                (unsigned long long)c->main_ops, r->first_open_s, r->last_close_s,
-                (long long)r->file_size, r->layer ? "stdio" : "syscall", c->sync_ns / 1e3);
+                (unsigned long long)c->main_ops, r->first_open_s, r->last_close_s);
+        /* an unknown size is empty, not -1: an average over the column stays right */
+        if (r->file_size >= 0)
+            fprintf(f, "%lld", (long long)r->file_size);
+        fprintf(f, ",%s,%.3f,", r->layer ? "stdio" : "syscall", c->sync_ns / 1e3);
+        csv_field(f, r->process_copy ? r->process_copy : "");
+        fputc('\n', f);
     }
     free(rows);
     return ferror(f) ? -1 : 0;

@@ -22,12 +22,14 @@ struct profile;
 
 struct profile *profile_create(void);
 void profile_free(struct profile *p);
-/* Add a session; path is interned (rows are keyed by its pointer). 0, or -1 OOM. */
-int profile_add(struct profile *p, int32_t pid, const char *path, int layer,
+/* Add a session; path is interned (rows are keyed by its pointer); process is
+   the name of its process (NULL: unknown). 0, or -1 OOM. */
+int profile_add(struct profile *p, int32_t pid, const char *process, const char *path, int layer,
                 const struct prof_counts *c, double open_s, double close_s, int64_t file_size);
-/* The CSV (header + rows sorted by pid, path, layer). 0, or -1 on write error. */
+/* The CSV (header + rows sorted by pid, path, layer; LF line ends). 0, or -1 on write error. */
 int profile_write_csv(const struct profile *p, FILE *f);
-/* Write one RFC 4180 field (quoted when it holds a comma, quote, CR or LF). */
+/* Write one RFC 4180 field (quoted when it holds a comma, quote, CR or LF;
+   bytes that are not UTF-8 as U+FFFD). */
 void csv_field(FILE *f, const char *s);
 
 #endif /* PROFILE_H */

@@ -1,6 +1,9 @@
 #!/bin/sh
 # The CSV profile is RFC 4180: a path holding a comma, a quote and a newline
 # parses back; the SPEC's columns come first, in order; the figures are exact.
+# For data tools: LF line ends, an unknown file size empty (not -1), a
+# process column, and a path that is not UTF-8 written with U+FFFD, so that
+# pandas (where installed) reads the file with its defaults.
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
 have python3 || skip "python3 is needed"
@@ -50,5 +53,38 @@ want = dict(pid="7", path=P, opens="1", reads="2", read_bytes="60", read_time_us
 for k, v in want.items():
     assert r[k] == v, (k, r[k], v)
 assert s["path"] == P and s["layer"] == "stdio" and s["reads"] == "1" and s["read_bytes"] == "400", s
-print("ok")
+assert h[-2:] == ["layer", "process"], h
+assert r["process"] == "p" and s["process"] == "p", (r, s)
+assert s["file_size"] == "", s["file_size"]
+assert b"\r" not in open(sys.argv[1], "rb").read(), "CR in the CSV"
 PY
+
+# A path that is not UTF-8 (strace prints the bytes; the importer keeps them).
+printf '%s\n' 'execve("/bin/tool", ["tool"], 0x7ff /* 2 vars */) = 0 <0.000100>' \
+    'openat(AT_FDCWD, "/tmp/bad\377name", O_RDONLY) = 3 <0.000010>' \
+    'read(3, "abc", 10) = 3 <0.000010>' 'close(3) = 0 <0.000005>' \
+    'openat(AT_FDCWD, "/tmp/good", O_RDONLY) = 3 <0.000010>' \
+    'read(3, "abcdef", 10) = 6 <0.000010>' 'close(3) = 0 <0.000005>' \
+    'exit_group(0) = ?' >"$work/bad.log"
+"$IOANALYZE" profile "$work/bad.log" >"$work/bad.csv" || { echo "FAIL: profile of bad.log"; exit 1; }
+python3 - "$work/bad.csv" <<'PY' || exit 1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8", newline="")))
+assert [(r["path"], r["process"], r["read_bytes"], r["file_size"]) for r in rows] == [
+    ("/tmp/bad\ufffdname", "tool", "3", ""), ("/tmp/good", "tool", "6", "")], rows
+PY
+for py in python3 /usr/bin/python3; do
+    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import pandas' 2>/dev/null; then
+        "$py" - "$work/p.csv" "$work/bad.csv" <<'PY' || { echo "FAIL: pandas"; exit 1; }
+import sys
+import pandas as pd
+p = pd.read_csv(sys.argv[1])
+assert list(p["process"]) == ["p", "p"] and list(p["layer"]) == ["syscall", "stdio"]
+assert p["file_size"].mean() == 400, p["file_size"]     # the unknown size does not count
+b = pd.read_csv(sys.argv[2])
+assert list(b["path"]) == ["/tmp/bad\ufffdname", "/tmp/good"], b["path"]
+PY
+        break
+    fi
+done
+echo "ok"
