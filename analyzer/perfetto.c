@@ -143,6 +143,18 @@ void perfetto_observe(void *arg, struct engine *e, const struct iot_event *const
     }
 }
 
+/* An issue's time (ms since the epoch) on its process's trace clock; 0 when
+   the process's start is unknown (or the time absurd). */
+static int64_t issue_t(const struct proc_start *ps, int64_t ms)
+{
+    int64_t ns, t;
+
+    if (!ps || !ps->unix_ns || __builtin_mul_overflow(ms, 1000000, &ns) ||
+        __builtin_sub_overflow(ns, ps->unix_ns, &ns) || __builtin_add_overflow(ns, ps->t, &t))
+        return 0;
+    return t;
+}
+
 static void put_key_str(FILE *f, const char *key, const json_t *o)
 {
     fprintf(f, ",\"%s\":", key);
@@ -169,7 +181,7 @@ int perfetto_end(struct perfetto *pf, const json_t *issues)
         fputs(",\"s\":\"t\",\"cat\":\"issue\",\"name\":", f);
         put_str(f, json_string_value(json_object_get(is, "rule")));
         fputs(",\"ts\":", f);
-        put_us(f, ps && ps->unix_ns ? ps->t + (ms * 1000000 - ps->unix_ns) : 0);
+        put_us(f, issue_t(ps, ms));
         fputs(",\"args\":{\"type\":", f);
         fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(is, "type")));
         fputs(",\"message\":", f);

@@ -108,6 +108,14 @@ static struct report_thread *thread_get(struct report *r, int32_t pid, int32_t t
     return t;
 }
 
+/* Sums of durations and bytes saturate: hostile input must not overflow them. */
+static int64_t sadd(int64_t a, int64_t b)
+{
+    int64_t r;
+
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
 static const char *base_name(const char *s)
 {
     const char *b = s ? strrchr(s, '/') : NULL;
@@ -115,10 +123,10 @@ static const char *base_name(const char *s)
     return b ? b + 1 : s;
 }
 
-/* Twice as wide bins, each pair merged, until t fits. */
-static void widen(struct report *r, int64_t t)
+/* Twice as wide bins, each pair merged, until d (ns after t0) fits. */
+static void widen(struct report *r, uint64_t d)
 {
-    while (t - r->t0 >= r->bin_ns * REPORT_BINS && r->bin_ns < INT64_MAX / 4 / REPORT_BINS) {
+    while (d >= (uint64_t)r->bin_ns * REPORT_BINS && r->bin_ns < INT64_MAX / 4 / REPORT_BINS) {
         for (size_t i = 0; i < r->nthr; i++) {
             struct report_bin *b = r->thrv[i]->bins;
 
@@ -127,7 +135,7 @@ static void widen(struct report *r, int64_t t)
 
                 b[j] = (struct report_bin){x->calls + y->calls, x->errors + y->errors,
                                            x->reads + y->reads, x->writes + y->writes,
-                                           x->ns + y->ns, x->bytes + y->bytes};
+                                           sadd(x->ns, y->ns), sadd(x->bytes, y->bytes)};
             }
             if (b)
                 memset(b + REPORT_BINS / 2, 0, REPORT_BINS / 2 * sizeof(*b));
@@ -140,15 +148,15 @@ static void sum_add(struct report_sum *s, int dir, int err, int64_t dur, int64_t
 {
     s->calls++;
     s->errors += (uint64_t)err;
-    s->ns += dur;
+    s->ns = sadd(s->ns, dur);
     if (dir == IOT_DIR_READ) {
         s->reads++;
-        s->read_bytes += bytes;
+        s->read_bytes = sadd(s->read_bytes, bytes);
     } else if (dir == IOT_DIR_WRITE) {
         s->writes++;
-        s->write_bytes += bytes;
+        s->write_bytes = sadd(s->write_bytes, bytes);
     }
-    s->bytes += bytes;
+    s->bytes = sadd(s->bytes, bytes);
 }
 
 /* The min-heap of the slowest calls: the root is the fastest kept. */
@@ -220,25 +228,29 @@ static void on_call(struct report *r, struct engine *e, const struct iot_event *
     if (th) {
         struct report_bin *b;
 
+        /* unsigned: t - t0 of hostile times may not fit an int64_t */
+        uint64_t d = ev->t > r->t0 ? (uint64_t)ev->t - (uint64_t)r->t0 : 0, k;
+
         sum_add(&th->sum, dir, err, dur, bytes);
         if (!th->bins && !(th->bins = calloc(REPORT_BINS, sizeof(*th->bins))))
             r->oom = 1;
-        widen(r, ev->t > r->t0 ? ev->t : r->t0);
+        widen(r, d);
+        k = d / (uint64_t)r->bin_ns;
         if (th->bins) {
-            b = &th->bins[(ev->t > r->t0 ? ev->t - r->t0 : 0) / r->bin_ns];
+            b = &th->bins[k < REPORT_BINS ? k : REPORT_BINS - 1];
             b->calls++;
             b->errors += (uint32_t)err;
             b->reads += dir == IOT_DIR_READ;
             b->writes += dir == IOT_DIR_WRITE;
-            b->ns += dur;
-            b->bytes += bytes;
+            b->ns = sadd(b->ns, dur);
+            b->bytes = sadd(b->bytes, bytes);
         }
     }
     c = (struct report_call){ev->t, dur, ev->has & IOT_HAS_SIZE ? ev->size : -1, ev->ret, ev->tid,
                              ev->op, err ? (uint16_t)ev->err : 0, path};
     slow_add(r, &c);
-    if (ev->t + dur > r->t1)
-        r->t1 = ev->t + dur;
+    if (sadd(ev->t, dur) > r->t1)
+        r->t1 = sadd(ev->t, dur);
 }
 
 void report_observe(void *arg, struct engine *e, const struct iot_event *const *evs, size_t n)
@@ -345,9 +357,10 @@ int report_issue_t(const struct report *r, const json_t *issue, int64_t *t)
     const struct report_proc *p =
         report_proc(r, (int32_t)json_integer_value(json_object_get(issue, "pid")));
     json_int_t ms = json_integer_value(json_object_get(issue, "time"));
+    int64_t ns;
 
-    if (!p || !p->start_unix_ns)
+    if (!p || !p->start_unix_ns || __builtin_mul_overflow((int64_t)ms, 1000000, &ns) ||
+        __builtin_sub_overflow(ns, p->start_unix_ns, &ns) || __builtin_add_overflow(ns, p->start_t, t))
         return 0;
-    *t = p->start_t + (ms * 1000000 - p->start_unix_ns);
     return 1;
 }

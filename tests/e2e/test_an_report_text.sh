@@ -64,6 +64,24 @@ if have script && script -qc true /dev/null >/dev/null 2>&1; then
     NO_COLOR=1 script -qc "'$IOANALYZE' '$work/in.jsonl'" /dev/null >"$work/tty2" 2>&1
     ! grep -q "$(printf '\033')\[" "$work/tty2" || fail "color with NO_COLOR=1"
 fi
+# Absurd times and sizes (hostile input) are summed and binned without
+# overflow, in every report and export (make asan runs this under UBSan).
+cat >"$work/hostile.jsonl" <<'JSONL'
+{"ev":"process","t":-9223372036854775000,"pid":5,"ppid":1,"exe":"/x","cmdline":["x"],"start_unix_ns":9223372036854775000}
+{"ev":"call","t":-9223372036854775000,"pid":5,"tid":5,"op":"open","dur":9223372036854775000,"ret":3,"path":"/h","flags":0}
+{"ev":"call","t":9223372036854775000,"pid":5,"tid":5,"op":"read","dur":9223372036854775000,"ret":9223372036854775000,"fd":3,"size":9223372036854775000}
+{"ev":"call","t":9223372036854775001,"pid":5,"tid":6,"op":"write","dur":9223372036854775000,"ret":9223372036854775000,"fd":3,"size":1}
+{"ev":"exit","t":9223372036854775002,"pid":5,"status":0}
+JSONL
+for f in text html; do
+    "$IOANALYZE" --format $f "$work/hostile.jsonl" >/dev/null 2>"$work/herr" ||
+        fail "--format $f on absurd input: exit $?: $(cat "$work/herr")"
+done
+for f in perfetto jsonl; do
+    "$IOANALYZE" dump --format $f "$work/hostile.jsonl" >/dev/null 2>"$work/herr" ||
+        fail "dump --format $f on absurd input: exit $?: $(cat "$work/herr")"
+done
+
 # Into a pipe: JSON by default.
 "$IOANALYZE" "$work/in.jsonl" 2>/dev/null | head -c 1 | grep -q '\[' || fail "not JSON into a pipe"
 echo "report_text: op, file and process rows as expected; color on a terminal only"
