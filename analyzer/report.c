@@ -26,14 +26,19 @@ void report_free(struct report *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->nproc; i++)
+    for (size_t i = 0; i < r->nproc; i++) {
+        free(r->procv[i]->name);
         free(r->procv[i]);
+    }
     for (size_t i = 0; i < r->nthr; i++) {
+        free(r->thrv[i]->name);
         free(r->thrv[i]->bins);
         free(r->thrv[i]);
     }
-    for (size_t i = 0; i < r->nfile; i++)
+    for (size_t i = 0; i < r->nfile; i++) {
+        free(r->filev[i]->path);
         free(r->filev[i]);
+    }
     free(r->procv);
     free(r->thrv);
     free(r->filev);
@@ -123,6 +128,19 @@ static const char *base_name(const char *s)
     return b ? b + 1 : s;
 }
 
+/* *dst becomes a copy of s (NULL for NULL or ""), the old one freed. */
+static void set_copy(struct report *r, char **dst, const char *s)
+{
+    char *copy = s && *s ? strdup(s) : NULL;
+
+    if (s && *s && !copy) {
+        r->oom = 1;
+        return;
+    }
+    free(*dst);
+    *dst = copy;
+}
+
 /* Twice as wide bins, each pair merged, until d (ns after t0) fits. */
 static void widen(struct report *r, uint64_t d)
 {
@@ -202,6 +220,7 @@ static void on_call(struct report *r, struct engine *e, const struct iot_event *
     const char *path = engine_call_path(e, ev);
     struct report_proc *p = proc_get(r, ev->pid);
     struct report_thread *th = thread_get(r, ev->pid, ev->tid);
+    struct report_file *f = NULL;
     struct report_call c;
 
     sum_add(&r->ops[ev->op], dir, err, dur, bytes);
@@ -210,14 +229,16 @@ static void on_call(struct report *r, struct engine *e, const struct iot_event *
         sum_add(&p->sum, dir, err, dur, bytes);
     if (path) {
         int fresh;
-        struct report_file *f = entry(r, &r->files, hmap_ptr_key(path), sizeof(*f),
-                                      (void ***)&r->filev, &r->nfile, &r->capfile, &fresh);
 
+        f = entry(r, &r->files, hmap_ptr_key(path), sizeof(*f), (void ***)&r->filev, &r->nfile,
+                  &r->capfile, &fresh);
+        if (f && fresh) {
+            set_copy(r, &f->path, path);
+            f->pid = ev->pid;
+        }
+        if (f && !f->path)
+            f = NULL;       /* out of memory for its copy: counted, never shown */
         if (f) {
-            if (fresh) {
-                f->path = path;
-                f->pid = ev->pid;
-            }
             if (fresh || f->pid != ev->pid)
                 f->nprocs++;
             f->pid = ev->pid;
@@ -247,7 +268,7 @@ static void on_call(struct report *r, struct engine *e, const struct iot_event *
         }
     }
     c = (struct report_call){ev->t, dur, ev->has & IOT_HAS_SIZE ? ev->size : -1, ev->ret, ev->tid,
-                             ev->op, err ? (uint16_t)ev->err : 0, path};
+                             ev->op, err ? (uint16_t)ev->err : 0, f ? f->path : NULL};
     slow_add(r, &c);
     if (sadd(ev->t, dur) > r->t1)
         r->t1 = sadd(ev->t, dur);
@@ -277,14 +298,14 @@ void report_observe(void *arg, struct engine *e, const struct iot_event *const *
         case IOT_EV_PROCESS:
             if ((p = proc_get(r, ev->pid))) {
                 p->ppid = ev->ppid;
-                p->name = ev->exe && *ev->exe ? base_name(ev->exe) : NULL;
+                set_copy(r, &p->name, base_name(ev->exe));
                 p->start_t = ev->t;
                 p->start_unix_ns = ev->start_unix_ns;
             }
             break;
         case IOT_EV_THREAD:
             if ((th = thread_get(r, ev->pid, ev->tid)) && ev->name && *ev->name)
-                th->name = ev->name;
+                set_copy(r, &th->name, ev->name);
             break;
         case IOT_EV_EXIT:
             if ((p = proc_get(r, ev->pid))) {

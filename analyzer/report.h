@@ -4,7 +4,8 @@
  * (struct analyze_opts' observe hook): per op, process, thread and file
  * sums, a timeline of each thread in bins, and the slowest calls one by one.
  * Memory is bounded: distinct processes, threads and files, REPORT_BINS bins
- * per thread and REPORT_SLOW calls.
+ * per thread and REPORT_SLOW calls. Names and paths are the report's own
+ * copies: the reports are written after the analysis has freed its strings.
  */
 #ifndef REPORT_H
 #define REPORT_H
@@ -39,7 +40,7 @@ struct report_bin {
 
 struct report_proc {
     int32_t pid, ppid;
-    const char *name;           /* basename of the exe */
+    char *name;                 /* basename of the exe, NULL: unknown */
     int64_t start_t, start_unix_ns;  /* start_unix_ns 0: unknown */
     int64_t first_t, last_t;
     int exit_status, exit_signal, exited;
@@ -48,13 +49,13 @@ struct report_proc {
 
 struct report_thread {
     int32_t pid, tid;
-    const char *name;           /* NULL until named: the process's name */
+    char *name;                 /* NULL until named: the process's name */
     struct report_sum sum;
     struct report_bin *bins;    /* REPORT_BINS, or NULL before its first call */
 };
 
 struct report_file {
-    const char *path;
+    char *path;
     int32_t pid;                /* the first process that used it */
     uint32_t nprocs;            /* how many processes did (counted per change) */
     struct report_sum sum;
@@ -66,7 +67,7 @@ struct report_call {
     int32_t tid;
     uint16_t op;
     uint16_t err;
-    const char *path;           /* NULL: unknown */
+    const char *path;           /* its file's path (struct report_file), NULL: unknown */
 };
 
 struct report {

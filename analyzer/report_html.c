@@ -60,6 +60,17 @@ static json_t *jint(int64_t v)
     return json_integer((json_int_t)v);
 }
 
+/* t on the page's clock (ns after the first event), saturated: absurd input
+   must not overflow it */
+static int64_t since_t0(const struct report *r, int64_t t)
+{
+    int64_t d;
+
+    if (__builtin_sub_overflow(t, r->t0, &d))
+        return t > r->t0 ? INT64_MAX : INT64_MIN;
+    return d;
+}
+
 static json_t *sum_json(const struct report_sum *s)
 {
     return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "calls", jint((int64_t)s->calls), "errors",
@@ -120,7 +131,7 @@ static json_t *calls_json(const struct report *r, json_t *paths, struct hmap *th
         }
         json_array_append_new(a, json_pack("[I,I,I,i,I,I,I,i]",
                                            (json_int_t)(intptr_t)hmap_get(thr_index, (uint64_t)(uint32_t)c->tid) - 1,
-                                           (json_int_t)(c->t - r->t0), (json_int_t)c->dur, (int)c->op,
+                                           (json_int_t)since_t0(r, c->t), (json_int_t)c->dur, (int)c->op,
                                            (json_int_t)p, (json_int_t)c->size, (json_int_t)c->ret,
                                            (int)c->err));
     }
@@ -139,7 +150,7 @@ static json_t *build(const struct report *r, const json_t *issues)
 
     json_object_set_new(d, "version", json_string(IOSCOPE_VERSION));
     json_object_set_new(d, "events", jint((int64_t)r->events));
-    json_object_set_new(d, "t_end", jint(r->have_t ? r->t1 - r->t0 : 0));
+    json_object_set_new(d, "t_end", jint(r->have_t ? since_t0(r, r->t1) : 0));
     json_object_set_new(d, "bin_ns", jint(r->bin_ns));
     json_object_set_new(d, "slow_max", jint(REPORT_SLOW));
     json_object_set_new(d, "total", sum_json(&r->total));
@@ -191,7 +202,7 @@ static json_t *build(const struct report *r, const json_t *issues)
         if (!o)
             continue;
         if (report_issue_t(r, is, &t))
-            json_object_set_new(o, "t", jint(t - r->t0));
+            json_object_set_new(o, "t", jint(since_t0(r, t)));
         if (fix)
             json_object_set_new(o, "fix", json_string(fix));
         json_array_append_new(iss, o);

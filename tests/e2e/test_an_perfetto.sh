@@ -49,8 +49,10 @@ assert (leak["name"], leak["tid"], leak["ts"]) == ("leak", 100, 2000.0), leak
 assert leak["args"]["path"] == "/data/a" and leak["args"]["type"] == 4, leak
 EOF
 
-# A recorded trace: as many X events as the trace has calls.
-if [ -e "$IORECORD" ] && [ -e "$LIBIORECORD" ] && [ -x "$BUILD/bin/samples/small_writes" ]; then
+# A recorded trace: as many X events as the trace has calls. (Not with a
+# sanitized recorder, which needs its runtime preloaded before it.)
+if [ -e "$IORECORD" ] && [ -e "$LIBIORECORD" ] && [ -x "$BUILD/bin/samples/small_writes" ] &&
+    ! ldd "$LIBIORECORD" 2>/dev/null | grep -q libasan; then
     mkdir "$work/files"
     "$IORECORD" -o "$work/t.zst" -- "$BUILD/bin/samples/small_writes" "$work/files" >/dev/null 2>&1 ||
         fail "iorecord failed"
