@@ -19,6 +19,7 @@ cat >"$work/in.jsonl" <<'JSONL'
 {"ev":"call","t":10000,"pid":100,"tid":101,"op":"read","dur":2000,"ret":4096,"fd":3,"size":4096}
 {"ev":"call","t":20000,"pid":100,"tid":101,"op":"read","dur":1500,"ret":100,"fd":3,"size":4096}
 {"ev":"call","t":30000,"pid":100,"tid":100,"op":"open","dur":1000,"ret":-1,"errno":2,"path":"/missing","flags":0}
+{"ev":"call","t":40000,"pid":100,"tid":100,"op":"open","dur":1000,"ret":4,"path":"/data/b","flags":0,"stack":"main+0x2a (/usr/bin/app)"}
 {"ev":"exit","t":2000000,"pid":100,"status":0}
 JSONL
 
@@ -32,7 +33,7 @@ from collections import Counter
 d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"]
 got = Counter((e["ph"], e.get("cat", e["name"])) for e in ev)
-want = Counter({("M", "process_name"): 1, ("M", "thread_name"): 2, ("X", "io"): 4,
+want = Counter({("M", "process_name"): 1, ("M", "thread_name"): 2, ("X", "io"): 5,
                 ("i", "process"): 1, ("i", "issue"): 1})
 assert got == want, got
 names = {(e["tid"], e["args"]["name"]) for e in ev if e["ph"] == "M"}

@@ -30,7 +30,7 @@ cat >"$work/in.jsonl" <<'JSONL'
 {"ev":"exit","t":2000000,"pid":100,"status":0}
 JSONL
 
-"$IOANALYZE" --format html "$work/in.jsonl" >"$work/report.html" 2>"$work/err" ||
+"$IOANALYZE" --format html --set leak.min_count=1 "$work/in.jsonl" >"$work/report.html" 2>"$work/err" ||
     fail "exit $?: $(cat "$work/err")"
 # Self-contained: nothing names another place to load from.
 ! grep -Eq 'https?://|<(link|img|iframe)[ >]|<script[^>]* src=' "$work/report.html" ||

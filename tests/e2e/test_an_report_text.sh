@@ -48,7 +48,7 @@ cat >"$work/leak.jsonl" <<'JSONL'
 {"ev":"call","t":1000,"pid":7,"tid":7,"op":"open","dur":5000,"ret":3,"path":"/data/kept","flags":0,"stack":"open_conf+0x1c (/usr/bin/leaky)\nmain+0x2a (/usr/bin/leaky)"}
 {"ev":"exit","t":50000,"pid":7,"status":0}
 JSONL
-"$IOANALYZE" --format text --no-symbolize "$work/leak.jsonl" >"$work/out2" 2>/dev/null || fail "exit $?"
+"$IOANALYZE" --format text --no-symbolize --set leak.min_count=1 "$work/leak.jsonl" >"$work/out2" 2>/dev/null || fail "exit $?"
 grep -q '^== leak (type 4)$' "$work/out2" || fail "no leak group"
 grep -q '^  /data/kept$' "$work/out2" || fail "no path line"
 grep -q '^    process leaky (pid 7), thread leaky (tid 7)$' "$work/out2" || fail "no process line"
