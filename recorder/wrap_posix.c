@@ -517,18 +517,12 @@ static void rec_dup(int oldfd, int r, int err, int cloexec, uint64_t s0, uint64_
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 
-/* Whether fd is ours (then the program's call fails with EBADF). */
-static int is_trace_fd(int fd)
-{
-    return rec_own_fd(fd);
-}
-
 int dup(int oldfd)
 {
     uint64_t s0 = rec_stamp(), s1;
     int r;
 
-    if (is_trace_fd(oldfd)) {
+    if (rec_own_fd(oldfd)) {
         errno = EBADF;
         r = -1;
     } else {
@@ -548,13 +542,13 @@ static int dup_onto(int oldfd, int newfd, int flags, int three)
     uint64_t s0 = rec_stamp(), s1;
     int r;
 
-    if (is_trace_fd(oldfd)) {
+    if (rec_own_fd(oldfd)) {
         errno = EBADF;
         r = -1;
     } else {
         /* The program wants this number: give way. Not in a vfork child
          * (guard set): it shares our memory but not our fd table. */
-        if (is_trace_fd(newfd) && !rec_guard)
+        if (rec_own_fd(newfd) && !rec_guard)
             rec_own_fd_move(newfd);
         r = three ? CALL_REAL(-1, dup3, oldfd, newfd, flags)
                   : CALL_REAL(-1, dup2, oldfd, newfd);
@@ -600,7 +594,7 @@ static inline void rec_setfd(int fd, int fdflags, int r, int err, uint64_t s0, u
         va_start(ap, cmd);                                                     \
         arg = va_arg(ap, void *);                                              \
         va_end(ap);                                                            \
-        if (cmd == F_SETFD && rec_active && !is_trace_fd(fd)) {                \
+        if (cmd == F_SETFD && rec_active && !rec_own_fd(fd)) {                 \
             s0 = rec_stamp();                                                  \
             r = CALL_REAL(-1, name, fd, cmd, arg);                             \
             s1 = rec_stamp();                                                  \
@@ -608,14 +602,14 @@ static inline void rec_setfd(int fd, int fdflags, int r, int err, uint64_t s0, u
             return r;                                                          \
         }                                                                      \
         if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC) {                        \
-            if (is_trace_fd(fd)) {                                             \
+            if (rec_own_fd(fd)) {                                              \
                 errno = EBADF;                                                 \
                 return -1;                                                     \
             }                                                                  \
             return CALL_REAL(-1, name, fd, cmd, arg);                          \
         }                                                                      \
         s0 = rec_stamp();                                                      \
-        if (is_trace_fd(fd)) {                                                 \
+        if (rec_own_fd(fd)) {                                                  \
             errno = EBADF;                                                     \
             r = -1;                                                            \
         } else {                                                               \
@@ -771,7 +765,7 @@ static int from_self(const void *ra)
 
 static int close_checked(int fd)
 {
-    if (fd >= 0 && fd == rec_trace_fd()) {
+    if (rec_own_fd(fd)) {
         errno = EBADF;
         return -1;
     }
