@@ -50,23 +50,6 @@ static inline int32_t rec_gettid(void)
     return (int32_t)syscall(SYS_gettid);
 }
 
-static inline void rec_futex_wake(uint32_t *w)
-{
-    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-static inline void rec_futex_wake_all(uint32_t *w)
-{
-    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
-static inline void rec_futex_wait(uint32_t *w, uint32_t val, long ns)
-{
-    struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
-
-    syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
-}
-
 /* ------------------------------------------------------------ startup.c */
 
 /* Start-up succeeded: the flush lock, the buffers and the trace exist. */
