@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -295,17 +294,8 @@ static void become_collector(struct writer *w, int live_rd, const char *spool,
 /* A duplicate of fd at a high number that an exec keeps, fd closed. */
 static int move_high(int fd)
 {
-    struct rlimit rl;
-    long lim = 1024;
-    int nfd = -1;
+    int nfd = rec_seg_fd_high(fd, F_DUPFD, 16);
 
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        lim = (long)rl.rlim_cur;
-    /* not higher: every fork copies the fd table up to the highest fd */
-    if (lim > 1024)
-        lim = 1024;
-    for (long want = lim - 16; want >= 10 && nfd < 0; want = want * 3 / 4)
-        nfd = fcntl(fd, F_DUPFD, want);
     if (nfd < 0)
         return -1;
     close(fd);

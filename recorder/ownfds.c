@@ -7,7 +7,6 @@
  * their numbers moves ours away first.
  */
 #include <fcntl.h>
-#include <sys/resource.h>
 
 #include "internal.h"
 
@@ -36,21 +35,9 @@ int rec_own_fd(int fd)
 /* A close-on-exec duplicate of fd at a high number (-1 when none). */
 int rec_fd_high(int fd)
 {
-    struct rlimit rl;
-    long lim = 1024;
-    int nfd = -1;
+    int nfd = rec_seg_fd_high(fd, F_DUPFD_CLOEXEC, 8);
 
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        lim = (long)rl.rlim_cur;
-    /* no higher than ~1000: fork copies the fd table up to the highest
-       open fd, and every fork of the program would pay for a high one */
-    if (lim > 1024)
-        lim = 1024;
-    for (long want = lim - 8; want >= 10 && nfd < 0; want = want * 3 / 4)
-        nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
-    if (nfd < 0)
-        nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
-    return nfd;
+    return nfd >= 0 ? nfd : (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
 }
 
 /*

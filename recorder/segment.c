@@ -9,6 +9,7 @@
  */
 #include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -240,6 +241,23 @@ int rec_seg_locked(int fd, uint32_t i)
     if (syscall(SYS_fcntl, fd, F_GETLK, &fl) != 0)
         return -1;
     return fl.l_type != F_UNLCK;
+}
+
+int rec_seg_fd_high(int fd, int dup_cmd, long margin)
+{
+    struct rlimit rl;
+    long lim = 1024;
+    int nfd = -1;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        lim = (long)rl.rlim_cur;
+    /* no higher than ~1000: fork copies the fd table up to the highest
+       open fd, and every fork of the program would pay for a high one */
+    if (lim > 1024)
+        lim = 1024;
+    for (long want = lim - margin; want >= 10 && nfd < 0; want = want * 3 / 4)
+        nfd = (int)syscall(SYS_fcntl, fd, dup_cmd, want);
+    return nfd;
 }
 
 /* ----------------------------------------------------------- writing */

@@ -187,6 +187,15 @@ int rec_seg_proc_take(struct rec_seg_hdr *s, int32_t pid);
 int rec_seg_lock(int fd, uint32_t i);
 int rec_seg_locked(int fd, uint32_t i);
 
+/*
+ * A duplicate of fd (dup_cmd F_DUPFD or F_DUPFD_CLOEXEC) at the highest free
+ * number at most `margin` below min(RLIMIT_NOFILE, 1024), stepping down by a
+ * quarter; -1 when none from 10 up is free. The recorder's fds (the trace,
+ * or the collector's memfd and pipe) live there, out of the program's usual
+ * range: iorecord's take margin 16, the library's trace 8.
+ */
+int rec_seg_fd_high(int fd, int dup_cmd, long margin);
+
 /* ----------------------------------------------------------- writing */
 
 /* Writes one chunk's records: the writer of the trace's side. */
