@@ -223,25 +223,6 @@ static void run(struct writer *w, int live_rd)
 
 /* ------------------------------------------------------------ starting */
 
-/* close every fd from 3 up but the ones in keep[0..n). */
-static void close_others(const int *keep, int n)
-{
-    unsigned lo = 3;
-
-    for (;;) {
-        unsigned next = ~0u;
-
-        for (int i = 0; i < n; i++)
-            if (keep[i] >= 0 && (unsigned)keep[i] >= lo && (unsigned)keep[i] < next)
-                next = (unsigned)keep[i];
-        if (next > lo)
-            syscall(SYS_close_range, lo, next == ~0u ? ~0u : next - 1, 0);
-        if (next == ~0u)
-            return;
-        lo = next + 1;
-    }
-}
-
 static void become_collector(struct writer *w, int live_rd, const char *spool,
                              const char *out)
 {
@@ -269,7 +250,7 @@ static void become_collector(struct writer *w, int live_rd, const char *spool,
         dup2(null, 1);
         close(null);
     }
-    close_others(keep, 3);
+    rec_seg_close_range_except(3, ~0u, 0, keep, 3);
     if (chdir("/") != 0) {
         /* paths are absolute; the directory only pins a mount */
     }

@@ -92,29 +92,9 @@ void rec_own_fd_move(int fd)
 
 int rec_close_range_around(unsigned first, unsigned last, int flags)
 {
-    unsigned lo = first;
-    int r = 0;
+    int keep[3];
 
-    /* Each of our fds in [first, last], lowest first, splits the range. */
-    while (r == 0 && lo <= last) {
-        unsigned next = last;
-        int found = 0;
-
-        for (int k = 0; k < 3; k++) {
-            int fd = rec_own_fd_get(k);
-
-            if (fd >= 0 && (unsigned)fd >= lo && (unsigned)fd <= next) {
-                next = (unsigned)fd;
-                found = 1;
-            }
-        }
-        if (!found)
-            return (int)syscall(SYS_close_range, lo, last, flags);
-        if (next > lo)
-            r = (int)syscall(SYS_close_range, lo, next - 1, flags);
-        if (next == ~0u)
-            break;
-        lo = next + 1;
-    }
-    return r;
+    for (int k = 0; k < 3; k++)
+        keep[k] = rec_own_fd_get(k);
+    return rec_seg_close_range_except(first, last, flags, keep, 3);
 }

@@ -260,6 +260,33 @@ int rec_seg_fd_high(int fd, int dup_cmd, long margin)
     return nfd;
 }
 
+int rec_seg_close_range_except(unsigned first, unsigned last, int flags,
+                               const int *keep, int n)
+{
+    unsigned lo = first;
+    int r = 0;
+
+    /* Each kept fd in [first, last], lowest first, splits the range. */
+    while (r == 0 && lo <= last) {
+        unsigned next = last;
+        int found = 0;
+
+        for (int k = 0; k < n; k++)
+            if (keep[k] >= 0 && (unsigned)keep[k] >= lo && (unsigned)keep[k] <= next) {
+                next = (unsigned)keep[k];
+                found = 1;
+            }
+        if (!found)
+            return (int)syscall(SYS_close_range, lo, last, flags);
+        if (next > lo)
+            r = (int)syscall(SYS_close_range, lo, next - 1, flags);
+        if (next == ~0u)
+            break;
+        lo = next + 1;
+    }
+    return r;
+}
+
 /* ----------------------------------------------------------- writing */
 
 static void slot_hdr(const struct rec_seg_slot *sl, struct iot_chunk_hdr *h)

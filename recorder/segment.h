@@ -196,6 +196,14 @@ int rec_seg_locked(int fd, uint32_t i);
  */
 int rec_seg_fd_high(int fd, int dup_cmd, long margin);
 
+/*
+ * close_range(first, last, flags) over every fd but keep[0..n) (-1 entries
+ * ignored): the program's close_range passing over the recorder's fds, and
+ * the collector shedding what it inherited. 0, or the first failure's -1.
+ */
+int rec_seg_close_range_except(unsigned first, unsigned last, int flags,
+                               const int *keep, int n);
+
 /* ----------------------------------------------------------- writing */
 
 /* Writes one chunk's records: the writer of the trace's side. */
