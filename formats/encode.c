@@ -8,11 +8,9 @@
 #include <string.h>
 
 #include "codec.h"
+#include "enc_io.h"
 #include "hash.h"
 #include "records.h"
-
-/* Worst case of a call record: tag, op, has, gap, dur, ret and every field. */
-#define CALL_MAX (1 + 5 * IOT_VARINT_MAX + IOT_FIELD_COUNT * IOT_VARINT_MAX)
 
 void iot_enc_begin(struct iot_enc *e, void *buf, size_t cap, int64_t base_t)
 {
@@ -91,32 +89,18 @@ static int same_as_prev(const struct iot_enc *e, const struct iot_event *ev)
     return 1;
 }
 
-/*
- * A call's tag: its op, or for ops from IOT_TAG_CALL_EXT on, the escape tag
- * followed by the op as a varint (docs/trace-format.md 5.1).
- */
-static inline uint8_t *put_op(uint8_t *p, unsigned op)
-{
-    if (op < IOT_TAG_CALL_EXT) {
-        *p++ = (uint8_t)op;
-        return p;
-    }
-    *p++ = IOT_TAG_CALL_EXT;
-    return iot_put_varint(p, op);
-}
-
 int iot_enc_call(struct iot_enc *e, const struct iot_event *ev)
 {
     int repeat = same_as_prev(e, ev);
     uint8_t *p;
 
-    if (room(e) < CALL_MAX)
+    if (room(e) < IOT_CALL_MAX)
         return -1;
     p = e->buf + e->len;
     if (repeat) {
         *p++ = IOT_TAG_REPEAT;
     } else {
-        p = put_op(p, ev->op);
+        p = iot_put_op(p, ev->op);
         p = iot_put_varint(p, ev->has & IOT_CALL_HAS_MASK);
     }
     p = iot_put_varint(p, iot_zigzag(ev->t - e->prev_end));
@@ -140,40 +124,7 @@ int iot_enc_call(struct iot_enc *e, const struct iot_event *ev)
 int iot_enc_io(struct iot_enc *e, unsigned op, int32_t fd, int64_t size,
                int64_t ret, int32_t err, int64_t t, int64_t dur)
 {
-    uint32_t has = IOT_HAS_FD | IOT_HAS_SIZE | (err ? IOT_HAS_ERRNO : 0);
-    const struct iot_event *pv = &e->prev;
-    uint8_t *p;
-
-    if (room(e) < CALL_MAX)
-        return -1;
-    p = e->buf + e->len;
-    if (e->have_prev && pv->op == op && pv->has == has && pv->fd == fd &&
-        pv->size == size && pv->ret == ret && pv->err == err) {
-        *p++ = IOT_TAG_REPEAT;
-        p = iot_put_varint(p, iot_zigzag(t - e->prev_end));
-        p = iot_put_varint(p, (uint64_t)dur);
-    } else {
-        p = put_op(p, op);
-        p = iot_put_varint(p, has);
-        p = iot_put_varint(p, iot_zigzag(t - e->prev_end));
-        p = iot_put_varint(p, (uint64_t)dur);
-        p = iot_put_varint(p, iot_zigzag(ret));
-        if (err)
-            p = iot_put_varint(p, (uint32_t)err);
-        p = iot_put_varint(p, iot_zigzag(fd));
-        p = iot_put_varint(p, iot_zigzag(size));
-        e->prev.op = (uint8_t)op;
-        e->prev.has = has;
-        e->prev.fd = fd;
-        e->prev.size = size;
-        e->prev.ret = ret;
-        e->prev.err = err;
-        e->have_prev = 1;
-    }
-    e->prev_end = t + dur;
-    e->len = (size_t)(p - e->buf);
-    e->nrec++;
-    return 0;
+    return iot_enc_io_inline(e, op, fd, size, ret, err, t, dur);
 }
 
 static uint8_t *put_bytes(uint8_t *p, const char *s, size_t len)

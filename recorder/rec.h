@@ -33,6 +33,7 @@
 #pragma GCC visibility push(hidden)
 
 #include "iotrace.h"
+#include "enc_io.h"
 #include "frame.h"
 #include "path.h"
 #include "segment.h"
@@ -244,8 +245,9 @@ void rec_defer_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
  * err is the errno to store (0 when the call succeeded). errno itself is
  * left untouched.
  */
-static inline void rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
-                          int32_t err, uint64_t s0, uint64_t s1)
+static inline __attribute__((always_inline)) void
+rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret, int32_t err,
+       uint64_t s0, uint64_t s1)
 {
     struct rec_thread *t = rec_enter(s0);
     const struct rec_clock *c;
@@ -259,7 +261,8 @@ static inline void rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
     c = __atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE);
     a = rec_ns_with(c, s0);
     b = a + rec_ns_between(c, s0, s1);
-    if (REC_LIKELY(iot_enc_io(&t->enc, op, fd, size, ret, err, a, b - a) == 0)) {
+    if (REC_LIKELY(iot_enc_io_inline(&t->enc, op, fd, size, ret, err, a,
+                                     b - a) == 0)) {
         if (REC_LIKELY(a - t->enc.base_t < REC_CHUNK_AGE))
             rec_publish(t);
         else
