@@ -6,8 +6,7 @@
  * marks it seen, each that closes one unmarks it, and the first data call
  * on an fd that is not marked (inherited across exec, or made by a call no
  * wrapper sees) first records what the fd is, once: an `fdpath` event with
- * its /proc/self/fd target. The set is one bit per fd, so the check on the
- * hot path is a load and a bit test.
+ * its /proc/self/fd target.
  */
 #ifndef REC_WRAP_H
 #define REC_WRAP_H
@@ -19,10 +18,43 @@
 
 #pragma GCC visibility push(hidden)
 
-/* fds below this are followed; higher ones are taken as seen */
+/* fds below this are followed; higher ones are taken as seen and busy */
 #define REC_FD_SEEN 4096
 
-extern uint64_t rec_fd_seen[REC_FD_SEEN / 64];
+/*
+ * What the recorder knows of an fd below REC_FD_SEEN (rec_fd_state[fd]),
+ * for two things: naming an fd it did not see made, and skipping the fstat
+ * that gives close() its file_size when nothing can have changed the file
+ * through that fd (the fstat costs as much as a fast open()).
+ */
+enum rec_fd_state {
+    REC_FD_UNSEEN = 0,  /* not seen made: its first data call names it */
+    REC_FD_QUIET,       /* made by a wrapped call, nothing through it since */
+    REC_FD_BUSY         /* data went through it (read, write, map, copy, size
+                           change), or it shares its file with another fd
+                           (dup, fork) through which data may go */
+};
+
+/*
+ * One byte per fd, so the check on the hot path is a load and a compare,
+ * and each fd's byte is stored on its own (no read-modify-write shared
+ * with other fds). Relaxed: threads racing on one fd number race in the
+ * program too; the worst outcome is one fdpath event too many, or a close
+ * without its file size.
+ */
+extern uint8_t rec_fd_state[REC_FD_SEEN];
+
+static inline unsigned rec_fd_get(int fd)
+{
+    return __atomic_load_n(&rec_fd_state[(unsigned)fd], __ATOMIC_RELAXED);
+}
+
+static inline void rec_fd_set(int fd, unsigned state)
+{
+    if ((unsigned)fd < REC_FD_SEEN && rec_guard != REC_GUARD_OFF)
+        __atomic_store_n(&rec_fd_state[(unsigned)fd], (uint8_t)state,
+                         __ATOMIC_RELAXED);
+}
 
 /*
  * Record an `fdpath` for fd, timed at stamp s0, and mark it seen. Out of
@@ -34,34 +66,52 @@ void rec_fd_name(int fd, uint64_t s0);
    fd table). */
 static inline void rec_fd_mark(int fd)
 {
-    if ((unsigned)fd < REC_FD_SEEN && rec_guard != REC_GUARD_OFF)
-        __atomic_or_fetch(&rec_fd_seen[(unsigned)fd >> 6], 1ull << (fd & 63),
-                          __ATOMIC_RELAXED);
+    rec_fd_set(fd, REC_FD_QUIET);
 }
+
+/* fd shares its open file with another fd: data through either changes it. */
+static inline void rec_fd_shared(int fd)
+{
+    if ((unsigned)fd < REC_FD_SEEN && rec_fd_get(fd) == REC_FD_QUIET)
+        rec_fd_set(fd, REC_FD_BUSY);
+}
+
+/* Before fork: every fd the child inherits is shared with it. */
+void rec_fd_shared_all(void);
 
 /* fd was closed: a later fd with its number is new. */
 static inline void rec_fd_unmark(int fd)
 {
-    if ((unsigned)fd < REC_FD_SEEN && rec_guard != REC_GUARD_OFF)
-        __atomic_and_fetch(&rec_fd_seen[(unsigned)fd >> 6], ~(1ull << (fd & 63)),
-                           __ATOMIC_RELAXED);
+    rec_fd_set(fd, REC_FD_UNSEEN);
+}
+
+static inline int rec_fd_unseen(int fd)
+{
+    return (unsigned)fd < REC_FD_SEEN && rec_fd_get(fd) == REC_FD_UNSEEN;
 }
 
 /*
- * A data call is about to be made on fd: name fd first if it is new to us
- * (before the call's own stamps, so its time is not the call's).
+ * Whether close() should record fd's file size: unless the recorder saw
+ * the fd made and nothing since that could change its file (a lock file,
+ * a probe, an open to fstat or to hold).
  */
-static inline int rec_fd_unseen(int fd)
+static inline int rec_fd_wants_size(int fd)
 {
-    return (unsigned)fd < REC_FD_SEEN &&
-           !((__atomic_load_n(&rec_fd_seen[(unsigned)fd >> 6], __ATOMIC_RELAXED) >>
-              (fd & 63)) & 1);
+    return (unsigned)fd >= REC_FD_SEEN || rec_fd_get(fd) != REC_FD_QUIET;
 }
 
+/* The slow side of rec_fd_check: name fd if it is new, then mark it busy. */
+void rec_fd_first_data(int fd);
+
+/*
+ * A data call is about to be made on fd: name fd first if it is new to us
+ * (before the call's own stamps, so its time is not the call's), and note
+ * that data goes through it.
+ */
 static inline void rec_fd_check(int fd)
 {
-    if (REC_UNLIKELY(rec_fd_unseen(fd)))
-        rec_fd_name(fd, rec_stamp());
+    if (REC_UNLIKELY((unsigned)fd < REC_FD_SEEN && rec_fd_get(fd) != REC_FD_BUSY))
+        rec_fd_first_data(fd);
 }
 
 /*

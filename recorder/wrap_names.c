@@ -23,7 +23,7 @@
 #include "rec.h"
 #include "wrap.h"
 
-uint64_t rec_fd_seen[REC_FD_SEEN / 64];
+uint8_t rec_fd_state[REC_FD_SEEN];
 
 /* "/proc/self/fd/N" without stdio: this may run in a signal handler. */
 static void fd_link(char *buf, int fd)
@@ -83,6 +83,21 @@ void rec_fd_name(int fd, uint64_t s0)
     ev.offset = off >= 0 ? off : 0;
     rec_call(&ev, path, NULL, NULL, s0, s0);
     errno = saved;
+}
+
+void rec_fd_first_data(int fd)
+{
+    if (rec_fd_get(fd) == REC_FD_UNSEEN)
+        rec_fd_name(fd, rec_stamp());
+    /* Not named (a handler inside the recorder, not open): stays unseen. */
+    if (rec_fd_get(fd) != REC_FD_UNSEEN)
+        rec_fd_set(fd, REC_FD_BUSY);
+}
+
+void rec_fd_shared_all(void)
+{
+    for (int fd = 0; fd < REC_FD_SEEN; fd++)
+        rec_fd_shared(fd);
 }
 
 /*

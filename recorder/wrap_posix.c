@@ -342,6 +342,8 @@ WRAP_SYNC(fdatasync, IOT_OP_FDATASYNC)
 #define WRAP_TRUNC(name, otype)                                                \
     int name(int fd, otype len)                                                \
     {                                                                          \
+        if (rec_active)                                                        \
+            rec_fd_check(fd);  /* the size it sets is worth its close's fstat */\
         WRAP_BODY(int, -1, name,                                               \
                   rec_simple(IOT_OP_FTRUNCATE, fd, IOT_HAS_SIZE, (int64_t)len, \
                              r, ERR_OF(r), s0, s1),                            \
@@ -372,6 +374,8 @@ static void rec_range(unsigned op, int fd, int64_t off, int64_t len, int err, ui
     REAL_HERE(int, name, (int, int, otype, otype));                            \
     int name(int fd, int mode, otype off, otype len)                           \
     {                                                                          \
+        if (rec_active)                                                        \
+            rec_fd_check(fd);                                                  \
         WRAP_BODY(int, -1, name,                                               \
                   rec_range(IOT_OP_FALLOCATE, fd, (int64_t)off, (int64_t)len,  \
                             ERR_OF(r), s0, s1),                                \
@@ -386,6 +390,8 @@ WRAP_FALLOCATE(fallocate64, off64_t)
     REAL_HERE(int, name, (int, otype, otype));                                 \
     int name(int fd, otype off, otype len)                                     \
     {                                                                          \
+        if (rec_active)                                                        \
+            rec_fd_check(fd);                                                  \
         WRAP_BODY(int, ENOSYS, name,                                           \
                   rec_range(IOT_OP_FALLOCATE, fd, (int64_t)off, (int64_t)len,  \
                             r, s0, s1),                                        \
@@ -435,7 +441,7 @@ int close(int fd)
         errno = EBADF;
         r = -1;
     } else {
-        ev.file_size = fd_size(fd);
+        ev.file_size = rec_fd_wants_size(fd) ? fd_size(fd) : -1;
         s0 = rec_stamp();
         r = CALL_REAL(-1, close, fd);
     }
@@ -508,7 +514,10 @@ static void rec_dup(int oldfd, int r, int err, int cloexec, uint64_t s0, uint64_
 {
     struct iot_event ev = rec_event(IOT_OP_DUP, r, err);
 
-    rec_fd_mark(r);
+    if (r >= 0) {
+        rec_fd_shared(oldfd);
+        rec_fd_set(r, REC_FD_BUSY);
+    }
     ev.has |= IOT_HAS_FD | (r >= 0 ? IOT_HAS_NEWFD : 0) |
               (cloexec ? IOT_HAS_FLAGS : 0);
     ev.flags = cloexec ? O_CLOEXEC : 0;
@@ -691,6 +700,7 @@ WRAP_COPY(splice, IOT_OP_SPLICE)
         if (!rec_active || fd < 0 || (flags & MAP_ANONYMOUS))                  \
             return CALL_REAL(MAP_FAILED, name, addr, len, prot, flags, fd,     \
                              off);                                             \
+        rec_fd_check(fd);                                                      \
         s0 = rec_stamp();                                                      \
         r = CALL_REAL(MAP_FAILED, name, addr, len, prot, flags, fd, off);      \
         s1 = rec_stamp();                                                      \

@@ -18,6 +18,7 @@
 
 #include "real.h"
 #include "rec.h"
+#include "wrap.h"
 
 extern char **environ;
 
@@ -460,6 +461,7 @@ pid_t fork(void)
 
     if (!rec_active)
         return CALL_REAL(-1, fork);
+    rec_fd_shared_all();
     s0 = rec_stamp();
     r = CALL_REAL(-1, fork);
     if (r == 0)

@@ -267,6 +267,8 @@ static int match_line(const struct iot_event *ev, char *line, size_t lineno)
             good = iot_op_name(ev->op) && !strcmp(iot_op_name(ev->op), val);
         else if (!strcmp(key, "nofd"))
             good = !(ev->has & IOT_HAS_FD);
+        else if (!strcmp(key, "nosize"))
+            good = !(ev->has & IOT_HAS_FILE_SIZE);
         else if (!strcmp(key, "ret"))
             good = !strcmp(val, "*") || ev->ret == num;
         else if (!strcmp(key, "stack")) {
