@@ -110,9 +110,12 @@ int iot_enc_call(struct iot_enc *e, const struct iot_event *ev)
         p = put_fields(p, ev);
         e->prev = *ev;
         e->prev.has &= IOT_CALL_HAS_MASK;
-        /* iot_enc_io compares err unconditionally: keep it 0 when absent */
+        /* iot_enc_io_inline compares err and stream unconditionally: keep
+           them 0 when absent */
         if (!(ev->has & IOT_HAS_ERRNO))
             e->prev.err = 0;
+        if (!(ev->has & IOT_HAS_STREAM))
+            e->prev.stream = 0;
         e->have_prev = 1;
     }
     e->prev_end = ev->t + ev->dur;
@@ -124,7 +127,7 @@ int iot_enc_call(struct iot_enc *e, const struct iot_event *ev)
 int iot_enc_io(struct iot_enc *e, unsigned op, int32_t fd, int64_t size,
                int64_t ret, int32_t err, int64_t t, int64_t dur)
 {
-    return iot_enc_io_inline(e, op, fd, size, ret, err, t, dur);
+    return iot_enc_io_inline(e, op, fd, 0, size, ret, err, t, dur);
 }
 
 static uint8_t *put_bytes(uint8_t *p, const char *s, size_t len)

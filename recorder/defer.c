@@ -52,14 +52,16 @@ void rec_defer(const struct iot_event *ev, const char *path, const char *mode,
     __atomic_store_n(&p->valid, 1, __ATOMIC_RELEASE);
 }
 
-void rec_defer_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
-                  int32_t err, uint64_t s0, uint64_t s1)
+void rec_defer_data(unsigned op, int32_t fd, uint64_t stream, int64_t size,
+                    int64_t ret, int32_t err, uint64_t s0, uint64_t s1)
 {
     struct iot_event ev = { 0 };
 
     ev.op = (uint8_t)op;
-    ev.has = IOT_HAS_FD | IOT_HAS_SIZE | (err ? IOT_HAS_ERRNO : 0);
+    ev.has = IOT_HAS_FD | IOT_HAS_SIZE | (stream ? IOT_HAS_STREAM : 0) |
+             (err ? IOT_HAS_ERRNO : 0);
     ev.fd = fd;
+    ev.stream = stream;
     ev.size = size;
     ev.ret = ret;
     ev.err = err;

@@ -234,20 +234,21 @@ static inline void rec_leave(void)
 }
 
 /* The record did not fit (written == 0), or the chunk has grown old. */
-void rec_io_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
-                 int64_t size, int64_t ret, int32_t err, int64_t a,
-                 int64_t dur);
-void rec_defer_io(unsigned op, int32_t fd, int64_t size, int64_t ret,
-                  int32_t err, uint64_t s0, uint64_t s1);
+void rec_data_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
+                   uint64_t stream, int64_t size, int64_t ret, int32_t err,
+                   int64_t a, int64_t dur);
+void rec_defer_data(unsigned op, int32_t fd, uint64_t stream, int64_t size,
+                    int64_t ret, int32_t err, uint64_t s0, uint64_t s1);
 
 /*
- * Record an fd call with only fd, size, ret and errno (read, write, ...).
- * err is the errno to store (0 when the call succeeded). errno itself is
- * left untouched.
+ * Record a data call with only fd, size, ret and errno (read, write, ...),
+ * and the stream when it is not 0 (fread, fwrite, ...): the hot path, inline
+ * whole in the wrappers. err is the errno to store (0 when the call
+ * succeeded). errno itself is left untouched.
  */
 static inline __attribute__((always_inline)) void
-rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret, int32_t err,
-       uint64_t s0, uint64_t s1)
+rec_data(unsigned op, int32_t fd, uint64_t stream, int64_t size, int64_t ret,
+         int32_t err, uint64_t s0, uint64_t s1)
 {
     struct rec_thread *t = rec_enter(s0);
     const struct rec_clock *c;
@@ -255,22 +256,30 @@ rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret, int32_t err,
 
     if (!t) {
         if (REC_UNLIKELY(rec_deferring()))
-            rec_defer_io(op, fd, size, ret, err, s0, s1);
+            rec_defer_data(op, fd, stream, size, ret, err, s0, s1);
         return;
     }
     c = __atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE);
     a = rec_ns_with(c, s0);
     b = a + rec_ns_between(c, s0, s1);
-    if (REC_LIKELY(iot_enc_io_inline(&t->enc, op, fd, size, ret, err, a,
-                                     b - a) == 0)) {
+    if (REC_LIKELY(iot_enc_io_inline(&t->enc, op, fd, stream, size, ret, err,
+                                     a, b - a) == 0)) {
         if (REC_LIKELY(a - t->enc.base_t < REC_CHUNK_AGE))
             rec_publish(t);
         else
-            rec_io_slow(t, 1, op, fd, size, ret, err, a, b - a);
+            rec_data_slow(t, 1, op, fd, stream, size, ret, err, a, b - a);
     } else {
-        rec_io_slow(t, 0, op, fd, size, ret, err, a, b - a);
+        rec_data_slow(t, 0, op, fd, stream, size, ret, err, a, b - a);
     }
     rec_leave();
+}
+
+/* rec_data() of an fd call (no stream). */
+static inline __attribute__((always_inline)) void
+rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret, int32_t err,
+       uint64_t s0, uint64_t s1)
+{
+    rec_data(op, fd, 0, size, ret, err, s0, s1);
 }
 
 /*

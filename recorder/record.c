@@ -1,7 +1,7 @@
 /*
  * record.c - encoding a call into the calling thread's open chunk: the
- * general case (rec_call: strings, any fields) and the fd fast path's slow
- * side (rec_io, inline in rec.h, when its record did not fit or the chunk
+ * general case (rec_call: strings, any fields) and the data fast path's
+ * slow side (rec_data, inline in rec.h, when its record did not fit or the chunk
  * has grown old).
  *
  * A record is published (rec_publish) only once it is whole, so a
@@ -13,9 +13,9 @@
 
 int rec_active;
 
-void rec_io_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
-                 int64_t size, int64_t ret, int32_t err, int64_t a,
-                 int64_t dur)
+void rec_data_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
+                   uint64_t stream, int64_t size, int64_t ret, int32_t err,
+                   int64_t a, int64_t dur)
 {
     if (written) {
         /* In, but the chunk is a second old: close it, start the next. */
@@ -25,7 +25,7 @@ void rec_io_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
     }
     /* Full: a fresh chunk always has room for one fd record. */
     rec_chunk_switch(t, a);
-    if (iot_enc_io(&t->enc, op, fd, size, ret, err, a, dur) == 0)
+    if (iot_enc_io_inline(&t->enc, op, fd, stream, size, ret, err, a, dur) == 0)
         rec_publish(t);
 }
 
