@@ -369,6 +369,10 @@ void collector_end(struct collector *c)
 
     close(c->live_fd);
     c->live_fd = -1;
+    /* The collector sleeps on the wake word, not on the pipe: it would see
+       the pipe's end only at its next wake-up, 200 ms on. */
+    __atomic_add_fetch(&c->seg->wake, 1, __ATOMIC_ACQ_REL);
+    futex(&c->seg->wake, FUTEX_WAKE, 1, -1);
     /*
      * Nothing recorded is left: the collector ends at once, and a script
      * that moves the trace or unmounts its disk next must not find it busy.
