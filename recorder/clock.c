@@ -56,8 +56,14 @@ void rec_clock_init(void)
     if (mult == 0 && !rec_tsc_invariant())
         return;
     if (mult == 0) {
-        /* No calibration from the launcher: a short spin measures the rate. */
-        mult = rec_tsc_measure(5000000, &t0, &n0);
+        /*
+         * No calibration from the launcher: a short spin measures the rate.
+         * 0.5 ms: a pair of samples is within ~20 ns, so the rate is within
+         * 0.01%, and the re-anchoring every second (reanchor) slews out what
+         * that error adds up to and then measures the rate over the run.
+         * Paid at the start of every process without the launcher's rate.
+         */
+        mult = rec_tsc_measure(500000, &t0, &n0);
         if (mult == 0)
             return;
     } else {
