@@ -9,6 +9,7 @@
  * symbols and the DWARF. A stripped file's own debug info is found by
  * libdwfl's standard search, which looks in the same directories.
  */
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <stdio.h>
@@ -267,12 +268,45 @@ static const char *source_path(struct symbolizer *s, Dwarf_Die *cu, const char *
     return intern(s, buf);
 }
 
-/* A symbol without its version ("__libc_start_main@@GLIBC_2.34"). */
+typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+
+/*
+ * A C++ name as people read it ("store::Cache::load(int)" for
+ * "_ZN5store5Cache4loadEi"), interned; any other name as it is. The
+ * demangler is libstdc++'s, looked up at the first C++ name: ioanalyze is
+ * C and does not link the C++ runtime, and where it is missing names stay
+ * mangled (and so do the fingerprints made from them).
+ */
+static const char *demangled(struct symbolizer *s, const char *name)
+{
+    static cxa_demangle_fn demangle;
+    static int tried;
+    char *d;
+    int status = -1;
+
+    if (!name || strncmp(name, "_Z", 2) != 0)
+        return name;
+    if (!tried) {
+        void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+        tried = 1;
+        if (lib)
+            *(void **)&demangle = dlsym(lib, "__cxa_demangle");
+    }
+    if (!demangle || !(d = demangle(name, NULL, NULL, &status)) || status != 0)
+        return name;
+    name = intern(s, d);
+    free(d);
+    return name;
+}
+
+/* A symbol without its version ("__libc_start_main@@GLIBC_2.34"), demangled. */
 static const char *symbol_name(struct symbolizer *s, const char *name)
 {
     const char *at = name ? strchr(name, '@') : NULL;
 
-    return at && at > name ? iot_intern(s->strs, name, (size_t)(at - name)) : intern(s, name);
+    return demangled(s, at && at > name ? iot_intern(s->strs, name, (size_t)(at - name))
+                                        : intern(s, name));
 }
 
 /* The frames of one return address: inlined calls first. */
@@ -308,7 +342,7 @@ static size_t resolve(struct symbolizer *s, struct smod *m, uint64_t off, struct
                inlined call, which has no symbol */
             name = tag == DW_TAG_subprogram && sname ? sname : die_name(&scopes[i]);
             out[n] = (struct sym_frame){
-                .function = intern(s, name),
+                .function = demangled(s, intern(s, name)),
                 .file = source_path(s, cu, file),
                 .line = file ? line : 0,
                 .inlined = tag == DW_TAG_inlined_subroutine,
@@ -444,7 +478,7 @@ static struct sym_frame text_frame(struct symbolizer *s, const char *text, size_
             return f;
         }
     }
-    f.function = intern(s, buf);
+    f.function = demangled(s, intern(s, buf));
     return f;
 }
 

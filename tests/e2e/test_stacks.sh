@@ -4,8 +4,9 @@
 # debug info is found by build-id (--debug-dir). Checks the exact frames
 # (function, file, line, inlined, module, build-id) in JSON, the stack text,
 # SARIF's locations, strace -k's address-only frames through the same
-# symbolizer, a plugin loaded where a closed one was, and that fingerprints
-# survive a rebuild with code inserted before the opening function.
+# symbolizer, a plugin loaded where a closed one was, C++ names demangled
+# (where g++ is installed), and that fingerprints survive a rebuild with code
+# inserted before the opening function.
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have cc || skip "no C compiler"
@@ -213,6 +214,27 @@ for i in json.load(open(work + "/dl.json")):
     got.append((f["function"], f["module"], f["line"]))
 assert sorted(got) == [("open_in_a", a, ln), ("open_in_b", b, ln)], got
 PY
+
+# C++: a member function and one inlined into it, as C++ names
+if have g++; then
+    cd "$work/src" || exit 1
+    g++ -g -O1 -o cxx "$SRC/stk_cxx.cpp" || die "building the C++ program"
+    env $REC_ENV "$IORECORD" -o "$work/cxx.zst" -- ./cxx "$work/data" || die "recording cxx"
+    "$IOANALYZE" $LEAK1 "$work/cxx.zst" > "$work/cxx.json" 2>/dev/null || die "analyze cxx"
+    python3 - "$work/cxx.json" "$(line cxx_open "$SRC/stk_cxx.cpp")" "$(line cxx_load "$SRC/stk_cxx.cpp")" <<'PY' || die "C++ frames"
+import json, sys
+issues = [i for i in json.load(open(sys.argv[1])) if i["type"] == 4]
+assert len(issues) == 1, issues
+f = issues[0]["frames"]
+got = [(x["function"], x["line"], x["inlined"]) for x in f[:2]]
+assert got == [("store::Cache::open_entry(char const*)", int(sys.argv[2]), True),
+               ("store::Cache::load(char const*)", int(sys.argv[3]), False)], got
+assert issues[0]["stack"].startswith("store::Cache::open_entry(char const*) (stk_cxx.cpp:%s) [inlined]\n"
+                                     "store::Cache::load(char const*) (stk_cxx.cpp:%s)" % (sys.argv[2], sys.argv[3])), issues[0]["stack"]
+PY
+else
+    echo "(no g++: C++ names not checked)"
+fi
 
 # a rebuild with code before the opening function: other addresses and
 # lines, the same fingerprints
