@@ -16,17 +16,79 @@
  *   async PATH    aio_write of 4096 bytes to PATH (waited for), and an
  *                 io_uring_setup through syscall() (its result ignored: a
  *                 container may refuse it)
+ *   uring PATH N  N reads of 4096 bytes of PATH through an io_uring (raw
+ *                 syscalls, no liburing): one submission and one completion
+ *                 per io_uring_enter; prints the bytes read. Exit 2 when the
+ *                 kernel refuses io_uring (disabled, seccomp).
  * Exit 0 when every call did what Linux documents.
  */
 #include <aio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/io_uring.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The reads of `uring PATH N`; -1 on a failure, -2 when io_uring is refused. */
+static long uring_reads(const char *path, int n)
+{
+    struct io_uring_params p;
+    static char buf[4096];
+    unsigned *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+    struct io_uring_sqe *sqes;
+    struct io_uring_cqe *cqes;
+    char *sq, *cq;
+    long total = 0;
+    int ring, fd = open(path, O_RDONLY);
+
+    memset(&p, 0, sizeof(p));
+    if (fd < 0)
+        return -1;
+    ring = (int)syscall(SYS_io_uring_setup, 4L, &p);
+    if (ring < 0)
+        return -2;
+    sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned),
+              PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQ_RING);
+    cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
+              PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_CQ_RING);
+    sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+                MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+    if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
+        return -1;
+    sq_tail = (unsigned *)(sq + p.sq_off.tail);
+    sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
+    sq_array = (unsigned *)(sq + p.sq_off.array);
+    cq_head = (unsigned *)(cq + p.cq_off.head);
+    cq_tail = (unsigned *)(cq + p.cq_off.tail);
+    cq_mask = (unsigned *)(cq + p.cq_off.ring_mask);
+    cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+    for (int i = 0; i < n; i++) {
+        unsigned t = *sq_tail, idx = t & *sq_mask, h;
+        struct io_uring_sqe *e = &sqes[idx];
+
+        memset(e, 0, sizeof(*e));
+        e->opcode = IORING_OP_READ;
+        e->fd = fd;
+        e->addr = (unsigned long)buf;
+        e->len = sizeof(buf);
+        e->off = (unsigned long long)i * sizeof(buf);
+        sq_array[idx] = idx;
+        __atomic_store_n(sq_tail, t + 1, __ATOMIC_RELEASE);
+        if (syscall(SYS_io_uring_enter, ring, 1L, 1L, (long)IORING_ENTER_GETEVENTS, NULL, 0L) != 1)
+            return -1;
+        h = *cq_head;
+        if (h == __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) || cqes[h & *cq_mask].res < 0)
+            return -1;
+        total += cqes[h & *cq_mask].res;
+        __atomic_store_n(cq_head, h + 1, __ATOMIC_RELEASE);
+    }
+    return close(ring) == 0 && close(fd) == 0 ? total : -1;
+}
 
 static int forkpipe(void)
 {
@@ -132,6 +194,14 @@ int main(int argc, char **argv)
             if (syscall(SYS_pread64, fd, buf, 10L, (long)i * 10) != 10)
                 return 1;
         return syscall(SYS_close, fd) != 0;
+    }
+    if (!strcmp(mode, "uring") && argc > 3) {
+        long got = uring_reads(argv[2], atoi(argv[3]));
+
+        if (got == -2)
+            return 2;
+        printf("%ld\n", got);
+        return got < 0;
     }
     if (!strcmp(mode, "async") && argc > 2) {
         static char buf[4096];
