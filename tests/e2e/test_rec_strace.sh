@@ -9,7 +9,8 @@
 # and, for sort and sed with temp files, tar -cz and -xz (with gzip), cp -r, a
 # printf-heavy C program, python3 writing a file, git init/add/commit/status
 # and make -j2 of a small C project, the bytes written to the files under
-# each run's directory (stdio included).
+# each run's directory (stdio included), and per thread, file and call the
+# counts and bytes of the data syscalls the program made itself.
 # Calls no preload can see (the dynamic loader's reads, stdio's internal
 # refills, NSS) are excluded by looking only at the descriptors and syscalls
 # above, and for sqlite only after it opened its database.
@@ -163,6 +164,68 @@ trace_dir_bytes() {
         END { print b + 0 }'
 }
 
+# counts_equal NAME: per thread, file and call, the calls and bytes of the
+# fd-level data syscalls the program made itself (read, write, pread64,
+# pwrite64, readv, writev; copy_file_range and sendfile by the file they
+# write) on the files under the run's work directory,
+# from strace -ff -y (one log per thread) and from the trace. Left out,
+# since no preload sees them: a thread's calls on a file it also used
+# through stdio (libc's own refills and flushes), and files outside the
+# work directory (the dynamic loader's, libc's NSS and locale files, the
+# recorder's /proc reads).
+counts_equal() {
+    have python3 || return 0
+    "$IOANALYZE" dump --format jsonl "$work/$1.zst" > "$work/$1.jsonl" 2>/dev/null
+    python3 - "$work" "$1" <<'PY' || fail=1
+import glob, json, re, sys
+from collections import Counter
+work, name = sys.argv[1], sys.argv[2]
+ops = {"read": "read", "write": "write", "pread64": "pread", "pwrite64": "pwrite",
+       "readv": "readv", "writev": "writev", "copy_file_range": "copy_file_range",
+       "sendfile": "sendfile"}
+fd_re = r"\d+<([^>]*)>"
+line_re = {sc: re.compile(r"^%s\(%s%s.*\) += (-?\d+)" % (
+               sc, r"\d+<[^>]*>, [^,]+, " if sc == "copy_file_range" else "", fd_re))
+           for sc in ops}
+call_re = re.compile(r"^(\w+)\(")
+traced, trace, stdio, threads = Counter(), Counter(), set(), set()
+for l in open(work + "/" + name + ".jsonl"):
+    e = json.loads(l)
+    if e["ev"] != "call":
+        continue
+    threads.add(e["tid"])
+    path = e.get("path") or ""
+    if not path.startswith(work + "/"):
+        continue
+    if e.get("stream") is not None or e["op"].startswith("inline_"):
+        stdio.add((e["tid"], path))
+    if e["op"] in ops.values():
+        trace[(e["tid"], path, e["op"])] += 1
+        trace[(e["tid"], path, e["op"] + " bytes")] += max(e["ret"], 0)
+for f in glob.glob(work + "/" + name + ".st.log.*"):
+    tid = int(f.rsplit(".", 1)[1])
+    if tid not in threads:
+        continue        # iorecord, its collector, an unrecorded program
+    for l in open(f, errors="replace"):
+        c = call_re.match(l)
+        m = c and c.group(1) in ops and line_re[c.group(1)].match(l)
+        if not m or not m.group(1).startswith(work + "/"):
+            continue
+        op = ops[c.group(1)]
+        traced[(tid, m.group(1), op)] += 1
+        traced[(tid, m.group(1), op + " bytes")] += max(int(m.group(2)), 0)
+keys = {k for k in traced.keys() | trace.keys() if (k[0], k[1]) not in stdio}
+bad = sorted(k for k in keys if traced[k] != trace[k])
+calls = sum(traced[k] for k in keys if not k[2].endswith(" bytes"))
+for k in bad[:10]:
+    print("FAIL %s: tid %d %s %s: strace %d, trace %d" % (name, k[0], k[1], k[2], traced[k], trace[k]))
+if not bad:
+    print("ok   %s: per thread, file and call: %d calls on %d files, as strace counts them"
+          % (name, calls, len({k[1] for k in keys})))
+sys.exit(1 if bad else 0)
+PY
+}
+
 # both NAME CMD: CMD (@ stands for its directory) recorded and, in the same
 # run, traced by strace -ff -y: the same work seen both ways, so programs
 # whose output varies from run to run (git) compare too. The recorder's
@@ -180,6 +243,7 @@ both() {
     else
         echo "FAIL $1: bytes written to the files of its directory: strace $_a, trace $_b"; fail=1
     fi
+    counts_equal "$1"
 }
 
 head -c 3000000 "$work/in.txt" > "$work/sortin.txt"
