@@ -642,6 +642,26 @@ FILE *fdopen(int fd, const char *mode)
 WRAP_TMPFILE(tmpfile)
 WRAP_TMPFILE(tmpfile64)
 
+/*
+ * The file's size once fclose has written what f still buffers: st_size,
+ * or the end of the buffered bytes where they reach past it (at the end
+ * in append mode, else at the fd's offset, where a write stream's buffer
+ * goes). Taken before the close, when the fd can still be asked.
+ */
+static int64_t size_after_flush(FILE *f, int fd, int64_t st_size)
+{
+    int64_t pending = f->_IO_write_base ? f->_IO_write_ptr - f->_IO_write_base : 0;
+    long fl, off;
+
+    if (pending <= 0)
+        return st_size;
+    fl = syscall(SYS_fcntl, fd, F_GETFL);
+    if (fl >= 0 && (fl & O_APPEND))
+        return st_size + pending;
+    off = syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+    return off >= 0 && off + pending > st_size ? off + pending : st_size;
+}
+
 int fclose(FILE *f)
 {
     struct iot_event ev = { 0 };
@@ -655,7 +675,7 @@ int fclose(FILE *f)
     rec_stdio_pre(f);       /* inline bytes still in the buffer reach the file now */
     if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
         ev.has |= IOT_HAS_FILE_SIZE;
-        ev.file_size = (int64_t)st.st_size;
+        ev.file_size = size_after_flush(f, fd, (int64_t)st.st_size);
     }
     ev.stream = stream_id(f);
     s0 = rec_stamp();

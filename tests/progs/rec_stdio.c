@@ -98,6 +98,18 @@ int main(int argc, char **argv)
     CHECK(fclose(f) == 0);
     expect("op=fclose fd=3 stream file_size=44 ret=0");
 
+    /* appending: the size once the close wrote the buffered bytes at the end */
+    f = fopen(path, "a");
+    CHECK(f && fileno(f) == 3);
+    expect("op=fopen path=%s mode=a fd=3 stream ret=* size=%ld bufmode=full",
+           path, blksize(3));
+    CHECK(fputs("tail\n", f) >= 0);
+    expect("op=fputs fd=3 stream size=5 ret=*");
+    CHECK(fclose(f) == 0);
+    expect("op=fclose fd=3 stream file_size=49 ret=0");
+    /* back to 44 bytes, through syscall(): not a call under test here */
+    CHECK(syscall(SYS_truncate, path, 44L) == 0);
+
     f = fopen(missing, "r");
     CHECK(f == NULL && errno == ENOENT);
     expect("op=fopen path=%s mode=r ret=-1 errno=%d nofd", missing, ENOENT);
@@ -133,7 +145,7 @@ int main(int argc, char **argv)
     CHECK(fwrite("t", 1, 1, g) == 1);
     expect("op=fwrite fd=3 stream size=1 ret=1");
     CHECK(fclose(g) == 0);
-    expect("op=fclose fd=3 stream file_size=0 ret=0");
+    expect("op=fclose fd=3 stream file_size=1 ret=0");
 
     CHECK(p_puts("to stdout") >= 0);
     /* stdout was never opened here: its inherited fd is named, its stream announced */

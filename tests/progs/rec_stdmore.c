@@ -133,7 +133,7 @@ int main(int argc, char **argv)
     CHECK(fclose(f) == 0);
     CHECK(size_of(in) == 5006);
     expect("op=inline_put fd=3 stream size=5000 ret=5000");
-    expect("op=fclose fd=3 stream file_size=0 ret=0");
+    expect("op=fclose fd=3 stream file_size=5006 ret=0");
     fd = open(in, O_RDONLY);
     CHECK(fd == 3);
     expect("op=open path=%s flags=0 fd=3 ret=3", in);
