@@ -157,11 +157,20 @@ u=$(unresolved "$work/err") nu=$(unresolved "$work/err.nodebug")
 [ -n "$REC_ENV" ] || [ "$u" = 0 ] || die "summary with debug info: $(cat "$work/err")"
 
 # The SARIF log against the SARIF 2.1.0 schema and GitHub's ingestion rules,
-# where Microsoft's multitool is installed (npm install
-# @microsoft/sarif-multitool; SARIF_MULTITOOL names its binary when it is not
-# on PATH): no error. Its schema, shipped beside it, through python3's
+# with Microsoft's multitool: SARIF_MULTITOOL names its binary, else the one
+# on PATH, else npm installs it once under the build tree (skipped where it
+# cannot): no error. Its schema, shipped beside it, through python3's
 # jsonschema when that is installed.
 mt=${SARIF_MULTITOOL:-$(command -v sarif-multitool)}
+mtdir=$BUILD/npm-sarif
+if [ -z "$mt" ] && have node && { [ -d "$mtdir/node_modules/@microsoft/sarif-multitool" ] ||
+    { have npm && mkdir -p "$mtdir" &&
+        timeout 300 npm install --prefix "$mtdir" --no-audit --no-fund @microsoft/sarif-multitool \
+            > "$work/npm.log" 2>&1; }; }; then
+    # npm may leave the package's postinstall (a chmod of the binary) unrun
+    chmod u+x "$mtdir"/node_modules/@microsoft/sarif-multitool-linux*/Sarif.Multitool 2>/dev/null
+    mt=$mtdir/node_modules/.bin/sarif-multitool
+fi
 if [ -n "$mt" ] && [ -x "$mt" ]; then
     DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$mt" validate "$work/s.sarif" --rule-kind "Gh;Sarif" \
         -o "$work/validation.sarif" --log ForceOverwrite > "$work/mt.out" 2>&1
