@@ -6,18 +6,30 @@
 #   make asan       the tests again under AddressSanitizer + UBSan
 #   make bench      throughput and overhead figures (never pass/fail)
 #   make fuzz       run the libFuzzer targets (clang; FUZZ_SECONDS=N each)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (also BINDIR, LIBDIR,
+#                   INCLUDEDIR, DATADIR, MANDIR, DOCDIR, BASHCOMPDIR);
+#                   make uninstall with the same variables removes it
 #
 # Every .c file in a part's folder belongs to that part, so adding a file
 # needs no edit here.
 
-PREFIX  ?= /usr/local
-DESTDIR ?=
+# Where `make install` puts things (DESTDIR is prepended to each, and is
+# never compiled in). The preload library goes to a directory of its own so
+# that it is never found as an ordinary library to link with.
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+PKGLIBDIR    ?= $(LIBDIR)/ioscope
+INCLUDEDIR   ?= $(PREFIX)/include
+DATADIR      ?= $(PREFIX)/share
+MANDIR       ?= $(DATADIR)/man
+DOCDIR       ?= $(DATADIR)/doc/ioscope
+BASHCOMPDIR  ?= $(DATADIR)/bash-completion/completions
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
-
-PKGS := jansson libzstd libpcre2-8 cunit libdw
 
 WARN     := -Wall -Wextra -Werror
 CPPFLAGS += -D_GNU_SOURCE -Iformats -Ianalyzer -Irules
@@ -28,11 +40,13 @@ LDFLAGS  += $(SANITIZE)
 # The programs need the first three libraries; only the unit tests need CUnit.
 # The analyzer also needs libdw (elfutils) to symbolize stacks offline; the
 # recorder and the launcher do not.
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags jansson libzstd libpcre2-8 libdw 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs jansson libzstd libpcre2-8 2>/dev/null)
 DW_LIBS    = $(shell pkg-config --libs libdw 2>/dev/null)
 TEST_LIBS  = $(shell pkg-config --libs cunit 2>/dev/null)
 CPPFLAGS  += $(PKG_CFLAGS)
+# CUnit's flags only where it is used, so that the programs build without it
+$(OBJ)/tests/unit/%.o: CPPFLAGS += $(shell pkg-config --cflags cunit 2>/dev/null)
 
 BIN := $(BUILD)/bin
 LIB := $(BUILD)/lib
@@ -60,7 +74,9 @@ SAMPLES     := $(patsubst samples/%.c,$(BIN)/samples/%,$(SAMPLE_SRC))
 PROGS       := $(patsubst tests/progs/%.c,$(BIN)/progs/%,$(PROG_SRC))
 BENCHES     := $(patsubst bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 
-ALL := $(LIBIOTRACE) $(IOANALYZE) $(UNIT_TESTS) $(FUZZ_REPLAY) $(SAMPLES) $(PROGS)
+# ioscope.pc is made here too, so that `sudo make install` after `make`
+# writes nothing into the build tree.
+ALL := $(LIBIOTRACE) $(IOANALYZE) $(UNIT_TESTS) $(FUZZ_REPLAY) $(SAMPLES) $(PROGS) $(BUILD)/gen/ioscope.pc
 ifneq ($(RECLIB_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD)
 endif
@@ -77,7 +93,7 @@ build-all: $(ALL)
 # command to run, before any compiler error about a missing header.
 $(BUILD)/.deps: .ci/install-deps
 	@.ci/install-deps
-	@mkdir -p $(BUILD) && touch $@
+	@mkdir -p $(BUILD) && touch $@ $(BUILD)/.deps-programs
 deps: $(BUILD)/.deps
 
 $(OBJ)/%.o: %.c
@@ -159,17 +175,72 @@ bench: all $(BENCHES)
 fuzz: $(BUILD)/.deps
 	@BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(IOANALYZE) $(DESTDIR)$(PREFIX)/bin/ioanalyze
-	install -m 755 $(IORECORD) $(DESTDIR)$(PREFIX)/bin/iorecord
-	install -m 755 $(LIBIORECORD) $(DESTDIR)$(PREFIX)/lib/libiorecord.so
-	if [ -d man ]; then install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+# Installing needs only the programs, the library and files of the tree:
+# no test target, so no CUnit. Every installed path is in INSTALLED, which
+# uninstall removes, so the two cannot drift apart.
+# The plugin headers: rule.h and what it includes from this tree (nothing
+# today; jansson comes from the system, named in ioscope.pc's Requires).
+INSTALL_HEADERS := rules/rule.h
+# The docs keep their layout under DOCDIR, so the README's links work there.
+INSTALL_DOCS    := README.md $(wildcard docs/*.md docs/*.png) rules/TEMPLATE.md
+INSTALL_MANS    := $(wildcard man/*.1)
+IOSCOPE_PC      := $(BUILD)/gen/ioscope.pc
+INSTALLED := $(BINDIR)/ioanalyze $(BINDIR)/iorecord $(PKGLIBDIR)/libiorecord.so \
+    $(addprefix $(INCLUDEDIR)/ioscope/,$(notdir $(INSTALL_HEADERS))) \
+    $(PKGCONFIGDIR)/ioscope.pc $(addprefix $(MANDIR)/man1/,$(notdir $(INSTALL_MANS))) \
+    $(addprefix $(DOCDIR)/,$(INSTALL_DOCS)) $(BASHCOMPDIR)/ioanalyze $(BASHCOMPDIR)/iorecord
+# The directories that are ioscope's own, deepest first: uninstall removes
+# them once empty; the shared ones (bin, man1, ...) stay.
+INSTALLED_DIRS := $(PKGLIBDIR) $(INCLUDEDIR)/ioscope $(DOCDIR)/docs $(DOCDIR)/rules $(DOCDIR)
+
+# iorecord looks for the library in PKGLIBDIR, seen from BINDIR
+# (recorder/iorecord.c): the two are compiled in through a header rewritten
+# only when they change, so `make install PREFIX=...` after `make` rebuilds
+# iorecord for the new place, and a plain `make` rebuilds nothing.
+$(BUILD)/gen/install_dirs.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '/* made by the Makefile: where make install puts things */\n#define IOSCOPE_BINDIR "%s"\n#define IOSCOPE_PKGLIBDIR "%s"\n' \
+	    '$(BINDIR)' '$(PKGLIBDIR)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(OBJ)/recorder/iorecord.o: $(BUILD)/gen/install_dirs.h
+$(OBJ)/recorder/iorecord.o: CPPFLAGS += -I$(BUILD)/gen
+
+# The pkg-config file plugins build with; paths under PREFIX stay relative
+# to ${prefix}, so that PKG_CONFIG_SYSROOT_DIR and relocation work.
+$(IOSCOPE_PC): rules/ioscope.pc.in formats/version.h FORCE
+	@mkdir -p $(dir $@)
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+	    -e 's|@PKGLIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(PKGLIBDIR))|' \
+	    -e "s|@VERSION@|$$(sed -n 's/^#define IOSCOPE_VERSION "\(.*\)"/\1/p' formats/version.h)|" \
+	    -e "s|@URL@|$$(sed -n 's/^#define IOSCOPE_URL "\(.*\)"/\1/p' formats/version.h)|" \
+	    rules/ioscope.pc.in >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+.PHONY: FORCE
+FORCE:
+
+install: $(BUILD)/.deps-programs
+	@$(MAKE) --no-print-directory $(IOANALYZE) $(IORECORD) $(LIBIORECORD) $(IOSCOPE_PC)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(INCLUDEDIR)/ioscope \
+	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+	    $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/rules
+	install -m 755 $(IOANALYZE) $(IORECORD) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(LIBIORECORD) $(DESTDIR)$(PKGLIBDIR)/
+	install -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/ioscope/
+	install -m 644 $(IOSCOPE_PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(INSTALL_MANS) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 analyzer/ioanalyze.bash-completion $(DESTDIR)$(BASHCOMPDIR)/ioanalyze
+	install -m 644 recorder/iorecord.bash-completion $(DESTDIR)$(BASHCOMPDIR)/iorecord
+	for f in $(INSTALL_DOCS); do install -m 644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ioanalyze $(DESTDIR)$(PREFIX)/bin/iorecord \
-	      $(DESTDIR)$(PREFIX)/lib/libiorecord.so \
-	      $(DESTDIR)$(PREFIX)/share/man/man1/iorecord.1 $(DESTDIR)$(PREFIX)/share/man/man1/ioanalyze.1
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	for d in $(addprefix $(DESTDIR),$(INSTALLED_DIRS)); do [ ! -d $$d ] || rmdir $$d || true; done
+
+# The build dependencies of the programs alone (no CUnit): what install needs.
+$(BUILD)/.deps-programs: .ci/install-deps
+	@.ci/install-deps --programs
+	@mkdir -p $(BUILD) && touch $@
 
 clean:
 	rm -rf build build-asan

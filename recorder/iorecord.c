@@ -31,6 +31,7 @@
 
 #include "clock.h"
 #include "collector.h"
+#include "install_dirs.h"
 #include "iotrace.h"
 #include "msg.h"
 #include "version.h"
@@ -103,28 +104,48 @@ static void absolutize(const char *path, char *out, size_t cap)
         join(out, cap, path, strlen(path), "", "");
 }
 
-/* The preload library: $IORECORD_LIB, else ../lib/libiorecord.so beside us. */
+/*
+ * The preload library. In order:
+ *  - $IORECORD_LIB;
+ *  - the installed layout seen from where we are: `make install` put us in
+ *    BINDIR and the library in PKGLIBDIR (install_dirs.h), so when our own
+ *    directory ends with BINDIR, what comes before it (nothing once
+ *    installed, DESTDIR in a staged tree) is put before PKGLIBDIR. This keeps
+ *    a staged or copied tree using its own library, never an older install's;
+ *  - the build tree: ../lib/libiorecord.so beside us (build/bin, build/lib);
+ *  - PKGLIBDIR itself, for an iorecord copied out of BINDIR.
+ */
 static void find_library(char *out, size_t cap)
 {
+    static const char lib[] = "libiorecord.so";
     const char *env = getenv("IORECORD_LIB");
     char self[PATH_MAX];
+    size_t dlen, blen = strlen(IOSCOPE_BINDIR);
     ssize_t n;
-    char *slash;
 
     if (env && *env) {
         absolutize(env, out, cap);
-    } else {
-        n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        if (n <= 0)
-            die(2, errno, "cannot find my own executable");
-        self[n] = '\0';
-        slash = strrchr(self, '/');
-        *slash = '\0';
-        if (join(out, cap, self, strlen(self), "/../lib/", "libiorecord.so"))
-            die(2, 0, "path too long: '%s'", self);
+        if (access(out, R_OK) != 0)
+            die(2, errno, "cannot find the recorder library '%s' (IORECORD_LIB)", out);
+        return;
     }
-    if (access(out, R_OK) != 0)
-        die(2, errno, "cannot find the recorder library '%s'", out);
+    n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        die(2, errno, "cannot find my own executable");
+    self[n] = '\0';
+    dlen = (size_t)(strrchr(self, '/') - self);
+    self[dlen] = '\0';
+    if (dlen >= blen && strcmp(self + dlen - blen, IOSCOPE_BINDIR) == 0 &&
+        join(out, cap, self, dlen - blen, IOSCOPE_PKGLIBDIR "/", lib) == 0 &&
+        access(out, R_OK) == 0)
+        return;
+    if (join(out, cap, self, dlen, "/../lib/", lib) == 0 && access(out, R_OK) == 0)
+        return;
+    if (join(out, cap, IOSCOPE_PKGLIBDIR, strlen(IOSCOPE_PKGLIBDIR), "/", lib) == 0 &&
+        access(out, R_OK) == 0)
+        return;
+    die(2, 0, "cannot find the recorder library %s: not in %s/ nor in %s/../lib/ "
+        "(set IORECORD_LIB to its path)", lib, IOSCOPE_PKGLIBDIR, self);
 }
 
 /* COMMAND as execvp would find it; exits 127 when it cannot be found. */

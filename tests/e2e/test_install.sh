@@ -1,0 +1,161 @@
+#!/bin/sh
+# make install into a DESTDIR, with a PREFIX, LIBDIR and MANDIR of its own,
+# as a package build does: it builds only the programs (no CUnit: pkg-config
+# here pretends it is missing), puts each file where the variables say, the
+# preload library in LIBDIR/ioscope and nowhere else; the staged iorecord
+# preloads that library (seen in the recorded program's /proc/self/maps)
+# even with another libiorecord.so in LIBDIR, and the staged ioanalyze reads
+# its trace; the example of rules/TEMPLATE.md builds with the page's command
+# line from the installed rule.h and ioscope.pc alone (PKG_CONFIG_PATH and
+# PKG_CONFIG_SYSROOT_DIR into the DESTDIR) and runs as a plugin; the bash
+# completion offers what the installed programs say; make uninstall leaves
+# nothing behind.
+#
+# It builds in a tree of its own (a few seconds), so that the build tree the
+# other tests use is never rebuilt for another PREFIX or without the
+# sanitizers of make asan.
+. "$(dirname "$0")/lib.sh"
+have make || skip "make is not installed"
+have pkg-config || skip "pkg-config is not installed"
+CC=${CC:-cc}
+have "$CC" || skip "no C compiler"
+have python3 || skip "python3 is needed"
+work_dir install
+
+D=$work/stage
+PREFIX=/opt/io-pkg-test
+LIBDIR=$PREFIX/lib64
+MANDIR=$PREFIX/man
+P=$D$PREFIX
+# make's own variables from a `make test` above would reach this make
+unset MAKEFLAGS MFLAGS MAKELEVEL
+
+# pkg-config, but CUnit is not installed
+mkdir "$work/shim"
+real_pkg_config=$(command -v pkg-config)
+cat >"$work/shim/pkg-config" <<SH
+#!/bin/sh
+for a; do [ "\$a" = cunit ] && exit 1; done
+exec "$real_pkg_config" "\$@"
+SH
+chmod +x "$work/shim/pkg-config"
+mk() {
+    (cd "$TOP" && PATH=$work/shim:$PATH make --no-print-directory -j2 BUILD="$work/build" \
+        DESTDIR="$D" PREFIX=$PREFIX LIBDIR=$LIBDIR MANDIR=$MANDIR "$@") >"$work/make.log" 2>&1
+}
+mk install || { tail -n 20 "$work/make.log"; die "make install failed"; exit 1; }
+[ -e "$work/build/bin/unit_tests" ] && die "make install built the unit tests"
+
+# the tree: every file where the variables put it, and nothing else
+(cd "$D" && find . \( -type f -o -type l \) | sed 's|^\./|/|' | sort) >"$work/tree"
+{
+    printf '%s\n' $PREFIX/bin/ioanalyze $PREFIX/bin/iorecord $LIBDIR/ioscope/libiorecord.so \
+        $PREFIX/include/ioscope/rule.h $LIBDIR/pkgconfig/ioscope.pc \
+        $PREFIX/share/bash-completion/completions/ioanalyze \
+        $PREFIX/share/bash-completion/completions/iorecord \
+        $PREFIX/share/doc/ioscope/README.md $PREFIX/share/doc/ioscope/rules/TEMPLATE.md
+    for f in "$TOP"/man/*.1; do echo "$MANDIR/man1/${f##*/}"; done
+    for f in "$TOP"/docs/*.md "$TOP"/docs/*.png; do
+        [ -e "$f" ] && echo "$PREFIX/share/doc/ioscope/docs/${f##*/}"
+    done
+} | sort >"$work/want"
+diff "$work/want" "$work/tree" >"$work/tree.diff" || die "installed files differ from the expected (< expected, > installed):
+$(cat "$work/tree.diff")"
+[ -x "$P/bin/iorecord" ] && [ -x "$P/bin/ioanalyze" ] || die "the programs are not executable"
+
+# the installed headers need nothing of the source tree: each header an
+# installed header includes with quotes is installed beside it
+for h in "$P"/include/ioscope/*.h; do
+    for inc in $(sed -n 's/^#include "\(.*\)"/\1/p' "$h"); do
+        [ -e "$P/include/ioscope/$inc" ] || die "${h##*/} includes \"$inc\", which is not installed"
+    done
+done
+
+# the staged iorecord preloads the staged library, not a libiorecord.so in
+# LIBDIR (an older install's place) nor the build tree's
+mkdir -p "$P/lib" && printf 'not a library\n' >"$P/lib/libiorecord.so"
+(cd "$work" && "$P/bin/iorecord" -o "$work/maps.zst" -- cat /proc/self/maps) >"$work/maps" 2>"$work/rec.err" ||
+    die "the staged iorecord failed: $(cat "$work/rec.err")"
+grep -q " $D$LIBDIR/ioscope/libiorecord.so\$" "$work/maps" ||
+    die "the recorded program did not map $D$LIBDIR/ioscope/libiorecord.so: $(grep -i iorecord "$work/maps")"
+grep -q "libiorecord" "$work/rec.err" && die "iorecord or the loader complained: $(cat "$work/rec.err")"
+rm -r "$P/lib"
+"$P/bin/ioanalyze" info "$work/maps.zst" >"$work/info" 2>&1 || die "the staged ioanalyze info: $(cat "$work/info")"
+grep -q "cat \[cat /proc/self/maps\]" "$work/info" || die "info does not show the recorded cat: $(cat "$work/info")"
+"$P/bin/ioanalyze" dump "$work/maps.zst" >"$work/maps.jsonl" 2>"$work/err" || die "the staged ioanalyze dump: $(cat "$work/err")"
+grep -q '"op":"open".*"path":"/proc/self/maps"' "$work/maps.jsonl" || die "the trace has no open of /proc/self/maps"
+"$P/bin/ioanalyze" "$work/maps.zst" >"$work/issues" 2>"$work/err" || die "the staged ioanalyze: $(cat "$work/err")"
+[ "$(head -c 1 "$work/issues")" = "[" ] || die "the staged ioanalyze wrote no JSON array: $(head -c 200 "$work/issues")"
+
+# the TEMPLATE's example, built with the page's command line from the
+# installed files only, in a directory outside the source tree
+mkdir "$work/plugin"
+awk '/^## /{sec=$0} /^```c$/{on=1; next} /^```$/{on=0} on && (sec ~ /^## Example/ || sec ~ /^## As a plugin/)' \
+    "$P/share/doc/ioscope/rules/TEMPLATE.md" >"$work/plugin/slow_file.c"
+line=$(grep '^cc .*pkg-config --cflags ioscope' "$P/share/doc/ioscope/rules/TEMPLATE.md")
+[ -n "$line" ] || die "rules/TEMPLATE.md shows no build line with 'pkg-config --cflags ioscope'"
+PKG_CONFIG_PATH=$P/lib64/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D
+export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+cflags=$(pkg-config --cflags ioscope) || die "pkg-config does not find the installed ioscope.pc"
+case $cflags in *"$TOP"*) die "ioscope.pc's flags point into the source tree: $cflags" ;; esac
+[ "$(pkg-config --variable=preload ioscope)" = "$D$LIBDIR/ioscope/libiorecord.so" ] ||
+    die "ioscope.pc's preload: $(pkg-config --variable=preload ioscope)"
+(cd "$work/plugin" && $CC -M $cflags slow_file.c) >"$work/deps" 2>&1 || die "dependencies: $(cat "$work/deps")"
+grep -q "$P/include/ioscope/rule.h" "$work/deps" || die "the plugin does not include the installed rule.h"
+grep -q "$TOP" "$work/deps" && die "the plugin includes files of the source tree"
+(cd "$work/plugin" && CC=$CC sh -c "\$CC${line#cc}") >"$work/cc.log" 2>&1 ||
+    die "the TEMPLATE's plugin does not build against the installed files: $(cat "$work/cc.log")"
+unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+FX=$TOP/tests/fixtures/rules/small_buffer_fires.jsonl   # 21 writes of 1 ms in one session
+"$P/bin/ioanalyze" --plugin "$work/plugin/slow_file.so" --rules slow_file --set slow_file.max_cost_ms=20 "$FX" \
+    >"$work/out" 2>"$work/err" || die "the staged ioanalyze with the plugin: $(cat "$work/err")"
+python3 -c "
+import json; d=json.load(open('$work/out'))
+assert len(d)==1 and d[0]['rule']=='slow_file' and d[0]['type']==100 and d[0]['detail']['calls']==21, d" ||
+    die "the plugin's issue: $(cat "$work/out")"
+
+# bash completion offers what the installed programs say (it asks them)
+if have bash; then
+    complete_words() {   # FILE FUNCTION WORD...: the completions of the last word
+        bash -c 'f=$1 fn=$2; shift 2; . "$f"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+                 $fn 2>/dev/null; printf "%s\n" "${COMPREPLY[@]}"' sh "$@" | sort
+    }
+    C=$P/share/bash-completion/completions
+    "$P/bin/ioanalyze" rules | sed -n 's/^\([a-z_]*\) (type [0-9]*).*/\1/p' | sort >"$work/rules"
+    [ -s "$work/rules" ] || die "ioanalyze rules lists no rule"
+    complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --rules "" >"$work/got"
+    cmp -s "$work/rules" "$work/got" || die "completion of --rules: $(cat "$work/got")"
+    complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --plugin "$work/plugin/slow_file.so" \
+        --disable slow >"$work/got"
+    [ "$(cat "$work/got")" = slow_file ] || die "completion of a plugin's rule: $(cat "$work/got")"
+    [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --format "" | tr '\n' ' ')" = \
+        "html json jsonl sarif text " ] || die "completion of --format"
+    [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" dump --format "" | tr '\n' ' ')" = \
+        "jsonl perfetto text " ] || die "completion of dump --format"
+    [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --set small_buffer.min_o)" = \
+        "small_buffer.min_ops=" ] || die "completion of --set"
+    complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" "" >"$work/got"
+    for c in analyze profile dump info diff rules; do
+        grep -qx "$c" "$work/got" || die "completion of the command: no $c"
+    done
+    [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" info -- | tr '\n' ' ')" = \
+        "--help --version " ] || die "completion of info's options"
+    [ "$(complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -- | tr '\n' ' ')" = \
+        "--help --no-stacks --output --stacks --version " ] || die "completion of iorecord's options"
+    complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -o t.zst -- ioanal >"$work/got"
+    complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -o t.zst ioanal >>"$work/got"
+    [ -z "$(grep -v '^ioanal' "$work/got")" ] || die "completion of iorecord's command: $(cat "$work/got")"
+fi
+
+if have man; then
+    for page in "$TOP"/man/*.1; do
+        name=${page##*/}
+        MANPATH=$P/man man -w "${name%.1}" 2>/dev/null | grep -q "^$P/man/man1/$name" ||
+            die "man does not find the installed ${name%.1} through MANPATH"
+    done
+fi
+
+mk uninstall || { tail -n 20 "$work/make.log"; die "make uninstall failed"; }
+left=$(cd "$D" && find . \( -type f -o -type l -o -name '*ioscope*' \) -print)
+[ -z "$left" ] || die "make uninstall left: $left"
+exit $fail
