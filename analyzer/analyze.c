@@ -5,23 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "config.h"
 #include "input.h"
 #include "issue.h"
 #include "msg.h"
+#include "progress.h"
 #include "symbolize.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int setup_config(struct config *cfg, const struct analyze_request *req,
                         const struct analyze_opts *o)
@@ -66,10 +57,8 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     const struct iot_event *ev;
     struct iot_trace *tr;
     char errbuf[IOT_ERRBUF_SIZE];
-    int rc, ret = 2, shown = 0;
-    double start = now_s();
-    int tty = o && o->progress && isatty(STDERR_FILENO);
-    uint64_t n = 0;
+    int rc, ret = 2;
+    struct progress progress_buf, *pr = NULL;
 
     memset(res, 0, sizeof(*res));
     if (setup_config(&cfg, req, o) < 0)
@@ -97,6 +86,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     /* a lone native trace is read without the input layer, a batch at a time:
        it is the hot loop */
     tr = input_lone_native(in);
+    pr = progress_start(&progress_buf, o ? o->progress : NULL, in);
     for (;;) {
         const struct iot_event *const *evs = &ev;
 
@@ -113,21 +103,11 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         } else {
             engine_events(e, evs, (size_t)rc);
         }
-        /* the clock is read once per 2^20 events: cheap enough to keep */
-        if (tty && (n >> 20) != ((n + (uint64_t)rc) >> 20)) {
-            double el = now_s() - start;
-
-            if (el > 2) {
-                fprintf(stderr, "\rioanalyze: %.1f M events, %.0f s", (double)(n + (uint64_t)rc) / 1e6, el);
-                shown = 1;
-            }
-        }
-        n += (uint64_t)rc;
+        progress_add(pr, (uint64_t)rc);
     }
+    progress_end(pr);
     if (rc < 0 && tr)
         iot_error("%s", errbuf);
-    if (shown)
-        fprintf(stderr, "\r\033[K");
     if (rc < 0)
         goto out;
     engine_finish(e);

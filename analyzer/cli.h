@@ -30,7 +30,9 @@ struct analyze_opts {
     const char *disable_rules;  /* --disable LIST */
     int want_issues;            /* run the rules */
     struct profile *profile;    /* when set, filled */
-    int progress;               /* progress on a tty stderr after 2 s */
+    const char *progress;       /* the label of the progress line while the
+                                   inputs are read ("ioanalyze dump"; progress.h),
+                                   NULL none */
     /* when set, called with every event just before the engine gets it
        (the reports: report.h); e answers engine_call_path() for it */
     void (*observe)(void *arg, struct engine *e, const struct iot_event *const *evs, size_t n);

@@ -145,7 +145,7 @@ int cmd_analyze(int argc, char **argv)
     const char *format = NULL, *csv = NULL, *baseline = NULL, *source_root = ".";
     char *root = NULL;
     struct analyze_request req = {0};
-    struct analyze_opts o = {.want_issues = 1, .progress = 1};
+    struct analyze_opts o = {.want_issues = 1, .progress = "ioanalyze analyze"};
     struct analyze_result res = {0};
     struct report *rep = NULL;
     int fmt, fail_on = 0, ret = 2, parsed;

@@ -101,12 +101,18 @@ static int load_path(const char *path, const char *config, const char *const *se
         return 0;
     } else {
         struct analyze_request req = { 0 };
+        struct analyze_opts o = {.want_issues = 1, .progress = "ioanalyze diff"};
+        struct analyze_result res;
+
         req.inputs = &path;
         req.ninputs = 1;
         req.config_path = config;
         req.sets = sets;
         req.nsets = nsets;
-        return analyze_collect(&req, issues) == 0 && *issues ? 0 : 2;
+        if (analyze_run(&req, &o, &res) != 0)
+            return 2;
+        *issues = res.issues;
+        return *issues ? 0 : 2;
     }
 }
 

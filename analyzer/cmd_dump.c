@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "input.h"
@@ -11,6 +12,14 @@
 #include "dump_jsonl.h"
 #include "opt_parse.h"
 #include "perfetto.h"
+#include "progress.h"
+
+/* The progress line's label: none when the dump scrolls past on the same
+   terminal (it would be drawn into the dump). */
+static const char *dump_progress_label(void)
+{
+    return isatty(STDOUT_FILENO) ? NULL : "ioanalyze dump";
+}
 
 /* One aligned, human-readable line per event. */
 static void dump_text(FILE *f, const struct iot_event *ev)
@@ -133,7 +142,8 @@ static int check_format(const char *format)
 static int dump_analyzed(int fmt, const struct opt_list *inputs, int strict)
 {
     struct analyze_request req = {.inputs = inputs->v, .ninputs = inputs->n, .strict = strict};
-    struct analyze_opts o = {.progress = 1, .observe = dump_jsonl_observe, .observe_arg = stdout};
+    struct analyze_opts o = {.progress = dump_progress_label(), .observe = dump_jsonl_observe,
+                             .observe_arg = stdout};
     struct analyze_result res = {0};
     struct perfetto *pf = NULL;
     int ret = 2, rc;
@@ -145,8 +155,8 @@ static int dump_analyzed(int fmt, const struct opt_list *inputs, int strict)
             iot_error("out of memory");
             return 2;
         }
-        o = (struct analyze_opts){.want_issues = 1, .progress = 1, .observe = perfetto_observe,
-                                  .observe_arg = pf};
+        o = (struct analyze_opts){.want_issues = 1, .progress = dump_progress_label(),
+                                  .observe = perfetto_observe, .observe_arg = pf};
     }
     rc = analyze_run(&req, &o, &res);
     if (pf && perfetto_end(pf, res.issues) < 0)
@@ -169,6 +179,7 @@ int cmd_dump(int argc, char **argv)
     struct iot_strtab *st = NULL;
     struct input *in = NULL;
     const struct iot_event *ev;
+    struct progress progress_buf, *pr;
     const struct opt_spec opts[] = {
         {"format", 'f', dump_format_names(), .value = &format, .check = check_format,
          .help = "JSONL (default), aligned text, or Chrome trace-event JSON (Perfetto)"},
@@ -199,8 +210,12 @@ int cmd_dump(int argc, char **argv)
     if (!st || !(in = input_open(inputs.v, inputs.n, st)))
         goto out;
     /* text: straight from the input */
-    while ((rc = input_next_ref(in, &ev)) > 0)
+    pr = progress_start(&progress_buf, dump_progress_label(), in);
+    while ((rc = input_next_ref(in, &ev)) > 0) {
         dump_text(stdout, ev);
+        progress_add(pr, 1);
+    }
+    progress_end(pr);
     if (rc < 0)
         goto out;
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -9,6 +9,7 @@
 #include "hmap.h"
 #include "input.h"
 #include "opt_parse.h"
+#include "progress.h"
 
 struct pinfo {
     int32_t pid, ppid;
@@ -264,6 +265,7 @@ int cmd_info(int argc, char **argv)
     struct input *inp = NULL;
     const struct iot_event *ev;
     struct info in;
+    struct progress progress_buf, *pr;
     const struct opt_cmd cmd = {
         .name = "info",
         .synopsis = "info INPUT...",
@@ -283,8 +285,12 @@ int cmd_info(int argc, char **argv)
     st = iot_strtab_create();
     if (!st || !(inp = input_open(inputs.v, inputs.n, st)))
         goto out;
-    while ((rc = input_next_ref(inp, &ev)) > 0)
+    pr = progress_start(&progress_buf, "ioanalyze info", inp);
+    while ((rc = input_next_ref(inp, &ev)) > 0) {
         info_event(&in, ev);
+        progress_add(pr, 1);
+    }
+    progress_end(pr);
     if (rc < 0)
         goto out;
     info_print(&in, inp);

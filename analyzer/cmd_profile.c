@@ -12,7 +12,7 @@ int cmd_profile(int argc, char **argv)
 {
     struct opt_list inputs = {0}, sets = {0};
     struct analyze_request req = {0};
-    struct analyze_opts o = {.want_issues = 0};
+    struct analyze_opts o = {.want_issues = 0, .progress = "ioanalyze profile"};
     struct analyze_result res = {0};
     int ret = 2, parsed;
     const struct opt_spec opts[] = {

@@ -233,6 +233,19 @@ uint64_t infile_bytes(const struct infile *f)
     return f->stream ? f->nread : (uint64_t)f->sb.st_size;
 }
 
+uint64_t infile_pos(const struct infile *f)
+{
+    off_t at;
+
+    if (f->stream)
+        return f->nread;
+    if (f->done)
+        return (uint64_t)f->sb.st_size;
+    if (f->f && (at = ftello(f->f)) >= 0)
+        return (uint64_t)at;
+    return (uint64_t)f->pos;    /* parked, or not read yet (0) */
+}
+
 /* Reopen a parked file where it stopped. */
 static int unpark(struct infile *f)
 {

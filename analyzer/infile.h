@@ -43,6 +43,11 @@ const struct stat *infile_stat(const struct infile *f);
 int infile_is_stream(const struct infile *f);
 /* A regular file's size; what has been read of a stream so far. */
 uint64_t infile_bytes(const struct infile *f);
+/*
+ * How far the reader has got, for progress: the offset of its next byte in a
+ * regular file (the whole size once done), what has been read of a stream.
+ */
+uint64_t infile_pos(const struct infile *f);
 
 /*
  * The FILE to read next, positioned just after what was read from it before.

@@ -797,6 +797,27 @@ size_t input_files(const struct input *in, const struct input_file_info **files)
     return in->nfiles;
 }
 
+int input_progress(const struct input *in, uint64_t *done, uint64_t *total)
+{
+    struct iot_trace_stats ts;
+    int known = 1;
+
+    /* the native traces were handed over to their reader (and a piped one
+       copied to a file first, so its size is known): the reader counts */
+    input_native_stats(in, &ts);
+    *done = ts.bytes_read;
+    *total = ts.file_bytes;
+    for (size_t i = 0; i < in->nfiles; i++) {
+        if (in->files[i].kind == INPUT_NATIVE)
+            continue;
+        *done += infile_pos(in->infs[i]);
+        *total += infile_bytes(in->infs[i]);
+        if (infile_is_stream(in->infs[i]))
+            known = 0;
+    }
+    return known;
+}
+
 void input_close(struct input *in)
 {
     if (!in)

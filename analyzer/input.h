@@ -54,6 +54,12 @@ int input_report_damage(struct input *in);
 /* Native reader statistics (zeroes when there is no native input). */
 void input_native_stats(const struct input *in, struct iot_trace_stats *out);
 size_t input_files(const struct input *in, const struct input_file_info **files);
+/*
+ * Progress through the inputs: *done of *total bytes read (a native trace's
+ * compressed bytes, iot_trace_stats' bytes_read). Returns 0 when the total
+ * is unknown (an input is a pipe: only *done is set), else 1.
+ */
+int input_progress(const struct input *in, uint64_t *done, uint64_t *total);
 void input_close(struct input *in);
 
 #endif /* INPUT_H */

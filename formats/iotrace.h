@@ -368,6 +368,13 @@ struct iot_trace_stats {
     uint64_t calls_unknown;     /* calls of ops this reader does not know */
     uint64_t fields_unknown;    /* call records carrying fields it does not know */
     uint64_t records_unknown;   /* extension records of kinds it does not know */
+    /*
+     * Progress: of file_bytes, those behind the events handed out so far.
+     * What will never be decoded (index frames, superseded snapshots,
+     * damage) counts from the start, and each chunk's frame once read, so it
+     * reaches file_bytes when the last chunk has been read.
+     */
+    uint64_t bytes_read;
 };
 
 /*

@@ -5,10 +5,16 @@
 #include "msg.h"
 
 static const char *prog = "ioscope";
+static void (*before)(void);
 
 void iot_msg_prog(const char *name)
 {
     prog = name;
+}
+
+void iot_msg_before(void (*fn)(void))
+{
+    before = fn;
 }
 
 static void say(const char *kind, const char *fmt, va_list ap)
@@ -21,6 +27,8 @@ static void say(const char *kind, const char *fmt, va_list ap)
     if (n < 0 || (size_t)n >= sizeof(line))
         n = 0;
     vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    if (before)
+        before();
     fprintf(stderr, "%s\n", line);
 }
 

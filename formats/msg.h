@@ -10,6 +10,13 @@
 /* The program name every message starts with ("ioanalyze"). */
 void iot_msg_prog(const char *name);
 
+/*
+ * fn is called before each message is written (NULL: nothing), so that a
+ * line the program keeps redrawing on the terminal (ioanalyze's progress:
+ * analyzer/progress.h) is erased first rather than run into.
+ */
+void iot_msg_before(void (*fn)(void));
+
 /* "PROG: <fmt>\n" on stderr; returns -1, so `return iot_error(...)` reads well. */
 int iot_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -53,8 +53,12 @@ struct iot_trace *iot_trace_open_fds(const char *const *paths, const int *fds, s
     /* pass 2 reads the frames instead */
     for (size_t i = 0; i < tr->ninputs; i++)
         trace_input_unmap(&tr->inputs[i]);
-    for (size_t i = 0; i < tr->nstreams; i++)
+    tr->stats.bytes_read = tr->stats.file_bytes;
+    for (size_t i = 0; i < tr->nstreams; i++) {
         trace_stream_settle(&tr->streams[i], &tr->stats.chunks_superseded);
+        for (size_t k = 0; k < tr->streams[i].n; k++)
+            tr->stats.bytes_read -= tr->streams[i].chunks[k].csize;
+    }
     if (trace_merge_start(tr) < 0) {
         trace_set_err(errbuf, "cannot read trace%s: %s", "", "out of memory");
         goto fail;

@@ -234,6 +234,8 @@ static int trace_stream_refill(struct iot_trace *tr, struct trace_stream *s, cha
         const struct trace_input *in = &tr->inputs[s->input];
         struct iot_chunk_hdr h;
         const uint8_t *src = trace_input_read_frame(tr, in, c);
+        /* read, whether it decodes or not: progress (iotrace.h) */
+        tr->stats.bytes_read += c->csize;
         unsigned long long want = src ? ZSTD_getFrameContentSize(src, c->csize) : 0;
         size_t had = s->buf_cap, n;
 

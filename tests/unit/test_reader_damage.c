@@ -130,7 +130,54 @@ static void test_damaged_in_pass2(void)
         CU_ASSERT_EQUAL(s.raw_bytes, s0.raw_bytes - fr[k].dsize);
         CU_ASSERT_EQUAL(s.truncated, 0);
         CU_ASSERT_EQUAL(s.events, (uint64_t)n);
+        CU_ASSERT_EQUAL(s.bytes_read, s.file_bytes);  /* a damaged chunk was read too */
     }
+    free(buf);
+}
+
+/*
+ * bytes_read, the progress of `ioanalyze` (analyzer/progress.h): what is
+ * never decoded (the index frames here) counts from the start, each data
+ * frame once it is read, so it grows with the events and ends at the
+ * file's size.
+ */
+static void test_bytes_read(void)
+{
+    enum { MAXF = 64 };
+    const char *path = tmp_path("progress.zst");
+    char err[IOT_ERRBUF_SIZE];
+    struct frame fr[MAXF];
+    struct iot_trace_stats s;
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_trace *tr;
+    const struct iot_event *ev;
+    unsigned char *buf;
+    size_t len, nf, data = 0;
+    uint64_t last;
+    int r;
+
+    write_trace(path, 0x5eed, 600, 1024);
+    buf = slurp(path, &len);
+    nf = data_frames(buf, len, fr, MAXF);
+    CU_ASSERT_FATAL(nf >= 6 && nf < MAXF);
+    for (size_t k = 0; k < nf; k++)
+        data += fr[k].csize;
+    tr = iot_trace_open(&path, 1, st, err);
+    CU_ASSERT_FATAL(tr != NULL);
+    iot_trace_stats(tr, &s);
+    CU_ASSERT_EQUAL(s.file_bytes, len);
+    CU_ASSERT_EQUAL(s.bytes_read, len - data);
+    last = s.bytes_read;
+    while ((r = iot_trace_next_ref(tr, &ev, err)) == 1) {
+        iot_trace_stats(tr, &s);
+        CU_ASSERT(s.bytes_read >= last && s.bytes_read <= len);
+        last = s.bytes_read;
+    }
+    CU_ASSERT_EQUAL(r, 0);
+    iot_trace_stats(tr, &s);
+    CU_ASSERT_EQUAL(s.bytes_read, len);
+    iot_trace_close(tr);
+    iot_strtab_free(st);
     free(buf);
 }
 
@@ -199,6 +246,7 @@ void reader_damage_suite(void)
     CU_pSuite s = CU_add_suite("reader_damage", NULL, NULL);
 
     CU_add_test(s, "a chunk damaged past pass 1 takes exactly its figures away", test_damaged_in_pass2);
+    CU_add_test(s, "bytes_read: from what is never decoded to the file's size", test_bytes_read);
     CU_add_test(s, "not a regular file / missing: the reason", test_not_regular);
     CU_add_test(s, "standard input from a pipe reads like the file", test_stdin_pipe);
 }
