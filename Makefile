@@ -7,7 +7,8 @@
 #   make bench      throughput and overhead figures (never pass/fail)
 #   make fuzz       run the libFuzzer targets (clang; FUZZ_SECONDS=N each)
 #   make install    PREFIX=/usr/local DESTDIR= (also BINDIR, LIBDIR,
-#                   INCLUDEDIR, DATADIR, MANDIR, DOCDIR, BASHCOMPDIR);
+#                   PKGLIBDIR, INCLUDEDIR, DATADIR, MANDIR, DOCDIR,
+#                   BASHCOMPDIR, PKGCONFIGDIR);
 #                   make uninstall with the same variables removes it
 #
 # Every .c file in a part's folder belongs to that part, so adding a file
