@@ -111,7 +111,7 @@ static void absolutize(const char *path, char *out, size_t cap)
  *    BINDIR and the library in PKGLIBDIR (install_dirs.h), so when our own
  *    directory ends with BINDIR, what comes before it (nothing once
  *    installed, DESTDIR in a staged tree) is put before PKGLIBDIR. This keeps
- *    a staged or copied tree using its own library, never an older install's;
+ *    a staged tree using its own library, never an older install's;
  *  - the build tree: ../lib/libiorecord.so beside us (build/bin, build/lib);
  *  - PKGLIBDIR itself, for an iorecord copied out of BINDIR.
  */
