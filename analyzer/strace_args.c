@@ -9,8 +9,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "grow.h"
 #include "strace_int.h"
@@ -256,7 +258,9 @@ int strace_arg_is(struct strace_arg a, const char *word)
            (a.p[n] >= 'A' && a.p[n] <= 'Z') || (a.p[n] >= '0' && a.p[n] <= '9')));
 }
 
-static const struct { const char *name; int64_t val; } open_flag_names[] = {
+struct flag_name { const char *name; int64_t val; };
+
+static const struct flag_name open_flag_names[] = {
     { "O_RDONLY", O_RDONLY }, { "O_WRONLY", O_WRONLY }, { "O_RDWR", O_RDWR },
     { "O_CREAT", O_CREAT }, { "O_EXCL", O_EXCL }, { "O_NOCTTY", O_NOCTTY },
     { "O_TRUNC", O_TRUNC }, { "O_APPEND", O_APPEND }, { "O_NONBLOCK", O_NONBLOCK },
@@ -265,18 +269,29 @@ static const struct { const char *name; int64_t val; } open_flag_names[] = {
     { "O_CLOEXEC", O_CLOEXEC }, { "O_ASYNC", O_ASYNC }, { "FASYNC", O_ASYNC },
     { "O_DIRECT", O_DIRECT }, { "O_LARGEFILE", O_LARGEFILE }, { "O_NOATIME", O_NOATIME },
     { "O_PATH", O_PATH }, { "O_TMPFILE", O_TMPFILE },
+    { NULL, 0 }
 };
 
-int64_t strace_open_flags(struct strace_arg a)
+/* The flags of the metadata calls (stat family, access, unlinkat, renameat2). */
+static const struct flag_name at_flag_names[] = {
+    { "AT_SYMLINK_NOFOLLOW", AT_SYMLINK_NOFOLLOW }, { "AT_SYMLINK_FOLLOW", AT_SYMLINK_FOLLOW },
+    { "AT_REMOVEDIR", AT_REMOVEDIR }, { "AT_EACCESS", AT_EACCESS },
+    { "AT_EMPTY_PATH", AT_EMPTY_PATH }, { "AT_NO_AUTOMOUNT", AT_NO_AUTOMOUNT },
+    { "AT_STATX_SYNC_AS_STAT", AT_STATX_SYNC_AS_STAT },
+    { "AT_STATX_FORCE_SYNC", AT_STATX_FORCE_SYNC },
+    { "AT_STATX_DONT_SYNC", AT_STATX_DONT_SYNC },
+    { "F_OK", F_OK }, { "R_OK", R_OK }, { "W_OK", W_OK }, { "X_OK", X_OK },
+    { "RENAME_NOREPLACE", RENAME_NOREPLACE }, { "RENAME_EXCHANGE", RENAME_EXCHANGE },
+    { "RENAME_WHITEOUT", RENAME_WHITEOUT },
+    { NULL, 0 }
+};
+
+/* "NAME|NAME|0x10" (or a number from -X raw) as the bits the table names. */
+static int64_t flags_of(struct strace_arg a, const struct flag_name *names)
 {
     int64_t flags = 0;
     size_t i = 0;
 
-    /* openat2's "{flags=..., ...}" */
-    if (a.n > 6 && memcmp(a.p, "flags=", 6) == 0) {
-        a.p += 6;
-        a.n -= 6;
-    }
     while (i < a.n) {
         size_t j = i;
         while (j < a.n && a.p[j] != '|' && a.p[j] != ',' && a.p[j] != ' ' && a.p[j] != '}')
@@ -285,10 +300,9 @@ int64_t strace_open_flags(struct strace_arg a)
         if (w.n && w.p[0] >= '0' && w.p[0] <= '9') {
             flags |= strace_arg_int(w, NULL);
         } else {
-            for (size_t k = 0; k < sizeof(open_flag_names) / sizeof(open_flag_names[0]); k++)
-                if (w.n == strlen(open_flag_names[k].name) &&
-                    memcmp(w.p, open_flag_names[k].name, w.n) == 0) {
-                    flags |= open_flag_names[k].val;
+            for (const struct flag_name *k = names; k->name; k++)
+                if (w.n == strlen(k->name) && memcmp(w.p, k->name, w.n) == 0) {
+                    flags |= k->val;
                     break;
                 }
         }
@@ -297,6 +311,21 @@ int64_t strace_open_flags(struct strace_arg a)
         i = j + 1;
     }
     return flags;
+}
+
+int64_t strace_open_flags(struct strace_arg a)
+{
+    /* openat2's "{flags=..., ...}" */
+    if (a.n > 6 && memcmp(a.p, "flags=", 6) == 0) {
+        a.p += 6;
+        a.n -= 6;
+    }
+    return flags_of(a, open_flag_names);
+}
+
+int64_t strace_at_flags(struct strace_arg a)
+{
+    return flags_of(a, at_flag_names);
 }
 
 int64_t strace_iov_sum(struct strace_arg a)

@@ -305,6 +305,8 @@ int strace_arg_is(struct strace_arg a, const char *word);
 const char *strace_annotation_path(struct strace_src *s, const char *p, size_t n);
 /* "O_WRONLY|O_CREAT|0x800000" (or a number from -X raw) as O_* bits. */
 int64_t strace_open_flags(struct strace_arg a);
+/* "AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH", "R_OK|W_OK", "RENAME_NOREPLACE", or a number. */
+int64_t strace_at_flags(struct strace_arg a);
 /* Sum of the iov_len fields of an iovec array (strings inside skipped). */
 int64_t strace_iov_sum(struct strace_arg a);
 /* The number of signal "SIGxxx" (or "xxx") in name[0..n), 0 when unknown. */

@@ -25,6 +25,9 @@ enum sc_kind {
     SC_ARGS, SC_OPEN, SC_OPENAT, SC_OPENAT2, SC_CREAT, SC_CLOSE, SC_RWV, SC_PRWV, SC_PRWV2,
     SC_LSEEK, SC_LLSEEK, SC_DUP, SC_DUP2, SC_FCNTL, SC_MMAP, SC_MMAP2, SC_MUNMAP, SC_SENDFILE,
     SC_COPY, SC_CLOSE_RANGE, SC_PIPE, SC_NEWFD,
+    /* metadata calls (issue 17 item 3): a path relative to the cwd or to a dirfd argument, two
+       of them (rename, link), a symlink's target and name, a directory read */
+    SC_PATH, SC_PATHAT, SC_PATH2, SC_PATH2AT, SC_SYMLINK, SC_SYMLINKAT, SC_DENTS,
     /* the process model's: no op of their own */
     SC_CLONE, SC_FORK, SC_EXECVE, SC_EXECVEAT, SC_PRCTL
 };
@@ -154,6 +157,140 @@ static int join_path(struct strace_src *s, const char *dir, const char *rel, con
     *out = iot_intern(s->st, b, len);
     free(b);
     return *out ? 0 : -1;
+}
+
+/*
+ * The path argument a[pa] of a metadata call in the recorder's form: as
+ * given when absolute, else joined to the directory it is relative to (the
+ * -y annotation of the dirfd argument a[pa - 1], which is the cwd's for
+ * AT_FDCWD), else as given (strace does not annotate the cwd of stat()).
+ * NULL when the argument is not a string (a NULL path).
+ */
+static int meta_path(struct strace_src *s, const struct strace_arg *a, int pa, const char **out)
+{
+    const char *arg = strace_arg_str(s, a[pa]);
+    const char *dir;
+
+    *out = arg;
+    if (!arg || arg[0] == '/' || arg[0] == '\0' || pa == 0)
+        return 0;
+    dir = strace_annotation_path(s, a[pa - 1].p, a[pa - 1].n);
+    return dir ? join_path(s, dir, arg, out) : 0;
+}
+
+/*
+ * Where each metadata op's one numeric argument is, by shape: the flags
+ * (stat family, access, unlinkat, renameat2, *at), the mode (mkdir,
+ * chmod), the size (readlink's buffer, truncate's length). -1: none.
+ */
+static int meta_extra_arg(unsigned op, int kind, const char *name, size_t nlen)
+{
+    int at = kind == SC_PATHAT;
+
+    switch (op) {
+    case IOT_OP_STAT:
+        if (nlen == 5 && !memcmp(name, "statx", 5))
+            return 2;
+        return at ? 3 : -1;
+    case IOT_OP_ACCESS:
+    case IOT_OP_MKDIR:
+    case IOT_OP_CHMOD:
+    case IOT_OP_TRUNCATE:
+        return at ? 2 : 1;
+    case IOT_OP_UNLINK:
+        return at ? 2 : -1;
+    case IOT_OP_READLINK:
+        return at ? 3 : 2;
+    case IOT_OP_CHOWN:
+    case IOT_OP_UTIMES:
+        return at ? 4 - (op == IOT_OP_UTIMES) : -1;
+    default:
+        return -1;
+    }
+}
+
+/* Fill a metadata call of shape PATH/PATHAT: path or (AT_EMPTY_PATH, NULL path) fd. */
+static int meta_call(struct strace_src *s, struct strace_proc *p, struct iot_event *ev, int kind,
+                     const char *name, size_t nlen, const struct strace_arg *a, int na)
+{
+    int pa = kind == SC_PATHAT, xa = meta_extra_arg(ev->op, kind, name, nlen);
+    const char *path, *fdpath = NULL;
+    int64_t x = 0;
+
+    if (na < pa + 1 || meta_path(s, a, pa, &path) < 0)
+        return -1;
+    if (xa >= 0 && xa < na) {
+        struct strace_arg w = a[xa];
+        x = (w.n && w.p[0] >= '0' && w.p[0] <= '9') ? strace_arg_int(w, NULL) : strace_at_flags(w);
+    }
+    if ((ev->op == IOT_OP_STAT || ev->op == IOT_OP_CHOWN) && kind == SC_PATH && name[0] == 'l')
+        x = AT_SYMLINK_NOFOLLOW;
+    if (pa && (!path || path[0] == '\0')) {
+        /* fstat as glibc makes it: newfstatat(fd, "", ..., AT_EMPTY_PATH) */
+        int32_t fd = arg_fd(s, p, a[0], &fdpath);
+
+        set_fd(ev, fd, fdpath);
+    } else if (path) {
+        ev->has |= IOT_HAS_PATH;
+        ev->path = path;
+    }
+    if (ev->op == IOT_OP_UNLINK && (x & AT_REMOVEDIR))
+        ev->op = IOT_OP_RMDIR;
+    else if (ev->op == IOT_OP_READLINK || ev->op == IOT_OP_TRUNCATE) {
+        ev->has |= IOT_HAS_SIZE;
+        ev->size = x;
+    } else if (iot_ops[ev->op].fields & IOT_HAS_FLAGS) {
+        ev->has |= IOT_HAS_FLAGS;
+        ev->flags = x;
+    }
+    return 0;
+}
+
+/* rename, link (PATH2, PATH2AT) and symlink (SYMLINK, SYMLINKAT): two names. */
+static int meta_call2(struct strace_src *s, struct iot_event *ev, int kind,
+                      const struct strace_arg *a, int na)
+{
+    int po, pn, xa = -1;
+    const char *from, *to;
+
+    switch (kind) {
+    case SC_PATH2:     po = 0; pn = 1; break;
+    case SC_PATH2AT:   po = 1; pn = 3; xa = ev->op == IOT_OP_RENAME ? 4 : -1; break;
+    case SC_SYMLINK:   po = 0; pn = 1; break;
+    default:           po = 0; pn = 2; break;  /* symlinkat(target, dirfd, name) */
+    }
+    if (na <= pn)
+        return 0;
+    /* a symlink's target is its content: kept as given */
+    if (kind == SC_SYMLINK || kind == SC_SYMLINKAT)
+        from = strace_arg_str(s, a[po]);
+    else if (meta_path(s, a, po, &from) < 0)
+        return -1;
+    if (kind == SC_SYMLINK || kind == SC_PATH2)
+        to = strace_arg_str(s, a[pn]);   /* relative to the cwd, which strace does not name */
+    else if (meta_path(s, a, pn, &to) < 0)
+        return -1;
+    if (from) {
+        ev->has |= IOT_HAS_PATH;
+        ev->path = from;
+    }
+    if (to) {
+        ev->has |= IOT_HAS_NEWPATH;
+        ev->newpath = to;
+    }
+    if (ev->op == IOT_OP_RENAME) {
+        ev->has |= IOT_HAS_FLAGS;
+        ev->flags = xa >= 0 && xa < na ? strace_at_flags(a[xa]) : 0;
+    }
+    return 0;
+}
+
+/* getdents64(fd, 0x... /\* 5 entries *\/, 32768): the entries strace counted. */
+static int64_t dents_entries(struct strace_arg a)
+{
+    const char *c = memmem(a.p, a.n, "/* ", 3);
+
+    return c ? strtoll(c + 3, NULL, 10) : 0;
 }
 
 int strace_call(struct strace_src *s, struct strace_task *k, const char *name, size_t nlen,
@@ -425,6 +562,28 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         }
         break;
     }
+    case SC_PATH:
+    case SC_PATHAT:
+        if (meta_call(s, p, &ev, kind, name, nlen, a, na) < 0)
+            return -1;
+        break;
+    case SC_PATH2:
+    case SC_PATH2AT:
+    case SC_SYMLINK:
+    case SC_SYMLINKAT:
+        if (meta_call2(s, &ev, kind, a, na) < 0)
+            return -1;
+        break;
+    case SC_DENTS:
+        if (na < 2)
+            return 0;
+        fd = arg_fd(s, p, a[0], &path);
+        set_fd(&ev, fd, path);
+        ev.has |= IOT_HAS_SIZE;
+        ev.size = r.val >= 0 ? dents_entries(a[1]) : 0;
+        if (r.val >= 0)
+            ev.ret = ev.size;
+        break;
     case SC_CLONE:
     case SC_FORK: {
         int is_thread = kind == SC_CLONE && memmem(text, rest, "CLONE_THREAD", 12) != NULL;

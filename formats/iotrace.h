@@ -130,6 +130,8 @@ struct iot_event {
     const char *mode;    /* fopen mode string */
     const char *stack;   /* frames separated by '\n', innermost first */
     uint32_t path_id, mode_id, stack_id;  /* writer side: ids from iot_enc_str */
+    const char *newpath; /* rename, link, symlink: the second name */
+    uint32_t newpath_id;
 
     /* IOT_EV_PROCESS */
     int32_t  ppid;

@@ -34,6 +34,9 @@
  *        full/line/none
  * key    its JSONL key and its text-dump key
  *
+ * NEWPATH (rename, link, symlink: the second name) took bit 20, the first of
+ * the second varint range, since 15 is reserved and 16..19 carry no payload.
+ *
  * The rows are in bit order. The four lists split them where the decoder
  * tests a group's bits once before its members (data calls carry none of
  * the open and the late fields): a grouping for speed, not meaning.
@@ -57,6 +60,7 @@
     X(BUFMODE,   12, bufmode,   BUFMODE, "bufmode")     \
     X(IN_FD,     13, in_fd,     I32,     "in_fd")       \
     X(LAST_FD,   14, last_fd,   I32,     "last_fd")     \
+    X(NEWPATH,   20, newpath,   STR,     "newpath")     \
     IOT_FIELDS_NEXT(X)
 
 /*
@@ -314,6 +318,74 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
     X(PTHREAD_CREATE,  "pthread_create",  NONE,  0, META,  POSIX,                                  \
       0,                                                                                           \
       )                                                                                            \
+    /* issue 17 item 3: metadata calls. path is absolute as open's (relative names joined to the  \
+       cwd or the dirfd's path); a call on an fd (fstat, fchmod, ...) carries fd instead; flags   \
+       holds the call's AT_* flags (stat family: lstat is AT_SYMLINK_NOFOLLOW), access mode     \
+       (access) or permission bits (mkdir, chmod). The strace shapes are strace_syscalls.c's */  \
+    X(STAT,            "stat",            NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
+      SC(stat, PATH) SC(lstat, PATH) SC(stat64, PATH) SC(lstat64, PATH) SC(newfstatat, PATHAT)    \
+      SC(fstatat64, PATHAT) SC(statx, PATHAT) SA(fstat, 0, -1, -1) SA(fstat64, 0, -1, -1))         \
+    X(ACCESS,          "access",          NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
+      SC(access, PATH) SC(faccessat, PATHAT) SC(faccessat2, PATHAT))                               \
+    /* size: the buffer size; ret the bytes of the target */                                       \
+    X(READLINK,        "readlink",        NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(SIZE),                                                       \
+      SC(readlink, PATH) SC(readlinkat, PATHAT))                                                   \
+    X(UNLINK,          "unlink",          NONE,  0, META,  POSIX,                                  \
+      IOT_F(PATH),                                                                                 \
+      SC(unlink, PATH) SC(unlinkat, PATHAT))                                                       \
+    X(RMDIR,           "rmdir",           NONE,  0, META,  POSIX,                                  \
+      IOT_F(PATH),                                                                                 \
+      SC(rmdir, PATH))                                                                             \
+    /* path: the old name, newpath: the new one; flags: renameat2's RENAME_* */                   \
+    X(RENAME,          "rename",          NONE,  0, META,  POSIX,                                  \
+      IOT_F(PATH) | IOT_F(NEWPATH) | IOT_F(FLAGS),                                                 \
+      SC(rename, PATH2) SC(renameat, PATH2AT) SC(renameat2, PATH2AT))                              \
+    X(MKDIR,           "mkdir",           NONE,  0, META,  POSIX,                                  \
+      IOT_F(PATH) | IOT_F(FLAGS),                                                                  \
+      SC(mkdir, PATH) SC(mkdirat, PATHAT))                                                         \
+    /* path: the existing file, newpath: the new name */                                           \
+    X(LINK,            "link",            NONE,  0, META,  POSIX,                                  \
+      IOT_F(PATH) | IOT_F(NEWPATH),                                                                \
+      SC(link, PATH2) SC(linkat, PATH2AT))                                                         \
+    /* path: the link's target as given (its content, not resolved), newpath: the link made */    \
+    X(SYMLINK,         "symlink",         NONE,  0, META,  POSIX,                                  \
+      IOT_F(PATH) | IOT_F(NEWPATH),                                                                \
+      SC(symlink, SYMLINK) SC(symlinkat, SYMLINKAT))                                               \
+    X(CHMOD,           "chmod",           NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
+      SC(chmod, PATH) SA(fchmod, 0, -1, -1) SC(fchmodat, PATHAT))                                  \
+    X(CHOWN,           "chown",           NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
+      SC(chown, PATH) SC(lchown, PATH) SA(fchown, 0, -1, -1) SC(fchownat, PATHAT))                 \
+    /* utimensat, futimens, utimes, utime, futimes, lutimes */                                     \
+    X(UTIMES,          "utimes",          NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
+      SC(utimensat, PATHAT) SC(utimes, PATH) SC(utime, PATH) SC(futimesat, PATHAT))                \
+    /* truncate by name; size: the new length */                                                  \
+    X(TRUNCATE,        "truncate",        NONE,  0, META,  POSIX,                                  \
+      IOT_F(PATH) | IOT_F(SIZE),                                                                   \
+      SC(truncate, PATH))                                                                          \
+    /* opendir: the directory's fd, made inside libc (closedir records its close). strace sees    \
+       the openat glibc makes, imported as open */                                                 \
+    X(OPENDIR,         "opendir",         NONE,  0, OPEN,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
+      )                                                                                            \
+    /* one record per pass over a directory stream, not per readdir call: size = entries         \
+       returned (ret too), t = the pass's first call, dur = the calls' summed time; strace:       \
+       one per getdents64, size = its "N entries" */                                              \
+    X(READDIR,         "readdir",         NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(SIZE),                                                                     \
+      SC(getdents64, DENTS) SC(getdents, DENTS))                                                   \
+    /* sync(): everything; syncfs(fd): fd's file system */                                         \
+    X(SYNC,            "sync",            NONE,  0, META,  POSIX,                                  \
+      IOT_F(FD),                                                                                   \
+      SA(sync, -1, -1, -1) SA(syncfs, 0, -1, -1))                                                  \
+    X(SYNC_FILE_RANGE, "sync_file_range", NONE,  0, SYNC,  POSIX,                                  \
+      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
+      SA(sync_file_range, 0, 2, 1))                                                                \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

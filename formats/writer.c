@@ -111,7 +111,9 @@ static int encode(struct wstream *s, const struct iot_event *ev)
         c = *ev;
         if (((c.has & IOT_HAS_PATH) && iot_enc_str(&s->enc, c.path, strlen(c.path), &c.path_id) < 0) ||
             ((c.has & IOT_HAS_MODE) && iot_enc_str(&s->enc, c.mode, strlen(c.mode), &c.mode_id) < 0) ||
-            ((c.has & IOT_HAS_STACK) && iot_enc_str(&s->enc, c.stack, strlen(c.stack), &c.stack_id) < 0))
+            ((c.has & IOT_HAS_STACK) && iot_enc_str(&s->enc, c.stack, strlen(c.stack), &c.stack_id) < 0) ||
+            ((c.has & IOT_HAS_NEWPATH) &&
+             iot_enc_str(&s->enc, c.newpath, strlen(c.newpath), &c.newpath_id) < 0))
             return -1;
         return iot_enc_call(&s->enc, &c);
     case IOT_EV_PROCESS:

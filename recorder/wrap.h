@@ -121,6 +121,16 @@ static inline void rec_fd_check(int fd)
 void rec_async(const char *what, int fd, int64_t size, int64_t offset,
                int64_t r, int err, uint64_t s0, uint64_t s1);
 
+/*
+ * The absolute form of a path given relative to dirfd (AT_FDCWD: the cwd),
+ * so that calls on one file match whatever directory the program was in:
+ * the directory from raw syscalls (no wrapper runs), joined by
+ * iot_path_join into buf. path itself when it is NULL, absolute or empty,
+ * or when the directory is unknown (wrap_posix.c; open's paths and the
+ * metadata calls' are made alike).
+ */
+const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap);
+
 /* Record a stdio call on f (wrap_stdio.c). err: errno to store, 0 for none. */
 void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
                int err, uint64_t s0, uint64_t s1);

@@ -1,11 +1,10 @@
 /*
- * wrap_fds.c - fds that are not files, and closedir().
+ * wrap_fds.c - fds that are not files.
  *
  * None of these moves file data. They are recorded because an fd number is
- * reused: without them, a pipe that gets the number of a directory closed
- * inside libc (closedir) would have its reads charged to that directory.
+ * reused: without them, a pipe that gets the number of a file closed where
+ * no wrapper saw it would have its reads charged to that file.
  */
-#include <dirent.h>
 #include <sys/socket.h>
 
 #include "real.h"
@@ -56,33 +55,3 @@ WRAP_PAIR(socketpair, (int d, int t, int p, int fds[2]), fds, d, t, p, fds)
 WRAP_ONE(socket, (int d, int t, int p), d, t, p)
 WRAP_ONE(accept, (int s, struct sockaddr *a, socklen_t *l), s, a, l)
 WRAP_ONE(accept4, (int s, struct sockaddr *a, socklen_t *l, int f), s, a, l, f)
-
-/* dirfd() that tolerates NULL, which glibc's closedir() answers with EINVAL
-   (taken as void * since closedir's parameter is declared non-null) */
-static int dir_fd(void *d)
-{
-    return d ? dirfd(d) : -1;
-}
-
-/* closedir() closes its fd inside libc, where no wrapper sees it. */
-int closedir(DIR *d)
-{
-    struct iot_event ev = { 0 };
-    uint64_t s0, s1;
-    int fd, r;
-
-    fd = dir_fd(d);
-    if (!rec_active || fd < 0)
-        return CALL_REAL(-1, closedir, d);
-    s0 = rec_stamp();
-    r = CALL_REAL(-1, closedir, d);
-    s1 = rec_stamp();
-    rec_fd_unmark(fd);
-    ev.op = IOT_OP_CLOSE;
-    ev.err = ERR_OF(r);
-    ev.has = IOT_HAS_FD | (ev.err ? IOT_HAS_ERRNO : 0);
-    ev.fd = fd;
-    ev.ret = r;
-    rec_call(&ev, NULL, NULL, NULL, s0, s1);
-    return r;
-}

@@ -161,14 +161,8 @@ WRAP_V2(ssize_t, pwritev64v2, IOT_OP_WRITEV, IOT_OP_PWRITEV,
 
 /* ----------------------------------------------------------------- open */
 
-/*
- * The absolute form of a path given relative to dirfd, so sessions of one
- * file match whatever directory the program was in: the directory from raw
- * syscalls (no wrapper runs), joined by iot_path_join. path itself when
- * it is absolute or empty, or when the directory is unknown.
- */
-static const char *path_from_dirfd(int dirfd, const char *path, char *buf,
-                                   size_t cap)
+/* wrap.h: the absolute form of a path given relative to dirfd. */
+const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap)
 {
     size_t n;
     long r;

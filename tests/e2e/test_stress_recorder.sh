@@ -58,8 +58,9 @@ main_pid=$(awk '$1 == "call" { print $2; exit }' "$work/counts")
 awk '$1 == "call" && $4 > 0 { print $2, $3, $4 }
      $1 == "child" && ($3 == "exec" || $3 == "spawn") {
         print $2, "open 1"; print $2, "write 4"; print $2, "pread 4"; print $2, "close 1"
-        print $2, "fopen 1"; print $2, "fwrite 1"; print $2, "fclose 1" }
-     $1 == "child" && $3 == "fork" { print $2, "open 1"; print $2, "write 3"; print $2, "close 1" }' \
+        print $2, "fopen 1"; print $2, "fwrite 1"; print $2, "fclose 1"; print $2, "unlink 1" }
+     $1 == "child" && $3 == "fork" {
+        print $2, "open 1"; print $2, "write 3"; print $2, "close 1"; print $2, "unlink 1" }' \
     "$work/counts" | sort >"$work/expected.counts"
 # /bin/sh children do I/O of their own: only their presence is checked.
 awk '$1 == "child" && $3 == "sh" { print $2 }' "$work/counts" >"$work/sh.pids"

@@ -52,7 +52,8 @@ extern char **environ;
     X(FDATASYNC, "fdatasync") X(FOPEN, "fopen") X(FCLOSE, "fclose")      \
     X(FREAD, "fread") X(FWRITE, "fwrite") X(FGETS, "fgets")              \
     X(FPUTS, "fputs") X(FFLUSH, "fflush") X(FSEEK, "fseek")              \
-    X(FORK, "fork") X(PTHREAD_CREATE, "pthread_create")
+    X(FORK, "fork") X(PTHREAD_CREATE, "pthread_create") X(UNLINK, "unlink")  \
+    X(READLINK, "readlink")
 
 enum op {
 #define OP_ENUM_(e, s) OP_##e,
@@ -390,6 +391,7 @@ static void *short_main(void *arg)
     }
     COUNT(CLOSE);
     close(fd);
+    COUNT(UNLINK);
     unlink(path);
     return NULL;
 }
@@ -571,6 +573,7 @@ int main(int argc, char **argv)
     dir = argv[1];
     if (nthreads < 1 || nthreads > MAX_THREADS)
         nthreads = 16;
+    COUNT(READLINK);
     n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
     if (n < 0)
         die("readlink /proc/self/exe");

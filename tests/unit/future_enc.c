@@ -26,7 +26,7 @@
 /* The added fields, one of each wire encoding a later version may use. */
 #define IOT_FIELDS_NEXT(X)                             \
     X(FUTURE_FLAG, 17, fd,   FLAG,  "future_flag")     \
-    X(FUTURE_NUM,  20, size, I64,   "future_num")      \
+    X(FUTURE_NUM,  21, size, I64,   "future_num")      \
     X(FUTURE_BLOB, 28, path, BYTES, "future_blob")
 
 /* What the two new field types mean to the encoder. */

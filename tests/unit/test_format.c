@@ -37,6 +37,7 @@ static void expect_add(struct expect *x, const struct iot_event *ev)
     c->path = keep(x->st, ev->path);
     c->mode = keep(x->st, ev->mode);
     c->stack = keep(x->st, ev->stack);
+    c->newpath = keep(x->st, ev->newpath);
     c->exe = keep(x->st, ev->exe);
     c->name = keep(x->st, ev->name);
     if (ev->kind == IOT_EV_PROCESS) {
@@ -865,6 +866,8 @@ static void test_records_prefix(void)
             if (ev.has & IOT_HAS_PATH) r |= iot_enc_str(&e, ev.path, strlen(ev.path), &ev.path_id);
             if (ev.has & IOT_HAS_MODE) r |= iot_enc_str(&e, ev.mode, strlen(ev.mode), &ev.mode_id);
             if (ev.has & IOT_HAS_STACK) r |= iot_enc_str(&e, ev.stack, strlen(ev.stack), &ev.stack_id);
+            if (ev.has & IOT_HAS_NEWPATH)
+                r |= iot_enc_str(&e, ev.newpath, strlen(ev.newpath), &ev.newpath_id);
             r |= iot_enc_call(&e, &ev);
         } else if (ev.kind == IOT_EV_PROCESS) {
             r = iot_enc_process(&e, ev.ppid, ev.t, ev.start_unix_ns, ev.exe, ev.argc, ev.argv);

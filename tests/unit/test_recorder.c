@@ -437,6 +437,7 @@ static void test_stdio(void) { family("rec_stdio"); }
 static void test_fdops(void) { family("rec_fdops"); }
 static void test_fortify(void) { family("rec_fortify"); }
 static void test_stdmore(void) { family("rec_stdmore"); }
+static void test_meta(void) { family("rec_meta"); }
 
 /* 8 threads x 100k reads: exactly 800k, 100k per named thread. */
 static void test_threads(void)
@@ -802,6 +803,7 @@ void recorder_suite(void)
     CU_add_test(s, "printf, scanf, wide, unlocked, inline getc/putc, std streams", test_stdmore);
     CU_add_test(s, "dup, copy, map, close_range: exact calls", test_fdops);
     CU_add_test(s, "fortified entry points: exact calls", test_fortify);
+    CU_add_test(s, "metadata calls and directory streams: exact calls", test_meta);
     CU_add_test(s, "8 threads x 100k reads: exactly 800k events",
                 test_threads);
     CU_add_test(s, "fork, exec, vfork, posix_spawn, killed child",

@@ -142,6 +142,84 @@ static void test_detect(void)
         CU_ASSERT_EQUAL(strace_detect(no[i], strlen(no[i])), 0);
 }
 
+/* The metadata calls (issue 17 item 3): paths joined to their dirfd, fd forms, flags, names. */
+static void test_meta_ops(void)
+{
+    struct evs e;
+    const struct iot_event *v;
+    static const struct { int i; unsigned op; const char *path; } rows[] = {
+        { 1, IOT_OP_STAT, "/usr/bin/ls" },     { 2, IOT_OP_STAT, "/work/conf.ini" },
+        { 6, IOT_OP_STAT, "/etc/hosts" },      { 7, IOT_OP_STAT, "/etc/link" },
+        { 8, IOT_OP_STAT, "/work/a" },         { 9, IOT_OP_ACCESS, "/etc/ld.so.preload" },
+        { 10, IOT_OP_ACCESS, "/work/b" },      { 11, IOT_OP_READLINK, "/work/d" },
+        { 12, IOT_OP_READLINK, "/work/d" },    { 13, IOT_OP_UNLINK, "/work/c" },
+        { 14, IOT_OP_RMDIR, "/work/x/y" },     { 15, IOT_OP_RMDIR, "/work/x" },
+        { 16, IOT_OP_RENAME, "/work/a" },      { 17, IOT_OP_RENAME, "/work/b" },
+        { 18, IOT_OP_LINK, "/work/e" },        { 19, IOT_OP_SYMLINK, "e" },
+        { 20, IOT_OP_MKDIR, "/work/x" },       { 21, IOT_OP_MKDIR, "/work/x/y" },
+        { 22, IOT_OP_CHMOD, "/work/e" },       { 24, IOT_OP_CHOWN, "/work/e" },
+        { 26, IOT_OP_TRUNCATE, "/work/e" },    { 34, IOT_OP_CHOWN, "/work/e" },
+    };
+
+    CU_ASSERT_EQUAL_FATAL(load1(&e, "meta.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 36);
+    for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        v = &e.ev[rows[k].i];
+        CU_ASSERT_EQUAL(v->op, rows[k].op);
+        CU_ASSERT_FALSE(v->has & IOT_HAS_FD);
+        STR_EQ(v->path, rows[k].path);
+    }
+    v = &e.ev[1];   /* a probe that failed */
+    CU_ASSERT_EQUAL(v->ret, -1);
+    CU_ASSERT_EQUAL(v->err, ENOENT);
+    CU_ASSERT_EQUAL(v->dur, 44000);
+    CU_ASSERT_EQUAL(e.ev[2].flags, AT_SYMLINK_NOFOLLOW);
+    CU_ASSERT_EQUAL(e.ev[7].flags, AT_SYMLINK_NOFOLLOW);             /* lstat */
+    CU_ASSERT_EQUAL(e.ev[8].flags, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT);  /* statx */
+    CU_ASSERT_EQUAL(e.ev[34].flags, AT_SYMLINK_NOFOLLOW);            /* lchown */
+    for (int i = 4; i <= 5; i++) {  /* fstat, and glibc's fstat: newfstatat(fd, "", AT_EMPTY_PATH) */
+        CU_ASSERT_EQUAL(e.ev[i].op, IOT_OP_STAT);
+        CU_ASSERT_EQUAL(e.ev[i].fd, 3);
+        STR_EQ(e.ev[i].path, "/work/conf.ini");
+    }
+    CU_ASSERT_EQUAL(e.ev[9].flags, R_OK);
+    CU_ASSERT_EQUAL(e.ev[10].flags, W_OK);
+    CU_ASSERT_EQUAL(e.ev[11].size, 64);
+    CU_ASSERT_EQUAL(e.ev[12].size, 10);
+    STR_EQ(e.ev[16].newpath, "/work/b");
+    CU_ASSERT_EQUAL(e.ev[16].flags, RENAME_NOREPLACE);
+    STR_EQ(e.ev[17].newpath, "/work/e");
+    STR_EQ(e.ev[18].newpath, "/work/c");
+    STR_EQ(e.ev[19].newpath, "/work/d");                         /* the target stays as given */
+    CU_ASSERT_EQUAL(e.ev[20].flags, 0777);
+    CU_ASSERT_EQUAL(e.ev[21].err, EEXIST);
+    CU_ASSERT_EQUAL(e.ev[22].flags, 0600);
+    CU_ASSERT_EQUAL(e.ev[23].op, IOT_OP_CHMOD);                   /* fchmod */
+    CU_ASSERT_EQUAL(e.ev[23].fd, 3);
+    CU_ASSERT_EQUAL(e.ev[25].op, IOT_OP_UTIMES);                  /* utimensat(fd, NULL) */
+    CU_ASSERT_EQUAL(e.ev[25].fd, 3);
+    CU_ASSERT_EQUAL(e.ev[26].size, 5);
+    CU_ASSERT_EQUAL(e.ev[27].op, IOT_OP_OPEN);                    /* opendir's openat */
+    v = &e.ev[28];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_READDIR);
+    CU_ASSERT_EQUAL(v->fd, 4);
+    CU_ASSERT_EQUAL(v->size, 4);                                  /* entries, not bytes */
+    CU_ASSERT_EQUAL(v->ret, 4);
+    STR_EQ(v->path, "/work");
+    CU_ASSERT_EQUAL(e.ev[29].size, 0);
+    CU_ASSERT_EQUAL(e.ev[31].op, IOT_OP_SYNC);
+    CU_ASSERT_FALSE(e.ev[31].has & IOT_HAS_FD);
+    CU_ASSERT_EQUAL(e.ev[32].op, IOT_OP_SYNC);
+    CU_ASSERT_EQUAL(e.ev[32].fd, 3);
+    v = &e.ev[33];
+    CU_ASSERT_EQUAL(v->op, IOT_OP_SYNC_FILE_RANGE);
+    CU_ASSERT_EQUAL(v->offset, 0);
+    CU_ASSERT_EQUAL(v->size, 4096);
+    CU_ASSERT_EQUAL(e.ev[35].kind, IOT_EV_EXIT);
+    release(&e);
+}
+
 /* Every syscall the source maps, with its fields. */
 static void test_ops(void)
 {
@@ -830,6 +908,7 @@ void strace_suite(void)
 
     CU_add_test(s, "detect", test_detect);
     CU_add_test(s, "ops", test_ops);
+    CU_add_test(s, "metadata calls", test_meta_ops);
     CU_add_test(s, "unfinished_resumed", test_unfinished);
     CU_add_test(s, "exits_signals", test_exits);
     CU_add_test(s, "strings_annotations", test_strings);
