@@ -131,6 +131,14 @@ void rec_async(const char *what, int fd, int64_t size, int64_t offset,
  */
 const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap);
 
+/*
+ * Record an open-like call (op: open, opendir) of path relative to dirfd
+ * that made fd r (or failed with err), with a stack as opens have
+ * (wrap_posix.c).
+ */
+void rec_open_as(unsigned op, int dirfd, const char *path, int flags, int r, int err,
+                 uint64_t s0, uint64_t s1);
+
 /* Record a stdio call on f (wrap_stdio.c). err: errno to store, 0 for none. */
 void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
                int err, uint64_t s0, uint64_t s1);

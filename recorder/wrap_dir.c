@@ -24,7 +24,6 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
-#include <limits.h>
 
 #include "real.h"
 #include "rec.h"
@@ -150,28 +149,10 @@ static void pass_reset(int fd)
 
 static void rec_opendir(const char *path, int fd, int err, uint64_t s0, uint64_t s1)
 {
-    struct iot_event ev = rec_event(IOT_OP_OPENDIR, fd, err);
-    char buf[PATH_MAX + 64];
-    const char *abs, *stack;
-    struct rec_thread *t;
-
     if (rec_guard == REC_GUARD_OFF)
         return;
-    rec_fd_mark(fd);
     pass_reset(fd);
-    ev.has |= IOT_HAS_FLAGS | (fd >= 0 ? IOT_HAS_FD : 0);
-    ev.fd = fd;
-    ev.flags = OPENDIR_FLAGS;
-    abs = path_from_dirfd(AT_FDCWD, path, buf, sizeof(buf));
-    t = rec_enter(s0);
-    if (!t) {
-        if (rec_deferring())
-            rec_defer(&ev, abs, NULL, s0, s1);
-        return;
-    }
-    stack = rec_stacks ? rec_stack_capture() : NULL;
-    rec_call_in(t, &ev, abs, NULL, stack, s0, s1);
-    rec_leave();
+    rec_open_as(IOT_OP_OPENDIR, AT_FDCWD, path, OPENDIR_FLAGS, fd, err, s0, s1);
 }
 
 DIR *opendir(const char *path)

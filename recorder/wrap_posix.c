@@ -194,8 +194,9 @@ const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap)
     return buf;
 }
 
-static void rec_open(int dirfd, const char *path, int flags, int r, int err,
-                     uint64_t s0, uint64_t s1)
+/* wrap.h: an open-like call (open, opendir) that made fd r, or failed. */
+void rec_open_as(unsigned op, int dirfd, const char *path, int flags, int r, int err,
+                 uint64_t s0, uint64_t s1)
 {
     struct iot_event ev = { 0 };
     char buf[PATH_MAX + 64];
@@ -205,7 +206,7 @@ static void rec_open(int dirfd, const char *path, int flags, int r, int err,
     if (rec_guard == REC_GUARD_OFF)
         return;
     rec_fd_mark(r);
-    ev.op = IOT_OP_OPEN;
+    ev.op = (uint8_t)op;
     ev.has = IOT_HAS_FLAGS | (r >= 0 ? IOT_HAS_FD : 0) |
              (err ? IOT_HAS_ERRNO : 0);
     ev.fd = r;
@@ -222,6 +223,12 @@ static void rec_open(int dirfd, const char *path, int flags, int r, int err,
     stack = rec_stacks ? rec_stack_capture() : NULL;
     rec_call_in(t, &ev, abs, NULL, stack, s0, s1);
     rec_leave();
+}
+
+static inline void rec_open(int dirfd, const char *path, int flags, int r, int err,
+                            uint64_t s0, uint64_t s1)
+{
+    rec_open_as(IOT_OP_OPEN, dirfd, path, flags, r, err, s0, s1);
 }
 
 static mode_t mode_arg(int flags, va_list ap)
