@@ -144,6 +144,8 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         return;
     }
     e->st.per_op[ev->op]++;
+    if (ev->has & IOT_HAS_PATH)
+        engine_on_path_call(e, p, ev, failed);
     dc = data_class[ev->op];
     if (dc & DC_DATA) {
         if (!failed)

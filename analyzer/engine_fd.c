@@ -13,7 +13,7 @@
 #define MAX_FD (1 << 20)        /* fds beyond this are ignored */
 #define FDS_FIRST 64            /* entries in a process's first fd table */
 
-static int path_ignored(struct engine *e, const char *path)
+int engine_path_ignored(struct engine *e, const char *path)
 {
     void *v = hmap_get(&e->ignored, hmap_ptr_key(path));
     int ig;
@@ -37,7 +37,7 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     o->h.off = 0;
     o->dir.prev_end[0] = o->dir.prev_end[1] = -1;
     o->dir.prev_start[0] = o->dir.prev_start[1] = -1;
-    o->ignored = path_ignored(e, path);
+    o->ignored = engine_path_ignored(e, path);
     o->s.path = path;
     o->s.process = p->name;
     o->s.thread = th ? th->name : p->name;
@@ -96,6 +96,8 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
         for (size_t i = 0; i < e->nslots; i++) {
             struct rule_slot *rs = &e->slots[i];
 
+            if (!rs->rule->on_session)
+                continue;
             rs->ctx.timing = e->st.calls_no_dur == 0;
             rs->rule->on_session(rs->state, &rs->ctx, s);
         }

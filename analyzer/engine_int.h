@@ -238,6 +238,8 @@ static inline int call_on_main(struct engine *e, int32_t pid, int32_t tid)
 
 /* ------------------------------------------------------------ engine_fd.c */
 
+/* Whether the config's ignore_paths matches path (an interned string; cached). */
+int engine_path_ignored(struct engine *e, const char *path);
 /* A new session on path opened by ev of p, no reference yet; NULL out of memory. */
 struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_proc *p,
                     const char *path, int layer);
@@ -257,6 +259,15 @@ void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_ev
 void engine_on_close(struct engine *e, struct engine_proc *p, const struct iot_event *ev, int failed);
 void engine_on_fd_table(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
                         int failed);
+
+/* ------------------------------------------------------------ engine_paths.c */
+
+/*
+ * A call naming a path that opens nothing (a lookup: stat, access,
+ * readlink), or an open that failed: to the rules that judge path calls.
+ */
+void engine_on_path_call(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
+                         int failed);
 
 static inline struct ofd *engine_fd_ofd(struct engine_proc *p, int32_t fd)
 {

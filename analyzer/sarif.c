@@ -44,8 +44,9 @@ static const struct { const char *rule, *fix; } fixes[] = {
                     "metadata need not be durable." },
     { "repeat_open", "Open the file once and keep the descriptor while it is in use." },
     { "redundant_read", "Read each byte once and keep what is needed." },
-    { "metadata_storm", "Cache the results of `stat`/`access`, and do not probe paths that "
-                        "cannot exist." },
+    { "metadata_storm", "Put the search directory that holds the files first and drop the "
+                        "ones that hold none; remember what `stat`/`access` answered (or watch "
+                        "the file with inotify) instead of asking again." },
     { "write_amplification", "Write each region once: buffer changes and write them together." },
 };
 

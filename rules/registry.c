@@ -19,7 +19,8 @@
     X(sync_storm)        \
     X(repeat_open)       \
     X(redundant_read)    \
-    X(write_amplification)
+    X(write_amplification) \
+    X(metadata_storm)
 
 #define RULE_DECL_(n) extern const struct rule rule_##n;
 BUILTIN_RULES(RULE_DECL_)
@@ -96,7 +97,7 @@ static int plugin_rule(const char *path, size_t i, const struct rule *r, struct 
             return -1;
         }
     }
-    if (!out->name || !out->on_session || out->nparams > RULE_MAX_PARAMS) {
+    if (!out->name || (!out->on_session && !out->on_path_call) || out->nparams > RULE_MAX_PARAMS) {
         snprintf(errbuf, 256, "plugin '%s': malformed rule #%zu", path, i);
         return -1;
     }

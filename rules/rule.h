@@ -139,6 +139,34 @@ struct rule_session {
     const char *data_op;              /* stdio sessions: the op of the first data call ("fputs") */
 };
 
+/*
+ * A call that looks a path up without opening it (stat, access, readlink:
+ * lookup), an open-family call that failed (open, fopen, opendir), or a
+ * directory opened to be listed (opendir, open with O_DIRECTORY), in a
+ * process; what metadata_storm judges. Handed to rules that have
+ * on_path_call, one call at a time in time order, for paths that are not
+ * ignored. Strings are interned as in sessions.
+ */
+enum rule_path_kind {
+    RULE_PATH_LOOKUP = 0,    /* stat, access, readlink */
+    RULE_PATH_OPEN_FAILED,   /* open, fopen, opendir that failed */
+    RULE_PATH_DIR_OPENED     /* opendir, open with O_DIRECTORY, that succeeded */
+};
+
+struct rule_path_call {
+    const char *path;
+    const char *op;          /* the op's name: "stat", "access", "open", ... */
+    const char *process;     /* basename of the caller's exe */
+    const char *thread;      /* the calling thread's name */
+    const char *stack;       /* the call's stack, "" when it has none (the recorder
+                                samples them: docs/recorder.md, "Metadata calls") */
+    int32_t pid, tid;
+    int kind;                /* enum rule_path_kind */
+    int err;                 /* errno, 0 when the call succeeded */
+    int64_t t, dur;          /* ns; dur 0 when the input has no durations */
+    int64_t unix_ms;         /* ms since the epoch when the call ended */
+};
+
 /* What a rule sees besides the session. */
 struct rule_ctx {
     const double *p;         /* parameter values, in the rule's table order */
@@ -167,7 +195,8 @@ struct rule {
     size_t nparams;          /* <= RULE_MAX_PARAMS */
     size_t state_size;       /* per-run state, zeroed before the first call */
 
-    /* Called for every ended session whose path is not ignored. */
+    /* Called for every ended session whose path is not ignored (may be NULL
+       in a rule that has on_path_call). */
     void (*on_session)(void *state, const struct rule_ctx *ctx,
                        const struct rule_session *s);
     /* Optional: after the last session (report what was held back). */
@@ -178,6 +207,9 @@ struct rule {
     /* Appended after the first layout (RULE_SIZE_FIRST ends at fini); a
        plugin built before a member sees it zero. Append new members here. */
     unsigned flags;          /* RULE_F_*, 0 none */
+    /* Optional: every path call (struct rule_path_call) of the run. */
+    void (*on_path_call)(void *state, const struct rule_ctx *ctx,
+                         const struct rule_path_call *c);
 };
 
 /* The first members of every rule: `{RULE_ABI_HEADER, .name = ...}`. */
@@ -187,7 +219,7 @@ struct rule {
 #define RULE_SIZE_FIRST (offsetof(struct rule, fini) + sizeof(void (*)(void *)))
 /* Where the members this rule.h knows end (not sizeof: a newer member may
    sit in today's tail padding). Name the last member here when appending. */
-#define RULE_SIZE_KNOWN (offsetof(struct rule, flags) + sizeof(unsigned))
+#define RULE_SIZE_KNOWN (offsetof(struct rule, on_path_call) + sizeof(void (*)(void)))
 
 /*
  * flags: "repeat" is a bitmask of the conditions met, so an issue reported

@@ -7,7 +7,8 @@ compare a sample's issues with its expected file.
                                                           1 with a diff otherwise
 
 OUTDIR is the directory the sample wrote its files in; it becomes "$OUT" in
-paths and messages so the expected files do not depend on where the test ran.
+paths, messages and the strings of detail (metadata_storm's example path) so
+the expected files do not depend on where the test ran.
 
 What is masked and why:
   pid, tid, time, cost      differ on every run
@@ -80,7 +81,8 @@ def mask_issue(issue, outdirs):
         out["message"] = DURATION.sub("<time>", out["message"])
         out["message"] = TIME_SHARE.sub("<share> of its I/O time", out["message"])
     if isinstance(out.get("detail"), dict):
-        out["detail"] = {k: ("*" if VARYING_DETAIL.search(k) else v)
+        out["detail"] = {k: ("*" if VARYING_DETAIL.search(k) else
+                             replace_dir(v, outdirs) if isinstance(v, str) else v)
                          for k, v in out["detail"].items()}
     return out
 

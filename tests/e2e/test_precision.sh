@@ -5,9 +5,10 @@
 #    EXPECT (rule and file name, with "repeat" where it is a count the
 #    workload fixes), so every false positive issue 19 named (main_thread
 #    on single-threaded tools, leak on a shell's script fd or a directory,
-#    random_read on re-reads and a linker's section reads, ...) is a
-#    failure, and so is a miss (sqlite3 without a transaction, open-append-
-#    close loops, a file read many times over);
+#    random_read on re-reads and a linker's section reads, metadata_storm
+#    on tree walks and Python's imports, ...) is a failure, and so is a
+#    miss (sqlite3 without a transaction, open-append-close loops, a file
+#    read many times over, a compile searching 12 empty -I directories);
 #  - `ioanalyze diff` of the two runs reports nothing new (exit 0), which
 #    needs gcc's and sort's temp names normalised.
 # The timing rules (main_thread, small_buffer, repeat_read) depend on the
@@ -58,6 +59,10 @@ EOS
     printf 'int main(void){return 0;}\n' >"$W/proj/main.c"
     printf 'OBJ=main.o f1.o f2.o f3.o f4.o f5.o f6.o\nprog: $(OBJ)\n\tgcc -o $@ $(OBJ)\n%%.o: %%.c\n\tgcc -c -o $@ $<\n' >"$W/proj/Makefile"
     printf 'a\n' >"$W/g.txt"
+    # a compile whose headers are searched for in 12 empty -I directories first
+    printf '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n' >"$W/proj/inc.c"
+    printf '#include <sys/stat.h>\n#include <fcntl.h>\n#include <pthread.h>\n#include <math.h>\n' >>"$W/proj/inc.c"
+    for i in $(seq 12); do mkdir "$W/proj/i$i"; done
 }
 
 # rec RUN NAME DIR COMMAND...: record COMMAND in $W/DIR into $work/RUN/NAME.zst.
@@ -100,7 +105,15 @@ workloads() {
     fi
     if have gcc && have make; then
         rec "$_r" make proj make -s -j2
+        rec "$_r" gcc_inc proj gcc -Ii1 -Ii2 -Ii3 -Ii4 -Ii5 -Ii6 -Ii7 -Ii8 -Ii9 -Ii10 -Ii11 -Ii12 \
+            -c inc.c -o inc.o
         optional="$optional make"
+    fi
+    # tree walks and an interpreter's imports: each path looked up once or twice
+    rec "$_r" ls_r . ls -lR src
+    rec "$_r" find . find . -name '*.c'
+    if [ -n "$PY" ]; then
+        rec "$_r" py_import . "$PY" -c 'import json, email, http.client, argparse, logging'
     fi
 }
 
@@ -118,11 +131,15 @@ cp          -
 sort        -
 sed         -
 bash        repeat_open log.txt=300; redundant_read services
-sqlite_notx sync_storm notx.db=301; sync_storm notx.db-journal=602; sync_storm w=301; write_amplification notx.db; write_amplification notx.db-journal; random_write notx.db
+sqlite_notx metadata_storm notx.db=607; sync_storm notx.db=301; sync_storm notx.db-journal=602; sync_storm w=301; write_amplification notx.db; write_amplification notx.db-journal; random_write notx.db
 sqlite_tx   -
 python      repeat_open app.log=2000; repeat_open app.conf=201; redundant_read app.conf=200
 git         -
 make        -
+gcc_inc     metadata_storm bits
+ls_r        -
+find        -
+py_import   -
 EOF
 
 for t in "$work"/1/*.zst; do

@@ -32,7 +32,7 @@ static void test_defaults(void)
     struct config c;
 
     CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
-    CU_ASSERT_EQUAL(c.nrules, 10);
+    CU_ASSERT_EQUAL(c.nrules, 11);
     CU_ASSERT_EQUAL(param(&c, "main_thread", "scope"), 0);     /* "multithreaded" */
     CU_ASSERT_EQUAL(param(&c, "main_thread", "max_once_ms"), 13);
     CU_ASSERT_EQUAL(param(&c, "main_thread", "max_continual_ms"), 500);
@@ -47,6 +47,8 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(param(&c, "repeat_open", "min_opens"), 100);
     CU_ASSERT_EQUAL(param(&c, "redundant_read", "min_factor"), 4);
     CU_ASSERT_EQUAL(param(&c, "write_amplification", "min_bytes"), 1048576);
+    CU_ASSERT_EQUAL(param(&c, "metadata_storm", "min_missing"), 1000);
+    CU_ASSERT_EQUAL(param(&c, "metadata_storm", "min_repeats"), 50);
     CU_ASSERT_EQUAL(param(&c, "random_write", "min_writes"), 20);
     CU_ASSERT_DOUBLE_EQUAL(param(&c, "random_read", "min_random_ratio"), 0.2, 1e-12);
     CU_ASSERT_EQUAL(c.gap_ns, 8000000);

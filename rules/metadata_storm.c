@@ -1,0 +1,394 @@
+/*
+ * metadata_storm (type 12): a process that asks the file system about
+ * paths far more than its work needs. Each stat, access or failed open is
+ * a path walk in the kernel (a syscall, dentry lookups, for a network or
+ * FUSE file system a round trip), and two patterns make thousands of them:
+ *
+ *  - missing: a search path probed for every name. A shell looks a
+ *    command up in each PATH entry before the one that has it, a compiler
+ *    each header in each -I directory, an interpreter each module in each
+ *    directory of its search path: most lookups find nothing (ENOENT,
+ *    ENOTDIR). Judged per process: at least min_missing distinct paths
+ *    that did not exist, looked up with stat, access, readlink or an open
+ *    (open, fopen, opendir) that failed. Fix: put the directory that holds
+ *    the files first, drop the directories that hold none, or remember
+ *    what was found.
+ *
+ *  - repeated: one path looked up again and again, found or not (a stat
+ *    before every open of a file, a config file polled for changes,
+ *    sqlite checking its journal at every transaction, a shell without a
+ *    command hash searching PATH for the same command). Judged per process
+ *    and path: at least min_repeats lookups of one path. A directory the
+ *    process lists, or under which it looks other paths up, is not
+ *    counted: that is a search (Python lists each sys.path directory once
+ *    and stats it at every import to see whether it changed), whose cost
+ *    shows as missing paths, not a repeat the program could drop. Fix:
+ *    remember the answer, watch the file (inotify), or do the work that
+ *    asks in one batch (one transaction for many statements).
+ *
+ * A tree walk (ls -lR, find, du, tar, cp -r) looks each path up once or
+ * twice and finds it: neither pattern. Thresholds are call counts, not
+ * times, so that two identical runs report the same (a count does not
+ * jitter); the time the calls took is in the message and in cost.
+ *
+ * One issue per process and pattern: its path is the directory with the
+ * most missing lookups, or the path looked up most; its stack is the first
+ * stack the group's calls carry (the recorder samples stacks of metadata
+ * calls per call site), its time the end of the group's last call.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "rule.h"
+
+enum { P_MIN_MISSING, P_MIN_REPEATS };
+
+static const struct rule_param metadata_storm_params[] = {
+    [P_MIN_MISSING] = {"min_missing", RULE_P_INT, 1000,
+                       "report a process that looked up at least this many distinct paths that "
+                       "do not exist (stat, access, readlink, open)"},
+    [P_MIN_REPEATS] = {"min_repeats", RULE_P_INT, 50,
+                       "report a process that looked one path up at least this many times, "
+                       "found or not (not a directory it searches)"},
+};
+
+/* Where a group's calls were made: the first call, then the first that carries a stack. */
+struct ms_site {
+    const char *stack, *thread;
+    int32_t tid;
+    int set;             /* 1: a call without a stack; 2: with one */
+};
+
+struct ms_path {
+    const char *path;
+    uint64_t lookups;    /* lookups of it, found or not */
+    uint64_t missing;    /* ... that found nothing */
+    int64_t ns;
+    int64_t last_ms;
+    struct ms_site site;
+};
+
+struct ms_dir {
+    const char *example; /* a missing path in it: the directory is its dirname */
+    uint64_t missing;    /* distinct missing paths in it */
+};
+
+struct ms_proc {
+    int32_t pid;
+    const char *process;
+    struct hmap paths;   /* path pointer -> struct ms_path */
+    struct hmap dirs;    /* hash of a missing path's directory -> struct ms_dir */
+    struct hmap parents; /* hash of a directory searched (listed, or the directory of a
+                            path looked up) -> (void *)1 */
+    uint64_t missing;    /* distinct paths that were missing */
+    uint64_t missing_calls;
+    int64_t missing_ns, missing_last_ms;
+    struct ms_site missing_site;
+};
+
+struct metadata_storm_state {
+    struct hmap procs;   /* hash of (pid, process) -> struct ms_proc */
+};
+
+/* ---------------------------------------------------------------- keys */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The length of path's directory ("/a/b" of "/a/b/c", "/" of "/c"), 0 for a bare name. */
+static size_t dir_len(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        return 0;
+    return slash == path ? 1 : (size_t)(slash - path);
+}
+
+static uint64_t dir_key(const char *path)
+{
+    return fnv(0xcbf29ce484222325ull, path, dir_len(path));
+}
+
+/* A directory's own key, as dir_key gives it for the paths in it. */
+static uint64_t path_key(const char *path)
+{
+    size_t n = strlen(path);
+
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    return fnv(0xcbf29ce484222325ull, path, n);
+}
+
+/* A process image: its pid and the name it runs under (an exec changes the name). */
+static uint64_t proc_key(int32_t pid, const char *process)
+{
+    uint64_t h = fnv(0xcbf29ce484222325ull, &pid, sizeof(pid));
+
+    return fnv(h, &process, sizeof(process));
+}
+
+/* ---------------------------------------------------------------- state */
+
+static void *get_or_new(struct hmap *m, uint64_t key, size_t size)
+{
+    void *v = hmap_get(m, key);
+
+    if (v)
+        return v;
+    v = calloc(1, size);
+    if (v && hmap_put(m, key, v) != 0) {
+        free(v);
+        v = NULL;
+    }
+    return v;
+}
+
+static void site_note(struct ms_site *s, const struct rule_path_call *c)
+{
+    int with_stack = c->stack && c->stack[0];
+
+    if (s->set == 2 || (s->set == 1 && !with_stack))
+        return;
+    s->stack = c->stack;
+    s->thread = c->thread;
+    s->tid = c->tid;
+    s->set = with_stack ? 2 : 1;
+}
+
+static void metadata_storm_call(void *state, const struct rule_ctx *ctx,
+                                const struct rule_path_call *c)
+{
+    struct metadata_storm_state *st = state;
+    struct ms_proc *p;
+    struct ms_path *f;
+    int missing = c->err == ENOENT || c->err == ENOTDIR;
+
+    (void)ctx;
+    p = get_or_new(&st->procs, proc_key(c->pid, c->process), sizeof(*p));
+    if (!p)
+        return;
+    p->pid = c->pid;
+    p->process = c->process;
+    if (c->kind == RULE_PATH_DIR_OPENED) {
+        hmap_put(&p->parents, path_key(c->path), (void *)1);
+        return;
+    }
+    if (c->kind == RULE_PATH_LOOKUP)
+        hmap_put(&p->parents, dir_key(c->path), (void *)1);
+    if (!missing && (c->kind != RULE_PATH_LOOKUP || c->err))
+        return;   /* an open that failed otherwise (EACCES, ...), a lookup that did */
+    f = get_or_new(&p->paths, hmap_ptr_key(c->path), sizeof(*f));
+    if (!f)
+        return;
+    f->path = c->path;
+    f->lookups++;
+    f->ns += c->dur;
+    f->last_ms = c->unix_ms;
+    site_note(&f->site, c);
+    if (!missing)
+        return;
+    if (f->missing++ == 0) {
+        struct ms_dir *d = get_or_new(&p->dirs, dir_key(c->path), sizeof(*d));
+
+        if (d) {
+            if (!d->example)
+                d->example = c->path;
+            d->missing++;
+        }
+        p->missing++;
+    }
+    p->missing_calls++;
+    p->missing_ns += c->dur;
+    p->missing_last_ms = c->unix_ms;
+    site_note(&p->missing_site, c);
+}
+
+/* --------------------------------------------------------------- report */
+
+/* The evidence as a session: Matrix's keys for a group of path calls. */
+static struct rule_session group_session(const struct ms_proc *p, const char *path,
+                                         const struct ms_site *site, uint64_t calls, int64_t ns,
+                                         int64_t last_ms)
+{
+    return (struct rule_session){
+        .path = path,
+        .process = p->process,
+        .thread = site->thread ? site->thread : p->process,
+        .stack = site->stack ? site->stack : "",
+        .pid = p->pid,
+        .tid = site->set ? site->tid : p->pid,
+        .end_unix_ms = last_ms,
+        .op = calls,
+        .cost_ns = ns,
+        .op_type = RULE_OP_INIT,
+        .file_size = -1,
+    };
+}
+
+/* The directory with the most missing lookups (ties: the first by name). */
+static const struct ms_dir *top_dir(const struct ms_proc *p)
+{
+    const struct ms_dir *best = NULL;
+
+    for (size_t i = 0; i < p->dirs.cap; i++) {
+        const struct ms_dir *d;
+
+        if (!p->dirs.used || !p->dirs.used[i])
+            continue;
+        d = p->dirs.vals[i];
+        if (!best || d->missing > best->missing ||
+            (d->missing == best->missing && strcmp(d->example, best->example) < 0))
+            best = d;
+    }
+    return best;
+}
+
+static void report_missing(const struct rule_ctx *ctx, const struct ms_proc *p)
+{
+    const struct ms_dir *d = top_dir(p);
+    char dir[4096], msg[sizeof(dir) + 1024];
+    size_t n;
+    struct rule_session s;
+
+    if (!d)
+        return;
+    n = dir_len(d->example);
+    if (n == 0)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)n, d->example);
+    s = group_session(p, dir, &p->missing_site, p->missing_calls, p->missing_ns,
+                      p->missing_last_ms);
+    if (rule_again(ctx, &s, (int64_t)p->missing_calls, 0))
+        return;
+    snprintf(msg, sizeof(msg),
+             "%s looked up %llu paths that do not exist (%llu calls, %.2f ms, in %zu "
+             "directories; %llu in %s): a search path probed for every name (PATH, -I, "
+             "sys.path); put the directory that holds the files first, drop the directories "
+             "that hold none, or remember what was found",
+             p->process, (unsigned long long)p->missing, (unsigned long long)p->missing_calls,
+             RULE_MS(p->missing_ns), p->dirs.n, (unsigned long long)d->missing, dir);
+    rule_report(ctx, &(struct rule_report){
+        .s = &s, .repeat = (int64_t)p->missing_calls, .message = msg,
+        .detail = json_pack("{s:s,s:I,s:I,s:I,s:s,s:I,s:s,s:I}",
+                            "pattern", "missing",
+                            "missing_paths", (json_int_t)p->missing,
+                            "calls", (json_int_t)p->missing_calls,
+                            "directories", (json_int_t)p->dirs.n,
+                            "top_directory", dir,
+                            "top_directory_missing", (json_int_t)d->missing,
+                            "example", d->example,
+                            "cost_us", (json_int_t)(p->missing_ns / 1000))});
+}
+
+static void report_repeated(const struct rule_ctx *ctx, const struct ms_proc *p)
+{
+    const struct ms_path *best = NULL;
+    uint64_t min = (uint64_t)ctx->p[P_MIN_REPEATS], paths = 0, lookups = 0;
+    char msg[1200], none[64];
+    struct rule_session s;
+
+    for (size_t i = 0; i < p->paths.cap; i++) {
+        const struct ms_path *f;
+
+        if (!p->paths.used || !p->paths.used[i])
+            continue;
+        f = p->paths.vals[i];
+        /* a directory the process searches: the search, not a repeat */
+        if (f->lookups < min || hmap_get(&p->parents, path_key(f->path)))
+            continue;
+        paths++;
+        lookups += f->lookups;
+        if (!best || f->lookups > best->lookups ||
+            (f->lookups == best->lookups && strcmp(f->path, best->path) < 0))
+            best = f;
+    }
+    if (!best)
+        return;
+    s = group_session(p, best->path, &best->site, best->lookups, best->ns, best->last_ms);
+    if (rule_again(ctx, &s, (int64_t)best->lookups, 0))
+        return;
+    snprintf(none, sizeof(none), " (%llu found nothing)", (unsigned long long)best->missing);
+    snprintf(msg, sizeof(msg),
+             "%s looked this path up %llu times%s, %.2f ms; %llu path%s looked up at least "
+             "%llu times each, %llu lookups in all: remember the answer, watch the file "
+             "(inotify), or batch the work that asks (one transaction for many statements) "
+             "instead of asking again",
+             p->process, (unsigned long long)best->lookups, best->missing ? none : "",
+             RULE_MS(best->ns), (unsigned long long)paths, paths == 1 ? " was" : "s were",
+             (unsigned long long)min, (unsigned long long)lookups);
+    rule_report(ctx, &(struct rule_report){
+        .s = &s, .repeat = (int64_t)best->lookups, .message = msg,
+        .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}",
+                            "pattern", "repeated",
+                            "lookups", (json_int_t)best->lookups,
+                            "missing", (json_int_t)best->missing,
+                            "paths", (json_int_t)paths,
+                            "all_lookups", (json_int_t)lookups,
+                            "cost_us", (json_int_t)(best->ns / 1000))});
+}
+
+static void metadata_storm_report(void *state, const struct rule_ctx *ctx)
+{
+    struct metadata_storm_state *st = state;
+
+    for (size_t i = 0; i < st->procs.cap; i++) {
+        const struct ms_proc *p;
+
+        if (!st->procs.used || !st->procs.used[i])
+            continue;
+        p = st->procs.vals[i];
+        if (p->missing >= (uint64_t)ctx->p[P_MIN_MISSING])
+            report_missing(ctx, p);
+        report_repeated(ctx, p);
+    }
+}
+
+static void free_vals(struct hmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->used && m->used[i])
+            free(m->vals[i]);
+    hmap_release(m);
+}
+
+static void metadata_storm_fini(void *state)
+{
+    struct metadata_storm_state *st = state;
+
+    for (size_t i = 0; i < st->procs.cap; i++) {
+        struct ms_proc *p;
+
+        if (!st->procs.used || !st->procs.used[i])
+            continue;
+        p = st->procs.vals[i];
+        free_vals(&p->paths);
+        free_vals(&p->dirs);
+        hmap_release(&p->parents);
+        free(p);
+    }
+    hmap_release(&st->procs);
+}
+
+const struct rule rule_metadata_storm = {
+    RULE_ABI_HEADER,
+    .name = "metadata_storm",
+    .type = 12,
+    .summary = "many stat/access/open calls that find nothing or repeat on the same paths",
+    .params = metadata_storm_params,
+    .nparams = sizeof(metadata_storm_params) / sizeof(metadata_storm_params[0]),
+    .state_size = sizeof(struct metadata_storm_state),
+    .on_end = metadata_storm_report,
+    .fini = metadata_storm_fini,
+    .on_path_call = metadata_storm_call,
+};
