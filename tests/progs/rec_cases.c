@@ -16,6 +16,10 @@
  *   async PATH    aio_write of 4096 bytes to PATH (waited for), and an
  *                 io_uring_setup through syscall() (its result ignored: a
  *                 container may refuse it)
+ *   kaio PATH     a 4096-byte write to PATH through Linux AIO with the
+ *                 syscalls made by syscall(), as libaio makes them: io_setup,
+ *                 io_submit, io_getevents, io_destroy. Exit 2 when the
+ *                 kernel refuses io_setup.
  *   uring PATH N  N reads of 4096 bytes of PATH through an io_uring (raw
  *                 syscalls, no liburing): one submission and one completion
  *                 per io_uring_enter; prints the bytes read. Exit 2 when the
@@ -25,7 +29,9 @@
 #include <aio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/aio_abi.h>
 #include <linux/io_uring.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +39,30 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The write of `kaio PATH`: 0, -1 on a failure, -2 when AIO is refused. */
+static int kaio_write(const char *path)
+{
+    static char buf[4096];
+    aio_context_t ctx = 0;
+    struct iocb cb, *cbs[1] = {&cb};
+    struct io_event ev;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+    if (fd < 0)
+        return -1;
+    if (syscall(SYS_io_setup, 1L, &ctx) != 0)
+        return -2;
+    memset(&cb, 0, sizeof(cb));
+    cb.aio_fildes = (uint32_t)fd;
+    cb.aio_lio_opcode = IOCB_CMD_PWRITE;
+    cb.aio_buf = (uint64_t)(uintptr_t)buf;
+    cb.aio_nbytes = sizeof(buf);
+    if (syscall(SYS_io_submit, ctx, 1L, cbs) != 1 ||
+        syscall(SYS_io_getevents, ctx, 1L, 1L, &ev, NULL) != 1 || ev.res != (int64_t)sizeof(buf))
+        return -1;
+    return syscall(SYS_io_destroy, ctx) == 0 && close(fd) == 0 ? 0 : -1;
+}
 
 /* The reads of `uring PATH N`; -1 on a failure, -2 when io_uring is refused. */
 static long uring_reads(const char *path, int n)
@@ -194,6 +224,11 @@ int main(int argc, char **argv)
             if (syscall(SYS_pread64, fd, buf, 10L, (long)i * 10) != 10)
                 return 1;
         return syscall(SYS_close, fd) != 0;
+    }
+    if (!strcmp(mode, "kaio") && argc > 2) {
+        int r = kaio_write(argv[2]);
+
+        return r == -2 ? 2 : r != 0;
     }
     if (!strcmp(mode, "uring") && argc > 3) {
         long got = uring_reads(argv[2], atoi(argv[3]));
