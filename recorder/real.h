@@ -179,8 +179,14 @@ struct rec_real {
     const char *name;
     void **ptr;        /* the real_<name> pointer, as a data pointer for dlsym */
 };
+/*
+ * All real_* pointers live in one section, side by side: spread over the
+ * .bss among the recorder's big tables, resolving them touched (and
+ * faulted in) about ten pages at every process start.
+ */
+#define REAL_PTR __attribute__((section("rec_real_ptr")))
 #define REAL_HERE(ret, name, params)                                           \
-    static ret(*real_##name) params;                                           \
+    static ret(*real_##name) params REAL_PTR;                                  \
     static const struct rec_real rec_real_entry_##name                         \
         __attribute__((used, section("rec_real"))) = { #name, (void **)&real_##name }
 

@@ -8,7 +8,7 @@
 #include "real.h"
 #include "rec.h"
 
-#define REAL_DEF_(ret, name, params) ret(*real_##name) params;
+#define REAL_DEF_(ret, name, params) ret(*real_##name) params REAL_PTR;
 REAL_FUNCS(REAL_DEF_)
 #undef REAL_DEF_
 
