@@ -181,6 +181,13 @@ static inline struct rec_thread *rec_enter(uint64_t s0)
     if (REC_UNLIKELY(!rec_active) || REC_UNLIKELY(rec_guard))
         return NULL;
     rec_guard = REC_GUARD_IN;
+    /*
+     * The guard is for a signal handler on this thread: the compiler must
+     * not move the buffer's writes above this store (or drop the store as
+     * dead before rec_leave's), now that the append is inline with no call
+     * in between to stop it. A compiler barrier only: it costs nothing.
+     */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t = rec_self;
     if (REC_UNLIKELY(t == NULL)) {
         t = rec_thread_start(s0);
@@ -224,7 +231,9 @@ static inline void rec_leave(void)
         rec_drain(t);
     if (REC_UNLIKELY(t && __atomic_load_n(&t->due, __ATOMIC_RELAXED)))
         rec_do_due(t);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* the appends before it */
     rec_guard = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* the check below after it */
     /* A handler that deferred between the drain and the line above. */
     if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))) {
         rec_guard = REC_GUARD_IN;
