@@ -234,11 +234,15 @@ static inline void rec_leave(void)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* the appends before it */
     rec_guard = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* the check below after it */
-    /* A handler that deferred between the drain and the line above. */
-    if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))) {
+    /* A handler that deferred between the drain and the line above (and
+       again, for one that does so between this drain and its end). */
+    while (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))) {
         rec_guard = REC_GUARD_IN;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
         rec_drain(t);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
         rec_guard = 0;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
     }
 }
 
