@@ -91,6 +91,26 @@ struct rule_session per_file_session(const struct per_file *f)
     return s;
 }
 
+double per_file_amplified(const struct per_file *f, int op_type, int64_t min_bytes,
+                          double min_factor, struct rule_session *s)
+{
+    int write = op_type == RULE_OP_WRITE;
+    int64_t bytes = write ? f->write_bytes : f->read_bytes;
+    double factor;
+
+    if (f->max_file_size <= 0 || bytes < min_bytes)
+        return 0;
+    factor = (double)bytes / (double)f->max_file_size;
+    if (factor < min_factor)
+        return 0;
+    *s = per_file_session(f);
+    s->file_size = f->max_file_size;
+    s->op = write ? f->writes : f->reads;
+    s->op_size = bytes;
+    s->op_type = op_type;
+    return factor;
+}
+
 void per_file_free(struct per_file_table *t)
 {
     free(t->v);

@@ -32,6 +32,16 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
 /* A session for the issue of entry f: its first session with the whole
    file's figures (op, opSize, buffer, cost, size, and the evidence's end). */
 struct rule_session per_file_session(const struct per_file *f);
+/*
+ * For the rules that weigh one direction of a file's traffic against its
+ * size (redundant_read: RULE_OP_READ, write_amplification: RULE_OP_WRITE):
+ * how many times over the file's bytes were moved that way, with *s the
+ * issue's session carrying that direction's figures and the largest size;
+ * 0 when f moved fewer than min_bytes, less than min_factor times over, or
+ * has no known size.
+ */
+double per_file_amplified(const struct per_file *f, int op_type, int64_t min_bytes,
+                          double min_factor, struct rule_session *s);
 void per_file_free(struct per_file_table *t);
 
 #define PER_FILE_FOREACH(t, f) \

@@ -46,19 +46,13 @@ static void redundant_read_report(void *state, const struct rule_ctx *ctx)
     struct redundant_read_state *st = state;
 
     PER_FILE_FOREACH(&st->files, f) {
-        struct rule_session s = per_file_session(f);
-        double factor;
+        struct rule_session s;
+        double factor = per_file_amplified(f, RULE_OP_READ, (int64_t)ctx->p[P_MIN_BYTES],
+                                           ctx->p[P_MIN_FACTOR], &s);
         char msg[400];
 
-        if (f->max_file_size <= 0 || f->read_bytes < (int64_t)ctx->p[P_MIN_BYTES])
+        if (factor == 0)
             continue;
-        factor = (double)f->read_bytes / (double)f->max_file_size;
-        if (factor < ctx->p[P_MIN_FACTOR])
-            continue;
-        s.file_size = f->max_file_size;
-        s.op = f->reads;
-        s.op_size = f->read_bytes;
-        s.op_type = RULE_OP_READ;
         snprintf(msg, sizeof(msg),
                  "%s read %lld bytes of this %lld-byte file in %llu reads over %llu open%s: "
                  "each byte %.1f times; read it once and keep what is needed",

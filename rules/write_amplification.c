@@ -45,19 +45,13 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
     struct write_amplification_state *st = state;
 
     PER_FILE_FOREACH(&st->files, f) {
-        struct rule_session s = per_file_session(f);
-        double factor;
+        struct rule_session s;
+        double factor = per_file_amplified(f, RULE_OP_WRITE, (int64_t)ctx->p[P_MIN_BYTES],
+                                           ctx->p[P_MIN_FACTOR], &s);
         char msg[400];
 
-        if (f->max_file_size <= 0 || f->write_bytes < (int64_t)ctx->p[P_MIN_BYTES])
+        if (factor == 0)
             continue;
-        factor = (double)f->write_bytes / (double)f->max_file_size;
-        if (factor < ctx->p[P_MIN_FACTOR])
-            continue;
-        s.file_size = f->max_file_size;
-        s.op = f->writes;
-        s.op_size = f->write_bytes;
-        s.op_type = RULE_OP_WRITE;
         snprintf(msg, sizeof(msg),
                  "%s wrote %lld bytes to this %lld-byte file in %llu writes: each byte was "
                  "written %.1f times on average; batch changes and write each block once",
