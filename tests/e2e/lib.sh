@@ -68,6 +68,13 @@ die() {
     fail=1
 }
 
+# fail MESSAGE: report a failed check and stop the test there, for checks
+# that the later ones build on.
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+
 # A preload library built with AddressSanitizer (make asan) only loads after
 # the ASan runtime, so recorded runs put that runtime first. Leak checks are
 # the traced program's business, not ours, so they are off there.

@@ -9,10 +9,6 @@
 need_built "$IOANALYZE"
 have python3 || skip "python3 is needed"
 work_dir data_tools
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
 
 # A process that reads one file 25000 times, then writes through stdio.
 python3 - "$work/in.jsonl" <<'EOF'

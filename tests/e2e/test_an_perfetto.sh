@@ -7,10 +7,6 @@
 need_built "$IOANALYZE"
 have python3 || skip "python3 is needed to parse the JSON"
 work_dir perfetto
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
 
 cat >"$work/in.jsonl" <<'JSONL'
 {"ev":"process","t":0,"pid":100,"ppid":1,"exe":"/usr/bin/app","cmdline":["app"],"start_unix_ns":1763800000000000000}

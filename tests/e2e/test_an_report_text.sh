@@ -6,10 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
 work_dir report_text
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
 
 cat >"$work/in.jsonl" <<'JSONL'
 {"ev":"process","t":0,"pid":100,"ppid":1,"exe":"/usr/bin/app","cmdline":["app"],"start_unix_ns":1763800000000000000}

@@ -18,10 +18,6 @@ need_built "$PROG" "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have timeout || skip "no timeout(1)"
 
 work_dir stress
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
 mkdir "$work/plain" "$work/rec"
 
 # Without the recorder: the reference output (its length does not depend on
