@@ -50,10 +50,7 @@ static const struct {
 
 static int format_of(const char *name)
 {
-    for (size_t i = 0; i < NFORMATS; i++)
-        if (strcmp(name, formats[i].name) == 0)
-            return (int)i;
-    return -1;
+    return opt_choice_of(formats, NFORMATS, sizeof(formats[0]), name);
 }
 
 /* "json|jsonl|sarif|text|html" (--help) */

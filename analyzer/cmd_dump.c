@@ -108,10 +108,7 @@ static const struct {
 
 static int dump_format_of(const char *name)
 {
-    for (size_t i = 0; i < NDUMP_FORMATS; i++)
-        if (strcmp(name, dump_formats[i].name) == 0)
-            return (int)i;
-    return -1;
+    return opt_choice_of(dump_formats, NDUMP_FORMATS, sizeof(dump_formats[0]), name);
 }
 
 /* "jsonl|text|perfetto" (--help) */

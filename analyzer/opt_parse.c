@@ -221,6 +221,12 @@ void opt_version(void)
     printf("ioanalyze %s (trace format %d)\n", IOSCOPE_VERSION, IOT_FORMAT_VERSION);
 }
 
+/* The name that starts row i of a table of row_size-byte rows. */
+static const char *choice_name(const void *rows, size_t i, size_t row_size)
+{
+    return *(const char *const *)(const void *)((const char *)rows + i * row_size);
+}
+
 const char *opt_choices(const void *rows, size_t n, size_t row_size, const char *sep,
                         const char *last, char *buf, size_t size)
 {
@@ -228,7 +234,7 @@ const char *opt_choices(const void *rows, size_t n, size_t row_size, const char 
 
     buf[0] = 0;
     for (size_t i = 0; i < n && len < size; i++) {
-        const char *name = *(const char *const *)(const void *)((const char *)rows + i * row_size);
+        const char *name = choice_name(rows, i, row_size);
         int w = snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 == n ? last : sep, name);
 
         if (w < 0)
@@ -236,4 +242,12 @@ const char *opt_choices(const void *rows, size_t n, size_t row_size, const char 
         len += (size_t)w;
     }
     return buf;
+}
+
+int opt_choice_of(const void *rows, size_t n, size_t row_size, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, choice_name(rows, i, row_size)) == 0)
+            return (int)i;
+    return -1;
 }

@@ -75,5 +75,7 @@ void opt_version(void);
  */
 const char *opt_choices(const void *rows, size_t n, size_t row_size, const char *sep,
                         const char *last, char *buf, size_t size);
+/* The index of the row of such a table named name, or -1. */
+int opt_choice_of(const void *rows, size_t n, size_t row_size, const char *name);
 
 #endif /* OPT_PARSE_H */
