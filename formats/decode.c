@@ -446,18 +446,18 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
     struct iot_event *ev = &evs[n];
     const uint8_t **held = &d->held[n];
     const uint8_t *p = d->p;  /* in a register for REPEATs; the others use d->p */
-    uint64_t v;
+    uint64_t v, g, dur;       /* g, dur: a repeat's times */
+    int damaged;
 
     while (p < d->end) {
         unsigned tag = *p++;
 
         if (tag == IOT_TAG_REPEAT) {
-            uint64_t g, dur;
-            int damaged = 0;
-
+            damaged = 0;
             p = rd(rd(p, &g, &damaged), &dur, &damaged);
             if ((damaged & BAD_DAMAGED) || p > d->end)
                 goto bad;
+        repeat:
             d->p = p;
             if (*held != d->prev_fields) {
                 if (d->prev_fields == no_call)
@@ -534,6 +534,17 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             d->p = p;
             d->records_unknown++;
             continue;
+        } else if (tag == IOT_TAG_REPEAT_UNTIMED) {
+            /* the previous call again at prev_end, lasting 0 (5.12); what a
+               later version appends to the payload is stepped over */
+            damaged = 0;
+            p = rd(p, &v, &damaged);
+            if (damaged || p > d->end || v > (uint64_t)(d->end - p))
+                goto bad;
+            p += v;
+            g = 0;
+            dur = 0;
+            goto repeat;
         } else if (tag >= IOT_TAG_EXT_FIRST && tag <= IOT_TAG_EXT_LAST) {
             /* a record of a kind a newer writer added: skipped whole */
             int damaged = 0;

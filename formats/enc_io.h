@@ -83,4 +83,22 @@ iot_enc_io_inline(struct iot_enc *e, unsigned op, int32_t fd, uint64_t stream,
     return 0;
 }
 
+/*
+ * The previous call again, untimed (5.12): at the previous call's end,
+ * lasting 0. For a call the recorder did not stamp because it only moved
+ * bytes within a stream's buffer. 0 appended, -1 no room or no previous
+ * call (nothing written).
+ */
+static inline __attribute__((always_inline)) int
+iot_enc_repeat_untimed(struct iot_enc *e)
+{
+    if (!e->have_prev || e->cap - e->len < 2)
+        return -1;
+    e->buf[e->len] = IOT_TAG_REPEAT_UNTIMED;
+    e->buf[e->len + 1] = 0;     /* the payload's length */
+    e->len += 2;
+    e->nrec++;
+    return 0;
+}
+
 #endif

@@ -240,16 +240,111 @@ void rec_stdio_pre(FILE *f)
 }
 
 
+/* ------------------------------------------------------- untimed repeats */
+
+/*
+ * A fread or fwrite that only copies to or from the stream's buffer costs
+ * about as much natively as the two clock reads around a recorded call. So
+ * when such a call repeats the thread's previous call (same op, stream and
+ * size, every byte moved last time) it is recorded as an untimed repeat
+ * (docs/trace-format.md 5.12): no stamps, two bytes, published at once like
+ * any record, so its place among the thread's calls stays exact and a kill
+ * loses it no more than a timed one. Its time is the previous call's end
+ * and its duration 0. A call that reaches the file (a flush or a refill)
+ * is always timed: the check before it makes sure the buffer alone can
+ * serve it, the check after that it did.
+ */
+
+/* glibc's FILE flags (libio.h; fixed by the ABI its inline getc uses). */
+#define LIBIO_UNBUFFERED        0x0002
+#define LIBIO_LINE_BUF          0x0200
+#define LIBIO_CURRENTLY_PUTTING 0x0800
+
+/* The thread's previous call was op of `bytes` on f, and moved them all. */
+static inline int repeats_prev(const struct iot_enc *e, unsigned op, FILE *f,
+                               int64_t bytes)
+{
+    const struct iot_event *pv = &e->prev;
+
+    return e->have_prev && pv->op == op && pv->stream == stream_id(f) &&
+           pv->size == bytes && pv->ret == bytes &&
+           pv->has == (IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_STREAM);
+}
+
+/* Where op moves f's buffer pointer: write for fwrite, read for fread. */
+static inline char *buffer_at(FILE *f, unsigned op)
+{
+    return op == IOT_OP_FWRITE ? f->_IO_write_ptr : f->_IO_read_ptr;
+}
+
+/*
+ * The recording thread, when a call of op moving `bytes` on f may be an
+ * untimed repeat: it repeats the previous call, nothing moved f's buffer
+ * since the recorder last saw it (no inline getc/putc to record first), and
+ * the buffer alone can serve it (byte stream, fully buffered, in the
+ * direction of op, with room or data enough). NULL otherwise.
+ */
+static inline struct rec_thread *untimed_ready(FILE *f, unsigned op,
+                                               size_t bytes)
+{
+    struct rec_thread *t = rec_self;
+    const struct stream_mark *m;
+    int fl;
+
+    if (!t || rec_guard || !f || bytes == 0 || bytes > INT32_MAX ||
+        !repeats_prev(&t->enc, op, f, (int64_t)bytes))
+        return NULL;
+    m = mark_of(f);
+    if (m->f != f || m->w != f->_IO_write_ptr || m->r != f->_IO_read_ptr ||
+        f->_mode > 0)
+        return NULL;
+    fl = f->_flags;
+    if (op == IOT_OP_FWRITE)
+        return (fl & (LIBIO_UNBUFFERED | LIBIO_LINE_BUF |
+                      LIBIO_CURRENTLY_PUTTING)) == LIBIO_CURRENTLY_PUTTING &&
+               f->_IO_write_end - f->_IO_write_ptr >= (ptrdiff_t)bytes ? t : NULL;
+    return !(fl & LIBIO_CURRENTLY_PUTTING) &&
+           f->_IO_read_end - f->_IO_read_ptr >= (ptrdiff_t)bytes ? t : NULL;
+}
+
+/*
+ * After the call: when it moved all `bytes` within the buffer (f's pointer
+ * went from `before` to before + bytes), append the untimed repeat and
+ * return 1. 0 when the call must be recorded otherwise: it came up short,
+ * another thread moved the buffer, or a signal handler recorded a call in
+ * between.
+ */
+static inline int untimed_done(struct rec_thread *t, FILE *f, unsigned op,
+                               size_t bytes, int full, const char *before)
+{
+    if (!full || buffer_at(f, op) != before + bytes)
+        return 0;
+    rec_guard = REC_GUARD_IN;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!rec_active || !repeats_prev(&t->enc, op, f, (int64_t)bytes) ||
+        iot_enc_repeat_untimed(&t->enc) != 0) {
+        rec_leave();
+        return 0;
+    }
+    rec_publish(t);
+    mark_stream(f);
+    rec_leave();
+    return 1;
+}
+
+/*
+ * A fread or fwrite wrapper's body: the untimed repeat when it applies,
+ * else a timed call recorded by stdio_rec. A call that was expected to be
+ * an untimed repeat but was not gets its end as both its times.
+ */
+#define STDIO_DATA_BODY(name, op, f, sz, n, ...)                                   struct rec_thread *t;                                                          if (REC_LIKELY(rec_active) &&                                                      (t = untimed_ready(f, op, (size_t)(sz) * (n))) != NULL) {                      const char *before = buffer_at(f, op);                                         size_t r = CALL_REAL(0, name, __VA_ARGS__);                                    uint64_t s1;                                                                   if (REC_LIKELY(untimed_done(t, f, op, (size_t)(sz) * (n), r == (n),                                        before)))                                              return r;                                                                  s1 = rec_stamp();                                                              stdio_rec(op, f, IOT_HAS_SIZE, (int64_t)((sz) * (n)),                                    (int64_t)(r * (sz)), rec_stream_err(f, r < (n)), s1, s1);            return r;                                                                  }                                                                              STDIO_BODY(size_t, 0, name, f,                                                            stdio_rec(op, f, IOT_HAS_SIZE, (int64_t)((sz) * (n)),                                    (int64_t)(r * (sz)), rec_stream_err(f, r < (n)),                               s0, s1),                                                             __VA_ARGS__)
+
 /* ------------------------------------------------------------ data calls */
 
 #define WRAP_FREAD(name, params, p, sz, n, f, ...)                             \
     size_t name params                                                         \
     {                                                                          \
-        STDIO_BODY(size_t, 0, name, f,                                         \
-                  stdio_rec(IOT_OP_FREAD, f, IOT_HAS_SIZE,                     \
-                            (int64_t)((sz) * (n)), (int64_t)(r * (sz)),        \
-                            rec_stream_err(f, r < (n)), s0, s1),        \
-                  __VA_ARGS__);                                                \
+        STDIO_DATA_BODY(name, IOT_OP_FREAD, f, sz, n, __VA_ARGS__);            \
     }
 
 WRAP_FREAD(fread, (void *p, size_t sz, size_t n, FILE *f), p, sz, n, f,
@@ -265,11 +360,7 @@ WRAP_FREAD(__fread_unlocked_chk,
 #define WRAP_FWRITE(name)                                                      \
     size_t name(const void *p, size_t sz, size_t n, FILE *f)                   \
     {                                                                          \
-        STDIO_BODY(size_t, 0, name, f,                                         \
-                  stdio_rec(IOT_OP_FWRITE, f, IOT_HAS_SIZE, (int64_t)(sz * n), \
-                            (int64_t)(r * sz), rec_stream_err(f, r < n), \
-                            s0, s1),                                           \
-                  p, sz, n, f);                                                \
+        STDIO_DATA_BODY(name, IOT_OP_FWRITE, f, sz, n, p, sz, n, f);           \
     }
 
 WRAP_FWRITE(fwrite)

@@ -3,7 +3,8 @@
  * on a redirected stdout (announced as an fdopen of fd 1), scanf on a
  * redirected stdin, putchar/getchar, the *_unlocked exports, the inline
  * getc_unlocked/putc_unlocked macros (__overflow/__uflow and the bytes they
- * move in between), dprintf, and the wide-character calls. At the end the
+ * move in between), dprintf, fwrite and fread repeated within a buffer
+ * (untimed repeats), and the wide-character calls. At the end the
  * bytes recorded on stdout add up to the size of the file it names.
  * Usage: rec_stdmore DIR
  */
@@ -54,7 +55,7 @@ static long size_of(const char *path)
 int main(int argc, char **argv)
 {
     static char sbuf[4096], fbuf[8192];   /* buffers of exact, known sizes */
-    char out[4096], in[4096], wide[4096];
+    char out[4096], in[4096], wide[4096], rep[4096], block[64];
     long total = 0;
     int fd, x = 0, c;
     FILE *f;
@@ -63,6 +64,8 @@ int main(int argc, char **argv)
     snprintf(out, sizeof(out), "%s/out.txt", argv[1]);
     snprintf(in, sizeof(in), "%s/in.txt", argv[1]);
     snprintf(wide, sizeof(wide), "%s/wide.txt", argv[1]);
+    snprintf(rep, sizeof(rep), "%s/rep.txt", argv[1]);
+    memset(block, 'r', sizeof(block));
 
     /* stdout to a file, as a shell's `> out.txt` would */
     fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -154,6 +157,51 @@ int main(int argc, char **argv)
     CHECK(p_getchar() == 'k');
     expect("op=inline_get fd=0 stream size=3 ret=3");
     expect("op=fgetc fd=0 stream size=1 ret=1");
+
+    /*
+     * fwrite and fread repeated within the stream's buffer: untimed repeats
+     * (at the previous call's end, lasting 0). Timed: the first of a run,
+     * a call after inline bytes, and each call that flushes or refills.
+     */
+    f = fopen(rep, "w+");
+    CHECK(f != NULL);
+    expect("op=fopen path=%s mode=w+ fd=3 stream ret=* bufmode=full", rep);
+    CHECK(setvbuf(f, fbuf, _IOFBF, sizeof(fbuf)) == 0);
+    expect("op=setvbuf fd=3 stream size=8192 bufmode=full ret=0");
+    for (int i = 0; i < 3; i++) {
+        CHECK(fwrite(block, 1, sizeof(block), f) == sizeof(block));
+        expect("op=fwrite fd=3 stream size=64 ret=64%s", i ? " untimed" : "");
+    }
+    for (int i = 0; i < 10; i++)
+        putc_unlocked('p', f);
+    for (int i = 0; i < 2; i++) {
+        CHECK(fwrite(block, 1, sizeof(block), f) == sizeof(block));
+        if (i == 0)
+            expect("op=inline_put fd=3 stream size=10 ret=10");
+        expect("op=fwrite fd=3 stream size=64 ret=64%s", i ? " untimed" : "");
+    }
+    {
+        long held = 5 * 64 + 10;   /* bytes in the buffer */
+
+        for (int i = 0; i < 200; i++) {
+            int flushes = (long)sizeof(fbuf) - held < 64;
+
+            CHECK(fwrite(block, 1, sizeof(block), f) == sizeof(block));
+            expect("op=fwrite fd=3 stream size=64 ret=64 %s", flushes ? "timed" : "untimed");
+            /* glibc fills the buffer, writes it, keeps the rest */
+            held = flushes ? held + 64 - (long)sizeof(fbuf) : held + 64;
+        }
+    }
+    CHECK(fwrite(block, 1, 32, f) == 32);
+    expect("op=fwrite fd=3 stream size=32 ret=32");   /* another size */
+    rewind(f);
+    expect("op=fseek fd=3 stream offset=0 whence=0 ret=0");
+    for (int i = 0; i < 150; i++) {
+        CHECK(fread(block, 1, sizeof(block), f) == sizeof(block));
+        expect("op=fread fd=3 stream size=64 ret=64 %s", i % 128 ? "untimed" : "timed");
+    }
+    CHECK(fclose(f) == 0);
+    expect("op=fclose fd=3 stream file_size=%d ret=0", 205 * 64 + 10 + 32);
 
     /* wide characters: counted in characters (ASCII here: bytes) */
     f = fopen(wide, "w+");

@@ -70,8 +70,8 @@ size_t future_records(uint8_t *buf, size_t cap, int64_t base_t, const struct fut
 {
     static const char *const argv[] = { "future" };
     /* a record kind this version does not know (0x44 is the module
-       record), with a payload to skip */
-    static const uint8_t ext[] = { 0x45, 5, 0x80, 0x41, 0x42, 0x00, 0xff };
+       record, 0x45 the untimed repeat), with a payload to skip */
+    static const uint8_t ext[] = { 0x46, 5, 0x80, 0x41, 0x42, 0x00, 0xff };
     struct iot_enc e;
 
     iot_enc_begin(&e, buf, cap, base_t);

@@ -12,6 +12,7 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_isSkippableFrame */
 #include <zstd.h>
 
+#include "enc_io.h"
 #include "future_enc.h"
 #include "gen.h"
 #include "iotrace.h"
@@ -957,6 +958,82 @@ static void test_plain_repeats(void)
     iot_strtab_free(st);
 }
 
+/* One chunk of records rec[0..len) of thread 7, alone in path. */
+static void spill_chunk(const char *path, const uint8_t *rec, size_t len, uint32_t nrec,
+                        int64_t base_t)
+{
+    struct iot_chunker *c = iot_chunker_create(1);
+    struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION, .pid = 7, .tid = 7,
+                               .stream_id = 1, .nrec = nrec, .base_t = base_t,
+                               .bytes = (uint32_t)len };
+    static unsigned char frame[8192];
+    size_t n = iot_chunk_compress(c, &h, rec, frame, sizeof(frame));
+
+    CU_ASSERT_FATAL(n > 0);
+    spill(path, frame, n);
+    iot_chunker_free(c);
+}
+
+/*
+ * Untimed repeats (5.12): the previous call again at its end, lasting 0;
+ * a timed REPEAT after them counts its gap from that same end; a payload
+ * (fields of a later version) is stepped over; one before any call is
+ * damage.
+ */
+static void test_untimed_repeats(void)
+{
+    enum { T0 = 5000000 };
+    const char *path = tmp_path("untimed.zst");
+    static uint8_t rec[1024];
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_trace_stats ts;
+    struct iot_event *got = NULL;
+    struct iot_enc e;
+    size_t at;
+    char err[IOT_ERRBUF_SIZE] = "";
+
+    iot_enc_begin(&e, rec, sizeof(rec), T0);
+    CU_ASSERT_FATAL(iot_enc_repeat_untimed(&e) == -1);   /* no call yet */
+    CU_ASSERT_FATAL(iot_enc_io_inline(&e, IOT_OP_FWRITE, 3, 0x55, 64, 64, 0, T0 + 100, 40) == 0);
+    at = e.len;
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_FATAL(iot_enc_repeat_untimed(&e) == 0);
+    CU_ASSERT_EQUAL(e.len, at + 3 * 2);   /* two bytes each */
+    CU_ASSERT_FATAL(iot_enc_io_inline(&e, IOT_OP_FWRITE, 3, 0x55, 64, 64, 0, T0 + 500, 900) == 0);
+    /* an untimed repeat as a later version may write it: two more bytes */
+    memcpy(rec + e.len, "\x45\x02\x07\x09", 4);
+    e.len += 4;
+    e.nrec++;
+    CU_ASSERT_FATAL(iot_enc_io_inline(&e, IOT_OP_READ, 4, 0, 10, 10, 0, T0 + 2000, 30) == 0);
+    spill_chunk(path, rec, e.len, e.nrec, T0);
+    CU_ASSERT_EQUAL_FATAL(read_all(path, &got, st, &ts, err), 7);
+    CU_ASSERT_EQUAL(ts.chunks_damaged, 0);
+    CU_ASSERT_EQUAL(ts.records_unknown, 0);
+    {
+        static const int64_t t[] = { 100, 140, 140, 140, 500, 1400, 2000 };
+        static const int64_t dur[] = { 40, 0, 0, 0, 900, 0, 30 };
+
+        for (int i = 0; i < 7; i++) {
+            CU_ASSERT_EQUAL(got[i].kind, IOT_EV_CALL);
+            CU_ASSERT_EQUAL(got[i].op, i < 6 ? IOT_OP_FWRITE : IOT_OP_READ);
+            CU_ASSERT_EQUAL(got[i].t, t[i]);
+            CU_ASSERT_EQUAL(got[i].dur, dur[i]);
+            CU_ASSERT_EQUAL(got[i].ret, i < 6 ? 64 : 10);
+            CU_ASSERT_EQUAL(got[i].size, i < 6 ? 64 : 10);
+            CU_ASSERT_EQUAL(got[i].stream, i < 6 ? 0x55u : 0u);
+            CU_ASSERT_EQUAL(got[i].fd, i < 6 ? 3 : 4);
+        }
+    }
+    free(got);
+    got = NULL;
+
+    /* before any call: the chunk is damaged from there on */
+    spill_chunk(path, (const uint8_t *)"\x45\x00", 2, 1, T0);
+    CU_ASSERT_EQUAL(read_all(path, NULL, st, &ts, err), 0);
+    CU_ASSERT_EQUAL(ts.chunks_damaged, 1);
+    iot_strtab_free(st);
+}
+
 /*
  * Times beyond the merge's clamp (2^58 ns from the origin): every event
  * comes back, the near ones in time order and before the far ones, and
@@ -1121,6 +1198,7 @@ void format_suite(void)
     CU_add_test(s, "seeded round trip of every op and field, every way of reading", test_roundtrip);
     CU_add_test(s, "equal times: one order of streams, each thread's kept", test_equal_times);
     CU_add_test(s, "plain events among REPEATs of a large duration", test_plain_repeats);
+    CU_add_test(s, "untimed repeats: at the previous end, lasting 0", test_untimed_repeats);
     CU_add_test(s, "times beyond the merge's clamp", test_far_times);
     CU_add_test(s, "an exec's argv while its batch is handed out", test_exec_argv_in_batch);
     CU_add_test(s, "truncation at every byte offset", test_truncation);

@@ -269,6 +269,10 @@ static int match_line(const struct iot_event *ev, char *line, size_t lineno)
             good = !(ev->has & IOT_HAS_FD);
         else if (!strcmp(key, "nosize"))
             good = !(ev->has & IOT_HAS_FILE_SIZE);
+        else if (!strcmp(key, "untimed"))   /* an untimed repeat */
+            good = ev->dur == 0;
+        else if (!strcmp(key, "timed"))     /* a call that reached the file */
+            good = ev->dur > 0;
         else if (!strcmp(key, "ret"))
             good = !strcmp(val, "*") || ev->ret == num;
         else if (!strcmp(key, "stack")) {
