@@ -10,6 +10,8 @@
 #ifndef IOT_ENC_IO_H
 #define IOT_ENC_IO_H
 
+#include <string.h>
+
 #include "iotrace.h"
 #include "records.h"
 #include "varint.h"
@@ -92,11 +94,14 @@ iot_enc_io_inline(struct iot_enc *e, unsigned op, int32_t fd, uint64_t stream,
 static inline __attribute__((always_inline)) int
 iot_enc_repeat_untimed(struct iot_enc *e)
 {
-    if (!e->have_prev || e->cap - e->len < 2)
+    /* the record as one 16-bit store: the tag, then the payload's length 0 */
+    static const uint8_t rec[2] = { IOT_TAG_REPEAT_UNTIMED, 0 };
+    size_t len = e->len;
+
+    if (!e->have_prev || e->cap - len < 2)
         return -1;
-    e->buf[e->len] = IOT_TAG_REPEAT_UNTIMED;
-    e->buf[e->len + 1] = 0;     /* the payload's length */
-    e->len += 2;
+    memcpy(e->buf + len, rec, 2);
+    e->len = len + 2;
     e->nrec++;
     return 0;
 }

@@ -308,63 +308,107 @@ static inline struct rec_thread *untimed_ready(FILE *f, unsigned op,
 }
 
 /*
- * After the call: when it moved all `bytes` within the buffer (f's pointer
- * went from `before` to before + bytes), append the untimed repeat and
- * return 1. 0 when the call must be recorded otherwise: it came up short,
- * another thread moved the buffer, or a signal handler recorded a call in
- * between.
+ * The untimed path's way out when anything is left to do: drain what
+ * signal handlers deferred, do the due work. Out of line, as are the
+ * other slow turns below, so the untimed path keeps few registers.
  */
-static inline int untimed_done(struct rec_thread *t, FILE *f, unsigned op,
-                               size_t bytes, int full, const char *before)
+static __attribute__((noinline)) size_t untimed_leave(size_t r)
 {
-    if (!full || buffer_at(f, op) != before + bytes)
-        return 0;
     rec_guard = REC_GUARD_IN;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (!rec_active || !repeats_prev(&t->enc, op, f, (int64_t)bytes) ||
-        iot_enc_repeat_untimed(&t->enc) != 0) {
-        rec_leave();
-        return 0;
-    }
-    rec_publish(t);
-    mark_stream(f);
     rec_leave();
-    return 1;
+    return r;
 }
 
 /*
- * A fread or fwrite wrapper's body: the untimed repeat when it applies,
- * else a timed call recorded by stdio_rec. A call that was expected to be
- * an untimed repeat but was not gets its end as both its times.
+ * The call was to be an untimed repeat but was not: it came up short, or
+ * another thread moved the buffer meanwhile. Recorded as a timed call
+ * with its end as both its times. The guard is held.
  */
-#define STDIO_DATA_BODY(name, op, f, sz, n, ...)                                   struct rec_thread *t;                                                          if (REC_LIKELY(rec_active) &&                                                      (t = untimed_ready(f, op, (size_t)(sz) * (n))) != NULL) {                      const char *before = buffer_at(f, op);                                         size_t r = CALL_REAL(0, name, __VA_ARGS__);                                    uint64_t s1;                                                                   if (REC_LIKELY(untimed_done(t, f, op, (size_t)(sz) * (n), r == (n),                                        before)))                                              return r;                                                                  s1 = rec_stamp();                                                              stdio_rec(op, f, IOT_HAS_SIZE, (int64_t)((sz) * (n)),                                    (int64_t)(r * (sz)), rec_stream_err(f, r < (n)), s1, s1);            return r;                                                                  }                                                                              STDIO_BODY(size_t, 0, name, f,                                                            stdio_rec(op, f, IOT_HAS_SIZE, (int64_t)((sz) * (n)),                                    (int64_t)(r * (sz)), rec_stream_err(f, r < (n)),                               s0, s1),                                                             __VA_ARGS__)
+static __attribute__((noinline)) size_t untimed_missed(FILE *f, unsigned op,
+                                                       size_t sz, size_t n,
+                                                       size_t r)
+{
+    int err = rec_stream_err(f, r < n);
+    uint64_t s1;
+
+    rec_leave();
+    s1 = rec_stamp();
+    stdio_rec(op, f, IOT_HAS_SIZE, (int64_t)(sz * n), (int64_t)(r * sz), err,
+              s1, s1);
+    return r;
+}
+
+/*
+ * A fread or fwrite wrapper: the untimed repeat when untimed_ready says it
+ * applies, else name_timed, the timed call recorded by stdio_rec. The
+ * untimed path holds the guard across the real call, which only copies
+ * within the buffer (it may wait for the stream's lock): a signal
+ * handler's calls wait in the deferred list and nothing else appends to
+ * the thread's chunk meanwhile. When the call moved all its bytes within
+ * the buffer (f's pointer went from where it stood to `after`), the
+ * untimed repeat is appended; the mark held f's pointers before the call
+ * (untimed_ready), so only the one the call moved changes. The guard is
+ * dropped as rec_leave does, the slow turns out of line.
+ */
+#define WRAP_STDIO_DATA(name, op, params, sz, n, f, ...)                       \
+    static __attribute__((noinline)) size_t name##_timed params                \
+    {                                                                          \
+        STDIO_BODY(size_t, 0, name, f,                                         \
+                   stdio_rec(op, f, IOT_HAS_SIZE, (int64_t)((sz) * (n)),       \
+                             (int64_t)(r * (sz)), rec_stream_err(f, r < (n)),  \
+                             s0, s1),                                          \
+                   __VA_ARGS__);                                               \
+    }                                                                          \
+    size_t name params                                                         \
+    {                                                                          \
+        struct rec_thread *t;                                                  \
+        char *after;                                                           \
+        size_t r;                                                              \
+        if (REC_UNLIKELY(!rec_active) ||                                       \
+            (t = untimed_ready(f, op, (size_t)(sz) * (n))) == NULL)            \
+            return name##_timed(__VA_ARGS__);                                  \
+        after = buffer_at(f, op) + (size_t)(sz) * (n);                         \
+        rec_guard = REC_GUARD_IN;                                              \
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
+        r = CALL_REAL(0, name, __VA_ARGS__);                                   \
+        if (REC_UNLIKELY(r != (n) || buffer_at(f, op) != after ||              \
+                         !rec_active || iot_enc_repeat_untimed(&t->enc) != 0)) \
+            return untimed_missed(f, op, sz, n, r);                            \
+        rec_publish(t);                                                        \
+        if (op == IOT_OP_FWRITE)                                               \
+            mark_of(f)->w = after;                                             \
+        else                                                                   \
+            mark_of(f)->r = after;                                             \
+        if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) |     \
+                         __atomic_load_n(&t->due, __ATOMIC_RELAXED)))          \
+            return untimed_leave(r);                                           \
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
+        rec_guard = 0;                                                         \
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
+        if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))     \
+            return untimed_leave(r);                                           \
+        return r;                                                              \
+    }
 
 /* ------------------------------------------------------------ data calls */
 
-#define WRAP_FREAD(name, params, p, sz, n, f, ...)                             \
-    size_t name params                                                         \
-    {                                                                          \
-        STDIO_DATA_BODY(name, IOT_OP_FREAD, f, sz, n, __VA_ARGS__);            \
-    }
-
-WRAP_FREAD(fread, (void *p, size_t sz, size_t n, FILE *f), p, sz, n, f,
-           p, sz, n, f)
-WRAP_FREAD(fread_unlocked, (void *p, size_t sz, size_t n, FILE *f), p, sz, n,
-           f, p, sz, n, f)
-WRAP_FREAD(__fread_chk, (void *p, size_t pl, size_t sz, size_t n, FILE *f),
-           p, sz, n, f, p, pl, sz, n, f)
-WRAP_FREAD(__fread_unlocked_chk,
-           (void *p, size_t pl, size_t sz, size_t n, FILE *f), p, sz, n, f,
-           p, pl, sz, n, f)
-
-#define WRAP_FWRITE(name)                                                      \
-    size_t name(const void *p, size_t sz, size_t n, FILE *f)                   \
-    {                                                                          \
-        STDIO_DATA_BODY(name, IOT_OP_FWRITE, f, sz, n, p, sz, n, f);           \
-    }
-
-WRAP_FWRITE(fwrite)
-WRAP_FWRITE(fwrite_unlocked)
+WRAP_STDIO_DATA(fread, IOT_OP_FREAD, (void *p, size_t sz, size_t n, FILE *f),
+                sz, n, f, p, sz, n, f)
+WRAP_STDIO_DATA(fread_unlocked, IOT_OP_FREAD,
+                (void *p, size_t sz, size_t n, FILE *f), sz, n, f, p, sz, n, f)
+WRAP_STDIO_DATA(__fread_chk, IOT_OP_FREAD,
+                (void *p, size_t pl, size_t sz, size_t n, FILE *f), sz, n, f,
+                p, pl, sz, n, f)
+WRAP_STDIO_DATA(__fread_unlocked_chk, IOT_OP_FREAD,
+                (void *p, size_t pl, size_t sz, size_t n, FILE *f), sz, n, f,
+                p, pl, sz, n, f)
+WRAP_STDIO_DATA(fwrite, IOT_OP_FWRITE,
+                (const void *p, size_t sz, size_t n, FILE *f), sz, n, f,
+                p, sz, n, f)
+WRAP_STDIO_DATA(fwrite_unlocked, IOT_OP_FWRITE,
+                (const void *p, size_t sz, size_t n, FILE *f), sz, n, f,
+                p, sz, n, f)
 
 #define WRAP_FGETS(name, params, f, n, ...)                                    \
     char *name params                                                          \
