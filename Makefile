@@ -114,11 +114,13 @@ $(IOANALYZE): $(call obj,$(ANALYZER_SRC) $(RULES_SRC)) $(LIBIOTRACE)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
 # The preload library links the format library statically so it carries no
-# dependency the traced program might lack, except libzstd; its symbols stay
-# hidden (--exclude-libs) so they can never stand in for a program's own.
+# dependency the traced program might lack; its symbols stay hidden
+# (--exclude-libs) so they can never stand in for a program's own. libzstd
+# is not linked: only a process without a collector compresses, and it
+# dlopens it (recorder/zstd_load.c), so a process under iorecord never loads it.
 $(LIBIORECORD): $(call obj,$(RECLIB_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,--exclude-libs,ALL -o $@ $^ $(shell pkg-config --libs libzstd 2>/dev/null) -ldl -lpthread
+	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,--exclude-libs,ALL -o $@ $^ -ldl -lpthread
 
 $(IORECORD): $(call obj,recorder/iorecord.c recorder/collector.c recorder/segment.c recorder/frame.c) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)

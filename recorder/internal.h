@@ -9,6 +9,7 @@
  *   collect.c    the segment: shared with iorecord's collector, or our own
  *   ownfds.c     the recorder's fds in the program's table, hidden from it
  *   tracefile.c  without a collector: the trace fd, compressing and writing
+ *   zstd_load.c  libzstd, loaded only by a process that compresses
  *   record.c     encoding a call into the calling thread's chunk
  *   defer.c      calls made by a signal handler that interrupted the recorder
  *   meta.c       process and thread-name records
@@ -164,6 +165,11 @@ void rec_trace_flush(void);
 void rec_flush_now(void);
 /* In a fork child: the lock and the compressor start afresh. */
 void rec_trace_fork_child(void);
+
+/* ---------------------------------------------------------- zstd_load.c */
+
+/* Load libzstd for the compressor (idempotent): 0, or -1. */
+int rec_zstd_load(void);
 
 /* -------------------------------------------------------------- meta.c */
 
