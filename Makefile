@@ -114,11 +114,16 @@ $(IOANALYZE): $(call obj,$(ANALYZER_SRC) $(RULES_SRC)) $(LIBIOTRACE)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
 # The preload library links the format library statically so it carries no
-# dependency the traced program might lack, except libzstd; its symbols stay
-# hidden (--exclude-libs) so they can never stand in for a program's own.
+# dependency the traced program might lack; its symbols stay hidden
+# (--exclude-libs) so they can never stand in for a program's own. libzstd
+# is not linked: only a process without a collector compresses, and it
+# dlopens it (recorder/zstd_load.c), so a process under iorecord never loads it.
+# -z now binds its few libc imports at load: lazily, a fork child that runs
+# recorder code its parent never ran (fork.c, the exec wrapper) would bind
+# them again in every child, faulting in the loader's code and tables.
 $(LIBIORECORD): $(call obj,$(RECLIB_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,--exclude-libs,ALL -o $@ $^ $(shell pkg-config --libs libzstd 2>/dev/null) -ldl -lpthread
+	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -ldl -lpthread
 
 $(IORECORD): $(call obj,recorder/iorecord.c recorder/collector.c recorder/segment.c recorder/frame.c) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)

@@ -181,10 +181,12 @@ char *rec_collect_env(char **out, size_t *k, char *str)
 {
     if (!rec_collected)
         return str;
+    /* the fds are >= 0 here: rec_collected means both were inherited */
     out[(*k)++] = str;
-    str += sprintf(str, "IORECORD_COLLECT=%d,%d", rec_own_fd_get(REC_OWN_SEG),
-                   rec_own_fd_get(REC_OWN_LIVE)) + 1;
+    str = rec_stpnum(stpcpy(str, "IORECORD_COLLECT="), (unsigned)rec_own_fd_get(REC_OWN_SEG));
+    str = rec_stpnum(stpcpy(str, ","), (unsigned)rec_own_fd_get(REC_OWN_LIVE)) + 1;
     out[(*k)++] = str;
-    str += sprintf(str, "IORECORD_PROC=%u:%d", rec_proc - 1, (int)rec_pid) + 1;
+    str = rec_stpnum(stpcpy(str, "IORECORD_PROC="), rec_proc - 1);
+    str = rec_stpnum(stpcpy(str, ":"), (unsigned)rec_pid) + 1;
     return str;
 }

@@ -9,6 +9,7 @@
  *   collect.c    the segment: shared with iorecord's collector, or our own
  *   ownfds.c     the recorder's fds in the program's table, hidden from it
  *   tracefile.c  without a collector: the trace fd, compressing and writing
+ *   zstd_load.c  libzstd, loaded only by a process that compresses
  *   record.c     encoding a call into the calling thread's chunk
  *   defer.c      calls made by a signal handler that interrupted the recorder
  *   meta.c       process and thread-name records
@@ -17,6 +18,7 @@
  *   warn.c       output failures: recording stops, one warning per run
  *   startup.c    the environment, the trace path, the constructor
  *   resolve.c    the real libc functions
+ *   nextsym.c    dlsym(RTLD_NEXT)'s answers, looked up without it
  *
  * Concurrency in one paragraph: each thread appends only to its own chunk
  * (no lock) and publishes each whole record in its slot. A closed chunk's
@@ -35,6 +37,7 @@
 #define REC_INTERNAL_H
 
 #include <limits.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -165,6 +168,11 @@ void rec_flush_now(void);
 /* In a fork child: the lock and the compressor start afresh. */
 void rec_trace_fork_child(void);
 
+/* ---------------------------------------------------------- zstd_load.c */
+
+/* Load libzstd for the compressor (idempotent): 0, or -1. */
+int rec_zstd_load(void);
+
 /* -------------------------------------------------------------- meta.c */
 
 /* The process record (pid, parent, exe, argv, wall clock) at `now`. */
@@ -191,6 +199,27 @@ extern int rec_stopped;                   /* output failed: no more writes */
 void rec_stop(const char *msg, int err);
 /* What start-up learnt: an ancestor warned; the launcher's flag file. */
 void rec_warn_init(int warned_before, const char *once);
+
+/* ----------------------------------------------------------- nextsym.c */
+
+/* The objects after this library, up to and including libc (last). */
+#define REC_NEXT_MAX 16
+struct rec_next_obj {
+    ElfW(Addr) base;
+    const uint32_t *gnu_hash;
+    const ElfW(Sym) *symtab;
+    const char *strtab;
+    const ElfW(Versym) *versym;    /* NULL: no versions */
+};
+struct rec_next_scope {
+    int after_self, done, n;
+    struct rec_next_obj obj[REC_NEXT_MAX];
+};
+
+/* Gather them: 0, or -1 when names must all go to dlsym. */
+int rec_next_init(struct rec_next_scope *s);
+/* dlsym(RTLD_NEXT, name)'s answer, or NULL: ask dlsym. */
+void *rec_next_sym(const struct rec_next_scope *s, const char *name);
 
 #pragma GCC visibility pop
 

@@ -380,6 +380,24 @@ void rec_env_free(char **fixed, char *const envp[]);
  * bytes; returns the end of what was written.
  */
 char *rec_collect_env(char **out, size_t *k, char *str);
+/*
+ * v in decimal at dst, NUL-terminated; returns the NUL, as stpcpy does.
+ * The environment is built without the printf family: a fork child builds
+ * it just before exec, and each libc page it touches first faults there.
+ */
+static inline char *rec_stpnum(char *dst, unsigned long long v)
+{
+    char tmp[20];
+    int n = 0;
+
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *dst++ = tmp[--n];
+    *dst = '\0';
+    return dst;
+}
 
 /* Raw helpers that never go through a wrapper. */
 void rec_warn(const char *msg, int err);

@@ -42,6 +42,8 @@
 #define ARENA_SIZE   (1u << 20)
 
 static uintptr_t self_lo, self_hi;          /* this library's mapping */
+/* the ELF header of this library, where it is mapped (the linker's) */
+extern const ElfW(Ehdr) __ehdr_start;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char *arena;
 static size_t arena_used = ARENA_SIZE;
@@ -653,19 +655,33 @@ static void fork_child(void)
     rec_modules_forked();
 }
 
+/*
+ * The modules are not scanned here but at the first stack (rec_module_at
+ * scans when it meets a module it has not seen): most processes a build
+ * or a shell starts never open a file of their own, and the scan reads
+ * every module's headers and notes. This library's own range, which the
+ * walk skips, comes from its program headers.
+ */
 void rec_stack_init(void)
 {
-    const struct rec_module *self;
+    const ElfW(Ehdr) *eh = &__ehdr_start;
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
 
     pthread_atfork(fork_prepare, fork_parent, fork_child);
-    pthread_mutex_lock(&lock);
-    rec_modules_scan();
-    self = rec_module_at((uintptr_t)rec_stack_init);
-    if (self) {
-        self_lo = self->lo;
-        self_hi = self->hi;
+    /* the ELF header is at the start of the first PT_LOAD, at offset 0 */
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD)
+            continue;
+        if (ph[i].p_vaddr < lo)
+            lo = ph[i].p_vaddr;
+        if (ph[i].p_vaddr + ph[i].p_memsz > hi)
+            hi = ph[i].p_vaddr + ph[i].p_memsz;
     }
-    pthread_mutex_unlock(&lock);
+    if (lo < hi) {
+        self_lo = (uintptr_t)eh;
+        self_hi = (uintptr_t)eh + (hi - lo);
+    }
 }
 
 /* One frame as "MODULE+0xOFF" (or "0xADDR" outside every module) into buf. */

@@ -152,6 +152,10 @@ static int open_trace(void)
  */
 int rec_trace_open(void)
 {
+    if (rec_zstd_load() != 0) {
+        rec_warn("cannot load libzstd.so.1 to compress", ELIBACC);
+        return -1;
+    }
     framer.cap = iot_chunk_bound(REC_CHUNK_CAP);
     framer.buf = mmap(NULL, framer.cap, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

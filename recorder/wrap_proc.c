@@ -73,7 +73,7 @@ char **rec_env_fix(char *const envp[])
      */
     if ((!old_preload || !*old_preload) && rec_preload_start[0])
         old_preload = rec_preload_start;
-    snprintf(tsc, sizeof(tsc), "%llu", (unsigned long long)rec_clock_mult());
+    rec_stpnum(tsc, (unsigned long long)rec_clock_mult());
     strsz = 16 + (old_preload ? strlen(old_preload) + 1 : 0) +
             strlen(rec_lib_path) + 20 + strlen(rec_out_path) + 20 + 20 +
             strlen(tsc) + 16 + 20 + 16 +
@@ -100,32 +100,36 @@ char **rec_env_fix(char *const envp[])
             out[k++] = envp[i];
     /* Appended after any other preload (a sanitizer runtime must stay first). */
     out[k++] = str;
-    if (old_preload && *old_preload && !preload_has(old_preload, rec_lib_path))
-        str += sprintf(str, "LD_PRELOAD=%s:%s", old_preload, rec_lib_path) + 1;
-    else if (old_preload && *old_preload)
-        str += sprintf(str, "LD_PRELOAD=%s", old_preload) + 1;
-    else
-        str += sprintf(str, "LD_PRELOAD=%s", rec_lib_path) + 1;
+    /* stpcpy, not sprintf: see rec_stpnum */
+    str = stpcpy(str, "LD_PRELOAD=");
+    if (old_preload && *old_preload) {
+        str = stpcpy(str, old_preload);
+        if (!preload_has(old_preload, rec_lib_path))
+            str = stpcpy(stpcpy(str, ":"), rec_lib_path);
+    } else {
+        str = stpcpy(str, rec_lib_path);
+    }
+    str++;
     out[k++] = str;
-    str += sprintf(str, "IORECORD_OUTPUT=%s", rec_out_path) + 1;
+    str = stpcpy(stpcpy(str, "IORECORD_OUTPUT="), rec_out_path) + 1;
     if (rec_spool_path[0]) {
         /* Gone once the launcher renamed it: then children open the output. */
         out[k++] = str;
-        str += sprintf(str, "IORECORD_SPOOL=%s", rec_spool_path) + 1;
+        str = stpcpy(stpcpy(str, "IORECORD_SPOOL="), rec_spool_path) + 1;
     }
     str = rec_collect_env(out, &k, str);
     out[k++] = str;
-    str += sprintf(str, "IORECORD_STACKS=%d", rec_stacks ? 1 : 0) + 1;
+    str = stpcpy(str, rec_stacks ? "IORECORD_STACKS=1" : "IORECORD_STACKS=0") + 1;
     out[k++] = str;
-    str += sprintf(str, "IORECORD_TSC=%s", tsc) + 1;
+    str = stpcpy(stpcpy(str, "IORECORD_TSC="), tsc) + 1;
     if (rec_once_path()) {
         out[k++] = str;
-        str += sprintf(str, "IORECORD_ONCE=%s", rec_once_path()) + 1;
+        str = stpcpy(stpcpy(str, "IORECORD_ONCE="), rec_once_path()) + 1;
     }
     if (rec_warned()) {
         /* A child must not repeat the warning its ancestor gave. */
         out[k++] = str;
-        sprintf(str, "IORECORD_WARNED=1");
+        stpcpy(str, "IORECORD_WARNED=1");
     }
     out[k] = NULL;
     return out;
