@@ -243,22 +243,28 @@ void rec_stdio_pre(FILE *f)
 /* ------------------------------------------------------- untimed repeats */
 
 /*
- * A fread or fwrite that only copies to or from the stream's buffer costs
- * about as much natively as the two clock reads around a recorded call. So
- * when such a call repeats the thread's previous call (same op, stream and
- * size, every byte moved last time) it is recorded as an untimed repeat
- * (docs/trace-format.md 5.12): no stamps, two bytes, published at once like
- * any record, so its place among the thread's calls stays exact and a kill
- * loses it no more than a timed one. Its time is the previous call's end
- * and its duration 0. A call that reaches the file (a flush or a refill)
- * is always timed: the check before it makes sure the buffer alone can
- * serve it, the check after that it did.
+ * A fread, fwrite, getc or putc that only copies to or from the stream's
+ * buffer costs about as much natively as the two clock reads around a
+ * recorded call. So when such a call repeats the thread's previous call
+ * (same op, stream and size, every byte moved last time) it is recorded as
+ * an untimed repeat (docs/trace-format.md 5.12): no stamps, two bytes,
+ * published at once like any record, so its place among the thread's calls
+ * stays exact and a kill loses it no more than a timed one. Its time is
+ * the previous call's end and its duration 0. A call that reaches the file
+ * (a flush or a refill) is always timed: the check before it makes sure
+ * the buffer alone can serve it, the check after that it did.
  */
 
 /* glibc's FILE flags (libio.h; fixed by the ABI its inline getc uses). */
 #define LIBIO_UNBUFFERED        0x0002
 #define LIBIO_LINE_BUF          0x0200
 #define LIBIO_CURRENTLY_PUTTING 0x0800
+
+/* The ops that may be untimed repeats take bytes out of the buffer (reads) or put them in. */
+static inline int op_reads(unsigned op)
+{
+    return op == IOT_OP_FREAD || op == IOT_OP_FGETC;
+}
 
 /* The thread's previous call was op of `bytes` on f, and moved them all. */
 static inline int repeats_prev(const struct iot_enc *e, unsigned op, FILE *f,
@@ -271,10 +277,10 @@ static inline int repeats_prev(const struct iot_enc *e, unsigned op, FILE *f,
            pv->has == (IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_STREAM);
 }
 
-/* Where op moves f's buffer pointer: write for fwrite, read for fread. */
+/* Where op moves f's buffer pointer. */
 static inline char *buffer_at(FILE *f, unsigned op)
 {
-    return op == IOT_OP_FWRITE ? f->_IO_write_ptr : f->_IO_read_ptr;
+    return op_reads(op) ? f->_IO_read_ptr : f->_IO_write_ptr;
 }
 
 /*
@@ -299,58 +305,94 @@ static inline struct rec_thread *untimed_ready(FILE *f, unsigned op,
         f->_mode > 0)
         return NULL;
     fl = f->_flags;
-    if (op == IOT_OP_FWRITE)
-        return (fl & (LIBIO_UNBUFFERED | LIBIO_LINE_BUF |
-                      LIBIO_CURRENTLY_PUTTING)) == LIBIO_CURRENTLY_PUTTING &&
-               f->_IO_write_end - f->_IO_write_ptr >= (ptrdiff_t)bytes ? t : NULL;
-    return !(fl & LIBIO_CURRENTLY_PUTTING) &&
-           f->_IO_read_end - f->_IO_read_ptr >= (ptrdiff_t)bytes ? t : NULL;
+    if (op_reads(op))
+        return !(fl & LIBIO_CURRENTLY_PUTTING) &&
+               f->_IO_read_end - f->_IO_read_ptr >= (ptrdiff_t)bytes ? t : NULL;
+    return (fl & (LIBIO_UNBUFFERED | LIBIO_LINE_BUF |
+                  LIBIO_CURRENTLY_PUTTING)) == LIBIO_CURRENTLY_PUTTING &&
+           f->_IO_write_end - f->_IO_write_ptr >= (ptrdiff_t)bytes ? t : NULL;
 }
 
 /*
  * The untimed path's way out when anything is left to do: drain what
- * signal handlers deferred, do the due work. Out of line, as are the
- * other slow turns below, so the untimed path keeps few registers.
+ * signal handlers deferred, do the due work. Out of line, as is the missed
+ * case below, so the untimed path keeps few registers.
  */
-static __attribute__((noinline)) size_t untimed_leave(size_t r)
+static __attribute__((noinline)) void untimed_leave(void)
 {
     rec_guard = REC_GUARD_IN;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     rec_leave();
-    return r;
 }
 
 /*
  * The call was to be an untimed repeat but was not: it came up short, or
- * another thread moved the buffer meanwhile. Recorded as a timed call
- * with its end as both its times. The guard is held.
+ * another thread moved the buffer meanwhile. Recorded as a timed call with
+ * its end as both its times. The guard is held; err was read right after
+ * the call.
  */
-static __attribute__((noinline)) size_t untimed_missed(FILE *f, unsigned op,
-                                                       size_t sz, size_t n,
-                                                       size_t r)
+static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
+                                                     int64_t size, int64_t ret,
+                                                     int err)
 {
-    int err = rec_stream_err(f, r < n);
     uint64_t s1;
 
     rec_leave();
     s1 = rec_stamp();
-    stdio_rec(op, f, IOT_HAS_SIZE, (int64_t)(sz * n), (int64_t)(r * sz), err,
-              s1, s1);
-    return r;
+    stdio_rec(op, f, IOT_HAS_SIZE, size, ret, err, s1, s1);
 }
 
 /*
- * A fread or fwrite wrapper: the untimed repeat when untimed_ready says it
- * applies, else name_timed, the timed call recorded by stdio_rec. The
- * untimed path holds the guard across the real call, which only copies
- * within the buffer (it may wait for the stream's lock): a signal
- * handler's calls wait in the deferred list and nothing else appends to
- * the thread's chunk meanwhile. When the call moved all its bytes within
- * the buffer (f's pointer went from where it stood to `after`), the
- * untimed repeat is appended; the mark held f's pointers before the call
- * (untimed_ready), so only the one the call moved changes. The guard is
- * dropped as rec_leave does, the slow turns out of line.
+ * The body of a wrapper whose calls may be untimed repeats: op moving
+ * `bytes` on f; `full` says, after the call, that it moved them all; size,
+ * ret and err are what stdio_rec records when the call is not an untimed
+ * repeat; `timed` is the timed call (the wrapper's name_timed). The untimed
+ * path holds the guard across the real call, which only copies within the
+ * buffer (it may wait for the stream's lock): a signal handler's calls
+ * wait in the deferred list and nothing else appends to the thread's chunk
+ * meanwhile. When the call moved all its bytes within the buffer (f's
+ * pointer went from where it stood to `after`), the untimed repeat is
+ * appended; the mark held f's pointers before the call (untimed_ready), so
+ * only the one the call moved changes. The guard is dropped as rec_leave
+ * does, its slow turns out of line.
  */
+#define UNTIMED_BODY(rtype, fail, name, op, f, bytes, full, size, ret, err,    \
+                     timed, ...)                                               \
+    struct rec_thread *t;                                                      \
+    char *after;                                                               \
+    rtype r;                                                                   \
+    if (REC_UNLIKELY(!rec_active) ||                                           \
+        (t = untimed_ready(f, op, (bytes))) == NULL)                           \
+        return timed;                                                          \
+    after = buffer_at(f, op) + (bytes);                                        \
+    rec_guard = REC_GUARD_IN;                                                  \
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                   \
+    r = CALL_REAL(fail, name, __VA_ARGS__);                                    \
+    if (REC_UNLIKELY(!(full) || buffer_at(f, op) != after || !rec_active ||    \
+                     iot_enc_repeat_untimed(&t->enc) != 0)) {                  \
+        untimed_missed(f, op, (size), (ret), (err));                           \
+        return r;                                                              \
+    }                                                                          \
+    rec_publish(t);                                                            \
+    if (op_reads(op))                                                          \
+        mark_of(f)->r = after;                                                 \
+    else                                                                       \
+        mark_of(f)->w = after;                                                 \
+    if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) |         \
+                     __atomic_load_n(&t->due, __ATOMIC_RELAXED))) {            \
+        untimed_leave();                                                       \
+        return r;                                                              \
+    }                                                                          \
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                   \
+    rec_guard = 0;                                                             \
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                   \
+    if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))         \
+        untimed_leave();                                                       \
+    return r
+
+/* ------------------------------------------------------------ data calls */
+
+/* fread and fwrite: name_timed out of line, so the untimed path stays lean. */
 #define WRAP_STDIO_DATA(name, op, params, sz, n, f, ...)                       \
     static __attribute__((noinline)) size_t name##_timed params                \
     {                                                                          \
@@ -362,36 +404,11 @@ static __attribute__((noinline)) size_t untimed_missed(FILE *f, unsigned op,
     }                                                                          \
     size_t name params                                                         \
     {                                                                          \
-        struct rec_thread *t;                                                  \
-        char *after;                                                           \
-        size_t r;                                                              \
-        if (REC_UNLIKELY(!rec_active) ||                                       \
-            (t = untimed_ready(f, op, (size_t)(sz) * (n))) == NULL)            \
-            return name##_timed(__VA_ARGS__);                                  \
-        after = buffer_at(f, op) + (size_t)(sz) * (n);                         \
-        rec_guard = REC_GUARD_IN;                                              \
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
-        r = CALL_REAL(0, name, __VA_ARGS__);                                   \
-        if (REC_UNLIKELY(r != (n) || buffer_at(f, op) != after ||              \
-                         !rec_active || iot_enc_repeat_untimed(&t->enc) != 0)) \
-            return untimed_missed(f, op, sz, n, r);                            \
-        rec_publish(t);                                                        \
-        if (op == IOT_OP_FWRITE)                                               \
-            mark_of(f)->w = after;                                             \
-        else                                                                   \
-            mark_of(f)->r = after;                                             \
-        if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) |     \
-                         __atomic_load_n(&t->due, __ATOMIC_RELAXED)))          \
-            return untimed_leave(r);                                           \
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
-        rec_guard = 0;                                                         \
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
-        if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))     \
-            return untimed_leave(r);                                           \
-        return r;                                                              \
+        UNTIMED_BODY(size_t, 0, name, op, f, (size_t)(sz) * (n), r == (n),     \
+                     (int64_t)((sz) * (n)), (int64_t)(r * (sz)),               \
+                     rec_stream_err(f, r < (n)), name##_timed(__VA_ARGS__),    \
+                     __VA_ARGS__);                                             \
     }
-
-/* ------------------------------------------------------------ data calls */
 
 WRAP_STDIO_DATA(fread, IOT_OP_FREAD, (void *p, size_t sz, size_t n, FILE *f),
                 sz, n, f, p, sz, n, f)
@@ -428,13 +445,19 @@ WRAP_FGETS(__fgets_unlocked_chk, (char *s, size_t sl, int n, FILE *f), f, n,
            s, sl, n, f)
 
 #define WRAP_GETC(name)                                                        \
-    int name(FILE *f)                                                          \
+    static __attribute__((noinline)) int name##_timed(FILE *f)                 \
     {                                                                          \
         STDIO_BODY(int, EOF, name, f,                                          \
-                  stdio_rec(IOT_OP_FGETC, f, IOT_HAS_SIZE, 1,                  \
-                            r == EOF ? 0 : 1, rec_stream_err(f, r == EOF), \
-                            s0, s1),                                           \
-                  f);                                                          \
+                   stdio_rec(IOT_OP_FGETC, f, IOT_HAS_SIZE, 1,                 \
+                             r == EOF ? 0 : 1, rec_stream_err(f, r == EOF),    \
+                             s0, s1),                                          \
+                   f);                                                         \
+    }                                                                          \
+    int name(FILE *f)                                                          \
+    {                                                                          \
+        UNTIMED_BODY(int, EOF, name, IOT_OP_FGETC, f, 1, r != EOF, 1,          \
+                     r == EOF ? 0 : 1, rec_stream_err(f, r == EOF),            \
+                     name##_timed(f), f);                                      \
     }
 
 WRAP_GETC(fgetc)
@@ -442,13 +465,19 @@ WRAP_GETC(getc)
 WRAP_GETC(_IO_getc)
 
 #define WRAP_PUTC(name)                                                        \
-    int name(int c, FILE *f)                                                   \
+    static __attribute__((noinline)) int name##_timed(int c, FILE *f)          \
     {                                                                          \
         STDIO_BODY(int, EOF, name, f,                                          \
-                  stdio_rec(IOT_OP_FPUTC, f, IOT_HAS_SIZE, 1,                  \
-                            r == EOF ? -1 : 1,                                 \
-                            r == EOF ? (errno ? errno : EIO) : 0, s0, s1),     \
-                  c, f);                                                       \
+                   stdio_rec(IOT_OP_FPUTC, f, IOT_HAS_SIZE, 1,                 \
+                             r == EOF ? -1 : 1,                                \
+                             r == EOF ? (errno ? errno : EIO) : 0, s0, s1),    \
+                   c, f);                                                      \
+    }                                                                          \
+    int name(int c, FILE *f)                                                   \
+    {                                                                          \
+        UNTIMED_BODY(int, EOF, name, IOT_OP_FPUTC, f, 1, r != EOF, 1,          \
+                     r == EOF ? -1 : 1, r == EOF ? (errno ? errno : EIO) : 0,  \
+                     name##_timed(c, f), c, f);                                \
     }
 
 WRAP_PUTC(fputc)

@@ -3,8 +3,8 @@
  * on a redirected stdout (announced as an fdopen of fd 1), scanf on a
  * redirected stdin, putchar/getchar, the *_unlocked exports, the inline
  * getc_unlocked/putc_unlocked macros (__overflow/__uflow and the bytes they
- * move in between), dprintf, fwrite and fread repeated within a buffer
- * (untimed repeats), and the wide-character calls. At the end the
+ * move in between), dprintf, fwrite, fread, fputc and fgetc repeated
+ * within a buffer (untimed repeats), and the wide-character calls. At the end the
  * bytes recorded on stdout add up to the size of the file it names.
  * Usage: rec_stdmore DIR
  */
@@ -18,6 +18,8 @@
 static int (*volatile p_printf)(const char *, ...) = printf;
 static int (*volatile p_vprintf)(const char *, va_list) = vprintf;
 static int (*volatile p_putchar)(int) = putchar;
+static int (*volatile p_fputc)(int, FILE *) = fputc;
+static int (*volatile p_fgetc)(FILE *) = fgetc;
 static int (*volatile p_putchar_unlocked)(int) = putchar_unlocked;
 static int (*volatile p_fputc_unlocked)(int, FILE *) = fputc_unlocked;
 static int (*volatile p_fputs_unlocked)(const char *, FILE *) = fputs_unlocked;
@@ -194,14 +196,22 @@ int main(int argc, char **argv)
     }
     CHECK(fwrite(block, 1, 32, f) == 32);
     expect("op=fwrite fd=3 stream size=32 ret=32");   /* another size */
+    for (int i = 0; i < 5; i++) {
+        CHECK(p_fputc('q', f) == 'q');
+        expect("op=fputc fd=3 stream size=1 ret=1%s", i ? " untimed" : "");
+    }
     rewind(f);
     expect("op=fseek fd=3 stream offset=0 whence=0 ret=0");
     for (int i = 0; i < 150; i++) {
         CHECK(fread(block, 1, sizeof(block), f) == sizeof(block));
         expect("op=fread fd=3 stream size=64 ret=64 %s", i % 128 ? "untimed" : "timed");
     }
+    for (int i = 0; i < 5; i++) {
+        CHECK(p_fgetc(f) == 'r');
+        expect("op=fgetc fd=3 stream size=1 ret=1%s", i ? " untimed" : "");
+    }
     CHECK(fclose(f) == 0);
-    expect("op=fclose fd=3 stream file_size=%d ret=0", 205 * 64 + 10 + 32);
+    expect("op=fclose fd=3 stream file_size=%d ret=0", 205 * 64 + 10 + 32 + 5);
 
     /* wide characters: counted in characters (ASCII here: bytes) */
     f = fopen(wide, "w+");
