@@ -27,9 +27,6 @@
 
 #include "internal.h"
 
-/* the ELF header of this library, where it is mapped (the linker's) */
-extern const ElfW(Ehdr) __ehdr_start;
-
 #define BLOOM_BITS (8 * sizeof(ElfW(Addr)))
 
 static uint32_t gnu_hash(const char *s)
@@ -62,7 +59,7 @@ static int gather(struct dl_phdr_info *info, size_t size, void *arg)
 
     (void)size;
     if (!s->after_self) {
-        s->after_self = info->dlpi_addr == (ElfW(Addr))&__ehdr_start;
+        s->after_self = info->dlpi_addr == (ElfW(Addr))__ehdr_start;
         return 0;
     }
     if (s->n == REC_NEXT_MAX)

@@ -149,6 +149,14 @@ struct rec_thread {
     struct rec_pending pending[REC_PENDING];
 };
 
+/*
+ * This library's image, from its ELF header to the end of its bss: the
+ * linker's symbols, declared as bytes (they are addresses, not objects of
+ * a header's size).
+ */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char _end[] __attribute__((visibility("hidden")));
+
 extern int rec_active;                      /* recording on */
 extern __thread int rec_guard REC_TLS;      /* inside the recorder */
 extern __thread struct rec_thread *rec_self REC_TLS;

@@ -42,8 +42,6 @@
 #define ARENA_SIZE   (1u << 20)
 
 static uintptr_t self_lo, self_hi;          /* this library's mapping */
-/* the ELF header of this library, where it is mapped (the linker's) */
-extern const ElfW(Ehdr) __ehdr_start;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char *arena;
 static size_t arena_used = ARENA_SIZE;
@@ -660,28 +658,13 @@ static void fork_child(void)
  * scans when it meets a module it has not seen): most processes a build
  * or a shell starts never open a file of their own, and the scan reads
  * every module's headers and notes. This library's own range, which the
- * walk skips, comes from its program headers.
+ * walk skips, is its image as the linker bounds it.
  */
 void rec_stack_init(void)
 {
-    const ElfW(Ehdr) *eh = &__ehdr_start;
-    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-
     pthread_atfork(fork_prepare, fork_parent, fork_child);
-    /* the ELF header is at the start of the first PT_LOAD, at offset 0 */
-    for (int i = 0; i < eh->e_phnum; i++) {
-        if (ph[i].p_type != PT_LOAD)
-            continue;
-        if (ph[i].p_vaddr < lo)
-            lo = ph[i].p_vaddr;
-        if (ph[i].p_vaddr + ph[i].p_memsz > hi)
-            hi = ph[i].p_vaddr + ph[i].p_memsz;
-    }
-    if (lo < hi) {
-        self_lo = (uintptr_t)eh;
-        self_hi = (uintptr_t)eh + (hi - lo);
-    }
+    self_lo = (uintptr_t)__ehdr_start;
+    self_hi = (uintptr_t)_end;
 }
 
 /* One frame as "MODULE+0xOFF" (or "0xADDR" outside every module) into buf. */

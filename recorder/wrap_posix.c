@@ -766,9 +766,6 @@ int msync(void *addr, size_t len, int flags)
  */
 REAL_HERE(long, syscall, (long, ...));
 
-extern const char __ehdr_start[] __attribute__((visibility("hidden")));
-extern const char _end[] __attribute__((visibility("hidden")));
-
 static int from_self(const void *ra)
 {
     return (const char *)ra >= __ehdr_start && (const char *)ra < _end;
