@@ -37,22 +37,45 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 /* ------------------------------------------------------------- process */
 
 /*
- * The image's executable and argv, read once: a fork child has its
+ * The image's executable and argv, taken once: a fork child has its
  * parent's (these copies), which spares the /proc reads between its fork
- * and its exec.
+ * and its exec. argv comes from the constructor when it has it (a copy, as
+ * /proc/self/cmdline would give: the program may rewrite its argv later).
  */
 static char cmdline[32768];
 static char exe[PATH_MAX];
 static ssize_t cmdline_len = -1;
+static int exe_read;
+
+void rec_image_args(int argc, char **argv)
+{
+    size_t n = 0;
+
+    if (argc <= 0 || !argv)
+        return;                 /* /proc/self/cmdline, then */
+    for (int i = 0; i < argc && argv[i]; i++) {
+        size_t len = strlen(argv[i]) + 1;
+
+        if (n + len > sizeof(cmdline) - 1)
+            break;
+        memcpy(cmdline + n, argv[i], len);
+        n += len;
+    }
+    cmdline[n] = '\0';
+    cmdline_len = (ssize_t)n;
+}
 
 static void read_image(void)
 {
     ssize_t n, len;
 
+    if (!exe_read) {
+        len = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
+        exe[len > 0 ? len : 0] = '\0';
+        exe_read = 1;
+    }
     if (cmdline_len >= 0)
         return;
-    len = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
-    exe[len > 0 ? len : 0] = '\0';
     n = read_small("/proc/self/cmdline", cmdline, sizeof(cmdline) - 1);
     if (n < 0)
         n = 0;

@@ -32,6 +32,19 @@ static int env_true(const char *name, int dflt)
              strcmp(v, "false") == 0);
 }
 
+/*
+ * s into dst (PATH_MAX bytes), cut to fit. Not snprintf: the printf
+ * family's code is pages of libc that every recorded process would fault
+ * in at start-up for nothing else.
+ */
+static void copy_path(char *dst, const char *s)
+{
+    size_t n = strnlen(s, PATH_MAX - 1);
+
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+}
+
 /* This library's own path, so exec'd children can preload it again. */
 static void find_lib_path(void)
 {
@@ -42,7 +55,7 @@ static void find_lib_path(void)
     /* An absolute name (iorecord's LD_PRELOAD) serves as it is: realpath
        costs a readlink per path component in every process started. */
     if (info.dli_fname[0] == '/' || !realpath(info.dli_fname, rec_lib_path))
-        snprintf(rec_lib_path, sizeof(rec_lib_path), "%s", info.dli_fname);
+        copy_path(rec_lib_path, info.dli_fname);
 }
 
 /* path made absolute into out (PATH_MAX bytes); as given when it cannot be. */
@@ -52,7 +65,7 @@ static void abs_path(const char *path, char *out)
 
     if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)) ||
         strlen(cwd) + 1 + strlen(path) >= PATH_MAX) {
-        snprintf(out, PATH_MAX, "%s", path);
+        copy_path(out, path);
     } else {
         size_t cl = strlen(cwd);
 
@@ -79,7 +92,9 @@ static void out_path_init(void)
         abs_path(spool, rec_spool_path);
 }
 
-__attribute__((constructor)) static void rec_init(void)
+/* glibc passes main's argc, argv and envp to constructors. */
+__attribute__((constructor)) static void rec_init(int argc, char **argv,
+                                                  char **envp)
 {
     int saved = errno;
 
@@ -87,7 +102,9 @@ __attribute__((constructor)) static void rec_init(void)
     rec_resolve();
     if (env_true("IORECORD_DISABLE", 0))
         goto out;
+    (void)envp;
     rec_pid = (int32_t)getpid();
+    rec_image_args(argc, argv);
     rec_stacks = env_true("IORECORD_STACKS", 1);
     rec_warn_init(env_true("IORECORD_WARNED", 0), getenv("IORECORD_ONCE"));
     find_lib_path();

@@ -168,6 +168,8 @@ struct evs {
     size_t n, cap;
     struct iot_strtab *st;
     struct iot_trace_stats stats;
+    /* the first process record's command line, its arguments joined by spaces */
+    char cmdline[4096];
 };
 
 static int load(const char *path, struct evs *e)
@@ -189,6 +191,13 @@ static int load(const char *path, struct evs *e)
         if (e->n == e->cap) {
             e->cap = e->cap ? e->cap * 2 : 1024;
             e->v = realloc(e->v, e->cap * sizeof(*e->v));
+        }
+        if (ev.kind == IOT_EV_PROCESS && !e->cmdline[0]) {
+            size_t len = 0;
+
+            for (int i = 0; i < ev.argc && len < sizeof(e->cmdline) - 1; i++)
+                len += (size_t)snprintf(e->cmdline + len, sizeof(e->cmdline) - len,
+                                        "%s%s", i ? " " : "", ev.argv[i]);
         }
         ev.argv = NULL;
         e->v[e->n++] = ev;
@@ -432,6 +441,13 @@ static void family(const char *prog)
     free(b);
     CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
     CU_ASSERT_EQUAL(e.stats.chunks_damaged, 0);
+    {
+        /* the command line as the program got it */
+        char want[sizeof(e.cmdline)];
+
+        snprintf(want, sizeof(want), "%s/progs/%s %s", bindir, prog, dir2);
+        CU_ASSERT_STRING_EQUAL(e.cmdline, want);
+    }
     check_calls(&e, pid_of(&e, prog), er);
     unload(&e);
 }
