@@ -231,9 +231,10 @@ static inline int rec_deferring(void)
  */
 void rec_do_due(struct rec_thread *t);
 
-/* rec_leave() for the calling thread's stream t (or NULL). */
-static inline void rec_leave_as(struct rec_thread *t)
+static inline void rec_leave(void)
 {
+    struct rec_thread *t = rec_self;
+
     if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))
         rec_drain(t);
     if (REC_UNLIKELY(t && __atomic_load_n(&t->due, __ATOMIC_RELAXED)))
@@ -251,11 +252,6 @@ static inline void rec_leave_as(struct rec_thread *t)
         rec_guard = 0;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
     }
-}
-
-static inline void rec_leave(void)
-{
-    rec_leave_as(rec_self);
 }
 
 /* The record did not fit (written == 0), or the chunk has grown old. */

@@ -260,7 +260,8 @@ void rec_stdio_pre(FILE *f)
 #define LIBIO_LINE_BUF          0x0200
 #define LIBIO_CURRENTLY_PUTTING 0x0800
 
-/* The ops that may be untimed repeats take bytes out of the buffer (reads) or put them in. */
+/* Of the ops that may be untimed repeats: those that take bytes out of the
+   buffer (the others put them in). */
 static inline int op_reads(unsigned op)
 {
     return op == IOT_OP_FREAD || op == IOT_OP_FGETC;
@@ -326,10 +327,10 @@ static __attribute__((noinline)) void untimed_leave(void)
 }
 
 /*
- * The call was to be an untimed repeat but was not: it came up short, or
- * another thread moved the buffer meanwhile. Recorded as a timed call with
- * its end as both its times. The guard is held; err was read right after
- * the call.
+ * The call was to be an untimed repeat but was not: it came up short,
+ * another thread moved the buffer meanwhile, or the chunk is full. Recorded
+ * as a timed call with its end as both its times (nothing, when recording
+ * has stopped). The guard is held; err was read right after the call.
  */
 static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
                                                      int64_t size, int64_t ret,
