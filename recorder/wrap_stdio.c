@@ -285,33 +285,34 @@ static inline char *buffer_at(FILE *f, unsigned op)
 }
 
 /*
- * The recording thread, when a call of op moving `bytes` on f may be an
- * untimed repeat: it repeats the previous call, nothing moved f's buffer
- * since the recorder last saw it (no inline getc/putc to record first), and
- * the buffer alone can serve it (byte stream, fully buffered, in the
- * direction of op, with room or data enough). NULL otherwise.
+ * Whether a call of op moving `bytes` on f, made by thread t with the guard
+ * held, may be an untimed repeat: it repeats t's previous call, nothing
+ * moved f's buffer since the recorder last saw it (no inline getc/putc to
+ * record first), and the buffer alone can serve it (byte stream, fully
+ * buffered, in the direction of op, with room or data enough). The guard
+ * must be held: a signal handler's call recorded between this check and
+ * the append would become the previous call the repeat repeats.
  */
-static inline struct rec_thread *untimed_ready(FILE *f, unsigned op,
-                                               size_t bytes)
+static inline int untimed_ready(const struct rec_thread *t, FILE *f,
+                                unsigned op, size_t bytes)
 {
-    struct rec_thread *t = rec_self;
     const struct stream_mark *m;
     int fl;
 
-    if (!t || rec_guard || !f || bytes == 0 || bytes > INT32_MAX ||
+    if (!f || bytes == 0 || bytes > INT32_MAX ||
         !repeats_prev(&t->enc, op, f, (int64_t)bytes))
-        return NULL;
+        return 0;
     m = mark_of(f);
     if (m->f != f || m->w != f->_IO_write_ptr || m->r != f->_IO_read_ptr ||
         f->_mode > 0)
-        return NULL;
+        return 0;
     fl = f->_flags;
     if (op_reads(op))
         return !(fl & LIBIO_CURRENTLY_PUTTING) &&
-               f->_IO_read_end - f->_IO_read_ptr >= (ptrdiff_t)bytes ? t : NULL;
+               f->_IO_read_end - f->_IO_read_ptr >= (ptrdiff_t)bytes;
     return (fl & (LIBIO_UNBUFFERED | LIBIO_LINE_BUF |
                   LIBIO_CURRENTLY_PUTTING)) == LIBIO_CURRENTLY_PUTTING &&
-           f->_IO_write_end - f->_IO_write_ptr >= (ptrdiff_t)bytes ? t : NULL;
+           f->_IO_write_end - f->_IO_write_ptr >= (ptrdiff_t)bytes;
 }
 
 /*
@@ -324,6 +325,21 @@ static __attribute__((noinline)) void untimed_leave(void)
     rec_guard = REC_GUARD_IN;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     rec_leave();
+}
+
+/* The guard dropped as rec_leave drops it, the slow turns out of line. */
+static inline void untimed_unguard(const struct rec_thread *t)
+{
+    if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) |
+                     __atomic_load_n(&t->due, __ATOMIC_RELAXED))) {
+        untimed_leave();
+        return;
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    rec_guard = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))
+        untimed_leave();
 }
 
 /*
@@ -347,27 +363,29 @@ static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
  * The body of a wrapper whose calls may be untimed repeats: op moving
  * `bytes` on f; `full` says, after the call, that it moved them all; size,
  * ret and err are what stdio_rec records when the call is not an untimed
- * repeat; `timed` is the timed call (the wrapper's name_timed). The untimed
- * path holds the guard across the real call, which only copies within the
- * buffer (it may wait for the stream's lock): a signal handler's calls
- * wait in the deferred list and nothing else appends to the thread's chunk
- * meanwhile. When the call moved all its bytes within the buffer (f's
- * pointer went from where it stood to `after`), the untimed repeat is
- * appended; the mark held f's pointers before the call (untimed_ready), so
- * only the one the call moved changes. The guard is dropped as rec_leave
- * does, its slow turns out of line.
+ * repeat; `timed` is the timed call (the wrapper's name_timed). The guard
+ * is taken before the check and held across the real call, which only
+ * copies within the buffer (it may wait for the stream's lock): a signal
+ * handler's calls wait in the deferred list and nothing else appends to
+ * the thread's chunk from the check to the append. When the call moved all
+ * its bytes within the buffer (f's pointer went from where it stood to
+ * `after`), the untimed repeat is appended; the mark held f's pointers
+ * before the call (untimed_ready), so only the one the call moved changes.
  */
 #define UNTIMED_BODY(rtype, fail, name, op, f, bytes, full, size, ret, err,    \
                      timed, ...)                                               \
-    struct rec_thread *t;                                                      \
+    struct rec_thread *t = rec_self;                                           \
     char *after;                                                               \
     rtype r;                                                                   \
-    if (REC_UNLIKELY(!rec_active) ||                                           \
-        (t = untimed_ready(f, op, (bytes))) == NULL)                           \
+    if (REC_UNLIKELY(!rec_active) || !t || rec_guard)                          \
         return timed;                                                          \
-    after = buffer_at(f, op) + (bytes);                                        \
     rec_guard = REC_GUARD_IN;                                                  \
     __atomic_signal_fence(__ATOMIC_SEQ_CST);                                   \
+    if (!untimed_ready(t, f, op, (bytes))) {                                   \
+        untimed_unguard(t);                                                    \
+        return timed;                                                          \
+    }                                                                          \
+    after = buffer_at(f, op) + (bytes);                                        \
     r = CALL_REAL(fail, name, __VA_ARGS__);                                    \
     if (REC_UNLIKELY(!(full) || buffer_at(f, op) != after || !rec_active ||    \
                      iot_enc_repeat_untimed(&t->enc) != 0)) {                  \
@@ -379,16 +397,7 @@ static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
         mark_of(f)->r = after;                                                 \
     else                                                                       \
         mark_of(f)->w = after;                                                 \
-    if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) |         \
-                     __atomic_load_n(&t->due, __ATOMIC_RELAXED))) {            \
-        untimed_leave();                                                       \
-        return r;                                                              \
-    }                                                                          \
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                   \
-    rec_guard = 0;                                                             \
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                   \
-    if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))         \
-        untimed_leave();                                                       \
+    untimed_unguard(t);                                                        \
     return r
 
 /* ------------------------------------------------------------ data calls */

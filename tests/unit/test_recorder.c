@@ -715,6 +715,7 @@ static void test_signals(void)
     CU_ASSERT_EQUAL(e.stats.chunks_damaged, 0);
     pid = pid_of(&e, "rec_signals");
     CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_READ, 1, 1), 300000);
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_FWRITE, 1, 16), 300000);
     /* Handlers that interrupted the recorder itself were deferred, not lost. */
     recorded = count_op(&e, pid, IOT_OP_WRITE, 1, 1);
     CU_ASSERT(handler_writes > 0);
