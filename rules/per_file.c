@@ -50,6 +50,7 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
         t->used++;
     }
     f->sessions++;
+    f->left_open += s->end != RULE_END_CLOSE;
     f->ops += s->op;
     f->reads += s->reads;
     f->writes += s->writes;

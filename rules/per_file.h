@@ -12,6 +12,7 @@
 struct per_file {
     struct rule_session first;   /* the first session added: the open site */
     uint64_t sessions;
+    uint64_t left_open;          /* sessions still open when their process or the trace ended */
     uint64_t ops, reads, writes, syncs;
     int64_t op_size, read_bytes, write_bytes;
     int64_t buffer;              /* largest single request */

@@ -7,7 +7,9 @@
  * its contents.
  *
  * Judged per process and path: at least min_opens sessions that moved on
- * average fewer than max_bytes_per_open bytes. Sessions that synced are
+ * average fewer than max_bytes_per_open bytes. Sessions still open when
+ * their process ended count too (the same path opened again and again);
+ * the message then says how many were never closed. Sessions that synced are
  * left out (sync_storm's business: a journal reopened per transaction
  * does durable work), and so are directories (opened to be listed or
  * synced, not read).
@@ -50,10 +52,19 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
         if (f->sessions < (uint64_t)ctx->p[P_MIN_OPENS] ||
             per_open >= (int64_t)ctx->p[P_MAX_BYTES_PER_OPEN])
             continue;
-        snprintf(msg, sizeof(msg),
-                 "%s opened and closed this file %llu times, moving %lld bytes per open on "
-                 "average; open it once and keep the descriptor (or cache its contents)",
-                 s.process, (unsigned long long)f->sessions, (long long)per_open);
+        if (f->left_open)
+            snprintf(msg, sizeof(msg),
+                     "%s opened this file %llu times (%llu of them still open when it "
+                     "ended), moving %lld bytes per open on average; open it once and keep "
+                     "the descriptor (or cache its contents)",
+                     s.process, (unsigned long long)f->sessions,
+                     (unsigned long long)f->left_open, (long long)per_open);
+        else
+            snprintf(msg, sizeof(msg),
+                     "%s opened and closed this file %llu times, moving %lld bytes per open "
+                     "on average; open it once and keep the descriptor (or cache its "
+                     "contents)",
+                     s.process, (unsigned long long)f->sessions, (long long)per_open);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)f->sessions, .message = msg,
             .detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
