@@ -231,27 +231,34 @@ static inline int rec_deferring(void)
  */
 void rec_do_due(struct rec_thread *t);
 
-static inline void rec_leave(void)
-{
-    struct rec_thread *t = rec_self;
+/*
+ * rec_leave's slow turn, out of line so that the wrappers keep few
+ * registers: take the guard (the caller's, or again after a handler
+ * deferred a call just as rec_leave dropped it), append what handlers
+ * deferred, do the due work, and drop the guard, draining until no
+ * handler has deferred anything more.
+ */
+void rec_leave_slow(struct rec_thread *t);
 
-    if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))
-        rec_drain(t);
-    if (REC_UNLIKELY(t && __atomic_load_n(&t->due, __ATOMIC_RELAXED)))
-        rec_do_due(t);
+/* Leave the recorder (guard held): t is the calling thread's stream, or NULL. */
+static inline void rec_leave_as(struct rec_thread *t)
+{
+    if (REC_UNLIKELY(t && (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) |
+                           __atomic_load_n(&t->due, __ATOMIC_RELAXED)))) {
+        rec_leave_slow(t);
+        return;
+    }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* the appends before it */
     rec_guard = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* the check below after it */
-    /* A handler that deferred between the drain and the line above (and
-       again, for one that does so between this drain and its end). */
-    while (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))) {
-        rec_guard = REC_GUARD_IN;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        rec_drain(t);
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        rec_guard = 0;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    }
+    /* A handler that deferred between the check and the line above. */
+    if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))
+        rec_leave_slow(t);
+}
+
+static inline void rec_leave(void)
+{
+    rec_leave_as(rec_self);
 }
 
 /* The record did not fit (written == 0), or the chunk has grown old. */

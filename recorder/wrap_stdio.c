@@ -316,33 +316,6 @@ static inline int untimed_ready(const struct rec_thread *t, FILE *f,
 }
 
 /*
- * The untimed path's way out when anything is left to do: drain what
- * signal handlers deferred, do the due work. Out of line, as is the missed
- * case below, so the untimed path keeps few registers.
- */
-static __attribute__((noinline)) void untimed_leave(void)
-{
-    rec_guard = REC_GUARD_IN;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    rec_leave();
-}
-
-/* The guard dropped as rec_leave drops it, the slow turns out of line. */
-static inline void untimed_unguard(const struct rec_thread *t)
-{
-    if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) |
-                     __atomic_load_n(&t->due, __ATOMIC_RELAXED))) {
-        untimed_leave();
-        return;
-    }
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    rec_guard = 0;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (REC_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))
-        untimed_leave();
-}
-
-/*
  * The call was to be an untimed repeat but was not: it came up short,
  * another thread moved the buffer meanwhile, or the chunk is full. Recorded
  * as a timed call with its end as both its times (nothing, when recording
@@ -360,65 +333,65 @@ static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
 }
 
 /*
- * The body of a wrapper whose calls may be untimed repeats: op moving
- * `bytes` on f; `full` says, after the call, that it moved them all; size,
- * ret and err are what stdio_rec records when the call is not an untimed
- * repeat; `timed` is the timed call (the wrapper's name_timed). The guard
- * is taken before the check and held across the real call, which only
- * copies within the buffer (it may wait for the stream's lock): a signal
- * handler's calls wait in the deferred list and nothing else appends to
- * the thread's chunk from the check to the append. When the call moved all
- * its bytes within the buffer (f's pointer went from where it stood to
- * `after`), the untimed repeat is appended; the mark held f's pointers
- * before the call (untimed_ready), so only the one the call moved changes.
+ * A wrapper whose calls may be untimed repeats, and name_timed, its timed
+ * body (STDIO_BODY), out of line so that the untimed path keeps few
+ * registers. op moves `bytes` on f; `full` says, after the call, that it
+ * moved them all; size, ret and err are what stdio_rec records of a timed
+ * call. The guard is taken before the check and held across the real
+ * call, which only copies within the buffer (it may wait for the stream's
+ * lock): a signal handler's calls wait in the deferred list and nothing
+ * else appends to the thread's chunk from the check to the append. When
+ * the call moved all its bytes within the buffer (f's pointer went from
+ * where it stood to `after`), the untimed repeat is appended; the mark
+ * held f's pointers before the call (untimed_ready), so only the one the
+ * call moved changes.
  */
-#define UNTIMED_BODY(rtype, fail, name, op, f, bytes, full, size, ret, err,    \
-                     timed, ...)                                               \
-    struct rec_thread *t = rec_self;                                           \
-    char *after;                                                               \
-    rtype r;                                                                   \
-    if (REC_UNLIKELY(!rec_active) || !t || rec_guard)                          \
-        return timed;                                                          \
-    rec_guard = REC_GUARD_IN;                                                  \
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                   \
-    if (!untimed_ready(t, f, op, (bytes))) {                                   \
-        untimed_unguard(t);                                                    \
-        return timed;                                                          \
-    }                                                                          \
-    after = buffer_at(f, op) + (bytes);                                        \
-    r = CALL_REAL(fail, name, __VA_ARGS__);                                    \
-    if (REC_UNLIKELY(!(full) || buffer_at(f, op) != after || !rec_active ||    \
-                     iot_enc_repeat_untimed(&t->enc) != 0)) {                  \
-        untimed_missed(f, op, (size), (ret), (err));                           \
-        return r;                                                              \
-    }                                                                          \
-    rec_publish(t);                                                            \
-    if (op_reads(op))                                                          \
-        mark_of(f)->r = after;                                                 \
-    else                                                                       \
-        mark_of(f)->w = after;                                                 \
-    untimed_unguard(t);                                                        \
-    return r
-
-/* ------------------------------------------------------------ data calls */
-
-/* fread and fwrite: name_timed out of line, so the untimed path stays lean. */
-#define WRAP_STDIO_DATA(name, op, params, sz, n, f, ...)                       \
-    static __attribute__((noinline)) size_t name##_timed params                \
+#define WRAP_UNTIMED(rtype, fail, name, op, params, f, bytes, full, size, ret, \
+                     err, ...)                                                 \
+    static __attribute__((noinline)) rtype name##_timed params                 \
     {                                                                          \
-        STDIO_BODY(size_t, 0, name, f,                                         \
-                   stdio_rec(op, f, IOT_HAS_SIZE, (int64_t)((sz) * (n)),       \
-                             (int64_t)(r * (sz)), rec_stream_err(f, r < (n)),  \
+        STDIO_BODY(rtype, fail, name, f,                                       \
+                   stdio_rec(op, f, IOT_HAS_SIZE, (size), (ret), (err),        \
                              s0, s1),                                          \
                    __VA_ARGS__);                                               \
     }                                                                          \
-    size_t name params                                                         \
+    rtype name params                                                          \
     {                                                                          \
-        UNTIMED_BODY(size_t, 0, name, op, f, (size_t)(sz) * (n), r == (n),     \
-                     (int64_t)((sz) * (n)), (int64_t)(r * (sz)),               \
-                     rec_stream_err(f, r < (n)), name##_timed(__VA_ARGS__),    \
-                     __VA_ARGS__);                                             \
+        struct rec_thread *t = rec_self;                                       \
+        char *after;                                                           \
+        rtype r;                                                               \
+        if (REC_UNLIKELY(!rec_active) || !t || rec_guard)                      \
+            return name##_timed(__VA_ARGS__);                                  \
+        rec_guard = REC_GUARD_IN;                                              \
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
+        if (!untimed_ready(t, f, op, (bytes))) {                               \
+            rec_leave_as(t);                                                   \
+            return name##_timed(__VA_ARGS__);                                  \
+        }                                                                      \
+        after = buffer_at(f, op) + (bytes);                                    \
+        r = CALL_REAL(fail, name, __VA_ARGS__);                                \
+        if (REC_UNLIKELY(!(full) || buffer_at(f, op) != after ||               \
+                         !rec_active ||                                        \
+                         iot_enc_repeat_untimed(&t->enc) != 0)) {              \
+            untimed_missed(f, op, (size), (ret), (err));                       \
+            return r;                                                          \
+        }                                                                      \
+        rec_publish(t);                                                        \
+        if (op_reads(op))                                                      \
+            mark_of(f)->r = after;                                             \
+        else                                                                   \
+            mark_of(f)->w = after;                                             \
+        rec_leave_as(t);                                                       \
+        return r;                                                              \
     }
+
+/* ------------------------------------------------------------ data calls */
+
+/* fread and fwrite: size = size x n, ret = items x size. */
+#define WRAP_STDIO_DATA(name, op, params, sz, n, f, ...)                       \
+    WRAP_UNTIMED(size_t, 0, name, op, params, f, (size_t)(sz) * (n), r == (n), \
+                 (int64_t)((sz) * (n)), (int64_t)(r * (sz)),                   \
+                 rec_stream_err(f, r < (n)), __VA_ARGS__)
 
 WRAP_STDIO_DATA(fread, IOT_OP_FREAD, (void *p, size_t sz, size_t n, FILE *f),
                 sz, n, f, p, sz, n, f)
@@ -455,40 +428,17 @@ WRAP_FGETS(__fgets_unlocked_chk, (char *s, size_t sl, int n, FILE *f), f, n,
            s, sl, n, f)
 
 #define WRAP_GETC(name)                                                        \
-    static __attribute__((noinline)) int name##_timed(FILE *f)                 \
-    {                                                                          \
-        STDIO_BODY(int, EOF, name, f,                                          \
-                   stdio_rec(IOT_OP_FGETC, f, IOT_HAS_SIZE, 1,                 \
-                             r == EOF ? 0 : 1, rec_stream_err(f, r == EOF),    \
-                             s0, s1),                                          \
-                   f);                                                         \
-    }                                                                          \
-    int name(FILE *f)                                                          \
-    {                                                                          \
-        UNTIMED_BODY(int, EOF, name, IOT_OP_FGETC, f, 1, r != EOF, 1,          \
-                     r == EOF ? 0 : 1, rec_stream_err(f, r == EOF),            \
-                     name##_timed(f), f);                                      \
-    }
+    WRAP_UNTIMED(int, EOF, name, IOT_OP_FGETC, (FILE *f), f, 1, r != EOF, 1,   \
+                 r == EOF ? 0 : 1, rec_stream_err(f, r == EOF), f)
 
 WRAP_GETC(fgetc)
 WRAP_GETC(getc)
 WRAP_GETC(_IO_getc)
 
 #define WRAP_PUTC(name)                                                        \
-    static __attribute__((noinline)) int name##_timed(int c, FILE *f)          \
-    {                                                                          \
-        STDIO_BODY(int, EOF, name, f,                                          \
-                   stdio_rec(IOT_OP_FPUTC, f, IOT_HAS_SIZE, 1,                 \
-                             r == EOF ? -1 : 1,                                \
-                             r == EOF ? (errno ? errno : EIO) : 0, s0, s1),    \
-                   c, f);                                                      \
-    }                                                                          \
-    int name(int c, FILE *f)                                                   \
-    {                                                                          \
-        UNTIMED_BODY(int, EOF, name, IOT_OP_FPUTC, f, 1, r != EOF, 1,          \
-                     r == EOF ? -1 : 1, r == EOF ? (errno ? errno : EIO) : 0,  \
-                     name##_timed(c, f), c, f);                                \
-    }
+    WRAP_UNTIMED(int, EOF, name, IOT_OP_FPUTC, (int c, FILE *f), f, 1,         \
+                 r != EOF, 1, r == EOF ? -1 : 1,                               \
+                 r == EOF ? (errno ? errno : EIO) : 0, c, f)
 
 WRAP_PUTC(fputc)
 WRAP_PUTC(putc)
