@@ -39,6 +39,7 @@
 #include <limits.h>
 #include <link.h>
 #include <linux/futex.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,6 +52,21 @@
 static inline int32_t rec_gettid(void)
 {
     return (int32_t)syscall(SYS_gettid);
+}
+
+/* -------------------------------------------------------------- strings */
+
+/*
+ * src into dst (cap bytes), cut to fit. Not snprintf: the printf family's
+ * code is pages of libc that each recorded process, and each fork child
+ * before its exec, would fault in for nothing else.
+ */
+static inline void rec_copy_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+
+    memcpy(dst, src, n);
+    dst[n] = '\0';
 }
 
 /* ------------------------------------------------------------ startup.c */

@@ -108,23 +108,14 @@ void rec_process_record(struct rec_thread *t, int64_t now)
 
 /* -------------------------------------------------------------- threads */
 
-/*
- * The calling thread's name (comm): every caller records its own. Copied
- * without the printf family: a fork child runs this before it execs, and
- * every libc page it touches first is a page fault in each child.
- */
+/* The calling thread's name (comm): every caller records its own. */
 static void read_comm(char *name, size_t cap)
 {
     char buf[17] = "";   /* PR_GET_NAME writes at most 16 bytes */
-    size_t n;
 
     syscall(SYS_prctl, PR_GET_NAME, buf, 0, 0, 0);
     buf[16] = '\0';
-    n = strlen(buf);
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(name, buf, n);
-    name[n] = '\0';
+    rec_copy_str(name, cap, buf);   /* before exec too: see rec_copy_str */
 }
 
 void rec_thread_name_record(struct rec_thread *t, int64_t now)

@@ -32,19 +32,6 @@ static int env_true(const char *name, int dflt)
              strcmp(v, "false") == 0);
 }
 
-/*
- * s into dst (PATH_MAX bytes), cut to fit. Not snprintf: the printf
- * family's code is pages of libc that every recorded process would fault
- * in at start-up for nothing else.
- */
-static void copy_path(char *dst, const char *s)
-{
-    size_t n = strnlen(s, PATH_MAX - 1);
-
-    memcpy(dst, s, n);
-    dst[n] = '\0';
-}
-
 /* This library's own path, so exec'd children can preload it again. */
 static void find_lib_path(void)
 {
@@ -55,7 +42,7 @@ static void find_lib_path(void)
     /* An absolute name (iorecord's LD_PRELOAD) serves as it is: realpath
        costs a readlink per path component in every process started. */
     if (info.dli_fname[0] == '/' || !realpath(info.dli_fname, rec_lib_path))
-        copy_path(rec_lib_path, info.dli_fname);
+        rec_copy_str(rec_lib_path, sizeof(rec_lib_path), info.dli_fname);
 }
 
 /* path made absolute into out (PATH_MAX bytes); as given when it cannot be. */
@@ -65,7 +52,7 @@ static void abs_path(const char *path, char *out)
 
     if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)) ||
         strlen(cwd) + 1 + strlen(path) >= PATH_MAX) {
-        copy_path(out, path);
+        rec_copy_str(out, PATH_MAX, path);
     } else {
         size_t cl = strlen(cwd);
 
