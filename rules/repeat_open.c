@@ -47,24 +47,22 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
     PER_FILE_FOREACH(&st->files, f) {
         struct rule_session s = per_file_session(f);
         int64_t per_open = (f->read_bytes + f->write_bytes) / (int64_t)f->sessions;
-        char msg[400];
+        char msg[400], opened[128];
 
         if (f->sessions < (uint64_t)ctx->p[P_MIN_OPENS] ||
             per_open >= (int64_t)ctx->p[P_MAX_BYTES_PER_OPEN])
             continue;
         if (f->left_open)
-            snprintf(msg, sizeof(msg),
-                     "%s opened this file %llu times (%llu of them still open when it "
-                     "ended), moving %lld bytes per open on average; open it once and keep "
-                     "the descriptor (or cache its contents)",
-                     s.process, (unsigned long long)f->sessions,
-                     (unsigned long long)f->left_open, (long long)per_open);
+            snprintf(opened, sizeof(opened), "opened this file %llu times (%llu of them "
+                     "still open when it ended)", (unsigned long long)f->sessions,
+                     (unsigned long long)f->left_open);
         else
-            snprintf(msg, sizeof(msg),
-                     "%s opened and closed this file %llu times, moving %lld bytes per open "
-                     "on average; open it once and keep the descriptor (or cache its "
-                     "contents)",
-                     s.process, (unsigned long long)f->sessions, (long long)per_open);
+            snprintf(opened, sizeof(opened), "opened and closed this file %llu times",
+                     (unsigned long long)f->sessions);
+        snprintf(msg, sizeof(msg),
+                 "%s %s, moving %lld bytes per open on average; open it once and keep the "
+                 "descriptor (or cache its contents)",
+                 s.process, opened, (long long)per_open);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)f->sessions, .message = msg,
             .detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
