@@ -61,6 +61,7 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 SAMPLE_SRC   := $(wildcard samples/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
+PRELOAD_SRC  := $(wildcard tests/preload/*.c)
 BENCH_SRC    := $(wildcard bench/*.c)
 
 obj = $(patsubst %.c,$(OBJ)/%.o,$(1))
@@ -73,13 +74,14 @@ UNIT_TESTS  := $(BIN)/unit_tests
 FUZZ_REPLAY := $(BIN)/fuzz_replay
 SAMPLES     := $(patsubst samples/%.c,$(BIN)/samples/%,$(SAMPLE_SRC))
 PROGS       := $(patsubst tests/progs/%.c,$(BIN)/progs/%,$(PROG_SRC))
+TEST_PRELOADS := $(patsubst tests/preload/%.c,$(LIB)/test/%.so,$(PRELOAD_SRC))
 BENCHES     := $(patsubst bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 
 # ioscope.pc is made here too, so that `sudo make install` after `make`
 # writes nothing into the build tree.
 ALL := $(LIBIOTRACE) $(IOANALYZE) $(UNIT_TESTS) $(FUZZ_REPLAY) $(SAMPLES) $(PROGS) $(BUILD)/gen/ioscope.pc
 ifneq ($(RECLIB_SRC),)
-ALL += $(LIBIORECORD) $(IORECORD)
+ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
 
 .PHONY: all deps test unit e2e demo asan bench fuzz install uninstall clean
@@ -149,6 +151,11 @@ $(BIN)/samples/%: samples/%.c $(wildcard samples/*.h)
 $(BIN)/progs/%: tests/progs/%.c $(wildcard tests/progs/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) -o $@ $< -lpthread
+
+# Other interposers the recorder's tests preload beside it.
+$(LIB)/test/%.so: tests/preload/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) -shared -fPIC -o $@ $< -ldl
 
 $(BIN)/bench/%: bench/%.c $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)

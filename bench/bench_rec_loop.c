@@ -2,8 +2,13 @@
  * bench_rec_loop - the loops bench_recorder.sh measures, natively, under the
  * recorder and under strace. No ioscope code is used.
  *
- *   bench_rec_loop read1|pread4k|fwrite64|open|spawn|fork64 CALLS FILE
+ *   bench_rec_loop LOOP CALLS FILE
  *
+ * read1: 1-byte read() from /dev/zero. pread4k: 4 KiB pread() of FILE.
+ * fwrite64: 64-byte fwrite() to FILE; fwrite64u: the same with
+ * fwrite_unlocked(); fwrite64t: fwrite() while a second thread waits (a
+ * multi-threaded process: stdio takes the stream's lock, and so does the
+ * recorder's path).
  * open: one open + close of FILE per iteration (stack capture cost).
  * spawn: fork, exec of /bin/true and waitpid per iteration (the cost of
  * each recorded process's start-up and exit).
@@ -38,7 +43,23 @@ static int64_t ns(clockid_t c)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+enum loop { READ1, PREAD4K, FWRITE64, FWRITE64U, FWRITE64T, OPEN, SPAWN, FORK64, NLOOPS };
+
+static const char *const loop_names[NLOOPS] = {
+    "read1", "pread4k", "fwrite64", "fwrite64u", "fwrite64t", "open", "spawn",
+    "fork64",
+};
+
 static volatile int stop;
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* fwrite64t's second thread: waits until the loop is done. */
+static void *idle(void *arg)
+{
+    pthread_mutex_lock(&idle_lock);
+    pthread_mutex_unlock(&idle_lock);
+    return arg;
+}
 
 static void *reader(void *arg)
 {
@@ -69,44 +90,49 @@ int main(int argc, char **argv)
     int64_t per[BATCHES], t0, c0;
     struct rusage ru;
     long calls, batch;
-    pthread_t readers[64];
+    pthread_t readers[64], idler;
     FILE *f = NULL;
-    int fd = -1, mode;
+    int fd = -1, mode = 0;
 
-    if (argc != 4) {
-        fprintf(stderr, "usage: bench_rec_loop read1|pread4k|fwrite64|open|spawn|fork64 CALLS FILE\n");
+    while (argc == 4 && mode < NLOOPS && strcmp(argv[1], loop_names[mode]))
+        mode++;
+    if (argc != 4 || mode == NLOOPS) {
+        fprintf(stderr, "usage: bench_rec_loop read1|pread4k|fwrite64|fwrite64u|"
+                        "fwrite64t|open|spawn|fork64 CALLS FILE\n");
         return 2;
     }
-    mode = !strcmp(argv[1], "read1") ? 0 : !strcmp(argv[1], "pread4k") ? 1
-         : !strcmp(argv[1], "fwrite64") ? 2 : !strcmp(argv[1], "open") ? 3
-         : !strcmp(argv[1], "spawn") ? 4 : 5;
     calls = atol(argv[2]);
     batch = calls / BATCHES > 0 ? calls / BATCHES : 1;
-    if (mode == 0)
+    if (mode == READ1)
         fd = open("/dev/zero", O_RDONLY);
-    else if (mode == 1 || mode == 3 || mode == 4 || mode == 5)
-        fd = open(argv[3], O_RDONLY);
-    else
+    else if (mode == FWRITE64 || mode == FWRITE64U || mode == FWRITE64T)
         f = fopen(argv[3], "w");
+    else
+        fd = open(argv[3], O_RDONLY);
     if (fd < 0 && !f) {
         perror(argv[3]);
         return 1;
     }
-    if (mode == 5)
+    if (mode == FORK64)
         for (int i = 0; i < 64; i++)
             if (pthread_create(&readers[i], NULL, reader, NULL) != 0)
                 return 1;
+    if (mode == FWRITE64T) {
+        pthread_mutex_lock(&idle_lock);
+        if (pthread_create(&idler, NULL, idle, NULL) != 0)
+            return 1;
+    }
     c0 = ns(CLOCK_THREAD_CPUTIME_ID);
     for (int b = 0; b < BATCHES; b++) {
         t0 = ns(CLOCK_MONOTONIC);
         for (long i = 0; i < batch; i++) {
-            if (mode == 0) {
+            if (mode == READ1) {
                 if (read(fd, buf, 1) != 1)
                     return 1;
-            } else if (mode == 1) {
+            } else if (mode == PREAD4K) {
                 if (pread(fd, buf, 4096, (off_t)((i & 255) * 4096)) != 4096)
                     return 1;
-            } else if (mode == 4) {
+            } else if (mode == SPAWN) {
                 pid_t p = fork();
 
                 if (p == 0) {
@@ -115,20 +141,21 @@ int main(int argc, char **argv)
                 }
                 if (p < 0 || waitpid(p, NULL, 0) != p)
                     return 1;
-            } else if (mode == 5) {
+            } else if (mode == FORK64) {
                 pid_t p = fork();
 
                 if (p == 0)
                     _exit(0);
                 if (p < 0 || waitpid(p, NULL, 0) != p)
                     return 1;
-            } else if (mode == 3) {
+            } else if (mode == OPEN) {
                 int o = open(argv[3], O_RDONLY);
 
                 if (o < 0 || close(o) != 0)
                     return 1;
             } else {
-                if (fwrite(buf, 1, 64, f) != 64)
+                if ((mode == FWRITE64U ? fwrite_unlocked(buf, 1, 64, f)
+                                       : fwrite(buf, 1, 64, f)) != 64)
                     return 1;
                 if ((i & 4095) == 4095)
                     rewind(f);   /* keep the file small: 256 KiB */
@@ -137,10 +164,14 @@ int main(int argc, char **argv)
         per[b] = (ns(CLOCK_MONOTONIC) - t0) / batch;
     }
     c0 = ns(CLOCK_THREAD_CPUTIME_ID) - c0;
-    if (mode == 5) {
+    if (mode == FORK64) {
         stop = 1;
         for (int i = 0; i < 64; i++)
             pthread_join(readers[i], NULL);
+    }
+    if (mode == FWRITE64T) {
+        pthread_mutex_unlock(&idle_lock);
+        pthread_join(idler, NULL);
     }
     if (f)
         fclose(f);

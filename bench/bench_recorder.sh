@@ -6,6 +6,11 @@
 #   read1     1-byte read() from /dev/zero
 #   pread4k   4 KiB pread() from a cached file
 #   fwrite64  64-byte fwrite() to a file
+#   fwrite64u the same with fwrite_unlocked(): the recorder's own cost on
+#             the lock-free copy it calls for fwrite in a single-threaded
+#             process (docs/recorder.md, "Untimed repeats")
+#   fwrite64t fwrite() while a second thread waits: a multi-threaded
+#             process, where stdio and the recorder keep the stream's lock
 #   open      open()+close() of a file, with and without call stacks
 #   spawn     fork + exec /bin/true + waitpid (a recorded process's start-up
 #             and exit; CPU columns count only the parent)
@@ -48,11 +53,11 @@ best3() {
     echo "$best"
 }
 
-file_for() { case $1 in fwrite64) echo "$work/out.dat" ;; *) echo "$work/cached.dat" ;; esac; }
+file_for() { case $1 in fwrite64*) echo "$work/out.dat" ;; *) echo "$work/cached.dat" ;; esac; }
 
 echo "calls per run: $N (strace: $((N / 100))); ns per call; best of 3 by thread CPU"
 printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' workload setup wall_ns thread_ns proc_ns x_wall x_proc bytes/event
-for w in read1 pread4k fwrite64 open spawn fork64; do
+for w in read1 pread4k fwrite64 fwrite64u fwrite64t open spawn fork64; do
     n=$N
     [ $w = open ] && n=$((N / 10))
     [ $w = spawn ] && n=$((N / 2000))

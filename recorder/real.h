@@ -158,10 +158,27 @@
                                void (*)(void), void (*)(void),                 \
                                void (*)(void), void *))
 
+/*
+ * Stdio calls that lock the stream and their lock-free twins, with the
+ * same parameters: S(return type, name, twin, (parameter types)). In a
+ * single-threaded process, where no other thread can hold or want the
+ * lock, wrap_stdio.c's untimed repeats call solo_<name>: the twin when
+ * libc defines both names and no object before libc defines either (so no
+ * other interposer is skipped), else the locking form itself.
+ */
+#define REAL_SOLO_PAIRS(S)                                                     \
+    S(size_t, fread, fread_unlocked, (void *, size_t, size_t, FILE *))        \
+    S(size_t, __fread_chk, __fread_unlocked_chk,                               \
+      (void *, size_t, size_t, size_t, FILE *))                                \
+    S(size_t, fwrite, fwrite_unlocked, (const void *, size_t, size_t, FILE *))
+
 #pragma GCC visibility push(hidden)
 #define REAL_DECL_(ret, name, params) extern ret(*real_##name) params;
 REAL_FUNCS(REAL_DECL_)
 #undef REAL_DECL_
+#define SOLO_DECL_(ret, name, twin, params) extern ret(*solo_##name) params;
+REAL_SOLO_PAIRS(SOLO_DECL_)
+#undef SOLO_DECL_
 
 /* Resolve every real_* pointer (idempotent, safe from any thread). */
 void rec_resolve(void);

@@ -240,19 +240,39 @@ void rec_do_due(struct rec_thread *t);
  */
 void rec_leave_slow(struct rec_thread *t);
 
-/* Leave the recorder (guard held): t is the calling thread's stream, or NULL. */
-static inline void rec_leave_as(struct rec_thread *t)
+/* Whether leaving needs rec_leave_slow: handlers deferred calls, or work is due. */
+static inline int rec_leave_due(const struct rec_thread *t)
 {
-    if (REC_UNLIKELY(t && (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) |
-                           __atomic_load_n(&t->due, __ATOMIC_RELAXED)))) {
-        rec_leave_slow(t);
-        return;
-    }
+    return (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) |
+            __atomic_load_n(&t->due, __ATOMIC_RELAXED)) != 0;
+}
+
+/*
+ * Drop the guard, after the appends. Then a handler that deferred a call
+ * between the last check and the drop has to be drained (rec_leave_slow),
+ * which rec_deferred_since(t) tells, read after the drop.
+ */
+static inline void rec_guard_drop(void)
+{
     __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* the appends before it */
     rec_guard = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* the check below after it */
-    /* A handler that deferred between the check and the line above. */
-    if (REC_UNLIKELY(t && __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)))
+}
+
+static inline int rec_deferred_since(const struct rec_thread *t)
+{
+    return __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Leave the recorder (guard held): t is the calling thread's stream, or NULL. */
+static inline void rec_leave_as(struct rec_thread *t)
+{
+    if (REC_UNLIKELY(t && rec_leave_due(t))) {
+        rec_leave_slow(t);
+        return;
+    }
+    rec_guard_drop();
+    if (REC_UNLIKELY(t && rec_deferred_since(t)))
         rec_leave_slow(t);
 }
 

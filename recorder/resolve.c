@@ -20,6 +20,16 @@ static void *next_sym(const struct rec_next_scope *s, int fast, const char *name
 #define REAL_DEF_(ret, name, params) ret(*real_##name) params REAL_PTR;
 REAL_FUNCS(REAL_DEF_)
 #undef REAL_DEF_
+#define SOLO_DEF_(ret, name, twin, params) ret(*solo_##name) params REAL_PTR;
+REAL_SOLO_PAIRS(SOLO_DEF_)
+#undef SOLO_DEF_
+
+/* Both are libc's, as the scope tells: no object before libc defines either. */
+static int libc_owns(const struct rec_next_scope *s, int fast, const char *a,
+                     const char *b)
+{
+    return fast && rec_next_sym(s, a) && rec_next_sym(s, b);
+}
 
 /* The linker's bounds of the REAL_HERE() entries (there is always one). */
 extern const struct rec_real __start_rec_real[], __stop_rec_real[];
@@ -45,5 +55,12 @@ void rec_resolve(void)
         if (!__atomic_load_n(e->ptr, __ATOMIC_ACQUIRE))
             __atomic_store_n(e->ptr, next_sym(&scope, fast, e->name),
                              __ATOMIC_RELEASE);
+#define SOLO_RESOLVE_(ret, name, twin, params)                                 \
+    __atomic_store_n(&solo_##name,                                             \
+                     libc_owns(&scope, fast, #name, #twin) ? real_##twin       \
+                                                           : real_##name,      \
+                     __ATOMIC_RELEASE);
+    REAL_SOLO_PAIRS(SOLO_RESOLVE_)
+#undef SOLO_RESOLVE_
     __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -289,30 +290,41 @@ static inline char *buffer_at(FILE *f, unsigned op)
  * held, may be an untimed repeat: it repeats t's previous call, nothing
  * moved f's buffer since the recorder last saw it (no inline getc/putc to
  * record first), and the buffer alone can serve it (byte stream, fully
- * buffered, in the direction of op, with room or data enough). The guard
- * must be held: a signal handler's call recorded between this check and
- * the append would become the previous call the repeat repeats.
+ * buffered, in the direction of op, with room or data enough). Returns f's
+ * mark then, else NULL. The guard must be held: a signal handler's call
+ * recorded between this check and the append would become the previous
+ * call the repeat repeats.
  */
-static inline int untimed_ready(const struct rec_thread *t, FILE *f,
-                                unsigned op, size_t bytes)
+static inline struct stream_mark *untimed_ready(const struct rec_thread *t,
+                                                FILE *f, unsigned op,
+                                                size_t bytes)
 {
-    const struct stream_mark *m;
+    struct stream_mark *m;
     int fl;
 
     if (!f || bytes == 0 || bytes > INT32_MAX ||
         !repeats_prev(&t->enc, op, f, (int64_t)bytes))
-        return 0;
+        return NULL;
     m = mark_of(f);
     if (m->f != f || m->w != f->_IO_write_ptr || m->r != f->_IO_read_ptr ||
         f->_mode > 0)
-        return 0;
+        return NULL;
     fl = f->_flags;
     if (op_reads(op))
         return !(fl & LIBIO_CURRENTLY_PUTTING) &&
-               f->_IO_read_end - f->_IO_read_ptr >= (ptrdiff_t)bytes;
+               f->_IO_read_end - f->_IO_read_ptr >= (ptrdiff_t)bytes ? m : NULL;
     return (fl & (LIBIO_UNBUFFERED | LIBIO_LINE_BUF |
                   LIBIO_CURRENTLY_PUTTING)) == LIBIO_CURRENTLY_PUTTING &&
-           f->_IO_write_end - f->_IO_write_ptr >= (ptrdiff_t)bytes;
+           f->_IO_write_end - f->_IO_write_ptr >= (ptrdiff_t)bytes ? m : NULL;
+}
+
+/* The mark of a stream whose pointer for op now stands at `after`. */
+static inline void mark_moved(struct stream_mark *m, unsigned op, char *after)
+{
+    if (op_reads(op))
+        m->r = after;
+    else
+        m->w = after;
 }
 
 /*
@@ -333,21 +345,38 @@ static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
 }
 
 /*
- * A wrapper whose calls may be untimed repeats, and name_timed, its timed
- * body (STDIO_BODY), out of line so that the untimed path keeps few
- * registers. op moves `bytes` on f; `full` says, after the call, that it
- * moved them all; size, ret and err are what stdio_rec records of a timed
- * call. The guard is taken before the check and held across the real
- * call, which only copies within the buffer (it may wait for the stream's
- * lock): a signal handler's calls wait in the deferred list and nothing
- * else appends to the thread's chunk from the check to the append. When
- * the call moved all its bytes within the buffer (f's pointer went from
- * where it stood to `after`), the untimed repeat is appended; the mark
- * held f's pointers before the call (untimed_ready), so only the one the
- * call moved changes.
+ * A wrapper whose calls may be untimed repeats. op moves `bytes` on f;
+ * `sure` says the real call has no check of its own that could stop it (a
+ * _chk form's bound); `full` says, after the call, that it moved them all;
+ * size, ret and err are what stdio_rec records of a timed call. The guard
+ * is taken before the check. Its parts:
+ *
+ * name: a single-threaded process (glibc's __libc_single_threaded, which
+ * also lets stdio skip the stream locks). Once the check has passed,
+ * nothing but the call itself can move f's buffer, and a call the buffer
+ * alone serves is a copy that moves the pointer by `bytes` and succeeds
+ * (glibc's xsputn/xsgetn and the getc/putc macros). So the repeat is
+ * appended and the mark moved first, and the wrapper ends in a tail call
+ * of `solo`: the real function, or its lock-free twin (real.h's
+ * REAL_SOLO_PAIRS), which with no other thread does exactly the same.
+ * Every other way out is a tail call too, so that the path has no frame:
+ * name_unready (the check failed or work is due: leave the recorder, then
+ * the timed body) and name_drained (a handler deferred a call as the guard
+ * dropped: append it, then the real call).
+ *
+ * name_threaded: another thread may fill or drain the buffer before the
+ * call takes the lock, so the guard is held across the real call, which
+ * only copies within the buffer (it may wait for the stream's lock): a
+ * signal handler's calls wait in the deferred list and nothing else
+ * appends to the thread's chunk from the check to the append. When the
+ * call moved all its bytes within the buffer (f's pointer went from where
+ * it stood to `after`), the untimed repeat is appended.
+ *
+ * name_timed: the timed body (STDIO_BODY), for every call that is not an
+ * untimed repeat.
  */
-#define WRAP_UNTIMED(rtype, fail, name, op, params, f, bytes, full, size, ret, \
-                     err, ...)                                                 \
+#define WRAP_UNTIMED(rtype, fail, name, solo, op, params, f, bytes, sure,      \
+                     full, size, ret, err, ...)                                \
     static __attribute__((noinline)) rtype name##_timed params                 \
     {                                                                          \
         STDIO_BODY(rtype, fail, name, f,                                       \
@@ -355,21 +384,31 @@ static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
                              s0, s1),                                          \
                    __VA_ARGS__);                                               \
     }                                                                          \
-    rtype name params                                                          \
+    static __attribute__((noinline)) rtype name##_unready params               \
+    {                                                                          \
+        rec_leave();                                                           \
+        return name##_timed(__VA_ARGS__);                                      \
+    }                                                                          \
+    static __attribute__((noinline)) rtype name##_drained params               \
+    {                                                                          \
+        rec_leave_slow(rec_self);                                              \
+        return (solo)(__VA_ARGS__);                                            \
+    }                                                                          \
+    static __attribute__((noinline)) rtype name##_threaded params              \
     {                                                                          \
         struct rec_thread *t = rec_self;                                       \
+        struct stream_mark *m;                                                 \
         char *after;                                                           \
         rtype r;                                                               \
         if (REC_UNLIKELY(!rec_active) || !t || rec_guard)                      \
             return name##_timed(__VA_ARGS__);                                  \
         rec_guard = REC_GUARD_IN;                                              \
         __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
-        if (!untimed_ready(t, f, op, (bytes))) {                               \
-            rec_leave_as(t);                                                   \
-            return name##_timed(__VA_ARGS__);                                  \
-        }                                                                      \
+        m = untimed_ready(t, f, op, (bytes));                                  \
+        if (!m || !REAL(name))                                                 \
+            return name##_unready(__VA_ARGS__);                                \
         after = buffer_at(f, op) + (bytes);                                    \
-        r = CALL_REAL(fail, name, __VA_ARGS__);                                \
+        r = real_##name(__VA_ARGS__);                                          \
         if (REC_UNLIKELY(!(full) || buffer_at(f, op) != after ||               \
                          !rec_active ||                                        \
                          iot_enc_repeat_untimed(&t->enc) != 0)) {              \
@@ -377,37 +416,61 @@ static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
             return r;                                                          \
         }                                                                      \
         rec_publish(t);                                                        \
-        if (op_reads(op))                                                      \
-            mark_of(f)->r = after;                                             \
-        else                                                                   \
-            mark_of(f)->w = after;                                             \
+        mark_moved(m, op, after);                                              \
         rec_leave_as(t);                                                       \
         return r;                                                              \
+    }                                                                          \
+    rtype name params                                                          \
+    {                                                                          \
+        struct rec_thread *t = rec_self;                                       \
+        struct stream_mark *m;                                                 \
+        if (REC_UNLIKELY(!__libc_single_threaded))                             \
+            return name##_threaded(__VA_ARGS__);                               \
+        if (REC_UNLIKELY(!rec_active) || !t || rec_guard)                      \
+            return name##_timed(__VA_ARGS__);                                  \
+        rec_guard = REC_GUARD_IN;                                              \
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
+        m = untimed_ready(t, f, op, (bytes));                                  \
+        if (!m || !(sure) || !(solo) || rec_leave_due(t) ||                    \
+            iot_enc_repeat_untimed(&t->enc) != 0)                              \
+            return name##_unready(__VA_ARGS__);                                \
+        rec_publish(t);                                                        \
+        mark_moved(m, op, buffer_at(f, op) + (bytes));                         \
+        rec_guard_drop();                                                      \
+        if (REC_UNLIKELY(rec_deferred_since(t)))                               \
+            return name##_drained(__VA_ARGS__);                                \
+        return (solo)(__VA_ARGS__);                                            \
     }
 
 /* ------------------------------------------------------------ data calls */
 
 /* fread and fwrite: size = size x n, ret = items x size. */
-#define WRAP_STDIO_DATA(name, op, params, sz, n, f, ...)                       \
-    WRAP_UNTIMED(size_t, 0, name, op, params, f, (size_t)(sz) * (n), r == (n), \
-                 (int64_t)((sz) * (n)), (int64_t)(r * (sz)),                   \
+#define WRAP_STDIO_DATA(name, solo, op, params, sz, n, sure, f, ...)           \
+    WRAP_UNTIMED(size_t, 0, name, solo, op, params, f, (size_t)(sz) * (n),     \
+                 sure, r == (n), (int64_t)((sz) * (n)), (int64_t)(r * (sz)),   \
                  rec_stream_err(f, r < (n)), __VA_ARGS__)
 
-WRAP_STDIO_DATA(fread, IOT_OP_FREAD, (void *p, size_t sz, size_t n, FILE *f),
-                sz, n, f, p, sz, n, f)
-WRAP_STDIO_DATA(fread_unlocked, IOT_OP_FREAD,
-                (void *p, size_t sz, size_t n, FILE *f), sz, n, f, p, sz, n, f)
-WRAP_STDIO_DATA(__fread_chk, IOT_OP_FREAD,
-                (void *p, size_t pl, size_t sz, size_t n, FILE *f), sz, n, f,
-                p, pl, sz, n, f)
-WRAP_STDIO_DATA(__fread_unlocked_chk, IOT_OP_FREAD,
-                (void *p, size_t pl, size_t sz, size_t n, FILE *f), sz, n, f,
-                p, pl, sz, n, f)
-WRAP_STDIO_DATA(fwrite, IOT_OP_FWRITE,
-                (const void *p, size_t sz, size_t n, FILE *f), sz, n, f,
+/* __fread_chk's own checks pass: sz x n neither overflows nor exceeds pl. */
+#define FREAD_CHK_PASSES(pl, sz, n)                                            \
+    ((sz) <= INT32_MAX && (n) <= INT32_MAX && (size_t)(sz) * (n) <= (pl))
+
+WRAP_STDIO_DATA(fread, solo_fread, IOT_OP_FREAD,
+                (void *p, size_t sz, size_t n, FILE *f), sz, n, 1, f,
                 p, sz, n, f)
-WRAP_STDIO_DATA(fwrite_unlocked, IOT_OP_FWRITE,
-                (const void *p, size_t sz, size_t n, FILE *f), sz, n, f,
+WRAP_STDIO_DATA(fread_unlocked, real_fread_unlocked, IOT_OP_FREAD,
+                (void *p, size_t sz, size_t n, FILE *f), sz, n, 1, f,
+                p, sz, n, f)
+WRAP_STDIO_DATA(__fread_chk, solo___fread_chk, IOT_OP_FREAD,
+                (void *p, size_t pl, size_t sz, size_t n, FILE *f), sz, n,
+                FREAD_CHK_PASSES(pl, sz, n), f, p, pl, sz, n, f)
+WRAP_STDIO_DATA(__fread_unlocked_chk, real___fread_unlocked_chk, IOT_OP_FREAD,
+                (void *p, size_t pl, size_t sz, size_t n, FILE *f), sz, n,
+                FREAD_CHK_PASSES(pl, sz, n), f, p, pl, sz, n, f)
+WRAP_STDIO_DATA(fwrite, solo_fwrite, IOT_OP_FWRITE,
+                (const void *p, size_t sz, size_t n, FILE *f), sz, n, 1, f,
+                p, sz, n, f)
+WRAP_STDIO_DATA(fwrite_unlocked, real_fwrite_unlocked, IOT_OP_FWRITE,
+                (const void *p, size_t sz, size_t n, FILE *f), sz, n, 1, f,
                 p, sz, n, f)
 
 #define WRAP_FGETS(name, params, f, n, ...)                                    \
@@ -428,16 +491,17 @@ WRAP_FGETS(__fgets_unlocked_chk, (char *s, size_t sl, int n, FILE *f), f, n,
            s, sl, n, f)
 
 #define WRAP_GETC(name)                                                        \
-    WRAP_UNTIMED(int, EOF, name, IOT_OP_FGETC, (FILE *f), f, 1, r != EOF, 1,   \
-                 r == EOF ? 0 : 1, rec_stream_err(f, r == EOF), f)
+    WRAP_UNTIMED(int, EOF, name, real_##name, IOT_OP_FGETC, (FILE *f), f, 1,   \
+                 1, r != EOF, 1, r == EOF ? 0 : 1,                             \
+                 rec_stream_err(f, r == EOF), f)
 
 WRAP_GETC(fgetc)
 WRAP_GETC(getc)
 WRAP_GETC(_IO_getc)
 
 #define WRAP_PUTC(name)                                                        \
-    WRAP_UNTIMED(int, EOF, name, IOT_OP_FPUTC, (int c, FILE *f), f, 1,         \
-                 r != EOF, 1, r == EOF ? -1 : 1,                               \
+    WRAP_UNTIMED(int, EOF, name, real_##name, IOT_OP_FPUTC, (int c, FILE *f),  \
+                 f, 1, 1, r != EOF, 1, r == EOF ? -1 : 1,                      \
                  r == EOF ? (errno ? errno : EIO) : 0, c, f)
 
 WRAP_PUTC(fputc)

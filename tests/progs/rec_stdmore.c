@@ -6,8 +6,12 @@
  * move in between), dprintf, fwrite, fread, fputc and fgetc repeated
  * within a buffer (untimed repeats), and the wide-character calls. At the end the
  * bytes recorded on stdout add up to the size of the file it names.
- * Usage: rec_stdmore DIR
+ * Usage: rec_stdmore DIR [threaded]
+ * threaded: the same calls while a second thread waits (no I/O of its
+ * own), so that the process is not single-threaded: the recorder's untimed
+ * repeats take their multi-threaded path, with the same results.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <wchar.h>
@@ -45,6 +49,16 @@ static int via_vprintf(const char *fmt, ...)
     return r;
 }
 
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The second thread of the threaded mode: waits until main lets it go. */
+static void *idle(void *arg)
+{
+    pthread_mutex_lock(&idle_lock);
+    pthread_mutex_unlock(&idle_lock);
+    return arg;
+}
+
 static long size_of(const char *path)
 {
     struct stat st;
@@ -60,9 +74,18 @@ int main(int argc, char **argv)
     char out[4096], in[4096], wide[4096], rep[4096], block[64];
     long total = 0;
     int fd, x = 0, c;
+    pthread_t idler;
+    int threaded;
     FILE *f;
 
-    CHECK(argc == 2 && argv[1][0] == '/');
+    CHECK((argc == 2 || argc == 3) && argv[1][0] == '/');
+    threaded = argc == 3 && !strcmp(argv[2], "threaded");
+    CHECK(argc == 2 || threaded);
+    if (threaded) {
+        pthread_mutex_lock(&idle_lock);
+        CHECK(pthread_create(&idler, NULL, idle, NULL) == 0);
+        expect("op=pthread_create ret=0");
+    }
     snprintf(out, sizeof(out), "%s/out.txt", argv[1]);
     snprintf(in, sizeof(in), "%s/in.txt", argv[1]);
     snprintf(wide, sizeof(wide), "%s/wide.txt", argv[1]);
@@ -229,6 +252,10 @@ int main(int argc, char **argv)
     expect("op=fgetc fd=3 stream size=1 ret=1");
     CHECK(fclose(f) == 0);
     expect("op=fclose fd=3 stream file_size=11 ret=0");
+    if (threaded) {
+        pthread_mutex_unlock(&idle_lock);
+        CHECK(pthread_join(idler, NULL) == 0);
+    }
     expect_flush();
     return 0;
 }

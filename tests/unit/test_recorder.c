@@ -365,26 +365,61 @@ static void check_calls(const struct evs *e, int32_t pid, const char *expfile)
     free(text);
 }
 
-/*
- * Run prog (in build/bin/progs) with one argument, recorded into trace, or
- * plainly when trace is NULL. EXPECT_OUT=expfile. Returns the wait status.
- */
-static int run_prog(const char *prog, const char *arg, const char *trace,
-                    const char *expfile)
+/* Paths of the launcher, the library and a test program. */
+static void paths(const char *prog, char *iorec, char *lib, char *progpath)
 {
-    char progpath[PATH_MAX + 64], iorec[PATH_MAX + 64], env1[PATH_MAX + 16];
-    const char *env[2] = { env1, NULL };
+    snprintf(iorec, PATH_MAX + 64, "%s/iorecord", bindir);
+    snprintf(lib, PATH_MAX + 64, "%s/../lib/libiorecord.so", bindir);
+    snprintf(progpath, PATH_MAX + 64, "%s/progs/%s", bindir, prog);
+}
 
-    snprintf(progpath, sizeof(progpath), "%s/progs/%s", bindir, prog);
-    snprintf(iorec, sizeof(iorec), "%s/iorecord", bindir);
-    snprintf(env1, sizeof(env1), "EXPECT_OUT=%s", expfile);
+/*
+ * How a family program is recorded. Its plain run always has the same
+ * arguments as the recorded one.
+ */
+enum family_way {
+    WAY_LAUNCHER,       /* iorecord -o TRACE -- PROG DIR */
+    WAY_THREADED,       /* the same with PROG DIR threaded: a second thread waits */
+    WAY_INTERPOSED,     /* preloaded without the launcher, count_stdio.so after it */
+};
+
+/*
+ * Run prog (in build/bin/progs) with DIR (and "threaded" for WAY_THREADED),
+ * recorded into trace the given way, or plainly when trace is NULL.
+ * EXPECT_OUT=expfile; COUNT_STDIO_OUT=countfile for WAY_INTERPOSED.
+ * Returns the wait status.
+ */
+static int run_prog(const char *prog, const char *dir, enum family_way way,
+                    const char *trace, const char *expfile,
+                    const char *countfile)
+{
+    char progpath[PATH_MAX + 64], iorec[PATH_MAX + 64], lib[PATH_MAX + 64];
+    char env_exp[PATH_MAX + 16], env_pre[2 * PATH_MAX + 160],
+        env_out[PATH_MAX + 48], env_count[PATH_MAX + 48];
+    const char *env[5] = { env_exp, NULL };
+    char *extra = way == WAY_THREADED ? "threaded" : NULL;
+
+    paths(prog, iorec, lib, progpath);
+    snprintf(env_exp, sizeof(env_exp), "EXPECT_OUT=%s", expfile);
     if (!trace) {
-        char *argv[] = { progpath, (char *)arg, NULL };
+        char *argv[] = { progpath, (char *)dir, extra, NULL };
 
+        return run(argv, env, NULL);
+    }
+    if (way == WAY_INTERPOSED) {
+        char *argv[] = { progpath, (char *)dir, NULL };
+
+        snprintf(env_pre, sizeof(env_pre), "LD_PRELOAD=%s:%s/../lib/test/count_stdio.so",
+                 lib, bindir);
+        snprintf(env_out, sizeof(env_out), "IORECORD_OUTPUT=%s", trace);
+        snprintf(env_count, sizeof(env_count), "COUNT_STDIO_OUT=%s", countfile);
+        env[1] = env_pre;
+        env[2] = env_out;
+        env[3] = env_count;
         return run(argv, env, NULL);
     } else {
         char *argv[] = { iorec, "-o", (char *)trace, "--", progpath,
-                         (char *)arg, NULL };
+                         (char *)dir, extra, NULL };
 
         return run(argv, env, NULL);
     }
@@ -405,23 +440,43 @@ static int32_t pid_of(const struct evs *e, const char *name)
     return -1;
 }
 
-/* A family program: exact calls, same results with and without recording. */
-static void family(const char *prog)
+/* Lines of text that start with prefix. */
+static long lines_with(const char *text, const char *prefix)
 {
+    size_t pl = strlen(prefix);
+    long n = 0;
+
+    for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (!strncmp(p, prefix, pl))
+            n++;
+    return n;
+}
+
+/*
+ * A family program recorded one way: exact calls, same results with and
+ * without recording. WAY_INTERPOSED: every fread and fwrite the program
+ * made reached the interposer after the recorder, as the same function.
+ */
+static void family_way(const char *prog, enum family_way way)
+{
+    static const char *const way_dir[] = { "", "-threaded", "-interposed" };
     char dir[PATH_MAX], trace[PATH_MAX + 32], er[PATH_MAX + 32],
-        ep[PATH_MAX + 32], dir2[PATH_MAX];
+        ep[PATH_MAX + 32], counts[PATH_MAX + 32], dir2[PATH_MAX],
+        name[128];
     char *a, *b;
     struct evs e;
 
     if (!setup())
         return;
-    fresh_dir(prog, dir, sizeof(dir));
+    snprintf(name, sizeof(name), "%s%s", prog, way_dir[way]);
+    fresh_dir(name, dir, sizeof(dir));
     snprintf(dir2, sizeof(dir2), "%s/run", dir);
     snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
     snprintf(er, sizeof(er), "%s/expect.rec", dir);
     snprintf(ep, sizeof(ep), "%s/expect.plain", dir);
+    snprintf(counts, sizeof(counts), "%s/counts", dir);
     mkdir(dir2, 0755);
-    CU_ASSERT_EQUAL(run_prog(prog, dir2, trace, er), 0);
+    CU_ASSERT_EQUAL(run_prog(prog, dir2, way, trace, er, counts), 0);
     /* The plain run works in the same (emptied) directory. */
     {
         char cmd[PATH_MAX * 2];
@@ -429,7 +484,7 @@ static void family(const char *prog)
         snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir '%s'", dir2, dir2);
         CU_ASSERT_EQUAL(system(cmd), 0);
     }
-    CU_ASSERT_EQUAL(run_prog(prog, dir2, NULL, ep), 0);
+    CU_ASSERT_EQUAL(run_prog(prog, dir2, way, NULL, ep, NULL), 0);
     a = slurp(er);
     b = slurp(ep);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
@@ -437,6 +492,16 @@ static void family(const char *prog)
     drop_addr_lines(a);
     drop_addr_lines(b);
     CU_ASSERT_STRING_EQUAL(a, b);
+    if (way == WAY_INTERPOSED) {
+        char *got = slurp(counts), want[256];
+
+        snprintf(want, sizeof(want),
+                 "fread %ld fread_unlocked 0 fwrite %ld fwrite_unlocked 0\n",
+                 lines_with(a, "op=fread "), lines_with(a, "op=fwrite "));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+        CU_ASSERT_STRING_EQUAL(got, want);
+        free(got);
+    }
     free(a);
     free(b);
     CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
@@ -445,11 +510,17 @@ static void family(const char *prog)
         /* the command line as the program got it */
         char want[sizeof(e.cmdline)];
 
-        snprintf(want, sizeof(want), "%s/progs/%s %s", bindir, prog, dir2);
+        snprintf(want, sizeof(want), "%s/progs/%s %s%s", bindir, prog, dir2,
+                 way == WAY_THREADED ? " threaded" : "");
         CU_ASSERT_STRING_EQUAL(e.cmdline, want);
     }
     check_calls(&e, pid_of(&e, prog), er);
     unload(&e);
+}
+
+static void family(const char *prog)
+{
+    family_way(prog, WAY_LAUNCHER);
 }
 
 static void test_posix(void) { family("rec_posix"); }
@@ -457,6 +528,8 @@ static void test_stdio(void) { family("rec_stdio"); }
 static void test_fdops(void) { family("rec_fdops"); }
 static void test_fortify(void) { family("rec_fortify"); }
 static void test_stdmore(void) { family("rec_stdmore"); }
+static void test_stdmore_threaded(void) { family_way("rec_stdmore", WAY_THREADED); }
+static void test_stdmore_interposed(void) { family_way("rec_stdmore", WAY_INTERPOSED); }
 static void test_meta(void) { family("rec_meta"); }
 
 /* 8 threads x 100k reads: exactly 800k, 100k per named thread. */
@@ -613,14 +686,6 @@ static void test_forkexec(void)
             killed++;
     CU_ASSERT_EQUAL(killed, 1);
     unload(&e);
-}
-
-/* Paths of the launcher, the library and a test program. */
-static void paths(const char *prog, char *iorec, char *lib, char *progpath)
-{
-    snprintf(iorec, PATH_MAX + 64, "%s/iorecord", bindir);
-    snprintf(lib, PATH_MAX + 64, "%s/../lib/libiorecord.so", bindir);
-    snprintf(progpath, PATH_MAX + 64, "%s/progs/%s", bindir, prog);
 }
 
 /* Calls of pid with op (and ret when ret_only is set). */
@@ -822,6 +887,10 @@ void recorder_suite(void)
     CU_add_test(s, "fd family: exact calls and transparency", test_posix);
     CU_add_test(s, "stdio family: exact calls and transparency", test_stdio);
     CU_add_test(s, "printf, scanf, wide, unlocked, inline getc/putc, std streams", test_stdmore);
+    CU_add_test(s, "the same with a second thread: untimed repeats when threaded",
+                test_stdmore_threaded);
+    CU_add_test(s, "the same preloaded before another fread/fwrite interposer",
+                test_stdmore_interposed);
     CU_add_test(s, "dup, copy, map, close_range: exact calls", test_fdops);
     CU_add_test(s, "fortified entry points: exact calls", test_fortify);
     CU_add_test(s, "metadata calls and directory streams: exact calls", test_meta);
