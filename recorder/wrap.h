@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/single_threaded.h>
 
 #include "rec.h"
 
@@ -160,20 +161,55 @@ static inline int rec_stream_err(FILE *f, int shortfall)
     return shortfall && f && ferror_unlocked(f) ? (errno ? errno : EIO) : 0;
 }
 
+/* glibc's FILE flag of a stream whose caller does the locking
+   (__fsetlocking FSETLOCKING_BYCALLER; libio.h, fixed by the ABI). */
+#define LIBIO_USER_LOCK 0x8000
+
+/*
+ * The lock of a stream a recorded call works on, when the call is one of
+ * stdio's locking forms and the process has threads: held (flockfile,
+ * recursive like stdio's own, which the real call then takes again) from
+ * before rec_stdio_pre to after the record, so that no other thread moves
+ * the buffer between the stream mark's check, the call and the mark's
+ * update, which would make its bytes look like inline getc/putc bytes.
+ * Not in a single-threaded process, nor on a stream whose caller does the
+ * locking, nor for the _unlocked forms (locks = 0): there the program keeps
+ * other threads off the stream, and taking the lock for it could block
+ * where it does not natively. Returns whether it took the lock.
+ */
+static inline int rec_stream_hold(int locks, FILE *f)
+{
+    if (!locks || REC_LIKELY(__libc_single_threaded) || !f ||
+        (f->_flags & LIBIO_USER_LOCK))
+        return 0;
+    flockfile(f);
+    return 1;
+}
+
+static inline void rec_stream_release(FILE *f, int held)
+{
+    if (held)
+        funlockfile(f);
+}
+
 /*
  * A stdio wrapper's body: WRAP_BODY (real.h) with what inline code did to
- * f's buffer recorded first.
+ * f's buffer recorded first, f's lock held around it all when `locks` says
+ * the real function takes it (rec_stream_hold).
  */
-#define STDIO_BODY(rtype, fail, name, f, record, ...)                          \
+#define STDIO_BODY(locks, rtype, fail, name, f, record, ...)                   \
     uint64_t s0, s1;                                                           \
     rtype r;                                                                   \
+    int held_;                                                                 \
     if (!rec_active)                                                           \
         return CALL_REAL(fail, name, __VA_ARGS__);                             \
+    held_ = rec_stream_hold((locks), (f));                                     \
     rec_stdio_pre(f);                                                          \
     s0 = rec_stamp();                                                          \
     r = CALL_REAL(fail, name, __VA_ARGS__);                                    \
     s1 = rec_stamp();                                                          \
     record;                                                                    \
+    rec_stream_release((f), held_);                                            \
     return r
 
 #pragma GCC visibility pop

@@ -39,37 +39,43 @@ static void rec_scanf(FILE *f, int r, uint64_t s0, uint64_t s1)
  * named explicitly); `subj` what the call works on (its stream, or
  * dprintf's fd); `pre(subj)` what is recorded before it (rec_stdio_pre:
  * inline getc/putc's bytes; rec_fd_check: the fd's name); `rec(subj, r,
- * s0, s1)` the record.
+ * s0, s1)` the record; `stream` the stream whose lock the real call takes,
+ * held from pre to rec (rec_stream_hold), or NULL.
  *
  * A v-form calls its own real function with its arguments (...).
  */
-#define WRAP_VFORM(cname, sym, params, subj, pre, rec, real, ...)             \
+#define WRAP_VFORM(cname, sym, params, subj, stream, pre, rec, real, ...)     \
     int cname params __asm__(sym);                                             \
     int cname params                                                           \
     {                                                                          \
         uint64_t s0, s1;                                                       \
-        int r;                                                                 \
+        int r, held;                                                           \
         if (!rec_active)                                                       \
             return CALL_REAL(-1, real, __VA_ARGS__);                           \
+        held = rec_stream_hold(1, stream);                                     \
         pre(subj);                                                             \
         s0 = rec_stamp();                                                      \
         r = CALL_REAL(-1, real, __VA_ARGS__);                                  \
         s1 = rec_stamp();                                                      \
         rec(subj, r, s0, s1);                                                  \
+        rec_stream_release(stream, held);                                      \
         return r;                                                              \
     }
 
 /* A variadic form calls the real v-form `vreal` with its arguments (...)
    and the va_list that follows `last`, as glibc does. */
-#define WRAP_VARIADIC(cname, sym, params, last, subj, pre, rec, vreal, ...)   \
+#define WRAP_VARIADIC(cname, sym, params, last, subj, stream, pre, rec, vreal, \
+                      ...)                                                     \
     int cname params __asm__(sym);                                             \
     int cname params                                                           \
     {                                                                          \
         va_list ap;                                                            \
         uint64_t s0, s1;                                                       \
-        int r;                                                                 \
-        if (rec_active)                                                        \
+        int r, held = 0;                                                       \
+        if (rec_active) {                                                      \
+            held = rec_stream_hold(1, stream);                                 \
             pre(subj);                                                         \
+        }                                                                      \
         va_start(ap, last);                                                    \
         s0 = rec_stamp();                                                      \
         r = CALL_REAL(-1, vreal, __VA_ARGS__, ap);                             \
@@ -77,14 +83,16 @@ static void rec_scanf(FILE *f, int r, uint64_t s0, uint64_t s1)
         va_end(ap);                                                            \
         if (rec_active)                                                        \
             rec(subj, r, s0, s1);                                              \
+        rec_stream_release(stream, held);                                      \
         return r;                                                              \
     }
 
 /* The stdio forms: pre is rec_stdio_pre. */
 #define WRAP_SV(cname, sym, params, f, rec, real, ...)                         \
-    WRAP_VFORM(cname, sym, params, f, rec_stdio_pre, rec, real, __VA_ARGS__)
+    WRAP_VFORM(cname, sym, params, f, f, rec_stdio_pre, rec, real, __VA_ARGS__)
 #define WRAP_SVAR(cname, sym, params, last, f, rec, vreal, ...)                \
-    WRAP_VARIADIC(cname, sym, params, last, f, rec_stdio_pre, rec, vreal, __VA_ARGS__)
+    WRAP_VARIADIC(cname, sym, params, last, f, f, rec_stdio_pre, rec, vreal,   \
+                  __VA_ARGS__)
 
 REAL_HERE(int, vprintf, (const char *, va_list));
 REAL_HERE(int, __vprintf_chk, (int, const char *, va_list));
@@ -196,15 +204,17 @@ static void rec_dprintf(int fd, int r, uint64_t s0, uint64_t s1)
 }
 
 WRAP_VFORM(rec_vdprintf, "vdprintf", (int fd, const char *fmt, va_list ap),
-           fd, rec_fd_check, rec_dprintf, vdprintf, fd, fmt, ap)
+           fd, NULL, rec_fd_check, rec_dprintf, vdprintf, fd, fmt, ap)
 WRAP_VFORM(rec_vdprintf_chk, "__vdprintf_chk",
            (int fd, int fl, const char *fmt, va_list ap),
-           fd, rec_fd_check, rec_dprintf, __vdprintf_chk, fd, fl, fmt, ap)
+           fd, NULL, rec_fd_check, rec_dprintf, __vdprintf_chk, fd, fl, fmt,
+           ap)
 WRAP_VARIADIC(rec_dprintf_, "dprintf", (int fd, const char *fmt, ...), fmt,
-              fd, rec_fd_check, rec_dprintf, vdprintf, fd, fmt)
+              fd, NULL, rec_fd_check, rec_dprintf, vdprintf, fd, fmt)
 WRAP_VARIADIC(rec_dprintf_chk, "__dprintf_chk",
               (int fd, int fl, const char *fmt, ...), fmt,
-              fd, rec_fd_check, rec_dprintf, __vdprintf_chk, fd, fl, fmt)
+              fd, NULL, rec_fd_check, rec_dprintf, __vdprintf_chk, fd, fl,
+              fmt)
 
 /* ------------------------------------------------- wide character calls */
 
@@ -226,10 +236,10 @@ REAL_HERE(int, fputws, (const wchar_t *, FILE *));
 REAL_HERE(int, fputws_unlocked, (const wchar_t *, FILE *));
 
 /* One character in (op fgetc) or out (fputc), as their narrow forms. */
-#define WRAP_WCHAR(name, params, op, f, ...)                                   \
+#define WRAP_WCHAR(name, locks, params, op, f, ...)                            \
     wint_t name params                                                         \
     {                                                                          \
-        STDIO_BODY(wint_t, WEOF, name, f,                                      \
+        STDIO_BODY(locks, wint_t, WEOF, name, f,                               \
                    rec_stdio(op, f, IOT_HAS_SIZE, 1,                           \
                              r == WEOF ? (op == IOT_OP_FPUTC ? -1 : 0) : 1,    \
                              r == WEOF ? (op == IOT_OP_FPUTC                   \
@@ -240,34 +250,34 @@ REAL_HERE(int, fputws_unlocked, (const wchar_t *, FILE *));
                    __VA_ARGS__);                                               \
     }
 
-WRAP_WCHAR(fgetwc, (FILE *f), IOT_OP_FGETC, f, f)
-WRAP_WCHAR(getwc, (FILE *f), IOT_OP_FGETC, f, f)
-WRAP_WCHAR(fgetwc_unlocked, (FILE *f), IOT_OP_FGETC, f, f)
-WRAP_WCHAR(getwc_unlocked, (FILE *f), IOT_OP_FGETC, f, f)
-WRAP_WCHAR(getwchar, (void), IOT_OP_FGETC, stdin, )
-WRAP_WCHAR(getwchar_unlocked, (void), IOT_OP_FGETC, stdin, )
-WRAP_WCHAR(fputwc, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
-WRAP_WCHAR(putwc, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
-WRAP_WCHAR(fputwc_unlocked, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
-WRAP_WCHAR(putwc_unlocked, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
-WRAP_WCHAR(putwchar, (wchar_t c), IOT_OP_FPUTC, stdout, c)
-WRAP_WCHAR(putwchar_unlocked, (wchar_t c), IOT_OP_FPUTC, stdout, c)
+WRAP_WCHAR(fgetwc, 1, (FILE *f), IOT_OP_FGETC, f, f)
+WRAP_WCHAR(getwc, 1, (FILE *f), IOT_OP_FGETC, f, f)
+WRAP_WCHAR(fgetwc_unlocked, 0, (FILE *f), IOT_OP_FGETC, f, f)
+WRAP_WCHAR(getwc_unlocked, 0, (FILE *f), IOT_OP_FGETC, f, f)
+WRAP_WCHAR(getwchar, 1, (void), IOT_OP_FGETC, stdin, )
+WRAP_WCHAR(getwchar_unlocked, 0, (void), IOT_OP_FGETC, stdin, )
+WRAP_WCHAR(fputwc, 1, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
+WRAP_WCHAR(putwc, 1, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
+WRAP_WCHAR(fputwc_unlocked, 0, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
+WRAP_WCHAR(putwc_unlocked, 0, (wchar_t c, FILE *f), IOT_OP_FPUTC, f, c, f)
+WRAP_WCHAR(putwchar, 1, (wchar_t c), IOT_OP_FPUTC, stdout, c)
+WRAP_WCHAR(putwchar_unlocked, 0, (wchar_t c), IOT_OP_FPUTC, stdout, c)
 
 /* A line in (size = buffer in characters, ret = characters read). */
-#define WRAP_FGETWS(name)                                                      \
+#define WRAP_FGETWS(name, locks)                                               \
     wchar_t *name(wchar_t *s, int n, FILE *f)                                  \
     {                                                                          \
-        STDIO_BODY(wchar_t *, NULL, name, f,                                   \
+        STDIO_BODY(locks, wchar_t *, NULL, name, f,                            \
                    rec_stdio(IOT_OP_FGETS, f, IOT_HAS_SIZE, n,                 \
                              r ? (int64_t)wcslen(r) : 0,                       \
                              rec_stream_err(f, !r), s0, s1),            \
                    s, n, f);                                                   \
     }
 
-#define WRAP_FPUTWS(name)                                                      \
+#define WRAP_FPUTWS(name, locks)                                               \
     int name(const wchar_t *s, FILE *f)                                        \
     {                                                                          \
-        STDIO_BODY(int, -1, name, f,                                           \
+        STDIO_BODY(locks, int, -1, name, f,                                    \
                    rec_stdio(IOT_OP_FPUTS, f, IOT_HAS_SIZE,                    \
                              (int64_t)wcslen(s),                               \
                              r < 0 ? -1 : (int64_t)wcslen(s),                  \
@@ -275,7 +285,7 @@ WRAP_WCHAR(putwchar_unlocked, (wchar_t c), IOT_OP_FPUTC, stdout, c)
                    s, f);                                                      \
     }
 
-WRAP_FGETWS(fgetws)
-WRAP_FGETWS(fgetws_unlocked)
-WRAP_FPUTWS(fputws)
-WRAP_FPUTWS(fputws_unlocked)
+WRAP_FGETWS(fgetws, 1)
+WRAP_FGETWS(fgetws_unlocked, 0)
+WRAP_FPUTWS(fputws, 1)
+WRAP_FPUTWS(fputws_unlocked, 0)

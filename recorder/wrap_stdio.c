@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/single_threaded.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -328,58 +327,59 @@ static inline void mark_moved(struct stream_mark *m, unsigned op, char *after)
 }
 
 /*
- * The call was to be an untimed repeat but was not: it came up short,
- * another thread moved the buffer meanwhile, or the chunk is full. Recorded
- * as a timed call with its end as both its times (nothing, when recording
- * has stopped). The guard is held; err was read right after the call.
+ * The guard is held, and nothing but the call itself can move f's buffer
+ * until it is made (a single thread, or f's lock held). If the call is an
+ * untimed repeat (untimed_ready) that nothing would stop (`sure`: a _chk
+ * form's bound passes) and no work is due on the way out, append it,
+ * publish it and move f's mark to where the call will leave the pointer:
+ * 1. Else nothing is appended: 0.
  */
-static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
-                                                     int64_t size, int64_t ret,
-                                                     int err)
+static inline __attribute__((always_inline)) int
+untimed_append(struct rec_thread *t, FILE *f, unsigned op,
+               size_t bytes, int sure)
 {
-    uint64_t s1;
+    struct stream_mark *m = untimed_ready(t, f, op, bytes);
 
-    rec_leave();
-    s1 = rec_stamp();
-    stdio_rec(op, f, IOT_HAS_SIZE, size, ret, err, s1, s1);
+    if (!m || !sure || rec_leave_due(t) ||
+        iot_enc_repeat_untimed(&t->enc) != 0)
+        return 0;
+    rec_publish(t);
+    mark_moved(m, op, buffer_at(f, op) + bytes);
+    return 1;
 }
 
 /*
  * A wrapper whose calls may be untimed repeats. op moves `bytes` on f;
  * `sure` says the real call has no check of its own that could stop it (a
- * _chk form's bound); `full` says, after the call, that it moved them all;
- * size, ret and err are what stdio_rec records of a timed call. The guard
- * is taken before the check. Its parts:
+ * _chk form's bound); size, ret and err are what stdio_rec records of a
+ * timed call; `solo` is the function an untimed repeat calls: the real
+ * one, or its lock-free twin (real.h's REAL_SOLO_PAIRS).
  *
- * name: a single-threaded process (glibc's __libc_single_threaded, which
- * also lets stdio skip the stream locks). Once the check has passed,
- * nothing but the call itself can move f's buffer, and a call the buffer
- * alone serves is a copy that moves the pointer by `bytes` and succeeds
- * (glibc's xsputn/xsgetn and the getc/putc macros). So the repeat is
- * appended and the mark moved first, and the wrapper ends in a tail call
- * of `solo`: the real function, or its lock-free twin (real.h's
- * REAL_SOLO_PAIRS), which with no other thread does exactly the same.
+ * An untimed repeat is appended before the call: once the check has
+ * passed, nothing but the call itself can move f's buffer, and a call the
+ * buffer alone serves is a copy that moves the pointer by `bytes` and
+ * succeeds (glibc's xsputn/xsgetn and the getc/putc macros). Nothing can
+ * move it in a single-threaded process (glibc's __libc_single_threaded,
+ * which also lets stdio skip the stream locks); in any other, the wrapper
+ * holds f's lock (flockfile, recursive like stdio's own) from before the
+ * check until the call is done, and calls the lock-free twin inside it,
+ * as glibc's locking forms do. Streams whose caller does the locking
+ * (FSETLOCKING_BYCALLER) are never locked here: their calls are timed.
+ * The guard is taken before the check and dropped before the real call.
+ *
+ * name: the single-threaded path, which ends in a tail call of `solo`.
  * Every other way out is a tail call too, so that the path has no frame:
- * name_unready (the check failed or work is due: leave the recorder, then
- * the timed body) and name_drained (a handler deferred a call as the guard
- * dropped: append it, then the real call).
- *
- * name_threaded: another thread may fill or drain the buffer before the
- * call takes the lock, so the guard is held across the real call, which
- * only copies within the buffer (it may wait for the stream's lock): a
- * signal handler's calls wait in the deferred list and nothing else
- * appends to the thread's chunk from the check to the append. When the
- * call moved all its bytes within the buffer (f's pointer went from where
- * it stood to `after`), the untimed repeat is appended.
- *
+ * name_threaded, name_unready (the check failed or work is due: leave the
+ * recorder, then the timed body) and name_drained (a handler deferred a
+ * call as the guard dropped: append it, then the real call).
  * name_timed: the timed body (STDIO_BODY), for every call that is not an
  * untimed repeat.
  */
-#define WRAP_UNTIMED(rtype, fail, name, solo, op, params, f, bytes, sure,      \
-                     full, size, ret, err, ...)                                \
+#define WRAP_UNTIMED(rtype, fail, name, locks, solo, op, params, f, bytes,      \
+                     sure, size, ret, err, ...)                                \
     static __attribute__((noinline)) rtype name##_timed params                 \
     {                                                                          \
-        STDIO_BODY(rtype, fail, name, f,                                       \
+        STDIO_BODY(locks, rtype, fail, name, f,                                \
                    stdio_rec(op, f, IOT_HAS_SIZE, (size), (ret), (err),        \
                              s0, s1),                                          \
                    __VA_ARGS__);                                               \
@@ -394,48 +394,36 @@ static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
         rec_leave_slow(rec_self);                                              \
         return (solo)(__VA_ARGS__);                                            \
     }                                                                          \
-    static __attribute__((noinline)) rtype name##_threaded params              \
+    static __attribute__((noinline, unused)) rtype name##_threaded params      \
     {                                                                          \
         struct rec_thread *t = rec_self;                                       \
-        struct stream_mark *m;                                                 \
-        char *after;                                                           \
         rtype r;                                                               \
-        if (REC_UNLIKELY(!rec_active) || !t || rec_guard)                      \
+        if (REC_UNLIKELY(!rec_active) || !t || rec_guard || !(solo) ||         \
+            !rec_stream_hold(1, f))                                            \
             return name##_timed(__VA_ARGS__);                                  \
         rec_guard = REC_GUARD_IN;                                              \
         __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
-        m = untimed_ready(t, f, op, (bytes));                                  \
-        if (!m || !REAL(name))                                                 \
-            return name##_unready(__VA_ARGS__);                                \
-        after = buffer_at(f, op) + (bytes);                                    \
-        r = real_##name(__VA_ARGS__);                                          \
-        if (REC_UNLIKELY(!(full) || buffer_at(f, op) != after ||               \
-                         !rec_active ||                                        \
-                         iot_enc_repeat_untimed(&t->enc) != 0)) {              \
-            untimed_missed(f, op, (size), (ret), (err));                       \
-            return r;                                                          \
+        if (!untimed_append(t, f, op, (bytes), (sure))) {                      \
+            rec_stream_release(f, 1);   /* before any due work */              \
+            rec_leave_as(t);                                                   \
+            return name##_timed(__VA_ARGS__);                                  \
         }                                                                      \
-        rec_publish(t);                                                        \
-        mark_moved(m, op, after);                                              \
         rec_leave_as(t);                                                       \
+        r = (solo)(__VA_ARGS__);                                               \
+        rec_stream_release(f, 1);                                              \
         return r;                                                              \
     }                                                                          \
     rtype name params                                                          \
     {                                                                          \
         struct rec_thread *t = rec_self;                                       \
-        struct stream_mark *m;                                                 \
-        if (REC_UNLIKELY(!__libc_single_threaded))                             \
+        if (REC_UNLIKELY(!__libc_single_threaded) && (locks))                  \
             return name##_threaded(__VA_ARGS__);                               \
         if (REC_UNLIKELY(!rec_active) || !t || rec_guard)                      \
             return name##_timed(__VA_ARGS__);                                  \
         rec_guard = REC_GUARD_IN;                                              \
         __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
-        m = untimed_ready(t, f, op, (bytes));                                  \
-        if (!m || !(sure) || !(solo) || rec_leave_due(t) ||                    \
-            iot_enc_repeat_untimed(&t->enc) != 0)                              \
+        if (!(solo) || !untimed_append(t, f, op, (bytes), (sure)))             \
             return name##_unready(__VA_ARGS__);                                \
-        rec_publish(t);                                                        \
-        mark_moved(m, op, buffer_at(f, op) + (bytes));                         \
         rec_guard_drop();                                                      \
         if (REC_UNLIKELY(rec_deferred_since(t)))                               \
             return name##_drained(__VA_ARGS__);                                \
@@ -445,109 +433,93 @@ static __attribute__((noinline)) void untimed_missed(FILE *f, unsigned op,
 /* ------------------------------------------------------------ data calls */
 
 /* fread and fwrite: size = size x n, ret = items x size. */
-#define WRAP_STDIO_DATA(name, solo, op, params, sz, n, sure, f, ...)           \
-    WRAP_UNTIMED(size_t, 0, name, solo, op, params, f, (size_t)(sz) * (n),     \
-                 sure, r == (n), (int64_t)((sz) * (n)), (int64_t)(r * (sz)),   \
+#define WRAP_STDIO_DATA(name, locks, solo, op, params, sz, n, sure, f, ...)    \
+    WRAP_UNTIMED(size_t, 0, name, locks, solo, op, params, f,                  \
+                 (size_t)(sz) * (n), sure, (int64_t)((sz) * (n)), (int64_t)(r * (sz)),             \
                  rec_stream_err(f, r < (n)), __VA_ARGS__)
 
 /* __fread_chk's own checks pass: sz x n neither overflows nor exceeds pl. */
 #define FREAD_CHK_PASSES(pl, sz, n)                                            \
     ((sz) <= INT32_MAX && (n) <= INT32_MAX && (size_t)(sz) * (n) <= (pl))
 
-WRAP_STDIO_DATA(fread, solo_fread, IOT_OP_FREAD,
+WRAP_STDIO_DATA(fread, 1, solo_fread, IOT_OP_FREAD,
                 (void *p, size_t sz, size_t n, FILE *f), sz, n, 1, f,
                 p, sz, n, f)
-WRAP_STDIO_DATA(fread_unlocked, real_fread_unlocked, IOT_OP_FREAD,
+WRAP_STDIO_DATA(fread_unlocked, 0, real_fread_unlocked, IOT_OP_FREAD,
                 (void *p, size_t sz, size_t n, FILE *f), sz, n, 1, f,
                 p, sz, n, f)
-WRAP_STDIO_DATA(__fread_chk, solo___fread_chk, IOT_OP_FREAD,
+WRAP_STDIO_DATA(__fread_chk, 1, solo___fread_chk, IOT_OP_FREAD,
                 (void *p, size_t pl, size_t sz, size_t n, FILE *f), sz, n,
                 FREAD_CHK_PASSES(pl, sz, n), f, p, pl, sz, n, f)
-WRAP_STDIO_DATA(__fread_unlocked_chk, real___fread_unlocked_chk, IOT_OP_FREAD,
+WRAP_STDIO_DATA(__fread_unlocked_chk, 0, real___fread_unlocked_chk, IOT_OP_FREAD,
                 (void *p, size_t pl, size_t sz, size_t n, FILE *f), sz, n,
                 FREAD_CHK_PASSES(pl, sz, n), f, p, pl, sz, n, f)
-WRAP_STDIO_DATA(fwrite, solo_fwrite, IOT_OP_FWRITE,
+WRAP_STDIO_DATA(fwrite, 1, solo_fwrite, IOT_OP_FWRITE,
                 (const void *p, size_t sz, size_t n, FILE *f), sz, n, 1, f,
                 p, sz, n, f)
-WRAP_STDIO_DATA(fwrite_unlocked, real_fwrite_unlocked, IOT_OP_FWRITE,
+WRAP_STDIO_DATA(fwrite_unlocked, 0, real_fwrite_unlocked, IOT_OP_FWRITE,
                 (const void *p, size_t sz, size_t n, FILE *f), sz, n, 1, f,
                 p, sz, n, f)
 
-#define WRAP_FGETS(name, params, f, n, ...)                                    \
+#define WRAP_FGETS(name, locks, params, f, n, ...)                             \
     char *name params                                                          \
     {                                                                          \
-        STDIO_BODY(char *, NULL, name, f,                                      \
+        STDIO_BODY(locks, char *, NULL, name, f,                               \
                   stdio_rec(IOT_OP_FGETS, f, IOT_HAS_SIZE, (int64_t)(n),       \
                             r ? (int64_t)strlen(r) : 0,                        \
                             rec_stream_err(f, !r), s0, s1),             \
                   __VA_ARGS__);                                                \
     }
 
-WRAP_FGETS(fgets, (char *s, int n, FILE *f), f, n, s, n, f)
-WRAP_FGETS(fgets_unlocked, (char *s, int n, FILE *f), f, n, s, n, f)
-WRAP_FGETS(__fgets_chk, (char *s, size_t sl, int n, FILE *f), f, n,
+WRAP_FGETS(fgets, 1, (char *s, int n, FILE *f), f, n, s, n, f)
+WRAP_FGETS(fgets_unlocked, 0, (char *s, int n, FILE *f), f, n, s, n, f)
+WRAP_FGETS(__fgets_chk, 1, (char *s, size_t sl, int n, FILE *f), f, n,
            s, sl, n, f)
-WRAP_FGETS(__fgets_unlocked_chk, (char *s, size_t sl, int n, FILE *f), f, n,
+WRAP_FGETS(__fgets_unlocked_chk, 0, (char *s, size_t sl, int n, FILE *f), f, n,
            s, sl, n, f)
 
-#define WRAP_GETC(name)                                                        \
-    WRAP_UNTIMED(int, EOF, name, real_##name, IOT_OP_FGETC, (FILE *f), f, 1,   \
-                 1, r != EOF, 1, r == EOF ? 0 : 1,                             \
-                 rec_stream_err(f, r == EOF), f)
+#define WRAP_GETC(name, locks)                                                 \
+    WRAP_UNTIMED(int, EOF, name, locks, real_##name, IOT_OP_FGETC, (FILE *f),  \
+                 f, 1, 1, 1, r == EOF ? 0 : 1, rec_stream_err(f, r == EOF), f)
 
-WRAP_GETC(fgetc)
-WRAP_GETC(getc)
-WRAP_GETC(_IO_getc)
+WRAP_GETC(fgetc, 1)
+WRAP_GETC(getc, 1)
+WRAP_GETC(_IO_getc, 1)
 
-#define WRAP_PUTC(name)                                                        \
-    WRAP_UNTIMED(int, EOF, name, real_##name, IOT_OP_FPUTC, (int c, FILE *f),  \
-                 f, 1, 1, r != EOF, 1, r == EOF ? -1 : 1,                      \
+#define WRAP_PUTC(name, locks)                                                 \
+    WRAP_UNTIMED(int, EOF, name, locks, real_##name, IOT_OP_FPUTC,             \
+                 (int c, FILE *f), f, 1, 1, 1, r == EOF ? -1 : 1,              \
                  r == EOF ? (errno ? errno : EIO) : 0, c, f)
 
-WRAP_PUTC(fputc)
-WRAP_PUTC(putc)
-WRAP_PUTC(_IO_putc)
+WRAP_PUTC(fputc, 1)
+WRAP_PUTC(putc, 1)
+WRAP_PUTC(_IO_putc, 1)
 
 int fputs(const char *s, FILE *f)
 {
-    uint64_t s0, s1;
-    int r;
-
-    if (!rec_active)
-        return CALL_REAL(EOF, fputs, s, f);
-    rec_stdio_pre(f);
-    s0 = rec_stamp();
-    r = CALL_REAL(EOF, fputs, s, f);
-    s1 = rec_stamp();
-    stdio_rec(IOT_OP_FPUTS, f, IOT_HAS_SIZE, (int64_t)strlen(s),
-              r == EOF ? -1 : (int64_t)strlen(s),
-              r == EOF ? (errno ? errno : EIO) : 0, s0, s1);
-    return r;
+    STDIO_BODY(1, int, EOF, fputs, f,
+               stdio_rec(IOT_OP_FPUTS, f, IOT_HAS_SIZE, (int64_t)strlen(s),
+                         r == EOF ? -1 : (int64_t)strlen(s),
+                         r == EOF ? (errno ? errno : EIO) : 0, s0, s1),
+               s, f);
 }
 
 int puts(const char *s)
 {
-    uint64_t s0, s1;
-    int r;
-
-    if (!rec_active)
-        return CALL_REAL(EOF, puts, s);
-    rec_stdio_pre(stdout);
-    s0 = rec_stamp();
-    r = CALL_REAL(EOF, puts, s);
-    s1 = rec_stamp();
     /* puts adds the newline. */
-    stdio_rec(IOT_OP_FPUTS, stdout, IOT_HAS_SIZE, (int64_t)strlen(s) + 1,
-              r == EOF ? -1 : (int64_t)strlen(s) + 1,
-              r == EOF ? (errno ? errno : EIO) : 0, s0, s1);
-    return r;
+    STDIO_BODY(1, int, EOF, puts, stdout,
+               stdio_rec(IOT_OP_FPUTS, stdout, IOT_HAS_SIZE,
+                         (int64_t)strlen(s) + 1,
+                         r == EOF ? -1 : (int64_t)strlen(s) + 1,
+                         r == EOF ? (errno ? errno : EIO) : 0, s0, s1),
+               s);
 }
 
 #define WRAP_GETDELIM(name, params, f, ...)                                    \
     ssize_t name params                                                        \
     {                                                                          \
         /* The bytes wanted are not known in advance: size = bytes read. */    \
-        STDIO_BODY(ssize_t, -1, name, f,                                       \
+        STDIO_BODY(1, ssize_t, -1, name, f,                                    \
                   stdio_rec(IOT_OP_GETDELIM, f, IOT_HAS_SIZE, r > 0 ? r : 0,   \
                             r > 0 ? r : 0, rec_stream_err(f, r < 0),    \
                             s0, s1),                                           \
@@ -570,39 +542,39 @@ REAL_HERE(int, putchar_unlocked, (int));
 REAL_HERE(int, fputs_unlocked, (const char *, FILE *));
 REAL_HERE(int, fflush_unlocked, (FILE *));
 
-WRAP_GETC(getc_unlocked)
-WRAP_GETC(fgetc_unlocked)
-WRAP_PUTC(putc_unlocked)
-WRAP_PUTC(fputc_unlocked)
+WRAP_GETC(getc_unlocked, 0)
+WRAP_GETC(fgetc_unlocked, 0)
+WRAP_PUTC(putc_unlocked, 0)
+WRAP_PUTC(fputc_unlocked, 0)
 
-#define WRAP_GETCHAR(name)                                                     \
+#define WRAP_GETCHAR(name, locks)                                              \
     int name(void)                                                             \
     {                                                                          \
-        STDIO_BODY(int, EOF, name, stdin,                                      \
+        STDIO_BODY(locks, int, EOF, name, stdin,                               \
                    stdio_rec(IOT_OP_FGETC, stdin, IOT_HAS_SIZE, 1,             \
                              r == EOF ? 0 : 1,                                 \
                              rec_stream_err(stdin, r == EOF), s0, s1),  \
                    );                                                          \
     }
 
-#define WRAP_PUTCHAR(name)                                                     \
+#define WRAP_PUTCHAR(name, locks)                                              \
     int name(int c)                                                            \
     {                                                                          \
-        STDIO_BODY(int, EOF, name, stdout,                                     \
+        STDIO_BODY(locks, int, EOF, name, stdout,                              \
                    stdio_rec(IOT_OP_FPUTC, stdout, IOT_HAS_SIZE, 1,            \
                              r == EOF ? -1 : 1,                                \
                              r == EOF ? (errno ? errno : EIO) : 0, s0, s1),    \
                    c);                                                         \
     }
 
-WRAP_GETCHAR(getchar)
-WRAP_GETCHAR(getchar_unlocked)
-WRAP_PUTCHAR(putchar)
-WRAP_PUTCHAR(putchar_unlocked)
+WRAP_GETCHAR(getchar, 1)
+WRAP_GETCHAR(getchar_unlocked, 0)
+WRAP_PUTCHAR(putchar, 1)
+WRAP_PUTCHAR(putchar_unlocked, 0)
 
 int fputs_unlocked(const char *s, FILE *f)
 {
-    STDIO_BODY(int, EOF, fputs_unlocked, f,
+    STDIO_BODY(0, int, EOF, fputs_unlocked, f,
                stdio_rec(IOT_OP_FPUTS, f, IOT_HAS_SIZE, (int64_t)strlen(s),
                          r == EOF ? -1 : (int64_t)strlen(s),
                          r == EOF ? (errno ? errno : EIO) : 0, s0, s1),
@@ -855,17 +827,21 @@ int fclose(FILE *f)
     struct iot_event ev = { 0 };
     struct stat st;
     uint64_t s0, s1;
-    int fd, r;
+    int fd, r, held;
 
     if (!rec_active || rec_guard == REC_GUARD_OFF || !f ||
         (fd = stream_fd(f)) < 0)
         return CALL_REAL(EOF, fclose, f);
+    /* Held up to the real fclose, which frees f (and no thread may use f
+       from when it starts). */
+    held = rec_stream_hold(1, f);
     rec_stdio_pre(f);       /* inline bytes still in the buffer reach the file now */
     if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
         ev.has |= IOT_HAS_FILE_SIZE;
         ev.file_size = size_after_flush(f, fd, (int64_t)st.st_size);
     }
     ev.stream = stream_id(f);
+    rec_stream_release(f, held);
     s0 = rec_stamp();
     r = CALL_REAL(EOF, fclose, f);
     s1 = rec_stamp();
@@ -886,20 +862,30 @@ int fcloseall(void)
     return CALL_REAL(EOF, fcloseall);
 }
 
+/* What inline code left in f's buffer (rec_stdio_pre), f's lock held. */
+static void stdio_pre_held(FILE *f)
+{
+    int held = rec_stream_hold(1, f);
+
+    rec_stdio_pre(f);
+    rec_stream_release(f, held);
+}
+
 int fflush(FILE *f)
 {
     uint64_t s0, s1;
-    int r;
+    int r, held;
 
     if (!rec_active)
         return CALL_REAL(EOF, fflush, f);
-    if (f) {
-        rec_stdio_pre(f);
-    } else {
+    if (!f) {
         /* every stream: the buffers the recorder can name safely */
-        rec_stdio_pre(stdout);
-        rec_stdio_pre(stderr);
+        stdio_pre_held(stdout);
+        stdio_pre_held(stderr);
     }
+    held = rec_stream_hold(1, f);
+    if (f)
+        rec_stdio_pre(f);
     s0 = rec_stamp();
     r = CALL_REAL(EOF, fflush, f);
     s1 = rec_stamp();
@@ -907,6 +893,7 @@ int fflush(FILE *f)
         mark_forget(NULL);  /* every buffer was emptied: the marks are stale */
     stdio_rec(IOT_OP_FFLUSH, f, 0, 0, r, r == EOF ? (errno ? errno : EIO) : 0,
               s0, s1);
+    rec_stream_release(f, held);
     return r;
 }
 
@@ -987,7 +974,7 @@ static void rec_fseek(FILE *f, int64_t off, int whence, int r, int err,
 #define WRAP_FSEEK(name, otype)                                                \
     int name(FILE *f, otype off, int whence)                                   \
     {                                                                          \
-        STDIO_BODY(int, -1, name, f,                                           \
+        STDIO_BODY(1, int, -1, name, f,                                        \
                   rec_fseek(f, (int64_t)off, whence, r, r ? errno : 0, s0,     \
                             s1),                                               \
                   f, off, whence);                                             \
@@ -1000,21 +987,25 @@ WRAP_FSEEK(fseeko64, off64_t)
 void rewind(FILE *f)
 {
     uint64_t s0, s1;
+    int held = 0;
 
-    if (rec_active)
+    if (rec_active) {
+        held = rec_stream_hold(1, f);
         rec_stdio_pre(f);
+    }
     s0 = rec_stamp();
     if (REAL(rewind))
         real_rewind(f);
     s1 = rec_stamp();
     if (rec_active)
         rec_fseek(f, 0, SEEK_SET, 0, 0, s0, s1);
+    rec_stream_release(f, held);
 }
 
 #define WRAP_FTELL(rtype, name)                                                \
     rtype name(FILE *f)                                                        \
     {                                                                          \
-        STDIO_BODY(rtype, -1, name, f,                                         \
+        STDIO_BODY(1, rtype, -1, name, f,                                      \
                   stdio_rec(IOT_OP_FTELL, f, 0, 0, (int64_t)r,                 \
                             r < 0 ? errno : 0, s0, s1),                        \
                   f);                                                          \

@@ -13,6 +13,7 @@
  */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <sys/stat.h>
 #include <wchar.h>
 
@@ -71,7 +72,7 @@ static long size_of(const char *path)
 int main(int argc, char **argv)
 {
     static char sbuf[4096], fbuf[8192];   /* buffers of exact, known sizes */
-    char out[4096], in[4096], wide[4096], rep[4096], block[64];
+    char out[4096], in[4096], wide[4096], rep[4096], byc[4096], block[64];
     long total = 0;
     int fd, x = 0, c;
     pthread_t idler;
@@ -90,6 +91,7 @@ int main(int argc, char **argv)
     snprintf(in, sizeof(in), "%s/in.txt", argv[1]);
     snprintf(wide, sizeof(wide), "%s/wide.txt", argv[1]);
     snprintf(rep, sizeof(rep), "%s/rep.txt", argv[1]);
+    snprintf(byc, sizeof(byc), "%s/bycaller.txt", argv[1]);
     memset(block, 'r', sizeof(block));
 
     /* stdout to a file, as a shell's `> out.txt` would */
@@ -235,6 +237,23 @@ int main(int argc, char **argv)
     }
     CHECK(fclose(f) == 0);
     expect("op=fclose fd=3 stream file_size=%d ret=0", 205 * 64 + 10 + 32 + 5);
+
+    /*
+     * A stream whose caller does the locking (FSETLOCKING_BYCALLER): the
+     * recorder never takes its lock, so with a second thread its repeats
+     * are timed; alone, they are untimed as on any stream.
+     */
+    f = fopen(byc, "w");
+    CHECK(f != NULL);
+    expect("op=fopen path=%s mode=w fd=3 stream ret=* bufmode=full", byc);
+    CHECK(__fsetlocking(f, FSETLOCKING_BYCALLER) == FSETLOCKING_INTERNAL);
+    for (int i = 0; i < 3; i++) {
+        CHECK(fwrite(block, 1, sizeof(block), f) == sizeof(block));
+        expect("op=fwrite fd=3 stream size=64 ret=64%s",
+               i == 0 ? "" : threaded ? " timed" : " untimed");
+    }
+    CHECK(fclose(f) == 0);
+    expect("op=fclose fd=3 stream file_size=192 ret=0");
 
     /* wide characters: counted in characters (ASCII here: bytes) */
     f = fopen(wide, "w+");

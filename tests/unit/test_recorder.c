@@ -865,6 +865,56 @@ static void test_churn(void)
     unload(&e);
 }
 
+/* Bytes moved by pid's calls of op (their ret summed). */
+static long bytes_of(const struct evs *e, int32_t pid, unsigned op)
+{
+    long n = 0;
+
+    for (size_t i = 0; i < e->n; i++)
+        if (e->v[i].kind == IOT_EV_CALL && e->v[i].pid == pid &&
+            e->v[i].op == op && e->v[i].ret > 0)
+            n += (long)e->v[i].ret;
+    return n;
+}
+
+/*
+ * 4 threads writing one stream at once, then 4 reading it: every call
+ * with its bytes, and none of them taken for bytes of inline getc/putc
+ * (the recorder holds the stream's lock from its check to its record).
+ */
+static void test_stdshare(void)
+{
+    char dir[PATH_MAX], run_dir[PATH_MAX + 8], trace[PATH_MAX + 32];
+    char iorec[PATH_MAX + 64], lib[PATH_MAX + 64], prog[PATH_MAX + 64];
+    const long size = 4L * (50000 * 64 + 5000 * 2);
+    int32_t pid;
+    struct evs e;
+
+    if (!setup())
+        return;
+    fresh_dir("stdshare", dir, sizeof(dir));
+    snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
+    mkdir(run_dir, 0755);
+    snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
+    paths("rec_stdshare", iorec, lib, prog);
+    {
+        char *argv[] = { iorec, "-o", trace, prog, run_dir, NULL };
+
+        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, NULL), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
+    CU_ASSERT_EQUAL(e.stats.chunks_damaged, 0);
+    pid = pid_of(&e, "rec_stdshare");
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_FWRITE, 1, 64), 4 * 50000);
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_FPUTS, 1, 2), 4 * 5000);
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_INLINE_PUT, 0, 0), 0);
+    CU_ASSERT_EQUAL(count_op(&e, pid, IOT_OP_INLINE_GET, 0, 0), 0);
+    CU_ASSERT_EQUAL(bytes_of(&e, pid, IOT_OP_FWRITE) +
+                        bytes_of(&e, pid, IOT_OP_FPUTS), size);
+    CU_ASSERT_EQUAL(bytes_of(&e, pid, IOT_OP_FREAD), size);
+    unload(&e);
+}
+
 static void test_closeall(void) { closeall(0); }
 static void test_closeall_preload(void) { closeall(1); }
 
@@ -899,6 +949,8 @@ void recorder_suite(void)
     CU_add_test(s, "fork, exec, vfork, posix_spawn, killed child",
                 test_forkexec);
     CU_add_test(s, "400 short-lived threads: no event lost", test_churn);
+    CU_add_test(s, "4 threads on one stream: every call, no inline bytes",
+                test_stdshare);
     CU_add_test(s, "close every fd, dup2 onto high fds", test_closeall);
     CU_add_test(s, "the same preloaded without the launcher", test_closeall_preload);
     CU_add_test(s, "signal handler I/O inside wrapped calls", test_signals);
