@@ -153,7 +153,7 @@ $(BIN)/progs/%: tests/progs/%.c $(wildcard tests/progs/*.h)
 	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) -o $@ $< -lpthread
 
 # Other interposers the recorder's tests preload beside it.
-$(LIB)/test/%.so: tests/preload/%.c
+$(LIB)/test/%.so: tests/preload/%.c tests/progs/rawsys.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) -shared -fPIC -o $@ $< -ldl
 

@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../progs/rawsys.h"
+
 /* <stdio.h> may define these as macros; the functions are what is wanted */
 #undef fread_unlocked
 #undef fwrite_unlocked
@@ -37,20 +39,6 @@
 COUNTED(DEFINE_)
 #undef DEFINE_
 
-static long raw(long nr, long a, long b, long c, long d)
-{
-#if defined(__x86_64__)
-    long r;
-    register long r10 __asm__("r10") = d;
-
-    __asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
-                     : "rcx", "r11", "memory");
-    return r;
-#else
-    return syscall(nr, a, b, c, d);
-#endif
-}
-
 __attribute__((destructor)) static void report(void)
 {
     const char *out = getenv("COUNT_STDIO_OUT");
@@ -63,9 +51,9 @@ __attribute__((destructor)) static void report(void)
     len = snprintf(line, sizeof(line),
                    "fread %lu fread_unlocked %lu fwrite %lu fwrite_unlocked %lu\n",
                    n_fread, n_fread_unlocked, n_fwrite, n_fwrite_unlocked);
-    fd = raw(SYS_openat, AT_FDCWD, (long)out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    fd = raw_sys(SYS_openat, AT_FDCWD, (long)out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return;
-    raw(SYS_write, fd, (long)line, len, 0);
-    raw(SYS_close, fd, 0, 0, 0);
+    raw_sys(SYS_write, fd, (long)line, len, 0);
+    raw_sys(SYS_close, fd, 0, 0, 0);
 }

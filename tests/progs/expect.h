@@ -22,6 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rawsys.h"
+
 static char expect_buf[1 << 22];
 static size_t expect_len;
 
@@ -41,24 +43,9 @@ expect(const char *fmt, ...)
     }
 }
 
-/* A system call no LD_PRELOAD wrapper sees. */
-__attribute__((unused)) static long expect_sys(long n, long a, long b, long c, long d)
-{
-#if defined(__x86_64__)
-    long r;
-    register long r10 __asm__("r10") = d;
-
-    __asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-                     : "rcx", "r11", "memory");
-    return r;
-#else
-    return syscall(n, a, b, c, d);
-#endif
-}
-
 static void expect_raw_msg(const char *s)
 {
-    expect_sys(SYS_write, 2, (long)s, (long)strlen(s), 0);
+    raw_sys(SYS_write, 2, (long)s, (long)strlen(s), 0);
 }
 
 __attribute__((unused)) static void expect_flush(void)
@@ -68,11 +55,11 @@ __attribute__((unused)) static void expect_flush(void)
 
     if (!out)
         return;
-    fd = expect_sys(SYS_openat, AT_FDCWD, (long)out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    fd = raw_sys(SYS_openat, AT_FDCWD, (long)out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return;
-    expect_sys(SYS_write, fd, (long)expect_buf, (long)expect_len, 0);
-    expect_sys(SYS_close, fd, 0, 0, 0);
+    raw_sys(SYS_write, fd, (long)expect_buf, (long)expect_len, 0);
+    raw_sys(SYS_close, fd, 0, 0, 0);
 }
 
 #define CHECK(cond)                                                            \
@@ -82,7 +69,7 @@ __attribute__((unused)) static void expect_flush(void)
             snprintf(m_, sizeof(m_), "%s:%d: check failed: %s\n", __FILE__,    \
                      __LINE__, #cond);                                         \
             expect_raw_msg(m_);                                                \
-            expect_sys(SYS_exit_group, 99, 0, 0, 0);                           \
+            raw_sys(SYS_exit_group, 99, 0, 0, 0);                           \
         }                                                                      \
     } while (0)
 

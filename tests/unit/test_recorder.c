@@ -637,28 +637,41 @@ static int processes_of(const struct evs *e, int32_t pid, int32_t *ppid)
     return n;
 }
 
+/*
+ * Record test program prog under the launcher, its one argument a fresh
+ * directory DIR/run: the trace is DIR/trace.zst, DIR the fresh directory
+ * `name` (fresh_dir). Returns the wait status.
+ */
+static int record_in_dir(const char *name, const char *prog, char *trace,
+                         size_t cap)
+{
+    char dir[PATH_MAX], run_dir[PATH_MAX + 8];
+    char iorec[PATH_MAX + 64], lib[PATH_MAX + 64], progpath[PATH_MAX + 64];
+
+    fresh_dir(name, dir, sizeof(dir));
+    snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
+    mkdir(run_dir, 0755);
+    snprintf(trace, cap, "%s/trace.zst", dir);
+    paths(prog, iorec, lib, progpath);
+    {
+        char *argv[] = { iorec, "-o", trace, progpath, run_dir, NULL };
+
+        return run(argv, NULL, NULL);
+    }
+}
+
 /* fork + exec, vfork + exec, posix_spawn, a killed child: all recorded. */
 static void test_forkexec(void)
 {
-    char dir[PATH_MAX], run_dir[PATH_MAX + 8], trace[PATH_MAX + 32];
-    char prog[PATH_MAX + 64], iorec[PATH_MAX + 64];
+    char trace[PATH_MAX + 32];
     int32_t parent, forked, vforked, spawned, ppid = 0;
     int sig = -1, killed = 0;
     struct evs e;
 
     if (!setup())
         return;
-    fresh_dir("forkexec", dir, sizeof(dir));
-    snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
-    mkdir(run_dir, 0755);
-    snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
-    snprintf(prog, sizeof(prog), "%s/progs/rec_forkexec", bindir);
-    snprintf(iorec, sizeof(iorec), "%s/iorecord", bindir);
-    {
-        char *argv[] = { iorec, "-o", trace, prog, run_dir, NULL };
-
-        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, NULL), 0);
-    }
+    CU_ASSERT_EQUAL_FATAL(record_in_dir("forkexec", "rec_forkexec", trace,
+                                        sizeof(trace)), 0);
     CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
     parent = opener(&e, "/parent.dat");
     forked = opener(&e, "/forked.dat");
@@ -884,24 +897,15 @@ static long bytes_of(const struct evs *e, int32_t pid, unsigned op)
  */
 static void test_stdshare(void)
 {
-    char dir[PATH_MAX], run_dir[PATH_MAX + 8], trace[PATH_MAX + 32];
-    char iorec[PATH_MAX + 64], lib[PATH_MAX + 64], prog[PATH_MAX + 64];
+    char trace[PATH_MAX + 32];
     const long size = 4L * (50000 * 64 + 5000 * 2);
     int32_t pid;
     struct evs e;
 
     if (!setup())
         return;
-    fresh_dir("stdshare", dir, sizeof(dir));
-    snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
-    mkdir(run_dir, 0755);
-    snprintf(trace, sizeof(trace), "%s/trace.zst", dir);
-    paths("rec_stdshare", iorec, lib, prog);
-    {
-        char *argv[] = { iorec, "-o", trace, prog, run_dir, NULL };
-
-        CU_ASSERT_EQUAL_FATAL(run(argv, NULL, NULL), 0);
-    }
+    CU_ASSERT_EQUAL_FATAL(record_in_dir("stdshare", "rec_stdshare", trace,
+                                        sizeof(trace)), 0);
     CU_ASSERT_EQUAL_FATAL(load(trace, &e), 0);
     CU_ASSERT_EQUAL(e.stats.chunks_damaged, 0);
     pid = pid_of(&e, "rec_stdshare");
