@@ -145,11 +145,11 @@ void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
                int err, uint64_t s0, uint64_t s1);
 
 /*
- * Before a stdio call on f: what inline getc/putc macros
- * did to f's buffer since the recorder last saw it, recorded first
- * (wrap_stdio.c).
+ * Before a stdio call on f: what inline getc/putc macros did to f's buffer
+ * since the recorder last saw it, recorded first, at stamp t (the call's
+ * start: the bytes moved before it) (wrap_stdio.c).
  */
-void rec_stdio_pre(FILE *f);
+void rec_stdio_pre(FILE *f, uint64_t t);
 
 /*
  * The errno of a stream call that came up short: only when it failed. Read
@@ -169,7 +169,9 @@ static inline int rec_stream_err(FILE *f, int shortfall)
  * The lock of a stream a recorded call works on, when the call is one of
  * stdio's locking forms and the process has threads: held (flockfile,
  * recursive like stdio's own, which the real call then takes again) from
- * before rec_stdio_pre to after the record, so that no other thread moves
+ * before rec_stdio_pre to after the record, after the call's first stamp
+ * (so that its time still counts any wait for the lock, as natively the
+ * call's own wait does), so that no other thread moves
  * the buffer between the stream mark's check, the call and the mark's
  * update, which would make its bytes look like inline getc/putc bytes.
  * Not in a single-threaded process, nor on a stream whose caller does the
@@ -193,9 +195,23 @@ static inline void rec_stream_release(FILE *f, int held)
 }
 
 /*
- * A stdio wrapper's body: WRAP_BODY (real.h) with what inline code did to
- * f's buffer recorded first, f's lock held around it all when `locks` says
- * the real function takes it (rec_stream_hold).
+ * Entering a recorded stdio call on f: its first stamp, then f's lock when
+ * `locks` says the real function takes it (rec_stream_hold; *held tells
+ * rec_stream_release), then what inline code did to f's buffer
+ * (rec_stdio_pre, at that stamp). Returns the stamp.
+ */
+static inline uint64_t rec_stdio_enter(int locks, FILE *f, int *held)
+{
+    uint64_t s0 = rec_stamp();
+
+    *held = rec_stream_hold(locks, f);
+    rec_stdio_pre(f, s0);
+    return s0;
+}
+
+/*
+ * A stdio wrapper's body: WRAP_BODY (real.h) with rec_stdio_enter first,
+ * and f's lock released after the record.
  */
 #define STDIO_BODY(locks, rtype, fail, name, f, record, ...)                   \
     uint64_t s0, s1;                                                           \
@@ -203,9 +219,7 @@ static inline void rec_stream_release(FILE *f, int held)
     int held_;                                                                 \
     if (!rec_active)                                                           \
         return CALL_REAL(fail, name, __VA_ARGS__);                             \
-    held_ = rec_stream_hold((locks), (f));                                     \
-    rec_stdio_pre(f);                                                          \
-    s0 = rec_stamp();                                                          \
+    s0 = rec_stdio_enter((locks), (f), &held_);                                \
     r = CALL_REAL(fail, name, __VA_ARGS__);                                    \
     s1 = rec_stamp();                                                          \
     record;                                                                    \

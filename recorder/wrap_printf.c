@@ -37,14 +37,15 @@ static void rec_scanf(FILE *f, int r, uint64_t s0, uint64_t s1)
  * The two shapes of every function here. `sym` is the exported name
  * (stdio.h renames some, e.g. scanf to __isoc99_scanf, so the symbol is
  * named explicitly); `subj` what the call works on (its stream, or
- * dprintf's fd); `pre(subj)` what is recorded before it (rec_stdio_pre:
- * inline getc/putc's bytes; rec_fd_check: the fd's name); `rec(subj, r,
- * s0, s1)` the record; `stream` the stream whose lock the real call takes,
- * held from pre to rec (rec_stream_hold), or NULL.
+ * dprintf's fd); `enter(subj, &held)` what is done and recorded before the
+ * call, returning the call's first stamp (sv_enter: rec_stdio_enter;
+ * fd_enter: the fd's name); `rec(subj, r, s0, s1)` the record;
+ * `leave(subj, held)` what undoes enter after the record (the stream's
+ * lock).
  *
  * A v-form calls its own real function with its arguments (...).
  */
-#define WRAP_VFORM(cname, sym, params, subj, stream, pre, rec, real, ...)     \
+#define WRAP_VFORM(cname, sym, params, subj, enter, rec, leave, real, ...)    \
     int cname params __asm__(sym);                                             \
     int cname params                                                           \
     {                                                                          \
@@ -52,46 +53,51 @@ static void rec_scanf(FILE *f, int r, uint64_t s0, uint64_t s1)
         int r, held;                                                           \
         if (!rec_active)                                                       \
             return CALL_REAL(-1, real, __VA_ARGS__);                           \
-        held = rec_stream_hold(1, stream);                                     \
-        pre(subj);                                                             \
-        s0 = rec_stamp();                                                      \
+        s0 = enter(subj, &held);                                               \
         r = CALL_REAL(-1, real, __VA_ARGS__);                                  \
         s1 = rec_stamp();                                                      \
         rec(subj, r, s0, s1);                                                  \
-        rec_stream_release(stream, held);                                      \
+        leave(subj, held);                                                     \
         return r;                                                              \
     }
 
 /* A variadic form calls the real v-form `vreal` with its arguments (...)
    and the va_list that follows `last`, as glibc does. */
-#define WRAP_VARIADIC(cname, sym, params, last, subj, stream, pre, rec, vreal, \
-                      ...)                                                     \
+#define WRAP_VARIADIC(cname, sym, params, last, subj, enter, rec, leave,       \
+                      vreal, ...)                                              \
     int cname params __asm__(sym);                                             \
     int cname params                                                           \
     {                                                                          \
         va_list ap;                                                            \
         uint64_t s0, s1;                                                       \
         int r, held = 0;                                                       \
-        if (rec_active) {                                                      \
-            held = rec_stream_hold(1, stream);                                 \
-            pre(subj);                                                         \
-        }                                                                      \
+        s0 = rec_active ? enter(subj, &held) : 0;                              \
         va_start(ap, last);                                                    \
-        s0 = rec_stamp();                                                      \
         r = CALL_REAL(-1, vreal, __VA_ARGS__, ap);                             \
         s1 = rec_stamp();                                                      \
         va_end(ap);                                                            \
         if (rec_active)                                                        \
             rec(subj, r, s0, s1);                                              \
-        rec_stream_release(stream, held);                                      \
+        leave(subj, held);                                                     \
         return r;                                                              \
     }
 
-/* The stdio forms: pre is rec_stdio_pre. */
+/* The stdio forms: they all take their stream's lock. */
+static inline uint64_t sv_enter(FILE *f, int *held)
+{
+    return rec_stdio_enter(1, f, held);
+}
+
+static inline void sv_leave(FILE *f, int held)
+{
+    rec_stream_release(f, held);
+}
+
 #define WRAP_SV(cname, sym, params, f, rec, real, ...)                         \
-    WRAP_VFORM(cname, sym, params, f, f, rec_stdio_pre, rec, real, __VA_ARGS__)
+    WRAP_VFORM(cname, sym, params, f, sv_enter, rec, sv_leave, real,           \
+               __VA_ARGS__)
 #define WRAP_SVAR(cname, sym, params, last, f, rec, vreal, ...)                \
-    WRAP_VARIADIC(cname, sym, params, last, f, f, rec_stdio_pre, rec, vreal,   \
+    WRAP_VARIADIC(cname, sym, params, last, f, sv_enter, rec, sv_leave, vreal, \
                   __VA_ARGS__)
 
 REAL_HERE(int, vprintf, (const char *, va_list));
@@ -203,17 +209,31 @@ static void rec_dprintf(int fd, int r, uint64_t s0, uint64_t s1)
     rec_io(IOT_OP_WRITE, fd, r > 0 ? r : 0, r, ERR_OF(r), s0, s1);
 }
 
+/* dprintf: fd named first if new, before the call's first stamp; no lock. */
+static inline uint64_t fd_enter(int fd, int *held)
+{
+    rec_fd_check(fd);
+    *held = 0;
+    return rec_stamp();
+}
+
+static inline void fd_leave(int fd, int held)
+{
+    (void)fd;
+    (void)held;
+}
+
 WRAP_VFORM(rec_vdprintf, "vdprintf", (int fd, const char *fmt, va_list ap),
-           fd, NULL, rec_fd_check, rec_dprintf, vdprintf, fd, fmt, ap)
+           fd, fd_enter, rec_dprintf, fd_leave, vdprintf, fd, fmt, ap)
 WRAP_VFORM(rec_vdprintf_chk, "__vdprintf_chk",
            (int fd, int fl, const char *fmt, va_list ap),
-           fd, NULL, rec_fd_check, rec_dprintf, __vdprintf_chk, fd, fl, fmt,
+           fd, fd_enter, rec_dprintf, fd_leave, __vdprintf_chk, fd, fl, fmt,
            ap)
 WRAP_VARIADIC(rec_dprintf_, "dprintf", (int fd, const char *fmt, ...), fmt,
-              fd, NULL, rec_fd_check, rec_dprintf, vdprintf, fd, fmt)
+              fd, fd_enter, rec_dprintf, fd_leave, vdprintf, fd, fmt)
 WRAP_VARIADIC(rec_dprintf_chk, "__dprintf_chk",
               (int fd, int fl, const char *fmt, ...), fmt,
-              fd, NULL, rec_fd_check, rec_dprintf, __vdprintf_chk, fd, fl,
+              fd, fd_enter, rec_dprintf, fd_leave, __vdprintf_chk, fd, fl,
               fmt)
 
 /* ------------------------------------------------- wide character calls */

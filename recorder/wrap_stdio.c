@@ -216,11 +216,10 @@ void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
     stdio_rec(op, f, more, size, ret, err, s0, s1);
 }
 
-void rec_stdio_pre(FILE *f)
+void rec_stdio_pre(FILE *f, uint64_t t)
 {
     struct stream_mark *m;
     int64_t put, got;
-    uint64_t t;
     int have;
 
     /* a wide stream's byte buffer moves inside libc, not by inline code */
@@ -232,7 +231,6 @@ void rec_stdio_pre(FILE *f)
     got = moved_since(f->_IO_read_base, f->_IO_read_ptr, m->r, have);
     if (REC_LIKELY(!(put | got)) || stream_fd(f) < 0)
         return;
-    t = rec_stamp();
     if (put)
         rec_stdio(IOT_OP_INLINE_PUT, f, IOT_HAS_SIZE, put, put, 0, t, t);
     if (got)
@@ -358,20 +356,23 @@ untimed_append(struct rec_thread *t, FILE *f, unsigned op,
  * An untimed repeat is appended before the call: once the check has
  * passed, nothing but the call itself can move f's buffer, and a call the
  * buffer alone serves is a copy that moves the pointer by `bytes` and
- * succeeds (glibc's xsputn/xsgetn and the getc/putc macros). Nothing can
- * move it in a single-threaded process (glibc's __libc_single_threaded,
- * which also lets stdio skip the stream locks); in any other, the wrapper
- * holds f's lock (flockfile, recursive like stdio's own) from before the
- * check until the call is done, and calls the lock-free twin inside it,
- * as glibc's locking forms do. Streams whose caller does the locking
- * (FSETLOCKING_BYCALLER) are never locked here: their calls are timed.
- * The guard is taken before the check and dropped before the real call.
+ * succeeds (glibc's xsputn/xsgetn and the getc/putc macros). Nothing else
+ * can move it in a single-threaded process (glibc's __libc_single_threaded,
+ * which also lets stdio skip the stream locks), nor in an _unlocked form's
+ * call (locks = 0: its caller keeps other threads off the stream). A
+ * locking form in a process with threads holds f's lock (rec_stream_hold:
+ * flockfile, recursive like stdio's own) from before the check until the
+ * call is done, and calls the lock-free twin inside it, as glibc's
+ * locking forms do; on a stream whose caller does the locking
+ * (FSETLOCKING_BYCALLER) it takes no lock and is timed. The guard is taken
+ * before the check and dropped before the real call.
  *
- * name: the single-threaded path, which ends in a tail call of `solo`.
+ * name: the path without a lock, which ends in a tail call of `solo`.
  * Every other way out is a tail call too, so that the path has no frame:
- * name_threaded, name_unready (the check failed or work is due: leave the
- * recorder, then the timed body) and name_drained (a handler deferred a
- * call as the guard dropped: append it, then the real call).
+ * name_threaded (the path with f's lock), name_unready (the check failed
+ * or work is due: leave the recorder, then the timed body) and
+ * name_drained (a handler deferred a call as the guard dropped: append
+ * it, then the real call).
  * name_timed: the timed body (STDIO_BODY), for every call that is not an
  * untimed repeat.
  */
@@ -435,8 +436,8 @@ untimed_append(struct rec_thread *t, FILE *f, unsigned op,
 /* fread and fwrite: size = size x n, ret = items x size. */
 #define WRAP_STDIO_DATA(name, locks, solo, op, params, sz, n, sure, f, ...)    \
     WRAP_UNTIMED(size_t, 0, name, locks, solo, op, params, f,                  \
-                 (size_t)(sz) * (n), sure, (int64_t)((sz) * (n)), (int64_t)(r * (sz)),             \
-                 rec_stream_err(f, r < (n)), __VA_ARGS__)
+                 (size_t)(sz) * (n), sure, (int64_t)((sz) * (n)),              \
+                 (int64_t)(r * (sz)), rec_stream_err(f, r < (n)), __VA_ARGS__)
 
 /* __fread_chk's own checks pass: sz x n neither overflows nor exceeds pl. */
 #define FREAD_CHK_PASSES(pl, sz, n)                                            \
@@ -451,7 +452,8 @@ WRAP_STDIO_DATA(fread_unlocked, 0, real_fread_unlocked, IOT_OP_FREAD,
 WRAP_STDIO_DATA(__fread_chk, 1, solo___fread_chk, IOT_OP_FREAD,
                 (void *p, size_t pl, size_t sz, size_t n, FILE *f), sz, n,
                 FREAD_CHK_PASSES(pl, sz, n), f, p, pl, sz, n, f)
-WRAP_STDIO_DATA(__fread_unlocked_chk, 0, real___fread_unlocked_chk, IOT_OP_FREAD,
+WRAP_STDIO_DATA(__fread_unlocked_chk, 0, real___fread_unlocked_chk,
+                IOT_OP_FREAD,
                 (void *p, size_t pl, size_t sz, size_t n, FILE *f), sz, n,
                 FREAD_CHK_PASSES(pl, sz, n), f, p, pl, sz, n, f)
 WRAP_STDIO_DATA(fwrite, 1, solo_fwrite, IOT_OP_FWRITE,
@@ -475,8 +477,8 @@ WRAP_FGETS(fgets, 1, (char *s, int n, FILE *f), f, n, s, n, f)
 WRAP_FGETS(fgets_unlocked, 0, (char *s, int n, FILE *f), f, n, s, n, f)
 WRAP_FGETS(__fgets_chk, 1, (char *s, size_t sl, int n, FILE *f), f, n,
            s, sl, n, f)
-WRAP_FGETS(__fgets_unlocked_chk, 0, (char *s, size_t sl, int n, FILE *f), f, n,
-           s, sl, n, f)
+WRAP_FGETS(__fgets_unlocked_chk, 0, (char *s, size_t sl, int n, FILE *f), f,
+           n, s, sl, n, f)
 
 #define WRAP_GETC(name, locks)                                                 \
     WRAP_UNTIMED(int, EOF, name, locks, real_##name, IOT_OP_FGETC, (FILE *f),  \
@@ -592,8 +594,8 @@ REAL_HERE(int, __underflow, (FILE *));
 static void inline_at_exit(void)
 {
     if (rec_active) {
-        rec_stdio_pre(stdout);
-        rec_stdio_pre(stderr);
+        rec_stdio_pre(stdout, rec_stamp());
+        rec_stdio_pre(stderr, rec_stamp());
     }
 }
 
@@ -669,7 +671,7 @@ int __underflow(FILE *f)
 
     if (!rec_active || !f)
         return CALL_REAL(EOF, __underflow, f);
-    rec_stdio_pre(f);
+    rec_stdio_pre(f, rec_stamp());
     r = CALL_REAL(EOF, __underflow, f);
     mark_stream(f);
     return r;
@@ -832,10 +834,11 @@ int fclose(FILE *f)
     if (!rec_active || rec_guard == REC_GUARD_OFF || !f ||
         (fd = stream_fd(f)) < 0)
         return CALL_REAL(EOF, fclose, f);
-    /* Held up to the real fclose, which frees f (and no thread may use f
-       from when it starts). */
+    /* Held until just before the real fclose, which frees f (no thread
+       may use f once fclose has begun). */
     held = rec_stream_hold(1, f);
-    rec_stdio_pre(f);       /* inline bytes still in the buffer reach the file now */
+    /* inline bytes still in the buffer reach the file now */
+    rec_stdio_pre(f, rec_stamp());
     if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
         ev.has |= IOT_HAS_FILE_SIZE;
         ev.file_size = size_after_flush(f, fd, (int64_t)st.st_size);
@@ -863,11 +866,11 @@ int fcloseall(void)
 }
 
 /* What inline code left in f's buffer (rec_stdio_pre), f's lock held. */
-static void stdio_pre_held(FILE *f)
+static void stdio_pre_held(FILE *f, uint64_t t)
 {
     int held = rec_stream_hold(1, f);
 
-    rec_stdio_pre(f);
+    rec_stdio_pre(f, t);
     rec_stream_release(f, held);
 }
 
@@ -878,15 +881,15 @@ int fflush(FILE *f)
 
     if (!rec_active)
         return CALL_REAL(EOF, fflush, f);
-    if (!f) {
+    if (f) {
+        s0 = rec_stdio_enter(1, f, &held);
+    } else {
         /* every stream: the buffers the recorder can name safely */
-        stdio_pre_held(stdout);
-        stdio_pre_held(stderr);
+        s0 = rec_stamp();
+        stdio_pre_held(stdout, s0);
+        stdio_pre_held(stderr, s0);
+        held = 0;
     }
-    held = rec_stream_hold(1, f);
-    if (f)
-        rec_stdio_pre(f);
-    s0 = rec_stamp();
     r = CALL_REAL(EOF, fflush, f);
     s1 = rec_stamp();
     if (!f)
@@ -989,11 +992,7 @@ void rewind(FILE *f)
     uint64_t s0, s1;
     int held = 0;
 
-    if (rec_active) {
-        held = rec_stream_hold(1, f);
-        rec_stdio_pre(f);
-    }
-    s0 = rec_stamp();
+    s0 = rec_active ? rec_stdio_enter(1, f, &held) : rec_stamp();
     if (REAL(rewind))
         real_rewind(f);
     s1 = rec_stamp();
