@@ -188,9 +188,20 @@ struct rec_thread *rec_thread_start(uint64_t s0)
     int64_t t0 = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE),
                              s0);
     int64_t now = rec_mono_ns();
+    sigset_t all, old;
 
+    /*
+     * The caller holds the guard, so a handler's call made before rec_self
+     * is set could not be deferred anywhere, and was lost (1 write in
+     * 612,000 under tests/e2e/test_stress_recorder.sh's signal storm, in an
+     * ASan build). Signals wait until the thread's stream is whole, as at
+     * its end (thread_end); the handler's calls are then deferred to it.
+     */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     if (!rec_finished)
         t = rec_thread_init(0, t0 < now ? t0 : now);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
     return t;
 }
