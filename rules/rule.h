@@ -65,6 +65,9 @@ struct rule_param {
 
 enum rule_layer { RULE_LAYER_SYSCALL = 0, RULE_LAYER_STDIO = 1 };
 
+/* A stdio stream's buffering (the trace format's enum iot_bufmode values) */
+enum rule_bufmode { RULE_BUF_FULL = 0, RULE_BUF_LINE = 1, RULE_BUF_NONE = 2 };
+
 enum rule_end {
     RULE_END_CLOSE = 0,  /* the last fd/stream of the session was closed */
     RULE_END_EXIT,       /* the last holder process exited with it open */
@@ -109,7 +112,7 @@ struct rule_session {
 
     /* stdio sessions: the buffer model's view of the syscalls beneath */
     int64_t stream_buffer;   /* buffer size (setvbuf or fopen's), 0 unbuffered */
-    int bufmode;             /* enum iot_bufmode */
+    int bufmode;             /* enum rule_bufmode */
     uint64_t eff_ops;        /* estimated syscalls */
     int64_t eff_bytes;       /* bytes they moved */
 

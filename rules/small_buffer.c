@@ -41,14 +41,36 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     if (ops <= (uint64_t)ctx->p[P_MIN_OPS] || ops == 0)
         return;
     avg = bytes / (int64_t)ops;
-    if (avg >= (int64_t)ctx->p[P_BUFFER])
+    /*
+     * A stream's last syscall moves only what is left (the final flush, or
+     * the read that meets the end), so it is left out of the average that
+     * judges the buffer: a 4 KiB buffer's syscalls are 4 KiB each but that
+     * one, and 4 KiB is not small.
+     */
+    if ((stdio && ops > 1 ? bytes / (int64_t)(ops - 1) : avg) >=
+        (int64_t)ctx->p[P_BUFFER])
         return;
     if (ctx->timing && s->timed &&
         s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
         return;
     if (rule_again(ctx, s, 0, 0))
         return;
-    if (stdio && s->stream_buffer > 0)
+    if (stdio && s->stream_buffer > 0 && s->bufmode == RULE_BUF_LINE)
+        snprintf(msg, sizeof(msg),
+                 "line-buffered stdio stream: %llu %s calls became about %llu %s() syscalls "
+                 "of %lld bytes on average; buffer it fully (setvbuf _IOFBF, at least %lld "
+                 "bytes) or write whole blocks",
+                 (unsigned long long)s->op, call, (unsigned long long)ops, what,
+                 (long long)avg, (long long)ctx->p[P_BUFFER]);
+    else if (stdio && s->stream_buffer >= ctx->p[P_BUFFER])
+        /* the buffer is big enough: what empties it early is the program */
+        snprintf(msg, sizeof(msg),
+                 "%lld-byte stdio buffer emptied early: %llu %s calls became about %llu "
+                 "%s() syscalls of %lld bytes on average; flush less often (fflush and "
+                 "fseek empty the buffer)",
+                 (long long)s->stream_buffer, (unsigned long long)s->op, call,
+                 (unsigned long long)ops, what, (long long)avg);
+    else if (stdio && s->stream_buffer > 0)
         snprintf(msg, sizeof(msg),
                  "%lld-byte stdio buffer: %llu %s calls became about %llu %s() syscalls "
                  "of %lld bytes on average; give the stream a buffer of at least %lld bytes (setvbuf)",
