@@ -436,6 +436,13 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, 
     int append;
 
     count_call(o, ev->tid, main_thread, on, is_write, size, ev->t, dur, timed, gap);
+    /* beside a stream (stdout announced as one): one of the syscalls
+       beneath the session, as the stream's modelled ones are */
+    if (__builtin_expect(o->s.layer == RULE_LAYER_STDIO, 0)) {
+        o->s.eff_ops++;
+        o->s.direct_ops++;
+        SADD(o->s.eff_bytes, size);
+    }
     /*
      * Where it happened: pread/pwrite say; an O_APPEND write lands at the end
      * of the file (sequential by construction, and the offset is unknown

@@ -140,6 +140,10 @@ struct rule_session {
     int64_t sync_ns;                  /* ... and their time */
     int directory;                    /* opened with O_DIRECTORY (opendir) */
     const char *data_op;              /* stdio sessions: the op of the first data call ("fputs") */
+    /* stdio sessions: of eff_ops, the program's own read/write-class
+       syscalls on the fd beside the stream (a redirected stdout that the
+       program writes with write(1, ...)) */
+    uint64_t direct_ops;
 };
 
 /*

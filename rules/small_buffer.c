@@ -26,7 +26,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
 {
     uint64_t ops = s->op;
     int64_t bytes = s->op_size, avg;
-    int stdio = s->layer == RULE_LAYER_STDIO;
+    int stdio = s->layer == RULE_LAYER_STDIO, direct;
     char msg[400];
     const char *what = s->op_type == RULE_OP_WRITE ? "write" : "read";
     /* the program's own call (fputs is not fwrite), "fwrite" when not known */
@@ -55,7 +55,14 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         return;
     if (rule_again(ctx, s, 0, 0))
         return;
-    if (stdio && s->stream_buffer > 0 && s->bufmode == RULE_BUF_LINE)
+    /* most of the syscalls are the program's own, not the stream's */
+    direct = stdio && s->direct_ops * 2 >= ops;
+    if (direct)
+        snprintf(msg, sizeof(msg),
+                 "%lld-byte %ss: %llu %s() calls%s; use a buffer of at least %lld bytes",
+                 (long long)avg, what, (unsigned long long)s->direct_ops, what,
+                 s->main_ops ? " on the main thread" : "", (long long)ctx->p[P_BUFFER]);
+    else if (stdio && s->stream_buffer > 0 && s->bufmode == RULE_BUF_LINE)
         snprintf(msg, sizeof(msg),
                  "line-buffered stdio stream: %llu %s calls became about %llu %s() syscalls "
                  "of %lld bytes on average; buffer it fully (setvbuf _IOFBF, at least %lld "
@@ -92,8 +99,12 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                        "syscalls", (json_int_t)ops,
                        "max_continual_us", (json_int_t)(s->max_continual_ns / 1000),
                        "max_once_us", (json_int_t)(s->max_once_ns / 1000));
-    if (stdio)
+    if (stdio) {
         json_object_set_new(detail, "stream_buffer", json_integer(s->stream_buffer));
+        if (s->direct_ops)
+            json_object_set_new(detail, "direct_syscalls",
+                                json_integer((json_int_t)s->direct_ops));
+    }
     if (!ctx->timing || !s->timed)
         json_object_set_new(detail, "timing", json_string("unknown: continual condition waived"));
     rule_report(ctx, &(struct rule_report){.s = s, .repeat = 0,
