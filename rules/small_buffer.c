@@ -55,21 +55,22 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         return;
     if (rule_again(ctx, s, 0, 0))
         return;
-    /* most of the syscalls are the program's own, not the stream's */
+    /* most of a stdio session's syscalls are the program's own, not the stream's */
     direct = stdio && s->direct_ops * 2 >= ops;
-    if (direct)
+    if (!stdio || direct)
         snprintf(msg, sizeof(msg),
                  "%lld-byte %ss: %llu %s() calls%s; use a buffer of at least %lld bytes",
-                 (long long)avg, what, (unsigned long long)s->direct_ops, what,
-                 s->main_ops ? " on the main thread" : "", (long long)ctx->p[P_BUFFER]);
-    else if (stdio && s->stream_buffer > 0 && s->bufmode == RULE_BUF_LINE)
+                 (long long)avg, what, (unsigned long long)(direct ? s->direct_ops : ops),
+                 what, s->main_ops ? " on the main thread" : "",
+                 (long long)ctx->p[P_BUFFER]);
+    else if (s->stream_buffer > 0 && s->bufmode == RULE_BUF_LINE)
         snprintf(msg, sizeof(msg),
                  "line-buffered stdio stream: %llu %s calls became about %llu %s() syscalls "
                  "of %lld bytes on average; buffer it fully (setvbuf _IOFBF, at least %lld "
                  "bytes) or write whole blocks",
                  (unsigned long long)s->op, call, (unsigned long long)ops, what,
                  (long long)avg, (long long)ctx->p[P_BUFFER]);
-    else if (stdio && s->stream_buffer >= ctx->p[P_BUFFER])
+    else if (s->stream_buffer >= ctx->p[P_BUFFER])
         /* the buffer is big enough: what empties it early is the program */
         snprintf(msg, sizeof(msg),
                  "%lld-byte stdio buffer emptied early: %llu %s calls became about %llu "
@@ -77,22 +78,17 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                  "fseek empty the buffer)",
                  (long long)s->stream_buffer, (unsigned long long)s->op, call,
                  (unsigned long long)ops, what, (long long)avg);
-    else if (stdio && s->stream_buffer > 0)
+    else if (s->stream_buffer > 0)
         snprintf(msg, sizeof(msg),
                  "%lld-byte stdio buffer: %llu %s calls became about %llu %s() syscalls "
                  "of %lld bytes on average; give the stream a buffer of at least %lld bytes (setvbuf)",
                  (long long)s->stream_buffer, (unsigned long long)s->op, call,
                  (unsigned long long)ops, what, (long long)avg, (long long)ctx->p[P_BUFFER]);
-    else if (stdio)
+    else
         snprintf(msg, sizeof(msg),
                  "unbuffered stdio stream: %llu %s calls of %lld bytes on average, each a syscall; "
                  "make the stream buffered (setvbuf with at least %lld bytes)",
                  (unsigned long long)ops, call, (long long)avg, (long long)ctx->p[P_BUFFER]);
-    else
-        snprintf(msg, sizeof(msg),
-                 "%lld-byte %ss: %llu %s() calls%s; use a buffer of at least %lld bytes",
-                 (long long)avg, what, (unsigned long long)ops, what,
-                 s->main_ops ? " on the main thread" : "", (long long)ctx->p[P_BUFFER]);
     detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
                        "layer", stdio ? "stdio" : "syscall",
                        "avg_bytes", (json_int_t)avg,
