@@ -99,23 +99,17 @@ void rec_drain(struct rec_thread *t)
 
 void rec_leave_slow(struct rec_thread *t)
 {
-    rec_guard = REC_GUARD_IN;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    rec_guard_take();
     if (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))
         rec_drain(t);
     if (__atomic_load_n(&t->due, __ATOMIC_RELAXED))
         rec_do_due(t);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* the appends before it */
-    rec_guard = 0;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* the check below after it */
-    /* A handler that deferred between the drain and the line above (and
-       again, for one that does so between this drain and its end). */
-    while (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE)) {
-        rec_guard = REC_GUARD_IN;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    rec_guard_drop();
+    /* A handler that deferred between the drain and the drop (and again,
+       for one that does so between this drain and its end). */
+    while (rec_deferred_since(t)) {
+        rec_guard_take();
         rec_drain(t);
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        rec_guard = 0;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        rec_guard_drop();
     }
 }

@@ -179,6 +179,19 @@ static inline void rec_publish(struct rec_thread *t)
 }
 
 /*
+ * Take the guard (this thread is inside the recorder). The guard is for a
+ * signal handler on this thread: the compiler must not move the buffer's
+ * writes above this store (or drop the store as dead before the drop's),
+ * now that the appends are inline with no call in between to stop it. A
+ * compiler barrier only: it costs nothing.
+ */
+static inline void rec_guard_take(void)
+{
+    rec_guard = REC_GUARD_IN;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
  * Enter the recorder for an event that started at stamp s0: the thread's
  * stream with the guard set, or NULL.
  */
@@ -188,14 +201,7 @@ static inline struct rec_thread *rec_enter(uint64_t s0)
 
     if (REC_UNLIKELY(!rec_active) || REC_UNLIKELY(rec_guard))
         return NULL;
-    rec_guard = REC_GUARD_IN;
-    /*
-     * The guard is for a signal handler on this thread: the compiler must
-     * not move the buffer's writes above this store (or drop the store as
-     * dead before rec_leave's), now that the append is inline with no call
-     * in between to stop it. A compiler barrier only: it costs nothing.
-     */
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    rec_guard_take();
     t = rec_self;
     if (REC_UNLIKELY(t == NULL)) {
         t = rec_thread_start(s0);
@@ -413,8 +419,9 @@ void rec_env_free(char **fixed, char *const envp[]);
 char *rec_collect_env(char **out, size_t *k, char *str);
 /*
  * v in decimal at dst, NUL-terminated; returns the NUL, as stpcpy does.
- * The environment is built without the printf family: a fork child builds
- * it just before exec, and each libc page it touches first faults there.
+ * Without the printf family: a fork child builds the environment with it
+ * just before exec, where each libc page it touches first faults, and a
+ * signal handler names fds with it.
  */
 static inline char *rec_stpnum(char *dst, unsigned long long v)
 {

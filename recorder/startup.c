@@ -79,9 +79,8 @@ static void out_path_init(void)
         abs_path(spool, rec_spool_path);
 }
 
-/* glibc passes main's argc, argv and envp to constructors. */
-__attribute__((constructor)) static void rec_init(int argc, char **argv,
-                                                  char **envp)
+/* glibc passes main's argc and argv (and envp) to constructors. */
+__attribute__((constructor)) static void rec_init(int argc, char **argv)
 {
     int saved = errno;
 
@@ -89,7 +88,6 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv,
     rec_resolve();
     if (env_true("IORECORD_DISABLE", 0))
         goto out;
-    (void)envp;
     rec_pid = (int32_t)getpid();
     rec_image_args(argc, argv);
     rec_stacks = env_true("IORECORD_STACKS", 1);

@@ -161,9 +161,11 @@ static inline int rec_stream_err(FILE *f, int shortfall)
     return shortfall && f && ferror_unlocked(f) ? (errno ? errno : EIO) : 0;
 }
 
-/* glibc's FILE flag of a stream whose caller does the locking
-   (__fsetlocking FSETLOCKING_BYCALLER; libio.h, fixed by the ABI). */
-#define LIBIO_USER_LOCK 0x8000
+/* glibc's FILE flags (libio.h; fixed by the ABI its inline getc uses). */
+#define LIBIO_UNBUFFERED        0x0002
+#define LIBIO_LINE_BUF          0x0200
+#define LIBIO_CURRENTLY_PUTTING 0x0800
+#define LIBIO_USER_LOCK         0x8000  /* FSETLOCKING_BYCALLER */
 
 /*
  * The lock of a stream a recorded call works on, when the call is one of

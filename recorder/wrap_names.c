@@ -25,31 +25,14 @@
 
 uint8_t rec_fd_state[REC_FD_SEEN];
 
-/* "/proc/self/fd/N" without stdio: this may run in a signal handler. */
-static void fd_link(char *buf, int fd)
-{
-    static const char pre[] = "/proc/self/fd/";
-    char digits[12];
-    int n = 0;
-
-    memcpy(buf, pre, sizeof(pre) - 1);
-    buf += sizeof(pre) - 1;
-    do {
-        digits[n++] = (char)('0' + fd % 10);
-        fd /= 10;
-    } while (fd > 0);
-    while (n > 0)
-        *buf++ = digits[--n];
-    *buf = '\0';
-}
-
 /* fd's target ("/a/file", "pipe:[123]", ...) into buf, or 0 when fd is not open. */
 static size_t fd_target(int fd, char *buf, size_t cap)
 {
     char link[40];
     long n;
 
-    fd_link(link, fd);
+    /* without stdio: this may run in a signal handler */
+    rec_stpnum(stpcpy(link, "/proc/self/fd/"), (unsigned)fd);
     n = syscall(SYS_readlink, link, buf, cap - 1);
     if (n <= 0)
         return 0;

@@ -250,13 +250,9 @@ void rec_stdio_pre(FILE *f, uint64_t t)
  * stays exact and a kill loses it no more than a timed one. Its time is
  * the previous call's end and its duration 0. A call that reaches the file
  * (a flush or a refill) is always timed: the check before it makes sure
- * the buffer alone can serve it, the check after that it did.
+ * the buffer alone can serve it, and nothing else can move the buffer
+ * until the call has (WRAP_UNTIMED).
  */
-
-/* glibc's FILE flags (libio.h; fixed by the ABI its inline getc uses). */
-#define LIBIO_UNBUFFERED        0x0002
-#define LIBIO_LINE_BUF          0x0200
-#define LIBIO_CURRENTLY_PUTTING 0x0800
 
 /* Of the ops that may be untimed repeats: those that take bytes out of the
    buffer (the others put them in). */
@@ -402,8 +398,7 @@ untimed_append(struct rec_thread *t, FILE *f, unsigned op,
         if (REC_UNLIKELY(!rec_active) || !t || rec_guard || !(solo) ||         \
             !rec_stream_hold(1, f))                                            \
             return name##_timed(__VA_ARGS__);                                  \
-        rec_guard = REC_GUARD_IN;                                              \
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
+        rec_guard_take();                                                      \
         if (!untimed_append(t, f, op, (bytes), (sure))) {                      \
             rec_stream_release(f, 1);   /* before any due work */              \
             rec_leave_as(t);                                                   \
@@ -421,8 +416,7 @@ untimed_append(struct rec_thread *t, FILE *f, unsigned op,
             return name##_threaded(__VA_ARGS__);                               \
         if (REC_UNLIKELY(!rec_active) || !t || rec_guard)                      \
             return name##_timed(__VA_ARGS__);                                  \
-        rec_guard = REC_GUARD_IN;                                              \
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);                               \
+        rec_guard_take();                                                      \
         if (!(solo) || !untimed_append(t, f, op, (bytes), (sure)))             \
             return name##_unready(__VA_ARGS__);                                \
         rec_guard_drop();                                                      \
