@@ -170,12 +170,14 @@ static void info_print(struct info *in, struct input *inp)
     struct iot_trace_stats ts;
     uint64_t bytes = 0;
     static const char *kinds[] = {"native trace", "JSONL events", "strace log"};
+    /* every string below came from an input: shown through iot_text_safe */
+    char sa[IOT_TEXT_MAX], sb[IOT_TEXT_MAX];
 
     input_native_stats(inp, &ts);
     printf("inputs:\n");
     for (size_t i = 0; i < nf; i++) {
         bytes += files[i].bytes;
-        printf("  %s: %s, %llu bytes", files[i].name, kinds[files[i].kind],
+        printf("  %s: %s, %llu bytes", iot_text_safe(sa, sizeof(sa), files[i].name), kinds[files[i].kind],
                (unsigned long long)files[i].bytes);
         if (files[i].kind != INPUT_NATIVE)
             printf(", %llu lines", (unsigned long long)files[i].lines);
@@ -223,7 +225,7 @@ static void info_print(struct info *in, struct input *inp)
         struct pinfo *p = &in->p[i];
 
         printf("  pid %d ppid %d %s [%s] %llu calls, ", (int)p->pid, (int)p->ppid,
-               p->exe ? p->exe : "?", p->argv ? p->argv : "", (unsigned long long)p->calls);
+               iot_text_safe(sa, sizeof(sa), p->exe), iot_text_safe(sb, sizeof(sb), p->argv ? p->argv : ""), (unsigned long long)p->calls);
         if (p->exited < 0)
             printf("no exit recorded\n");
         else if (p->signal)
@@ -234,7 +236,7 @@ static void info_print(struct info *in, struct input *inp)
     printf("threads: %zu\n", in->nt);
     for (size_t i = 0; i < in->nt; i++)
         printf("  tid %d (pid %d) %s\n", (int)in->t[i].tid, (int)in->t[i].pid,
-               in->t[i].name ? in->t[i].name : "");
+               iot_text_safe(sa, sizeof(sa), in->t[i].name ? in->t[i].name : ""));
     if (in->per_op[IOT_OP_UNRECORDED] || in->per_op[IOT_OP_ASYNC]) {
         printf("not seen: %llu program%s ran unrecorded, %llu async I/O call%s on %zu fd%s "
                "not analysed\n",
@@ -245,10 +247,10 @@ static void info_print(struct info *in, struct input *inp)
                in->async_fds.n == 1 ? "" : "s");
         for (size_t i = 0; i < in->nun; i++)
             if (in->un[i].why)
-                printf("  pid %d exec'd %s unrecorded (%s)\n", (int)in->un[i].pid, in->un[i].what,
-                       in->un[i].why);
+                printf("  pid %d exec'd %s unrecorded (%s)\n", (int)in->un[i].pid,
+                       iot_text_safe(sa, sizeof(sa), in->un[i].what), iot_text_safe(sb, sizeof(sb), in->un[i].why));
             else
-                printf("  pid %d %s: %llu call%s\n", (int)in->un[i].pid, in->un[i].what,
+                printf("  pid %d %s: %llu call%s\n", (int)in->un[i].pid, iot_text_safe(sa, sizeof(sa), in->un[i].what),
                        (unsigned long long)in->un[i].calls, in->un[i].calls == 1 ? "" : "s");
     }
     printf("calls per op:\n");
