@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash.h"
 #include "iotrace.h"
 #include "hmap.h"
 #include "profile.h"
@@ -43,11 +44,11 @@ void profile_free(struct profile *p)
     free(p);
 }
 
+/* A hash of the row's (pid, path, layer); rows whose keys collide are
+   told apart by their fields (profile_add walks on to key + 1). */
 static uint64_t row_key(int32_t pid, const char *path, int layer)
 {
-    uint64_t k = hmap_ptr_key(path) * 0x9E3779B97F4A7C15ull;
-
-    return k ^ ((uint64_t)(uint32_t)pid << 1) ^ (uint64_t)layer ^ ((uint64_t)(uint32_t)pid << 40);
+    return iot_mix64_pair((uint64_t)(uint32_t)pid << 8 | (uint8_t)layer, hmap_ptr_key(path));
 }
 
 int profile_add(struct profile *p, int32_t pid, const char *process, const char *path, int layer,

@@ -118,6 +118,21 @@ void strace_fd_forget(struct strace_proc *p, int64_t first, int64_t last)
         p->fdpath[f] = NULL;
 }
 
+/*
+ * A process that exited needs its fd table and mappings no more (a line of
+ * a reused pid makes a new process): they are freed now, so that what stays
+ * per process of a long log is its struct and its task's, a few hundred
+ * bytes, not the fd table a fork copied (KBs for a parent with high fds).
+ */
+static void proc_release_tables(struct strace_proc *p)
+{
+    free(p->fdpath);
+    free(p->maps);
+    p->fdpath = NULL;
+    p->maps = NULL;
+    p->nfd = p->nmaps = p->capmaps = 0;
+}
+
 int strace_map_add(struct strace_proc *p, uint64_t addr, uint64_t len)
 {
     if (p->nmaps == p->capmaps &&
@@ -258,6 +273,7 @@ int strace_task_exit(struct strace_src *s, struct strace_task *k, int64_t t, int
         return -1;
     k->proc->exited = 1;
     k->proc->exit_t = t;
+    proc_release_tables(k->proc);
     ev.kind = IOT_EV_EXIT;
     ev.pid = k->proc->pid;
     ev.tid = k->tid;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "rule.h"
 
 enum { P_THRESHOLD, P_WINDOW, P_MIN_CONTINUAL };
@@ -57,7 +58,7 @@ struct repeat_read_state {
 
 static size_t rr_hash(const char *p, size_t cap)
 {
-    return (size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+    return (size_t)iot_mix64((uint64_t)(uintptr_t)p) & (cap - 1);
 }
 
 /* The path's slot; NULL when absent and !create (or out of memory). */

@@ -1,0 +1,60 @@
+#!/bin/sh
+# Many processes: the analyzer's per-process and per-(process, path) tables.
+#   procs   N processes (5,000 and 30,000) each opening, reading and closing
+#           the same path, as JSONL; analyze's time for both and their ratio
+#           (linear analysis: 30k/5k near 6, never near 36)
+#   strace  an strace -f log of 200,000 pids, each an open, a read, a close
+#           and its exit; info's time and peak RSS (the importer's per-pid
+#           state is a few bytes and freed at exit)
+# BENCH_MANY_PIDS overrides the strace log's 200,000. Figures only: never
+# pass/fail on time.
+BUILD=${BUILD:-build}
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+A=$BUILD/bin/ioanalyze
+PIDS=${BENCH_MANY_PIDS:-200000}
+[ -x "$A" ] || { echo "bench_many_procs: $A is not built"; exit 0; }
+command -v awk >/dev/null 2>&1 || { echo "bench_many_procs: awk is not installed"; exit 0; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-mp.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# procs N: N processes of one path, 4 events each besides the process line
+procs() {
+    awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) { p = 1000 + i; t = i * 100000
+        printf "{\"ev\":\"process\",\"t\":%d,\"pid\":%d,\"ppid\":1,\"exe\":\"/bin/w\",\"cmdline\":[\"w\"],\"start_unix_ns\":1763800000000000000}\n", t, p
+        printf "{\"ev\":\"call\",\"t\":%d,\"pid\":%d,\"tid\":%d,\"op\":\"open\",\"dur\":1000,\"ret\":3,\"path\":\"/data/shared.conf\",\"flags\":0}\n", t + 10, p, p
+        printf "{\"ev\":\"call\",\"t\":%d,\"pid\":%d,\"tid\":%d,\"op\":\"read\",\"dur\":1000,\"ret\":100,\"fd\":3,\"size\":4096}\n", t + 20000, p, p
+        printf "{\"ev\":\"call\",\"t\":%d,\"pid\":%d,\"tid\":%d,\"op\":\"close\",\"dur\":1000,\"ret\":0,\"fd\":3}\n", t + 40000, p, p
+        printf "{\"ev\":\"exit\",\"t\":%d,\"pid\":%d,\"status\":0}\n", t + 50000, p } }'
+}
+procs 5000 >"$work/p5k.jsonl"
+procs 30000 >"$work/p30k.jsonl"
+awk -v n="$PIDS" 'BEGIN { for (i = 0; i < n; i++) { p = 10000 + i; s = i % 1000000
+    printf "%d 1700000000.%06d openat(AT_FDCWD, \"/data/shared.conf\", O_RDONLY) = 3 <0.000010>\n", p, s
+    printf "%d 1700000000.%06d read(3, \"x\"..., 4096) = 100 <0.000002>\n", p, s
+    printf "%d 1700000000.%06d close(3) = 0 <0.000001>\n", p, s
+    printf "%d 1700000000.%06d +++ exited with 0 +++\n", p, s } }' >"$work/pids.log"
+
+now() { date +%s.%N; }
+# "seconds peakKiB" of one run, its output discarded
+run() {
+    s=$(now)
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>&1
+    else
+        "$@" >/dev/null 2>&1; echo "?" >"$work/rss"
+    fi
+    e=$(now)
+    echo "$s $e $(cat "$work/rss")" | awk '{printf "%.2f %s", $2 - $1, $3}'
+}
+
+printf '%-22s %9s %8s %12s\n' input events "s" "RSS KB"
+a=$(run "$A" analyze --format json "$work/p5k.jsonl")
+b=$(run "$A" analyze --format json "$work/p30k.jsonl")
+printf '%-22s %9s %8s %12s\n' "analyze 5k processes" 25000 "${a% *}" "${a#* }"
+printf '%-22s %9s %8s %12s\n' "analyze 30k processes" 150000 "${b% *}" "${b#* }"
+echo "${a% *} ${b% *}" | awk '{ if ($1 > 0) printf "30k/5k time ratio: %.1f (linear: 6)\n", $2 / $1 }'
+c=$(run "$A" info "$work/pids.log")
+printf '%-22s %9s %8s %12s\n' "strace info $PIDS pids" $((PIDS * 4)) "${c% *}" "${c#* }"
+c=$(run "$A" analyze --format json "$work/pids.log")
+printf '%-22s %9s %8s %12s\n' "strace analyze" $((PIDS * 4)) "${c% *}" "${c#* }"
