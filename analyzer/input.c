@@ -94,6 +94,10 @@ int input_detect(const char *buf, size_t n)
     }
     if (strace_detect(buf, n))
         return INPUT_STRACE;
+    /* a native trace with a damaged start: read from its next chunk, the
+       damage said by input_report_damage (the reader counts it) */
+    if (iot_native_trace_resync(buf, n) > 0)
+        return INPUT_NATIVE;
     return -1;
 }
 

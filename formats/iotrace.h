@@ -435,6 +435,13 @@ void iot_trace_close(struct iot_trace *tr);
  * index frame, or a zstd frame.
  */
 int iot_is_native_trace(const void *buf, size_t len);
+/*
+ * Where in buf (the first bytes of a file that iot_is_native_trace refused)
+ * a chunk's index frame begins, or -1: a trace whose start is damaged
+ * (bytes flipped or zeroed, garbage before it) is still a trace, which the
+ * reader reads from that frame on (docs/trace-format.md, section 6).
+ */
+long iot_native_trace_resync(const void *buf, size_t len);
 
 /* ---------------------------------------------------------------- JSONL */
 

@@ -76,20 +76,35 @@ void trace_stream_settle(struct trace_stream *s, uint64_t *superseded)
 /* ------------------------------------------------------------ frames */
 
 /* Offset of the next zstd frame magic at or after off, or size. */
-static size_t find_magic(const struct trace_input *in, size_t off)
+static size_t find_bytes(const struct trace_input *in, size_t off, size_t end,
+                         const uint8_t *m, size_t n)
 {
-    static const uint8_t m[4] = { 0x28, 0xb5, 0x2f, 0xfd };
-
-    while (off + 4 <= in->size) {
-        const uint8_t *p = memchr(in->map + off, m[0], in->size - off - 3);
+    while (off + n <= end) {
+        const uint8_t *p = memchr(in->map + off, m[0], end - off - (n - 1));
 
         if (!p)
             break;
-        if (memcmp(p, m, 4) == 0)
+        if (memcmp(p, m, n) == 0)
             return (size_t)(p - in->map);
         off = (size_t)(p - in->map) + 1;
     }
-    return in->size;
+    return end;
+}
+
+/*
+ * Where reading resumes after damage at off - 1: the next data frame's
+ * magic or the next chunk's index frame (its magic, size 48 and the chunk
+ * header's magic), whichever comes first, so that the bytes counted as
+ * skipped are the damaged ones only. in->size when neither follows.
+ */
+static size_t find_magic(const struct trace_input *in, size_t off)
+{
+    static const uint8_t m[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+    static const uint8_t index[12] = { 0x5e, 0x2a, 0x4d, 0x18, 48, 0, 0, 0, 'I', 'O', 'S', 'C' };
+    size_t data = find_bytes(in, off, in->size, m, 4);
+    size_t frame = find_bytes(in, off, data + 12 <= in->size ? data + 12 : in->size, index, 12);
+
+    return frame < data ? frame : data;
 }
 
 size_t trace_frame_decode(struct iot_trace *tr, const uint8_t *src, size_t csize,
