@@ -184,8 +184,12 @@ static void info_print(struct info *in, struct input *inp)
         if (files[i].kind == INPUT_JSONL && files[i].unknown_lines)
             printf(", %llu events of ops or kinds not known here (skipped)",
                    (unsigned long long)files[i].unknown_lines);
+        if (files[i].kind == INPUT_JSONL && files[i].bad_lines)
+            printf(", %llu malformed (skipped)", (unsigned long long)files[i].bad_lines);
         if (files[i].kind == INPUT_STRACE)
-            printf(", %llu not understood, %s", (unsigned long long)files[i].unknown_lines,
+            printf(", %llu not understood, %llu calls unfinished and never resumed, %s",
+                   (unsigned long long)files[i].unknown_lines,
+                   (unsigned long long)files[i].unfinished,
                    files[i].has_durations ? "with durations (-T)" : "no durations (no -T)");
         printf("\n");
     }

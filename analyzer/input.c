@@ -17,6 +17,9 @@
 #include "spool.h"
 #include "strace.h"
 
+/* Malformed JSONL lines named one by one in warnings; the rest are counted. */
+#define JSONL_BAD_NAMED 3
+
 struct source {
     enum input_kind kind;
     const char *name;
@@ -29,6 +32,10 @@ struct source {
     uint64_t unknown;          /* JSONL: events of ops or kinds we do not know */
     uint64_t unknown_line;     /* the first of them: its line, and what it was */
     char unknown_what[64];
+    uint64_t bad;              /* JSONL: malformed lines skipped */
+    uint64_t good;             /* JSONL: events read */
+    uint64_t first_bad;        /* JSONL: the first malformed line, and what is wrong */
+    char first_bad_what[160];
     struct iot_event ev;       /* lookahead when merging */
     size_t file;               /* index into files[] */
 };
@@ -132,6 +139,12 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
                     return -1;
                 }
                 infile_done(s->inf);   /* its descriptor goes to the next file */
+                /* not one good line: not a damaged event file but none */
+                if (s->bad && !s->good) {
+                    iot_error("'%s': line %llu: %s (no line of the file is an event)", s->name,
+                              (unsigned long long)s->first_bad, s->first_bad_what);
+                    return -1;
+                }
                 return 0;
             }
             s->lineno++;
@@ -149,12 +162,24 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
                 continue;
             }
             if (rc < 0) {
-                iot_error("'%s': line %llu: %s", s->name, (unsigned long long)s->lineno,
-                          errbuf);
-                return -1;
+                /* damage (a line cut by a full disk, a stray byte): the good
+                   lines around it are kept, as a native trace's intact
+                   chunks are; the first few bad lines are named here, the
+                   rest counted (input_report_damage) */
+                in->files[s->file].bad_lines++;
+                if (!s->bad) {
+                    s->first_bad = s->lineno;
+                    snprintf(s->first_bad_what, sizeof(s->first_bad_what), "%s", errbuf);
+                }
+                if (s->bad++ < JSONL_BAD_NAMED)
+                    iot_warn("'%s': line %llu: %s: line skipped", s->name,
+                             (unsigned long long)s->lineno, errbuf);
+                continue;
             }
-            if (rc > 0)
+            if (rc > 0) {
+                s->good++;
                 return 1;
+            }
         }
     }
     return -1;
@@ -449,9 +474,43 @@ void input_native_stats(const struct input *in, struct iot_trace_stats *out)
         iot_trace_stats(in->native, out);
 }
 
+/*
+ * The strace logs' lines not understood (the first few by number, then a
+ * count) and their calls left unfinished for good; 1 when a line was not
+ * understood (damage), else 0.
+ */
+static int report_strace(struct input *in)
+{
+    const struct input_file_info *files;
+    size_t nf = input_files(in, &files);
+    int damaged = 0;
+
+    for (size_t j = 0; j < nf; j++) {
+        const struct input_file_info *f = &files[j];
+
+        if (f->kind != INPUT_STRACE)
+            continue;
+        for (uint64_t k = 0; k < f->unknown_lines && k < STRACE_LINES_NAMED; k++)
+            iot_warn("'%s': line %llu: not an strace line this reader understands: line skipped",
+                     f->name, (unsigned long long)f->unknown_at[k]);
+        if (f->unknown_lines > STRACE_LINES_NAMED)
+            iot_warn("'%s': %llu more line%s not understood, skipped (%llu in all, %llu lines read)",
+                     f->name, (unsigned long long)(f->unknown_lines - STRACE_LINES_NAMED),
+                     f->unknown_lines - STRACE_LINES_NAMED == 1 ? "" : "s",
+                     (unsigned long long)f->unknown_lines, (unsigned long long)f->lines);
+        if (f->unfinished)
+            iot_warn("'%s': %llu call%s left <unfinished ...> and never resumed (the task "
+                     "ended or the log did first): not analysed", f->name,
+                     (unsigned long long)f->unfinished, f->unfinished == 1 ? "" : "s");
+        damaged |= f->unknown_lines != 0;
+    }
+    return damaged;
+}
+
 int input_report_damage(struct input *in)
 {
     struct iot_trace_stats ts;
+    int damaged = 0;
 
     for (size_t i = 0; i < in->nsrc; i++)
         if (in->src[i].kind == INPUT_JSONL && in->src[i].unknown)
@@ -460,8 +519,21 @@ int input_report_damage(struct input *in)
                      "to see them)", in->src[i].name,
                      (unsigned long long)in->src[i].unknown,
                      (unsigned long long)in->src[i].unknown_line, in->src[i].unknown_what);
+    damaged = report_strace(in);
+    for (size_t i = 0; i < in->nsrc; i++) {
+        const struct source *s = &in->src[i];
+
+        if (s->kind != INPUT_JSONL || !s->bad)
+            continue;
+        damaged = 1;
+        if (s->bad > JSONL_BAD_NAMED)
+            iot_warn("'%s': %llu more malformed line%s skipped (%llu in all, %llu lines read)",
+                     s->name, (unsigned long long)(s->bad - JSONL_BAD_NAMED),
+                     s->bad - JSONL_BAD_NAMED == 1 ? "" : "s",
+                     (unsigned long long)s->bad, (unsigned long long)s->lineno);
+    }
     if (!in->native)
-        return 0;
+        return damaged;
     iot_trace_stats(in->native, &ts);
     /* not damage: what a newer recorder added, skipped exactly (trace-format.md 7) */
     if (ts.calls_unknown || ts.fields_unknown || ts.records_unknown)
@@ -471,7 +543,7 @@ int input_report_damage(struct input *in)
                  (unsigned long long)ts.calls_unknown, (unsigned long long)ts.fields_unknown,
                  (unsigned long long)ts.records_unknown);
     if (!ts.chunks_damaged && !ts.truncated && !ts.bytes_skipped)
-        return 0;
+        return damaged;
     for (size_t i = 0; i < in->nfiles; i++) {
         if (in->files[i].kind != INPUT_NATIVE)
             continue;
@@ -505,6 +577,8 @@ size_t input_files(const struct input *in, const struct input_file_info **files)
                 strace_file_info(s->strace, k++, &si);
                 in->files[j].lines = si.lines;
                 in->files[j].unknown_lines = si.unknown_lines;
+                memcpy(in->files[j].unknown_at, si.unknown_at, sizeof(si.unknown_at));
+                in->files[j].unfinished = si.unfinished;
                 in->files[j].has_durations = si.has_durations;
             }
         }

@@ -263,7 +263,7 @@ int strace_task_exit(struct strace_src *s, struct strace_task *k, int64_t t, int
     struct iot_event ev = { 0 };
 
     if (k->pending)
-        strace_pend_end(s, k);
+        strace_pend_lost(s, k);
     k->exited = 1;
     k->exit_t = t;
     /* a thread's end is not a process exit (strace reports both) */
@@ -302,12 +302,13 @@ int strace_pend_start(struct strace_src *s, struct strace_task *k, const char *n
                       size_t nlen, const char *args, size_t alen, int64_t t)
 {
     if (k->pending)
-        strace_pend_end(s, k);
+        strace_pend_lost(s, k);
     k->pend_name = strndup(name, nlen);
     k->pend_args = strndup(args, alen);
     if (!k->pend_name || !k->pend_args)
         return -1;
     k->pend_t = t;
+    k->pend_log = (size_t)(s->cur - s->logs);
     k->pend_child = 0;
     k->pend_clone = strace_syscall_forks(name, nlen);
     k->pend_thread = k->pend_clone && strstr(k->pend_args, "CLONE_THREAD") != NULL;
@@ -357,6 +358,14 @@ void strace_pend_end(struct strace_src *s, struct strace_task *k)
     free(k->pend_name);
     free(k->pend_args);
     k->pend_name = k->pend_args = NULL;
+}
+
+void strace_pend_lost(struct strace_src *s, struct strace_task *k)
+{
+    s->info.unfinished++;
+    if (k->pend_log < s->nlogs)
+        s->logs[k->pend_log].info.unfinished++;
+    strace_pend_end(s, k);
 }
 
 void strace_tasks_release(struct strace_src *s)
