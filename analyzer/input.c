@@ -35,7 +35,7 @@ struct source {
     uint64_t bad;              /* JSONL: malformed lines skipped */
     uint64_t good;             /* JSONL: events read */
     uint64_t first_bad;        /* JSONL: the first malformed line, and what is wrong */
-    char first_bad_what[160];
+    char first_bad_what[IOT_ERRBUF_SIZE];
     struct iot_event ev;       /* lookahead when merging */
     size_t file;               /* index into files[] */
 };
