@@ -18,14 +18,19 @@ command -v awk >/dev/null 2>&1 || { echo "bench_many_procs: awk is not installed
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-mp.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 
-# procs N: N processes of one path, 4 events each besides the process line
+# procs N: N processes of one path, each with a second thread, a slow read
+# on its main thread (main_thread) and two files left open (leak): every
+# rule's per-process and per-(process, path) state is exercised
 procs() {
-    awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) { p = 1000 + i; t = i * 100000
-        printf "{\"ev\":\"process\",\"t\":%d,\"pid\":%d,\"ppid\":1,\"exe\":\"/bin/w\",\"cmdline\":[\"w\"],\"start_unix_ns\":1763800000000000000}\n", t, p
-        printf "{\"ev\":\"call\",\"t\":%d,\"pid\":%d,\"tid\":%d,\"op\":\"open\",\"dur\":1000,\"ret\":3,\"path\":\"/data/shared.conf\",\"flags\":0}\n", t + 10, p, p
-        printf "{\"ev\":\"call\",\"t\":%d,\"pid\":%d,\"tid\":%d,\"op\":\"read\",\"dur\":1000,\"ret\":100,\"fd\":3,\"size\":4096}\n", t + 20000, p, p
-        printf "{\"ev\":\"call\",\"t\":%d,\"pid\":%d,\"tid\":%d,\"op\":\"close\",\"dur\":1000,\"ret\":0,\"fd\":3}\n", t + 40000, p, p
-        printf "{\"ev\":\"exit\",\"t\":%d,\"pid\":%d,\"status\":0}\n", t + 50000, p } }'
+    awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) { p = 1000 + i; t = i * 100000000
+        printf "{\"ev\":\"process\",\"t\":%.0f,\"pid\":%d,\"ppid\":1,\"exe\":\"/bin/w\",\"cmdline\":[\"w\"],\"start_unix_ns\":1763800000000000000}\n", t, p
+        printf "{\"ev\":\"thread\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"name\":\"worker\"}\n", t, p, p + 100000
+        printf "{\"ev\":\"call\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"op\":\"open\",\"dur\":1000,\"ret\":3,\"path\":\"/data/shared.conf\",\"flags\":0}\n", t + 10, p, p
+        printf "{\"ev\":\"call\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"op\":\"read\",\"dur\":20000000,\"ret\":100,\"fd\":3,\"size\":4096}\n", t + 20000, p, p
+        printf "{\"ev\":\"call\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"op\":\"close\",\"dur\":1000,\"ret\":0,\"fd\":3}\n", t + 30000000, p, p
+        printf "{\"ev\":\"call\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"op\":\"open\",\"dur\":1000,\"ret\":4,\"path\":\"/data/kept.1\",\"flags\":0}\n", t + 30000010, p, p
+        printf "{\"ev\":\"call\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"op\":\"open\",\"dur\":1000,\"ret\":5,\"path\":\"/data/kept.2\",\"flags\":0}\n", t + 30000020, p, p
+        printf "{\"ev\":\"exit\",\"t\":%.0f,\"pid\":%d,\"status\":0}\n", t + 50000000, p } }'
 }
 procs 5000 >"$work/p5k.jsonl"
 procs 30000 >"$work/p30k.jsonl"
@@ -51,8 +56,8 @@ run() {
 printf '%-22s %9s %8s %12s\n' input events "s" "RSS KB"
 a=$(run "$A" analyze --format json "$work/p5k.jsonl")
 b=$(run "$A" analyze --format json "$work/p30k.jsonl")
-printf '%-22s %9s %8s %12s\n' "analyze 5k processes" 25000 "${a% *}" "${a#* }"
-printf '%-22s %9s %8s %12s\n' "analyze 30k processes" 150000 "${b% *}" "${b#* }"
+printf '%-22s %9s %8s %12s\n' "analyze 5k processes" 40000 "${a% *}" "${a#* }"
+printf '%-22s %9s %8s %12s\n' "analyze 30k processes" 240000 "${b% *}" "${b#* }"
 echo "${a% *} ${b% *}" | awk '{ if ($1 > 0) printf "30k/5k time ratio: %.1f (linear: 6)\n", $2 / $1 }'
 c=$(run "$A" info "$work/pids.log")
 printf '%-22s %9s %8s %12s\n' "strace info $PIDS pids" $((PIDS * 4)) "${c% *}" "${c#* }"
