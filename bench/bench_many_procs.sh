@@ -1,8 +1,10 @@
 #!/bin/sh
 # Many processes: the analyzer's per-process and per-(process, path) tables.
-#   procs   N processes (5,000 and 30,000) each opening, reading and closing
-#           the same path, as JSONL; analyze's time for both and their ratio
-#           (linear analysis: 30k/5k near 6, never near 36)
+#   procs   a native trace of N processes (5,000 and 30,000: bench/gen_procs)
+#           each opening, reading (slowly, on its main thread) and closing
+#           the same path and leaving two files open, beside a worker
+#           thread; analyze's time for both and their ratio (linear: 30k/5k
+#           near 6, never near 36)
 #   strace  an strace -f log of 200,000 pids, each an open, a read, a close
 #           and its exit; info's time and peak RSS (the importer's per-pid
 #           state is a few bytes and freed at exit)
@@ -12,28 +14,16 @@ BUILD=${BUILD:-build}
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 A=$BUILD/bin/ioanalyze
+G=$BUILD/bin/bench/gen_procs
 PIDS=${BENCH_MANY_PIDS:-200000}
 [ -x "$A" ] || { echo "bench_many_procs: $A is not built"; exit 0; }
+[ -x "$G" ] || { echo "bench_many_procs: $G is not built"; exit 0; }
 command -v awk >/dev/null 2>&1 || { echo "bench_many_procs: awk is not installed"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-mp.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 
-# procs N: N processes of one path, each with a second thread, a slow read
-# on its main thread (main_thread) and two files left open (leak): every
-# rule's per-process and per-(process, path) state is exercised
-procs() {
-    awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) { p = 1000 + i; t = i * 100000000
-        printf "{\"ev\":\"process\",\"t\":%.0f,\"pid\":%d,\"ppid\":1,\"exe\":\"/bin/w\",\"cmdline\":[\"w\"],\"start_unix_ns\":1763800000000000000}\n", t, p
-        printf "{\"ev\":\"thread\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"name\":\"worker\"}\n", t, p, p + 100000
-        printf "{\"ev\":\"call\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"op\":\"open\",\"dur\":1000,\"ret\":3,\"path\":\"/data/shared.conf\",\"flags\":0}\n", t + 10, p, p
-        printf "{\"ev\":\"call\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"op\":\"read\",\"dur\":20000000,\"ret\":100,\"fd\":3,\"size\":4096}\n", t + 20000, p, p
-        printf "{\"ev\":\"call\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"op\":\"close\",\"dur\":1000,\"ret\":0,\"fd\":3}\n", t + 30000000, p, p
-        printf "{\"ev\":\"call\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"op\":\"open\",\"dur\":1000,\"ret\":4,\"path\":\"/data/kept.1\",\"flags\":0}\n", t + 30000010, p, p
-        printf "{\"ev\":\"call\",\"t\":%.0f,\"pid\":%d,\"tid\":%d,\"op\":\"open\",\"dur\":1000,\"ret\":5,\"path\":\"/data/kept.2\",\"flags\":0}\n", t + 30000020, p, p
-        printf "{\"ev\":\"exit\",\"t\":%.0f,\"pid\":%d,\"status\":0}\n", t + 50000000, p } }'
-}
-procs 5000 >"$work/p5k.jsonl"
-procs 30000 >"$work/p30k.jsonl"
+"$G" 5000 "$work/p5k.zst" || exit 0
+"$G" 30000 "$work/p30k.zst" || exit 0
 awk -v n="$PIDS" 'BEGIN { for (i = 0; i < n; i++) { p = 10000 + i; s = i % 1000000
     printf "%d 1700000000.%06d openat(AT_FDCWD, \"/data/shared.conf\", O_RDONLY) = 3 <0.000010>\n", p, s
     printf "%d 1700000000.%06d read(3, \"x\"..., 4096) = 100 <0.000002>\n", p, s
@@ -54,8 +44,8 @@ run() {
 }
 
 printf '%-22s %9s %8s %12s\n' input events "s" "RSS KB"
-a=$(run "$A" analyze --format json "$work/p5k.jsonl")
-b=$(run "$A" analyze --format json "$work/p30k.jsonl")
+a=$(run "$A" analyze --format json "$work/p5k.zst")
+b=$(run "$A" analyze --format json "$work/p30k.zst")
 printf '%-22s %9s %8s %12s\n' "analyze 5k processes" 40000 "${a% *}" "${a#* }"
 printf '%-22s %9s %8s %12s\n' "analyze 30k processes" 240000 "${b% *}" "${b#* }"
 echo "${a% *} ${b% *}" | awk '{ if ($1 > 0) printf "30k/5k time ratio: %.1f (linear: 6)\n", $2 / $1 }'

@@ -7,27 +7,77 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash.h"
 #include "reader_int.h"
 #include "records.h"
 #include "varint.h"
 
 /* ---------------------------------------------------------- streams */
 
+/* What tells a stream of one input from another, hashed (iot_mix64). */
+static uint64_t stream_hash(uint32_t input, uint64_t stream_id, int32_t pid, int32_t tid)
+{
+    uint64_t who = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
+
+    return iot_mix64_pair(iot_mix64_pair(input, stream_id), who);
+}
+
+static int stream_is(const struct trace_stream *s, uint32_t input, const struct iot_chunk_hdr *h)
+{
+    return s->input == input && s->stream_id == h->stream_id && s->pid == h->pid &&
+           s->tid == h->tid;
+}
+
+/* The slot of (input, h's stream) in slots (cap a power of two): the one
+   holding its index + 1, or the empty one where it would go. */
+static uint32_t *stream_slot(const struct iot_trace *tr, uint32_t *slots, size_t cap,
+                             uint32_t input, const struct iot_chunk_hdr *h)
+{
+    size_t i = (size_t)stream_hash(input, h->stream_id, h->pid, h->tid) & (cap - 1);
+
+    while (slots[i] && !stream_is(&tr->streams[slots[i] - 1], input, h))
+        i = (i + 1) & (cap - 1);
+    return &slots[i];
+}
+
+/* Room for one more stream in the slots (kept at most half full); 0 or -1. */
+static int stream_slots_reserve(struct iot_trace *tr)
+{
+    size_t ncap = tr->stream_slots_cap ? tr->stream_slots_cap * 2 : 64;
+    uint32_t *ns;
+
+    if ((tr->nstreams + 1) * 2 <= tr->stream_slots_cap)
+        return 0;
+    if (tr->nstreams >= UINT32_MAX / 2 || !(ns = calloc(ncap, sizeof(*ns))))
+        return -1;
+    for (size_t k = 0; k < tr->nstreams; k++) {
+        const struct trace_stream *s = &tr->streams[k];
+        struct iot_chunk_hdr h = {.stream_id = s->stream_id, .pid = s->pid, .tid = s->tid};
+
+        *stream_slot(tr, ns, ncap, s->input, &h) = (uint32_t)k + 1;
+    }
+    free(tr->stream_slots);
+    tr->stream_slots = ns;
+    tr->stream_slots_cap = ncap;
+    return 0;
+}
+
 static struct trace_stream *trace_stream_get(struct iot_trace *tr, uint32_t input,
                                              const struct iot_chunk_hdr *h)
 {
     struct trace_stream *s;
+    uint32_t *slot;
 
-    /*
-     * Linear search from the end: chunks of a stream cluster in the file, and
-     * the number of streams is the number of threads, so this stays cheap.
-     */
-    for (size_t i = tr->nstreams; i-- > 0;) {
-        s = &tr->streams[i];
-        if (s->input == input && s->stream_id == h->stream_id &&
-            s->pid == h->pid && s->tid == h->tid)
-            return s;
-    }
+    /* chunks of a stream cluster in the file: the newest stream first */
+    if (tr->nstreams && stream_is(&tr->streams[tr->nstreams - 1], input, h))
+        return &tr->streams[tr->nstreams - 1];
+    /* then by hash: a trace of 30,000 short processes has 30,000 streams,
+       and a scan of them all per new stream was quadratic */
+    if (stream_slots_reserve(tr) < 0)
+        return NULL;
+    slot = stream_slot(tr, tr->stream_slots, tr->stream_slots_cap, input, h);
+    if (*slot)
+        return &tr->streams[*slot - 1];
     if (iot_grow(&tr->streams, &tr->streams_cap, tr->nstreams + 1, sizeof(*tr->streams)) < 0)
         return NULL;
     s = &tr->streams[tr->nstreams++];
@@ -36,6 +86,7 @@ static struct trace_stream *trace_stream_get(struct iot_trace *tr, uint32_t inpu
     s->pid = h->pid;
     s->tid = h->tid;
     s->stream_id = h->stream_id;
+    *slot = (uint32_t)tr->nstreams;
     return s;
 }
 
