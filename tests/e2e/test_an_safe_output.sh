@@ -59,6 +59,17 @@ grep -qF 'w\r\u009bk' "$work/h.jsonl.dump" || die "thread name not escaped in du
 grep -qF 'tid 8 (pid 7) w\r\u009bk' "$work/h.jsonl.info" || die "thread name not escaped in info"
 grep -qF '      f\e[31m+0x1 (/a)' "$work/h.jsonl.text" || die "stack frame not escaped in the report"
 
+# HTML: a path that closes the script element and opens another stays data.
+printf '%s\n' \
+'{"ev":"process","t":0,"pid":9,"ppid":1,"exe":"/bin/x","cmdline":["x"],"start_unix_ns":1763800000000000000}' \
+'{"ev":"call","t":10,"pid":9,"tid":9,"op":"open","dur":5,"ret":3,"path":"/h/</script><script>alert(\"&'"'"'\")</script>","flags":0}' >"$work/html.jsonl"
+"$IOANALYZE" --format html "$work/html.jsonl" >"$work/out.html" 2>/dev/null || die "html: exit $?"
+[ "$(grep -c '</script>' "$work/out.html")" -eq 2 ] ||
+    die "html: a path closed a script element: $(grep -o '.\{20\}</script>.\{20\}' "$work/out.html" | head -n 3)"
+grep -q '<script>alert' "$work/out.html" && die "html: the path's script tag is in the page"
+grep -qF '/h/\u003c/script>\u003cscript>alert(\"&'"'"'\")\u003c/script>' "$work/out.html" ||
+    die "html: the path is not in the page's data as JSON with < escaped"
+
 # An error message naming a string from an input: shown escaped on stderr.
 printf '{"ev":"call","t":1,"pid":1,"tid":1,"op":"open","path":"\\u001b[2J"\n' >"$work/bad.jsonl"
 "$IOANALYZE" --format json "$work/bad.jsonl" >/dev/null 2>"$work/bad.err"
