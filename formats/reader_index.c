@@ -92,6 +92,10 @@ static struct trace_stream *trace_stream_get(struct iot_trace *tr, uint32_t inpu
 
 static int trace_stream_add(struct trace_stream *s, const struct chunk_ref *c)
 {
+    /* room for one first: most streams of a trace of many short processes
+       have a single chunk, and iot_grow's first 16 cost 512 bytes each */
+    if (!s->cap && (s->chunks = malloc(sizeof(*s->chunks))))
+        s->cap = 1;
     if (iot_grow(&s->chunks, &s->cap, s->n + 1, sizeof(*s->chunks)) < 0)
         return -1;
     s->chunks[s->n++] = *c;
