@@ -70,6 +70,13 @@ grep -q '<script>alert' "$work/out.html" && die "html: the path's script tag is 
 grep -qF '/h/\u003c/script>\u003cscript>alert(\"&'"'"'\")\u003c/script>' "$work/out.html" ||
     die "html: the path is not in the page's data as JSON with < escaped"
 
+# diff's summary on stderr names the new issues' rules, from an issue file.
+echo '[]' >"$work/base.json"
+printf '%s\n' '[{"tag":"io","type":1,"rule":"x\u001b[2J\u0007","fingerprint":"00000000000000aa","path":"/p","pid":1,"tid":1,"time":1}]' >"$work/new.json"
+"$IOANALYZE" diff "$work/base.json" "$work/new.json" >/dev/null 2>"$work/diff.err"
+no_raw "$work/diff.err" "diff summary"
+grep -qF '(new: x\e[2J\x07 1)' "$work/diff.err" || die "diff summary: $(cat "$work/diff.err")"
+
 # An error message naming a string from an input: shown escaped on stderr.
 printf '{"ev":"call","t":1,"pid":1,"tid":1,"op":"open","path":"\\u001b[2J"\n' >"$work/bad.jsonl"
 "$IOANALYZE" --format json "$work/bad.jsonl" >/dev/null 2>"$work/bad.err"
