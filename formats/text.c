@@ -103,10 +103,28 @@ static size_t text_one(const unsigned char *s, size_t n, char out[8], size_t *us
     return 4;
 }
 
+/* The length of s shown (text_one over all of it). */
+static size_t text_len(const unsigned char *u, size_t n)
+{
+    size_t total = 0;
+
+    while (n) {
+        char one[8];
+        size_t used;
+
+        total += text_one(u, n, one, &used);
+        u += used;
+        n -= used;
+    }
+    return total;
+}
+
 const char *iot_text_safe(char *buf, size_t size, const char *s)
 {
     const unsigned char *u = (const unsigned char *)(s ? s : "?");
     size_t n = strlen((const char *)u), at = 0;
+    /* room kept for "..." only when the whole does not fit */
+    size_t room = text_len(u, n) < size ? size : (size > 3 ? size - 3 : 0);
 
     if (!size)
         return buf;
@@ -114,20 +132,16 @@ const char *iot_text_safe(char *buf, size_t size, const char *s)
         char one[8];
         size_t used, k = text_one(u, n, one, &used);
 
-        /* room for this one and, if more follows, for "..." */
-        if (at + k + (n > used ? 3 : 0) >= size) {
-            while (at && at + 3 >= size)
-                at--;
-            if (at + 3 < size) {
-                memcpy(buf + at, "...", 3);
-                at += 3;
-            }
+        if (at + k >= room)
             break;
-        }
         memcpy(buf + at, one, k);
         at += k;
         u += used;
         n -= used;
+    }
+    if (n && at + 3 < size) {
+        memcpy(buf + at, "...", 3);
+        at += 3;
     }
     buf[at] = 0;
     return buf;

@@ -20,7 +20,8 @@
     X(engine)          \
     X(reader_damage)   \
     X(infile)          \
-    X(scale)
+    X(scale)           \
+    X(text)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)
