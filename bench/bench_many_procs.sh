@@ -6,8 +6,8 @@
 #           thread; analyze's time for both and their ratio (linear: 30k/5k
 #           near 6, never near 36)
 #   strace  an strace -f log of 200,000 pids, each an open, a read, a close
-#           and its exit; info's time and peak RSS (the importer's per-pid
-#           state is a few bytes and freed at exit)
+#           and its exit; info's and analyze's time and peak RSS (what the
+#           importer keeps of an exited process is a few hundred bytes)
 # BENCH_MANY_PIDS overrides the strace log's 200,000. Figures only: never
 # pass/fail on time.
 BUILD=${BUILD:-build}
