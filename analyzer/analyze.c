@@ -192,21 +192,24 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
                 res->frames == 1 ? "" : "s");
     if (res->stats.unrecorded) {
         const struct engine_stats *st = &res->stats;
+        char path[IOT_TEXT_MAX], why[256];
 
         fprintf(stderr, "; %llu process%s ran unrecorded:", (unsigned long long)st->unrecorded,
                 st->unrecorded == 1 ? "" : "es");
         for (uint64_t i = 0; i < st->unrecorded && i < ENGINE_UNSEEN_NAMED; i++)
-            fprintf(stderr, "%s %s (%s)", i ? "," : "", st->unrecorded_path[i],
-                    st->unrecorded_why[i]);
+            fprintf(stderr, "%s %s (%s)", i ? "," : "",
+                    iot_text_safe(path, sizeof(path), st->unrecorded_path[i]),
+                    iot_text_safe(why, sizeof(why), st->unrecorded_why[i]));
         if (st->unrecorded > ENGINE_UNSEEN_NAMED)
             fprintf(stderr, ", ...");
     }
     if (res->stats.lost_records) {
         const struct engine_stats *st = &res->stats;
+        char why[256];
 
         fprintf(stderr, "; the recorder lost:");
         for (size_t k = 0; k < st->nlost_why; k++) {
-            fprintf(stderr, "%s %s ", k ? "," : "", st->lost_why[k]);
+            fprintf(stderr, "%s %s ", k ? "," : "", iot_text_safe(why, sizeof(why), st->lost_why[k]));
             if (st->lost_why_uncounted[k] && !st->lost_why_calls[k])
                 fprintf(stderr, "(uncounted)");
             else

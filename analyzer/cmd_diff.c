@@ -149,7 +149,11 @@ static void print_rules(const json_t *issues)
                             json_integer(json_integer_value(json_object_get(counts, rule)) + 1));
     }
     json_object_foreach(counts, rule, v) {
-        fprintf(stderr, "%s%s %lld", first ? "" : ", ", rule, (long long)json_integer_value(v));
+        char shown[256];
+
+        /* an issue file's rule names are not ours: shown safely */
+        fprintf(stderr, "%s%s %lld", first ? "" : ", ", iot_text_safe(shown, sizeof(shown), rule),
+                (long long)json_integer_value(v));
         first = 0;
     }
     json_decref(counts);

@@ -21,19 +21,34 @@ static const char *dump_progress_label(void)
     return isatty(STDOUT_FILENO) ? NULL : "ioanalyze dump";
 }
 
-/* One aligned, human-readable line per event. */
+/* A string of the trace, shown safely (iot_text_write); NULL as def. */
+static void put(FILE *f, const char *s, const char *def)
+{
+    if (!s)
+        s = def;
+    iot_text_write(f, s, strlen(s));
+}
+
+/* One aligned, human-readable line per event; every string from the trace
+   goes through put(), so the line holds no control byte. */
 static void dump_text(FILE *f, const struct iot_event *ev)
 {
     fprintf(f, "%16.9f %7d", ev->t / 1e9, (int)ev->pid);
     switch (ev->kind) {
     case IOT_EV_PROCESS:
-        fprintf(f, "         process    ppid=%d exe=%s argv=[", (int)ev->ppid, ev->exe ? ev->exe : "?");
-        for (int i = 0; i < ev->argc; i++)
-            fprintf(f, "%s%s", i ? " " : "", ev->argv[i]);
+        fprintf(f, "         process    ppid=%d exe=", (int)ev->ppid);
+        put(f, ev->exe, "?");
+        fputs(" argv=[", f);
+        for (int i = 0; i < ev->argc; i++) {
+            fputs(i ? " " : "", f);
+            put(f, ev->argv[i], "?");
+        }
         fprintf(f, "] start_unix_ns=%" PRId64 "\n", ev->start_unix_ns);
         return;
     case IOT_EV_THREAD:
-        fprintf(f, "/%-7d thread     name=%s\n", (int)ev->tid, ev->name ? ev->name : "");
+        fprintf(f, "/%-7d thread     name=", (int)ev->tid);
+        put(f, ev->name, "");
+        fputc('\n', f);
         return;
     case IOT_EV_EXIT:
         if (ev->has & IOT_HAS_SIGNAL)
@@ -42,8 +57,11 @@ static void dump_text(FILE *f, const struct iot_event *ev)
             fprintf(f, "         exit       status=%d\n", (int)ev->status);
         return;
     case IOT_EV_MODULE:
-        fprintf(f, "         module     path=%s bias=0x%" PRIx64 " build_id=%s\n", ev->path,
-                ev->bias, ev->build_id && *ev->build_id ? ev->build_id : "-");
+        fputs("         module     path=", f);
+        put(f, ev->path, "?");
+        fprintf(f, " bias=0x%" PRIx64 " build_id=", ev->bias);
+        put(f, ev->build_id && *ev->build_id ? ev->build_id : "-", "-");
+        fputc('\n', f);
         return;
     default:
         break;
@@ -65,7 +83,8 @@ static void dump_text(FILE *f, const struct iot_event *ev)
             fprintf(f, " %s=%" PRIx64, fi->key, (uint64_t)v);
             break;
         case IOT_FT_STR:
-            fprintf(f, " %s=%s", fi->key, iot_field_str(ev, i) ? iot_field_str(ev, i) : "");
+            fprintf(f, " %s=", fi->key);
+            put(f, iot_field_str(ev, i), "");
             break;
         case IOT_FT_BUFMODE:
             fprintf(f, " %s=%s", fi->key, iot_bufmode_name((unsigned)v) ? iot_bufmode_name((unsigned)v) : "?");
@@ -80,13 +99,16 @@ static void dump_text(FILE *f, const struct iot_event *ev)
         fprintf(f, " errno=%d", (int)ev->err);
     if (!(ev->has & IOT_HAS_NO_DUR))
         fprintf(f, " <%.6f>", ev->dur / 1e9);
-    if ((ev->has & IOT_HAS_PATH) && ev->path)
-        fprintf(f, " %s", ev->path);
+    if ((ev->has & IOT_HAS_PATH) && ev->path) {
+        fputc(' ', f);
+        put(f, ev->path, "");
+    }
     if ((ev->has & IOT_HAS_STACK) && ev->stack && *ev->stack) {
         const char *nl = strchr(ev->stack, '\n');
 
-        fprintf(f, " @ %.*s%s", nl ? (int)(nl - ev->stack) : (int)strlen(ev->stack), ev->stack,
-                nl ? " ..." : "");
+        fputs(" @ ", f);
+        iot_text_write(f, ev->stack, nl ? (size_t)(nl - ev->stack) : strlen(ev->stack));
+        fputs(nl ? " ..." : "", f);
     }
     fputc('\n', f);
 }

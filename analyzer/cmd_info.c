@@ -192,20 +192,26 @@ static void info_print(struct info *in, struct input *inp)
     struct iot_trace_stats ts;
     uint64_t bytes = 0;
     static const char *kinds[] = {"native trace", "JSONL events", "strace log"};
+    /* every string below came from an input: shown through iot_text_safe */
+    char sa[IOT_TEXT_MAX], sb[IOT_TEXT_MAX];
 
     input_native_stats(inp, &ts);
     printf("inputs:\n");
     for (size_t i = 0; i < nf; i++) {
         bytes += files[i].bytes;
-        printf("  %s: %s, %llu bytes", files[i].name, kinds[files[i].kind],
+        printf("  %s: %s, %llu bytes", iot_text_safe(sa, sizeof(sa), files[i].name), kinds[files[i].kind],
                (unsigned long long)files[i].bytes);
         if (files[i].kind != INPUT_NATIVE)
             printf(", %llu lines", (unsigned long long)files[i].lines);
         if (files[i].kind == INPUT_JSONL && files[i].unknown_lines)
             printf(", %llu events of ops or kinds not known here (skipped)",
                    (unsigned long long)files[i].unknown_lines);
+        if (files[i].kind == INPUT_JSONL && files[i].bad_lines)
+            printf(", %llu malformed (skipped)", (unsigned long long)files[i].bad_lines);
         if (files[i].kind == INPUT_STRACE)
-            printf(", %llu not understood, %s", (unsigned long long)files[i].unknown_lines,
+            printf(", %llu not understood, %llu calls unfinished and never resumed, %s",
+                   (unsigned long long)files[i].unknown_lines,
+                   (unsigned long long)files[i].unfinished,
                    files[i].has_durations ? "with durations (-T)" : "no durations (no -T)");
         printf("\n");
     }
@@ -245,7 +251,7 @@ static void info_print(struct info *in, struct input *inp)
         struct pinfo *p = &in->p[i];
 
         printf("  pid %d ppid %d %s [%s] %llu calls, ", (int)p->pid, (int)p->ppid,
-               p->exe ? p->exe : "?", p->argv ? p->argv : "", (unsigned long long)p->calls);
+               iot_text_safe(sa, sizeof(sa), p->exe), iot_text_safe(sb, sizeof(sb), p->argv ? p->argv : ""), (unsigned long long)p->calls);
         if (p->exited < 0)
             printf("no exit recorded\n");
         else if (p->signal)
@@ -256,7 +262,7 @@ static void info_print(struct info *in, struct input *inp)
     printf("threads: %zu\n", in->nt);
     for (size_t i = 0; i < in->nt; i++)
         printf("  tid %d (pid %d) %s\n", (int)in->t[i].tid, (int)in->t[i].pid,
-               in->t[i].name ? in->t[i].name : "");
+               iot_text_safe(sa, sizeof(sa), in->t[i].name ? in->t[i].name : ""));
     if (in->per_op[IOT_OP_UNRECORDED] || in->per_op[IOT_OP_ASYNC] || in->per_op[IOT_OP_LOST]) {
         printf("not seen: %llu program%s ran unrecorded, %llu async I/O call%s on %zu fd%s "
                "not analysed",
@@ -272,15 +278,19 @@ static void info_print(struct info *in, struct input *inp)
         for (size_t i = 0; i < in->nun; i++)
             if (in->un[i].what == lost_what)
                 if (in->un[i].count_unknown)
-                    printf("  pid %d lost: %s, count unknown\n", (int)in->un[i].pid, in->un[i].why);
+                    printf("  pid %d lost: %s, count unknown\n", (int)in->un[i].pid,
+                           iot_text_safe(sb, sizeof(sb), in->un[i].why));
                 else
-                    printf("  pid %d lost: %s, %llu\n", (int)in->un[i].pid, in->un[i].why,
+                    printf("  pid %d lost: %s, %llu\n", (int)in->un[i].pid,
+                           iot_text_safe(sb, sizeof(sb), in->un[i].why),
                            (unsigned long long)in->un[i].calls);
             else if (in->un[i].why)
-                printf("  pid %d exec'd %s unrecorded (%s)\n", (int)in->un[i].pid, in->un[i].what,
-                       in->un[i].why);
+                printf("  pid %d exec'd %s unrecorded (%s)\n", (int)in->un[i].pid,
+                       iot_text_safe(sa, sizeof(sa), in->un[i].what),
+                       iot_text_safe(sb, sizeof(sb), in->un[i].why));
             else
-                printf("  pid %d %s: %llu call%s\n", (int)in->un[i].pid, in->un[i].what,
+                printf("  pid %d %s: %llu call%s\n", (int)in->un[i].pid,
+                       iot_text_safe(sa, sizeof(sa), in->un[i].what),
                        (unsigned long long)in->un[i].calls, in->un[i].calls == 1 ? "" : "s");
     }
     printf("calls per op:\n");

@@ -1,14 +1,14 @@
 /* Linear probing with backward-shift deletion (no tombstones). */
 #include <stdlib.h>
 
+#include "hash.h"
 #include "hmap.h"
 
+/* Every key bit counts (iot_mix64): keys made of a pid above a fd, or of
+   pointers that share their low bits, still spread over the slots. */
 static size_t slot_of(uint64_t key, size_t cap)
 {
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdull;
-    key ^= key >> 33;
-    return (size_t)key & (cap - 1);
+    return (size_t)iot_mix64(key) & (cap - 1);
 }
 
 void *hmap_get(const struct hmap *m, uint64_t key)
@@ -100,4 +100,17 @@ void hmap_release(struct hmap *m)
     m->vals = NULL;
     m->used = NULL;
     m->cap = m->n = 0;
+}
+
+size_t hmap_max_probe(const struct hmap *m)
+{
+    size_t worst = 0;
+
+    for (size_t i = 0; i < m->cap; i++) {
+        size_t d = m->used[i] ? (i - slot_of(m->keys[i], m->cap)) & (m->cap - 1) : 0;
+
+        if (d > worst)
+            worst = d;
+    }
+    return worst;
 }

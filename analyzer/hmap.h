@@ -24,6 +24,9 @@ int hmap_put(struct hmap *m, uint64_t key, void *val);
 /* Remove key; returns its value or NULL. */
 void *hmap_del(struct hmap *m, uint64_t key);
 void hmap_release(struct hmap *m);
+/* The farthest any key sits from its home slot (a check on the hash, for
+   tests: small however the keys are made). */
+size_t hmap_max_probe(const struct hmap *m);
 
 /* Iterate: for (size_t i = 0; i < m.cap; i++) if (m.used && m.used[i]) ... m.vals[i] */
 

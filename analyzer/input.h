@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "iotrace.h"
+#include "strace.h"
 
 enum input_kind { INPUT_NATIVE, INPUT_JSONL, INPUT_STRACE };
 
@@ -25,6 +26,9 @@ struct input_file_info {
     enum input_kind kind;
     uint64_t bytes;          /* file size (a pipe's: what was read of it) */
     uint64_t lines, unknown_lines;   /* JSONL/strace */
+    uint64_t bad_lines;      /* JSONL: malformed lines skipped */
+    uint64_t unknown_at[STRACE_LINES_NAMED];  /* strace: the first lines not understood */
+    uint64_t unfinished;     /* strace: calls left unfinished and never resumed */
     int has_durations;       /* strace: -T */
 };
 
@@ -48,7 +52,10 @@ int input_next_ref(struct input *in, const struct iot_event **ev);
 struct iot_trace *input_lone_native(struct input *in);
 /*
  * After the last event: warn about damaged native traces (naming each file's
- * recovery). Returns 1 when something was damaged, else 0.
+ * recovery), malformed JSONL lines and strace lines not understood (the
+ * first few by number, then a count), and strace calls never resumed.
+ * Returns 1 when something was damaged (calls never resumed are not
+ * damage: a killed task leaves one), else 0.
  */
 int input_report_damage(struct input *in);
 /* Native reader statistics (zeroes when there is no native input). */

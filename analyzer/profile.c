@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash.h"
+#include "iotrace.h"
 #include "hmap.h"
 #include "profile.h"
 
@@ -42,11 +44,11 @@ void profile_free(struct profile *p)
     free(p);
 }
 
+/* A hash of the row's (pid, path, layer); rows whose keys collide are
+   told apart by their fields (profile_add walks on to key + 1). */
 static uint64_t row_key(int32_t pid, const char *path, int layer)
 {
-    uint64_t k = hmap_ptr_key(path) * 0x9E3779B97F4A7C15ull;
-
-    return k ^ ((uint64_t)(uint32_t)pid << 1) ^ (uint64_t)layer ^ ((uint64_t)(uint32_t)pid << 40);
+    return iot_mix64_pair((uint64_t)(uint32_t)pid << 8 | (uint8_t)layer, hmap_ptr_key(path));
 }
 
 int profile_add(struct profile *p, int32_t pid, const char *process, const char *path, int layer,
@@ -124,53 +126,38 @@ int profile_add(struct profile *p, int32_t pid, const char *process, const char 
     return 0;
 }
 
-/* The length of the UTF-8 sequence at s (1-4), or 0 when it is not one
-   (a stray or overlong byte, a surrogate, beyond U+10FFFF, cut short). */
-static size_t utf8_seq(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    unsigned cp;
-
-    if (c < 0x80)
-        return 1;
-    if (!n || c > 0xf4)
-        return 0;
-    cp = c & (0x3fu >> (n - 1));
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3fu);
-    }
-    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0;
-    return n;
-}
-
 /*
  * A field as RFC 4180 wants it, and as valid UTF-8: pandas and DuckDB refuse
  * a whole file for one byte that is not, so such bytes become U+FFFD as in
- * the JSONL dump (a path on Linux is bytes, not text).
+ * the JSONL dump (a path on Linux is bytes, not text). A field that a
+ * spreadsheet would take for a formula (it begins with = + - @, tab or CR:
+ * a process named =HYPERLINK(...)) gets a leading ' as OWASP's CSV
+ * injection advice says, so that it shows as the text it is.
  */
 void csv_field(FILE *f, const char *s)
 {
     const unsigned char *u = (const unsigned char *)s;
+    size_t left = strlen(s);
     int quote = s[strcspn(s, ",\"\r\n")] != 0;
 
     if (quote)
         fputc('"', f);
+    if (*s && strchr("=+-@\t\r", *s))
+        fputc('\'', f);
     while (*u) {
-        size_t n = utf8_seq(u);
+        size_t n = iot_utf8_len(u, left);
 
         if (!n) {
             fputs("\xef\xbf\xbd", f);
             u++;
+            left--;
             continue;
         }
         if (*u == '"')
             fputc('"', f);
         fwrite(u, 1, n, f);
         u += n;
+        left -= n;
     }
     if (quote)
         fputc('"', f);

@@ -29,7 +29,7 @@ int profile_add(struct profile *p, int32_t pid, const char *process, const char 
 /* The CSV (header + rows sorted by pid, path, layer; LF line ends). 0, or -1 on write error. */
 int profile_write_csv(const struct profile *p, FILE *f);
 /* Write one RFC 4180 field (quoted when it holds a comma, quote, CR or LF;
-   bytes that are not UTF-8 as U+FFFD). */
+   bytes that are not UTF-8 as U+FFFD; a ' before a leading = + - @ tab or CR). */
 void csv_field(FILE *f, const char *s);
 
 #endif /* PROFILE_H */

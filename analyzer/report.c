@@ -232,10 +232,10 @@ static void on_call(struct report *r, struct engine *e, const struct iot_event *
 
         f = entry(r, &r->files, hmap_ptr_key(path), sizeof(*f), (void ***)&r->filev, &r->nfile,
                   &r->capfile, &fresh);
-        if (f && fresh) {
-            set_copy(r, &f->path, path);
-            f->pid = ev->pid;
-        }
+        /* An empty path ("" given to mkdir or open) is a file entry too:
+         * every entry in filev has a path, which the sorts compare. */
+        if (f && fresh && !(f->path = strdup(path)))
+            r->oom = 1;
         if (f && !f->path)
             f = NULL;       /* out of memory for its copy: counted, never shown */
         if (f) {
@@ -343,6 +343,9 @@ static int by_file_time(const void *a, const void *b)
 
     if (x->sum.ns != y->sum.ns)
         return x->sum.ns < y->sum.ns ? 1 : -1;
+    /* an entry whose copy ran out of memory has no path: last */
+    if (!x->path || !y->path)
+        return !x->path - !y->path;
     return strcmp(x->path, y->path);
 }
 

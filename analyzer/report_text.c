@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ci.h"
+#include "iotrace.h"
 #include "report.h"
 #include "rule.h"
 
@@ -56,6 +57,12 @@ static const char *bytes_str(char *buf, size_t n, double b)
     return buf;
 }
 
+/* A string from the trace or an issue file, shown safely (iot_text_write). */
+static void put(FILE *f, const char *s)
+{
+    iot_text_write(f, s, s ? strlen(s) : 0);
+}
+
 /* The issue's figures: Matrix's keys that mean something for its rule, then detail. */
 static void figures(FILE *f, const json_t *is, const struct paint *c)
 {
@@ -85,7 +92,10 @@ static void figures(FILE *f, const json_t *is, const struct paint *c)
             fprintf(f, "\n           ");
             col = 11;
         }
-        fprintf(f, "%s%s=%s", col > 11 ? "  " : " ", key, val ? val : "?");
+        fputs(col > 11 ? "  " : " ", f);
+        iot_text_write(f, key, strlen(key));
+        fputc('=', f);
+        iot_text_write(f, val ? val : "?", val ? strlen(val) : 1);
         col += w;
         free(val);
     }
@@ -96,12 +106,17 @@ static void issue_block(FILE *f, const json_t *is, const struct paint *c)
 {
     const char *stack = str(is, "stack"), *fix = sarif_rule_fix(str(is, "rule"));
 
-    fprintf(f, "  %s%s%s\n", c->bold, *str(is, "path") ? str(is, "path") : "(no path)", c->off);
-    fprintf(f, "    process %s (pid %" JSON_INTEGER_FORMAT "), thread %s (tid %" JSON_INTEGER_FORMAT
-               ")\n", str(is, "process"), json_integer_value(json_object_get(is, "pid")),
-            str(is, "thread"), json_integer_value(json_object_get(is, "tid")));
+    fprintf(f, "  %s", c->bold);
+    put(f, *str(is, "path") ? str(is, "path") : "(no path)");
+    fprintf(f, "%s\n    process ", c->off);
+    put(f, str(is, "process"));
+    fprintf(f, " (pid %" JSON_INTEGER_FORMAT "), thread ", json_integer_value(json_object_get(is, "pid")));
+    put(f, str(is, "thread"));
+    fprintf(f, " (tid %" JSON_INTEGER_FORMAT ")\n", json_integer_value(json_object_get(is, "tid")));
     figures(f, is, c);
-    fprintf(f, "    %s\n", str(is, "message"));
+    fputs("    ", f);
+    put(f, str(is, "message"));
+    fputc('\n', f);
     if (fix)
         fprintf(f, "    %sfix:%s %s\n", c->dim, c->off, fix);
     if (*stack) {
@@ -110,7 +125,9 @@ static void issue_block(FILE *f, const json_t *is, const struct paint *c)
             const char *nl = strchr(stack, '\n');
             int len = nl ? (int)(nl - stack) : (int)strlen(stack);
 
-            fprintf(f, "      %.*s\n", len, stack);
+            fputs("      ", f);
+            iot_text_write(f, stack, (size_t)len);
+            fputc('\n', f);
             stack += len + (nl != NULL);
         }
     }
@@ -155,7 +172,7 @@ static void issues_section(FILE *f, const json_t *issues, const struct paint *c)
 static void procs_section(FILE *f, const struct report *r, const struct paint *c)
 {
     struct report_proc **v = report_procs_by_time(r);
-    char a[32], b[32], d[32];
+    char a[32], b[32], d[32], name[IOT_TEXT_MAX];
 
     if (!v)
         return;
@@ -164,7 +181,7 @@ static void procs_section(FILE *f, const struct report *r, const struct paint *c
             "read", "written", c->off);
     for (size_t i = 0; i < r->nproc && i < TOP; i++)
         fprintf(f, "%8d %-20s %10s %8" PRIu64 " %12s %12s\n", (int)v[i]->pid,
-                v[i]->name ? v[i]->name : "?", dur_str(d, sizeof(d), (double)v[i]->sum.ns),
+                iot_text_safe(name, sizeof(name), v[i]->name), dur_str(d, sizeof(d), (double)v[i]->sum.ns),
                 v[i]->sum.calls, bytes_str(a, sizeof(a), (double)v[i]->sum.read_bytes),
                 bytes_str(b, sizeof(b), (double)v[i]->sum.write_bytes));
     if (r->nproc > TOP)
@@ -183,11 +200,15 @@ static void files_section(FILE *f, const struct report *r, const struct paint *c
     fprintf(f, "%s== Files by I/O time%s\n", c->head, c->off);
     fprintf(f, "%s%10s %8s %8s %8s %10s %10s  %s%s\n", c->dim, "time", "calls", "reads", "writes",
             "read", "written", "path", c->off);
-    for (size_t i = 0; i < r->nfile && i < TOP; i++)
-        fprintf(f, "%10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10s %10s  %s\n",
+    for (size_t i = 0; i < r->nfile && i < TOP; i++) {
+        fprintf(f, "%10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10s %10s  ",
                 dur_str(d, sizeof(d), (double)v[i]->sum.ns), v[i]->sum.calls, v[i]->sum.reads,
                 v[i]->sum.writes, bytes_str(a, sizeof(a), (double)v[i]->sum.read_bytes),
-                bytes_str(b, sizeof(b), (double)v[i]->sum.write_bytes), v[i]->path);
+                bytes_str(b, sizeof(b), (double)v[i]->sum.write_bytes));
+        /* the empty path (mkdir("")) shows as "" rather than as nothing */
+        put(f, v[i]->path && !*v[i]->path ? "\"\"" : v[i]->path);
+        fputc('\n', f);
+    }
     if (r->nfile > TOP)
         fprintf(f, "%s(%zu more)%s\n", c->dim, r->nfile - TOP, c->off);
     fputc('\n', f);

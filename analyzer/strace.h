@@ -54,10 +54,18 @@ struct strace_src *strace_open_files(struct infile *const *files, const char *co
  */
 int strace_next(struct strace_src *s, struct iot_event *ev, char *errbuf);
 
+/* Lines not understood that strace_info names by number; the rest are counted. */
+#define STRACE_LINES_NAMED 3
+
 struct strace_info {
     uint64_t lines;          /* lines read */
     uint64_t events;         /* events yielded */
     uint64_t unknown_lines;  /* lines not understood (skipped) */
+    uint64_t unknown_at[STRACE_LINES_NAMED];  /* the first of them: line numbers (per file) */
+    uint64_t unfinished;     /* calls left <unfinished ...> and never resumed: their
+                                task ended or started another call, or the log
+                                ended (no event for them; counted once the
+                                log is read to its end) */
     int has_durations;       /* the log was written with -T */
     int has_paths;           /* the log was written with -y or -yy */
 };

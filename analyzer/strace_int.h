@@ -79,6 +79,7 @@ struct strace_task {
     int32_t pend_child;     /* child tid already attributed to it, or 0 */
     char *pend_name, *pend_args;
     int64_t pend_t;
+    size_t pend_log;        /* index in strace_src.logs of the log it started in */
     struct strace_task *next_all;
 };
 
@@ -362,8 +363,13 @@ int strace_pend_start(struct strace_src *s, struct strace_task *k, const char *n
 /* The task tid whose unfinished call name[0..nlen) resumes now, or NULL. */
 struct strace_task *strace_pend_find(struct strace_src *s, int32_t tid, const char *name,
                                      size_t nlen);
+/* The line ahead of l is not understood: counted, and named when among the first. */
+void strace_unknown_line(struct strace_src *s, struct strace_log *l);
 /* k's pending call is over (resumed, or its task ended). */
 void strace_pend_end(struct strace_src *s, struct strace_task *k);
+/* k's pending call will never resume (its task ended, started another call,
+ * or the logs ended): counted in strace_info's unfinished, and ended. */
+void strace_pend_lost(struct strace_src *s, struct strace_task *k);
 /* The start of the oldest pending call, INT64_MAX when there is none. */
 int64_t strace_pend_oldest(const struct strace_src *s);
 /* Frees every task, process and argv. */

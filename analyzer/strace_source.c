@@ -221,9 +221,16 @@ static int process_line(struct strace_src *s, struct strace_log *l)
     rc = body[0] == '<' ? resumed_line(s, tid, body, n) : call_line(s, tid, t, body, n);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
+    strace_unknown_line(s, l);
+    return 0;
+}
+
+void strace_unknown_line(struct strace_src *s, struct strace_log *l)
+{
+    if (l->info.unknown_lines < STRACE_LINES_NAMED)
+        l->info.unknown_at[l->info.unknown_lines] = l->info.lines;
     s->info.unknown_lines++;
     l->info.unknown_lines++;
-    return 0;
 }
 
 /* ------------------------------------------------------------- open/next */
@@ -291,8 +298,12 @@ int strace_next(struct strace_src *s, struct iot_event *ev, char *errbuf)
             s->info.events++;
             return 1;
         }
-        if (!l)
+        if (!l) {
+            /* the logs are over: what is still unfinished never resumes */
+            while (s->npend)
+                strace_pend_lost(s, s->pend[0]);
             return 0;
+        }
         s->cur = l;
         if (process_line(s, l) < 0) {
             snprintf(errbuf, IOT_ERRBUF_SIZE, "'%s': out of memory", l->name);

@@ -308,8 +308,7 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
 
     na = strace_split_args(text, n, a, &rest);
     if (na < 0 || strace_parse_ret(s, text + rest, n - rest, &r) < 0) {
-        s->info.unknown_lines++;
-        s->cur->info.unknown_lines++;
+        strace_unknown_line(s, s->cur);
         return 0;
     }
     if (!sc || !r.known) {

@@ -118,6 +118,21 @@ void strace_fd_forget(struct strace_proc *p, int64_t first, int64_t last)
         p->fdpath[f] = NULL;
 }
 
+/*
+ * A process that exited needs its fd table and mappings no more (a line of
+ * a reused pid makes a new process): they are freed now, so that what stays
+ * per process of a long log is its struct and its task's, a few hundred
+ * bytes, not the fd table a fork copied (KBs for a parent with high fds).
+ */
+static void proc_release_tables(struct strace_proc *p)
+{
+    free(p->fdpath);
+    free(p->maps);
+    p->fdpath = NULL;
+    p->maps = NULL;
+    p->nfd = p->nmaps = p->capmaps = 0;
+}
+
 int strace_map_add(struct strace_proc *p, uint64_t addr, uint64_t len)
 {
     if (p->nmaps == p->capmaps &&
@@ -248,7 +263,7 @@ int strace_task_exit(struct strace_src *s, struct strace_task *k, int64_t t, int
     struct iot_event ev = { 0 };
 
     if (k->pending)
-        strace_pend_end(s, k);
+        strace_pend_lost(s, k);
     k->exited = 1;
     k->exit_t = t;
     /* a thread's end is not a process exit (strace reports both) */
@@ -258,6 +273,7 @@ int strace_task_exit(struct strace_src *s, struct strace_task *k, int64_t t, int
         return -1;
     k->proc->exited = 1;
     k->proc->exit_t = t;
+    proc_release_tables(k->proc);
     ev.kind = IOT_EV_EXIT;
     ev.pid = k->proc->pid;
     ev.tid = k->tid;
@@ -286,12 +302,13 @@ int strace_pend_start(struct strace_src *s, struct strace_task *k, const char *n
                       size_t nlen, const char *args, size_t alen, int64_t t)
 {
     if (k->pending)
-        strace_pend_end(s, k);
+        strace_pend_lost(s, k);
     k->pend_name = strndup(name, nlen);
     k->pend_args = strndup(args, alen);
     if (!k->pend_name || !k->pend_args)
         return -1;
     k->pend_t = t;
+    k->pend_log = (size_t)(s->cur - s->logs);
     k->pend_child = 0;
     k->pend_clone = strace_syscall_forks(name, nlen);
     k->pend_thread = k->pend_clone && strstr(k->pend_args, "CLONE_THREAD") != NULL;
@@ -341,6 +358,14 @@ void strace_pend_end(struct strace_src *s, struct strace_task *k)
     free(k->pend_name);
     free(k->pend_args);
     k->pend_name = k->pend_args = NULL;
+}
+
+void strace_pend_lost(struct strace_src *s, struct strace_task *k)
+{
+    s->info.unfinished++;
+    if (k->pend_log < s->nlogs)
+        s->logs[k->pend_log].info.unfinished++;
+    strace_pend_end(s, k);
 }
 
 void strace_tasks_release(struct strace_src *s)

@@ -1,7 +1,8 @@
 /*
  * hash.h - FNV-1a, the one hash of ioscope (string interning, the encoder's
  * string cache, the recorder's stack cache, issue fingerprints, the chunk
- * header's check field). Inline: the recorder calls it on its hot path.
+ * header's check field), and iot_mix64, the one mixer of integer keys of
+ * in-memory tables. Inline: the recorder calls it on its hot path.
  *
  * Fingerprints and the check field are part of stored data (docs/ci.md,
  * docs/trace-format.md 2.1): these constants never change.
@@ -57,6 +58,30 @@ static inline uint64_t iot_hash_words(const void *p, size_t n)
     __builtin_memcpy(&w, c, n);
     h = (h ^ w) * IOT_FNV64_PRIME;
     return h ^ (h >> 32);
+}
+
+/*
+ * The mixer of every in-memory hash table keyed by integers or pointers
+ * (pids, tids, fds, interned path pointers): MurmurHash3's 64-bit
+ * finaliser, under which each key bit changes every output bit with
+ * probability near 1/2. A table takes the LOW bits of it as its slot, so
+ * keys that differ only in high bits (a pid shifted up beside a path
+ * pointer) still land apart; a hand-made multiply-and-shift does not.
+ */
+static inline uint64_t iot_mix64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
+/* Two keys as one (a (pid, path) pair): every bit of both reaches the result. */
+static inline uint64_t iot_mix64_pair(uint64_t a, uint64_t b)
+{
+    return iot_mix64(a ^ iot_mix64(b + IOT_FNV64_INIT));
 }
 
 static inline uint32_t iot_fnv32(const void *p, size_t n)

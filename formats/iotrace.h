@@ -435,6 +435,13 @@ void iot_trace_close(struct iot_trace *tr);
  * index frame, or a zstd frame.
  */
 int iot_is_native_trace(const void *buf, size_t len);
+/*
+ * Where in buf (the first bytes of a file that iot_is_native_trace refused)
+ * a chunk's index frame begins, or -1: a trace whose start is damaged
+ * (bytes flipped or zeroed, garbage before it) is still a trace, which the
+ * reader reads from that frame on (docs/trace-format.md, section 6).
+ */
+long iot_native_trace_resync(const void *buf, size_t len);
 
 /* ---------------------------------------------------------------- JSONL */
 
@@ -464,6 +471,25 @@ int iot_jsonl_write(FILE *f, const struct iot_event *ev);
 
 /* Write a JSON string literal (with quotes) of s[0..len) to f. */
 void iot_json_write_string(FILE *f, const char *s, size_t len);
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes, n >= 1), 0 if
+ * it is not one (stray byte, overlong, surrogate, past U+10FFFF, cut). */
+size_t iot_utf8_len(const unsigned char *s, size_t n);
+
+/*
+ * A string from a trace as a text output shows it (docs/analyzer.md, "Text
+ * output and hostile bytes"): printable ASCII and valid UTF-8 as they are;
+ * backslash as \\; newline, CR, tab and ESC as \n \r \t \e; other C0
+ * controls, DEL and bytes that are not UTF-8 as \xNN; C1 controls and
+ * bidirectional overrides as backslash-u and four hex digits. Writes
+ * s[0..n) to f; NULL shows as "?".
+ */
+void iot_text_write(FILE *f, const char *s, size_t n);
+/* The same into buf (size bytes, NUL-terminated), cut with "..." when it
+ * does not fit; returns buf, for use as a printf argument. IOT_TEXT_MAX
+ * holds a PATH_MAX path whatever its bytes. */
+#define IOT_TEXT_MAX (4 * 4096 + 8)
+const char *iot_text_safe(char *buf, size_t size, const char *s);
 
 #ifdef __cplusplus
 }

@@ -74,33 +74,6 @@ static void line_uint(struct line *l, uint64_t u)
     line_put(l, p, (size_t)(e - p));
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len, i;
-    uint32_t cp;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
-    else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
-    else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
-    else return 0;
-    if (len > n)
-        return 0;
-    for (i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    /* overlong forms, surrogates and values past U+10FFFF */
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 static void line_json_string(struct line *l, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -130,7 +103,7 @@ static void line_json_string(struct line *l, const char *s, size_t n)
             line_put(l, esc, 6);
             i++;
         } else {
-            size_t k = utf8_len(u + i, n - i);
+            size_t k = iot_utf8_len(u + i, n - i);
             if (k) {
                 line_put(l, s + i, k);
                 i += k;

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "iotrace.h"
 #include "msg.h"
 
 static const char *prog = "ioscope";
@@ -20,8 +21,10 @@ void iot_msg_before(void (*fn)(void))
 static void say(const char *kind, const char *fmt, va_list ap)
 {
     /* one fprintf per part, but stderr is unbuffered: build the line first
-       so that two processes writing at once do not interleave mid-line */
-    char line[1024];
+       so that two processes writing at once do not interleave mid-line.
+       A message may name a path or a process from a trace: the line is
+       shown through iot_text_safe, so no byte of it acts on the terminal. */
+    char line[1024], shown[4 * sizeof(line)];
     int n = snprintf(line, sizeof(line), "%s: %s", prog, kind);
 
     if (n < 0 || (size_t)n >= sizeof(line))
@@ -29,7 +32,7 @@ static void say(const char *kind, const char *fmt, va_list ap)
     vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
     if (before)
         before();
-    fprintf(stderr, "%s\n", line);
+    fprintf(stderr, "%s\n", iot_text_safe(shown, sizeof(shown), line));
 }
 
 int iot_error(const char *fmt, ...)

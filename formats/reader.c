@@ -50,6 +50,10 @@ struct iot_trace *iot_trace_open_fds(const char *const *paths, const int *fds, s
     }
     free(scratch);
     scratch = NULL;
+    /* pass 1's index of the streams is done with */
+    free(tr->stream_slots);
+    tr->stream_slots = NULL;
+    tr->stream_slots_cap = 0;
     /* pass 2 reads the frames instead */
     for (size_t i = 0; i < tr->ninputs; i++)
         trace_input_unmap(&tr->inputs[i]);
@@ -106,6 +110,7 @@ void iot_trace_close(struct iot_trace *tr)
     ZSTD_freeDCtx(tr->dctx);
     free(tr->inputs);
     free(tr->streams);
+    free(tr->stream_slots);
     free(tr->heap);
     free(tr->out);
     free(tr->argv);

@@ -7,27 +7,77 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash.h"
 #include "reader_int.h"
 #include "records.h"
 #include "varint.h"
 
 /* ---------------------------------------------------------- streams */
 
+/* What tells a stream of one input from another, hashed (iot_mix64). */
+static uint64_t stream_hash(uint32_t input, uint64_t stream_id, int32_t pid, int32_t tid)
+{
+    uint64_t who = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
+
+    return iot_mix64_pair(iot_mix64_pair(input, stream_id), who);
+}
+
+static int stream_is(const struct trace_stream *s, uint32_t input, const struct iot_chunk_hdr *h)
+{
+    return s->input == input && s->stream_id == h->stream_id && s->pid == h->pid &&
+           s->tid == h->tid;
+}
+
+/* The slot of (input, h's stream) in slots (cap a power of two): the one
+   holding its index + 1, or the empty one where it would go. */
+static uint32_t *stream_slot(const struct iot_trace *tr, uint32_t *slots, size_t cap,
+                             uint32_t input, const struct iot_chunk_hdr *h)
+{
+    size_t i = (size_t)stream_hash(input, h->stream_id, h->pid, h->tid) & (cap - 1);
+
+    while (slots[i] && !stream_is(&tr->streams[slots[i] - 1], input, h))
+        i = (i + 1) & (cap - 1);
+    return &slots[i];
+}
+
+/* Room for one more stream in the slots (kept at most half full); 0 or -1. */
+static int stream_slots_reserve(struct iot_trace *tr)
+{
+    size_t ncap = tr->stream_slots_cap ? tr->stream_slots_cap * 2 : 64;
+    uint32_t *ns;
+
+    if ((tr->nstreams + 1) * 2 <= tr->stream_slots_cap)
+        return 0;
+    if (tr->nstreams >= UINT32_MAX / 2 || !(ns = calloc(ncap, sizeof(*ns))))
+        return -1;
+    for (size_t k = 0; k < tr->nstreams; k++) {
+        const struct trace_stream *s = &tr->streams[k];
+        struct iot_chunk_hdr h = {.stream_id = s->stream_id, .pid = s->pid, .tid = s->tid};
+
+        *stream_slot(tr, ns, ncap, s->input, &h) = (uint32_t)k + 1;
+    }
+    free(tr->stream_slots);
+    tr->stream_slots = ns;
+    tr->stream_slots_cap = ncap;
+    return 0;
+}
+
 static struct trace_stream *trace_stream_get(struct iot_trace *tr, uint32_t input,
                                              const struct iot_chunk_hdr *h)
 {
     struct trace_stream *s;
+    uint32_t *slot;
 
-    /*
-     * Linear search from the end: chunks of a stream cluster in the file, and
-     * the number of streams is the number of threads, so this stays cheap.
-     */
-    for (size_t i = tr->nstreams; i-- > 0;) {
-        s = &tr->streams[i];
-        if (s->input == input && s->stream_id == h->stream_id &&
-            s->pid == h->pid && s->tid == h->tid)
-            return s;
-    }
+    /* chunks of a stream cluster in the file: the newest stream first */
+    if (tr->nstreams && stream_is(&tr->streams[tr->nstreams - 1], input, h))
+        return &tr->streams[tr->nstreams - 1];
+    /* then by hash: a trace of 30,000 short processes has 30,000 streams,
+       and a scan of them all per new stream was quadratic */
+    if (stream_slots_reserve(tr) < 0)
+        return NULL;
+    slot = stream_slot(tr, tr->stream_slots, tr->stream_slots_cap, input, h);
+    if (*slot)
+        return &tr->streams[*slot - 1];
     if (iot_grow(&tr->streams, &tr->streams_cap, tr->nstreams + 1, sizeof(*tr->streams)) < 0)
         return NULL;
     s = &tr->streams[tr->nstreams++];
@@ -36,11 +86,16 @@ static struct trace_stream *trace_stream_get(struct iot_trace *tr, uint32_t inpu
     s->pid = h->pid;
     s->tid = h->tid;
     s->stream_id = h->stream_id;
+    *slot = (uint32_t)tr->nstreams;
     return s;
 }
 
 static int trace_stream_add(struct trace_stream *s, const struct chunk_ref *c)
 {
+    /* room for one first: most streams of a trace of many short processes
+       have a single chunk, and iot_grow's first 16 cost 512 bytes each */
+    if (!s->cap && (s->chunks = malloc(sizeof(*s->chunks))))
+        s->cap = 1;
     if (iot_grow(&s->chunks, &s->cap, s->n + 1, sizeof(*s->chunks)) < 0)
         return -1;
     s->chunks[s->n++] = *c;
@@ -76,20 +131,35 @@ void trace_stream_settle(struct trace_stream *s, uint64_t *superseded)
 /* ------------------------------------------------------------ frames */
 
 /* Offset of the next zstd frame magic at or after off, or size. */
-static size_t find_magic(const struct trace_input *in, size_t off)
+static size_t find_bytes(const struct trace_input *in, size_t off, size_t end,
+                         const uint8_t *m, size_t n)
 {
-    static const uint8_t m[4] = { 0x28, 0xb5, 0x2f, 0xfd };
-
-    while (off + 4 <= in->size) {
-        const uint8_t *p = memchr(in->map + off, m[0], in->size - off - 3);
+    while (off + n <= end) {
+        const uint8_t *p = memchr(in->map + off, m[0], end - off - (n - 1));
 
         if (!p)
             break;
-        if (memcmp(p, m, 4) == 0)
+        if (memcmp(p, m, n) == 0)
             return (size_t)(p - in->map);
         off = (size_t)(p - in->map) + 1;
     }
-    return in->size;
+    return end;
+}
+
+/*
+ * Where reading resumes after damage at off - 1: the next data frame's
+ * magic or the next chunk's index frame (its magic, size 48 and the chunk
+ * header's magic), whichever comes first, so that the bytes counted as
+ * skipped are the damaged ones only. in->size when neither follows.
+ */
+static size_t find_magic(const struct trace_input *in, size_t off)
+{
+    static const uint8_t m[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+    static const uint8_t index[12] = { 0x5e, 0x2a, 0x4d, 0x18, 48, 0, 0, 0, 'I', 'O', 'S', 'C' };
+    size_t data = find_bytes(in, off, in->size, m, 4);
+    size_t frame = find_bytes(in, off, data + 12 <= in->size ? data + 12 : in->size, index, 12);
+
+    return frame < data ? frame : data;
 }
 
 size_t trace_frame_decode(struct iot_trace *tr, const uint8_t *src, size_t csize,

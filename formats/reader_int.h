@@ -73,6 +73,8 @@ struct iot_trace {
     size_t ninputs;
     struct trace_stream *streams;
     size_t nstreams, streams_cap;
+    uint32_t *stream_slots; /* pass 1: (input, stream) -> index in streams + 1, 0 empty */
+    size_t stream_slots_cap;
     struct merge_ent *heap; /* min-heap of streams on (key, index) */
     size_t nheap;
     int scan;               /* few streams: heap is a list in index order (SCAN_MAX) */

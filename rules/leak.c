@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "grow.h"
+#include "hmap.h"
 #include "rule.h"
 
 enum { P_MIN_COUNT };
@@ -75,28 +76,34 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
 }
 
 /* What min_count is held against: the group's count, or without a stack
-   all the process's leaks of unknown site. */
-static int64_t leak_site_count(const struct leak_state *st, const struct leak_group *g)
+   all the process's leaks of unknown site (unsited: pid -> that sum, kept
+   once for all groups, since a scan per group was quadratic in processes). */
+static int64_t leak_site_count(const struct hmap *unsited, const struct leak_group *g)
 {
-    int64_t n = 0;
-
     if (g->first.stack && *g->first.stack)
         return g->count;
-    for (size_t i = 0; i < st->n; i++)
-        if (st->g[i].first.pid == g->first.pid && !(st->g[i].first.stack && *st->g[i].first.stack))
-            n += st->g[i].count;
-    return n;
+    return (int64_t)(uintptr_t)hmap_get(unsited, (uint64_t)(uint32_t)g->first.pid);
 }
 
 static void leak_report(void *state, const struct rule_ctx *ctx)
 {
     struct leak_state *st = state;
+    struct hmap unsited = HMAP_INIT;
     char msg[400];
 
     for (size_t i = 0; i < st->n; i++) {
+        const struct leak_group *g = &st->g[i];
+        uint64_t pid = (uint64_t)(uint32_t)g->first.pid;
+
+        /* out of memory: that group's leaks are counted without the others' */
+        if (!(g->first.stack && *g->first.stack))
+            hmap_put(&unsited, pid, (void *)((uintptr_t)hmap_get(&unsited, pid) + (uintptr_t)g->count));
+    }
+    for (size_t i = 0; i < st->n; i++) {
         struct leak_group *g = &st->g[i];
 
-        if (leak_site_count(st, g) < (int64_t)ctx->p[P_MIN_COUNT])
+        if (g->count < (int64_t)ctx->p[P_MIN_COUNT] &&
+            leak_site_count(&unsited, g) < (int64_t)ctx->p[P_MIN_COUNT])
             continue;
         if (g->count == 1)
             snprintf(msg, sizeof(msg),
@@ -114,6 +121,7 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
                                 "leaked", (json_int_t)g->count,
                                 "grouped_by", g->first.stack && *g->first.stack ? "stack" : "path")});
     }
+    hmap_release(&unsited);
 }
 
 static void leak_fini(void *state)

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 
 #include "grow.h"
+#include "hash.h"
+#include "hmap.h"
 #include "rule.h"
 
 enum { P_MAX_ONCE, P_MAX_CONTINUAL, P_SCOPE };
@@ -52,7 +54,23 @@ struct mt_group {
 struct main_thread_state {
     struct mt_group *g;
     size_t n, cap;
+    struct hmap idx;                 /* group_key() -> index in g + 1 */
 };
+
+/* A session's group: its process and open stack, or its path where it has
+   no stack. Hashes of them may collide: the group is told by its fields. */
+static uint64_t group_key(const struct rule_session *s)
+{
+    uintptr_t site = *s->stack ? (uintptr_t)s->stack : (uintptr_t)s->path;
+
+    return iot_mix64_pair((uint64_t)(uint32_t)s->pid, (uint64_t)site);
+}
+
+static int same_group(const struct mt_group *g, const struct rule_session *s)
+{
+    return g->first.pid == s->pid && g->first.stack == s->stack &&
+           (*s->stack || g->first.path == s->path);
+}
 
 static void main_thread_check(void *state, const struct rule_ctx *ctx,
                               const struct rule_session *s)
@@ -60,6 +78,8 @@ static void main_thread_check(void *state, const struct rule_ctx *ctx,
     struct main_thread_state *st = state;
     struct mt_group *g = NULL;
     int bits = 0;
+    uint64_t key;
+    void *v;
 
     if (!ctx->timing || !s->timed || !s->main_ops)
         return;
@@ -69,14 +89,15 @@ static void main_thread_check(void *state, const struct rule_ctx *ctx,
         bits |= 2;
     if (!bits)
         return;
-    for (size_t i = 0; i < st->n; i++)
-        if (st->g[i].first.pid == s->pid && st->g[i].first.stack == s->stack &&
-            (*s->stack || st->g[i].first.path == s->path)) {
-            g = &st->g[i];
+    /* a colliding key is passed over to key + 1, as far as need be */
+    for (key = group_key(s); (v = hmap_get(&st->idx, key)); key++)
+        if (same_group(&st->g[(uintptr_t)v - 1], s)) {
+            g = &st->g[(uintptr_t)v - 1];
             break;
         }
     if (!g) {
-        if (iot_grow(&st->g, &st->cap, st->n + 1, sizeof(*st->g)) < 0)
+        if (iot_grow(&st->g, &st->cap, st->n + 1, sizeof(*st->g)) < 0 ||
+            hmap_put(&st->idx, key, (void *)(uintptr_t)(st->n + 1)) < 0)
             return;
         g = &st->g[st->n++];
         *g = (struct mt_group){.first = *s};
@@ -138,7 +159,10 @@ static void main_thread_report(void *state, const struct rule_ctx *ctx)
 
 static void main_thread_fini(void *state)
 {
-    free(((struct main_thread_state *)state)->g);
+    struct main_thread_state *st = state;
+
+    free(st->g);
+    hmap_release(&st->idx);
 }
 
 const struct rule rule_main_thread = {

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "hmap.h"
 #include "rule.h"
 
@@ -95,15 +96,6 @@ struct metadata_storm_state {
 
 /* ---------------------------------------------------------------- keys */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *s = p;
-
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The length of path's directory ("/a/b" of "/a/b/c", "/" of "/c"), 0 for a bare name. */
 static size_t dir_len(const char *path)
 {
@@ -116,7 +108,7 @@ static size_t dir_len(const char *path)
 
 static uint64_t dir_key(const char *path)
 {
-    return fnv(0xcbf29ce484222325ull, path, dir_len(path));
+    return iot_fnv64_add(IOT_FNV64_INIT, path, dir_len(path));
 }
 
 /* A directory's own key, as dir_key gives it for the paths in it. */
@@ -126,15 +118,15 @@ static uint64_t path_key(const char *path)
 
     while (n > 1 && path[n - 1] == '/')
         n--;
-    return fnv(0xcbf29ce484222325ull, path, n);
+    return iot_fnv64_add(IOT_FNV64_INIT, path, n);
 }
 
 /* A process image: its pid and the name it runs under (an exec changes the name). */
 static uint64_t proc_key(int32_t pid, const char *process)
 {
-    uint64_t h = fnv(0xcbf29ce484222325ull, &pid, sizeof(pid));
+    uint64_t h = iot_fnv64_add(IOT_FNV64_INIT, &pid, sizeof(pid));
 
-    return fnv(h, &process, sizeof(process));
+    return iot_fnv64_add(h, &process, sizeof(process));
 }
 
 /* ---------------------------------------------------------------- state */

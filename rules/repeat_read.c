@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+#include "hmap.h"
 #include "rule.h"
 
 enum { P_THRESHOLD, P_WINDOW, P_MIN_CONTINUAL };
@@ -48,6 +50,8 @@ struct rr_path {
     const char *path;            /* interned: compared by pointer */
     struct rr_rec *recs;
     size_t n, cap;
+    struct hmap idx;             /* rec_key() -> index in recs + 1: thousands of
+                                    readers in one window are not scanned */
 };
 
 struct repeat_read_state {
@@ -57,7 +61,7 @@ struct repeat_read_state {
 
 static size_t rr_hash(const char *p, size_t cap)
 {
-    return (size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+    return (size_t)iot_mix64((uint64_t)(uintptr_t)p) & (cap - 1);
 }
 
 /* The path's slot; NULL when absent and !create (or out of memory). */
@@ -136,6 +140,22 @@ static void rr_clear(const struct rule_ctx *ctx, struct rr_path *p)
     for (size_t i = 0; i < p->n; i++)
         rr_report(ctx, &p->recs[i]);
     p->n = 0;
+    hmap_release(&p->idx);
+}
+
+/* What tells a path's records apart: thread, stack and sizes. Hashes of
+   them may collide: a record is told by its fields. */
+static uint64_t rec_key(const struct rr_rec *r)
+{
+    uint64_t k = iot_mix64_pair((uint64_t)(uint32_t)r->tid, (uint64_t)(uintptr_t)r->stack);
+
+    return iot_mix64_pair(k ^ (uint64_t)r->file_size, (uint64_t)r->op_size);
+}
+
+static int rec_same(const struct rr_rec *r, const struct rr_rec *x)
+{
+    return r->tid == x->tid && r->stack == x->stack && r->file_size == x->file_size &&
+           r->op_size == x->op_size;
 }
 
 static void repeat_read_check(void *state, const struct rule_ctx *ctx,
@@ -146,7 +166,8 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
     struct rr_rec rec = {s->tid, s->stack, s->file_size, s->op_size, 1, s->end_t,
                          s->read_bytes, 0, {0}}, *found = NULL;
     int timed = ctx->timing && s->timed;
-    size_t i;
+    uint64_t key;
+    void *v;
 
     if (!p) {
         if (timed && s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
@@ -161,15 +182,12 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
     }
     if (p->n && s->end_t - p->recs[p->n - 1].pushed_t > RULE_NS_FROM_MS(ctx->p[P_WINDOW]))
         rr_clear(ctx, p);
-    for (i = 0; i < p->n; i++) {
-        struct rr_rec *r = &p->recs[i];
-
-        if (r->tid == rec.tid && r->stack == rec.stack && r->file_size == rec.file_size &&
-            r->op_size == rec.op_size) {
-            found = r;
+    /* a colliding key is passed over to key + 1, as far as need be */
+    for (key = rec_key(&rec); (v = hmap_get(&p->idx, key)); key++)
+        if (rec_same(&p->recs[(uintptr_t)v - 1], &rec)) {
+            found = &p->recs[(uintptr_t)v - 1];
             break;
         }
-    }
     if (!found) {
         if (p->n == p->cap) {
             size_t ncap = p->cap ? p->cap * 2 : 4;
@@ -180,6 +198,8 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
             p->recs = nr;
             p->cap = ncap;
         }
+        if (hmap_put(&p->idx, key, (void *)(uintptr_t)(p->n + 1)) < 0)
+            return;
         p->recs[p->n++] = rec;
         return;
     }
@@ -204,8 +224,10 @@ static void repeat_read_fini(void *state)
 {
     struct repeat_read_state *st = state;
 
-    for (size_t i = 0; i < st->cap; i++)
+    for (size_t i = 0; i < st->cap; i++) {
         free(st->paths[i].recs);
+        hmap_release(&st->paths[i].idx);
+    }
     free(st->paths);
 }
 

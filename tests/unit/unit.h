@@ -19,7 +19,9 @@
     X(recorder)        \
     X(engine)          \
     X(reader_damage)   \
-    X(infile)
+    X(infile)          \
+    X(scale)           \
+    X(text)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)
