@@ -194,6 +194,8 @@ int rec_zstd_load(void);
 /* The image's argv, as glibc passes it to constructors (argc 0: unknown). */
 void rec_image_args(int argc, char **argv);
 
+/* The image's executable, as /proc/self/exe names it ("" unknown). */
+const char *rec_image_exe(void);
 /* The process record (pid, parent, exe, argv, wall clock) at `now`. */
 void rec_process_record(struct rec_thread *t, int64_t now);
 /* The thread's name as the kernel has it, as a thread record. */

@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 
 #include "hash.h"
+#include "sandbox.h"
 #include "modules.h"
 #include "rec.h"
 
@@ -87,6 +88,10 @@ void *rec_stack_alloc(size_t n)
     if (n > ARENA_SIZE)
         return NULL;
     if (arena_used + n > ARENA_SIZE) {
+        if (rec_filter_may_stand()) {
+            rec_skipped(REC_SKIP_STACK);   /* mmap is not the program's */
+            return NULL;
+        }
         p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
