@@ -1,0 +1,78 @@
+#!/bin/sh
+# A program that forbids things is recorded without failing for it
+# (tests/progs/rec_sandbox.c): one that disables the TSC, one in seccomp
+# strict mode, one under a seccomp allow-list that kills on any other
+# syscall, one under a filter that fails getcwd, fcntl, fstat and readlink
+# with EPERM. Each gives the same output (every errno in it), and exit
+# status recorded as natively, under iorecord and under a plain LD_PRELOAD,
+# and its trace counts every call made or says with a `lost` record what
+# it is missing: the fork child's 100 writes, the open that failed.
+set -u
+. "$(dirname "$0")/lib.sh"
+PROG=$BUILD/bin/progs/rec_sandbox
+need_built "$IORECORD" "$LIBIORECORD" "$IOANALYZE" "$PROG"
+case $(uname -m) in x86_64) ;; *) skip "the test's seccomp filter is written for x86_64" ;; esac
+work_dir sandbox
+ASAN_RT=$(asan_runtime "$LIBIORECORD")
+[ -z "$ASAN_RT" ] || skip "the sanitizer runtime makes syscalls of its own that the filters refuse"
+
+# run MODE HOW: the program in a fresh directory; output in $work/MODE.HOW
+run() {
+    rm -rf "$work/dir" && mkdir "$work/dir" || exit 1
+    case $2 in
+    native)   "$PROG" "$1" "$work/dir" ;;
+    iorecord) "$IORECORD" -o "$work/$1.iorecord.zst" "$PROG" "$1" "$work/dir" ;;
+    preload)  LD_PRELOAD="$LIBIORECORD" IORECORD_OUTPUT="$work/$1.preload.zst" \
+                  "$PROG" "$1" "$work/dir" ;;
+    esac < /dev/null > "$work/$1.$2" 2> "$work/$1.$2.err"
+    echo $? > "$work/$1.$2.rc"
+}
+
+# count TRACE PATTERN...: events of the trace's dump matching every PATTERN
+count() {
+    _t=$1
+    shift
+    "$IOANALYZE" dump --format jsonl "$_t" > "$work/dump" 2>&1 || { echo -1; return; }
+    for _p in "$@"; do
+        grep -F -- "$_p" "$work/dump" > "$work/dump.k"
+        mv "$work/dump.k" "$work/dump"
+    done
+    wc -l < "$work/dump" | tr -d ' '
+}
+
+for mode in tsc strict kill eperm; do
+    run $mode native
+    rc=$(cat "$work/$mode.native.rc")
+    [ "$rc" = 0 ] || { die "$mode natively: exit $rc: $(cat "$work/$mode.native.err")"; continue; }
+    for how in iorecord preload; do
+        run $mode $how
+        rc=$(cat "$work/$mode.$how.rc")
+        [ "$rc" = 0 ] || { die "$mode $how: exit $rc (natively 0; 139 SIGSEGV, 159 SIGSYS)"; continue; }
+        cmp -s "$work/$mode.native" "$work/$mode.$how" ||
+            die "$mode $how: output differs: $(diff "$work/$mode.native" "$work/$mode.$how" | head -4)"
+        t=$work/$mode.$how.zst
+        "$IOANALYZE" info "$t" > "$work/info" 2>&1 || { die "$mode $how: trace unreadable"; continue; }
+        grep -q 'damage: none' "$work/info" || die "$mode $how: trace damaged"
+        if [ $mode = strict ]; then
+            # recording stops at strict mode, and the trace says so
+            n=$(count "$t" '"op":"lost"' '"mode":"seccomp_strict"')
+            [ "$n" = 1 ] || die "$mode $how: $n seccomp_strict lost records, want 1"
+            n=$(count "$t" '"op":"open"' 'strict.dat')
+            [ "$n" = 1 ] || die "$mode $how: the open before strict mode recorded $n times"
+            continue
+        fi
+        n=$(count "$t" '"op":"write"' 'child.dat"')
+        [ "$n" = 100 ] || die "$mode $how: the child's writes recorded: $n, want 100"
+        n=$(count "$t" '"op":"open"' 'missing.dat"' '"errno":2,')
+        [ "$n" = 1 ] || die "$mode $how: the failed open recorded $n times with ENOENT, want 1"
+        grep -q 'exit status 0' "$work/info" || die "$mode $how: no exit status 0"
+        case $mode in
+        kill|eperm)
+            # the relative paths stayed relative: said so
+            n=$(count "$t" '"op":"lost"' '"mode":"cwd_unknown"')
+            [ "$n" -ge 2 ] || die "$mode $how: cwd_unknown in $n lost records, want one per process" ;;
+        esac
+    done
+done
+[ $fail = 0 ] && echo "ok   TSC off, seccomp strict, a killing and an EPERM filter: same results recorded, the trace whole or saying what it lacks"
+exit $fail
