@@ -10,17 +10,16 @@ PROG=$BUILD/bin/progs/rec_badargs
 need_built "$IORECORD" "$LIBIORECORD" "$IOANALYZE" "$PROG"
 work_dir badargs
 ASAN_RT=$(asan_runtime "$LIBIORECORD")
+# ASan's own interceptors (accept, ...) read these arguments before we do
+[ -z "$ASAN_RT" ] || skip "the sanitizer runtime's interceptors dereference the bad arguments themselves"
 
 # run HOW: the program in a fresh directory, its output in $work/HOW.out
 run() {
     rm -rf "$work/dir" && mkdir "$work/dir" || exit 1
     case $1 in
     native)  "$PROG" "$work/dir" ;;
-    iorecord) env ${ASAN_RT:+LD_PRELOAD=$ASAN_RT ASAN_OPTIONS=detect_leaks=0} \
-                  "$IORECORD" -o "$work/rec.zst" "$PROG" "$work/dir" ;;
-    preload) env LD_PRELOAD="${ASAN_RT:+$ASAN_RT:}$LIBIORECORD" \
-                 ${ASAN_RT:+ASAN_OPTIONS=detect_leaks=0} \
-                 IORECORD_OUTPUT="$work/pre.zst" "$PROG" "$work/dir" ;;
+    iorecord) "$IORECORD" -o "$work/rec.zst" "$PROG" "$work/dir" ;;
+    preload)  LD_PRELOAD="$LIBIORECORD" IORECORD_OUTPUT="$work/pre.zst" "$PROG" "$work/dir" ;;
     esac < /dev/null > "$work/$1.out" 2> "$work/$1.err"
     echo $? > "$work/$1.rc"
 }
