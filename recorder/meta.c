@@ -121,11 +121,20 @@ void rec_process_record(struct rec_thread *t, int64_t now)
 /* The calling thread's name (comm): every caller records its own. */
 static void read_comm(char *name, size_t cap)
 {
+    static char last[17];   /* the last name read in this process */
     char buf[17] = "";   /* PR_GET_NAME writes at most 16 bytes */
 
-    /* no name where prctl may be refused (a fork child's first record) */
-    if (!rec_filter_may_stand())
+    /*
+     * Where prctl may be refused (a seccomp filter), the last name read:
+     * a new thread or a fork child starts with its creator's name, and
+     * that is usually the process's.
+     */
+    if (rec_filter_may_stand()) {
+        memcpy(buf, last, sizeof(buf));
+    } else {
         syscall(SYS_prctl, PR_GET_NAME, buf, 0, 0, 0);
+        memcpy(last, buf, sizeof(last));
+    }
     buf[16] = '\0';
     rec_copy_str(name, cap, buf);   /* before exec too: see rec_copy_str */
 }

@@ -440,7 +440,7 @@ extern char rec_spool_path[];
 extern char rec_preload_start[];   /* LD_PRELOAD at start-up, if it named us */
 
 /*
- * envp with LD_PRELOAD, IORECORD_OUTPUT, IORECORD_SPOOL, IORECORD_STACKS and
+ * envp with LD_PRELOAD, IORECORD_OUTPUT, IORECORD_SPOOL, IORECORD_STACKS, IORECORD_SANDBOX and
  * IORECORD_TSC set for a child of this recording. Allocated with mmap (safe in a vfork
  * child); release with rec_env_free(). Returns envp itself when nothing
  * needs to change or on failure.

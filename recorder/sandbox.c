@@ -228,6 +228,7 @@ unsigned rec_sandbox_before(int seccomp, long op, unsigned long arg)
         return TOKEN_NONE;
     }
     if (filter && !(had & REC_SANDBOX_FILTER)) {
+        rec_cwd_remember();   /* the last getcwd of ours: no filter yet */
         __atomic_or_fetch(&rec_sandbox, REC_SANDBOX_FILTER, __ATOMIC_RELAXED);
         token |= TOKEN_FILTER;
     }

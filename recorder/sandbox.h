@@ -13,6 +13,7 @@
 #ifndef REC_SANDBOX_H
 #define REC_SANDBOX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #pragma GCC visibility push(hidden)
@@ -83,6 +84,14 @@ extern int32_t rec_parent_pid;
 /* The calling thread's id: from libc's thread descriptor where a filter
    may stand (no gettid), else gettid. */
 int32_t rec_sandbox_tid(void);
+
+/*
+ * The cwd where getcwd may not be made (wrap_cwd.c): read now (before a
+ * filter is installed), then followed through chdir. rec_cwd_cached
+ * copies it into buf and returns its length, 0 when unknown.
+ */
+void rec_cwd_remember(void);
+size_t rec_cwd_cached(char *buf, size_t cap);
 
 #pragma GCC visibility pop
 

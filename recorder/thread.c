@@ -189,6 +189,7 @@ struct rec_thread *rec_thread_start(uint64_t s0)
     int64_t t0 = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE),
                              s0);
     int64_t now = rec_now_ns();
+    int mask_ok = !rec_filter_may_stand();
     sigset_t all, old;
 
     /*
@@ -199,10 +200,14 @@ struct rec_thread *rec_thread_start(uint64_t s0)
      * its end (thread_end); the handler's calls are then deferred to it.
      */
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    /* not where a seccomp filter may refuse rt_sigprocmask: a handler's
+       call in that moment is lost there */
+    if (mask_ok)
+        pthread_sigmask(SIG_SETMASK, &all, &old);
     if (!rec_finished)
         t = rec_thread_init(0, t0 < now ? t0 : now);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (mask_ok)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
     return t;
 }
@@ -211,7 +216,7 @@ struct rec_thread *rec_thread_start(uint64_t s0)
 static void thread_end(void *arg)
 {
     struct rec_thread *t = arg;
-    int saved = errno;
+    int saved = errno, mask_ok = !rec_filter_may_stand();   /* as at its start */
     sigset_t all, old;
 
     if (!t || t != rec_self)
@@ -222,7 +227,8 @@ static void thread_end(void *arg)
      * handler then starts a stream of its own.
      */
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (mask_ok)
+        pthread_sigmask(SIG_SETMASK, &all, &old);
     rec_guard = 1;
     if (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))
         rec_drain(t);
@@ -239,7 +245,8 @@ static void thread_end(void *arg)
     rec_self = NULL;
     __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
     rec_guard = 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (mask_ok)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
 }
 

@@ -136,16 +136,9 @@ static void rec_mkstemp(const char *tmpl, int flags, int r, int err,
                         uint64_t s0, uint64_t s1)
 {
     char buf[PATH_MAX + 64];
-    const char *path = tmpl;
-    long n;
 
-    if (r >= 0 && tmpl && tmpl[0] != '/' && rec_filter_may_stand())
-        rec_skipped(REC_SKIP_CWD);
-    else if (r >= 0 && tmpl && tmpl[0] != '/' &&
-        (n = syscall(SYS_getcwd, buf, sizeof(buf))) > 0 &&
-        iot_path_join(buf, sizeof(buf), strlen(buf), tmpl))
-        path = buf;
-    rec_named(IOT_OP_MKSTEMP, r, err, r >= 0 ? path : tmpl,
+    rec_named(IOT_OP_MKSTEMP, r, err,
+              r >= 0 ? path_from_dirfd(AT_FDCWD, tmpl, buf, sizeof(buf)) : tmpl,
               O_RDWR | O_CREAT | O_EXCL | flags, s0, s1);
 }
 

@@ -174,11 +174,14 @@ static const char *dir_join(int dirfd, const char *path, char *buf, size_t cap)
     if (path[0] == '/' || path[0] == '\0')
         return path;
     if (rec_filter_may_stand()) {
-        /* getcwd and readlink are not the program's to make here */
-        rec_skipped(dirfd == AT_FDCWD ? REC_SKIP_CWD : REC_SKIP_DIRFD);
-        return path;
-    }
-    if (dirfd == AT_FDCWD) {
+        /* getcwd and readlink are not the program's to make here: the
+           cwd as wrap_cwd.c follows it, else the path as given */
+        n = dirfd == AT_FDCWD ? rec_cwd_cached(buf, cap) : 0;
+        if (n == 0) {
+            rec_skipped(dirfd == AT_FDCWD ? REC_SKIP_CWD : REC_SKIP_DIRFD);
+            return path;
+        }
+    } else if (dirfd == AT_FDCWD) {
         r = syscall(SYS_getcwd, buf, cap);
         if (r <= 0)
             return path;

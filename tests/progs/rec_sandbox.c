@@ -7,8 +7,9 @@
  *   eperm   a seccomp filter that fails getcwd, fcntl, fstat and readlink
  *           with EPERM and allows the rest
  * After that (strict: before, on fds opened before): a relative open and
- * a write, an open of a missing file (its errno shown), a read back, and
- * a fork whose child writes 100 times to child.dat. Each result goes to
+ * a write, an open of a missing file (its errno shown), a read back, an
+ * open in a subdirectory after chdir into it, and a fork whose child
+ * writes 100 times to child.dat. Each result goes to
  * stdout as a line; the output, the exit status and every errno must be
  * the same natively and recorded.
  * Usage: rec_sandbox MODE DIR
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,7 +43,7 @@ static void say(const char *what, long r, int err)
 /* The syscalls this program makes after the filter, natively. */
 static const int allowed[] = {
     SYS_read, SYS_write, SYS_openat, SYS_close, SYS_clone, SYS_set_robust_list,
-    SYS_wait4, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
+    SYS_wait4, SYS_exit, SYS_exit_group, SYS_rt_sigreturn, SYS_chdir,
 };
 
 /* The syscalls the eperm filter refuses: what the recorder used to make. */
@@ -96,6 +98,11 @@ static void file_io(void)
     say("openat rel.dat", fd, errno);
     say("read", read(fd, buf, sizeof(buf)), errno);
     say("close", close(fd), errno);
+    say("chdir sub", chdir("sub"), errno);
+    fd = open("in-sub.dat", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    say("open in-sub.dat", fd, errno);
+    say("close", close(fd), errno);
+    say("chdir ..", chdir(".."), errno);
     pid = fork();
     if (pid == 0) {
         int cfd = open("child.dat", O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -133,7 +140,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 2 ? argv[1] : "";
 
-    if (argc < 3 || chdir(argv[2]) != 0)
+    if (argc < 3 || chdir(argv[2]) != 0 || mkdir("sub", 0755) != 0)
         return 2;
     if (strcmp(mode, "tsc") == 0) {
         say("set tsc", prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0), errno);
