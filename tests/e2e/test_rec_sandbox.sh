@@ -15,7 +15,11 @@ need_built "$IORECORD" "$LIBIORECORD" "$IOANALYZE" "$PROG"
 case $(uname -m) in x86_64) ;; *) skip "the test's seccomp filter is written for x86_64" ;; esac
 work_dir sandbox
 ASAN_RT=$(asan_runtime "$LIBIORECORD")
-[ -z "$ASAN_RT" ] || skip "the sanitizer runtime makes syscalls of its own that the filters refuse"
+# A sanitized library needs its runtime, which makes syscalls of its own
+# (the killing filter's SIGSYS) and cannot be in strict mode: those two
+# modes are for plain builds.
+MODES="tsc strict kill eperm"
+[ -z "$ASAN_RT" ] || MODES="tsc eperm"
 
 mkdir "$work/dir" && dir=$(cd "$work/dir" && pwd -P) || exit 1
 
@@ -24,9 +28,11 @@ run() {
     rm -rf "$work/dir" && mkdir "$work/dir" || exit 1
     case $2 in
     native)   "$PROG" "$1" "$work/dir" ;;
-    iorecord) "$IORECORD" -o "$work/$1.iorecord.zst" "$PROG" "$1" "$work/dir" ;;
-    preload)  LD_PRELOAD="$LIBIORECORD" IORECORD_OUTPUT="$work/$1.preload.zst" \
-                  "$PROG" "$1" "$work/dir" ;;
+    iorecord) env ${ASAN_RT:+LD_PRELOAD=$ASAN_RT ASAN_OPTIONS=detect_leaks=0} \
+                  "$IORECORD" -o "$work/$1.iorecord.zst" "$PROG" "$1" "$work/dir" ;;
+    preload)  env LD_PRELOAD="${ASAN_RT:+$ASAN_RT:}$LIBIORECORD" \
+                  ${ASAN_RT:+ASAN_OPTIONS=detect_leaks=0} \
+                  IORECORD_OUTPUT="$work/$1.preload.zst" "$PROG" "$1" "$work/dir" ;;
     esac < /dev/null > "$work/$1.$2" 2> "$work/$1.$2.err"
     echo $? > "$work/$1.$2.rc"
 }
@@ -43,7 +49,7 @@ count() {
     wc -l < "$work/dump" | tr -d ' '
 }
 
-for mode in tsc strict kill eperm; do
+for mode in $MODES; do
     run $mode native
     rc=$(cat "$work/$mode.native.rc")
     [ "$rc" = 0 ] || { die "$mode natively: exit $rc: $(cat "$work/$mode.native.err")"; continue; }
@@ -80,5 +86,5 @@ for mode in tsc strict kill eperm; do
         esac
     done
 done
-[ $fail = 0 ] && echo "ok   TSC off, seccomp strict, a killing and an EPERM filter: same results recorded, the trace whole or saying what it lacks"
+[ $fail = 0 ] && echo "ok   $MODES: same results recorded, the trace whole or saying what it lacks"
 exit $fail
