@@ -79,8 +79,20 @@ void rec_clock_init(void)
 #endif
 }
 
+int64_t rec_clock_offset;
+
 void rec_clock_tsc_off(void)
 {
+    struct timespec fine, coarse;
+
+    /* The TSC still runs here (the program's call comes after): measure
+       how far the coarse clock lags. */
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &coarse);
+    clock_gettime(CLOCK_MONOTONIC, &fine);
+    __atomic_store_n(&rec_clock_offset,
+                     (int64_t)(fine.tv_sec - coarse.tv_sec) * 1000000000LL +
+                         (fine.tv_nsec - coarse.tv_nsec),
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&rec_clock_id, CLOCK_MONOTONIC_COARSE, __ATOMIC_RELAXED);
     __atomic_store_n(&rec_use_tsc, 0, __ATOMIC_RELEASE);
 }
@@ -88,6 +100,7 @@ void rec_clock_tsc_off(void)
 void rec_clock_tsc_on(void)
 {
     __atomic_store_n(&rec_clock_id, CLOCK_MONOTONIC, __ATOMIC_RELAXED);
+    __atomic_store_n(&rec_clock_offset, 0, __ATOMIC_RELAXED);
 #if REC_HAVE_TSC
     if (base_mult) {
         uint64_t t;

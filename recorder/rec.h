@@ -71,6 +71,12 @@ extern const struct rec_clock *rec_clock_cur;
  * on rec_use_tsc is the one it always had.
  */
 extern clockid_t rec_clock_id;
+/*
+ * Added to the coarse clock: how far it lagged the fine one when the
+ * recorder switched (0 otherwise), so that times never go back across the
+ * switch (they may run up to a tick ahead instead).
+ */
+extern int64_t rec_clock_offset;
 
 /* Now on the recorder's clock (ns): what the process, thread, chunk and
    exit records are timed with. */
@@ -79,7 +85,7 @@ static inline int64_t rec_now_ns(void)
     struct timespec ts;
 
     clock_gettime(rec_clock_id, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec + rec_clock_offset;
 }
 
 /* A raw time stamp: cheap to take, converted by rec_ns_with() later. */
