@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHILD_WRITES 100
@@ -136,6 +137,35 @@ static void strict_io(void)
     syscall(SYS_exit, 0);
 }
 
+static int64_t ns_of(clockid_t c)
+{
+    struct timespec ts;
+
+    clock_gettime(c, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Late in a tick of the coarse clock: it has just ticked and then three
+ * quarters of a tick went by, so that it now lags the fine clock by that
+ * much. A recorder that took the coarse clock as it is after the TSC goes
+ * off would stamp the calls that follow before the ones that preceded.
+ */
+static void late_in_tick(void)
+{
+    struct timespec res;
+    int64_t tick, t0;
+
+    clock_getres(CLOCK_MONOTONIC_COARSE, &res);
+    tick = (int64_t)res.tv_sec * 1000000000LL + res.tv_nsec;
+    t0 = ns_of(CLOCK_MONOTONIC_COARSE);
+    while (ns_of(CLOCK_MONOTONIC_COARSE) == t0)
+        ;
+    t0 = ns_of(CLOCK_MONOTONIC_COARSE);
+    while (ns_of(CLOCK_MONOTONIC) - t0 < tick * 3 / 4)
+        ;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 2 ? argv[1] : "";
@@ -143,7 +173,13 @@ int main(int argc, char **argv)
     if (argc < 3 || chdir(argv[2]) != 0 || mkdir("sub", 0755) != 0)
         return 2;
     if (strcmp(mode, "tsc") == 0) {
+        int fd;
+
+        late_in_tick();
+        fd = open("before.dat", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        say("open before.dat", fd, errno);
         say("set tsc", prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0), errno);
+        say("close", close(fd), errno);
     } else if (strcmp(mode, "strict") == 0) {
         strict_io();
     } else if (strcmp(mode, "kill") == 0) {
