@@ -193,6 +193,7 @@ const char *rec_sandbox_env(void)
 #define TOKEN_STRICT       2u   /* recording was stopped for strict mode */
 #define TOKEN_TSC_OFF      4u   /* the TSC was given up for this call */
 #define TOKEN_TSC_ON       8u   /* the TSC may be read again after it */
+#define TOKEN_STRICT_BIT  16u   /* the strict bit was set by this call */
 
 /* Strict mode: everything so far in the trace, then nothing more. */
 static void enter_strict(void)
@@ -238,6 +239,7 @@ unsigned rec_sandbox_before(int seccomp, long op, unsigned long arg)
             token |= TOKEN_STRICT;
         }
         __atomic_or_fetch(&rec_sandbox, REC_SANDBOX_STRICT, __ATOMIC_RELAXED);
+        token |= TOKEN_STRICT_BIT;
         if (!(had & REC_SANDBOX_NOTSC)) {
             __atomic_or_fetch(&rec_sandbox, REC_SANDBOX_NOTSC, __ATOMIC_RELAXED);
             rec_clock_tsc_off();
@@ -265,7 +267,7 @@ void rec_sandbox_after(unsigned token, long r)
         __atomic_and_fetch(&rec_sandbox, ~REC_SANDBOX_NOTSC, __ATOMIC_RELAXED);
         rec_clock_tsc_on();
     }
-    if (token & (TOKEN_STRICT | TOKEN_TSC_OFF))
+    if (token & TOKEN_STRICT_BIT)
         __atomic_and_fetch(&rec_sandbox, ~REC_SANDBOX_STRICT, __ATOMIC_RELAXED);
     if ((token & TOKEN_STRICT) && !rec_finished && !rec_stopped)
         __atomic_store_n(&rec_active, 1, __ATOMIC_RELEASE);
