@@ -4,7 +4,7 @@
  * which call, on which fd, how much, where), so the analysis can say what
  * it could not judge: glibc's POSIX AIO (its helper threads' preads run
  * inside libc), and io_uring and Linux AIO submitted through syscall()
- * (wrap_posix.c, whose syscall() wrapper calls rec_async).
+ * (wrap_syscall.c, whose syscall() wrapper calls rec_async).
  */
 #include <aio.h>
 

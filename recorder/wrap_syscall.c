@@ -18,7 +18,7 @@
 
 /*
  * A program's syscall(SYS_read, ...) is the same I/O as read(): recorded
- * like the libc function (issue 17, item 4), and io_uring and Linux AIO
+ * like the libc function, and io_uring and Linux AIO
  * submissions, which nothing else sees, as the fact (op async). The
  * recorder's own raw syscalls come here too (it calls syscall() and this
  * library exports it): a call from inside this library's image passes
