@@ -19,6 +19,7 @@
  *   startup.c    the environment, the trace path, the constructor
  *   resolve.c    the real libc functions
  *   nextsym.c    dlsym(RTLD_NEXT)'s answers, looked up without it
+ *   sandbox.c    what the process forbids (TSC, seccomp) and doing without
  *
  * Concurrency in one paragraph: each thread appends only to its own chunk
  * (no lock) and publishes each whole record in its slot. A closed chunk's
