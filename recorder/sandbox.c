@@ -18,9 +18,9 @@
  *     Strict mode never stands at start-up: it allows no execve.
  * A fork child has its parent's knowledge (its memory), and the filter too.
  *
- * Strict mode allows read, write, _exit and sigreturn only: recording stops
- * before the program enters it, with everything recorded so far flushed
- * and a `lost` record (seccomp_strict, count unknown) for what follows.
+ * Strict mode allows read, write, _exit and sigreturn only: everything
+ * recorded so far is flushed before the program enters it, and recording
+ * goes on with no syscall but write (enter_strict).
  * The TSC: the kernel disables it in strict mode and on PR_SET_TSC
  * PR_TSC_SIGSEGV; stamps then come from CLOCK_MONOTONIC_COARSE (clock.c).
  */
@@ -190,17 +190,22 @@ const char *rec_sandbox_env(void)
 /* before()'s tokens: what to undo if the call fails. */
 #define TOKEN_NONE         0u
 #define TOKEN_FILTER       1u   /* the filter bit was set by this call */
-#define TOKEN_STRICT       2u   /* recording was stopped for strict mode */
 #define TOKEN_TSC_OFF      4u   /* the TSC was given up for this call */
 #define TOKEN_TSC_ON       8u   /* the TSC may be read again after it */
 #define TOKEN_STRICT_BIT  16u   /* the strict bit was set by this call */
 
-/* Strict mode: everything so far in the trace, then nothing more. */
+/*
+ * Strict mode: everything so far goes to the trace now, while the syscalls
+ * that takes are allowed (and libzstd is loaded, by a process that writes
+ * its own frames). From then on recording needs none but write: records go
+ * into the chunk in memory, a full chunk to the collector's queue (it is
+ * not woken: it looks by itself) or compressed and written by the process,
+ * and the exit (syscall(SYS_exit), the only one allowed) is recorded by
+ * the syscall() wrapper.
+ */
 static void enter_strict(void)
 {
-    rec_lost("seccomp_strict", 0);
     rec_flush_all();
-    __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
 }
 
 unsigned rec_sandbox_before(int seccomp, long op, unsigned long arg)
@@ -234,10 +239,8 @@ unsigned rec_sandbox_before(int seccomp, long op, unsigned long arg)
         token |= TOKEN_FILTER;
     }
     if (strict && !(had & REC_SANDBOX_STRICT)) {
-        if (rec_active) {
+        if (rec_active)
             enter_strict();
-            token |= TOKEN_STRICT;
-        }
         __atomic_or_fetch(&rec_sandbox, REC_SANDBOX_STRICT, __ATOMIC_RELAXED);
         token |= TOKEN_STRICT_BIT;
         if (!(had & REC_SANDBOX_NOTSC)) {
@@ -269,6 +272,4 @@ void rec_sandbox_after(unsigned token, long r)
     }
     if (token & TOKEN_STRICT_BIT)
         __atomic_and_fetch(&rec_sandbox, ~REC_SANDBOX_STRICT, __ATOMIC_RELAXED);
-    if ((token & TOKEN_STRICT) && !rec_finished && !rec_stopped)
-        __atomic_store_n(&rec_active, 1, __ATOMIC_RELEASE);
 }

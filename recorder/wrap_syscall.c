@@ -93,6 +93,9 @@ __attribute__((no_sanitize_address)) long syscall(long n, ...)
         return CALL_REAL(-1, syscall, n, a[0], a[1], a[2], a[3], a[4], a[5]);
     if (n == SYS_prctl || n == SYS_seccomp)
         return sandbox_call(n, a);
+    /* in strict mode the only way out: the exit record first */
+    if (n == SYS_exit && (rec_sandbox & REC_SANDBOX_STRICT) && !rec_guard)
+        rec_finish((int)(a[0] & 0xff), 0);
     if (!rec_active || rec_guard)
         return CALL_REAL(-1, syscall, n, a[0], a[1], a[2], a[3], a[4], a[5]);
     fd = (int)a[0];
