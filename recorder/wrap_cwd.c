@@ -24,19 +24,35 @@
 /*
  * The cached cwd and its length (0: unknown), guarded by the lock, which
  * is only ever tried (a signal handler may chdir, or record a path, while
- * its thread holds it): a reader that finds it taken takes the cwd for
- * unknown, a writer that does makes it unknown.
+ * its thread holds it): a reader that finds it taken for long takes the
+ * cwd for unknown, a writer makes it unknown.
  */
 static char cwd[PATH_MAX];
 static size_t cwd_len;
 static pthread_mutex_t cwd_lock = PTHREAD_MUTEX_INITIALIZER;
 static int cwd_stale;      /* a change was missed: unknown from now on */
 
-/* Take the lock to change the cwd: 1; or, when it is taken, make the cwd
-   unknown (as soon as the holder lets go) and return 0. */
+/*
+ * Try the lock for a while: another thread holds it for a copy of a path
+ * at most; this thread, interrupted by a handler, would hold it for ever.
+ */
+static int cwd_try(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        if (pthread_mutex_trylock(&cwd_lock) == 0)
+            return 1;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    return 0;
+}
+
+/* Take the lock to change the cwd: 1; or, when it stays taken, make the
+   cwd unknown (as soon as the holder lets go) and return 0. */
 static int cwd_take(void)
 {
-    if (pthread_mutex_trylock(&cwd_lock) == 0)
+    if (cwd_try())
         return 1;
     __atomic_store_n(&cwd_stale, 1, __ATOMIC_RELEASE);
     return 0;
@@ -92,7 +108,7 @@ size_t rec_cwd_cached(char *buf, size_t cap)
 {
     size_t n;
 
-    if (pthread_mutex_trylock(&cwd_lock) != 0)
+    if (!cwd_try())
         return 0;
     if (__atomic_load_n(&cwd_stale, __ATOMIC_ACQUIRE))
         cwd_len = 0;
