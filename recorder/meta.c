@@ -127,10 +127,17 @@ static void read_comm(char *name, size_t cap)
     /*
      * Where prctl may be refused (a seccomp filter), the last name read:
      * a new thread or a fork child starts with its creator's name, and
-     * that is usually the process's.
+     * that is usually the process's; else argv[0]'s last component.
      */
     if (rec_filter_may_stand()) {
         memcpy(buf, last, sizeof(buf));
+        if (!buf[0] && cmdline_len > 0) {
+            /* none read yet: the kernel names a new image after the file
+               exec'd, which argv[0] names as a rule */
+            const char *slash = strrchr(cmdline, '/');
+
+            rec_copy_str(buf, sizeof(buf) - 1, slash ? slash + 1 : cmdline);
+        }
     } else {
         syscall(SYS_prctl, PR_GET_NAME, buf, 0, 0, 0);
         memcpy(last, buf, sizeof(last));
