@@ -123,6 +123,19 @@ $(IOANALYZE): $(call obj,$(ANALYZER_SRC) $(RULES_SRC)) $(LIBIOTRACE)
 # -z now binds its few libc imports at load: lazily, a fork child that runs
 # recorder code its parent never ran (fork.c, the exec wrapper) would bind
 # them again in every child, faulting in the loader's code and tables.
+# A wrapper is called with whatever the program passes, NULL included, so
+# the compiler must not take a parameter for non-NULL because libc's header
+# (__nonnull) or its own knowledge of a standard function says so: it would
+# delete the wrapper's NULL checks (a NULL path that the kernel answers with
+# EFAULT would crash the recorder instead).
+REC_NONNULL_OFF := '-D__nonnull(params)=' '-D__attribute_nonnull__(params)=' \
+    $(addprefix -fno-builtin-,fputs fputs_unlocked fputc fputc_unlocked putc \
+      putc_unlocked putchar putchar_unlocked puts fwrite fwrite_unlocked fread \
+      fread_unlocked fprintf vfprintf printf vprintf fscanf vfscanf scanf \
+      vscanf __fprintf_chk __vfprintf_chk __printf_chk __vprintf_chk fputws \
+      fputwc fwprintf vfwprintf wprintf)
+$(call obj,$(RECLIB_SRC)): CPPFLAGS += $(REC_NONNULL_OFF)
+
 $(LIBIORECORD): $(call obj,$(RECLIB_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -ldl -lpthread

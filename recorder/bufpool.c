@@ -4,6 +4,7 @@
  * The lists themselves are segment.c's.
  */
 #include "internal.h"
+#include "sandbox.h"
 
 void rec_buf_put(uint32_t b)
 {
@@ -15,10 +16,31 @@ void rec_queue_push(uint32_t b)
     rec_seg_queue_push(rec_seg, b);
 }
 
+/*
+ * Wait ns for the writer of the trace: nanosleep, or where a seccomp filter
+ * may stand (no syscall of ours) a spin on the coarse-or-vDSO clock.
+ */
+static void wait_a_little(long ns)
+{
+    struct timespec ts = { 0, ns };
+    int64_t until;
+
+    if (!rec_filter_may_stand()) {
+        syscall(SYS_nanosleep, &ts, NULL);
+        return;
+    }
+    until = rec_now_ns() + ns;
+    while (rec_now_ns() < until)
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#else
+        ;
+#endif
+}
+
 uint32_t rec_buf_get(uint32_t open_as)
 {
     for (int spins = 0; spins < 20000; spins++) {
-        struct timespec ts = { 0, 200000 };
         uint32_t b;
 
         if (__atomic_load_n(&rec_stopped, __ATOMIC_RELAXED))
@@ -36,7 +58,8 @@ uint32_t rec_buf_get(uint32_t open_as)
            for whoever is writing it. */
         if (rec_collected) {
             rec_collect_wake();
-            if (spins % 256 == 255 && !rec_collector_alive()) {
+            /* its lock is asked with fcntl: not where a filter may stand */
+            if (spins % 256 == 255 && !rec_filter_may_stand() && !rec_collector_alive()) {
                 rec_stop("the collector is gone: cannot write trace", EPIPE);
                 return 0;
             }
@@ -44,7 +67,7 @@ uint32_t rec_buf_get(uint32_t open_as)
             rec_trace_flush();
         }
         if (!(uint32_t)__atomic_load_n(&rec_seg->free_head, __ATOMIC_ACQUIRE))
-            syscall(SYS_nanosleep, &ts, NULL);
+            wait_a_little(200000);
     }
     /* All buffers queued and no progress for seconds: the writer is stuck. */
     rec_stop("cannot write trace", ETIMEDOUT);

@@ -14,8 +14,10 @@
 #include <string.h>
 
 #include "rec.h"
+#include "sandbox.h"
 
 int rec_use_tsc;
+clockid_t rec_clock_id = CLOCK_MONOTONIC;
 
 /* Published parameters: a ring so a reader holding an old one stays valid. */
 #define CLOCK_RING 64
@@ -47,7 +49,7 @@ void rec_clock_init(void)
     int64_t n0;
 
     rec_use_tsc = 0;
-    if (env && strcmp(env, "0") == 0)
+    if ((env && strcmp(env, "0") == 0) || (rec_sandbox & REC_SANDBOX_NOTSC))
         return;
     if (env && *env)
         mult = strtoull(env, NULL, 10);
@@ -75,6 +77,47 @@ void rec_clock_init(void)
     publish(t0, n0, mult);
     rec_use_tsc = 1;
 #endif
+}
+
+int64_t rec_clock_offset;
+
+void rec_clock_tsc_off(void)
+{
+    struct timespec fine, coarse;
+
+    /* The TSC still runs here (the program's call comes after): measure
+       how far the coarse clock lags. */
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &coarse);
+    clock_gettime(CLOCK_MONOTONIC, &fine);
+    __atomic_store_n(&rec_clock_offset,
+                     (int64_t)(fine.tv_sec - coarse.tv_sec) * 1000000000LL +
+                         (fine.tv_nsec - coarse.tv_nsec),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&rec_clock_id, CLOCK_MONOTONIC_COARSE, __ATOMIC_RELAXED);
+    __atomic_store_n(&rec_use_tsc, 0, __ATOMIC_RELEASE);
+}
+
+void rec_clock_tsc_on(void)
+{
+    __atomic_store_n(&rec_clock_id, CLOCK_MONOTONIC, __ATOMIC_RELAXED);
+    __atomic_store_n(&rec_clock_offset, 0, __ATOMIC_RELAXED);
+#if REC_HAVE_TSC
+    if (base_mult) {
+        uint64_t t;
+        int64_t n;
+
+        /* Stamps were nanoseconds meanwhile: a fresh anchor, the same rate. */
+        rec_tsc_sample(&t, &n);
+        publish(t, n, rec_clock_cur->mult ? rec_clock_cur->mult : base_mult);
+        __atomic_store_n(&rec_use_tsc, 1, __ATOMIC_RELEASE);
+    }
+#endif
+}
+
+clockid_t rec_wall_clock_id(void)
+{
+    return __atomic_load_n(&rec_clock_id, __ATOMIC_RELAXED) == CLOCK_MONOTONIC
+               ? CLOCK_REALTIME : CLOCK_REALTIME_COARSE;
 }
 
 uint64_t rec_clock_mult(void)

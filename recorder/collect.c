@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "sandbox.h"
 
 struct rec_seg_hdr *rec_seg;
 int rec_collected;
@@ -75,10 +76,17 @@ static int new_entry(int fd)
 
     if (n < 0)
         return -1;
-    if (rec_seg_lock(fd, (uint32_t)n) != 0) {
-        __atomic_store_n(&rec_seg_proc_at(rec_seg, (uint32_t)n)->state,
-                         REC_PROC_FREE, __ATOMIC_RELEASE);
-        return -1;
+    /*
+     * The lock tells the collector when we die. Where a seccomp filter may
+     * stand fcntl is not ours to make, and a filter may refuse it: the
+     * entry then stays CLAIMED, which the collector never judges, and our
+     * chunks reach the trace as they are queued, the open one at the end
+     * of the run; only a kill -9's last moments are lost that way.
+     */
+    if (rec_filter_may_stand() || rec_seg_lock(fd, (uint32_t)n) != 0) {
+        rec_proc = (uint32_t)n + 1;
+        rec_image = 0;
+        return 0;
     }
     __atomic_store_n(&rec_seg_proc_at(rec_seg, (uint32_t)n)->state,
                      REC_PROC_LIVE, __ATOMIC_RELEASE);
@@ -168,7 +176,9 @@ void rec_collect_wake(void)
     if (!rec_collected)
         return;
     __atomic_add_fetch(&rec_seg->wake, 1, __ATOMIC_ACQ_REL);
-    if (__atomic_load_n(&rec_seg->sleeping, __ATOMIC_ACQUIRE))
+    /* no futex where a filter may stand: the collector looks by itself
+       within its sleep's timeout */
+    if (__atomic_load_n(&rec_seg->sleeping, __ATOMIC_ACQUIRE) && !rec_filter_may_stand())
         syscall(SYS_futex, &rec_seg->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "sandbox.h"
 #include "real.h"
 
 int rec_finished;
@@ -54,9 +55,11 @@ void rec_flush_all(void)
 
     if (!rec_active || !rec_started)
         return;
+    if (g == 0)
+        rec_skipped_report();
     rec_guard = REC_GUARD_IN;
     if (t)
-        rec_chunk_switch(t, rec_mono_ns());
+        rec_chunk_switch(t, rec_now_ns());
     rec_flush_now();
     if (g == 0)
         rec_leave();
@@ -73,11 +76,15 @@ void rec_finish(int status, int sig)
     int saved = errno;
     int64_t now;
 
-    if (!rec_active || __atomic_exchange_n(&rec_finished, 1, __ATOMIC_ACQ_REL))
+    if (!rec_active || rec_finished)
+        return;
+    if (rec_guard == 0)
+        rec_skipped_report();
+    if (__atomic_exchange_n(&rec_finished, 1, __ATOMIC_ACQ_REL))
         return;
     rec_guard = REC_GUARD_IN;
     t = rec_self;
-    now = rec_mono_ns();
+    now = rec_now_ns();
     if (!t) {
         rec_finished = 0;
         t = rec_thread_init(0, now);
@@ -108,7 +115,7 @@ void rec_child_killed(pid_t pid, int sig)
     if (!bi)
         return;
     /* A one-record chunk in the child's name: it could not write it itself. */
-    if (iot_enc_kill_chunk(rec_buf_data(bi), REC_CHUNK_CAP, pid, sig, rec_mono_ns(),
+    if (iot_enc_kill_chunk(rec_buf_data(bi), REC_CHUNK_CAP, pid, sig, rec_now_ns(),
                            rec_stream_id_new(), &rec_seg_meta(rec_seg, bi)->hdr) < 0) {
         rec_buf_put(bi);
         return;

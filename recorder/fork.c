@@ -7,6 +7,7 @@
  * trace fd is inherited (O_APPEND keeps both processes' frames whole).
  */
 #include "internal.h"
+#include "sandbox.h"
 
 static int locked;   /* the prepare handler took rec_flush_lock */
 
@@ -37,7 +38,7 @@ static void atfork_child(void)
         __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
         return;
     }
-    rec_pid = (int32_t)getpid();
+    rec_sandbox_fork_child(rec_pid);
     rec_stream_ids_fork_child();
     rec_slots_fork_child(self);
     if (rec_collect_fork_child() != 0) {
@@ -54,7 +55,7 @@ static void atfork_child(void)
     } else {
         /* a thread that forked before any call of its own: the new
            process's record is still due, first */
-        rec_thread_init(1, rec_mono_ns());
+        rec_thread_init(1, rec_now_ns());
     }
 }
 

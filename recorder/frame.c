@@ -95,7 +95,7 @@ int rec_frame_write(struct rec_framer *f, int fd, const struct iot_chunk_hdr *h,
 
     if (n == 0)
         return ENOMEM;
-    room = frame_room(fd);
+    room = !f->may_probe || f->may_probe() ? frame_room(fd) : SIZE_MAX;
     if (n > room)
         return emit_cut(f, fd, h, records, room);
     return write_frame(fd, f->buf, n);

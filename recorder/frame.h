@@ -18,6 +18,12 @@ struct rec_framer {
     struct iot_chunker *chunker;
     uint8_t *buf;            /* compressed frame scratch */
     size_t cap;
+    /*
+     * Whether the file size limit may be asked for (getrlimit, fstat): NULL
+     * always. The library says no where a seccomp filter may stand, and
+     * then frames are written unchecked.
+     */
+    int (*may_probe)(void);
 };
 
 /*

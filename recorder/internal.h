@@ -19,6 +19,7 @@
  *   startup.c    the environment, the trace path, the constructor
  *   resolve.c    the real libc functions
  *   nextsym.c    dlsym(RTLD_NEXT)'s answers, looked up without it
+ *   sandbox.c    what the process forbids (TSC, seccomp) and doing without
  *
  * Concurrency in one paragraph: each thread appends only to its own chunk
  * (no lock) and publishes each whole record in its slot. A closed chunk's
@@ -194,6 +195,8 @@ int rec_zstd_load(void);
 /* The image's argv, as glibc passes it to constructors (argc 0: unknown). */
 void rec_image_args(int argc, char **argv);
 
+/* The image's executable, as /proc/self/exe names it ("" unknown). */
+const char *rec_image_exe(void);
 /* The process record (pid, parent, exe, argv, wall clock) at `now`. */
 void rec_process_record(struct rec_thread *t, int64_t now);
 /* The thread's name as the kernel has it, as a thread record. */

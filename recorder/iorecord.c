@@ -265,6 +265,28 @@ static unsigned long long tsc_mult(void)
 #endif
 }
 
+/*
+ * Whether a seccomp filter stands over the launcher, and so over the
+ * command: "Seccomp:" in /proc/self/status. The library takes it from
+ * IORECORD_SANDBOX instead of reading the file in every process.
+ */
+static const char *sandbox_env(void)
+{
+    char line[256];
+    const char *v = "none";
+    FILE *f = fopen("/proc/self/status", "re");
+
+    if (!f)
+        return "filter";    /* unknown: the library assumes the worst */
+    while (fgets(line, sizeof(line), f))
+        if (strncmp(line, "Seccomp:", 8) == 0) {
+            v = atoi(line + 8) != 0 ? "filter" : "none";
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
 static void set_env(const char *lib, const char *out, int stacks,
                     const struct collector *col)
 {
@@ -286,6 +308,7 @@ static void set_env(const char *lib, const char *out, int stacks,
         setenv("IORECORD_STACKS", stacks ? "1" : "0", 1);
     snprintf(num, sizeof(num), "%llu", tsc_mult());
     setenv("IORECORD_TSC", num, 1);
+    setenv("IORECORD_SANDBOX", sandbox_env(), 1);
     unsetenv("IORECORD_DISABLE");
     unsetenv("IORECORD_WARNED");
     unsetenv("IORECORD_PROC");

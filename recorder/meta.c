@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 
 #include "internal.h"
+#include "sandbox.h"
 
 /* Read a small file with raw syscalls (no wrapper, no stdio). */
 static ssize_t read_small(const char *path, char *buf, size_t cap)
@@ -83,24 +84,33 @@ static void read_image(void)
     cmdline_len = n;
 }
 
+const char *rec_image_exe(void)
+{
+    read_image();
+    return exe;
+}
+
 void rec_process_record(struct rec_thread *t, int64_t now)
 {
     const char *argv[1024];
     struct timespec rt;
     ssize_t n;
     int argc = 0;
+    int32_t ppid;
 
+    /* a fork child knows its parent: no getppid, which a filter may refuse */
+    ppid = rec_parent_pid ? rec_parent_pid : (int32_t)getppid();
     read_image();
     n = cmdline_len;
     for (ssize_t i = 0; i < n && argc < 1024; argc++) {
         argv[argc] = cmdline + i;
         i += (ssize_t)strlen(cmdline + i) + 1;
     }
-    clock_gettime(CLOCK_REALTIME, &rt);
-    if (iot_enc_process(&t->enc, (int32_t)getppid(), now,
+    clock_gettime(rec_wall_clock_id(), &rt);
+    if (iot_enc_process(&t->enc, ppid, now,
                         (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec, exe,
                         argc, argv) != 0)
-        iot_enc_process(&t->enc, (int32_t)getppid(), now,
+        iot_enc_process(&t->enc, ppid, now,
                         (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec, exe,
                         argc > 16 ? 16 : argc, argv);
     rec_publish(t);
@@ -111,9 +121,27 @@ void rec_process_record(struct rec_thread *t, int64_t now)
 /* The calling thread's name (comm): every caller records its own. */
 static void read_comm(char *name, size_t cap)
 {
+    static char last[17];   /* the last name read in this process */
     char buf[17] = "";   /* PR_GET_NAME writes at most 16 bytes */
 
-    syscall(SYS_prctl, PR_GET_NAME, buf, 0, 0, 0);
+    /*
+     * Where prctl may be refused (a seccomp filter), the last name read:
+     * a new thread or a fork child starts with its creator's name, and
+     * that is usually the process's; else argv[0]'s last component.
+     */
+    if (rec_filter_may_stand()) {
+        memcpy(buf, last, sizeof(buf));
+        if (!buf[0] && cmdline_len > 0) {
+            /* none read yet: the kernel names a new image after the file
+               exec'd, which argv[0] names as a rule */
+            const char *slash = strrchr(cmdline, '/');
+
+            rec_copy_str(buf, sizeof(buf) - 1, slash ? slash + 1 : cmdline);
+        }
+    } else {
+        syscall(SYS_prctl, PR_GET_NAME, buf, 0, 0, 0);
+        memcpy(last, buf, sizeof(last));
+    }
     buf[16] = '\0';
     rec_copy_str(name, cap, buf);   /* before exec too: see rec_copy_str */
 }
@@ -129,7 +157,7 @@ void rec_thread_name_record(struct rec_thread *t, int64_t now)
 
 void rec_renamed_here(struct rec_thread *t)
 {
-    int64_t now = rec_mono_ns();
+    int64_t now = rec_now_ns();
     char name[64];
 
     read_comm(name, sizeof(name));
@@ -155,7 +183,7 @@ void rec_thread_renamed(pthread_t thread, const char *name)
             rec_leave();
             return;
         }
-        int64_t now = rec_mono_ns();
+        int64_t now = rec_now_ns();
 
         if (iot_enc_thread(&t->enc, now, name) != 0) {
             rec_chunk_switch(t, now);

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "modules.h"
 #include "rec.h"
 
@@ -56,21 +57,11 @@ static void find_build_id(struct rec_module *m, const ElfW(Phdr) *ph)
     }
 }
 
+/* The executable's path: the process record's (meta.c), read at start-up,
+   so that no readlink is made later, where a seccomp filter may stand. */
 static const char *exe_path(void)
 {
-    static const char *exe;
-    char buf[PATH_MAX];
-    long n;
-
-    if (exe)
-        return exe;
-    n = syscall(SYS_readlink, "/proc/self/exe", buf, sizeof(buf) - 1);
-    if (n <= 0)
-        return "";
-    buf[n] = '\0';
-    if ((exe = rec_stack_alloc((size_t)n + 1)) != NULL)
-        memcpy((char *)exe, buf, (size_t)n + 1);
-    return exe ? exe : "";
+    return rec_image_exe();
 }
 
 /* The path kept for a module: an earlier scan's copy when it had one. */

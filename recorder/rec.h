@@ -62,6 +62,31 @@ struct rec_clock {
 
 extern int rec_use_tsc;                    /* 0: stamps are clock_gettime ns */
 extern const struct rec_clock *rec_clock_cur;
+/*
+ * The clock of stamps and times when the TSC is not used: CLOCK_MONOTONIC,
+ * or CLOCK_MONOTONIC_COARSE where the program disabled the TSC (the vDSO's
+ * fine clocks execute rdtsc themselves and fault there; the coarse ones
+ * read the vDSO's data page only, with no syscall: safe even in seccomp
+ * strict mode). A swap of this id is the whole switch: rec_stamp's branch
+ * on rec_use_tsc is the one it always had.
+ */
+extern clockid_t rec_clock_id;
+/*
+ * Added to the coarse clock: how far it lagged the fine one when the
+ * recorder switched (0 otherwise), so that times never go back across the
+ * switch (they may run up to a tick ahead instead).
+ */
+extern int64_t rec_clock_offset;
+
+/* Now on the recorder's clock (ns): what the process, thread, chunk and
+   exit records are timed with. */
+static inline int64_t rec_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(rec_clock_id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec + rec_clock_offset;
+}
 
 /* A raw time stamp: cheap to take, converted by rec_ns_with() later. */
 static inline uint64_t rec_stamp(void)
@@ -70,7 +95,7 @@ static inline uint64_t rec_stamp(void)
     if (REC_LIKELY(rec_use_tsc))
         return __builtin_ia32_rdtsc();
 #endif
-    return (uint64_t)rec_mono_ns();
+    return (uint64_t)rec_now_ns();
 }
 
 static inline int64_t rec_ns_with(const struct rec_clock *c, uint64_t stamp)
@@ -108,6 +133,14 @@ void rec_clock_init(void);
 void rec_clock_tick(int64_t now);
 /* "mult" to pass to exec'd children in IORECORD_TSC, or 0 without a TSC. */
 uint64_t rec_clock_mult(void);
+/*
+ * The program disabled the TSC (off) or enabled it again (on): stamps from
+ * the coarse clock, or from the TSC again when start-up calibrated it.
+ */
+void rec_clock_tsc_off(void);
+void rec_clock_tsc_on(void);
+/* The wall clock matching rec_clock_id (coarse when it is). */
+clockid_t rec_wall_clock_id(void);
 
 /* ------------------------------------------------------- thread streams */
 
@@ -413,7 +446,7 @@ extern char rec_spool_path[];
 extern char rec_preload_start[];   /* LD_PRELOAD at start-up, if it named us */
 
 /*
- * envp with LD_PRELOAD, IORECORD_OUTPUT, IORECORD_SPOOL, IORECORD_STACKS and
+ * envp with LD_PRELOAD, IORECORD_OUTPUT, IORECORD_SPOOL, IORECORD_STACKS, IORECORD_SANDBOX and
  * IORECORD_TSC set for a child of this recording. Allocated with mmap (safe in a vfork
  * child); release with rec_env_free(). Returns envp itself when nothing
  * needs to change or on failure.

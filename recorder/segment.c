@@ -266,6 +266,8 @@ int rec_seg_close_range_except(unsigned first, unsigned last, int flags,
     unsigned lo = first;
     int r = 0;
 
+    if (first > last)   /* the kernel's EINVAL, as the program would get it */
+        return (int)syscall(SYS_close_range, first, last, flags);
     /* Each kept fd in [first, last], lowest first, splits the range. */
     while (r == 0 && lo <= last) {
         unsigned next = last;

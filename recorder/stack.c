@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 
 #include "hash.h"
+#include "sandbox.h"
 #include "modules.h"
 #include "rec.h"
 
@@ -87,6 +88,10 @@ void *rec_stack_alloc(size_t n)
     if (n > ARENA_SIZE)
         return NULL;
     if (arena_used + n > ARENA_SIZE) {
+        if (rec_filter_may_stand()) {
+            rec_skipped(REC_SKIP_STACK);   /* mmap is not the program's */
+            return NULL;
+        }
         p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
@@ -662,6 +667,19 @@ static void fork_child(void)
  */
 void rec_stack_init(void)
 {
+    void *p;
+
+    /*
+     * The first arena now: a process that comes under a seccomp filter
+     * later, where no mmap of ours is made, still has stacks. Untouched
+     * pages of a private map cost nothing until used, and nearly every
+     * process opens something, which would map it anyway.
+     */
+    p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+        arena = p;
+        arena_used = 0;
+    }
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     self_lo = (uintptr_t)__ehdr_start;
     self_hi = (uintptr_t)_end;

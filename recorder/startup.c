@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "real.h"
+#include "sandbox.h"
 
 int rec_started;
 int rec_stacks = 1;
@@ -107,12 +108,13 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv)
         rec_thread_key_init() != 0)
         goto out;
     rec_started = 1;
+    rec_sandbox_init();
     rec_clock_init();
     if (rec_stacks)
         rec_stack_init();
     rec_fork_init();
     rec_active = 1;
-    rec_thread_init(1, rec_mono_ns());
+    rec_thread_init(1, rec_now_ns());
 out:
     rec_guard = 0;
     errno = saved;

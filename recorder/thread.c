@@ -12,6 +12,7 @@
 #include <sys/auxv.h>
 
 #include "internal.h"
+#include "sandbox.h"
 
 static pthread_key_t thread_key;
 static uint64_t stream_salt;
@@ -25,7 +26,7 @@ void rec_stream_ids_init(void)
 
     if (rnd)
         memcpy(&stream_salt, rnd + 8, sizeof(stream_salt));
-    stream_salt ^= (uint64_t)rec_pid << 32 ^ (uint64_t)rec_mono_ns();
+    stream_salt ^= (uint64_t)rec_pid << 32 ^ (uint64_t)rec_now_ns();
 }
 
 void rec_stream_ids_fork_child(void)
@@ -140,7 +141,7 @@ static struct rec_seg_slot *slot_for(int32_t tid)
 struct rec_thread *rec_thread_init(int first, int64_t now)
 {
     struct rec_thread *t = rec_slot_take();
-    int32_t tid = rec_gettid();
+    int32_t tid = rec_sandbox_tid();
     uint32_t bi = 0;
 
     if (!t)
@@ -187,7 +188,8 @@ struct rec_thread *rec_thread_start(uint64_t s0)
     struct rec_thread *t = NULL;
     int64_t t0 = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE),
                              s0);
-    int64_t now = rec_mono_ns();
+    int64_t now = rec_now_ns();
+    int mask_ok = !rec_filter_may_stand();
     sigset_t all, old;
 
     /*
@@ -198,10 +200,14 @@ struct rec_thread *rec_thread_start(uint64_t s0)
      * its end (thread_end); the handler's calls are then deferred to it.
      */
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    /* not where a seccomp filter may refuse rt_sigprocmask: a handler's
+       call in that moment is lost there */
+    if (mask_ok)
+        pthread_sigmask(SIG_SETMASK, &all, &old);
     if (!rec_finished)
         t = rec_thread_init(0, t0 < now ? t0 : now);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (mask_ok)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
     return t;
 }
@@ -210,7 +216,7 @@ struct rec_thread *rec_thread_start(uint64_t s0)
 static void thread_end(void *arg)
 {
     struct rec_thread *t = arg;
-    int saved = errno;
+    int saved = errno, mask_ok = !rec_filter_may_stand();   /* as at its start */
     sigset_t all, old;
 
     if (!t || t != rec_self)
@@ -221,7 +227,8 @@ static void thread_end(void *arg)
      * handler then starts a stream of its own.
      */
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (mask_ok)
+        pthread_sigmask(SIG_SETMASK, &all, &old);
     rec_guard = 1;
     if (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))
         rec_drain(t);
@@ -238,7 +245,8 @@ static void thread_end(void *arg)
     rec_self = NULL;
     __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
     rec_guard = 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (mask_ok)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
 }
 
@@ -254,10 +262,10 @@ int rec_thread_key_init(void)
  */
 int rec_thread_fork_child(struct rec_thread *self)
 {
-    int64_t now = rec_mono_ns();
+    int64_t now = rec_now_ns();
     uint32_t bi;
 
-    self->tid = rec_gettid();
+    self->tid = rec_pid;    /* the child's only thread: no gettid */
     self->self = pthread_self();
     self->ps = slot_for(self->tid);
     if (!self->ps)

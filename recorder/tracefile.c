@@ -21,12 +21,19 @@
 
 #include "frame.h"
 #include "internal.h"
+#include "sandbox.h"
 
 pthread_mutex_t rec_flush_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The tid holding rec_flush_lock, 0 none: a handler must not wait for its own thread. */
 static int32_t flush_owner;
 
 static struct rec_framer framer;          /* static: compressing never allocates */
+
+/* The framer's question: may it make syscalls the program does not? */
+static int no_filter(void)
+{
+    return !rec_filter_may_stand();
+}
 static void *chunker_mem;
 static size_t chunker_size;
 
@@ -157,6 +164,7 @@ int rec_trace_open(void)
         return -1;
     }
     framer.cap = iot_chunk_bound(REC_CHUNK_CAP);
+    framer.may_probe = no_filter;
     framer.buf = mmap(NULL, framer.cap, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     chunker_size = iot_chunker_static_size(1, REC_CHUNK_CAP);
@@ -257,7 +265,7 @@ void rec_trace_snapshot(void)
  */
 int rec_flush_lock_take(int wait)
 {
-    int32_t me = rec_gettid();
+    int32_t me = rec_sandbox_tid();
 
     if (__atomic_load_n(&flush_owner, __ATOMIC_ACQUIRE) == me)
         return 0;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/single_threaded.h>
+#include <sys/uio.h>
 
 #include "rec.h"
 
@@ -121,6 +122,50 @@ static inline void rec_fd_check(int fd)
  */
 void rec_async(const char *what, int fd, int64_t size, int64_t offset,
                int64_t r, int err, uint64_t s0, uint64_t s1);
+
+/*
+ * What a wrapper may read of the program's pointers (argsafe.c).
+ *
+ * Whether p can be a user address at all: not in the first page (NULL and
+ * small integers), not in the kernel's half.
+ */
+static inline int rec_ptr_plausible(const void *p)
+{
+    return (uintptr_t)p >= 4096 && (intptr_t)p > 0;
+}
+
+/*
+ * Whether the path p of a call that ended with err (0: it succeeded) was
+ * read whole by the kernel, so that the recorder may read it too.
+ */
+int rec_path_readable(const void *p, int err);
+
+/*
+ * The path p of a call that ended with err, to record: p when the kernel
+ * read it, else a copy into copy (cap bytes) made without faulting, else
+ * NULL (unreadable, or not to be read where a seccomp filter may stand).
+ */
+const char *rec_path_arg(const char *p, int err, char *copy, size_t cap);
+/* A copy's size: longer paths a call did not read are left out. */
+#define REC_PATH_COPY 1024
+
+/*
+ * Whether a vectored call that returned r (errno err) read its iovec
+ * array: it succeeded, or failed after the kernel imported the array
+ * (which it does before any I/O, after checking the fd).
+ */
+static inline int iov_read(int64_t r, int err)
+{
+    return r >= 0 || err == EAGAIN || err == EINTR || err == EIO || err == ENOSPC ||
+           err == EPIPE || err == EDQUOT || err == EFBIG;
+}
+
+/* The bytes an iovec array asks for, or 0 when the call did not read it. */
+int64_t iov_sum(const struct iovec *iov, int n, int64_t r, int err);
+
+/* Record a call on fd with a size, and with an offset when more says so. */
+void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err, uint32_t more,
+                 int64_t offset, uint64_t s0, uint64_t s1);
 
 /*
  * The absolute form of a path given relative to dirfd (AT_FDCWD: the cwd),

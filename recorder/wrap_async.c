@@ -4,7 +4,7 @@
  * which call, on which fd, how much, where), so the analysis can say what
  * it could not judge: glibc's POSIX AIO (its helper threads' preads run
  * inside libc), and io_uring and Linux AIO submitted through syscall()
- * (wrap_posix.c, whose syscall() wrapper calls rec_async).
+ * (wrap_syscall.c, whose syscall() wrapper calls rec_async).
  */
 #include <aio.h>
 
@@ -64,12 +64,19 @@ WRAP_AIO(aio_write, struct aiocb)
 WRAP_AIO(aio_read64, struct aiocb64)
 WRAP_AIO(aio_write64, struct aiocb64)
 
-/* A list: one record per request in it, the call's result on each. */
+/*
+ * A list: one record per request in it, the call's result on each. libc
+ * reads the list only once it has accepted the call (it succeeded, or
+ * some requests failed: EAGAIN, EIO); else the list is not read here
+ * either: it may be any pointer.
+ */
 #define WRAP_LIO(name, type)                                                   \
     static void rec_##name(const void *p, int n, int r, int err, uint64_t s0,  \
                            uint64_t s1)                                        \
     {                                                                          \
         type *const *list = p;                                                 \
+        if (r != 0 && err != EAGAIN && err != EIO)                             \
+            return;                                                            \
         for (int i = 0; list && i < n; i++)                                    \
             if (list[i] && list[i]->aio_lio_opcode != LIO_NOP)                 \
                 rec_async(#name, list[i]->aio_fildes,                          \

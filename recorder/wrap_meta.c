@@ -101,6 +101,8 @@ static void rec_meta(const struct meta *m, int64_t r, int err, const void *ra, u
 {
     struct iot_event ev = rec_event(m->op, r, err);
     char buf[PATH_MAX + 64], nbuf[PATH_MAX + 64];
+    /* Copies of paths the call may not have read (rare): rec_path_arg. */
+    char copy[REC_PATH_COPY], ncopy[REC_PATH_COPY];
     const char *path = NULL, *newpath = NULL, *stack;
     struct rec_thread *t;
 
@@ -114,10 +116,14 @@ static void rec_meta(const struct meta *m, int64_t r, int err, const void *ra, u
         ev.has |= IOT_HAS_FD;
         ev.fd = m->fd;
     }
-    if (m->path)
-        path = m->raw_path ? m->path : path_from_dirfd(m->dirfd, m->path, buf, sizeof(buf));
+    if (m->path) {
+        path = rec_path_arg(m->path, err, copy, sizeof(copy));
+        if (!m->raw_path)
+            path = path_from_dirfd(m->dirfd, path, buf, sizeof(buf));
+    }
     if (m->newpath)
-        newpath = path_from_dirfd(m->ndirfd, m->newpath, nbuf, sizeof(nbuf));
+        newpath = path_from_dirfd(m->ndirfd, rec_path_arg(m->newpath, err, ncopy, sizeof(ncopy)),
+                                  nbuf, sizeof(nbuf));
     t = rec_enter(s0);
     if (!t) {
         if (rec_deferring())
@@ -154,16 +160,19 @@ static void rec_meta(const struct meta *m, int64_t r, int err, const void *ra, u
 
 /*
  * fstatat(fd, "", ..., AT_EMPTY_PATH) and utimensat(fd, NULL, ...) work on
- * fd: recorded as fstat and futimens are.
+ * fd: recorded as fstat and futimens are. The empty path is looked at only
+ * when the kernel read it (err: the call's errno).
  */
-static int on_fd(const char *path, int flags)
+static int on_fd(const char *path, int flags, int err)
 {
-    return !path || (path[0] == '\0' && (flags & AT_EMPTY_PATH));
+    return !path ||
+           ((flags & AT_EMPTY_PATH) && rec_path_readable(path, err) && path[0] == '\0');
 }
 
+/* In a wrapper's record, after the call: r is its result. */
 #define M_ATFD(o, d, p, fl)                                                    \
-    .op = (o), .dirfd = (d), .path = on_fd(p, fl) ? NULL : (p),                \
-    .fd = on_fd(p, fl) ? (d) : -1
+    .op = (o), .dirfd = (d), .path = on_fd(p, fl, ERR_OF(r)) ? NULL : (p),     \
+    .fd = on_fd(p, fl, ERR_OF(r)) ? (d) : -1
 
 /* ------------------------------------------------------------ stat family */
 

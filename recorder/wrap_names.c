@@ -21,6 +21,7 @@
 
 #include "real.h"
 #include "rec.h"
+#include "sandbox.h"
 #include "wrap.h"
 
 uint8_t rec_fd_state[REC_FD_SEEN];
@@ -31,6 +32,8 @@ static size_t fd_target(int fd, char *buf, size_t cap)
     char link[40];
     long n;
 
+    if (rec_filter_may_stand())
+        return 0;   /* readlink is not the program's to make */
     /* without stdio: this may run in a signal handler */
     rec_stpnum(stpcpy(link, "/proc/self/fd/"), (unsigned)fd);
     n = syscall(SYS_readlink, link, buf, cap - 1);
@@ -51,6 +54,13 @@ void rec_fd_name(int fd, uint64_t s0)
        names it; a vfork child's table is not ours. */
     if (!rec_active || rec_guard)
         return;
+    if (rec_filter_may_stand()) {
+        /* readlink, fcntl, lseek: not the program's. Seen from now on,
+           so that it is counted once. */
+        rec_fd_mark(fd);
+        rec_skipped(REC_SKIP_FD_NAME);
+        return;
+    }
     if (!fd_target(fd, path, sizeof(path))) {
         errno = saved;
         return;     /* not open: the call itself fails with EBADF */
@@ -126,14 +136,9 @@ static void rec_mkstemp(const char *tmpl, int flags, int r, int err,
                         uint64_t s0, uint64_t s1)
 {
     char buf[PATH_MAX + 64];
-    const char *path = tmpl;
-    long n;
 
-    if (r >= 0 && tmpl && tmpl[0] != '/' &&
-        (n = syscall(SYS_getcwd, buf, sizeof(buf))) > 0 &&
-        iot_path_join(buf, sizeof(buf), strlen(buf), tmpl))
-        path = buf;
-    rec_named(IOT_OP_MKSTEMP, r, err, r >= 0 ? path : tmpl,
+    rec_named(IOT_OP_MKSTEMP, r, err,
+              r >= 0 ? path_from_dirfd(AT_FDCWD, tmpl, buf, sizeof(buf)) : tmpl,
               O_RDWR | O_CREAT | O_EXCL | flags, s0, s1);
 }
 
@@ -168,14 +173,18 @@ REAL_HERE(int, memfd_create, (const char *, unsigned));
 REAL_HERE(int, open_by_handle_at, (int, struct file_handle *, int));
 REAL_HERE(int, posix_openpt, (int));
 
-int memfd_create(const char *name, unsigned flags)
+/* The name is read only when the kernel took it: the call succeeded. */
+static void rec_memfd(const char *name, int r, int err, uint64_t s0, uint64_t s1)
 {
     char path[NAME_MAX + 8];
 
-    snprintf(path, sizeof(path), "memfd:%s", name ? name : "");
-    WRAP_BODY(int, -1, memfd_create,
-              rec_named(IOT_OP_MEMFD, r, ERR_OF(r), path, O_RDWR, s0, s1),
-              name, flags);
+    snprintf(path, sizeof(path), "memfd:%s", r >= 0 && name ? name : "");
+    rec_named(IOT_OP_MEMFD, r, err, path, O_RDWR, s0, s1);
+}
+
+int memfd_create(const char *name, unsigned flags)
+{
+    WRAP_BODY(int, -1, memfd_create, rec_memfd(name, r, ERR_OF(r), s0, s1), name, flags);
 }
 
 /* An open by handle is an open: recorded as one, named by its target. */

@@ -18,6 +18,7 @@
 
 #include "real.h"
 #include "rec.h"
+#include "sandbox.h"
 #include "wrap.h"
 
 /* read(2)-shaped calls: fd, count, return. */
@@ -45,20 +46,21 @@ WRAP_IO(ssize_t, write, IOT_OP_WRITE, (int fd, const void *buf, size_t n), fd,
 
 /* ------------------------------------------------- calls with an offset */
 
-static int64_t iov_sum(const struct iovec *iov, int n)
+/* wrap.h: the bytes of an iovec array the call read. */
+int64_t iov_sum(const struct iovec *iov, int n, int64_t r, int err)
 {
     int64_t s = 0;
 
-    if (!iov || n <= 0 || n > 1024)
+    if (!iov_read(r, err) || !rec_ptr_plausible(iov) || n <= 0 || n > 1024)
         return 0;
     for (int i = 0; i < n; i++)
         s += (int64_t)iov[i].iov_len;
     return s;
 }
 
-static void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret,
-                        int err, uint32_t more, int64_t offset,
-                        uint64_t s0, uint64_t s1)
+/* wrap.h: a call on fd with a size (and an offset: more). */
+void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err, uint32_t more,
+                 int64_t offset, uint64_t s0, uint64_t s1)
 {
     /* Not zeroed: only what `has` names is read (see rec_stdio). */
     struct iot_event ev;
@@ -108,22 +110,22 @@ WRAP_OFF(ssize_t, pwrite64, IOT_OP_PWRITE,
          fd, buf, n, off)
 WRAP_OFF(ssize_t, preadv, IOT_OP_PREADV,
          (int fd, const struct iovec *iov, int c, off_t off), fd,
-         iov_sum(iov, c), off, fd, iov, c, off)
+         iov_sum(iov, c, r, ERR_OF(r)), off, fd, iov, c, off)
 WRAP_OFF(ssize_t, preadv64, IOT_OP_PREADV,
          (int fd, const struct iovec *iov, int c, off64_t off), fd,
-         iov_sum(iov, c), off, fd, iov, c, off)
+         iov_sum(iov, c, r, ERR_OF(r)), off, fd, iov, c, off)
 WRAP_OFF(ssize_t, pwritev, IOT_OP_PWRITEV,
          (int fd, const struct iovec *iov, int c, off_t off), fd,
-         iov_sum(iov, c), off, fd, iov, c, off)
+         iov_sum(iov, c, r, ERR_OF(r)), off, fd, iov, c, off)
 WRAP_OFF(ssize_t, pwritev64, IOT_OP_PWRITEV,
          (int fd, const struct iovec *iov, int c, off64_t off), fd,
-         iov_sum(iov, c), off, fd, iov, c, off)
+         iov_sum(iov, c, r, ERR_OF(r)), off, fd, iov, c, off)
 
 WRAP_IO(ssize_t, readv, IOT_OP_READV,
-        (int fd, const struct iovec *iov, int c), fd, iov_sum(iov, c),
+        (int fd, const struct iovec *iov, int c), fd, iov_sum(iov, c, r, ERR_OF(r)),
         fd, iov, c)
 WRAP_IO(ssize_t, writev, IOT_OP_WRITEV,
-        (int fd, const struct iovec *iov, int c), fd, iov_sum(iov, c),
+        (int fd, const struct iovec *iov, int c), fd, iov_sum(iov, c, r, ERR_OF(r)),
         fd, iov, c)
 
 /* The v2 calls use the file position when the offset is -1. */
@@ -139,9 +141,9 @@ WRAP_IO(ssize_t, writev, IOT_OP_WRITEV,
         r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
         s1 = rec_stamp();                                                      \
         if (off == -1)                                                         \
-            rec_io(op_pos, fd, iov_sum(iov, c), r, ERR_OF(r), s0, s1);         \
+            rec_io(op_pos, fd, iov_sum(iov, c, r, ERR_OF(r)), r, ERR_OF(r), s0, s1);         \
         else                                                                   \
-            rec_fd_call(op_off, fd, iov_sum(iov, c), r, ERR_OF(r),             \
+            rec_fd_call(op_off, fd, iov_sum(iov, c, r, ERR_OF(r)), r, ERR_OF(r),             \
                         IOT_HAS_OFFSET, (int64_t)off, s0, s1);                 \
         return r;                                                              \
     }
@@ -161,8 +163,8 @@ WRAP_V2(ssize_t, pwritev64v2, IOT_OP_WRITEV, IOT_OP_PWRITEV,
 
 /* ----------------------------------------------------------------- open */
 
-/* wrap.h: the absolute form of a path given relative to dirfd. */
-const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap)
+/* The directory of dirfd joined with path (errno: whatever it becomes). */
+static const char *dir_join(int dirfd, const char *path, char *buf, size_t cap)
 {
     size_t n;
     long r;
@@ -171,7 +173,15 @@ const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap)
         return NULL;
     if (path[0] == '/' || path[0] == '\0')
         return path;
-    if (dirfd == AT_FDCWD) {
+    if (rec_filter_may_stand()) {
+        /* getcwd and readlink are not the program's to make here: the
+           cwd as wrap_cwd.c follows it, else the path as given */
+        n = dirfd == AT_FDCWD ? rec_cwd_cached(buf, cap) : 0;
+        if (n == 0) {
+            rec_skipped(dirfd == AT_FDCWD ? REC_SKIP_CWD : REC_SKIP_DIRFD);
+            return path;
+        }
+    } else if (dirfd == AT_FDCWD) {
         r = syscall(SYS_getcwd, buf, cap);
         if (r <= 0)
             return path;
@@ -194,12 +204,23 @@ const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap)
     return buf;
 }
 
+/* wrap.h: the absolute form of a path given relative to dirfd. */
+const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap)
+{
+    const char *abs;
+    int saved = errno;
+
+    abs = dir_join(dirfd, path, buf, cap);
+    errno = saved;   /* getcwd and readlink failing must not change it */
+    return abs;
+}
+
 /* wrap.h: an open-like call (open, opendir) that made fd r, or failed. */
 void rec_open_as(unsigned op, int dirfd, const char *path, int flags, int r, int err,
                  uint64_t s0, uint64_t s1)
 {
     struct iot_event ev = { 0 };
-    char buf[PATH_MAX + 64];
+    char buf[PATH_MAX + 64], copy[REC_PATH_COPY];
     struct rec_thread *t;
     const char *stack, *abs;
 
@@ -213,6 +234,7 @@ void rec_open_as(unsigned op, int dirfd, const char *path, int flags, int r, int
     ev.flags = flags;
     ev.ret = r;
     ev.err = err;
+    path = rec_path_arg(path, err, copy, sizeof(copy));
     abs = path_from_dirfd(dirfd, path, buf, sizeof(buf));
     t = rec_enter(s0);
     if (!t) {
@@ -421,7 +443,13 @@ static int64_t fd_size(int fd)
 {
     struct stat st;
 
-    if (fd < 0 || syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))
+    if (fd < 0)
+        return -1;
+    if (rec_filter_may_stand()) {
+        rec_skipped(REC_SKIP_FILE_SIZE);   /* fstat is not the program's */
+        return -1;
+    }
+    if (syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))
         return -1;
     return (int64_t)st.st_size;
 }
@@ -653,17 +681,29 @@ static void rec_copy(unsigned op, int out, int in, int64_t size,
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 
+/*
+ * The offset a copy started at: the kernel moved *off on by the bytes it
+ * copied, and read and wrote it only when the call succeeded (or the
+ * pointer could be bad: it is never read before the call).
+ */
+static const int64_t *start_offset(int64_t off_after, ssize_t r, int64_t *o)
+{
+    *o = off_after - (int64_t)r;
+    return o;
+}
+
 #define WRAP_SENDFILE(name, otype)                                             \
     ssize_t name(int out, int in, otype *off, size_t n)                        \
     {                                                                          \
-        int64_t o = off ? (int64_t)*off : 0;                                   \
         uint64_t s0, s1;                                                       \
+        int64_t o;                                                             \
         rec_fd_check(out);                                                     \
         rec_fd_check(in);                                                      \
         s0 = rec_stamp();                                                      \
         ssize_t r = CALL_REAL(-1, name, out, in, off, n);                      \
         s1 = rec_stamp();                                                      \
-        rec_copy(IOT_OP_SENDFILE, out, in, (int64_t)n, off ? &o : NULL, r,     \
+        rec_copy(IOT_OP_SENDFILE, out, in, (int64_t)n,                         \
+                 off && r >= 0 ? start_offset((int64_t)*off, r, &o) : NULL, r, \
                  ERR_OF(r), s0, s1);                                           \
         return r;                                                              \
     }
@@ -675,15 +715,16 @@ WRAP_SENDFILE(sendfile64, off64_t)
     ssize_t name(int in, off64_t *offin, int out, off64_t *offout, size_t n,   \
                  unsigned fl)                                                  \
     {                                                                          \
-        int64_t o = offin ? (int64_t)*offin : 0;                               \
         uint64_t s0, s1;                                                       \
+        int64_t o;                                                             \
         rec_fd_check(out);                                                     \
         rec_fd_check(in);                                                      \
         s0 = rec_stamp();                                                      \
         ssize_t r = CALL_REAL(-1, name, in, offin, out, offout, n, fl);        \
         s1 = rec_stamp();                                                      \
-        rec_copy(op, out, in, (int64_t)n, offin ? &o : NULL, r, ERR_OF(r),     \
-                 s0, s1);                                                      \
+        rec_copy(op, out, in, (int64_t)n,                                      \
+                 offin && r >= 0 ? start_offset((int64_t)*offin, r, &o) : NULL, \
+                 r, ERR_OF(r), s0, s1);                                        \
         return r;                                                              \
     }
 
@@ -751,124 +792,5 @@ int msync(void *addr, size_t len, int flags)
 
     s1 = rec_stamp();
     rec_mem(IOT_OP_MSYNC, addr, len, r, ERR_OF(r), s0, s1);
-    return r;
-}
-
-/* ------------------------------------------------------------- syscall() */
-
-/*
- * A program's syscall(SYS_read, ...) is the same I/O as read(): recorded
- * like the libc function (issue 17, item 4), and io_uring and Linux AIO
- * submissions, which nothing else sees, as the fact (op async). The
- * recorder's own raw syscalls come here too (it calls syscall() and this
- * library exports it): a call from inside this library's image passes
- * straight through.
- */
-REAL_HERE(long, syscall, (long, ...));
-
-static int from_self(const void *ra)
-{
-    return (const char *)ra >= __ehdr_start && (const char *)ra < _end;
-}
-
-static int close_checked(int fd)
-{
-    if (rec_own_fd(fd)) {
-        errno = EBADF;
-        return -1;
-    }
-    return (int)CALL_REAL(-1, syscall, (long)SYS_close, (long)fd);
-}
-
-/* Linux AIO: one record per iocb submitted (the kernel's layout). */
-static void rec_io_submit(const long *a, long r, int err, uint64_t s0, uint64_t s1)
-{
-    const struct iocb *const *cbs = (const struct iocb *const *)a[2];
-
-    for (long i = 0; cbs && i < a[1] && i < 1024; i++)
-        if (cbs[i])
-            rec_async("io_submit", (int)cbs[i]->aio_fildes, (int64_t)cbs[i]->aio_nbytes,
-                      cbs[i]->aio_offset, r, err, s0, s1);
-}
-
-/*
- * The six argument words are read whatever the caller passed, as the
- * kernel's interface does (glibc's syscall() is assembly that loads six
- * registers): the sixth comes from the caller's stack, so AddressSanitizer
- * must not check these reads.
- */
-__attribute__((no_sanitize_address)) long syscall(long n, ...)
-{
-    va_list ap;
-    long a[6], r;
-    uint64_t s0, s1;
-    int fd, err;
-
-    va_start(ap, n);
-    for (int i = 0; i < 6; i++)
-        a[i] = va_arg(ap, long);
-    va_end(ap);
-    if (!rec_active || rec_guard || from_self(__builtin_return_address(0)))
-        return CALL_REAL(-1, syscall, n, a[0], a[1], a[2], a[3], a[4], a[5]);
-    fd = (int)a[0];
-    switch (n) {
-    case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64:
-    case SYS_readv: case SYS_writev:
-        rec_fd_check(fd);
-        break;
-    case SYS_open: case SYS_openat: case SYS_close:
-    case SYS_io_uring_setup: case SYS_io_uring_enter: case SYS_io_submit:
-        break;
-    default:
-        return CALL_REAL(-1, syscall, n, a[0], a[1], a[2], a[3], a[4], a[5]);
-    }
-    s0 = rec_stamp();
-    r = n == SYS_close ? close_checked(fd)
-                       : CALL_REAL(-1, syscall, n, a[0], a[1], a[2], a[3], a[4], a[5]);
-    s1 = rec_stamp();
-    err = ERR_OF(r);
-    switch (n) {
-    case SYS_read:
-    case SYS_write:
-        rec_io(n == SYS_read ? IOT_OP_READ : IOT_OP_WRITE, fd, a[2], r, err, s0, s1);
-        break;
-    case SYS_readv:
-    case SYS_writev:
-        rec_io(n == SYS_readv ? IOT_OP_READV : IOT_OP_WRITEV, fd,
-               iov_sum((const struct iovec *)a[1], (int)a[2]), r, err, s0, s1);
-        break;
-    case SYS_pread64:
-    case SYS_pwrite64:
-        rec_fd_call(n == SYS_pread64 ? IOT_OP_PREAD : IOT_OP_PWRITE, fd, a[2], r, err,
-                    IOT_HAS_OFFSET, a[3], s0, s1);
-        break;
-    case SYS_open:
-        rec_open(AT_FDCWD, (const char *)a[0], (int)a[1], (int)r, err, s0, s1);
-        break;
-    case SYS_openat:
-        rec_open(fd, (const char *)a[1], (int)a[2], (int)r, err, s0, s1);
-        break;
-    case SYS_close: {
-        struct iot_event ev = rec_event(IOT_OP_CLOSE, r, err);
-
-        rec_fd_unmark(fd);
-        ev.has |= IOT_HAS_FD;
-        ev.fd = fd;
-        rec_call(&ev, NULL, NULL, NULL, s0, s1);
-        break;
-    }
-    case SYS_io_uring_setup:
-        rec_fd_mark((int)r);
-        rec_async("io_uring_setup", r >= 0 ? (int)r : -1, -1, 0, r, err, s0, s1);
-        break;
-    case SYS_io_uring_enter:
-        rec_async("io_uring_enter", fd, -1, 0, r, err, s0, s1);
-        break;
-    case SYS_io_submit:
-        rec_io_submit(a, r, err, s0, s1);
-        break;
-    default:
-        break;
-    }
     return r;
 }

@@ -18,6 +18,7 @@
 
 #include "real.h"
 #include "rec.h"
+#include "sandbox.h"
 #include "wrap.h"
 
 extern char **environ;
@@ -63,6 +64,8 @@ char **rec_env_fix(char *const envp[])
         return (char **)envp;
     if (!envp)
         envp = empty;
+    else if (!rec_ptr_plausible(envp))
+        return (char **)envp;   /* the kernel's EFAULT, not our fault */
     for (; envp[n]; n++)
         if (has_prefix(envp[n], "LD_PRELOAD="))
             old_preload = envp[n] + 11;
@@ -76,17 +79,17 @@ char **rec_env_fix(char *const envp[])
     rec_stpnum(tsc, (unsigned long long)rec_clock_mult());
     strsz = 16 + (old_preload ? strlen(old_preload) + 1 : 0) +
             strlen(rec_lib_path) + 20 + strlen(rec_out_path) + 20 + 20 +
-            strlen(tsc) + 16 + 20 + 16 +
+            strlen(tsc) + 16 + 20 + 16 + 32 +
             (rec_once_path() ? strlen(rec_once_path()) : 0) +
             20 + strlen(rec_spool_path) + 96;
-    size = sizeof(size_t) + (n + 10) * sizeof(char *) + strsz;
+    size = sizeof(size_t) + (n + 11) * sizeof(char *) + strsz;
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                 -1, 0);
     if (base == MAP_FAILED)
         return (char **)envp;
     memcpy(base, &size, sizeof(size));
     out = (char **)(base + sizeof(size_t));
-    str = (char *)(out + n + 10);
+    str = (char *)(out + n + 11);
     for (size_t i = 0; i < n; i++)
         if (!has_prefix(envp[i], "LD_PRELOAD=") &&
             !has_prefix(envp[i], "IORECORD_OUTPUT=") &&
@@ -95,6 +98,7 @@ char **rec_env_fix(char *const envp[])
             !has_prefix(envp[i], "IORECORD_PROC=") &&
             !has_prefix(envp[i], "IORECORD_STACKS=") &&
             !has_prefix(envp[i], "IORECORD_TSC=") &&
+            !has_prefix(envp[i], "IORECORD_SANDBOX=") &&
             !has_prefix(envp[i], "IORECORD_ONCE=") &&
             !has_prefix(envp[i], "IORECORD_WARNED="))
             out[k++] = envp[i];
@@ -122,6 +126,8 @@ char **rec_env_fix(char *const envp[])
     str = stpcpy(str, rec_stacks ? "IORECORD_STACKS=1" : "IORECORD_STACKS=0") + 1;
     out[k++] = str;
     str = stpcpy(stpcpy(str, "IORECORD_TSC="), tsc) + 1;
+    out[k++] = str;
+    str = stpcpy(str, rec_sandbox_env()) + 1;
     if (rec_once_path()) {
         out[k++] = str;
         str = stpcpy(stpcpy(str, "IORECORD_ONCE="), rec_once_path()) + 1;
@@ -257,12 +263,23 @@ static void rec_unrecorded(const char *path, const char *why)
 /* An exec or spawn of a program we cannot enter is recorded as unrecorded. */
 static void note_unrecordable(const char *file)
 {
-    char buf[PATH_MAX];
+    char buf[PATH_MAX], copy[REC_PATH_COPY];
     const char *path, *why;
     int saved = errno;
 
-    if (!rec_active || rec_guard == REC_GUARD_IN)
+    if (!rec_active || rec_guard == REC_GUARD_IN || !file)
         return;
+    if (rec_filter_may_stand()) {
+        /* open, fstat, pread, faccessat: not the program's to make */
+        rec_skipped(REC_SKIP_EXEC_CHECK);
+        return;
+    }
+    /* Read before the call, which may not return: a copy that cannot fault. */
+    file = rec_path_arg(file, -1, copy, sizeof(copy));
+    if (!file) {
+        errno = saved;
+        return;
+    }
     path = exec_path(file, buf, sizeof(buf));
     why = unrecordable(path, 0);
     if (why && rec_guard == REC_GUARD_OFF) {
@@ -595,6 +612,7 @@ int pthread_setname_np(pthread_t thread, const char *name)
 int prctl(int option, ...)
 {
     unsigned long a2, a3, a4, a5;
+    unsigned token;
     va_list ap;
     int r;
 
@@ -604,12 +622,19 @@ int prctl(int option, ...)
     a4 = va_arg(ap, unsigned long);
     a5 = va_arg(ap, unsigned long);
     va_end(ap);
+    token = rec_sandbox_before(0, option, a2);
     r = REAL(prctl) ? real_prctl(option, a2, a3, a4, a5) : (errno = ENOSYS, -1);
+    if (token) {
+        int saved = errno;
+
+        rec_sandbox_after(token, r);
+        errno = saved;
+    }
     if (r == 0 && option == PR_SET_NAME && rec_active) {
         int saved = errno;
         char name[17];
 
-        /* The kernel keeps 15 bytes. */
+        /* The kernel keeps 15 bytes (and read them: a2 is readable). */
         snprintf(name, sizeof(name), "%.15s", (const char *)a2);
         rec_thread_renamed(pthread_self(), name);
         errno = saved;

@@ -22,6 +22,7 @@
 
 #include "real.h"
 #include "rec.h"
+#include "sandbox.h"
 #include "wrap.h"
 
 /* With optimisation glibc defines some of these as macros; we define them. */
@@ -57,7 +58,7 @@ static void default_buffer(int fd, struct iot_event *ev)
 {
     struct stat st;
 
-    if (fd < 0 || syscall(SYS_fstat, fd, &st) != 0)
+    if (fd < 0 || rec_filter_may_stand() || syscall(SYS_fstat, fd, &st) != 0)
         return;
     ev->has |= IOT_HAS_SIZE | IOT_HAS_BUFMODE;
     ev->size = st.st_blksize > 0 ? st.st_blksize : BUFSIZ;
@@ -673,31 +674,12 @@ int __underflow(FILE *f)
 
 /* ------------------------------------------------------ open and close */
 
-/*
- * fopen's path made absolute against the cwd, so sessions of one file match
- * whatever directory the program was in: the cwd from a raw syscall (no
- * wrapper runs), joined by iot_path_join. path itself when it is absolute
- * or empty, or when the cwd is unknown; without its leading "./" when the
- * result would not fit.
- */
-static const char *path_from_cwd(const char *path, char *buf, size_t cap)
-{
-    size_t n;
-
-    if (!path || path[0] == '/' || path[0] == '\0')
-        return path;
-    if (syscall(SYS_getcwd, buf, cap) <= 0)
-        return path;
-    n = strlen(buf);
-    return iot_path_join(buf, cap, n, path) ? buf : path;
-}
-
 /* fopen-like calls: ret is the stream id, or -1 with errno. */
 static void rec_fopen(unsigned op, const char *path, const char *mode,
                       int fd_in, FILE *r, int err, uint64_t s0, uint64_t s1)
 {
     struct iot_event ev = { 0 };
-    char buf[PATH_MAX + 64];
+    char buf[PATH_MAX + 64], copy[REC_PATH_COPY];
     struct rec_thread *t;
     const char *stack, *abs;
     int fd;
@@ -721,7 +703,8 @@ static void rec_fopen(unsigned op, const char *path, const char *mode,
     ev.err = err;
     if (r)
         default_buffer(fd, &ev);
-    abs = path_from_cwd(path, buf, sizeof(buf));
+    abs = path_from_dirfd(AT_FDCWD, rec_path_arg(path, err, copy, sizeof(copy)), buf,
+                          sizeof(buf));
     t = rec_enter(s0);
     if (!t) {
         if (rec_deferring())
@@ -833,7 +816,9 @@ int fclose(FILE *f)
     held = rec_stream_hold(1, f);
     /* inline bytes still in the buffer reach the file now */
     rec_stdio_pre(f, rec_stamp());
-    if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (rec_filter_may_stand())
+        rec_skipped(REC_SKIP_FILE_SIZE);   /* fstat, fcntl, lseek: not the program's */
+    else if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
         ev.has |= IOT_HAS_FILE_SIZE;
         ev.file_size = size_after_flush(f, fd, (int64_t)st.st_size);
     }
