@@ -139,7 +139,7 @@ static void rec_meta(const struct meta *m, int64_t r, int err, const void *ra, u
     REAL_HERE(rtype, name, params);                                            \
     rtype name params                                                          \
     {                                                                          \
-        WRAP_BODY(rtype, -1, name,                                             \
+        WRAP_BODY_FD(rtype, -1, ((struct meta){ __VA_ARGS__ }).fd, name,      \
                   rec_meta(&(struct meta){ __VA_ARGS__ }, (int64_t)r,          \
                            ERR_OF(r), __builtin_return_address(0), s0, s1),    \
                   UNPAREN args);                                               \

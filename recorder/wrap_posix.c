@@ -26,11 +26,13 @@
     {                                                                          \
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
+        int own;                                                               \
         if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, __VA_ARGS__);                           \
-        rec_fd_check(fd);                                                      \
+            return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
+        own = rec_fd_check(fd);                                                \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        r = REC_UNLIKELY(own) ? (errno = EBADF, -1)                            \
+                              : CALL_REAL(-1, name, __VA_ARGS__);              \
         s1 = rec_stamp();                                                      \
         rec_io(op, fd, (int64_t)(size), r, ERR_OF(r), s0, s1);                 \
         return r;                                                              \
@@ -78,11 +80,13 @@ static void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret,
     {                                                                          \
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
+        int own;                                                               \
         if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, __VA_ARGS__);                           \
-        rec_fd_check(fd);                                                      \
+            return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
+        own = rec_fd_check(fd);                                                \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        r = REC_UNLIKELY(own) ? (errno = EBADF, -1)                            \
+                              : CALL_REAL(-1, name, __VA_ARGS__);              \
         s1 = rec_stamp();                                                      \
         rec_fd_call(op, fd, (int64_t)(size), r, ERR_OF(r), IOT_HAS_OFFSET,     \
                     (int64_t)(off), s0, s1);                                   \
@@ -132,11 +136,13 @@ WRAP_IO(ssize_t, writev, IOT_OP_WRITEV,
     {                                                                          \
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
+        int own;                                                               \
         if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, __VA_ARGS__);                           \
-        rec_fd_check(fd);                                                      \
+            return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
+        own = rec_fd_check(fd);                                                \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        r = REC_UNLIKELY(own) ? (errno = EBADF, -1)                            \
+                              : CALL_REAL(-1, name, __VA_ARGS__);              \
         s1 = rec_stamp();                                                      \
         if (off == -1)                                                         \
             rec_io(op_pos, fd, iov_sum(iov, c), r, ERR_OF(r), s0, s1);         \
@@ -298,9 +304,9 @@ WRAP_OPEN_FIXED(creat64, (const char *p, mode_t m), AT_FDCWD, p,
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
         if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, fd, off, whence);                       \
+            return CALL_REAL_FD(-1, fd, name, fd, off, whence);                \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, fd, off, whence);                              \
+        r = CALL_REAL_FD(-1, fd, name, fd, off, whence);                       \
         s1 = rec_stamp();                                                      \
         ev.op = IOT_OP_LSEEK;                                                  \
         ev.err = ERR_OF(r);                                                    \
@@ -333,7 +339,7 @@ static void rec_simple(unsigned op, int fd, uint32_t more, int64_t size,
 #define WRAP_SYNC(name, op)                                                    \
     int name(int fd)                                                           \
     {                                                                          \
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_FD(int, -1, fd, name,                                        \
                   rec_simple(op, fd, 0, 0, r, ERR_OF(r), s0, s1), fd);         \
     }
 
@@ -345,7 +351,7 @@ WRAP_SYNC(fdatasync, IOT_OP_FDATASYNC)
     {                                                                          \
         if (rec_active)                                                        \
             rec_fd_check(fd);  /* the size it sets is worth its close's fstat */\
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_FD(int, -1, fd, name,                                        \
                   rec_simple(IOT_OP_FTRUNCATE, fd, IOT_HAS_SIZE, (int64_t)len, \
                              r, ERR_OF(r), s0, s1),                            \
                   fd, len);                                                    \
@@ -377,7 +383,7 @@ static void rec_range(unsigned op, int fd, int64_t off, int64_t len, int err, ui
     {                                                                          \
         if (rec_active)                                                        \
             rec_fd_check(fd);                                                  \
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_FD(int, -1, fd, name,                                        \
                   rec_range(IOT_OP_FALLOCATE, fd, (int64_t)off, (int64_t)len,  \
                             ERR_OF(r), s0, s1),                                \
                   fd, mode, off, len);                                         \
@@ -658,10 +664,10 @@ static void rec_copy(unsigned op, int out, int in, int64_t size,
     {                                                                          \
         int64_t o = off ? (int64_t)*off : 0;                                   \
         uint64_t s0, s1;                                                       \
-        rec_fd_check(out);                                                     \
-        rec_fd_check(in);                                                      \
+        int own = rec_fd_check(out) | rec_fd_check(in);                        \
         s0 = rec_stamp();                                                      \
-        ssize_t r = CALL_REAL(-1, name, out, in, off, n);                      \
+        ssize_t r = own ? (errno = EBADF, -1)                                  \
+                        : CALL_REAL(-1, name, out, in, off, n);                \
         s1 = rec_stamp();                                                      \
         rec_copy(IOT_OP_SENDFILE, out, in, (int64_t)n, off ? &o : NULL, r,     \
                  ERR_OF(r), s0, s1);                                           \
@@ -677,10 +683,10 @@ WRAP_SENDFILE(sendfile64, off64_t)
     {                                                                          \
         int64_t o = offin ? (int64_t)*offin : 0;                               \
         uint64_t s0, s1;                                                       \
-        rec_fd_check(out);                                                     \
-        rec_fd_check(in);                                                      \
+        int own = rec_fd_check(out) | rec_fd_check(in);                        \
         s0 = rec_stamp();                                                      \
-        ssize_t r = CALL_REAL(-1, name, in, offin, out, offout, n, fl);        \
+        ssize_t r = own ? (errno = EBADF, -1)                                  \
+                        : CALL_REAL(-1, name, in, offin, out, offout, n, fl);  \
         s1 = rec_stamp();                                                      \
         rec_copy(op, out, in, (int64_t)n, offin ? &o : NULL, r, ERR_OF(r),     \
                  s0, s1);                                                      \
@@ -697,13 +703,16 @@ WRAP_COPY(splice, IOT_OP_SPLICE)
         struct iot_event ev = { 0 };                                           \
         uint64_t s0, s1;                                                       \
         void *r;                                                               \
+        int own;                                                               \
         /* Anonymous maps are memory, not file I/O. */                         \
         if (!rec_active || fd < 0 || (flags & MAP_ANONYMOUS))                  \
             return CALL_REAL(MAP_FAILED, name, addr, len, prot, flags, fd,     \
                              off);                                             \
-        rec_fd_check(fd);                                                      \
+        own = rec_fd_check(fd);                                                \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(MAP_FAILED, name, addr, len, prot, flags, fd, off);      \
+        r = REC_UNLIKELY(own) ? (errno = EBADF, MAP_FAILED)                    \
+                              : CALL_REAL(MAP_FAILED, name, addr, len, prot,   \
+                                          flags, fd, off);                     \
         s1 = rec_stamp();                                                      \
         ev.op = IOT_OP_MMAP;                                                   \
         ev.err = r == MAP_FAILED ? errno : 0;                                  \

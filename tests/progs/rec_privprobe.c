@@ -1,0 +1,120 @@
+/*
+ * rec_privprobe - what a process can reach of the recorder's fds and
+ * memory (tests/e2e/test_rec_privilege.sh).
+ *
+ * Both first close every fd from 3 up (closefrom), so that only the
+ * recorder's can be left, and the probes touch nothing the caller holds.
+ *
+ *   rec_privprobe answers   the fds in 3..1099 that answer fstat, lseek,
+ *                           write(fd, "", 0), read(fd, buf, 0), ftruncate,
+ *                           mmap or fcntl(F_GETFD) through libc, one line
+ *                           per call: what the program can notice
+ *   rec_privprobe steal     as a process that dropped its privileges: the
+ *                           recorder's memfd among its fds (raw syscalls:
+ *                           what the kernel holds), whether it reads through
+ *                           /proc/self/fd, whether it is mapped, and a raw
+ *                           ftruncate of it to 0 (which, unsealed, would
+ *                           SIGBUS every process of the run); then a few
+ *                           writes to stdout
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define LAST_FD 1100
+
+static void answers(void)
+{
+    static const char *const calls[] = { "fstat", "lseek", "write", "read",
+                                         "ftruncate", "mmap", "fcntl" };
+    char buf[1];
+
+    for (size_t c = 0; c < sizeof(calls) / sizeof(calls[0]); c++) {
+        printf("%s:", calls[c]);
+        for (int fd = 3; fd < LAST_FD; fd++) {
+            struct stat st;
+            long r = 0;
+            void *m;
+
+            errno = 0;
+            switch (c) {
+            case 0: r = fstat(fd, &st); break;
+            case 1: r = lseek(fd, 0, SEEK_CUR); break;
+            case 2: r = write(fd, "", 0); break;
+            case 3: r = read(fd, buf, 0); break;
+            case 4: r = ftruncate(fd, 1 << 30); break;
+            case 5:
+                m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+                r = m == MAP_FAILED ? -1 : 0;
+                if (m != MAP_FAILED)
+                    munmap(m, 4096);
+                break;
+            default: r = fcntl(fd, F_GETFD); break;
+            }
+            if (r != -1 || errno != EBADF)
+                printf(" %d", fd);
+        }
+        printf("\n");
+    }
+}
+
+static void steal(void)
+{
+    int memfds = 0, readable = 0, truncated = 0, mapped = 0;
+    char link[64], target[256], line[512];
+    FILE *maps;
+
+    for (int fd = 3; fd < LAST_FD; fd++) {
+        long n;
+
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        n = syscall(SYS_readlink, link, target, sizeof(target) - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        if (!strstr(target, "memfd:"))
+            continue;
+        memfds++;
+        {
+            int rfd = (int)syscall(SYS_openat, AT_FDCWD, link, O_RDONLY);
+            char b[4096];
+
+            if (rfd >= 0 && syscall(SYS_read, rfd, b, sizeof(b)) > 0)
+                readable++;
+            if (rfd >= 0)
+                syscall(SYS_close, rfd);
+        }
+        if (syscall(SYS_ftruncate, fd, 0L) == 0)
+            truncated++;
+    }
+    maps = fopen("/proc/self/maps", "r");
+    while (maps && fgets(line, sizeof(line), maps))
+        if (strstr(line, "memfd:"))
+            mapped++;
+    if (maps)
+        fclose(maps);
+    printf("memfds %d readable %d mapped %d truncated %d uid %d\n", memfds,
+           readable, mapped, truncated, (int)getuid());
+    for (int i = 0; i < 5; i++)
+        printf("after %d\n", i);
+}
+
+int main(int argc, char **argv)
+{
+    closefrom(3);
+    if (argc == 2 && strcmp(argv[1], "answers") == 0)
+        answers();
+    else if (argc == 2 && strcmp(argv[1], "steal") == 0)
+        steal();
+    else {
+        fprintf(stderr, "usage: rec_privprobe answers|steal\n");
+        return 2;
+    }
+    return 0;
+}
