@@ -437,6 +437,31 @@ static inline char *rec_stpnum(char *dst, unsigned long long v)
     return dst;
 }
 
+/*
+ * Programs the preload cannot enter (enterable.c): why (static, setuid,
+ * fcaps, no_library), or NULL; the environment for a child (rec_env_fix's,
+ * or rec_env_unpreload's when it must not be preloaded, or envp itself when
+ * another launcher set it up, which sets *why so that the caller hides our
+ * fds from the exec as for an unrecordable program); the recorder's fds of
+ * a collector made close-on-exec (0) or inheritable again (1).
+ */
+const char *rec_unrecordable(const char *path);
+char **rec_env_child(char *const envp[], const char **why);
+void rec_own_fds_inherit(int inherit);
+
+/*
+ * Credentials (creds.c): let go of the recording for good in this process
+ * (its credentials are about to change); whether it has; a syscall()
+ * about to be made (number, six words); the same at start-up for a
+ * secure-exec process; envp for a child without this library's preload
+ * or any IORECORD_ variable (release with rec_env_free).
+ */
+void rec_let_go(void);
+int rec_unpreloaded(void);
+void rec_creds_syscall(long n, const long *a);
+void rec_creds_startup(void);
+char **rec_env_unpreload(char *const envp[]);
+
 /* Raw helpers that never go through a wrapper. */
 void rec_warn(const char *msg, int err);
 /* The same once-per-run line, for a refusal: "iorecord: 'TRACE' WHY". */

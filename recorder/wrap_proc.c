@@ -151,66 +151,6 @@ void rec_env_free(char **fixed, char *const envp[])
 
 /* --------------------------------------------- programs we cannot enter */
 
-/*
- * Why the preload cannot enter the program at path (issue 17, item 4):
- * "static" (no PT_INTERP: no dynamic loader reads LD_PRELOAD), "setuid"
- * (setuid/setgid to another user: secure-exec drops LD_PRELOAD), or NULL.
- * A #! script is judged by its interpreter. Raw syscalls only: this runs
- * in exec wrappers, perhaps in a vfork child.
- */
-static const char *unrecordable(const char *path, int depth)
-{
-    unsigned char h[512];
-    struct stat st;
-    const char *why = NULL;
-    long n;
-    int fd;
-
-    if (!path)
-        return NULL;
-    fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    if (syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))
-        goto out;
-    if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
-        ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
-        why = "setuid";
-        goto out;
-    }
-    n = syscall(SYS_pread64, fd, h, sizeof(h) - 1, 0L);
-    if (n >= 4 && h[0] == '#' && h[1] == '!' && depth == 0) {
-        char interp[sizeof(h)];
-        size_t i = 2, k = 0;
-
-        h[n] = '\0';
-        while (h[i] == ' ' || h[i] == '\t')
-            i++;
-        while (h[i] && h[i] != ' ' && h[i] != '\t' && h[i] != '\n')
-            interp[k++] = (char)h[i++];
-        interp[k] = '\0';
-        why = k ? unrecordable(interp, 1) : NULL;
-    } else if (n >= 64 && !memcmp(h, ELFMAG, SELFMAG) && h[EI_CLASS] == ELFCLASS64) {
-        Elf64_Ehdr eh;
-        Elf64_Phdr ph;
-
-        memcpy(&eh, h, sizeof(eh));
-        why = "static";
-        for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
-            if (syscall(SYS_pread64, fd, &ph, sizeof(ph),
-                        (long)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) != (long)sizeof(ph))
-                break;
-            if (ph.p_type == PT_INTERP) {
-                why = NULL;
-                break;
-            }
-        }
-    }
-out:
-    syscall(SYS_close, fd);
-    return why;
-}
-
 /* file as execvp would find it: itself when it holds a '/', else along PATH */
 static const char *exec_path(const char *file, char *buf, size_t cap)
 {
@@ -254,17 +194,20 @@ static void rec_unrecorded(const char *path, const char *why)
     rec_call(&ev, path, why, NULL, s, s);
 }
 
-/* An exec or spawn of a program we cannot enter is recorded as unrecorded. */
-static void note_unrecordable(const char *file)
+/*
+ * An exec or spawn of a program we cannot enter (enterable.c) is recorded
+ * as unrecorded; returns why, or NULL.
+ */
+static const char *note_unrecordable(const char *file)
 {
     char buf[PATH_MAX];
     const char *path, *why;
     int saved = errno;
 
     if (!rec_active || rec_guard == REC_GUARD_IN)
-        return;
+        return NULL;
     path = exec_path(file, buf, sizeof(buf));
-    why = unrecordable(path, 0);
+    why = rec_unrecordable(path);
     if (why && rec_guard == REC_GUARD_OFF) {
         size_t n = strlen(path);
 
@@ -276,6 +219,7 @@ static void note_unrecordable(const char *file)
         rec_unrecorded(path, why);
     }
     errno = saved;
+    return why;
 }
 
 /* Called by vfork in the parent once the child has exec'd or exited. */
@@ -300,13 +244,17 @@ static void before_exec(void)
 
 int execve(const char *path, char *const argv[], char *const envp[])
 {
-    char **env = rec_env_fix(envp);
+    const char *why = note_unrecordable(path);
+    char **env = rec_env_child(envp, &why);
     int r, saved;
 
-    note_unrecordable(path);
     before_exec();
+    if (why)
+        rec_own_fds_inherit(0);
     r = REAL(execve) ? real_execve(path, argv, env) : (errno = ENOSYS, -1);
     saved = errno;
+    if (why)
+        rec_own_fds_inherit(1);
     rec_env_free(env, envp);
     errno = saved;
     return r;
@@ -314,13 +262,17 @@ int execve(const char *path, char *const argv[], char *const envp[])
 
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    char **env = rec_env_fix(envp);
+    const char *why = note_unrecordable(file);
+    char **env = rec_env_child(envp, &why);
     int r, saved;
 
-    note_unrecordable(file);
     before_exec();
+    if (why)
+        rec_own_fds_inherit(0);
     r = REAL(execvpe) ? real_execvpe(file, argv, env) : (errno = ENOSYS, -1);
     saved = errno;
+    if (why)
+        rec_own_fds_inherit(1);
     rec_env_free(env, envp);
     errno = saved;
     return r;
@@ -328,7 +280,8 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 
 int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    char **env = rec_env_fix(envp);
+    const char *why = NULL;
+    char **env = rec_env_child(envp, &why);
     int r, saved;
 
     before_exec();
@@ -395,12 +348,16 @@ int execle(const char *path, const char *arg0, ...)
              const posix_spawnattr_t *attr, char *const argv[],                \
              char *const envp[])                                               \
     {                                                                          \
-        char **env = rec_env_fix(envp);                                        \
+        const char *why = note_unrecordable(path);                             \
+        char **env = rec_env_child(envp, &why);                                 \
         int r;                                                                 \
-        note_unrecordable(path);                                               \
+        if (why)                                                               \
+            rec_own_fds_inherit(0);                                            \
         r = REAL(name) ? real_##name(pid, path, fa, attr, argv, env)           \
                            : ENOSYS;                                           \
         int saved = errno;                                                     \
+        if (why)                                                               \
+            rec_own_fds_inherit(1);                                            \
         rec_env_free(env, envp);                                               \
         errno = saved;                                                         \
         return r;                                                              \

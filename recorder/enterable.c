@@ -1,0 +1,147 @@
+/*
+ * enterable.c - whether the preload can enter a program a recorded process
+ * is about to exec or spawn, and what that child gets when it cannot.
+ *
+ * A program the preload cannot enter is recorded as `unrecorded` (by the
+ * exec and spawn wrappers, wrap_proc.c) with a mode word saying why:
+ *   static      no PT_INTERP: no dynamic loader reads LD_PRELOAD
+ *   setuid      setuid/setgid to another user: secure-exec drops LD_PRELOAD
+ *   fcaps       file capabilities (security.capability) for a user other
+ *               than root: secure-exec too
+ *   no_library  this library cannot be reached from the process's root
+ *               (a chroot without it): the loader would print an error on
+ *               the program's stderr, so the child gets no preload at all
+ * Such a child does not inherit the recorder's fds either: they are
+ * close-on-exec for that exec (and inheritable again if it fails), so a
+ * setuid or capable program never holds the run's shared records.
+ * Raw syscalls only: this runs in exec wrappers, perhaps in a vfork child.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+/* Whether path carries file capabilities. */
+static int has_fcaps(const char *path)
+{
+    char v[64];
+
+    return syscall(SYS_getxattr, path, "security.capability", v, sizeof(v)) > 0;
+}
+
+static const char *judge(const char *path, int depth)
+{
+    unsigned char h[512];
+    struct stat st;
+    const char *why = NULL;
+    long n;
+    int fd;
+
+    if (!path)
+        return NULL;
+    fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    if (syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))
+        goto out;
+    if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+        ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+        why = "setuid";
+        goto out;
+    }
+    /* root (real uid 0) gains no secure-exec from file capabilities */
+    if (getuid() != 0 && has_fcaps(path)) {
+        why = "fcaps";
+        goto out;
+    }
+    n = syscall(SYS_pread64, fd, h, sizeof(h) - 1, 0L);
+    if (n >= 4 && h[0] == '#' && h[1] == '!' && depth == 0) {
+        char interp[sizeof(h)];
+        size_t i = 2, k = 0;
+
+        h[n] = '\0';
+        while (h[i] == ' ' || h[i] == '\t')
+            i++;
+        while (h[i] && h[i] != ' ' && h[i] != '\t' && h[i] != '\n')
+            interp[k++] = (char)h[i++];
+        interp[k] = '\0';
+        why = k ? judge(interp, 1) : NULL;
+    } else if (n >= 64 && !memcmp(h, ELFMAG, SELFMAG) && h[EI_CLASS] == ELFCLASS64) {
+        Elf64_Ehdr eh;
+        Elf64_Phdr ph;
+
+        memcpy(&eh, h, sizeof(eh));
+        why = "static";
+        for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
+            if (syscall(SYS_pread64, fd, &ph, sizeof(ph),
+                        (long)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) != (long)sizeof(ph))
+                break;
+            if (ph.p_type == PT_INTERP) {
+                why = NULL;
+                break;
+            }
+        }
+    }
+out:
+    syscall(SYS_close, fd);
+    return why;
+}
+
+const char *rec_unrecordable(const char *path)
+{
+    const char *why = judge(path, 0);
+
+    if (!why && path && rec_lib_path[0] &&
+        syscall(SYS_faccessat, AT_FDCWD, rec_lib_path, R_OK) != 0)
+        why = "no_library";
+    return why;
+}
+
+/* Whether the recorder's fds of a collector are gone from this fd table. */
+static int own_fds_gone(void)
+{
+    int seg = rec_own_fd_get(REC_OWN_SEG);
+
+    return rec_collected && seg >= 0 && syscall(SYS_fcntl, seg, F_GETFD) < 0;
+}
+
+/*
+ * Whether envp was set up by another launcher for a run of its own (an
+ * iorecord run under iorecord): its trace or spool is not ours. Then its
+ * variables stand, so the inner run writes the inner trace.
+ */
+static int another_run(char *const envp[])
+{
+    for (size_t i = 0; envp && envp[i]; i++) {
+        const char *v = envp[i];
+
+        if (strncmp(v, "IORECORD_OUTPUT=", 16) == 0 && strcmp(v + 16, rec_out_path) != 0)
+            return 1;
+        if (strncmp(v, "IORECORD_SPOOL=", 15) == 0 && strcmp(v + 15, rec_spool_path) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+char **rec_env_child(char *const envp[], const char **why)
+{
+    if (another_run(envp)) {
+        *why = "another_run";   /* not ours to record: our fds stay here */
+        return (char **)envp;
+    }
+    if (rec_unpreloaded() || own_fds_gone() || (*why && strcmp(*why, "no_library") == 0))
+        return rec_env_unpreload(envp);
+    return rec_env_fix(envp);
+}
+
+void rec_own_fds_inherit(int inherit)
+{
+    for (int k = REC_OWN_SEG; k <= REC_OWN_LIVE; k++) {
+        int fd = rec_own_fd_get(k);
+
+        if (fd >= 0)
+            syscall(SYS_fcntl, fd, F_SETFD, inherit ? 0 : FD_CLOEXEC);
+    }
+}
