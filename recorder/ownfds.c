@@ -11,6 +11,7 @@
  * syscalls, and calls the recorder does not wrap (poll, ioctl, ...).
  */
 #include <fcntl.h>
+#include <sys/resource.h>
 
 #include "internal.h"
 #include "wrap.h"
@@ -114,4 +115,24 @@ int rec_close_range_around(unsigned first, unsigned last, int flags)
     for (int k = 0; k < 3; k++)
         keep[k] = rec_own_fd_get(k);
     return rec_seg_close_range_except(first, last, flags, keep, 3);
+}
+
+/*
+ * Our fds below the soft fd limit take numbers the program has natively
+ * (the hard limit left no room above it, segment.h): it gets EMFILE that
+ * many opens early. Said in the trace, once per process.
+ */
+void rec_own_fds_report(void)
+{
+    struct rlimit rl;
+    uint64_t in_range = 0;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= 1024)
+        return;
+    for (int k = 0; k < 3; k++)
+        if (rec_own_fd_get(k) >= 0 && (rlim_t)rec_own_fd_get(k) < rl.rlim_cur)
+            in_range++;
+    if (in_range)
+        rec_lost("fds_in_range", in_range);
 }
