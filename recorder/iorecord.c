@@ -324,11 +324,20 @@ static void set_env(const char *lib, const char *cmd, const char *out, int stack
 static void start_collector(struct collector *col, const char *output,
                             const char *out)
 {
-    int fd = fifo_fd >= 0 ? fifo_fd
-                          : open(spool[0] ? spool : out, O_WRONLY | O_APPEND |
-                                 O_NOFOLLOW | O_CLOEXEC);
+    int fd = fifo_fd;
 
     fifo_fd = -1;   /* the collector's now, or closed */
+    /* The spool's own open file, whose flock the collector then holds on
+       too, should iorecord be killed while it writes. */
+    if (fd < 0 && spool_fd >= 0) {
+        fd = fcntl(spool_fd, F_DUPFD_CLOEXEC, 3);
+        if (fd >= 0 && fcntl(fd, F_SETFL, O_APPEND) != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (fd < 0)
+        fd = open(spool[0] ? spool : out, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 
     if (fd < 0 || collector_start(col, fd, output, spool, out) != 0) {
         if (fd >= 0)

@@ -10,7 +10,8 @@
  *
  * Two runs with one output would each rename their spool onto it, and the
  * later rename would silently drop the other trace. Each run holds an
- * exclusive flock on its spool for as long as iorecord runs; a run that
+ * exclusive flock on its spool for as long as iorecord runs (and its
+ * collector, which writes through the same open file); a run that
  * finds another spool of the same output locked refuses to start. A spool
  * left by a killed run holds no lock and is no obstacle. Two runs started
  * at the same instant may both refuse; neither loses a trace unsaid.
