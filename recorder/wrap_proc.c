@@ -224,10 +224,27 @@ static const char *note_unrecordable(const char *file)
 
 /* Called by vfork in the parent once the child has exec'd or exited. */
 void rec_vfork_parent(void) __attribute__((visibility("hidden"), used));
+#if defined(__SANITIZE_ADDRESS__)
+#define REC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REC_ASAN 1
+#endif
+#endif
+#ifdef REC_ASAN
+/* ASan's own vfork interceptor calls it; ours is assembly ASan cannot see. */
+void __asan_handle_vfork(void *sp) __attribute__((weak));
+#endif
+
 void rec_vfork_parent(void)
 {
     int saved = errno;
 
+#ifdef REC_ASAN
+    /* The child's frames left redzones below ours on the shared stack. */
+    if (__asan_handle_vfork)
+        __asan_handle_vfork(__builtin_frame_address(0));
+#endif
     if (vfork_note.why) {
         rec_unrecorded(vfork_note.path, vfork_note.why);
         vfork_note.why = NULL;
