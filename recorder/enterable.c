@@ -23,6 +23,55 @@
 
 #include "internal.h"
 
+/*
+ * The ELF file fd (header eh) lists an AddressSanitizer runtime as
+ * DT_NEEDED: its name into asan (REC_ASAN_NAME bytes). ASan's runtime
+ * exits 1 unless it is the first object loaded, so the child's LD_PRELOAD
+ * must start with it, before this library (rec_env_child).
+ */
+static void asan_needed(int fd, const Elf64_Ehdr *eh, char *asan)
+{
+    Elf64_Phdr ph, dyn = { 0 };
+    Elf64_Dyn d[256];
+    uint64_t strtab = 0;
+    long n, str_off = -1;
+
+    for (unsigned i = 0; i < eh->e_phnum && i < 256 && dyn.p_type != PT_DYNAMIC; i++)
+        if (syscall(SYS_pread64, fd, &dyn, sizeof(dyn),
+                    (long)(eh->e_phoff + (uint64_t)i * eh->e_phentsize)) != (long)sizeof(dyn))
+            return;
+    if (dyn.p_type != PT_DYNAMIC)
+        return;
+    n = syscall(SYS_pread64, fd, d, dyn.p_filesz < sizeof(d) ? dyn.p_filesz : sizeof(d),
+                (long)dyn.p_offset);
+    n = n > 0 ? n / (long)sizeof(d[0]) : 0;
+    for (long i = 0; i < n && d[i].d_tag != DT_NULL; i++)
+        if (d[i].d_tag == DT_STRTAB)
+            strtab = d[i].d_un.d_ptr;
+    for (unsigned i = 0; strtab && i < eh->e_phnum && i < 256 && str_off < 0; i++) {
+        if (syscall(SYS_pread64, fd, &ph, sizeof(ph),
+                    (long)(eh->e_phoff + (uint64_t)i * eh->e_phentsize)) != (long)sizeof(ph))
+            return;
+        if (ph.p_type == PT_LOAD && strtab >= ph.p_vaddr && strtab < ph.p_vaddr + ph.p_filesz)
+            str_off = (long)(strtab - ph.p_vaddr + ph.p_offset);
+    }
+    for (long i = 0; str_off >= 0 && i < n && d[i].d_tag != DT_NULL; i++) {
+        char lib[REC_ASAN_NAME];
+        long got;
+
+        if (d[i].d_tag != DT_NEEDED)
+            continue;
+        got = syscall(SYS_pread64, fd, lib, sizeof(lib) - 1, str_off + (long)d[i].d_un.d_val);
+        if (got <= 0)
+            continue;
+        lib[got] = '\0';
+        if (strncmp(lib, "libasan.so", 10) == 0) {
+            memcpy(asan, lib, strlen(lib) + 1);
+            return;
+        }
+    }
+}
+
 /* Whether path carries file capabilities. */
 static int has_fcaps(const char *path)
 {
@@ -31,7 +80,7 @@ static int has_fcaps(const char *path)
     return syscall(SYS_getxattr, path, "security.capability", v, sizeof(v)) > 0;
 }
 
-static const char *judge(const char *path, int depth)
+static const char *judge(const char *path, int depth, char *asan)
 {
     unsigned char h[512];
     struct stat st;
@@ -67,7 +116,7 @@ static const char *judge(const char *path, int depth)
         while (h[i] && h[i] != ' ' && h[i] != '\t' && h[i] != '\n')
             interp[k++] = (char)h[i++];
         interp[k] = '\0';
-        why = k ? judge(interp, 1) : NULL;
+        why = k ? judge(interp, 1, asan) : NULL;
     } else if (n >= 64 && !memcmp(h, ELFMAG, SELFMAG) && h[EI_CLASS] == ELFCLASS64) {
         Elf64_Ehdr eh;
         Elf64_Phdr ph;
@@ -83,15 +132,20 @@ static const char *judge(const char *path, int depth)
                 break;
             }
         }
+        if (!why)
+            asan_needed(fd, &eh, asan);
     }
 out:
     syscall(SYS_close, fd);
     return why;
 }
 
-const char *rec_unrecordable(const char *path)
+const char *rec_unrecordable(const char *path, char *asan)
 {
-    const char *why = judge(path, 0);
+    const char *why;
+
+    asan[0] = '\0';
+    why = judge(path, 0, asan);
 
     if (!why && path && rec_lib_path[0] &&
         syscall(SYS_faccessat, AT_FDCWD, rec_lib_path, R_OK) != 0)
@@ -125,7 +179,19 @@ static int another_run(char *const envp[])
     return 0;
 }
 
-char **rec_env_child(char *const envp[], const char **why)
+/* Whether the preload list the child gets starts with an ASan runtime. */
+static int asan_first(char *const envp[])
+{
+    const char *pre = rec_preload_start;
+
+    for (size_t i = 0; envp && envp[i]; i++)
+        if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0 && envp[i][11])
+            pre = envp[i] + 11;
+    return strncmp(pre, "libasan", 7) == 0 ||
+           (strstr(pre, "/libasan") && strcspn(pre, ": ") > (size_t)(strstr(pre, "/libasan") - pre));
+}
+
+char **rec_env_child(char *const envp[], const char **why, const char *asan)
 {
     if (another_run(envp)) {
         *why = "another_run";   /* not ours to record: our fds stay here */
@@ -133,7 +199,7 @@ char **rec_env_child(char *const envp[], const char **why)
     }
     if (rec_unpreloaded() || own_fds_gone() || (*why && strcmp(*why, "no_library") == 0))
         return rec_env_unpreload(envp);
-    return rec_env_fix(envp);
+    return rec_env_fix(envp, asan && asan[0] && !asan_first(envp) ? asan : NULL);
 }
 
 void rec_own_fds_inherit(int inherit)

@@ -294,6 +294,10 @@ static void set_env(const char *lib, const char *cmd, const char *out, int stack
 
         strcpy(rest, buf);
         join(buf, sizeof(buf), asan, strlen(asan), ":", rest);
+        /* ours to take off again for its children (rec_env_fix) */
+        setenv("IORECORD_ASAN", asan, 1);
+    } else {
+        unsetenv("IORECORD_ASAN");
     }
     setenv("LD_PRELOAD", buf, 1);
     setenv("IORECORD_OUTPUT", out, 1);

@@ -50,10 +50,10 @@ static int preload_has(const char *list, const char *lib)
  * Layout of a fixed environment: one mapping holding its own size, the
  * pointer array, then the new strings.
  */
-char **rec_env_fix(char *const envp[])
+char **rec_env_fix(char *const envp[], const char *first)
 {
     static char *const empty[] = { NULL };
-    const char *old_preload = NULL;
+    const char *old_preload = NULL, *added = NULL;
     size_t n = 0, size, strsz;
     char tsc[32];
     char *base, *str, **out;
@@ -63,9 +63,12 @@ char **rec_env_fix(char *const envp[])
         return (char **)envp;
     if (!envp)
         envp = empty;
-    for (; envp[n]; n++)
+    for (; envp[n]; n++) {
         if (has_prefix(envp[n], "LD_PRELOAD="))
             old_preload = envp[n] + 11;
+        if (has_prefix(envp[n], "IORECORD_ASAN="))
+            added = envp[n] + 14;
+    }
     /*
      * An environment without LD_PRELOAD gets the list this process started
      * with (which holds our library, and a sanitizer runtime before it
@@ -73,20 +76,30 @@ char **rec_env_fix(char *const envp[])
      */
     if ((!old_preload || !*old_preload) && rec_preload_start[0])
         old_preload = rec_preload_start;
+    /*
+     * An ASan runtime the launcher or an exec wrapper put first for an ASan
+     * program (IORECORD_ASAN names it) is that program's, not its
+     * children's: a plain child would run with ASan's allocator and leak
+     * report. It is put first again only for a child that needs it.
+     */
+    if (added && *added && old_preload && has_prefix(old_preload, added) &&
+        old_preload[strlen(added)] == ':')
+        old_preload += strlen(added) + 1;
     rec_stpnum(tsc, (unsigned long long)rec_clock_mult());
     strsz = 16 + (old_preload ? strlen(old_preload) + 1 : 0) +
+            (first ? 2 * strlen(first) + 20 : 0) +
             strlen(rec_lib_path) + 20 + strlen(rec_out_path) + 20 + 20 +
             strlen(tsc) + 16 + 20 + 16 +
             (rec_once_path() ? strlen(rec_once_path()) : 0) +
             20 + strlen(rec_spool_path) + 96;
-    size = sizeof(size_t) + (n + 10) * sizeof(char *) + strsz;
+    size = sizeof(size_t) + (n + 11) * sizeof(char *) + strsz;
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                 -1, 0);
     if (base == MAP_FAILED)
         return (char **)envp;
     memcpy(base, &size, sizeof(size));
     out = (char **)(base + sizeof(size_t));
-    str = (char *)(out + n + 10);
+    str = (char *)(out + n + 11);
     for (size_t i = 0; i < n; i++)
         if (!has_prefix(envp[i], "LD_PRELOAD=") &&
             !has_prefix(envp[i], "IORECORD_OUTPUT=") &&
@@ -96,12 +109,15 @@ char **rec_env_fix(char *const envp[])
             !has_prefix(envp[i], "IORECORD_STACKS=") &&
             !has_prefix(envp[i], "IORECORD_TSC=") &&
             !has_prefix(envp[i], "IORECORD_ONCE=") &&
+            !has_prefix(envp[i], "IORECORD_ASAN=") &&
             !has_prefix(envp[i], "IORECORD_WARNED="))
             out[k++] = envp[i];
     /* Appended after any other preload (a sanitizer runtime must stay first). */
     out[k++] = str;
     /* stpcpy, not sprintf: see rec_stpnum */
     str = stpcpy(str, "LD_PRELOAD=");
+    if (first)
+        str = stpcpy(stpcpy(str, first), ":");
     if (old_preload && *old_preload) {
         str = stpcpy(str, old_preload);
         if (!preload_has(old_preload, rec_lib_path))
@@ -116,6 +132,10 @@ char **rec_env_fix(char *const envp[])
         /* Gone once the launcher renamed it: then children open the output. */
         out[k++] = str;
         str = stpcpy(stpcpy(str, "IORECORD_SPOOL="), rec_spool_path) + 1;
+    }
+    if (first) {
+        out[k++] = str;
+        str = stpcpy(stpcpy(str, "IORECORD_ASAN="), first) + 1;
     }
     str = rec_collect_env(out, &k, str);
     out[k++] = str;
@@ -196,18 +216,20 @@ static void rec_unrecorded(const char *path, const char *why)
 
 /*
  * An exec or spawn of a program we cannot enter (enterable.c) is recorded
- * as unrecorded; returns why, or NULL.
+ * as unrecorded; returns why, or NULL. asan (REC_ASAN_NAME bytes): the ASan
+ * runtime the program needs first in LD_PRELOAD, or "".
  */
-static const char *note_unrecordable(const char *file)
+static const char *note_unrecordable(const char *file, char *asan)
 {
     char buf[PATH_MAX];
     const char *path, *why;
     int saved = errno;
 
+    asan[0] = '\0';
     if (!rec_active || rec_guard == REC_GUARD_IN)
         return NULL;
     path = exec_path(file, buf, sizeof(buf));
-    why = rec_unrecordable(path);
+    why = rec_unrecordable(path, asan);
     if (why && rec_guard == REC_GUARD_OFF) {
         size_t n = strlen(path);
 
@@ -261,8 +283,9 @@ static void before_exec(void)
 
 int execve(const char *path, char *const argv[], char *const envp[])
 {
-    const char *why = note_unrecordable(path);
-    char **env = rec_env_child(envp, &why);
+    char asan[REC_ASAN_NAME];
+    const char *why = note_unrecordable(path, asan);
+    char **env = rec_env_child(envp, &why, asan);
     int r, saved;
 
     before_exec();
@@ -279,8 +302,9 @@ int execve(const char *path, char *const argv[], char *const envp[])
 
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    const char *why = note_unrecordable(file);
-    char **env = rec_env_child(envp, &why);
+    char asan[REC_ASAN_NAME];
+    const char *why = note_unrecordable(file, asan);
+    char **env = rec_env_child(envp, &why, asan);
     int r, saved;
 
     before_exec();
@@ -298,7 +322,7 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 int fexecve(int fd, char *const argv[], char *const envp[])
 {
     const char *why = NULL;
-    char **env = rec_env_child(envp, &why);
+    char **env = rec_env_child(envp, &why, NULL);
     int r, saved;
 
     before_exec();
@@ -365,8 +389,9 @@ int execle(const char *path, const char *arg0, ...)
              const posix_spawnattr_t *attr, char *const argv[],                \
              char *const envp[])                                               \
     {                                                                          \
-        const char *why = note_unrecordable(path);                             \
-        char **env = rec_env_child(envp, &why);                                 \
+        char asan[REC_ASAN_NAME];                                              \
+        const char *why = note_unrecordable(path, asan);                       \
+        char **env = rec_env_child(envp, &why, asan);                          \
         int r;                                                                 \
         if (why)                                                               \
             rec_own_fds_inherit(0);                                            \

@@ -9,9 +9,10 @@
 #            one memfd (the inner run's), not two
 #   concurrent  a second run on the output of a running one: exit 2 and one
 #            line; the first ends with status 0 and its whole trace
-#   asan     a program built with -fsanitize=address: same output and exit
-#            status as natively (it exited 1: "ASan runtime does not come
-#            first"), and its process in the trace
+#   asan     a program built with -fsanitize=address, run by iorecord and
+#            by a recorded shell: same output and exit status as natively
+#            (it exited 1: "ASan runtime does not come first"), its process
+#            in the trace, and the shell itself without the runtime
 #   chroot   chroot into a root without the library: stdout and stderr as
 #            natively (no ld.so line), the exec listed unrecorded (no_library)
 #   ulimit   ulimit -Sn 64: rec_emfile opens as many fds, up to the same
@@ -86,6 +87,12 @@ if have gcc && gcc -fsanitize=address -o asanprog asan.c 2>/dev/null && ./asanpr
     [ $st -eq 0 ] || die "asan: exit $st: $(head -c 300 asan.rec)"
     cmp -s asan.native asan.rec || die "asan: output differs: $(head -c 300 asan.rec)"
     pids_of asan.zst | grep -q "asanprog .*exit status 0" || die "asan: the process is not in the trace"
+    "$IORECORD" -o asansh.zst -- sh -c './asanprog; env | grep -c "^IORECORD_ASAN="' > asansh.rec 2>&1
+    printf '%s\n0\n' "$(cat asan.native)" > asansh.native
+    cmp -s asansh.native asansh.rec ||
+        die "asan: run by a recorded shell: $(head -c 300 asansh.rec)"
+    pids_of asansh.zst | grep -q "asanprog .*exit status 0" ||
+        die "asan: run by a recorded shell: not in the trace"
 else
     echo "note: gcc with libasan not usable: asan case not run"
 fi
