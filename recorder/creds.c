@@ -104,6 +104,9 @@ void rec_let_go(void)
     if (rec_active && !rec_guard)
         record_given_up();
     __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
+    /* Silently: a thread of ours still in an append takes no buffer now
+       (it would wait on a collector it cannot see, then warn). */
+    __atomic_store_n(&rec_stopped, 1, __ATOMIC_RELEASE);
     if (rec_collected && rec_seg) {
         size_t size = (size_t)rec_seg->size;
 

@@ -10,6 +10,9 @@
 #            status 0 (no SIGBUS), its output whole, and a trace that reads,
 #            with the shell's and cat's calls and setpriv listed unrecorded
 #            (creds)
+#   threads  rec_privprobe drops to uid 65534 itself while four threads
+#            write: exit 0, nothing on stderr, every write returned 1, no
+#            memfd left, the prober listed unrecorded (creds)
 #   ping     as uid 65534, a recorded shell runs ping (file capability
 #            cap_net_raw): listed unrecorded (fcaps); `iorecord ping` is
 #            refused with one line, exit 126
@@ -58,6 +61,16 @@ grep -q "/usr/bin/cat \[cat /etc/hostname\] .* exit status 0" steal.info ||
     die "steal: cat's process is not whole in the trace"
 grep -q "exec'd .*setpriv unrecorded (creds)" steal.info ||
     die "steal: setpriv is not listed unrecorded (creds)"
+
+# --- threads: the drop while four threads write
+rec threads.zst "$PROBE" threads > threads.out 2> threads.err
+st=$?
+[ $st -eq 0 ] || die "threads: exit status $st: $(cat threads.err)"
+[ -s threads.err ] && die "threads: stderr: $(cat threads.err)"
+grep -q "^memfds 0 readable 0 mapped 0 truncated 0 uid 65534$" threads.out &&
+    grep -q "^failed writes 0 0 0 0$" threads.out || die "threads: output: $(cat threads.out)"
+"$IOANALYZE" info threads.zst 2>&1 | grep -q "rec_privprobe unrecorded (creds)" ||
+    die "threads: the prober is not listed unrecorded (creds)"
 
 # --- ping, as uid 65534
 if have ping && have getcap && getcap "$(command -v ping)" | grep -q cap_net_raw; then

@@ -16,8 +16,15 @@
  *                           ftruncate of it to 0 (which, unsealed, would
  *                           SIGBUS every process of the run); then a few
  *                           writes to stdout
+ *   rec_privprobe threads   (as root) four threads write 1 byte at a time
+ *                           to /dev/null while the main thread drops to
+ *                           uid/gid 65534 with setresgid/setresuid; then
+ *                           as 'steal', and each thread's count of writes
+ *                           that did not return 1 (0 expected)
  */
 #include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +112,41 @@ static void steal(void)
         printf("after %d\n", i);
 }
 
+static volatile int stop_writers;
+
+static void *writer(void *arg)
+{
+    int fd = open("/dev/null", O_WRONLY), *bad = arg;
+
+    while (!stop_writers)
+        if (write(fd, "x", 1) != 1)
+            (*bad)++;
+    close(fd);
+    return NULL;
+}
+
+static int threads(void)
+{
+    struct timespec ms50 = { 0, 50000000L };
+    pthread_t th[4];
+    int bad[4] = { 0 };
+
+    for (int i = 0; i < 4; i++)
+        pthread_create(&th[i], NULL, writer, &bad[i]);
+    nanosleep(&ms50, NULL);
+    if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0) {
+        perror("rec_privprobe: dropping privileges");
+        return 1;
+    }
+    nanosleep(&ms50, NULL);
+    stop_writers = 1;
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    steal();
+    printf("failed writes %d %d %d %d\n", bad[0], bad[1], bad[2], bad[3]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     closefrom(3);
@@ -112,8 +154,10 @@ int main(int argc, char **argv)
         answers();
     else if (argc == 2 && strcmp(argv[1], "steal") == 0)
         steal();
+    else if (argc == 2 && strcmp(argv[1], "threads") == 0)
+        return threads();
     else {
-        fprintf(stderr, "usage: rec_privprobe answers|steal\n");
+        fprintf(stderr, "usage: rec_privprobe answers|steal|threads\n");
         return 2;
     }
     return 0;
