@@ -142,6 +142,10 @@ static inline int rec_fd_check(int fd)
     (REC_UNLIKELY(rec_fd_ours(fd)) ? (errno = EBADF, (fail))                  \
                                    : CALL_REAL(fail, name, __VA_ARGS__))
 
+/* The real call, or EBADF when own (rec_fd_check's answer) says fd is ours. */
+#define CALL_REAL_OWN(own, fail, name, ...)                                    \
+    (REC_UNLIKELY(own) ? (errno = EBADF, (fail)) : CALL_REAL(fail, name, __VA_ARGS__))
+
 /* WRAP_BODY (real.h) for a call on fd. */
 #define WRAP_BODY_FD(rtype, fail, fd, name, record, ...)                       \
     uint64_t s0, s1;                                                           \

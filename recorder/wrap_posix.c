@@ -26,13 +26,11 @@
     {                                                                          \
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
-        int own;                                                               \
         if (!rec_active)                                                       \
             return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
-        own = rec_fd_check(fd);                                                \
+        int own = rec_fd_check(fd);                                            \
         s0 = rec_stamp();                                                      \
-        r = REC_UNLIKELY(own) ? (errno = EBADF, -1)                            \
-                              : CALL_REAL(-1, name, __VA_ARGS__);              \
+        r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
         s1 = rec_stamp();                                                      \
         rec_io(op, fd, (int64_t)(size), r, ERR_OF(r), s0, s1);                 \
         return r;                                                              \
@@ -80,13 +78,11 @@ static void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret,
     {                                                                          \
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
-        int own;                                                               \
         if (!rec_active)                                                       \
             return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
-        own = rec_fd_check(fd);                                                \
+        int own = rec_fd_check(fd);                                            \
         s0 = rec_stamp();                                                      \
-        r = REC_UNLIKELY(own) ? (errno = EBADF, -1)                            \
-                              : CALL_REAL(-1, name, __VA_ARGS__);              \
+        r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
         s1 = rec_stamp();                                                      \
         rec_fd_call(op, fd, (int64_t)(size), r, ERR_OF(r), IOT_HAS_OFFSET,     \
                     (int64_t)(off), s0, s1);                                   \
@@ -136,13 +132,11 @@ WRAP_IO(ssize_t, writev, IOT_OP_WRITEV,
     {                                                                          \
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
-        int own;                                                               \
         if (!rec_active)                                                       \
             return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
-        own = rec_fd_check(fd);                                                \
+        int own = rec_fd_check(fd);                                            \
         s0 = rec_stamp();                                                      \
-        r = REC_UNLIKELY(own) ? (errno = EBADF, -1)                            \
-                              : CALL_REAL(-1, name, __VA_ARGS__);              \
+        r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
         s1 = rec_stamp();                                                      \
         if (off == -1)                                                         \
             rec_io(op_pos, fd, iov_sum(iov, c), r, ERR_OF(r), s0, s1);         \
@@ -666,8 +660,7 @@ static void rec_copy(unsigned op, int out, int in, int64_t size,
         uint64_t s0, s1;                                                       \
         int own = rec_fd_check(out) | rec_fd_check(in);                        \
         s0 = rec_stamp();                                                      \
-        ssize_t r = own ? (errno = EBADF, -1)                                  \
-                        : CALL_REAL(-1, name, out, in, off, n);                \
+        ssize_t r = CALL_REAL_OWN(own, -1, name, out, in, off, n);             \
         s1 = rec_stamp();                                                      \
         rec_copy(IOT_OP_SENDFILE, out, in, (int64_t)n, off ? &o : NULL, r,     \
                  ERR_OF(r), s0, s1);                                           \
@@ -685,8 +678,7 @@ WRAP_SENDFILE(sendfile64, off64_t)
         uint64_t s0, s1;                                                       \
         int own = rec_fd_check(out) | rec_fd_check(in);                        \
         s0 = rec_stamp();                                                      \
-        ssize_t r = own ? (errno = EBADF, -1)                                  \
-                        : CALL_REAL(-1, name, in, offin, out, offout, n, fl);  \
+        ssize_t r = CALL_REAL_OWN(own, -1, name, in, offin, out, offout, n, fl); \
         s1 = rec_stamp();                                                      \
         rec_copy(op, out, in, (int64_t)n, offin ? &o : NULL, r, ERR_OF(r),     \
                  s0, s1);                                                      \
@@ -703,16 +695,13 @@ WRAP_COPY(splice, IOT_OP_SPLICE)
         struct iot_event ev = { 0 };                                           \
         uint64_t s0, s1;                                                       \
         void *r;                                                               \
-        int own;                                                               \
         /* Anonymous maps are memory, not file I/O. */                         \
         if (!rec_active || fd < 0 || (flags & MAP_ANONYMOUS))                  \
             return CALL_REAL(MAP_FAILED, name, addr, len, prot, flags, fd,     \
                              off);                                             \
-        own = rec_fd_check(fd);                                                \
+        int own = rec_fd_check(fd);                                            \
         s0 = rec_stamp();                                                      \
-        r = REC_UNLIKELY(own) ? (errno = EBADF, MAP_FAILED)                    \
-                              : CALL_REAL(MAP_FAILED, name, addr, len, prot,   \
-                                          flags, fd, off);                     \
+        r = CALL_REAL_OWN(own, MAP_FAILED, name, addr, len, prot, flags, fd, off); \
         s1 = rec_stamp();                                                      \
         ev.op = IOT_OP_MMAP;                                                   \
         ev.err = r == MAP_FAILED ? errno : 0;                                  \
