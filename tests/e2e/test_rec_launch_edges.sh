@@ -82,12 +82,12 @@ printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' \
     '  char *p = malloc(16); if (!f || !fgets(b, sizeof b, f)) return 3;' \
     '  fputs(b, stdout); fclose(f); free(p); return 0; }' > asan.c
 if have gcc && gcc -fsanitize=address -o asanprog asan.c 2>/dev/null && ./asanprog > asan.native 2>&1; then
-    "$IORECORD" -o asan.zst -- ./asanprog > asan.rec 2>&1
+    rec asan.zst ./asanprog > asan.rec 2>&1
     st=$?
     [ $st -eq 0 ] || die "asan: exit $st: $(head -c 300 asan.rec)"
     cmp -s asan.native asan.rec || die "asan: output differs: $(head -c 300 asan.rec)"
     pids_of asan.zst | grep -q "asanprog .*exit status 0" || die "asan: the process is not in the trace"
-    "$IORECORD" -o asansh.zst -- sh -c './asanprog; env | grep -c "^IORECORD_ASAN="' > asansh.rec 2>&1
+    rec asansh.zst sh -c './asanprog; env | grep -c "^IORECORD_ASAN="' > asansh.rec 2>&1
     printf '%s\n0\n' "$(cat asan.native)" > asansh.native
     cmp -s asansh.native asansh.rec ||
         die "asan: run by a recorded shell: $(head -c 300 asansh.rec)"
