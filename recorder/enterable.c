@@ -163,15 +163,17 @@ static int own_fds_gone(void)
 
 /*
  * Whether envp was set up by another launcher for a run of its own (an
- * iorecord run under iorecord): its trace or spool is not ours. Then its
- * variables stand, so the inner run writes the inner trace.
+ * iorecord run under iorecord): its spool, or its trace, is not ours. Then
+ * its variables stand, so the inner run writes the inner trace. A launcher
+ * names both absolute; a relative IORECORD_OUTPUT is the one this process
+ * started with (made absolute in rec_out_path), not another run's.
  */
 static int another_run(char *const envp[])
 {
     for (size_t i = 0; envp && envp[i]; i++) {
         const char *v = envp[i];
 
-        if (strncmp(v, "IORECORD_OUTPUT=", 16) == 0 && strcmp(v + 16, rec_out_path) != 0)
+        if (strncmp(v, "IORECORD_OUTPUT=/", 17) == 0 && strcmp(v + 16, rec_out_path) != 0)
             return 1;
         if (strncmp(v, "IORECORD_SPOOL=", 15) == 0 && strcmp(v + 15, rec_spool_path) != 0)
             return 1;

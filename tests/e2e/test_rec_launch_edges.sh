@@ -3,10 +3,13 @@
 # with one line saying why not; never a hang, a lost trace or a line on the
 # program's stderr.
 #   fifo     -o FIFO that nobody reads: exit 2 and one line within the 5 s
-#            wait (not a hang); with a reader, the trace comes through it
+#            wait (not a hang); the library alone with IORECORD_OUTPUT
+#            naming it: the program runs (exit 0, its output), one line;
+#            with a reader, the trace comes through it
 #   nested   iorecord -o outer iorecord -o inner cat: the inner trace holds
 #            cat, the outer one the inner iorecord; the inner command holds
-#            one memfd (the inner run's), not two
+#            one memfd (the inner run's), not two; the library alone with a
+#            relative IORECORD_OUTPUT is not taken for another run
 #   concurrent  a second run on the output of a running one: exit 2 and one
 #            line; the first ends with status 0 and its whole trace
 #   asan     a program built with -fsanitize=address, run by iorecord and
@@ -41,6 +44,13 @@ st=$?
 [ $st -eq 2 ] || die "fifo: no reader: exit $st, not 2 (124: it hung)"
 [ "$(wc -l < fifo.err)" -eq 1 ] && grep -q "nobody read the FIFO" fifo.err ||
     die "fifo: message: $(cat fifo.err)"
+LD_PRELOAD=$LIBIORECORD IORECORD_OUTPUT=nobody.fifo timeout 30 cat /etc/hostname \
+    > fifo.lib.out 2> fifo.lib.err
+st=$?
+[ $st -eq 0 ] || die "fifo: the library alone: exit $st, not 0 (124: it hung)"
+cmp -s /etc/hostname fifo.lib.out || die "fifo: the library alone: cat's output differs"
+[ "$(wc -l < fifo.lib.err)" -eq 1 ] && grep -q "nobody reads" fifo.lib.err ||
+    die "fifo: the library alone: message: $(cat fifo.lib.err)"
 mkfifo read.fifo
 cat read.fifo > through.zst &
 reader=$!
@@ -57,6 +67,14 @@ rec outer.zst "$IORECORD" -o inner.zst -- sh -c \
 pids_of inner.zst | grep -q "/ls \[ls -l /proc/self/fd/\]" || die "nested: the inner trace lacks ls"
 pids_of outer.zst | grep -q "iorecord \[.*iorecord -o inner.zst" ||
     die "nested: the outer trace lacks the inner iorecord"
+
+# not another run: the library alone with a relative IORECORD_OUTPUT; a
+# child that changed directory still writes the one trace
+mkdir sub
+(asan_preload "$LIBIORECORD"; LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}$LIBIORECORD \
+    IORECORD_OUTPUT=rel.zst exec sh -c 'cd sub && cat /etc/hostname') > /dev/null
+[ -e sub/rel.zst ] && die "nested: a relative IORECORD_OUTPUT was taken for another run's"
+pids_of rel.zst | grep -q "/cat \[cat /etc/hostname\]" || die "nested: cat is not in rel.zst"
 
 # --- concurrent
 rec same.zst sh -c 'sleep 2; echo one' > first.out 2> first.err &
