@@ -6,7 +6,8 @@
 #            recorded as native (empty, after its closefrom(3))
 #   steal    as root, a recorded shell runs `setpriv --reuid=65534 ...
 #            rec_privprobe steal`: the prober (uid 65534) holds no memfd,
-#            maps none, can read and truncate nothing; the run ends with
+#            maps none, can read and truncate nothing, and was started
+#            without the preload or IORECORD_ variables; the run ends with
 #            status 0 (no SIGBUS), its output whole, and a trace that reads,
 #            with the shell's and cat's calls and setpriv listed unrecorded
 #            (creds)
@@ -49,6 +50,7 @@ rec steal.zst sh -c "cat /etc/hostname > host.out; setpriv --reuid=65534 \
 st=$?
 [ $st -eq 0 ] || die "steal: exit status $st (a SIGBUS is 135): $(cat steal.err)"
 exp="memfds 0 readable 0 mapped 0 truncated 0 uid 65534
+recorder variables 0
 after 0
 after 1
 after 2

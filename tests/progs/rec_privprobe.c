@@ -14,8 +14,10 @@
  *                           what the kernel holds), whether it reads through
  *                           /proc/self/fd, whether it is mapped, and a raw
  *                           ftruncate of it to 0 (which, unsealed, would
- *                           SIGBUS every process of the run); then a few
- *                           writes to stdout
+ *                           SIGBUS every process of the run); the
+ *                           recorder's variables in its environment
+ *                           (IORECORD_*, the library in LD_PRELOAD); then
+ *                           a few writes to stdout
  *   rec_privprobe threads   (as root) four threads write 1 byte at a time
  *                           to /dev/null while the main thread drops to
  *                           uid/gid 65534 with setresgid/setresuid; then
@@ -35,6 +37,8 @@
 #include <unistd.h>
 
 #define LAST_FD 1100
+
+extern char **environ;
 
 static void answers(void)
 {
@@ -73,7 +77,7 @@ static void answers(void)
 
 static void steal(void)
 {
-    int memfds = 0, readable = 0, truncated = 0, mapped = 0;
+    int memfds = 0, readable = 0, truncated = 0, mapped = 0, preload = 0;
     char link[64], target[256], line[512];
     FILE *maps;
 
@@ -106,8 +110,13 @@ static void steal(void)
             mapped++;
     if (maps)
         fclose(maps);
+    for (char **e = environ; *e; e++)
+        if (strncmp(*e, "IORECORD_", 9) == 0 ||
+            (strncmp(*e, "LD_PRELOAD=", 11) == 0 && strstr(*e, "libiorecord")))
+            preload++;
     printf("memfds %d readable %d mapped %d truncated %d uid %d\n", memfds,
            readable, mapped, truncated, (int)getuid());
+    printf("recorder variables %d\n", preload);
     for (int i = 0; i < 5; i++)
         printf("after %d\n", i);
 }
