@@ -44,8 +44,8 @@ st=$?
 [ $st -eq 2 ] || die "fifo: no reader: exit $st, not 2 (124: it hung)"
 [ "$(wc -l < fifo.err)" -eq 1 ] && grep -q "nobody read the FIFO" fifo.err ||
     die "fifo: message: $(cat fifo.err)"
-LD_PRELOAD=$LIBIORECORD IORECORD_OUTPUT=nobody.fifo timeout 30 cat /etc/hostname \
-    > fifo.lib.out 2> fifo.lib.err
+(asan_preload "$LIBIORECORD"; LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}$LIBIORECORD \
+    IORECORD_OUTPUT=nobody.fifo exec timeout 30 cat /etc/hostname) > fifo.lib.out 2> fifo.lib.err
 st=$?
 [ $st -eq 0 ] || die "fifo: the library alone: exit $st, not 0 (124: it hung)"
 cmp -s /etc/hostname fifo.lib.out || die "fifo: the library alone: cat's output differs"
