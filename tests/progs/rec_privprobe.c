@@ -7,8 +7,9 @@
  *
  *   rec_privprobe answers   the fds in 3..1099 that answer fstat, lseek,
  *                           write(fd, "", 0), read(fd, buf, 0), ftruncate,
- *                           mmap or fcntl(F_GETFD) through libc, one line
- *                           per call: what the program can notice
+ *                           mmap, fcntl(F_GETFD), fdopen or dprintf(fd,
+ *                           "%s", "") through libc, one line per call:
+ *                           what the program can notice
  *   rec_privprobe steal     as a process that dropped its privileges: the
  *                           recorder's memfd among its fds (raw syscalls:
  *                           what the kernel holds), whether it reads through
@@ -43,7 +44,8 @@ extern char **environ;
 static void answers(void)
 {
     static const char *const calls[] = { "fstat", "lseek", "write", "read",
-                                         "ftruncate", "mmap", "fcntl" };
+                                         "ftruncate", "mmap", "fcntl", "fdopen",
+                                         "dprintf" };
     char buf[1];
 
     for (size_t c = 0; c < sizeof(calls) / sizeof(calls[0]); c++) {
@@ -66,7 +68,14 @@ static void answers(void)
                 if (m != MAP_FAILED)
                     munmap(m, 4096);
                 break;
-            default: r = fcntl(fd, F_GETFD); break;
+            case 6: r = fcntl(fd, F_GETFD); break;
+            case 7: {
+                FILE *f = fdopen(fd, "r");
+
+                r = f ? 0 : -1;   /* natively only on a closed fd: never closed here */
+                break;
+            }
+            default: r = dprintf(fd, "%s", ""); break;
             }
             if (r != -1 || errno != EBADF)
                 printf(" %d", fd);
