@@ -56,7 +56,7 @@ OBJ := $(BUILD)/obj
 FORMATS_SRC  := $(wildcard formats/*.c)
 RULES_SRC    := $(wildcard rules/*.c)
 ANALYZER_SRC := $(wildcard analyzer/*.c)
-RECLIB_SRC   := $(filter-out recorder/iorecord.c recorder/collector.c,$(wildcard recorder/*.c))
+RECLIB_SRC   := $(filter-out recorder/iorecord.c recorder/collector.c $(wildcard recorder/launch_*.c),$(wildcard recorder/*.c))
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 SAMPLE_SRC   := $(wildcard samples/*.c)
@@ -140,7 +140,7 @@ $(LIBIORECORD): $(call obj,$(RECLIB_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -ldl -lpthread
 
-$(IORECORD): $(call obj,recorder/iorecord.c recorder/collector.c recorder/segment.c recorder/frame.c) $(LIBIOTRACE)
+$(IORECORD): $(call obj,recorder/iorecord.c recorder/collector.c recorder/segment.c recorder/frame.c $(wildcard recorder/launch_*.c)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 

@@ -293,7 +293,7 @@ int collector_start(struct collector *c, int trace_fd, const char *output,
     int live[2] = { -1, -1 }, err, sized;
 
     memset(c, 0, sizeof(*c));
-    c->seg_fd = memfd_create("iorecord", MFD_CLOEXEC);
+    c->seg_fd = memfd_create("iorecord", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (c->seg_fd < 0)
         goto fail;
     /* A file size limit (ulimit -f) counts the memfd too: past it, EFBIG
@@ -302,6 +302,15 @@ int collector_start(struct collector *c, int trace_fd, const char *output,
     sized = ftruncate(c->seg_fd, (off_t)size) == 0;
     sigaction(SIGXFSZ, &old, NULL);
     if (!sized)
+        goto fail;
+    /*
+     * Every recorded process maps the whole segment: one that shrank it
+     * would kill the collector and every other process with SIGBUS at
+     * their next touch of the lost pages. Its size is fixed for good
+     * (writes stay open: the records are written through the mapping).
+     */
+    if (fcntl(c->seg_fd, F_ADD_SEALS,
+              F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
         goto fail;
     c->seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, c->seg_fd, 0);
     if (c->seg == MAP_FAILED) {

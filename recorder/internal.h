@@ -160,6 +160,8 @@ void rec_own_fd_set(int kind, int fd);
 int rec_own_fd_get(int kind);
 /* A close-on-exec duplicate of fd at a high number (-1 when none). */
 int rec_fd_high(int fd);
+/* Say in the trace (lost, fds_in_range) when ours take the program's numbers. */
+void rec_own_fds_report(void);
 
 /* --------------------------------------------------------- tracefile.c */
 

@@ -5,8 +5,8 @@
  *
  * Checks everything that would make a silent empty trace before running:
  * the command exists, is dynamically linked (the preload needs the dynamic
- * loader) and not setuid/setgid to someone else (secure-exec drops
- * LD_PRELOAD), and the output can be created. Then it creates the spool file
+ * loader) and not setuid/setgid to someone else nor given file
+ * capabilities (secure-exec drops LD_PRELOAD), and the output can be created. Then it creates the spool file
  * the processes write the trace to, measures the TSC rate once for every
  * process of the run, runs the command, passes signals on, records the
  * command's death when a signal killed it (the victim could not), renames
@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@
 #include "collector.h"
 #include "install_dirs.h"
 #include "iotrace.h"
+#include "launch.h"
 #include "msg.h"
 #include "version.h"
 
@@ -62,6 +64,12 @@ static pid_t child;
  * device or FIFO, which is written in place.
  */
 static char spool[PATH_MAX];
+/*
+ * Held open for the whole run: the spool (its flock tells another run with
+ * the same output that this one is writing it), or the FIFO written in
+ * place, opened once a reader was there (launch_output.c).
+ */
+static int spool_fd = -1, fifo_fd = -1;
 
 /* The one fatal path: "iorecord: MESSAGE[: strerror(err)]", then exit(code). */
 __attribute__((format(printf, 3, 4), noreturn))
@@ -202,6 +210,10 @@ static void check_executable(const char *path, int depth)
         ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
         die(126, 0, "'%s' is setuid/setgid: the recorder cannot be preloaded "
                     "into it", path);
+    /* file capabilities make a secure exec too, but for root */
+    if (getuid() != 0 && getxattr(path, "security.capability", hdr, sizeof(hdr)) > 0)
+        die(126, 0, "'%s' has file capabilities: the recorder cannot be "
+                    "preloaded into it", path);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         die(126, errno, "cannot read '%s'", path);
@@ -287,16 +299,28 @@ static const char *sandbox_env(void)
     return v;
 }
 
-static void set_env(const char *lib, const char *out, int stacks,
+static void set_env(const char *lib, const char *cmd, const char *out, int stacks,
                     const struct collector *col)
 {
     const char *old = getenv("LD_PRELOAD");
-    char buf[2 * PATH_MAX + 2];
+    char buf[3 * PATH_MAX + 2], asan[256];
     char num[32];
 
     /* After any existing preload: a sanitizer runtime must stay first. */
     if (!old || !*old || join(buf, sizeof(buf), old, strlen(old), ":", lib))
         join(buf, sizeof(buf), lib, strlen(lib), "", "");
+    /* A program built with ASan needs its runtime first (launch_asan.c). */
+    if (!(old && (strncmp(old, "libasan", 7) == 0 || strstr(old, "/libasan"))) &&
+        launch_asan_runtime(cmd, asan, sizeof(asan))) {
+        char rest[sizeof(buf)];
+
+        strcpy(rest, buf);
+        join(buf, sizeof(buf), asan, strlen(asan), ":", rest);
+        /* ours to take off again for its children (rec_env_fix) */
+        setenv("IORECORD_ASAN", asan, 1);
+    } else {
+        unsetenv("IORECORD_ASAN");
+    }
     setenv("LD_PRELOAD", buf, 1);
     setenv("IORECORD_OUTPUT", out, 1);
     /* Unset when writing in place: one from an outer recording is not ours. */
@@ -327,8 +351,20 @@ static void set_env(const char *lib, const char *out, int stacks,
 static void start_collector(struct collector *col, const char *output,
                             const char *out)
 {
-    int fd = open(spool[0] ? spool : out, O_WRONLY | O_APPEND | O_NOFOLLOW |
-                  O_CLOEXEC);
+    int fd = fifo_fd;
+
+    fifo_fd = -1;   /* the collector's now, or closed */
+    /* The spool's own open file, whose flock the collector then holds on
+       too, should iorecord be killed while it writes. */
+    if (fd < 0 && spool_fd >= 0) {
+        fd = fcntl(spool_fd, F_DUPFD_CLOEXEC, 3);
+        if (fd >= 0 && fcntl(fd, F_SETFL, O_APPEND) != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (fd < 0)
+        fd = open(spool[0] ? spool : out, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 
     if (fd < 0 || collector_start(col, fd, output, spool, out) != 0) {
         if (fd >= 0)
@@ -383,7 +419,8 @@ static void record_kill(const char *path, const char *output, pid_t pid, int sig
     }
     n = iot_chunk_compress(ch, &h, recs, frame, sizeof(frame));
     iot_chunker_free(ch);
-    fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    /* not waiting for a FIFO's reader to come back */
+    fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (n == 0 || fd < 0)
         return;
     if (write(fd, frame, n) != (ssize_t)n)
@@ -449,8 +486,17 @@ static void open_output(const char *output, const char *out)
     if (exists && S_ISLNK(st.st_mode))
         die(2, 0, "'%s' is a symbolic link: not writing the trace through it",
             output);
+    if (exists && S_ISFIFO(st.st_mode)) {
+        fifo_fd = launch_fifo_open(out);
+        if (fifo_fd < 0 && errno == ENXIO)
+            die(2, 0, "cannot open trace '%s': nobody read the FIFO for %d s",
+                output, LAUNCH_FIFO_WAIT_MS / 1000);
+        if (fifo_fd < 0)
+            die(2, errno, "cannot open trace '%s'", output);
+        return;
+    }
     if (exists && !S_ISREG(st.st_mode)) {
-        /* Not truncated: /dev/null, a FIFO with a reader; a directory fails. */
+        /* Not truncated: /dev/null, a device; a directory fails. */
         fd = open(out, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
             die(2, errno, "cannot open trace '%s'", output);
@@ -474,7 +520,12 @@ static void open_output(const char *output, const char *out)
         unlink(spool);
         die(2, err, "cannot open trace '%s'", output);
     }
-    close(fd);
+    if (launch_spool_claim(fd, spool) != 0) {
+        unlink(spool);
+        die(2, 0, "'%s' is being written by another iorecord run: not writing it too",
+            output);
+    }
+    spool_fd = fd;
 }
 
 /*
@@ -579,7 +630,7 @@ int main(int argc, char **argv)
     absolutize(output, out, sizeof(out));
     open_output(output, out);
     start_collector(&col, output, out);
-    set_env(lib, out, stacks, &col);
+    set_env(lib, cmd, out, stacks, &col);
     make_once_flag();
     forward_signals();
     child = fork();

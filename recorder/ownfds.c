@@ -4,17 +4,35 @@
  * (with one). They sit at high numbers, out of the program's usual range;
  * to the program they are not open: close, dup and fcntl on them fail with
  * EBADF, close_range and closefrom pass over them, and a dup2 onto one of
- * their numbers moves ours away first.
+ * their numbers moves ours away first. Each is marked REC_FD_OWN in the
+ * wrappers' fd table (wrap.h), so the other wrappers that take an fd (read,
+ * write, lseek, fstat, mmap, ftruncate, ...) fail with EBADF on it at no
+ * cost to their hot path. What still shows them: /proc/self/fd, raw
+ * syscalls, and calls the recorder does not wrap (poll, ioctl, ...).
  */
 #include <fcntl.h>
+#include <sys/resource.h>
 
 #include "internal.h"
+#include "wrap.h"
 
 static int own[3] = { -1, -1, -1 };   /* by REC_OWN_* */
 
+/* The wrappers' mark of fd, set or cleared here only (rec_fd_set keeps off it). */
+static void own_mark(int fd, unsigned state)
+{
+    if ((unsigned)fd < REC_FD_SEEN)
+        __atomic_store_n(&rec_fd_state[(unsigned)fd], (uint8_t)state, __ATOMIC_RELAXED);
+}
+
 void rec_own_fd_set(int kind, int fd)
 {
-    __atomic_store_n(&own[kind], fd, __ATOMIC_RELEASE);
+    int old = __atomic_exchange_n(&own[kind], fd, __ATOMIC_ACQ_REL);
+
+    if (old >= 0 && old != fd)
+        own_mark(old, REC_FD_UNSEEN);
+    if (fd >= 0)
+        own_mark(fd, REC_FD_OWN);
 }
 
 int rec_own_fd_get(int kind)
@@ -97,4 +115,24 @@ int rec_close_range_around(unsigned first, unsigned last, int flags)
     for (int k = 0; k < 3; k++)
         keep[k] = rec_own_fd_get(k);
     return rec_seg_close_range_except(first, last, flags, keep, 3);
+}
+
+/*
+ * Our fds below the soft fd limit take numbers the program has natively
+ * (the hard limit left no room above it, segment.h): it gets EMFILE that
+ * many opens early. Said in the trace, once per process.
+ */
+void rec_own_fds_report(void)
+{
+    struct rlimit rl;
+    uint64_t in_range = 0;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= 1024)
+        return;
+    for (int k = 0; k < 3; k++)
+        if (rec_own_fd_get(k) >= 0 && (rlim_t)rec_own_fd_get(k) < rl.rlim_cur)
+            in_range++;
+    if (in_range)
+        rec_lost("fds_in_range", in_range);
 }

@@ -447,11 +447,12 @@ extern char rec_preload_start[];   /* LD_PRELOAD at start-up, if it named us */
 
 /*
  * envp with LD_PRELOAD, IORECORD_OUTPUT, IORECORD_SPOOL, IORECORD_STACKS, IORECORD_SANDBOX and
- * IORECORD_TSC set for a child of this recording. Allocated with mmap (safe in a vfork
+ * IORECORD_TSC set for a child of this recording, first (when not NULL)
+ * put at the head of LD_PRELOAD. Allocated with mmap (safe in a vfork
  * child); release with rec_env_free(). Returns envp itself when nothing
  * needs to change or on failure.
  */
-char **rec_env_fix(char *const envp[]);
+char **rec_env_fix(char *const envp[], const char *first);
 void rec_env_free(char **fixed, char *const envp[]);
 /*
  * Under a collector, IORECORD_COLLECT and IORECORD_PROC (this process's
@@ -478,6 +479,33 @@ static inline char *rec_stpnum(char *dst, unsigned long long v)
     *dst = '\0';
     return dst;
 }
+
+/*
+ * Programs the preload cannot enter (enterable.c): why (static, setuid,
+ * fcaps, no_library), or NULL, and in asan (REC_ASAN_NAME bytes) the ASan
+ * runtime a program that can be entered needs first ("" none); the environment for a child (rec_env_fix's,
+ * or rec_env_unpreload's when it must not be preloaded, or envp itself when
+ * another launcher set it up, which sets *why so that the caller hides our
+ * fds from the exec as for an unrecordable program); the recorder's fds of
+ * a collector made close-on-exec (0) or inheritable again (1).
+ */
+#define REC_ASAN_NAME 64
+const char *rec_unrecordable(const char *path, char *asan);
+char **rec_env_child(char *const envp[], const char **why, const char *asan);
+void rec_own_fds_inherit(int inherit);
+
+/*
+ * Credentials (creds.c): let go of the recording for good in this process
+ * (its credentials are about to change); whether it has; a syscall()
+ * about to be made (number, six words); the same at start-up for a
+ * secure-exec process; envp for a child without this library's preload
+ * or any IORECORD_ variable (release with rec_env_free).
+ */
+void rec_let_go(void);
+int rec_unpreloaded(void);
+void rec_creds_syscall(long n, const long *a);
+void rec_creds_startup(void);
+char **rec_env_unpreload(char *const envp[]);
 
 /* Raw helpers that never go through a wrapper. */
 void rec_warn(const char *msg, int err);

@@ -245,18 +245,39 @@ int rec_seg_locked(int fd, uint32_t i)
 
 int rec_seg_fd_high(int fd, int dup_cmd, long margin)
 {
-    struct rlimit rl;
+    struct rlimit rl, lifted;
     long lim = 1024;
-    int nfd = -1;
+    int nfd = -1, restore = 0;
 
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
         lim = (long)rl.rlim_cur;
+        /*
+         * Under a low soft limit (ulimit -n 64) the top of the program's
+         * range is the program's own: it gets EMFILE there, and ours
+         * would take numbers it has natively. When the hard limit allows,
+         * lift the soft one for the dup and put it back at once: an fd
+         * above the soft limit stays open, and the program can neither
+         * be given its number nor dup onto it.
+         */
+        if (lim < 1024 && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur)) {
+            lifted = rl;
+            lifted.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 1024
+                                  ? 1024 : rl.rlim_max;
+            if (setrlimit(RLIMIT_NOFILE, &lifted) == 0) {
+                restore = 1;
+                lim = (long)lifted.rlim_cur;
+                margin = margin < lim - (long)rl.rlim_cur ? margin : lim - (long)rl.rlim_cur;
+            }
+        }
+    }
     /* no higher than ~1000: fork copies the fd table up to the highest
        open fd, and every fork of the program would pay for a high one */
     if (lim > 1024)
         lim = 1024;
     for (long want = lim - margin; want >= 10 && nfd < 0; want = want * 3 / 4)
         nfd = (int)syscall(SYS_fcntl, fd, dup_cmd, want);
+    if (restore)
+        setrlimit(RLIMIT_NOFILE, &rl);
     return nfd;
 }
 

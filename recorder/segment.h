@@ -192,7 +192,10 @@ int rec_seg_locked(int fd, uint32_t i);
  * number at most `margin` below min(RLIMIT_NOFILE, 1024), stepping down by a
  * quarter; -1 when none from 10 up is free. The recorder's fds (the trace,
  * or the collector's memfd and pipe) live there, out of the program's usual
- * range: iorecord's take margin 16, the library's trace 8.
+ * range: iorecord's take margin 16, the library's trace 8. A soft limit
+ * below 1024 is lifted for the dup (towards the hard limit, at most 1024)
+ * and put back, so that ours sit above the program's whole range; only
+ * when the hard limit equals the soft one do they take its top numbers.
  */
 int rec_seg_fd_high(int fd, int dup_cmd, long margin);
 

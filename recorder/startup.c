@@ -115,6 +115,8 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv)
     rec_fork_init();
     rec_active = 1;
     rec_thread_init(1, rec_now_ns());
+    rec_own_fds_report();
+    rec_creds_startup();
 out:
     rec_guard = 0;
     errno = saved;

@@ -132,11 +132,19 @@ static int open_trace(void)
             rec_spool_path[0] = '\0';   /* nor for our exec'd children */
     }
     if (fd < 0) {
+        /* O_NONBLOCK, then cleared: a FIFO nobody reads would hold the
+           program in our constructor for as long as nobody came. */
         fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
-                          O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-                          0600);
+                          O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+                          O_CLOEXEC, 0600);
+        if (fd >= 0)
+            syscall(SYS_fcntl, fd, F_SETFL, O_APPEND);
         if (fd < 0 && errno == ELOOP) {
             rec_warn_refuse("is a symbolic link: not writing the trace through it");
+            return -1;
+        }
+        if (fd < 0 && errno == ENXIO) {
+            rec_warn_refuse("is a FIFO nobody reads: not waiting for a reader");
             return -1;
         }
         if (fd < 0) {

@@ -32,9 +32,11 @@
 enum rec_fd_state {
     REC_FD_UNSEEN = 0,  /* not seen made: its first data call names it */
     REC_FD_QUIET,       /* made by a wrapped call, nothing through it since */
-    REC_FD_BUSY         /* data went through it (read, write, map, copy, size
+    REC_FD_BUSY,        /* data went through it (read, write, map, copy, size
                            change), or it shares its file with another fd
                            (dup, fork) through which data may go */
+    REC_FD_OWN          /* the recorder's own (ownfds.c): to the program it
+                           is not open; only ownfds.c sets or clears it */
 };
 
 /*
@@ -53,7 +55,8 @@ static inline unsigned rec_fd_get(int fd)
 
 static inline void rec_fd_set(int fd, unsigned state)
 {
-    if ((unsigned)fd < REC_FD_SEEN && rec_guard != REC_GUARD_OFF)
+    if ((unsigned)fd < REC_FD_SEEN && rec_guard != REC_GUARD_OFF &&
+        rec_fd_get(fd) != REC_FD_OWN)
         __atomic_store_n(&rec_fd_state[(unsigned)fd], (uint8_t)state,
                          __ATOMIC_RELAXED);
 }
@@ -106,15 +109,55 @@ static inline int rec_fd_wants_size(int fd)
 void rec_fd_first_data(int fd);
 
 /*
+ * Whether fd is one of the recorder's own: a call of the program that
+ * names it fails with EBADF, as on an fd that is not open (CALL_REAL_FD).
+ */
+static inline int rec_fd_ours(int fd)
+{
+    return (unsigned)fd < REC_FD_SEEN && rec_fd_get(fd) == REC_FD_OWN;
+}
+
+/*
  * A data call is about to be made on fd: name fd first if it is new to us
  * (before the call's own stamps, so its time is not the call's), and note
- * that data goes through it.
+ * that data goes through it. Returns 1 when fd is one of the recorder's
+ * own, which the call must not reach: found on the slow side of the one
+ * compare the hot path makes anyway (an own fd is never BUSY).
  */
-static inline void rec_fd_check(int fd)
+static inline int rec_fd_check(int fd)
 {
-    if (REC_UNLIKELY((unsigned)fd < REC_FD_SEEN && rec_fd_get(fd) != REC_FD_BUSY))
+    if (REC_UNLIKELY((unsigned)fd < REC_FD_SEEN && rec_fd_get(fd) != REC_FD_BUSY)) {
+        if (rec_fd_get(fd) == REC_FD_OWN)
+            return 1;
         rec_fd_first_data(fd);
+    }
+    return 0;
 }
+
+/*
+ * The real call on fd, or EBADF when fd is the recorder's (the program
+ * never opened it). For wrappers off the hot path; those on it use
+ * rec_fd_check's answer.
+ */
+#define CALL_REAL_FD(fail, fd, name, ...)                                      \
+    (REC_UNLIKELY(rec_fd_ours(fd)) ? (errno = EBADF, (fail))                  \
+                                   : CALL_REAL(fail, name, __VA_ARGS__))
+
+/* The real call, or EBADF when own (rec_fd_check's answer) says fd is ours. */
+#define CALL_REAL_OWN(own, fail, name, ...)                                    \
+    (REC_UNLIKELY(own) ? (errno = EBADF, (fail)) : CALL_REAL(fail, name, __VA_ARGS__))
+
+/* WRAP_BODY (real.h) for a call on fd. */
+#define WRAP_BODY_FD(rtype, fail, fd, name, record, ...)                       \
+    uint64_t s0, s1;                                                           \
+    rtype r;                                                                   \
+    if (!rec_active)                                                           \
+        return CALL_REAL_FD(fail, fd, name, __VA_ARGS__);                      \
+    s0 = rec_stamp();                                                          \
+    r = CALL_REAL_FD(fail, fd, name, __VA_ARGS__);                             \
+    s1 = rec_stamp();                                                          \
+    record;                                                                    \
+    return r
 
 /*
  * Record I/O that no wrapper can follow, as the fact (wrap_async.c): what

@@ -145,9 +145,11 @@ static void rec_meta(const struct meta *m, int64_t r, int err, const void *ra, u
     REAL_HERE(rtype, name, params);                                            \
     rtype name params                                                          \
     {                                                                          \
-        WRAP_BODY(rtype, -1, name,                                             \
-                  rec_meta(&(struct meta){ __VA_ARGS__ }, (int64_t)r,          \
-                           ERR_OF(r), __builtin_return_address(0), s0, s1),    \
+        int call_err = EFAULT;                                                 \
+        WRAP_BODY_FD(rtype, -1, ((struct meta){ __VA_ARGS__ }).fd, name,      \
+                  (call_err = ERR_OF(r),                                       \
+                   rec_meta(&(struct meta){ __VA_ARGS__ }, (int64_t)r,         \
+                            call_err, __builtin_return_address(0), s0, s1)),   \
                   UNPAREN args);                                               \
     }
 #define UNPAREN(...) __VA_ARGS__
@@ -169,10 +171,15 @@ static int on_fd(const char *path, int flags, int err)
            ((flags & AT_EMPTY_PATH) && rec_path_readable(path, err) && path[0] == '\0');
 }
 
-/* In a wrapper's record, after the call: r is its result. */
+/*
+ * call_err is the call's errno once it has returned (0: it succeeded), and
+ * EFAULT before: the struct is also built before the call, for the fd the
+ * call works on, and then an empty path, which cannot be read yet, is not
+ * looked at (only a NULL one makes it a call on d).
+ */
 #define M_ATFD(o, d, p, fl)                                                    \
-    .op = (o), .dirfd = (d), .path = on_fd(p, fl, ERR_OF(r)) ? NULL : (p),     \
-    .fd = on_fd(p, fl, ERR_OF(r)) ? (d) : -1
+    .op = (o), .dirfd = (d), .path = on_fd(p, fl, call_err) ? NULL : (p),      \
+    .fd = on_fd(p, fl, call_err) ? (d) : -1
 
 /* ------------------------------------------------------------ stat family */
 

@@ -28,10 +28,10 @@
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
         if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, __VA_ARGS__);                           \
-        rec_fd_check(fd);                                                      \
+            return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
+        int own = rec_fd_check(fd);                                            \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
         s1 = rec_stamp();                                                      \
         rec_io(op, fd, (int64_t)(size), r, ERR_OF(r), s0, s1);                 \
         return r;                                                              \
@@ -81,10 +81,10 @@ void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err, uint32
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
         if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, __VA_ARGS__);                           \
-        rec_fd_check(fd);                                                      \
+            return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
+        int own = rec_fd_check(fd);                                            \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
         s1 = rec_stamp();                                                      \
         rec_fd_call(op, fd, (int64_t)(size), r, ERR_OF(r), IOT_HAS_OFFSET,     \
                     (int64_t)(off), s0, s1);                                   \
@@ -135,10 +135,10 @@ WRAP_IO(ssize_t, writev, IOT_OP_WRITEV,
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
         if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, __VA_ARGS__);                           \
-        rec_fd_check(fd);                                                      \
+            return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
+        int own = rec_fd_check(fd);                                            \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, __VA_ARGS__);                                  \
+        r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
         s1 = rec_stamp();                                                      \
         if (off == -1)                                                         \
             rec_io(op_pos, fd, iov_sum(iov, c, r, ERR_OF(r)), r, ERR_OF(r), s0, s1);         \
@@ -320,9 +320,9 @@ WRAP_OPEN_FIXED(creat64, (const char *p, mode_t m), AT_FDCWD, p,
         uint64_t s0, s1;                                                       \
         rtype r;                                                               \
         if (!rec_active)                                                       \
-            return CALL_REAL(-1, name, fd, off, whence);                       \
+            return CALL_REAL_FD(-1, fd, name, fd, off, whence);                \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(-1, name, fd, off, whence);                              \
+        r = CALL_REAL_FD(-1, fd, name, fd, off, whence);                       \
         s1 = rec_stamp();                                                      \
         ev.op = IOT_OP_LSEEK;                                                  \
         ev.err = ERR_OF(r);                                                    \
@@ -355,7 +355,7 @@ static void rec_simple(unsigned op, int fd, uint32_t more, int64_t size,
 #define WRAP_SYNC(name, op)                                                    \
     int name(int fd)                                                           \
     {                                                                          \
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_FD(int, -1, fd, name,                                        \
                   rec_simple(op, fd, 0, 0, r, ERR_OF(r), s0, s1), fd);         \
     }
 
@@ -367,7 +367,7 @@ WRAP_SYNC(fdatasync, IOT_OP_FDATASYNC)
     {                                                                          \
         if (rec_active)                                                        \
             rec_fd_check(fd);  /* the size it sets is worth its close's fstat */\
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_FD(int, -1, fd, name,                                        \
                   rec_simple(IOT_OP_FTRUNCATE, fd, IOT_HAS_SIZE, (int64_t)len, \
                              r, ERR_OF(r), s0, s1),                            \
                   fd, len);                                                    \
@@ -399,7 +399,7 @@ static void rec_range(unsigned op, int fd, int64_t off, int64_t len, int err, ui
     {                                                                          \
         if (rec_active)                                                        \
             rec_fd_check(fd);                                                  \
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_FD(int, -1, fd, name,                                        \
                   rec_range(IOT_OP_FALLOCATE, fd, (int64_t)off, (int64_t)len,  \
                             ERR_OF(r), s0, s1),                                \
                   fd, mode, off, len);                                         \
@@ -697,10 +697,9 @@ static const int64_t *start_offset(int64_t off_after, ssize_t r, int64_t *o)
     {                                                                          \
         uint64_t s0, s1;                                                       \
         int64_t o;                                                             \
-        rec_fd_check(out);                                                     \
-        rec_fd_check(in);                                                      \
+        int own = rec_fd_check(out) | rec_fd_check(in);                        \
         s0 = rec_stamp();                                                      \
-        ssize_t r = CALL_REAL(-1, name, out, in, off, n);                      \
+        ssize_t r = CALL_REAL_OWN(own, -1, name, out, in, off, n);             \
         s1 = rec_stamp();                                                      \
         rec_copy(IOT_OP_SENDFILE, out, in, (int64_t)n,                         \
                  off && r >= 0 ? start_offset((int64_t)*off, r, &o) : NULL, r, \
@@ -717,10 +716,9 @@ WRAP_SENDFILE(sendfile64, off64_t)
     {                                                                          \
         uint64_t s0, s1;                                                       \
         int64_t o;                                                             \
-        rec_fd_check(out);                                                     \
-        rec_fd_check(in);                                                      \
+        int own = rec_fd_check(out) | rec_fd_check(in);                        \
         s0 = rec_stamp();                                                      \
-        ssize_t r = CALL_REAL(-1, name, in, offin, out, offout, n, fl);        \
+        ssize_t r = CALL_REAL_OWN(own, -1, name, in, offin, out, offout, n, fl); \
         s1 = rec_stamp();                                                      \
         rec_copy(op, out, in, (int64_t)n,                                      \
                  offin && r >= 0 ? start_offset((int64_t)*offin, r, &o) : NULL, \
@@ -742,9 +740,9 @@ WRAP_COPY(splice, IOT_OP_SPLICE)
         if (!rec_active || fd < 0 || (flags & MAP_ANONYMOUS))                  \
             return CALL_REAL(MAP_FAILED, name, addr, len, prot, flags, fd,     \
                              off);                                             \
-        rec_fd_check(fd);                                                      \
+        int own = rec_fd_check(fd);                                            \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(MAP_FAILED, name, addr, len, prot, flags, fd, off);      \
+        r = CALL_REAL_OWN(own, MAP_FAILED, name, addr, len, prot, flags, fd, off); \
         s1 = rec_stamp();                                                      \
         ev.op = IOT_OP_MMAP;                                                   \
         ev.err = r == MAP_FAILED ? errno : 0;                                  \

@@ -209,10 +209,17 @@ static void rec_dprintf(int fd, int r, uint64_t s0, uint64_t s1)
     rec_io(IOT_OP_WRITE, fd, r > 0 ? r : 0, r, ERR_OF(r), s0, s1);
 }
 
-/* dprintf: fd named first if new, before the call's first stamp; no lock. */
+/*
+ * dprintf: fd named first if new, before the call's first stamp; no lock.
+ * On one of the recorder's fds, which it cannot refuse (libc writes inside
+ * it), ours moves away first, as for a dup2 onto it: the call then finds
+ * the number not open, as natively. Not in a vfork child (guard set): its
+ * memory is its parent's.
+ */
 static inline uint64_t fd_enter(int fd, int *held)
 {
-    rec_fd_check(fd);
+    if (REC_UNLIKELY(rec_fd_check(fd)) && !rec_guard)
+        rec_own_fd_move(fd);
     *held = 0;
     return rec_stamp();
 }

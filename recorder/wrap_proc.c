@@ -51,10 +51,10 @@ static int preload_has(const char *list, const char *lib)
  * Layout of a fixed environment: one mapping holding its own size, the
  * pointer array, then the new strings.
  */
-char **rec_env_fix(char *const envp[])
+char **rec_env_fix(char *const envp[], const char *first)
 {
     static char *const empty[] = { NULL };
-    const char *old_preload = NULL;
+    const char *old_preload = NULL, *added = NULL;
     size_t n = 0, size, strsz;
     char tsc[32];
     char *base, *str, **out;
@@ -66,9 +66,12 @@ char **rec_env_fix(char *const envp[])
         envp = empty;
     else if (!rec_ptr_plausible(envp))
         return (char **)envp;   /* the kernel's EFAULT, not our fault */
-    for (; envp[n]; n++)
+    for (; envp[n]; n++) {
         if (has_prefix(envp[n], "LD_PRELOAD="))
             old_preload = envp[n] + 11;
+        if (has_prefix(envp[n], "IORECORD_ASAN="))
+            added = envp[n] + 14;
+    }
     /*
      * An environment without LD_PRELOAD gets the list this process started
      * with (which holds our library, and a sanitizer runtime before it
@@ -76,8 +79,18 @@ char **rec_env_fix(char *const envp[])
      */
     if ((!old_preload || !*old_preload) && rec_preload_start[0])
         old_preload = rec_preload_start;
+    /*
+     * An ASan runtime the launcher or an exec wrapper put first for an ASan
+     * program (IORECORD_ASAN names it) is that program's, not its
+     * children's: a plain child would run with ASan's allocator and leak
+     * report. It is put first again only for a child that needs it.
+     */
+    if (added && *added && old_preload && has_prefix(old_preload, added) &&
+        old_preload[strlen(added)] == ':')
+        old_preload += strlen(added) + 1;
     rec_stpnum(tsc, (unsigned long long)rec_clock_mult());
     strsz = 16 + (old_preload ? strlen(old_preload) + 1 : 0) +
+            (first ? 2 * strlen(first) + 20 : 0) +
             strlen(rec_lib_path) + 20 + strlen(rec_out_path) + 20 + 20 +
             strlen(tsc) + 16 + 20 + 16 + 32 +
             (rec_once_path() ? strlen(rec_once_path()) : 0) +
@@ -100,12 +113,15 @@ char **rec_env_fix(char *const envp[])
             !has_prefix(envp[i], "IORECORD_TSC=") &&
             !has_prefix(envp[i], "IORECORD_SANDBOX=") &&
             !has_prefix(envp[i], "IORECORD_ONCE=") &&
+            !has_prefix(envp[i], "IORECORD_ASAN=") &&
             !has_prefix(envp[i], "IORECORD_WARNED="))
             out[k++] = envp[i];
     /* Appended after any other preload (a sanitizer runtime must stay first). */
     out[k++] = str;
     /* stpcpy, not sprintf: see rec_stpnum */
     str = stpcpy(str, "LD_PRELOAD=");
+    if (first)
+        str = stpcpy(stpcpy(str, first), ":");
     if (old_preload && *old_preload) {
         str = stpcpy(str, old_preload);
         if (!preload_has(old_preload, rec_lib_path))
@@ -120,6 +136,10 @@ char **rec_env_fix(char *const envp[])
         /* Gone once the launcher renamed it: then children open the output. */
         out[k++] = str;
         str = stpcpy(stpcpy(str, "IORECORD_SPOOL="), rec_spool_path) + 1;
+    }
+    if (first) {
+        out[k++] = str;
+        str = stpcpy(stpcpy(str, "IORECORD_ASAN="), first) + 1;
     }
     str = rec_collect_env(out, &k, str);
     out[k++] = str;
@@ -156,66 +176,6 @@ void rec_env_free(char **fixed, char *const envp[])
 /* ------------------------------------------------------------------ exec */
 
 /* --------------------------------------------- programs we cannot enter */
-
-/*
- * Why the preload cannot enter the program at path (issue 17, item 4):
- * "static" (no PT_INTERP: no dynamic loader reads LD_PRELOAD), "setuid"
- * (setuid/setgid to another user: secure-exec drops LD_PRELOAD), or NULL.
- * A #! script is judged by its interpreter. Raw syscalls only: this runs
- * in exec wrappers, perhaps in a vfork child.
- */
-static const char *unrecordable(const char *path, int depth)
-{
-    unsigned char h[512];
-    struct stat st;
-    const char *why = NULL;
-    long n;
-    int fd;
-
-    if (!path)
-        return NULL;
-    fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    if (syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))
-        goto out;
-    if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
-        ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
-        why = "setuid";
-        goto out;
-    }
-    n = syscall(SYS_pread64, fd, h, sizeof(h) - 1, 0L);
-    if (n >= 4 && h[0] == '#' && h[1] == '!' && depth == 0) {
-        char interp[sizeof(h)];
-        size_t i = 2, k = 0;
-
-        h[n] = '\0';
-        while (h[i] == ' ' || h[i] == '\t')
-            i++;
-        while (h[i] && h[i] != ' ' && h[i] != '\t' && h[i] != '\n')
-            interp[k++] = (char)h[i++];
-        interp[k] = '\0';
-        why = k ? unrecordable(interp, 1) : NULL;
-    } else if (n >= 64 && !memcmp(h, ELFMAG, SELFMAG) && h[EI_CLASS] == ELFCLASS64) {
-        Elf64_Ehdr eh;
-        Elf64_Phdr ph;
-
-        memcpy(&eh, h, sizeof(eh));
-        why = "static";
-        for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
-            if (syscall(SYS_pread64, fd, &ph, sizeof(ph),
-                        (long)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) != (long)sizeof(ph))
-                break;
-            if (ph.p_type == PT_INTERP) {
-                why = NULL;
-                break;
-            }
-        }
-    }
-out:
-    syscall(SYS_close, fd);
-    return why;
-}
 
 /* file as execvp would find it: itself when it holds a '/', else along PATH */
 static const char *exec_path(const char *file, char *buf, size_t cap)
@@ -260,28 +220,33 @@ static void rec_unrecorded(const char *path, const char *why)
     rec_call(&ev, path, why, NULL, s, s);
 }
 
-/* An exec or spawn of a program we cannot enter is recorded as unrecorded. */
-static void note_unrecordable(const char *file)
+/*
+ * An exec or spawn of a program we cannot enter (enterable.c) is recorded
+ * as unrecorded; returns why, or NULL. asan (REC_ASAN_NAME bytes): the ASan
+ * runtime the program needs first in LD_PRELOAD, or "".
+ */
+static const char *note_unrecordable(const char *file, char *asan)
 {
     char buf[PATH_MAX], copy[REC_PATH_COPY];
     const char *path, *why;
     int saved = errno;
 
+    asan[0] = '\0';
     if (!rec_active || rec_guard == REC_GUARD_IN || !file)
-        return;
+        return NULL;
     if (rec_filter_may_stand()) {
         /* open, fstat, pread, faccessat: not the program's to make */
         rec_skipped(REC_SKIP_EXEC_CHECK);
-        return;
+        return NULL;
     }
     /* Read before the call, which may not return: a copy that cannot fault. */
     file = rec_path_arg(file, -1, copy, sizeof(copy));
     if (!file) {
         errno = saved;
-        return;
+        return NULL;
     }
     path = exec_path(file, buf, sizeof(buf));
-    why = unrecordable(path, 0);
+    why = rec_unrecordable(path, asan);
     if (why && rec_guard == REC_GUARD_OFF) {
         size_t n = strlen(path);
 
@@ -293,14 +258,32 @@ static void note_unrecordable(const char *file)
         rec_unrecorded(path, why);
     }
     errno = saved;
+    return why;
 }
 
 /* Called by vfork in the parent once the child has exec'd or exited. */
 void rec_vfork_parent(void) __attribute__((visibility("hidden"), used));
+#if defined(__SANITIZE_ADDRESS__)
+#define REC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REC_ASAN 1
+#endif
+#endif
+#ifdef REC_ASAN
+/* ASan's own vfork interceptor calls it; ours is assembly ASan cannot see. */
+void __asan_handle_vfork(void *sp) __attribute__((weak));
+#endif
+
 void rec_vfork_parent(void)
 {
     int saved = errno;
 
+#ifdef REC_ASAN
+    /* The child's frames left redzones below ours on the shared stack. */
+    if (__asan_handle_vfork)
+        __asan_handle_vfork(__builtin_frame_address(0));
+#endif
     if (vfork_note.why) {
         rec_unrecorded(vfork_note.path, vfork_note.why);
         vfork_note.why = NULL;
@@ -317,13 +300,18 @@ static void before_exec(void)
 
 int execve(const char *path, char *const argv[], char *const envp[])
 {
-    char **env = rec_env_fix(envp);
+    char asan[REC_ASAN_NAME];
+    const char *why = note_unrecordable(path, asan);
+    char **env = rec_env_child(envp, &why, asan);
     int r, saved;
 
-    note_unrecordable(path);
     before_exec();
+    if (why)
+        rec_own_fds_inherit(0);
     r = REAL(execve) ? real_execve(path, argv, env) : (errno = ENOSYS, -1);
     saved = errno;
+    if (why)
+        rec_own_fds_inherit(1);
     rec_env_free(env, envp);
     errno = saved;
     return r;
@@ -331,13 +319,18 @@ int execve(const char *path, char *const argv[], char *const envp[])
 
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    char **env = rec_env_fix(envp);
+    char asan[REC_ASAN_NAME];
+    const char *why = note_unrecordable(file, asan);
+    char **env = rec_env_child(envp, &why, asan);
     int r, saved;
 
-    note_unrecordable(file);
     before_exec();
+    if (why)
+        rec_own_fds_inherit(0);
     r = REAL(execvpe) ? real_execvpe(file, argv, env) : (errno = ENOSYS, -1);
     saved = errno;
+    if (why)
+        rec_own_fds_inherit(1);
     rec_env_free(env, envp);
     errno = saved;
     return r;
@@ -345,7 +338,8 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 
 int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    char **env = rec_env_fix(envp);
+    const char *why = NULL;
+    char **env = rec_env_child(envp, &why, NULL);
     int r, saved;
 
     before_exec();
@@ -412,12 +406,17 @@ int execle(const char *path, const char *arg0, ...)
              const posix_spawnattr_t *attr, char *const argv[],                \
              char *const envp[])                                               \
     {                                                                          \
-        char **env = rec_env_fix(envp);                                        \
+        char asan[REC_ASAN_NAME];                                              \
+        const char *why = note_unrecordable(path, asan);                       \
+        char **env = rec_env_child(envp, &why, asan);                          \
         int r;                                                                 \
-        note_unrecordable(path);                                               \
+        if (why)                                                               \
+            rec_own_fds_inherit(0);                                            \
         r = REAL(name) ? real_##name(pid, path, fa, attr, argv, env)           \
                            : ENOSYS;                                           \
         int saved = errno;                                                     \
+        if (why)                                                               \
+            rec_own_fds_inherit(1);                                            \
         rec_env_free(env, envp);                                               \
         errno = saved;                                                         \
         return r;                                                              \

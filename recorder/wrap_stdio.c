@@ -756,9 +756,9 @@ FILE *fdopen(int fd, const char *mode)
     FILE *r;
 
     if (!rec_active)
-        return CALL_REAL(NULL, fdopen, fd, mode);
+        return CALL_REAL_FD(NULL, fd, fdopen, fd, mode);
     s0 = rec_stamp();
-    r = CALL_REAL(NULL, fdopen, fd, mode);
+    r = CALL_REAL_FD(NULL, fd, fdopen, fd, mode);
     s1 = rec_stamp();
     rec_fopen(IOT_OP_FDOPEN, NULL, mode, fd, r, r ? 0 : errno, s0, s1);
     return r;

@@ -108,6 +108,7 @@ __attribute__((no_sanitize_address)) long syscall(long n, ...)
     case SYS_io_uring_setup: case SYS_io_uring_enter: case SYS_io_submit:
         break;
     default:
+        rec_creds_syscall(n, a);
         return CALL_REAL(-1, syscall, n, a[0], a[1], a[2], a[3], a[4], a[5]);
     }
     s0 = rec_stamp();

@@ -1,0 +1,30 @@
+/*
+ * launch.h - iorecord's checks and set-up beyond its main file
+ * (launch_*.c, linked into iorecord only).
+ */
+#ifndef LAUNCH_H
+#define LAUNCH_H
+
+#include <stddef.h>
+
+/*
+ * Whether the ELF program at path needs an AddressSanitizer runtime
+ * (DT_NEEDED libasan.so.N): 1 with its name in name (cap bytes), else 0.
+ */
+int launch_asan_runtime(const char *path, char *name, size_t cap);
+
+/*
+ * The FIFO at path opened for writing once a reader has it open, waiting
+ * at most LAUNCH_FIFO_WAIT_MS: the fd (blocking), or -1 (errno ENXIO when
+ * nobody came to read).
+ */
+#define LAUNCH_FIFO_WAIT_MS 5000
+int launch_fifo_open(const char *path);
+
+/*
+ * Claim the spool (fd, its open file) for this run, and learn whether
+ * another run is writing a spool of the same output: 0, or -1 when one is.
+ */
+int launch_spool_claim(int fd, const char *spool);
+
+#endif
