@@ -370,6 +370,14 @@ void rec_flush_all(void);
 void rec_finish(int status, int sig);
 /* Note the status main() returned or exit() was given. */
 void rec_note_status(int status);
+/*
+ * fork.c's fork handlers, which a fork that libc does not make (a raw fork
+ * or clone: wrap_clone.c) runs as pthread_atfork would, the prepare
+ * handler before the stack walker's (rec_stack_fork_*), the others after.
+ */
+void rec_fork_prepare(void);
+void rec_fork_parent(void);
+void rec_fork_child(void);
 /* Record that `pid` (a child) was killed by `sig`, seen by waitpid. */
 void rec_child_killed(pid_t pid, int sig);
 /* A thread renamed itself (self != 0) or another thread. */
@@ -391,6 +399,10 @@ void rec_trace_fd_move(void);
 
 /* Warm the unwinder up and learn this library's address range. */
 void rec_stack_init(void);
+/* Its fork handlers (pthread_atfork's, and a raw fork's: wrap_clone.c). */
+void rec_stack_fork_prepare(void);
+void rec_stack_fork_parent(void);
+void rec_stack_fork_child(void);
 /* The caller's stack as the SPEC's string, or NULL; cached, never freed. */
 const char *rec_stack_capture(void);
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/single_threaded.h>
+#include <sys/uio.h>
 
 #include "rec.h"
 
@@ -227,6 +228,32 @@ static inline uint64_t rec_stdio_enter(int locks, FILE *f, int *held)
     record;                                                                    \
     rec_stream_release((f), held_);                                            \
     return r
+
+/*
+ * syscall(n) for n a fork, vfork, clone or clone3, a[] its arguments, made
+ * through sys (libc's syscall()): the child recorded as a fork's, or
+ * declared unrecorded (wrap_clone.c).
+ */
+long rec_raw_clone(long n, const long a[6], long (*sys)(long, ...));
+
+/* The bytes an iovec array names (0 when it is not one a kernel takes). */
+static inline int64_t iov_sum(const struct iovec *iov, int n)
+{
+    int64_t s = 0;
+
+    if (!iov || n <= 0 || n > 1024)
+        return 0;
+    for (int i = 0; i < n; i++)
+        s += (int64_t)iov[i].iov_len;
+    return s;
+}
+
+/*
+ * Record a call on fd with its size, and the fields `more` names of those
+ * given (the offset): pread, pwrite and their kin (wrap_posix.c).
+ */
+void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err,
+                 uint32_t more, int64_t offset, uint64_t s0, uint64_t s1);
 
 #pragma GCC visibility pop
 

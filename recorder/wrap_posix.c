@@ -7,7 +7,6 @@
  * recorder never changes it), return the real result untouched.
  */
 #include <fcntl.h>
-#include <linux/aio_abi.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <string.h>
@@ -45,20 +44,8 @@ WRAP_IO(ssize_t, write, IOT_OP_WRITE, (int fd, const void *buf, size_t n), fd,
 
 /* ------------------------------------------------- calls with an offset */
 
-static int64_t iov_sum(const struct iovec *iov, int n)
-{
-    int64_t s = 0;
-
-    if (!iov || n <= 0 || n > 1024)
-        return 0;
-    for (int i = 0; i < n; i++)
-        s += (int64_t)iov[i].iov_len;
-    return s;
-}
-
-static void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret,
-                        int err, uint32_t more, int64_t offset,
-                        uint64_t s0, uint64_t s1)
+void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err,
+                 uint32_t more, int64_t offset, uint64_t s0, uint64_t s1)
 {
     /* Not zeroed: only what `has` names is read (see rec_stdio). */
     struct iot_event ev;
@@ -751,124 +738,5 @@ int msync(void *addr, size_t len, int flags)
 
     s1 = rec_stamp();
     rec_mem(IOT_OP_MSYNC, addr, len, r, ERR_OF(r), s0, s1);
-    return r;
-}
-
-/* ------------------------------------------------------------- syscall() */
-
-/*
- * A program's syscall(SYS_read, ...) is the same I/O as read(): recorded
- * like the libc function (issue 17, item 4), and io_uring and Linux AIO
- * submissions, which nothing else sees, as the fact (op async). The
- * recorder's own raw syscalls come here too (it calls syscall() and this
- * library exports it): a call from inside this library's image passes
- * straight through.
- */
-REAL_HERE(long, syscall, (long, ...));
-
-static int from_self(const void *ra)
-{
-    return (const char *)ra >= __ehdr_start && (const char *)ra < _end;
-}
-
-static int close_checked(int fd)
-{
-    if (rec_own_fd(fd)) {
-        errno = EBADF;
-        return -1;
-    }
-    return (int)CALL_REAL(-1, syscall, (long)SYS_close, (long)fd);
-}
-
-/* Linux AIO: one record per iocb submitted (the kernel's layout). */
-static void rec_io_submit(const long *a, long r, int err, uint64_t s0, uint64_t s1)
-{
-    const struct iocb *const *cbs = (const struct iocb *const *)a[2];
-
-    for (long i = 0; cbs && i < a[1] && i < 1024; i++)
-        if (cbs[i])
-            rec_async("io_submit", (int)cbs[i]->aio_fildes, (int64_t)cbs[i]->aio_nbytes,
-                      cbs[i]->aio_offset, r, err, s0, s1);
-}
-
-/*
- * The six argument words are read whatever the caller passed, as the
- * kernel's interface does (glibc's syscall() is assembly that loads six
- * registers): the sixth comes from the caller's stack, so AddressSanitizer
- * must not check these reads.
- */
-__attribute__((no_sanitize_address)) long syscall(long n, ...)
-{
-    va_list ap;
-    long a[6], r;
-    uint64_t s0, s1;
-    int fd, err;
-
-    va_start(ap, n);
-    for (int i = 0; i < 6; i++)
-        a[i] = va_arg(ap, long);
-    va_end(ap);
-    if (!rec_active || rec_guard || from_self(__builtin_return_address(0)))
-        return CALL_REAL(-1, syscall, n, a[0], a[1], a[2], a[3], a[4], a[5]);
-    fd = (int)a[0];
-    switch (n) {
-    case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64:
-    case SYS_readv: case SYS_writev:
-        rec_fd_check(fd);
-        break;
-    case SYS_open: case SYS_openat: case SYS_close:
-    case SYS_io_uring_setup: case SYS_io_uring_enter: case SYS_io_submit:
-        break;
-    default:
-        return CALL_REAL(-1, syscall, n, a[0], a[1], a[2], a[3], a[4], a[5]);
-    }
-    s0 = rec_stamp();
-    r = n == SYS_close ? close_checked(fd)
-                       : CALL_REAL(-1, syscall, n, a[0], a[1], a[2], a[3], a[4], a[5]);
-    s1 = rec_stamp();
-    err = ERR_OF(r);
-    switch (n) {
-    case SYS_read:
-    case SYS_write:
-        rec_io(n == SYS_read ? IOT_OP_READ : IOT_OP_WRITE, fd, a[2], r, err, s0, s1);
-        break;
-    case SYS_readv:
-    case SYS_writev:
-        rec_io(n == SYS_readv ? IOT_OP_READV : IOT_OP_WRITEV, fd,
-               iov_sum((const struct iovec *)a[1], (int)a[2]), r, err, s0, s1);
-        break;
-    case SYS_pread64:
-    case SYS_pwrite64:
-        rec_fd_call(n == SYS_pread64 ? IOT_OP_PREAD : IOT_OP_PWRITE, fd, a[2], r, err,
-                    IOT_HAS_OFFSET, a[3], s0, s1);
-        break;
-    case SYS_open:
-        rec_open(AT_FDCWD, (const char *)a[0], (int)a[1], (int)r, err, s0, s1);
-        break;
-    case SYS_openat:
-        rec_open(fd, (const char *)a[1], (int)a[2], (int)r, err, s0, s1);
-        break;
-    case SYS_close: {
-        struct iot_event ev = rec_event(IOT_OP_CLOSE, r, err);
-
-        rec_fd_unmark(fd);
-        ev.has |= IOT_HAS_FD;
-        ev.fd = fd;
-        rec_call(&ev, NULL, NULL, NULL, s0, s1);
-        break;
-    }
-    case SYS_io_uring_setup:
-        rec_fd_mark((int)r);
-        rec_async("io_uring_setup", r >= 0 ? (int)r : -1, -1, 0, r, err, s0, s1);
-        break;
-    case SYS_io_uring_enter:
-        rec_async("io_uring_enter", fd, -1, 0, r, err, s0, s1);
-        break;
-    case SYS_io_submit:
-        rec_io_submit(a, r, err, s0, s1);
-        break;
-    default:
-        break;
-    }
     return r;
 }
