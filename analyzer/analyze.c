@@ -201,6 +201,21 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
         if (st->unrecorded > ENGINE_UNSEEN_NAMED)
             fprintf(stderr, ", ...");
     }
+    if (res->stats.lost_records) {
+        const struct engine_stats *st = &res->stats;
+
+        fprintf(stderr, "; the recorder lost:");
+        for (size_t k = 0; k < st->nlost_why; k++) {
+            fprintf(stderr, "%s %s ", k ? "," : "", st->lost_why[k]);
+            if (st->lost_why_uncounted[k] && !st->lost_why_calls[k])
+                fprintf(stderr, "(uncounted)");
+            else
+                fprintf(stderr, "%s%llu", st->lost_why_uncounted[k] ? "at least " : "",
+                        (unsigned long long)st->lost_why_calls[k]);
+        }
+        if (st->lost_more_why)
+            fprintf(stderr, ", ...");
+    }
     if (res->stats.async_calls)
         fprintf(stderr, "; async I/O (io_uring, aio) on %llu fd%s not analysed (%llu call%s)",
                 (unsigned long long)res->stats.async_fds, res->stats.async_fds == 1 ? "" : "s",

@@ -24,12 +24,16 @@ struct tinfo {
     const char *name;
 };
 
-/* What the recorder could not see (issue 17): an unrecorded exec, or async I/O by call. */
+/* What the recorder could not see: an unrecorded exec, async I/O by call, or what it lost. */
 struct unseen {
     int32_t pid;
-    const char *what, *why;        /* path and reason, or the async call's name */
-    uint64_t calls;                /* async: calls of this name */
+    const char *what, *why;        /* path and reason, the async call's name, or lost_what */
+    uint64_t calls;                /* async: calls of this name; lost: calls lost (their sizes) */
+    int count_unknown;             /* lost: a record said it could not count */
 };
+
+/* The `what` of every lost record: compared by pointer, as the interned strings are. */
+static const char lost_what[] = "lost";
 
 #define INFO_UNSEEN 64             /* distinct ones listed */
 
@@ -80,11 +84,24 @@ static void tinfo_set(struct info *in, int32_t pid, int32_t tid, const char *nam
 
 static void info_unseen(struct info *in, const struct iot_event *ev)
 {
-    const char *what = ev->op == IOT_OP_UNRECORDED ? ((ev->has & IOT_HAS_PATH) ? ev->path : "?")
-                                                   : ((ev->has & IOT_HAS_MODE) ? ev->mode : "?");
-    const char *why = ev->op == IOT_OP_UNRECORDED && (ev->has & IOT_HAS_MODE) ? ev->mode : NULL;
+    const char *mode = (ev->has & IOT_HAS_MODE) ? ev->mode : NULL;
+    const char *what, *why;
     size_t i;
 
+    switch (ev->op) {
+    case IOT_OP_UNRECORDED:
+        what = (ev->has & IOT_HAS_PATH) ? ev->path : "?";
+        why = mode;
+        break;
+    case IOT_OP_LOST:
+        what = lost_what;
+        why = mode ? mode : "?";
+        break;
+    default:
+        what = mode ? mode : "?";
+        why = NULL;
+        break;
+    }
     if (ev->op == IOT_OP_ASYNC && (ev->has & IOT_HAS_FD))
         hmap_put(&in->async_fds, (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->fd, (void *)1);
     for (i = 0; i < in->nun; i++)
@@ -93,9 +110,14 @@ static void info_unseen(struct info *in, const struct iot_event *ev)
     if (i == in->nun) {
         if (in->nun == INFO_UNSEEN)
             return;
-        in->un[in->nun++] = (struct unseen){ev->pid, what, why, 0};
+        in->un[in->nun++] = (struct unseen){ev->pid, what, why, 0, 0};
     }
-    in->un[i].calls++;
+    if (ev->op != IOT_OP_LOST)
+        in->un[i].calls++;
+    else if ((ev->has & IOT_HAS_SIZE) && ev->size > 0)
+        in->un[i].calls += (uint64_t)ev->size;
+    else
+        in->un[i].count_unknown = 1;
 }
 
 static void info_event(struct info *in, const struct iot_event *ev)
@@ -116,7 +138,7 @@ static void info_event(struct info *in, const struct iot_event *ev)
         in->calls++;
         if (ev->op < IOT_OP_COUNT)
             in->per_op[ev->op]++;
-        if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC)
+        if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC || ev->op == IOT_OP_LOST)
             info_unseen(in, ev);
         if (ev->has & IOT_HAS_NO_DUR)
             in->no_dur++;
@@ -235,16 +257,26 @@ static void info_print(struct info *in, struct input *inp)
     for (size_t i = 0; i < in->nt; i++)
         printf("  tid %d (pid %d) %s\n", (int)in->t[i].tid, (int)in->t[i].pid,
                in->t[i].name ? in->t[i].name : "");
-    if (in->per_op[IOT_OP_UNRECORDED] || in->per_op[IOT_OP_ASYNC]) {
+    if (in->per_op[IOT_OP_UNRECORDED] || in->per_op[IOT_OP_ASYNC] || in->per_op[IOT_OP_LOST]) {
         printf("not seen: %llu program%s ran unrecorded, %llu async I/O call%s on %zu fd%s "
-               "not analysed\n",
+               "not analysed",
                (unsigned long long)in->per_op[IOT_OP_UNRECORDED],
                in->per_op[IOT_OP_UNRECORDED] == 1 ? "" : "s",
                (unsigned long long)in->per_op[IOT_OP_ASYNC],
                in->per_op[IOT_OP_ASYNC] == 1 ? "" : "s", in->async_fds.n,
                in->async_fds.n == 1 ? "" : "s");
+        if (in->per_op[IOT_OP_LOST])
+            printf(", %llu loss%s recorded", (unsigned long long)in->per_op[IOT_OP_LOST],
+                   in->per_op[IOT_OP_LOST] == 1 ? "" : "es");
+        putchar('\n');
         for (size_t i = 0; i < in->nun; i++)
-            if (in->un[i].why)
+            if (in->un[i].what == lost_what)
+                if (in->un[i].count_unknown)
+                    printf("  pid %d lost: %s, count unknown\n", (int)in->un[i].pid, in->un[i].why);
+                else
+                    printf("  pid %d lost: %s, %llu\n", (int)in->un[i].pid, in->un[i].why,
+                           (unsigned long long)in->un[i].calls);
+            else if (in->un[i].why)
                 printf("  pid %d exec'd %s unrecorded (%s)\n", (int)in->un[i].pid, in->un[i].what,
                        in->un[i].why);
             else

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine_int.h"
 
@@ -102,10 +103,39 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
             e->gap);
 }
 
-/* What the recorder could not follow, counted for the summary (issue 17). */
+/* A loss the recorder declared: counted by reason for the summary. */
+static void on_lost(struct engine_stats *st, const struct iot_event *ev)
+{
+    const char *why = (ev->has & IOT_HAS_MODE) && ev->mode ? ev->mode : "?";
+    uint64_t n = (ev->has & IOT_HAS_SIZE) && ev->size > 0 ? (uint64_t)ev->size : 0;
+    size_t i;
+
+    st->lost_records++;
+    for (i = 0; i < st->nlost_why; i++)
+        if (strncmp(st->lost_why[i], why, sizeof(st->lost_why[i]) - 1) == 0)
+            break;
+    if (i == st->nlost_why) {
+        if (i == ENGINE_UNSEEN_NAMED) {
+            st->lost_more_why = 1;
+            return;
+        }
+        snprintf(st->lost_why[i], sizeof(st->lost_why[i]), "%s", why);
+        st->nlost_why++;
+    }
+    st->lost_why_calls[i] += n;
+    if (!n)
+        st->lost_why_uncounted[i] = 1;
+}
+
+/* What the recorder could not follow, counted for the summary. */
 static void on_unseen(struct engine *e, const struct iot_event *ev)
 {
     struct engine_stats *st = &e->st;
+
+    if (ev->op == IOT_OP_LOST) {
+        on_lost(st, ev);
+        return;
+    }
 
     if (ev->op == IOT_OP_UNRECORDED) {
         if (st->unrecorded < ENGINE_UNSEEN_NAMED) {
@@ -228,7 +258,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
                 p->threads_created++;
             break;
         }
-        if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC) {
+        if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC || ev->op == IOT_OP_LOST) {
             on_unseen(e, ev);
             break;
         }

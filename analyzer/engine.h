@@ -36,6 +36,15 @@ struct engine_stats {
     /* async I/O (op async) the analysis cannot follow: calls, and the
        distinct (process, fd) pairs they were on (counted up to 1024) */
     uint64_t async_calls, async_fds;
+    /* what the recorder says it lost (op lost): records, and the first few
+       reasons with what they count; uncounted when a record of that reason
+       could not count (size 0) */
+    uint64_t lost_records;
+    int lost_more_why;
+    size_t nlost_why;
+    char lost_why[ENGINE_UNSEEN_NAMED][24];
+    uint64_t lost_why_calls[ENGINE_UNSEEN_NAMED];
+    int lost_why_uncounted[ENGINE_UNSEEN_NAMED];
 };
 
 /* cfg must outlive the engine; issues and prof may be NULL. */

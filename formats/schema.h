@@ -386,6 +386,11 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
     X(SYNC_FILE_RANGE, "sync_file_range", NONE,  0, SYNC,  POSIX,                                  \
       IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
       SA(sync_file_range, 0, 2, 1))                                                                \
+    /* what the recorder knows it could not record or had to skip in this process: mode = why    \
+       (a word from docs/trace-format.md's list), size = how many calls or facts, 0 if unknown */  \
+    X(LOST,            "lost",            NONE,  0, META,  POSIX,                                  \
+      IOT_F(MODE) | IOT_F(SIZE),                                                                   \
+      )                                                                                            \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

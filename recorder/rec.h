@@ -362,6 +362,15 @@ static inline struct iot_event rec_event(unsigned op, int64_t ret, int32_t err)
 void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
                  const char *mode, const char *stack, uint64_t s0, uint64_t s1);
 
+/*
+ * Say in the trace what this process could not record or had to skip: a
+ * `lost` record, mode = why (a word listed in docs/trace-format.md), size =
+ * how many calls or facts, 0 when unknown. Nothing when recording is off;
+ * errno is kept. rec_lost_in is for a caller that holds the guard.
+ */
+void rec_lost(const char *why, uint64_t count);
+void rec_lost_in(struct rec_thread *t, const char *why, uint64_t count);
+
 /* ------------------------------------------------------------ lifecycle */
 
 /* Flush everything this process has (exec, exit): synchronous. */

@@ -7,6 +7,7 @@
  * A record is published (rec_publish) only once it is whole, so a
  * snapshot never sees half of one.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "internal.h"
@@ -81,4 +82,39 @@ void rec_call(struct iot_event *ev, const char *path, const char *mode,
     }
     rec_call_in(t, ev, path, mode, stack, s0, s1);
     rec_leave();
+}
+
+static struct iot_event lost_event(uint64_t count)
+{
+    struct iot_event ev = rec_event(IOT_OP_LOST, 0, 0);
+
+    ev.has |= IOT_HAS_SIZE;
+    ev.size = (int64_t)count;
+    return ev;
+}
+
+void rec_lost(const char *why, uint64_t count)
+{
+    struct iot_event ev = lost_event(count);
+    int saved = errno;
+    uint64_t s;
+
+    if (!rec_active)
+        return;
+    s = rec_stamp();
+    rec_call(&ev, NULL, why, NULL, s, s);
+    errno = saved;
+}
+
+void rec_lost_in(struct rec_thread *t, const char *why, uint64_t count)
+{
+    struct iot_event ev = lost_event(count);
+    int saved = errno;
+    uint64_t s;
+
+    if (!rec_active)
+        return;
+    s = rec_stamp();
+    rec_call_in(t, &ev, NULL, why, NULL, s, s);
+    errno = saved;
 }
