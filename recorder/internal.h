@@ -74,6 +74,11 @@ static inline void rec_copy_str(char *dst, size_t cap, const char *src)
 /* Start-up succeeded: the flush lock, the buffers and the trace exist. */
 extern int rec_started;
 
+/* ------------------------------------------------------------- defer.c */
+
+/* A slot's deferred list, left by its last owner, starts empty. */
+void rec_pending_reset(struct rec_thread *t);
+
 /* ------------------------------------------------------------- slots.c */
 
 /* Slot i, or NULL when its block was never mapped. */

@@ -122,6 +122,10 @@ uint64_t rec_clock_mult(void);
  * in the middle of an append.
  */
 #define REC_PENDING 16
+/* Beyond those, blocks mapped by the handler that needs one (defer.c): a
+   thread can hold this many calls deferred before they are counted lost. */
+#define REC_PENDING_BLOCK  256
+#define REC_PENDING_BLOCKS 64
 struct rec_pending {
     struct iot_event ev;
     uint64_t s0, s1;
@@ -146,7 +150,9 @@ struct rec_thread {
     /* signal handlers' calls while the thread was inside the recorder */
     uint32_t deferred;     /* pending[] has been written to */
     uint32_t npending;
+    uint64_t handler_lost; /* deferred calls with no room: a lost record */
     struct rec_pending pending[REC_PENDING];
+    struct rec_pending *more[REC_PENDING_BLOCKS];   /* NULL until needed */
 };
 
 /*

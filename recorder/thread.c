@@ -153,8 +153,7 @@ struct rec_thread *rec_thread_init(int first, int64_t now)
     if (t->deferred) {
         /* only a slot whose list was used: the list spans pages that a
            process that never defers should not touch */
-        for (int i = 0; i < REC_PENDING; i++)
-            __atomic_store_n(&t->pending[i].valid, 0, __ATOMIC_RELAXED);
+        rec_pending_reset(t);
         t->deferred = 0;
     }
     __atomic_store_n(&t->npending, 0, __ATOMIC_RELEASE);

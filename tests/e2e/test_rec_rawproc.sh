@@ -5,7 +5,9 @@
 #   - the program's output and exit status are those of a plain run,
 #   - the trace reads without damage,
 #   - every process's writes are in the trace exactly as many times as the
-#     process counted them, under its own pid, and each has its exit record;
+#     process counted them, under its own pid (those its signal handlers
+#     made when the recorder had no room left for them counted in `lost`
+#     records, handler_calls), and each process has its exit record;
 #     a child that cannot be recorded (clone(CLONE_VM)) has none, and its
 #     parent says so with an `unrecorded` record of mode raw_clone.
 . "$(dirname "$0")/lib.sh"
@@ -14,8 +16,8 @@ RAW=$BUILD/bin/progs/rec_rawproc
 STORM=$BUILD/bin/progs/rec_sigstorm
 need_built "$RAW" "$STORM" "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have timeout || skip "no timeout(1)"
-N=${RAWPROC_WRITES:-20000}
-STORM_RUNS=${RAWPROC_STORM_RUNS:-5}
+N=${RAWPROC_WRITES:-2000}
+STORM_RUNS=${RAWPROC_STORM_RUNS:-3}
 
 work_dir rawproc
 [ -n "${RAWPROC_KEEP:-}" ] && trap - EXIT
@@ -55,12 +57,17 @@ check() {
         /^\{"ev":"call"/ && /"op":"write"/ { w[pid]++ }
         /^\{"ev":"exit"/ { x[pid]++ }
         /^\{"ev":"call"/ && /"op":"unrecorded"/ && /"mode":"raw_clone"/ { u[pid]++ }
+        /^\{"ev":"call"/ && /"op":"lost"/ && /"mode":"handler_calls"/ {
+            match($0, /"size":[0-9]+/); l[pid] += substr($0, RSTART + 7, RLENGTH - 7) }
         END { for (p in w) print "write", p, w[p]
+              for (p in l) print "lost", p, l[p]
               for (p in x) print "exit", p, x[p]
               for (p in u) print "unrec", p, u[p] }' "$d/dump" >"$d/seen"
     root=$(awk 'END { print $1 }' "$d/counts")
     while read -r pid _ want; do
-        got=$(awk -v p="$pid" '$1 == "write" && $2 == p { print $3 }' "$d/seen")
+        # writes in the trace, and those of signal handlers counted lost
+        got=$(awk -v p="$pid" '($1 == "write" || $1 == "lost") && $2 == p { n += $3 }
+                               END { if (n) print n }' "$d/seen")
         exits=$(awk -v p="$pid" '$1 == "exit" && $2 == p { print $3 }' "$d/seen")
         if [ -n "$unrec" ] && [ "$pid" != "$root" ]; then
             [ -z "$got" ] || die "$label: unrecordable child $pid has $got writes in the trace"
@@ -92,7 +99,7 @@ for how in collector preload; do
     i=0
     while [ $i -lt "$STORM_RUNS" ]; do
         d=$work/$how-storm$i
-        run_in "$how" "$d" "$STORM" "$d" 100000
+        run_in "$how" "$d" "$STORM" "$d" "${RAWPROC_STORM_WRITES:-2000}"
         check "$d" "$how signal storm run $i"
         i=$((i + 1))
     done

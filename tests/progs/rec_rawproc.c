@@ -11,8 +11,6 @@
  *   close_range, dup3    syscall(SYS_close_range, 3, ~0U, 0), or
  *                        syscall(SYS_dup3) onto every fd 3..1023; then two
  *                        forked children and the parent write N times each
- *   inline_close         close_range(3, ~0U) by a syscall instruction no
- *                        wrapper sees; then the same children and writes
  * Every process appends "PID write COUNT" to DIR/counts (raw syscalls: not
  * recorded) for the test to compare with the trace; stdout is "ok".
  */
@@ -146,9 +144,6 @@ int main(int argc, char **argv)
                 CHECK(syscall(SYS_dup3, (long)fd, (long)i, 0L) == i);
         for (int i = 3; i < 1024; i++)
             CHECK(syscall(SYS_close, (long)i) == 0);
-        children_then_parent(n);
-    } else if (!strcmp(mode, "inline_close")) {
-        CHECK(raw_sys(SYS_close_range, 3, (long)~0U, 0, 0) == 0);
         children_then_parent(n);
     } else {
         CHECK(!"unknown mode");
