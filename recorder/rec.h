@@ -385,6 +385,8 @@ void rec_flush_all(void);
 void rec_finish(int status, int sig);
 /* Note the status main() returned or exit() was given. */
 void rec_note_status(int status);
+/* Before a fork: say so if the program took the collector's fds (collect.c). */
+void rec_collect_fds_check(void);
 /*
  * fork.c's fork handlers, which a fork that libc does not make (a raw fork
  * or clone: wrap_clone.c) runs as pthread_atfork would, the prepare

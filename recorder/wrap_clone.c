@@ -67,6 +67,7 @@ static struct rec_thread *fork_begin(void)
 {
     struct rec_thread *t;
 
+    rec_collect_fds_check();
     rec_fd_shared_all();
     t = rec_enter(rec_stamp());
     if (t) {

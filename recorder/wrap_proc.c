@@ -465,6 +465,7 @@ pid_t fork(void)
 
     if (!rec_active)
         return CALL_REAL(-1, fork);
+    rec_collect_fds_check();
     rec_fd_shared_all();
     s0 = rec_stamp();
     r = CALL_REAL(-1, fork);

@@ -11,6 +11,9 @@
  *   close_range, dup3    syscall(SYS_close_range, 3, ~0U, 0), or
  *                        syscall(SYS_dup3) onto every fd 3..1023; then two
  *                        forked children and the parent write N times each
+ *   inline_close, inline_dup3
+ *                        the same two by a syscall instruction that no
+ *                        wrapper sees
  * Every process appends "PID write COUNT" to DIR/counts (raw syscalls: not
  * recorded) for the test to compare with the trace; stdout is "ok".
  */
@@ -144,6 +147,21 @@ int main(int argc, char **argv)
                 CHECK(syscall(SYS_dup3, (long)fd, (long)i, 0L) == i);
         for (int i = 3; i < 1024; i++)
             CHECK(syscall(SYS_close, (long)i) == 0);
+        children_then_parent(n);
+    } else if (!strcmp(mode, "inline_close")) {
+        CHECK(raw_sys(SYS_close_range, 3, (long)~0U, 0, 0) == 0);
+        children_then_parent(n);
+    } else if (!strcmp(mode, "inline_dup3")) {
+        int fd = open(data_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+        CHECK(fd >= 0);
+        for (int i = 3; i < 1024; i++)
+            if (i != fd)
+                CHECK(raw_sys(SYS_dup3, fd, i, 0, 0) == i);
+        for (int i = 3; i < 1024; i++)
+            if (i != fd)
+                CHECK(raw_sys(SYS_close, i, 0, 0, 0) == 0);
+        CHECK(close(fd) == 0);
         children_then_parent(n);
     } else {
         CHECK(!"unknown mode");
