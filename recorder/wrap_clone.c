@@ -121,6 +121,8 @@ long rec_raw_clone(long n, const long a[6], long (*sys)(long, ...))
         stack = ca->stack;
     }
     copy = !(flags & (CLONE_VM | CLONE_THREAD));
+    if (!copy && !(flags & CLONE_VM))   /* CLONE_THREAD alone: EINVAL */
+        return sys(n, a[0], a[1], a[2], a[3], a[4], a[5]);
     if (copy && stack == 0) {
         struct rec_thread *t = fork_begin();
 
