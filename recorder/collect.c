@@ -27,9 +27,6 @@
 
 struct rec_seg_hdr *rec_seg;
 int rec_collected;
-/* The memfd the segment fd was (rec_collect_fds_check). */
-static dev_t seg_dev;
-static ino_t seg_ino;
 uint32_t rec_proc;
 uint32_t rec_image;
 
@@ -67,8 +64,8 @@ static int attach(int fd)
         munmap(p, (size_t)st.st_size);
         return -1;
     }
-    seg_dev = st.st_dev;
-    seg_ino = st.st_ino;
+    rec_seg_ident.dev = st.st_dev;
+    rec_seg_ident.ino = st.st_ino;
     rec_seg = p;
     return 0;
 }
@@ -138,6 +135,12 @@ int rec_collect_init(void)
     if (parse_pair(getenv("IORECORD_COLLECT"), ',', &seg_fd, &live_fd) == 0 &&
         seg_fd <= INT32_MAX && live_fd <= INT32_MAX && attach((int)seg_fd) == 0) {
         if (enter_process((int)seg_fd) == 0) {
+            struct stat st;
+
+            if (syscall(SYS_fstat, (int)live_fd, &st) == 0) {
+                rec_live_ident.dev = st.st_dev;
+                rec_live_ident.ino = st.st_ino;
+            }
             rec_collected = 1;
             rec_own_fd_set(REC_OWN_SEG, (int)seg_fd);
             rec_own_fd_set(REC_OWN_LIVE, (int)live_fd);
@@ -175,29 +178,6 @@ void rec_collect_wake(void)
     __atomic_add_fetch(&rec_seg->wake, 1, __ATOMIC_ACQ_REL);
     if (__atomic_load_n(&rec_seg->sleeping, __ATOMIC_ACQUIRE))
         syscall(SYS_futex, &rec_seg->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
-}
-
-/*
- * Whether the segment fd is still the collector's memfd. A close_range,
- * close or dup2 that the program made with a syscall instruction of its
- * own (no wrapper sees it) can take it: that also drops our POSIX lock,
- * and a child can take no entry without the fd. Checked before a fork
- * (one fstat); the first time it fails, a `lost` record (fds_clobbered)
- * says that the children from then on are not recorded.
- */
-void rec_collect_fds_check(void)
-{
-    static int told;
-    int fd = rec_own_fd_get(REC_OWN_SEG);
-    struct stat st;
-
-    if (!rec_collected || told)
-        return;
-    if (fd >= 0 && syscall(SYS_fstat, fd, &st) == 0 && st.st_dev == seg_dev &&
-        st.st_ino == seg_ino)
-        return;
-    told = 1;
-    rec_lost("fds_clobbered", 0);
 }
 
 int rec_collector_alive(void)

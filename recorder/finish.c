@@ -73,6 +73,8 @@ void rec_finish(int status, int sig)
     int saved = errno;
     int64_t now;
 
+    if (rec_collected && !rec_guard)
+        rec_collect_fds_check();   /* may stop recording: then no exit record */
     if (!rec_active || __atomic_exchange_n(&rec_finished, 1, __ATOMIC_ACQ_REL))
         return;
     rec_guard = REC_GUARD_IN;

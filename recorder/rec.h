@@ -385,7 +385,10 @@ void rec_flush_all(void);
 void rec_finish(int status, int sig);
 /* Note the status main() returned or exit() was given. */
 void rec_note_status(int status);
-/* Before a fork: say so if the program took the collector's fds (collect.c). */
+/*
+ * Before a fork, and at a chunk switch: take the collector's fds back if
+ * the program took them, or say so (retake.c).
+ */
 void rec_collect_fds_check(void);
 /*
  * fork.c's fork handlers, which a fork that libc does not make (a raw fork
