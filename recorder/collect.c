@@ -65,6 +65,8 @@ static int attach(int fd)
         munmap(p, (size_t)st.st_size);
         return -1;
     }
+    rec_seg_ident.dev = st.st_dev;
+    rec_seg_ident.ino = st.st_ino;
     rec_seg = p;
     return 0;
 }
@@ -141,6 +143,12 @@ int rec_collect_init(void)
     if (parse_pair(getenv("IORECORD_COLLECT"), ',', &seg_fd, &live_fd) == 0 &&
         seg_fd <= INT32_MAX && live_fd <= INT32_MAX && attach((int)seg_fd) == 0) {
         if (enter_process((int)seg_fd) == 0) {
+            struct stat st;
+
+            if (syscall(SYS_fstat, (int)live_fd, &st) == 0) {
+                rec_live_ident.dev = st.st_dev;
+                rec_live_ident.ino = st.st_ino;
+            }
             rec_collected = 1;
             rec_own_fd_set(REC_OWN_SEG, (int)seg_fd);
             rec_own_fd_set(REC_OWN_LIVE, (int)live_fd);

@@ -9,10 +9,62 @@
  * Only this thread and its nested handlers touch `pending`; a handler runs
  * to completion before the code it interrupted resumes, so a slot reserved
  * with one atomic add is the handler's alone until it marks it valid.
+ *
+ * Handlers that make many calls, or nest (one signal's handler inside
+ * another's), or come one after another while the recorder is held up
+ * (waiting for a buffer) outgrow the 16 slots of the thread's own: the
+ * list goes on in blocks that the handler that first needs one maps (mmap
+ * is safe in a handler; a nested handler that maps the same block at the
+ * same time gives its copy back), kept for the slot's later owners. A call
+ * with no room even there (REC_PENDING + 64 x 256 of them waiting, or no
+ * memory) is counted, and the drain writes the count as a `lost` record
+ * (handler_calls): never dropped unsaid.
  */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
+
+/* Deferred call i's slot, mapping its block if need be; NULL: no room. */
+static struct rec_pending *pending_slot(struct rec_thread *t, uint32_t i, int map)
+{
+    struct rec_pending *b;
+    uint32_t j;
+
+    if (i < REC_PENDING)
+        return &t->pending[i];
+    j = i - REC_PENDING;
+    if (j >= REC_PENDING_BLOCK * REC_PENDING_BLOCKS)
+        return NULL;
+    b = __atomic_load_n(&t->more[j / REC_PENDING_BLOCK], __ATOMIC_ACQUIRE);
+    if (!b && map) {
+        struct rec_pending *none = NULL;
+        size_t size = sizeof(*b) * REC_PENDING_BLOCK;
+        void *p = (void *)syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+        if (p == MAP_FAILED)
+            return NULL;
+        if (__atomic_compare_exchange_n(&t->more[j / REC_PENDING_BLOCK], &none, p,
+                                        0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            b = p;
+        } else {
+            syscall(SYS_munmap, p, size);
+            b = none;
+        }
+    }
+    return b ? &b[j % REC_PENDING_BLOCK] : NULL;
+}
+
+void rec_pending_reset(struct rec_thread *t)
+{
+    for (int i = 0; i < REC_PENDING; i++)
+        __atomic_store_n(&t->pending[i].valid, 0, __ATOMIC_RELAXED);
+    for (int b = 0; b < REC_PENDING_BLOCKS && t->more[b]; b++)
+        for (int i = 0; i < REC_PENDING_BLOCK; i++)
+            __atomic_store_n(&t->more[b][i].valid, 0, __ATOMIC_RELAXED);
+    t->handler_lost = 0;
+}
 
 void rec_defer(const struct iot_event *ev, const char *path, const char *mode,
                uint64_t s0, uint64_t s1)
@@ -25,9 +77,11 @@ void rec_defer(const struct iot_event *ev, const char *path, const char *mode,
         return;
     t->deferred = 1;
     i = __atomic_fetch_add(&t->npending, 1, __ATOMIC_ACQ_REL);
-    if (i >= REC_PENDING)
-        return;   /* handlers nested too deep: this call is not recorded */
-    p = &t->pending[i];
+    p = pending_slot(t, i, 1);
+    if (!p) {
+        __atomic_add_fetch(&t->handler_lost, 1, __ATOMIC_RELAXED);
+        return;
+    }
     p->ev = *ev;
     p->s0 = s0;
     p->s1 = s1;
@@ -78,14 +132,20 @@ void rec_drain(struct rec_thread *t)
         if (i >= n) {
             /* Done, unless a handler added one meanwhile. */
             if (__atomic_compare_exchange_n(&t->npending, &n, 0, 0,
-                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                uint64_t lost = __atomic_exchange_n(&t->handler_lost, 0,
+                                                    __ATOMIC_ACQ_REL);
+
+                if (lost)
+                    rec_lost_in(t, "handler_calls", lost);
                 return;
+            }
             continue;
         }
-        if (i < REC_PENDING) {
-            struct rec_pending *p = &t->pending[i];
+        {
+            struct rec_pending *p = pending_slot(t, i, 0);
 
-            if (__atomic_load_n(&p->valid, __ATOMIC_ACQUIRE)) {
+            if (p && __atomic_load_n(&p->valid, __ATOMIC_ACQUIRE)) {
                 struct iot_event ev = p->ev;
 
                 rec_call_in(t, &ev, p->has_path ? p->path : NULL,

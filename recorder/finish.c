@@ -76,6 +76,8 @@ void rec_finish(int status, int sig)
     int saved = errno;
     int64_t now;
 
+    if (rec_collected && !rec_guard)
+        rec_collect_fds_check();   /* may stop recording: then no exit record */
     if (!rec_active || rec_finished)
         return;
     if (rec_guard == 0)

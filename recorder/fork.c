@@ -11,7 +11,7 @@
 
 static int locked;   /* the prepare handler took rec_flush_lock */
 
-static void atfork_prepare(void)
+void rec_fork_prepare(void)
 {
     /*
      * No other thread may be writing a frame at the fork: the child would
@@ -21,13 +21,13 @@ static void atfork_prepare(void)
     locked = rec_started && !rec_collected && rec_flush_lock_take(1);
 }
 
-static void atfork_parent(void)
+void rec_fork_parent(void)
 {
     if (locked)
         rec_flush_lock_drop();
 }
 
-static void atfork_child(void)
+void rec_fork_child(void)
 {
     struct rec_thread *self = rec_self;
 
@@ -61,5 +61,5 @@ static void atfork_child(void)
 
 void rec_fork_init(void)
 {
-    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    pthread_atfork(rec_fork_prepare, rec_fork_parent, rec_fork_child);
 }

@@ -8,6 +8,7 @@
  *   bufpool.c    taking a buffer, waiting for one when none is free
  *   collect.c    the segment: shared with iorecord's collector, or our own
  *   ownfds.c     the recorder's fds in the program's table, hidden from it
+ *   retake.c     the collector's fds, taken back from a program's raw syscalls
  *   tracefile.c  without a collector: the trace fd, compressing and writing
  *   zstd_load.c  libzstd, loaded only by a process that compresses
  *   record.c     encoding a call into the calling thread's chunk
@@ -74,6 +75,11 @@ static inline void rec_copy_str(char *dst, size_t cap, const char *src)
 
 /* Start-up succeeded: the flush lock, the buffers and the trace exist. */
 extern int rec_started;
+
+/* ------------------------------------------------------------- defer.c */
+
+/* A slot's deferred list, left by its last owner, starts empty. */
+void rec_pending_reset(struct rec_thread *t);
 
 /* ------------------------------------------------------------- slots.c */
 
@@ -149,6 +155,15 @@ void rec_collect_wake(void);
 int rec_collector_alive(void);
 /* Slot + 1 of a thread's slot, the owner value of its open buffer. */
 uint32_t rec_slot_number(const struct rec_thread *t);
+
+/* ------------------------------------------------------------ retake.c */
+
+/* The files behind the collector's fds, as they were inherited. */
+struct rec_fd_ident {
+    dev_t dev;
+    ino_t ino;
+};
+extern struct rec_fd_ident rec_seg_ident, rec_live_ident;
 
 /* ------------------------------------------------------------ ownfds.c */
 

@@ -155,6 +155,10 @@ clockid_t rec_wall_clock_id(void);
  * in the middle of an append.
  */
 #define REC_PENDING 16
+/* Beyond those, blocks mapped by the handler that needs one (defer.c): a
+   thread can hold this many calls deferred before they are counted lost. */
+#define REC_PENDING_BLOCK  256
+#define REC_PENDING_BLOCKS 64
 struct rec_pending {
     struct iot_event ev;
     uint64_t s0, s1;
@@ -179,7 +183,9 @@ struct rec_thread {
     /* signal handlers' calls while the thread was inside the recorder */
     uint32_t deferred;     /* pending[] has been written to */
     uint32_t npending;
+    uint64_t handler_lost; /* deferred calls with no room: a lost record */
     struct rec_pending pending[REC_PENDING];
+    struct rec_pending *more[REC_PENDING_BLOCKS];   /* NULL until needed */
 };
 
 /*
@@ -412,6 +418,19 @@ void rec_flush_all(void);
 void rec_finish(int status, int sig);
 /* Note the status main() returned or exit() was given. */
 void rec_note_status(int status);
+/*
+ * Before a fork, and at a chunk switch: take the collector's fds back if
+ * the program took them, or say so (retake.c).
+ */
+void rec_collect_fds_check(void);
+/*
+ * fork.c's fork handlers, which a fork that libc does not make (a raw fork
+ * or clone: wrap_clone.c) runs as pthread_atfork would, the prepare
+ * handler before the stack walker's (rec_stack_fork_*), the others after.
+ */
+void rec_fork_prepare(void);
+void rec_fork_parent(void);
+void rec_fork_child(void);
 /* Record that `pid` (a child) was killed by `sig`, seen by waitpid. */
 void rec_child_killed(pid_t pid, int sig);
 /* A thread renamed itself (self != 0) or another thread. */
@@ -433,6 +452,10 @@ void rec_trace_fd_move(void);
 
 /* Warm the unwinder up and learn this library's address range. */
 void rec_stack_init(void);
+/* Its fork handlers (pthread_atfork's, and a raw fork's: wrap_clone.c). */
+void rec_stack_fork_prepare(void);
+void rec_stack_fork_parent(void);
+void rec_stack_fork_child(void);
 /* The caller's stack as the SPEC's string, or NULL; cached, never freed. */
 const char *rec_stack_capture(void);
 

@@ -649,10 +649,10 @@ static __attribute__((noinline)) int walk(uintptr_t *pcs, unsigned gen)
 
 /* ------------------------------------------------------------ stack text */
 
-static void fork_prepare(void) { pthread_mutex_lock(&lock); }
-static void fork_parent(void) { pthread_mutex_unlock(&lock); }
+void rec_stack_fork_prepare(void) { pthread_mutex_lock(&lock); }
+void rec_stack_fork_parent(void) { pthread_mutex_unlock(&lock); }
 
-static void fork_child(void)
+void rec_stack_fork_child(void)
 {
     pthread_mutex_init(&lock, NULL);
     rec_modules_forked();
@@ -680,7 +680,8 @@ void rec_stack_init(void)
         arena = p;
         arena_used = 0;
     }
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    pthread_atfork(rec_stack_fork_prepare, rec_stack_fork_parent,
+                   rec_stack_fork_child);
     self_lo = (uintptr_t)__ehdr_start;
     self_hi = (uintptr_t)_end;
 }

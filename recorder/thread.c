@@ -118,6 +118,16 @@ void rec_chunk_switch(struct rec_thread *t, int64_t now)
     int saved = errno;
     uint32_t bi = t->ps->buf;
 
+    if (rec_collected) {
+        rec_collect_fds_check();
+        if (!__atomic_load_n(&rec_active, __ATOMIC_ACQUIRE)) {
+            /* the collector has taken our buffers back: queue nothing,
+               and let every append fail from now on */
+            iot_enc_begin(&t->enc, NULL, 0, now);
+            errno = saved;
+            return;
+        }
+    }
     if (rec_chunk_close(t, 0) || !bi)
         bi = rec_buf_get(rec_slot_number(t));
     stream_begin(t, bi, now);
@@ -154,8 +164,7 @@ struct rec_thread *rec_thread_init(int first, int64_t now)
     if (t->deferred) {
         /* only a slot whose list was used: the list spans pages that a
            process that never defers should not touch */
-        for (int i = 0; i < REC_PENDING; i++)
-            __atomic_store_n(&t->pending[i].valid, 0, __ATOMIC_RELAXED);
+        rec_pending_reset(t);
         t->deferred = 0;
     }
     __atomic_store_n(&t->npending, 0, __ATOMIC_RELEASE);

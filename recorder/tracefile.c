@@ -27,6 +27,11 @@ pthread_mutex_t rec_flush_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The tid holding rec_flush_lock, 0 none: a handler must not wait for its own thread. */
 static int32_t flush_owner;
 
+/* The file the trace fd was opened on: the program may have taken its
+   number by a syscall of its own, which no wrapper sees (trace_fd_checked). */
+static dev_t trace_dev;
+static ino_t trace_ino;
+
 static struct rec_framer framer;          /* static: compressing never allocates */
 
 /* The framer's question: may it make syscalls the program does not? */
@@ -156,8 +161,44 @@ static int open_trace(void)
             return -1;
         }
     }
+    if (syscall(SYS_fstat, fd, &st) == 0) {
+        trace_dev = st.st_dev;
+        trace_ino = st.st_ino;
+    }
     rec_own_fd_set(REC_OWN_TRACE, fd);
     return 0;
+}
+
+/*
+ * The trace fd, after checking that it still is the one we opened: a
+ * close_range, close or dup2 that the program made with a syscall
+ * instruction of its own (no wrapper sees it) may have closed it, or put
+ * one of the program's files at its number, which must never get a frame.
+ * Then the trace is opened again (O_APPEND: no frame is lost or cut) and
+ * moved out of the way; the number is the program's now and stays open.
+ * One fstat per frame written. Caller holds rec_flush_lock.
+ */
+static int trace_fd_checked(void)
+{
+    int fd = rec_own_fd_get(REC_OWN_TRACE), nfd;
+    struct stat st;
+
+    if (rec_filter_may_stand())
+        return fd;   /* no fstat of our own there: the check is skipped */
+    if (fd >= 0 && syscall(SYS_fstat, fd, &st) == 0 &&
+        st.st_dev == trace_dev && st.st_ino == trace_ino)
+        return fd;
+    rec_own_fd_set(REC_OWN_TRACE, -1);
+    if (open_trace() != 0)
+        return -1;
+    fd = rec_own_fd_get(REC_OWN_TRACE);
+    nfd = rec_fd_high(fd);
+    if (nfd >= 0) {
+        rec_own_fd_set(REC_OWN_TRACE, nfd);
+        syscall(SYS_close, fd);
+        fd = nfd;
+    }
+    return fd;
 }
 
 /*
@@ -234,11 +275,16 @@ void rec_trace_fork_child(void)
  */
 static void emit_chunk(void *ctx, const struct iot_chunk_hdr *h, const void *records)
 {
-    int fd = rec_own_fd_get(REC_OWN_TRACE), err;
+    int fd, err;
 
     (void)ctx;
-    if (rec_stopped || !framer.chunker || fd < 0)
+    if (rec_stopped || !framer.chunker)
         return;
+    fd = trace_fd_checked();
+    if (fd < 0) {
+        rec_stop("cannot write trace", EBADF);
+        return;
+    }
     err = rec_frame_write(&framer, fd, h, records);
     if (err == ENOMEM)
         rec_stop("cannot compress trace", err);

@@ -316,6 +316,13 @@ static inline uint64_t rec_stdio_enter(int locks, FILE *f, int *held)
     rec_stream_release((f), held_);                                            \
     return r
 
+/*
+ * syscall(n) for n a fork, vfork, clone or clone3, a[] its arguments, made
+ * through sys (libc's syscall()): the child recorded as a fork's, or
+ * declared unrecorded (wrap_clone.c).
+ */
+long rec_raw_clone(long n, const long a[6], long (*sys)(long, ...));
+
 #pragma GCC visibility pop
 
 #endif

@@ -7,7 +7,6 @@
  * recorder never changes it), return the real result untouched.
  */
 #include <fcntl.h>
-#include <linux/aio_abi.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <string.h>

@@ -60,6 +60,10 @@ char **rec_env_fix(char *const envp[], const char *first)
     char *base, *str, **out;
     size_t k = 0;
 
+    /* the fd numbers passed on must be the collector's (not in a vfork
+       child: it shares our memory, not our fd table) */
+    if (!rec_guard)
+        rec_collect_fds_check();
     if (!rec_lib_path[0] || !rec_out_path[0])
         return (char **)envp;
     if (!envp)
@@ -481,6 +485,7 @@ pid_t fork(void)
 
     if (!rec_active)
         return CALL_REAL(-1, fork);
+    rec_collect_fds_check();
     rec_fd_shared_all();
     s0 = rec_stamp();
     r = CALL_REAL(-1, fork);

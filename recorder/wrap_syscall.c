@@ -1,6 +1,12 @@
 /*
- * wrap_syscall.c - the program's syscall(): the I/O it makes through it,
+ * wrap_syscall.c - libc's syscall(), which a program calls for what libc
+ * has no function for, or to get past libc: the I/O it makes through it,
  * and the seccomp and prctl calls that change what the recorder may do.
+ *
+ * Processes made here (fork, vfork, clone, clone3) go to wrap_clone.c, to
+ * be recorded as a fork's child or declared unrecorded; close_range, dup,
+ * dup2 and dup3 go through the libc functions' wrappers, which keep the
+ * recorder's own fds out of the program's way (ownfds.c).
  */
 #include <fcntl.h>
 #include <linux/aio_abi.h>
@@ -107,6 +113,17 @@ __attribute__((no_sanitize_address)) long syscall(long n, ...)
     case SYS_open: case SYS_openat: case SYS_close:
     case SYS_io_uring_setup: case SYS_io_uring_enter: case SYS_io_submit:
         break;
+    case SYS_fork: case SYS_vfork: case SYS_clone: case SYS_clone3:
+        return REAL(syscall) ? rec_raw_clone(n, a, real_syscall)
+                            : (errno = ENOSYS, -1);
+    case SYS_close_range:
+        return close_range((unsigned)a[0], (unsigned)a[1], (int)a[2]);
+    case SYS_dup:
+        return dup(fd);
+    case SYS_dup2:
+        return dup2(fd, (int)a[1]);
+    case SYS_dup3:
+        return dup3(fd, (int)a[1], (int)a[2]);
     default:
         rec_creds_syscall(n, a);
         return CALL_REAL(-1, syscall, n, a[0], a[1], a[2], a[3], a[4], a[5]);
