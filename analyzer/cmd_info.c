@@ -82,6 +82,27 @@ static void tinfo_set(struct info *in, int32_t pid, int32_t tid, const char *nam
     in->nt++;
 }
 
+/*
+ * One unrecorded record, worded by its mode: the process exec'd a program
+ * the preload cannot enter (static, setuid, ...), went on unrecorded itself
+ * from a credential change (creds), or made a child by a raw clone that
+ * cannot be recorded (raw_clone...: no path).
+ */
+static void print_unrecorded(const struct unseen *u)
+{
+    char sa[IOT_TEXT_MAX], sb[256];
+    const char *what = iot_text_safe(sa, sizeof(sa), u->what);
+    const char *why = iot_text_safe(sb, sizeof(sb), u->why);
+
+    if (strcmp(u->why, "creds") == 0)
+        printf("  pid %d %s went on unrecorded from a credential change (%s)\n", (int)u->pid, what,
+               why);
+    else if (strncmp(u->why, "raw_clone", 9) == 0)
+        printf("  pid %d made a child by a raw clone, unrecorded (%s)\n", (int)u->pid, why);
+    else
+        printf("  pid %d exec'd %s unrecorded (%s)\n", (int)u->pid, what, why);
+}
+
 static void info_unseen(struct info *in, const struct iot_event *ev)
 {
     const char *mode = (ev->has & IOT_HAS_MODE) ? ev->mode : NULL;
@@ -285,9 +306,7 @@ static void info_print(struct info *in, struct input *inp)
                            iot_text_safe(sb, sizeof(sb), in->un[i].why),
                            (unsigned long long)in->un[i].calls);
             else if (in->un[i].why)
-                printf("  pid %d exec'd %s unrecorded (%s)\n", (int)in->un[i].pid,
-                       iot_text_safe(sa, sizeof(sa), in->un[i].what),
-                       iot_text_safe(sb, sizeof(sb), in->un[i].why));
+                print_unrecorded(&in->un[i]);
             else
                 printf("  pid %d %s: %llu call%s\n", (int)in->un[i].pid,
                        iot_text_safe(sa, sizeof(sa), in->un[i].what),

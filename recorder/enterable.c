@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "wrap.h"
 
 /*
  * The ELF file fd (header eh) lists an AddressSanitizer runtime as
@@ -195,6 +196,8 @@ static int asan_first(char *const envp[])
 
 char **rec_env_child(char *const envp[], const char **why, const char *asan)
 {
+    if (envp && !rec_ptr_plausible(envp))
+        return (char **)envp;   /* the kernel's EFAULT: not ours to read */
     if (another_run(envp)) {
         *why = "another_run";   /* not ours to record: our fds stay here */
         return (char **)envp;

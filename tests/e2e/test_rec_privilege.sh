@@ -61,7 +61,7 @@ done"
 "$IOANALYZE" info steal.zst > steal.info 2>&1 || die "steal: the trace does not read"
 grep -q "/usr/bin/cat \[cat /etc/hostname\] .* exit status 0" steal.info ||
     die "steal: cat's process is not whole in the trace"
-grep -q "exec'd .*setpriv unrecorded (creds)" steal.info ||
+grep -q "setpriv went on unrecorded from a credential change (creds)" steal.info ||
     die "steal: setpriv is not listed unrecorded (creds)"
 
 # --- threads: the drop while four threads write
@@ -71,7 +71,7 @@ st=$?
 [ -s threads.err ] && die "threads: stderr: $(cat threads.err)"
 grep -q "^memfds 0 readable 0 mapped 0 truncated 0 uid 65534$" threads.out &&
     grep -q "^failed writes 0 0 0 0$" threads.out || die "threads: output: $(cat threads.out)"
-"$IOANALYZE" info threads.zst 2>&1 | grep -q "rec_privprobe unrecorded (creds)" ||
+"$IOANALYZE" info threads.zst 2>&1 | grep -q "rec_privprobe went on unrecorded from a credential change (creds)" ||
     die "threads: the prober is not listed unrecorded (creds)"
 
 # --- ping, as uid 65534
