@@ -30,18 +30,7 @@ awk -v n="$PIDS" 'BEGIN { for (i = 0; i < n; i++) { p = 10000 + i; s = i % 10000
     printf "%d 1700000000.%06d close(3) = 0 <0.000001>\n", p, s
     printf "%d 1700000000.%06d +++ exited with 0 +++\n", p, s } }' >"$work/pids.log"
 
-now() { date +%s.%N; }
-# "seconds peakKiB" of one run, its output discarded
-run() {
-    s=$(now)
-    if [ -x /usr/bin/time ]; then
-        /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>&1
-    else
-        "$@" >/dev/null 2>&1; echo "?" >"$work/rss"
-    fi
-    e=$(now)
-    echo "$s $e $(cat "$work/rss")" | awk '{printf "%.2f %s", $2 - $1, $3}'
-}
+. "$TOP/bench/lib.sh"
 
 printf '%-22s %9s %8s %12s\n' input events "s" "RSS KB"
 a=$(run "$A" analyze --format json "$work/p5k.zst")

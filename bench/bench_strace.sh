@@ -23,18 +23,7 @@ awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++)
     printf "4242 1700000000.%06d %s(3</data/f.bin>, \"x\"..., 4096) = 4096 <0.000002>\n",
            i % 1000000, i % 2 ? "write" : "read" }' >"$work/calls.log"
 
-now() { date +%s.%N; }
-# "seconds peakKiB" of one run, its output discarded
-run() {
-    s=$(now)
-    if [ -x /usr/bin/time ]; then
-        /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>&1
-    else
-        "$@" >/dev/null 2>&1; echo "?" >"$work/rss"
-    fi
-    e=$(now)
-    echo "$s $e $(cat "$work/rss")" | awk '{printf "%.2f %s", $2 - $1, $3}'
-}
+. "$TOP/bench/lib.sh"
 
 printf '%-11s %9s %10s %10s %10s %12s\n' log lines MB "cat s" "info s" "info RSS KB"
 for log in unfinished calls; do

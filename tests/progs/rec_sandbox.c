@@ -47,7 +47,7 @@ static const int allowed[] = {
     SYS_wait4, SYS_exit, SYS_exit_group, SYS_rt_sigreturn, SYS_chdir,
 };
 
-/* The syscalls the eperm filter refuses: what the recorder used to make. */
+/* The syscalls the eperm filter refuses: those a recorder might make of its own. */
 static const int refused[] = {
     SYS_getcwd, SYS_fcntl, SYS_fstat, SYS_newfstatat, SYS_readlink, SYS_readlinkat,
 };
