@@ -21,8 +21,8 @@ struct config_re {
 /*
  * The limits every pattern is matched under. Without them a pattern with a
  * nested repeat ("^/data/(a+)+$") backtracks exponentially in the length of
- * a path it almost matches: 21 s of CPU over 1,000 paths of 30 a's, and
- * more than a lifetime at PATH_MAX. Ordinary patterns stay far below them
+ * a path it almost matches: tens of milliseconds at 30 bytes
+ * (docs/performance.md), more than a lifetime at PATH_MAX. Ordinary patterns stay far below them
  * over subjects of PATH_MAX (4096) bytes: the most any of the built-in
  * patterns or of typical ones ("\.tmp$", ".*\.tmp$", "^/data/(?:[^/]+/)*cache/",
  * "^(/[^/]*)*$", "(.*)/(.*)\.(.*)$") needed over 4095-byte paths made to
@@ -30,7 +30,7 @@ struct config_re {
  * count of about 8,000 and a depth of about 6,200 (1.5 per byte, a group
  * repeated once per path component). So a limit is a pattern's fault, never
  * a long path's: the match limit is 125 times that, and reaching it costs
- * about 2 ms with JIT (13 ms interpreted) on a 3.6 GHz core.
+ * milliseconds (docs/performance.md).
  *
  * The match limit applies to JIT-compiled patterns too (counted in JIT's own
  * way); the depth limit does not: JIT runs on its 32 KiB stack and fails

@@ -20,7 +20,7 @@
 struct engine;
 struct issues;
 
-/* What the recorder says it could not see (issue 17): the first few named. */
+/* What the recorder says it could not see: the first few named. */
 #define ENGINE_UNSEEN_NAMED 4
 
 struct engine_stats {

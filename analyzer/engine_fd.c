@@ -54,8 +54,8 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
 }
 
 /*
- * Whose session it is (issue 17): a file opened by one process and used by
- * another only, from its main thread (calls_on: that tid), is judged as the
+ * Whose session it is: a file opened by one process and used by another
+ * only, from its main thread (calls_on: that tid), is judged as the
  * user's - a shell's `> out` inherited by the program it forks or execs.
  * The opener is kept as "opened by". An exec keeps the pid: the image that
  * made the calls is the one the process runs when the session ends.

@@ -10,6 +10,10 @@
  *   engine_stdio.c    stdio streams and the model of their buffers
  *   engine_figures.c  a session's figures: kept apart per call (the inline
  *                     counting below), made whole when it ends
+ *   engine_paths.c    calls that name a path (lookups, failed opens, listed
+ *                     directories), handed to the rules that judge them
+ *   engine_query.c    what the reports ask between events (engine.h): the
+ *                     file a call touched; off the hot path
  *
  * Model:
  *  - struct ofd is one open file description = one session. Every fd-table
@@ -309,8 +313,8 @@ void ofd_figures(struct ofd *o);
 /*
  * What calls_on is if the session's calls so far were all like this one's,
  * main_thread 0 or 1 (a main thread's with a negative tid, hostile input
- * only: never). Arithmetic: as ?:s gcc made a branch of it, which
- * mispredicted on every other call as threads alternate.
+ * only: never). Arithmetic rather than ?:, which gcc compiles to a branch
+ * that mispredicts on every other call when threads alternate.
  */
 static inline int32_t calls_on_key(int main_thread, int32_t tid)
 {
@@ -453,7 +457,8 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, 
     pos = append ? o->dir.prev_end[1] : o->h.off;
     /*
      * Selects: reads, writes and pwrites of concurrent threads interleave,
-     * and as ?:s gcc made branches of them.
+     * so a branch on these conditions follows no pattern; gcc compiles ?:
+     * here to branches.
      */
     o->h.off = sel((uint64_t)positional, o->h.off, sel((uint64_t)append, -1, off));
     pos = sel((uint64_t)positional, sel(ev->has & IOT_HAS_OFFSET, ev->offset, -1), pos);

@@ -8,9 +8,10 @@
  *   iot_trace_keep_open_max() files are (the native reader's budget); beyond that the least recently read one is
  *   parked (closed, its position kept) and reopened where it stopped when it
  *   is read again, after checking that its path still names the same file;
- * - a stream (pipe, FIFO, terminal, socket) can be read only once: it stays
- *   open, and its FILE gives the peeked bytes back before the rest. A reader
- *   that needs two passes copies it with infile_spool.
+ * - a piped input, "stream" here and in infile.c (pipe, FIFO, terminal,
+ *   socket), can be read only once: it stays open, and its FILE gives the
+ *   peeked bytes back before the rest. A reader that needs two passes
+ *   copies it with infile_spool.
  * A file closes for good when its reader is done with it (infile_done), so a
  * directory of thousands of small logs holds one descriptor at a time.
  */

@@ -223,7 +223,7 @@ static int open_strace(struct input *in, struct iot_strtab *st, char *errbuf)
 /*
  * One reader for every native trace among the inputs, so that their
  * processes merge. Each file's descriptor is handed over: the file detection
- * opened, or a capped copy of a stream (the reader reads a trace twice).
+ * opened, or a capped copy of a piped input (the reader reads a trace twice).
  */
 static int open_native(struct input *in, struct iot_strtab *st, char *errbuf)
 {

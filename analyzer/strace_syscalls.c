@@ -25,7 +25,7 @@ enum sc_kind {
     SC_ARGS, SC_OPEN, SC_OPENAT, SC_OPENAT2, SC_CREAT, SC_CLOSE, SC_RWV, SC_PRWV, SC_PRWV2,
     SC_LSEEK, SC_LLSEEK, SC_DUP, SC_DUP2, SC_FCNTL, SC_MMAP, SC_MMAP2, SC_MUNMAP, SC_SENDFILE,
     SC_COPY, SC_CLOSE_RANGE, SC_PIPE, SC_NEWFD,
-    /* metadata calls (issue 17 item 3): a path relative to the cwd or to a dirfd argument, two
+    /* metadata calls: a path relative to the cwd or to a dirfd argument, two
        of them (rename, link), a symlink's target and name, a directory read */
     SC_PATH, SC_PATHAT, SC_PATH2, SC_PATH2AT, SC_SYMLINK, SC_SYMLINKAT, SC_DENTS,
     /* the process model's: no op of their own */

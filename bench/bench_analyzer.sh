@@ -2,7 +2,7 @@
 # Analyzer throughput and memory: a generated trace of N events (default
 # 50 M, BENCH_EVENTS overrides) analysed on one core, beside `zstd -dc` of
 # the same file; peak RSS for it and for a trace 10x shorter.
-# Goals (issue 4): >= 30 M events/s, within 3x of zstd -dc, RSS(long) <=
+# Goals: >= 30 M events/s, within 3x of zstd -dc, RSS(long) <=
 # 1.2 x RSS(short). Figures only: never pass/fail on time.
 BUILD=${BUILD:-build}
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}

@@ -18,7 +18,7 @@
 # Setups: native; recorder (iorecord: the collector compresses and writes);
 # preload (LD_PRELOAD alone: each process compresses and writes its own
 # chunks); nostacks (iorecord --no-stacks, for open).
-# Goals (issue 16): read1 +30 ns wall (1.2x), fwrite64 1.3x, open without
+# Goals: read1 +30 ns wall (1.2x), fwrite64 1.3x, open without
 # stacks 1.3x, spawn 1.5x, fork64 2x, <= 4 bytes/event. Figures only: never
 # pass/fail on time.
 # BENCH_CALLS (default 2000000) sets the calls per run; strace gets 1/100.

@@ -3,8 +3,8 @@
 # BENCH_REPORT_EVENTS overrides): seconds (best of 3, one core) and output
 # size of the issues as JSON (the baseline), --format text, --format html,
 # dump --format jsonl and dump --format perfetto. Figures only: never
-# pass/fail on time. Issue 20 asked for "a million events in seconds" from
-# the Perfetto export and a page that stays small at 10^6 events.
+# pass/fail on time. Goals: a million events in seconds from the Perfetto
+# export, and an HTML page that stays small at 10^6 events.
 BUILD=${BUILD:-build}
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac

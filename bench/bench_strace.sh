@@ -3,7 +3,7 @@
 # of the same file (cat), with peak RSS. Two shapes:
 #   unfinished  1 M lines "PID T read(3, <unfinished ...>" from 100,000 pids,
 #               the worst case for the importer's task and pending-call
-#               bookkeeping (issue 15: quadratic before)
+#               bookkeeping (it must stay linear in the number of pids)
 #   calls       1 M complete read/write lines of one process (strace -f -ttt -T -y)
 # BENCH_STRACE_LINES overrides 1 M. Figures only: never pass/fail on time.
 BUILD=${BUILD:-build}

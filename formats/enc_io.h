@@ -1,10 +1,10 @@
 /*
  * enc_io.h - the encoder's path for the common data call (read, write and
  * their kin: fd, size, ret, errno; fread, fwrite and their kin: the same
- * and the stream), inline, for the recorder's wrappers: at one record per
+ * and the stdio stream id), inline, for the recorder's wrappers: at one record per
  * 1-byte read or 64-byte fwrite, the calls into the format library and
  * their frames cost as much as the encoding itself. encode.c's iot_enc_io()
- * is this function out of line, without a stream. Same encoding as
+ * is this function out of line, without a stdio stream. Same encoding as
  * iot_enc_call.
  */
 #ifndef IOT_ENC_IO_H
@@ -88,7 +88,7 @@ iot_enc_io_inline(struct iot_enc *e, unsigned op, int32_t fd, uint64_t stream,
 /*
  * The previous call again, untimed (5.12): at the previous call's end,
  * lasting 0. For a call the recorder did not stamp because it only moved
- * bytes within a stream's buffer. 0 appended, -1 no room or no previous
+ * bytes within a stdio stream's buffer. 0 appended, -1 no room or no previous
  * call (nothing written).
  */
 static inline __attribute__((always_inline)) int

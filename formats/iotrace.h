@@ -1,13 +1,17 @@
 /*
  * iotrace.h - the ioscope event model and trace format library.
  *
- * This is the only header that recorder/ and analyzer/ include from formats/.
- * It defines:
+ * The interface recorder/ and analyzer/ share for events and traces (the
+ * other formats/ headers they include are single helpers: msg.h, grow.h,
+ * hash.h, path.h, spool.h, version.h, and enc_io.h for the recorder's
+ * inline encoding). It defines:
  *   - the event model (struct iot_event) shared by every input kind,
- *   - the op table (IOT_OPS), declared once,
+ *   - the op table (IOT_OPS, schema.h), declared once,
  *   - the chunk encoder used on the recorder's hot path (struct iot_enc),
  *   - chunk compression (struct iot_chunker),
- *   - the streaming native trace reader (struct iot_trace),
+ *   - a simple writer of whole events for tools and tests (struct iot_writer),
+ *   - the native trace reader, which reads a trace front to back without
+ *     holding it whole (struct iot_trace),
  *   - string interning (struct iot_strtab),
  *   - JSONL parsing and formatting of events.
  * The byte layout is specified in docs/trace-format.md.
@@ -279,17 +283,17 @@ struct iot_chunk_hdr {
     int32_t  pid;
     int32_t  tid;
     uint64_t stream_id;  /* unique per thread life (tid reuse, exec) */
-    uint32_t seq;        /* chunk number within the stream, from 0 */
+    uint32_t seq;        /* chunk number within the thread stream, from 0 */
     uint32_t nrec;       /* records in the chunk */
     int64_t  base_t;     /* absolute time of the chunk start */
     uint32_t bytes;      /* bytes of records after the header */
 };
 #define IOT_CHUNK_PARTIAL 0x1u  /* a snapshot; a later chunk with the same seq supersedes it */
-#define IOT_CHUNK_LAST    0x2u  /* the stream ended (thread exit) */
+#define IOT_CHUNK_LAST    0x2u  /* the thread stream ended (thread exit) */
 
 /*
  * A chunk of one record, the exit of process pid killed by signal sig at
- * (absolute) time t, in its own stream: for whoever saw a process die that
+ * (absolute) time t, in its own thread stream: for whoever saw a process die that
  * could not write its own (the recorder for a child, the launcher for the
  * command). The records go to buf[0..cap) and the header to *h. 0, or -1
  * when cap is too small.

@@ -3,12 +3,13 @@
  *
  * Pass 1 (open, reader_index.c): map every input (reader_input.c), walk its
  * zstd frames, verify each frame (decompression checks its checksum) and
- * note each chunk's stream, sequence number and start time. Damaged frames
+ * note each chunk's thread stream (stream_id: the chunk sequence of one
+ * thread life), sequence number and start time. Damaged frames
  * are skipped to the next frame magic; an input that ends inside a frame is
  * truncated. Of several versions of one (stream, seq) - partial snapshots -
  * the largest is kept.
  *
- * Pass 2 (next, reader_merge.c): a k-way merge over the streams by event
+ * Pass 2 (next, reader_merge.c): a k-way merge over the thread streams by event
  * time. Each stream decodes one chunk at a time, so memory grows with the
  * number of streams that overlap in time, never with the number of events.
  *

@@ -72,7 +72,7 @@ static struct trace_stream *trace_stream_get(struct iot_trace *tr, uint32_t inpu
     if (tr->nstreams && stream_is(&tr->streams[tr->nstreams - 1], input, h))
         return &tr->streams[tr->nstreams - 1];
     /* then by hash: a trace of 30,000 short processes has 30,000 streams,
-       and a scan of them all per new stream was quadratic */
+       and a scan of them all per new stream would be quadratic */
     if (stream_slots_reserve(tr) < 0)
         return NULL;
     slot = stream_slot(tr, tr->stream_slots, tr->stream_slots_cap, input, h);

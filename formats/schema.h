@@ -98,13 +98,13 @@ enum iot_class {
     IOT_CLASS_COPY,   /* moves bytes from one fd (in_fd) to another (fd) */
     IOT_CLASS_SEEK,   /* moves a file position */
     IOT_CLASS_SYNC,   /* forces data to storage (or out of a stdio buffer) */
-    IOT_CLASS_META,   /* changes or asks about a file or a stream, moves no data */
-    IOT_CLASS_OPEN,   /* creates an fd or a stream naming a file */
-    IOT_CLASS_CLOSE,  /* ends fds or a stream */
+    IOT_CLASS_META,   /* changes or asks about a file or a stdio stream, moves no data */
+    IOT_CLASS_OPEN,   /* creates an fd or a stdio stream naming a file */
+    IOT_CLASS_CLOSE,  /* ends fds or a stdio stream */
     IOT_CLASS_FD      /* changes the fd table otherwise (dup, pipe, socket, fcntl) */
 };
 
-/* Which interface a call belongs to: a STDIO call names its stream. */
+/* Which interface a call belongs to: a STDIO call names its stdio stream. */
 enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
 
 /*
@@ -271,13 +271,13 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
     X(FADVISE,         "fadvise",         NONE,  0, META,  POSIX,                                  \
       IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
       SA(fadvise64, 0, 2, 1) SA(fadvise64_64, 0, 2, 1))                                            \
-    /* issue 17: every descriptor named, every stdio byte seen, forks timed in the parent */       \
+    /* every descriptor named, every stdio byte seen, forks timed in the parent */                 \
     /* an fd the recorder saw used before it saw it made (inherited, or made by a call it does     \
        not wrap): its /proc/self/fd target, open flags and offset, recorded once per process */    \
     X(FDPATH,          "fdpath",          NONE,  0, OPEN,  POSIX,                                  \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS) | IOT_F(OFFSET),                                      \
       )                                                                                            \
-    /* bytes the program moved through a stream's buffer with inline getc/putc macros              \
+    /* bytes the program moved through a stdio stream's buffer with inline getc/putc macros        \
        (glibc's *_unlocked), counted at the next __overflow/__uflow or stdio call on it */         \
     X(INLINE_PUT,      "inline_put",      WRITE, 0, DATA,  STDIO,                                  \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
@@ -318,7 +318,7 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
     X(PTHREAD_CREATE,  "pthread_create",  NONE,  0, META,  POSIX,                                  \
       0,                                                                                           \
       )                                                                                            \
-    /* issue 17 item 3: metadata calls. path is absolute as open's (relative names joined to the  \
+    /* metadata calls. path is absolute as open's (relative names joined to the                   \
        cwd or the dirfd's path); a call on an fd (fstat, fchmod, ...) carries fd instead; flags   \
        holds the call's AT_* flags (stat family: lstat is AT_SYMLINK_NOFOLLOW), access mode     \
        (access) or permission bits (mkdir, chmod). The strace shapes are strace_syscalls.c's */  \

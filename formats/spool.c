@@ -1,4 +1,4 @@
-/* Streams copied to a temporary file (spool.h). */
+/* Piped inputs copied to a temporary file (spool.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /*
- * spool.h - a stream (pipe, FIFO, terminal) copied to a temporary file, for a
- * reader that needs to read its input twice (the native reader's pass 1 and
- * pass 2).
+ * spool.h - a piped input (pipe, FIFO, terminal) copied to a temporary
+ * file, for a reader that needs to read its input twice (the native
+ * reader's pass 1 and pass 2).
  *
  * The copy never has a name that outlives the process: it is an O_TMPFILE
  * file, or, where the file system has none, a mkstemp file unlinked at once.
  * So it is gone on every exit path, kill -9 included. Its size is capped
- * (iot_spool_max) so that an endless or huge stream fails with a message
+ * (iot_spool_max) so that an endless or huge input fails with a message
  * instead of filling the disk.
  */
 #ifndef IOT_SPOOL_H
@@ -28,7 +28,7 @@ uint64_t iot_spool_max(void);
 /*
  * Copy head[0..nhead) and then everything src yields until its end into a
  * new temporary file in $TMPDIR (else /tmp). Returns the file's descriptor,
- * or -1 with errno set: EFBIG when the stream passed cap bytes (the copy is
+ * or -1 with errno set: EFBIG when the input passed cap bytes (the copy is
  * dropped), else the error of the read, the create or the write.
  */
 int iot_spool(int src, const void *head, size_t nhead, uint64_t cap);
@@ -37,7 +37,7 @@ int iot_spool(int src, const void *head, size_t nhead, uint64_t cap);
 void iot_spool_size_str(uint64_t bytes, char *buf, size_t size);
 
 /*
- * The one message for a stream past the cap: "'NAME': WHAT is copied to a
+ * The one message for a piped input past the cap: "'NAME': WHAT is copied to a
  * temporary file first, and this one is larger than CAP (IOSCOPE_SPOOL_MAX):
  * give it as a file", into buf.
  */

@@ -1,10 +1,11 @@
 /*
  * fork.c - a forked child records as a process of its own: a new pid in
- * new streams, and none of the parent's chunks (the parent writes those).
- * Only the forking thread lives on in the child; its stream starts anew in
- * a slot and buffer of its own. Under a collector the child takes a process
- * entry and its lock (POSIX locks are not inherited); without one the
- * trace fd is inherited (O_APPEND keeps both processes' frames whole).
+ * new thread streams of chunks, and none of the parent's chunks (the parent
+ * writes those). Only the forking thread lives on in the child; its chunk
+ * stream starts anew in a slot and buffer of its own. Under a collector the
+ * child takes a process entry and its lock (POSIX locks are not
+ * inherited); without one the trace fd is inherited (O_APPEND keeps both
+ * processes' frames whole).
  */
 #include "internal.h"
 #include "sandbox.h"

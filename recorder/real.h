@@ -1,11 +1,13 @@
 /*
- * real.h - every libc function the recorder calls through to, declared once.
+ * real.h - the libc functions the recorder calls through to: those more
+ * than one file calls, declared once in REAL_FUNCS; a function only its
+ * wrapper's file calls is declared there with REAL_HERE (below).
  *
  * X(return type, name, (parameter types)) gives a pointer `real_<name>` to the
- * next definition of <name> after this library (dlsym RTLD_NEXT). Adding a
- * wrapped function is one line here plus its wrapper body.
+ * next definition of <name> after this library (dlsym RTLD_NEXT).
  * The pointers are resolved together by rec_resolve(); a name the C library
- * lacks stays NULL and its wrapper fails with ENOSYS instead of crashing.
+ * lacks stays NULL and its wrapper fails (CALL_REAL: the wrapper's failure
+ * value, errno ENOSYS) instead of crashing.
  */
 #ifndef REC_REAL_H
 #define REC_REAL_H
@@ -159,7 +161,7 @@
                                void (*)(void), void *))
 
 /*
- * Stdio calls that lock the stream and their lock-free twins, with the
+ * Stdio calls that lock the stdio stream and their lock-free twins, with the
  * same parameters: S(return type, name, twin, (parameter types)). In a
  * single-threaded process, where no other thread can hold or want the
  * lock, wrap_stdio.c's untimed repeats call solo_<name>: the twin when
@@ -197,9 +199,9 @@ struct rec_real {
     void **ptr;        /* the real_<name> pointer, as a data pointer for dlsym */
 };
 /*
- * All real_* pointers live in one section, side by side: spread over the
- * .bss among the recorder's big tables, resolving them touched (and
- * faulted in) about ten pages at every process start.
+ * All real_* pointers live in one section, side by side, so that resolving
+ * them at every process start touches (and faults in) few pages, not pages
+ * of the .bss spread among the recorder's big tables.
  */
 #define REAL_PTR __attribute__((section("rec_real_ptr")))
 #define REAL_HERE(ret, name, params)                                           \

@@ -203,7 +203,7 @@ extern int rec_stacks;                      /* capture stacks at open */
 extern int32_t rec_pid;
 
 /*
- * The calling thread's stream, started on its first event; NULL if none.
+ * The calling thread's chunk stream, started on its first event; NULL if none.
  * s0: the stamp of that event's start, so the thread record precedes it.
  */
 struct rec_thread *rec_thread_start(uint64_t s0);
@@ -220,9 +220,9 @@ static inline void rec_publish(struct rec_thread *t)
 /*
  * Take the guard (this thread is inside the recorder). The guard is for a
  * signal handler on this thread: the compiler must not move the buffer's
- * writes above this store (or drop the store as dead before the drop's),
- * now that the appends are inline with no call in between to stop it. A
- * compiler barrier only: it costs nothing.
+ * writes above this store (or drop the store as dead before the drop's):
+ * the appends are inline, with no call in between to stop it. A compiler
+ * barrier only: it costs nothing.
  */
 static inline void rec_guard_take(void)
 {
@@ -335,7 +335,7 @@ void rec_defer_data(unsigned op, int32_t fd, uint64_t stream, int64_t size,
 
 /*
  * Record a data call with only fd, size, ret and errno (read, write, ...),
- * and the stream when it is not 0 (fread, fwrite, ...): the hot path, inline
+ * and the stdio stream id when it is not 0 (fread, fwrite, ...): the hot path, inline
  * whole in the wrappers. err is the errno to store (0 when the call
  * succeeded). errno itself is left untouched.
  */
@@ -367,7 +367,7 @@ rec_data(unsigned op, int32_t fd, uint64_t stream, int64_t size, int64_t ret,
     rec_leave();
 }
 
-/* rec_data() of an fd call (no stream). */
+/* rec_data() of an fd call (no stdio stream). */
 static inline __attribute__((always_inline)) void
 rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret, int32_t err,
        uint64_t s0, uint64_t s1)

@@ -106,7 +106,7 @@ struct rec_seg_slot {
     int32_t  tid;
     uint32_t gen;
     uint32_t buf;            /* buffer + 1 of the open chunk, 0 none */
-    uint32_t seq;            /* chunk number within the stream */
+    uint32_t seq;            /* chunk number within the thread's stream */
     uint64_t pub;            /* nrec << 32 | bytes: complete records */
     uint64_t stream_id;
     int64_t  base_t;

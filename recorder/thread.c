@@ -203,10 +203,10 @@ struct rec_thread *rec_thread_start(uint64_t s0)
 
     /*
      * The caller holds the guard, so a handler's call made before rec_self
-     * is set could not be deferred anywhere, and was lost (1 write in
-     * 612,000 under tests/e2e/test_stress_recorder.sh's signal storm, in an
-     * ASan build). Signals wait until the thread's stream is whole, as at
-     * its end (thread_end); the handler's calls are then deferred to it.
+     * is set could not be deferred anywhere and would be lost (the signal
+     * storm of tests/e2e/test_stress_recorder.sh reaches that window).
+     * Signals wait until the thread's stream of chunks is whole, as at its
+     * end (thread_end); the handler's calls are then deferred to it.
      */
     sigfillset(&all);
     /* not where a seccomp filter may refuse rt_sigprocmask: a handler's

@@ -2,11 +2,11 @@
  * wrap.h - what the wrapper files (wrap_*.c) share with each other: the
  * stdio record builder and the set of fds the process is known to hold.
  *
- * Every descriptor has a name (issue 17): each wrapper that makes an fd
- * marks it seen, each that closes one unmarks it, and the first data call
- * on an fd that is not marked (inherited across exec, or made by a call no
- * wrapper sees) first records what the fd is, once: an `fdpath` event with
- * its /proc/self/fd target.
+ * Every descriptor has a name: each wrapper that makes an fd marks it
+ * seen, each that closes one unmarks it, and the first data call on an fd
+ * that is not marked (inherited across exec, or made by a call no wrapper
+ * sees) first records what the fd is, once: an `fdpath` event with its
+ * /proc/self/fd target.
  */
 #ifndef REC_WRAP_H
 #define REC_WRAP_H

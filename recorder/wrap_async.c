@@ -1,6 +1,6 @@
 /*
- * wrap_async.c - say what was not seen (issue 17, item 4): I/O that no
- * wrapper can follow is recorded as the fact that it happened (op async:
+ * wrap_async.c - say what was not seen: I/O that no wrapper can
+ * follow is recorded as the fact that it happened (op async:
  * which call, on which fd, how much, where), so the analysis can say what
  * it could not judge: glibc's POSIX AIO (its helper threads' preads run
  * inside libc), and io_uring and Linux AIO submitted through syscall()

@@ -1,6 +1,6 @@
 /*
- * wrap_meta.c - metadata calls (issue 17, item 3): the stat family,
- * access, readlink, unlink, rmdir, rename, mkdir, link, symlink, the chmod,
+ * wrap_meta.c - metadata calls: the stat family, access,
+ * readlink, unlink, rmdir, rename, mkdir, link, symlink, the chmod,
  * chown and utimes families, truncate, sync, syncfs and sync_file_range.
  * They move no data, but a program can spend its time in them: a search
  * path probed for every import, a stat before every open, the same file

@@ -1,6 +1,6 @@
 /*
- * wrap_names.c - every descriptor has a name (issue 17): the calls that
- * make an fd without an open() (the mkstemp family, memfd_create,
+ * wrap_names.c - every descriptor has a name: the calls that make an
+ * fd without an open() (the mkstemp family, memfd_create,
  * open_by_handle_at, posix_openpt, dirfd, and the fds that are not files:
  * eventfd, timerfd, signalfd, inotify, epoll), and the safety net for the
  * rest: the first data call on an fd the recorder never saw made records

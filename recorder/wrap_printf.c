@@ -1,8 +1,8 @@
 /*
  * wrap_printf.c - formatted and wide-character stdio: the printf and scanf
  * families with their __*_chk (fortified) and __isoc99_ forms, dprintf,
- * and the wide-character calls (issue 17: a program printing to a
- * redirected stdout must not record nothing).
+ * and the wide-character calls (a program printing to a redirected
+ * stdout must not record nothing).
  *
  * A variadic function calls its v-form's real function with its va_list,
  * as glibc itself does; each v-form calls its own. Recorded as the stdio

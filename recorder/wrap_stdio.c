@@ -72,7 +72,7 @@ static void default_buffer(int fd, struct iot_event *ev)
 }
 
 /*
- * Inline getc/putc (issue 17). With optimisation, glibc's getc_unlocked,
+ * Inline getc/putc. With optimisation, glibc's getc_unlocked,
  * putc_unlocked and their kin are inline code in the program that moves
  * bytes in and out of the stream's buffer and calls __uflow/__overflow only
  * when the buffer runs empty or full. So after every call the recorder sees

@@ -77,7 +77,7 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
 
 /* What min_count is held against: the group's count, or without a stack
    all the process's leaks of unknown site (unsited: pid -> that sum, kept
-   once for all groups, since a scan per group was quadratic in processes). */
+   once for all groups, since a scan per group would be quadratic in processes). */
 static int64_t leak_site_count(const struct hmap *unsited, const struct leak_group *g)
 {
     if (g->first.stack && *g->first.stack)

@@ -1,7 +1,8 @@
 /*
  * The rule registry: every built-in rule, listed once, then rules loaded
- * from plugins (--plugin FILE.so). Adding a rule: one file, one line here,
- * and its documentation (rules/TEMPLATE.md).
+ * from plugins (--plugin FILE.so). Adding a built-in rule: one file, one
+ * line in BUILTIN_RULES, then its documentation and tests (the checklist
+ * in rules/TEMPLATE.md).
  */
 #include <dlfcn.h>
 #include <stdio.h>

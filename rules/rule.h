@@ -69,7 +69,7 @@ enum rule_layer { RULE_LAYER_SYSCALL = 0, RULE_LAYER_STDIO = 1 };
 enum rule_bufmode { RULE_BUF_FULL = 0, RULE_BUF_LINE = 1, RULE_BUF_NONE = 2 };
 
 enum rule_end {
-    RULE_END_CLOSE = 0,  /* the last fd/stream of the session was closed */
+    RULE_END_CLOSE = 0,  /* the last fd/stdio stream of the session was closed */
     RULE_END_EXIT,       /* the last holder process exited with it open */
     RULE_END_TRACE       /* the trace ended before its process did */
 };
