@@ -48,7 +48,7 @@ event_clamped(const struct iot_event *ev, struct iot_event *tmp)
 {
     int stream_id;
 
-    /* a stream id (fopen's return value) is an identity, not a quantity */
+    /* a stdio stream id (fopen's return value) is an identity, not a quantity */
     stream_id = ev->kind == IOT_EV_CALL && ev->op < IOT_OP_COUNT &&
                 iot_ops[ev->op].api == IOT_API_STDIO && iot_ops[ev->op].cls == IOT_CLASS_OPEN;
     *tmp = *ev;

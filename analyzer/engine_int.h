@@ -21,8 +21,9 @@
  *    session ends when the last reference goes (close, fclose, exit, or the
  *    end of the trace).
  *  - fork (a PROCESS event whose ppid is a live known process) copies the
- *    parent's fd table and streams; exec (a PROCESS event for a live pid)
- *    keeps fds except O_CLOEXEC ones and drops streams (the image is gone).
+ *    parent's fd table and stdio streams; exec (a PROCESS event for a live
+ *    pid) keeps fds except O_CLOEXEC ones and drops stdio streams (the
+ *    image is gone).
  *  - Offsets: an ofd has a file offset (-1 unknown) moved by read/write byte
  *    counts and set by lseek results; pread/pwrite use their own offset.
  *    O_APPEND writes always land at the end, so they are sequential.
@@ -211,7 +212,7 @@ int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t);
 void engine_on_process(struct engine *e, const struct iot_event *ev);
 void engine_on_thread(struct engine *e, const struct iot_event *ev);
 void engine_on_exit(struct engine *e, const struct iot_event *ev);
-/* p's fork call (ret: the child's pid): the child gets p's fds and streams as they are now. */
+/* p's fork call (ret: the child's pid): the child gets p's fds and stdio streams as they are now. */
 void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
 /* Everything p holds goes (end: enum rule_end); leaks marks them when p exits normally. */
 void engine_proc_drop_all(struct engine *e, struct engine_proc *p, int64_t t, int end, int leaks);

@@ -19,7 +19,7 @@
  *   remove i: a[i] = a[n - 1]; name_fix(ctx, a, n - 1, i) if i < n - 1
  *   re-key i: name_fix(ctx, a, n, i)
  *
- * (The reader's merge of a trace's streams is not one of these: it is
+ * (The reader's merge of a trace's thread streams is not one of these: it is
  * tuned for its one comparison per event, formats/reader_merge.c.)
  */
 #ifndef IOT_HEAP_H

@@ -1,6 +1,6 @@
 /*
  * hmap.h - a small open-addressing hash map from 64-bit keys to pointers,
- * for the engine's per-event lookups (pids, tids, stream ids, paths).
+ * for the engine's per-event lookups (pids, tids, stdio stream ids, paths).
  */
 #ifndef HMAP_H
 #define HMAP_H

@@ -559,7 +559,7 @@ int input_report_damage(struct input *in)
 
 size_t input_files(const struct input *in, const struct input_file_info **files)
 {
-    /* a stream's size is what has been read of it */
+    /* a piped input's size is what has been read of it */
     for (size_t i = 0; i < in->nfiles; i++)
         in->files[i].bytes = infile_bytes(in->infs[i]);
     for (size_t i = 0; i < in->nsrc; i++) {

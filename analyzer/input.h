@@ -1,5 +1,5 @@
 /*
- * input.h - every INPUT of a command as one time-ordered event stream.
+ * input.h - every INPUT of a command as one time-ordered sequence of events.
  *
  * Opens each INPUT ("-" = standard input, a directory = every regular file
  * below it, at any depth, that is a trace, JSONL event file or strace log, in

@@ -1,7 +1,7 @@
 /*
  * perfetto.h - `ioanalyze dump --format perfetto`: the Chrome trace-event
  * JSON that ui.perfetto.dev and chrome://tracing open. Written as the events
- * stream by (nothing is held per event): a track per thread, process and
+ * go by (nothing is held per event): a track per thread, process and
  * thread names as metadata ("M") events, each call a complete ("X") event
  * with its path, size and result, each exit an instant; the issues follow
  * as instants when the analysis is done.

@@ -3,7 +3,7 @@
  *
  * Reads logs written by `strace -f -tt -T -y -o LOG CMD` and its variants
  * (-ttt, -yy, without -y, without -T, without -f, one file of -ff) and yields
- * the same struct iot_event stream a native trace would, so every rule works
+ * the same sequence of struct iot_event a native trace would, so every rule works
  * on field logs. The mapping from syscalls to ops and what is synthesised
  * (process, thread and exit events) is described in docs/ci.md, "strace logs".
  *

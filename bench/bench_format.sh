@@ -1,6 +1,6 @@
 #!/bin/sh
 # Trace format: encode and decode rates and bytes/event for (a) a tight loop
-# of identical 1-byte reads and (b) a mixed realistic stream, beside
+# of identical 1-byte reads and (b) a mixed realistic sequence of calls, beside
 # `zstd -dc` of the same file. Figures only.
 BUILD=${BUILD:-build}
 B=$BUILD/bin/bench

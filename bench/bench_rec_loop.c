@@ -7,7 +7,7 @@
  * read1: 1-byte read() from /dev/zero. pread4k: 4 KiB pread() of FILE.
  * fwrite64: 64-byte fwrite() to FILE; fwrite64u: the same with
  * fwrite_unlocked(); fwrite64t: fwrite() while a second thread waits (a
- * multi-threaded process: stdio takes the stream's lock, and so does the
+ * multi-threaded process: stdio takes the FILE's lock, and so does the
  * recorder's path).
  * open: one open + close of FILE per iteration (stack capture cost).
  * spawn: fork, exec of /bin/true and waitpid per iteration (the cost of

@@ -10,7 +10,7 @@
 #             the lock-free copy it calls for fwrite in a single-threaded
 #             process (docs/recorder.md, "Untimed repeats")
 #   fwrite64t fwrite() while a second thread waits: a multi-threaded
-#             process, where stdio and the recorder keep the stream's lock
+#             process, where stdio and the recorder keep the stdio stream's lock
 #   open      open()+close() of a file, with and without call stacks
 #   spawn     fork + exec /bin/true + waitpid (a recorded process's start-up
 #             and exit; CPU columns count only the parent)

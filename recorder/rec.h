@@ -232,7 +232,7 @@ static inline void rec_guard_take(void)
 
 /*
  * Enter the recorder for an event that started at stamp s0: the thread's
- * stream with the guard set, or NULL.
+ * chunk stream with the guard set, or NULL.
  */
 static inline struct rec_thread *rec_enter(uint64_t s0)
 {

@@ -2,7 +2,7 @@
  * startup.c - the library's constructor: what the environment asks for,
  * this library's path and the trace's (both absolute, so exec'd children
  * that chdir still find them), the collector's segment or else the trace,
- * the clock, and the main thread's stream with the process record.
+ * the clock, and the main thread's chunk stream with the process record.
  *
  * Any failure leaves recording off and the program running as if we were
  * not there.
