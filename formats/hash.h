@@ -1,8 +1,8 @@
 /*
  * hash.h - FNV-1a, the one hash of ioscope (string interning, the encoder's
  * string cache, the recorder's stack cache, issue fingerprints, the chunk
- * header's check field), and iot_mix64, the one mixer of integer keys of
- * in-memory tables. Inline: the recorder calls it on its hot path.
+ * header's check field), and iot_mix64, the mixer of integer keys of
+ * in-memory hash tables. Inline: the recorder calls it on its hot path.
  *
  * Fingerprints and the check field are part of stored data (docs/ci.md,
  * docs/trace-format.md 2.1): these constants never change.
@@ -61,12 +61,14 @@ static inline uint64_t iot_hash_words(const void *p, size_t n)
 }
 
 /*
- * The mixer of every in-memory hash table keyed by integers or pointers
+ * The mixer of the in-memory hash tables keyed by integers or pointers
  * (pids, tids, fds, interned path pointers): MurmurHash3's 64-bit
  * finaliser, under which each key bit changes every output bit with
  * probability near 1/2. A table takes the LOW bits of it as its slot, so
  * keys that differ only in high bits (a pid shifted up beside a path
- * pointer) still land apart; a hand-made multiply-and-shift does not.
+ * pointer) still land apart; a hand-made multiply-and-shift does not. (The
+ * recorder's return-address caches, stack.c and wrap_meta.c, multiply and
+ * take the HIGH bits instead, which a multiply does mix.)
  */
 static inline uint64_t iot_mix64(uint64_t k)
 {

@@ -1,8 +1,10 @@
 /*
- * path.h - the one place where ioscope forms a path: the recorder makes a
- * relative path absolute (without allocating: it runs inside the traced
- * program), and the strace importer does the same for *at() calls, so both
- * name a file alike and its sessions match.
+ * path.h - the one place where a traced program's path is made absolute:
+ * the recorder joins a relative path to its directory (without allocating:
+ * it runs inside the traced program), and the strace importer does the
+ * same for *at() calls, so both name a file alike and its sessions match.
+ * (Paths of ioscope's own, such as a directory input's entries, are joined
+ * where they are made.)
  */
 #ifndef IOT_PATH_H
 #define IOT_PATH_H

@@ -2,7 +2,7 @@
  * internal.h - what the files behind rec.h share with each other. The
  * wrappers include rec.h only.
  *
- *   slots.c      thread slots; the per-thread guard and stream pointer
+ *   slots.c      thread slots; the per-thread guard and chunk stream pointer
  *   thread.c     each thread's chunk stream: begin, close, switch, end
  *   segment.c    the record memory: buffers, their free list and queue, slots
  *   bufpool.c    taking a buffer, waiting for one when none is free
@@ -16,6 +16,9 @@
  *   meta.c       process and thread-name records
  *   finish.c     flushing for exec and exit, exit records
  *   fork.c       the child of a fork
+ *   creds.c      letting go of the recording before credentials change
+ *   enterable.c  whether the preload can enter a program about to be exec'd
+ *   modules.c    the loaded modules and their records (modules.h)
  *   warn.c       output failures: recording stops, one warning per run
  *   startup.c    the environment, the trace path, the constructor
  *   resolve.c    the real libc functions
