@@ -29,12 +29,12 @@
  * type   how it is stored, encoded and printed (enum iot_ftype; codec.h
  *        says what each means to the encoder and decoder):
  *        I32/I64 signed (zigzag varint), U32 unsigned varint, OCT open
- *        flags (varint, octal in text), HEX a stream id (varint, unsigned
+ *        flags (varint, octal in text), HEX a stdio stream id (varint, unsigned
  *        in JSONL, hex in text), STR a string id, BUFMODE 0..2 named
  *        full/line/none
  * key    its JSONL key and its text-dump key
  *
- * NEWPATH (rename, link, symlink: the second name) took bit 20, the first of
+ * NEWPATH (rename, link, symlink: the second name) has bit 20, the first of
  * the second varint range, since 15 is reserved and 16..19 carry no payload.
  *
  * The rows are in bit order. The four lists split them where the decoder

@@ -2,12 +2,15 @@
  * rec.h - internals of libiorecord.so shared by its source files.
  *
  * Shape of the recorder:
- *   wrappers (wrap_*.c)  -> rec_io()/rec_call(): stamp, encode into the
- *                           calling thread's chunk buffer (no lock, no syscall)
- *   full or old chunk     -> pushed on a lock-free queue (bufpool.c), and
- *                            the thread that closed it compresses the queue
- *                            into zstd frames, one write() each, unless
- *                            another thread is doing so (tracefile.c)
+ *   wrappers (wrap_*.c)  -> rec_data()/rec_io()/rec_call(): stamp, encode
+ *                           into the calling thread's chunk buffer (no lock,
+ *                           no syscall)
+ *   full or old chunk     -> pushed on a lock-free queue (bufpool.c); under
+ *                            iorecord its collector process writes the queue
+ *                            (collect.c, collector.c); without one the thread
+ *                            that closed the chunk compresses the queue into
+ *                            zstd frames, one write() each, unless another
+ *                            thread is doing so (tracefile.c)
  * The clock (clock.c) turns rdtsc stamps into CLOCK_MONOTONIC nanoseconds.
  * This header is what the wrappers need, the hot path inline; the files
  * behind it share internal.h.
