@@ -1,7 +1,7 @@
 /*
- * real.h - the libc functions the recorder calls through to: those more
- * than one file calls, declared once in REAL_FUNCS; a function only its
- * wrapper's file calls is declared there with REAL_HERE (below).
+ * real.h - the libc functions the recorder calls through to, each declared
+ * once: in REAL_FUNCS below, or, when only its wrapper's file calls it, in
+ * that file with REAL_HERE (below).
  *
  * X(return type, name, (parameter types)) gives a pointer `real_<name>` to the
  * next definition of <name> after this library (dlsym RTLD_NEXT).
