@@ -5,7 +5,8 @@
 # every member it knows (RULE_HAS true); one built against a newer rule.h (a
 # member appended to rule_session) learns that this ioanalyze lacks it
 # (RULE_HAS false) and does without; one built against an older rule.h (a
-# member fewer) still reads its members right. Of ioanalyze's own symbols,
+# member fewer) still reads its members right. struct rule_path_call arrives
+# with this ioanalyze's size too. Of ioanalyze's own symbols,
 # plugins see exactly the functions rule.h declares, not the registry's.
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
@@ -50,8 +51,37 @@ static void check(void *state, const struct rule_ctx *ctx, const struct rule_ses
                             "writes", (json_int_t)s->writes)});
 }
 
+struct path_calls {
+    unsigned size;        /* the last path call's */
+    int64_t n;
+};
+
+static void path_call(void *state, const struct rule_ctx *ctx, const struct rule_path_call *c)
+{
+    struct path_calls *pc = state;
+
+    (void)ctx;
+    pc->size = c->size;
+    pc->n++;
+}
+
+static void path_calls_report(void *state, const struct rule_ctx *ctx)
+{
+    const struct path_calls *pc = state;
+    struct rule_session s = {.size = sizeof(s), .path = "(path calls)", .process = "app",
+                             .thread = "main", .stack = "", .pid = 100, .tid = 100,
+                             .file_size = -1};
+
+    if (pc->n)
+        rule_report(ctx, &(struct rule_report){.s = &s, .message = "path call sizes",
+            .detail = json_pack("{s:i, s:i, s:I}", "path_call", (int)pc->size,
+                                "plugin_path_call", (int)sizeof(struct rule_path_call),
+                                "path_calls", (json_int_t)pc->n)});
+}
+
 static const struct rule sizes = {RULE_ABI_HEADER, .name = "sizes", .type = 98, .summary = "sizes",
-                                  .on_session = check};
+                                  .state_size = sizeof(struct path_calls), .on_session = check,
+                                  .on_end = path_calls_report, .on_path_call = path_call};
 const struct rule *const ioscope_rules[] = {&sizes, NULL};
 C
 cat >"$work/host.c" <<'C'
@@ -59,13 +89,14 @@ cat >"$work/host.c" <<'C'
 #include "rule.h"
 int main(void)
 {
-    printf("%zu %zu\n", sizeof(struct rule_session), sizeof(struct rule_ctx));
+    printf("%zu %zu %zu\n", sizeof(struct rule_session), sizeof(struct rule_ctx),
+           sizeof(struct rule_path_call));
     return 0;
 }
 C
 jflags=$(pkg-config --cflags jansson 2>/dev/null)
 $CC -I"$TOP/rules" $jflags -o "$work/host" "$work/host.c" || skip "cannot build against rule.h"
-read -r host_session host_ctx <<EOF
+read -r host_session host_ctx host_path_call <<EOF
 $("$work/host")
 EOF
 for v in now newer older; do
@@ -102,6 +133,17 @@ expect newer "has_newer=false"
 expect newer "has_direct_ops=true"
 # older plugin, newer host: ours is larger, its members are where it expects
 expect older "plugin_session=$((host_session - 8))"
+
+# path calls: 100 stats of one path and the opendir of a directory
+PX=$TOP/tests/fixtures/rules/metadata_storm_listed_dir.jsonl
+want_calls=$(grep -c '"op":"\(stat\|opendir\)"' "$PX")
+"$IOANALYZE" --plugin "$work/now.so" --rules sizes "$PX" >"$work/px.out" 2>"$work/px.err" ||
+    die "now.so on path calls: $(cat "$work/px.err")"
+python3 -c "
+import json; d=json.load(open('$work/px.out'))
+assert len(d)==1 and d[0]['detail']=={'path_call': $host_path_call, 'plugin_path_call': $host_path_call,
+                                      'path_calls': $want_calls, 'occurrences': 1}, d" ||
+    die "now.so: path calls of this ioanalyze's size ($host_path_call), $want_calls of them: $(cat "$work/px.out")"
 
 # what plugins can link against: rule.h's functions, not the registry's
 if have nm; then
