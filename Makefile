@@ -111,6 +111,11 @@ $(LIBIOTRACE): $(call obj,$(FORMATS_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
+# ioanalyze exports its symbols (-rdynamic) so that plugins find the
+# functions rule.h declares; the built-in rules and the registry (rules/)
+# are its own and stay hidden, so a plugin sees only rule.h's interface.
+$(call obj,$(RULES_SRC)): CFLAGS += -fvisibility=hidden
+
 $(IOANALYZE): $(call obj,$(ANALYZER_SRC) $(RULES_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm

@@ -12,6 +12,7 @@
 #include "issue.h"
 #include "msg.h"
 #include "progress.h"
+#include "registry.h"
 #include "symbolize.h"
 
 static int setup_config(struct config *cfg, const struct analyze_request *req,

@@ -50,11 +50,8 @@ struct sarif_rule {
     const char *name;  /* a CamelCase name, e.g. "SmallBuffer"; id when NULL */
     const char *help;  /* one or two sentences: what it finds and why it hurts */
     int type;
-    const char *fix;   /* how to fix it (markdown), or NULL */
+    const char *fix;   /* how to fix it (markdown); NULL: the registry's (rules_fix) */
 };
-
-/* The fix advice of a built-in rule (markdown), or NULL. */
-const char *sarif_rule_fix(const char *rule);
 
 /*
  * Render issues as a SARIF 2.1.0 log with one rule descriptor per rule.

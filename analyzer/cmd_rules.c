@@ -7,6 +7,7 @@
 #include "config.h"
 #include "msg.h"
 #include "opt_parse.h"
+#include "registry.h"
 #include "rule.h"
 
 static void print_value(const struct rule_param *p, double v)

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "registry.h"
 
 struct config_re {
     pcre2_code *code;

@@ -307,6 +307,7 @@ struct engine *engine_create(const struct config *cfg, struct issues *issues,
             goto fail;
         rs->bind.issues = issues;
         rs->bind.rule = r;
+        rs->ctx.size = sizeof(rs->ctx);
         rs->ctx.p = cfg->params[i];
         rs->ctx.gap_ns = cfg->gap_ns;
         rs->ctx.timing = 1;

@@ -46,6 +46,7 @@ void engine_on_path_call(struct engine *e, struct engine_proc *p, const struct i
         return;
     th = engine_thread_get(e, ev->pid, ev->tid);
     c = (struct rule_path_call){
+        .size = sizeof(c),
         .path = ev->path,
         .op = iot_op_name(ev->op),
         .process = p->name,

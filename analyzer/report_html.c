@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ci.h"
+#include "registry.h"
 #include "report.h"
 #include "version.h"
 
@@ -196,7 +197,7 @@ static json_t *build(const struct report *r, const json_t *issues)
     }
     json_array_foreach(issues, i, is) {
         json_t *o = json_deep_copy(is);
-        const char *fix = sarif_rule_fix(json_string_value(json_object_get(is, "rule")));
+        const char *fix = rules_fix(json_string_value(json_object_get(is, "rule")));
         int64_t t;
 
         if (!o)

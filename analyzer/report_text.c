@@ -11,6 +11,7 @@
 
 #include "ci.h"
 #include "iotrace.h"
+#include "registry.h"
 #include "report.h"
 #include "rule.h"
 
@@ -104,7 +105,7 @@ static void figures(FILE *f, const json_t *is, const struct paint *c)
 
 static void issue_block(FILE *f, const json_t *is, const struct paint *c)
 {
-    const char *stack = str(is, "stack"), *fix = sarif_rule_fix(str(is, "rule"));
+    const char *stack = str(is, "stack"), *fix = rules_fix(str(is, "rule"));
 
     fprintf(f, "  %s", c->bold);
     put(f, *str(is, "path") ? str(is, "path") : "(no path)");

@@ -20,43 +20,12 @@
 #include <string.h>
 
 #include "ci.h"
+#include "registry.h"
 #include "version.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 #define FINGERPRINT_KEY "ioscope/v1"
 #define BASE_ID "SRCROOT"
-
-/* How to fix what each built-in rule finds (README, "Rules"). */
-static const struct { const char *rule, *fix; } fixes[] = {
-    { "main_thread", "Move the I/O to a worker thread and hand the result back; in a UI "
-                     "program, never block the frame loop on storage." },
-    { "small_buffer", "Read and write in blocks of 4 KiB or more (64 KiB is better), or keep "
-                      "stdio buffering on: `setvbuf(f, NULL, _IOFBF, 65536)`." },
-    { "repeat_read", "Read the file once and keep its contents; invalidate the copy when the "
-                     "file's mtime changes if it can change." },
-    { "leak", "Close the file on every path (one exit label, `goto out`), or read what you "
-              "need and close it at once." },
-    { "random_write", "Sort dirty pages by offset and write them together, or append to a log "
-                      "and apply it later (as SQLite's WAL does)." },
-    { "random_read", "Read sequentially in large blocks (or `mmap` with `MADV_SEQUENTIAL`), "
-                     "sort batched lookups by offset, cache hot pages." },
-    { "sync_storm", "Sync once per batch of writes, not per write; `fdatasync` when the "
-                    "metadata need not be durable." },
-    { "repeat_open", "Open the file once and keep the descriptor while it is in use." },
-    { "redundant_read", "Read each byte once and keep what is needed." },
-    { "metadata_storm", "Put the search directory that holds the files first and drop the "
-                        "ones that hold none; remember what `stat`/`access` answered (or watch "
-                        "the file with inotify) instead of asking again." },
-    { "write_amplification", "Write each region once: buffer changes and write them together." },
-};
-
-const char *sarif_rule_fix(const char *rule)
-{
-    for (size_t i = 0; rule && i < sizeof(fixes) / sizeof(fixes[0]); i++)
-        if (strcmp(fixes[i].rule, rule) == 0)
-            return fixes[i].fix;
-    return NULL;
-}
 
 /*
  * A path as a URI reference: bytes outside RFC 3986's unreserved set and '/'
@@ -95,7 +64,7 @@ static json_t *first_sentence(const char *text)
 static json_t *rule_descriptor(const struct sarif_rule *r)
 {
     const char *help = r->help && *r->help ? r->help : r->id;
-    const char *fix = r->fix ? r->fix : sarif_rule_fix(r->id);
+    const char *fix = r->fix ? r->fix : rules_fix(r->id);
     char *text = NULL, *md = NULL, uri[256];
     json_t *d;
 

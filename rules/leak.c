@@ -140,4 +140,6 @@ const struct rule rule_leak = {
     .on_session = leak_check,
     .on_end = leak_report,
     .fini = leak_fini,
+    .fix = "Close the file on every path (one exit label, `goto out`), or read what you "
+           "need and close it at once.",
 };

@@ -177,4 +177,6 @@ const struct rule rule_main_thread = {
     .on_end = main_thread_report,
     .fini = main_thread_fini,
     .flags = RULE_F_REPEAT_BITS,       /* "repeat" is bit 1 | bit 2 */
+    .fix = "Move the I/O to a worker thread and hand the result back; in a UI "
+           "program, never block the frame loop on storage.",
 };

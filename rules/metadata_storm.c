@@ -383,4 +383,7 @@ const struct rule rule_metadata_storm = {
     .on_end = metadata_storm_report,
     .fini = metadata_storm_fini,
     .on_path_call = metadata_storm_call,
+    .fix = "Put the search directory that holds the files first and drop the "
+           "ones that hold none; remember what `stat`/`access` answered (or watch "
+           "the file with inotify) instead of asking again.",
 };

@@ -70,4 +70,6 @@ const struct rule rule_random_read = {
     .params = random_read_params,
     .nparams = sizeof(random_read_params) / sizeof(random_read_params[0]),
     .on_session = random_read_check,
+    .fix = "Read sequentially in large blocks (or `mmap` with `MADV_SEQUENTIAL`), "
+           "sort batched lookups by offset, cache hot pages.",
 };

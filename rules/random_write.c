@@ -68,4 +68,6 @@ const struct rule rule_random_write = {
     .params = random_write_params,
     .nparams = sizeof(random_write_params) / sizeof(random_write_params[0]),
     .on_session = random_write_check,
+    .fix = "Sort dirty pages by offset and write them together, or append to a log "
+           "and apply it later (as SQLite's WAL does).",
 };

@@ -86,4 +86,5 @@ const struct rule rule_redundant_read = {
     .on_session = redundant_read_check,
     .on_end = redundant_read_report,
     .fini = redundant_read_fini,
+    .fix = "Read each byte once and keep what is needed.",
 };

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rule.h"
+#include "registry.h"
 
 #define BUILTIN_RULES(X) \
     X(main_thread)       \
@@ -66,6 +66,13 @@ const struct rule *rules_find(const char *name, size_t len)
         if (strlen(registry[i]->name) == len && memcmp(registry[i]->name, name, len) == 0)
             return registry[i];
     return NULL;
+}
+
+const char *rules_fix(const char *name)
+{
+    const struct rule *r = name ? rules_find(name, strlen(name)) : NULL;
+
+    return r ? r->fix : NULL;
 }
 
 /*

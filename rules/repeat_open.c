@@ -90,4 +90,5 @@ const struct rule rule_repeat_open = {
     .on_session = repeat_open_check,
     .on_end = repeat_open_report,
     .fini = repeat_open_fini,
+    .fix = "Open the file once and keep the descriptor while it is in use.",
 };

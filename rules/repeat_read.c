@@ -242,4 +242,6 @@ const struct rule rule_repeat_read = {
     .on_session = repeat_read_check,
     .on_end = repeat_read_end,
     .fini = repeat_read_fini,
+    .fix = "Read the file once and keep its contents; invalidate the copy when the "
+           "file's mtime changes if it can change.",
 };

@@ -38,13 +38,28 @@
  *    does not know are all zero, since the plugin then uses none of them,
  *    and is refused otherwise (the kernel's rule for clone3 and openat2).
  *
- * struct rule_session and struct rule_ctx, which ioanalyze fills in and rules
- * only read, grow only at their ends too: a plugin reads the members it
- * knows. struct rule_param (an array) and struct rule_report, which rules
- * fill in and ioanalyze reads, cannot grow: changing them is a new
- * RULE_ABI_VERSION. Every rule starts with RULE_ABI_HEADER (below).
+ * struct rule_session, struct rule_path_call and struct rule_ctx, which
+ * ioanalyze fills in and rules only read, grow only at their ends too, and
+ * start with their size as the ioanalyze that filled them was built: a
+ * plugin built against a newer rule.h reads a member appended after the
+ * ioanalyze it runs in only when RULE_HAS() says that ioanalyze has it
+ * (else it would read past the end of the struct), and a plugin built
+ * against an older rule.h reads the members it knows, which every newer
+ * ioanalyze has. Version 3 is the first with these sizes. struct
+ * rule_param (an array) and struct rule_report, which rules fill in and
+ * ioanalyze reads, cannot grow: changing them is a new RULE_ABI_VERSION.
+ * Every rule starts with RULE_ABI_HEADER (below).
  */
-#define RULE_ABI_VERSION 2
+#define RULE_ABI_VERSION 3
+
+/*
+ * Whether *p, a struct of type T that ioanalyze filled in (rule_session,
+ * rule_path_call, rule_ctx), has member m: 1 when the ioanalyze the rule
+ * runs in was built with it. Every member in the first sized layout
+ * (RULE_ABI_VERSION 3) is always there; test the ones appended since.
+ */
+#define RULE_HAS(T, p, m) \
+    ((size_t)(p)->size >= offsetof(T, m) + sizeof(((const T *)0)->m))
 
 /*
  * Parameters: every value is held as a double; the type drives parsing/printing.
@@ -83,6 +98,7 @@ enum rule_optype { RULE_OP_INIT = 0, RULE_OP_READ = 1, RULE_OP_WRITE = 2 };
  * clock; *_unix_ms are ms since the Unix epoch.
  */
 struct rule_session {
+    unsigned size;           /* sizeof(struct rule_session) in the ioanalyze (RULE_HAS) */
     const char *path;
     const char *process;     /* basename of the opener's exe */
     const char *thread;      /* name of the opening thread at open */
@@ -130,7 +146,7 @@ struct rule_session {
     const char *opener_process;
     int32_t opener_pid;
 
-    /* Appended after the first layout (a plugin reads what it knows). */
+    /* Appended after the first layout without a size; all in layout 3. */
     int64_t read_bytes, write_bytes;  /* bytes moved (returned), not requested */
     /* Of random_reads/random_writes, the jumps back into the range the
        previous call of that direction covered: the same bytes again (a
@@ -161,6 +177,7 @@ enum rule_path_kind {
 };
 
 struct rule_path_call {
+    unsigned size;           /* sizeof(struct rule_path_call) in the ioanalyze (RULE_HAS) */
     const char *path;
     const char *op;          /* the op's name: "stat", "access", "open", ... */
     const char *process;     /* basename of the caller's exe */
@@ -176,6 +193,7 @@ struct rule_path_call {
 
 /* What a rule sees besides the session. */
 struct rule_ctx {
+    unsigned size;           /* sizeof(struct rule_ctx) in the ioanalyze (RULE_HAS) */
     const double *p;         /* parameter values, in the rule's table order */
     int64_t gap_ns;          /* continual_gap_ms */
     int timing;              /* 0 when the input had no durations (strace without -T) */
@@ -217,6 +235,10 @@ struct rule {
     /* Optional: every path call (struct rule_path_call) of the run. */
     void (*on_path_call)(void *state, const struct rule_ctx *ctx,
                          const struct rule_path_call *c);
+    /* How to fix what the rule finds: one or two sentences of markdown,
+       shown with every issue of the rule (text and HTML reports, SARIF
+       help). NULL: the reports send the reader to the issue's message. */
+    const char *fix;
 };
 
 /* The first members of every rule: `{RULE_ABI_HEADER, .name = ...}`. */
@@ -226,7 +248,7 @@ struct rule {
 #define RULE_SIZE_FIRST (offsetof(struct rule, fini) + sizeof(void (*)(void *)))
 /* Where the members this rule.h knows end (not sizeof: a newer member may
    sit in today's tail padding). Name the last member here when appending. */
-#define RULE_SIZE_KNOWN (offsetof(struct rule, on_path_call) + sizeof(void (*)(void)))
+#define RULE_SIZE_KNOWN (offsetof(struct rule, fix) + sizeof(const char *))
 
 /*
  * flags: "repeat" is a bitmask of the conditions met, so an issue reported
@@ -255,18 +277,6 @@ int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t
  * on_end, the whole run's figure.
  */
 int rule_proc_threads(const struct rule_ctx *ctx, int32_t pid);
-
-/* Registry (rules/registry.c): built-in rules, then loaded plugins. */
-const struct rule *const *rules_all(size_t *n);
-const struct rule *rules_find(const char *name, size_t len);
-/*
- * Load rules from a .so exporting `const struct rule *const ioscope_rules[]`
- * (NULL-terminated), under the ABI rules above: each rule is copied, so the
- * registry holds full-size rules whatever size the plugin was built with.
- * 0, or -1 with a one-line message in errbuf (256 bytes); no rule of a
- * refused plugin is registered.
- */
-int rules_load_plugin(const char *path, char *errbuf);
 
 /* Helpers for rules */
 #define RULE_MS(ns) ((double)(ns) / 1e6)

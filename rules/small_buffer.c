@@ -115,4 +115,6 @@ const struct rule rule_small_buffer = {
     .params = small_buffer_params,
     .nparams = sizeof(small_buffer_params) / sizeof(small_buffer_params[0]),
     .on_session = small_buffer_check,
+    .fix = "Read and write in blocks of 4 KiB or more (64 KiB is better), or keep "
+           "stdio buffering on: `setvbuf(f, NULL, _IOFBF, 65536)`.",
 };

@@ -97,4 +97,6 @@ const struct rule rule_sync_storm = {
     .on_session = sync_storm_check,
     .on_end = sync_storm_report,
     .fini = sync_storm_fini,
+    .fix = "Sync once per batch of writes, not per write; `fdatasync` when the "
+           "metadata need not be durable.",
 };

@@ -84,4 +84,5 @@ const struct rule rule_write_amplification = {
     .on_session = write_amplification_check,
     .on_end = write_amplification_report,
     .fini = write_amplification_fini,
+    .fix = "Write each region once: buffer changes and write them together.",
 };

@@ -167,4 +167,15 @@ assert d[0]['detail']['cost_us']==21000 and d[0]['detail']['calls']==21, d" || d
 [ "$(cat "$work/out")" = "[]" ] || die "the TEMPLATE's example must not fire at its threshold: $(cat "$work/out")"
 "$IOANALYZE" rules --plugin "$work/slow_file.so" >"$work/out" 2>&1
 grep -q "^slow_file (type 100): " "$work/out" || die "rules --plugin of the TEMPLATE's example"
+# a plugin's fix shows as a built-in rule's does: under its issues in the
+# text report, in its SARIF rule's help
+"$IOANALYZE" --plugin "$work/slow_file.so" --rules slow_file --set slow_file.max_cost_ms=20 -f text "$FX" >"$work/out" 2>/dev/null
+grep -q "fix: Make fewer, larger calls, or move them off the critical path\.$" "$work/out" ||
+    die "the TEMPLATE's example: its fix in the text report: $(cat "$work/out")"
+"$IOANALYZE" --plugin "$work/slow_file.so" --rules slow_file --set slow_file.max_cost_ms=20 -f sarif "$FX" >"$work/out" 2>/dev/null
+python3 -c "
+import json; d=json.load(open('$work/out'))
+r=[r for r in d['runs'][0]['tool']['driver']['rules'] if r['id']=='slow_file']
+assert len(r)==1 and r[0]['help']['text'].endswith('How to fix: Make fewer, larger calls, or move them off the critical path.'), r" ||
+    die "the TEMPLATE's example: its fix in SARIF"
 exit $fail

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "issue.h"
+#include "registry.h"
 #include "unit.h"
 
 static double param(const struct config *c, const char *rule, const char *name)
@@ -30,9 +31,15 @@ static int enabled(const struct config *c, const char *rule)
 static void test_defaults(void)
 {
     struct config c;
+    size_t nbuiltin;
 
+    /* every rule the registry has, each enabled by default */
+    rules_all(&nbuiltin);
     CU_ASSERT_EQUAL_FATAL(config_init(&c), 0);
-    CU_ASSERT_EQUAL(c.nrules, 11);
+    CU_ASSERT_EQUAL(c.nrules, nbuiltin);
+    CU_ASSERT(nbuiltin > 0);
+    for (size_t i = 0; i < c.nrules; i++)
+        CU_ASSERT(c.enabled[i]);
     CU_ASSERT_EQUAL(param(&c, "main_thread", "scope"), 0);     /* "multithreaded" */
     CU_ASSERT_EQUAL(param(&c, "main_thread", "max_once_ms"), 13);
     CU_ASSERT_EQUAL(param(&c, "main_thread", "max_continual_ms"), 500);

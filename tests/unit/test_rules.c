@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "registry.h"
 #include "unit.h"
 
 static const char *fixture_dir(void)
@@ -151,9 +152,43 @@ static void test_rule_fixtures(void)
     CU_ASSERT_EQUAL(failed, 0);
 }
 
+/*
+ * Every built-in rule is whole: built with this rule.h, named, typed (no two
+ * alike) and carrying its summary and its fix, the one copy the text, HTML
+ * and SARIF reports show.
+ */
+static void test_builtin_rules_whole(void)
+{
+    size_t n;
+    const struct rule *const *rules = rules_all(&n);
+
+    CU_ASSERT_FATAL(n > 0);
+    for (size_t i = 0; i < n; i++) {
+        const struct rule *r = rules[i];
+        size_t len;
+
+        CU_ASSERT_EQUAL(r->abi, RULE_ABI_VERSION);
+        CU_ASSERT_EQUAL(r->size, sizeof(struct rule));
+        CU_ASSERT_FATAL(r->name && *r->name && r->summary && *r->summary);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r->fix);
+        len = strlen(r->fix);
+        if (len < 20 || r->fix[len - 1] != '.')
+            CU_FAIL(r->name);
+        CU_ASSERT_PTR_EQUAL(rules_fix(r->name), r->fix);
+        CU_ASSERT_PTR_EQUAL(rules_find(r->name, strlen(r->name)), r);
+        for (size_t j = 0; j < i; j++) {
+            CU_ASSERT(strcmp(rules[j]->name, r->name) != 0);
+            CU_ASSERT(rules[j]->type != r->type);
+        }
+    }
+    CU_ASSERT_PTR_NULL(rules_fix("no_such_rule"));
+    CU_ASSERT_PTR_NULL(rules_fix(NULL));
+}
+
 void rules_suite(void)
 {
     CU_pSuite s = CU_add_suite("rules", NULL, NULL);
 
     CU_add_test(s, "every fixture gives exactly its expected issues", test_rule_fixtures);
+    CU_add_test(s, "every built-in rule has its name, type, summary and fix", test_builtin_rules_whole);
 }

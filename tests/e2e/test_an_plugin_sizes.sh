@@ -1,0 +1,155 @@
+#!/bin/sh
+# The size handshake of the structs ioanalyze hands a rule (rules/rule.h,
+# "The plugin ABI"): struct rule_session and struct rule_ctx arrive with the
+# size this ioanalyze was built with. A plugin built against this rule.h sees
+# every member it knows (RULE_HAS true); one built against a newer rule.h (a
+# member appended to rule_session) learns that this ioanalyze lacks it
+# (RULE_HAS false) and does without; one built against an older rule.h (a
+# member fewer) still reads its members right. struct rule_path_call arrives
+# with this ioanalyze's size too. Of ioanalyze's own symbols,
+# plugins see exactly the functions rule.h declares, not the registry's.
+. "$(dirname "$0")/lib.sh"
+need_built "$IOANALYZE"
+CC=${CC:-cc}
+have "$CC" || skip "no C compiler"
+have python3 || skip "python3 is needed"
+work_dir an-plugin-sizes
+
+# Three rule.h: this one, a newer one (a member appended to rule_session),
+# an older one (its last member, direct_ops, not yet there).
+mkdir -p "$work/now" "$work/newer" "$work/older"
+cp "$TOP/rules/rule.h" "$work/now/rule.h"
+awk '{print} /^    uint64_t direct_ops;$/ {print "    uint64_t newer_member;"}' "$TOP/rules/rule.h" >"$work/newer/rule.h"
+grep -v '^    uint64_t direct_ops;$' "$TOP/rules/rule.h" >"$work/older/rule.h"
+grep -q newer_member "$work/newer/rule.h" && ! grep -q direct_ops\; "$work/older/rule.h" ||
+    die "rule.h: no 'uint64_t direct_ops;' member in rule_session to build the newer and older headers from"
+
+cat >"$work/sizes.c" <<'C'
+#include <stdint.h>
+#include "rule.h"
+
+static void check(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
+{
+    (void)state;
+    if (s->writes < 10)
+        return;
+    rule_report(ctx, &(struct rule_report){.s = s, .repeat = (int64_t)s->writes, .message = "sizes",
+        .detail = json_pack("{s:i, s:i, s:i, s:i, s:b, s:b, s:I}",
+                            "session", (int)s->size, "ctx", (int)ctx->size,
+                            "plugin_session", (int)sizeof(struct rule_session),
+                            "plugin_ctx", (int)sizeof(struct rule_ctx),
+#ifdef NEWER
+                            "has_newer", RULE_HAS(struct rule_session, s, newer_member),
+#else
+                            "has_newer", 0,
+#endif
+#ifdef OLDER
+                            "has_direct_ops", 0,
+#else
+                            "has_direct_ops", RULE_HAS(struct rule_session, s, direct_ops),
+#endif
+                            "writes", (json_int_t)s->writes)});
+}
+
+struct path_calls {
+    unsigned size;        /* the last path call's */
+    int64_t n;
+};
+
+static void path_call(void *state, const struct rule_ctx *ctx, const struct rule_path_call *c)
+{
+    struct path_calls *pc = state;
+
+    (void)ctx;
+    pc->size = c->size;
+    pc->n++;
+}
+
+static void path_calls_report(void *state, const struct rule_ctx *ctx)
+{
+    const struct path_calls *pc = state;
+    struct rule_session s = {.size = sizeof(s), .path = "(path calls)", .process = "app",
+                             .thread = "main", .stack = "", .pid = 100, .tid = 100,
+                             .file_size = -1};
+
+    if (pc->n)
+        rule_report(ctx, &(struct rule_report){.s = &s, .message = "path call sizes",
+            .detail = json_pack("{s:i, s:i, s:I}", "path_call", (int)pc->size,
+                                "plugin_path_call", (int)sizeof(struct rule_path_call),
+                                "path_calls", (json_int_t)pc->n)});
+}
+
+static const struct rule sizes = {RULE_ABI_HEADER, .name = "sizes", .type = 98, .summary = "sizes",
+                                  .state_size = sizeof(struct path_calls), .on_session = check,
+                                  .on_end = path_calls_report, .on_path_call = path_call};
+const struct rule *const ioscope_rules[] = {&sizes, NULL};
+C
+cat >"$work/host.c" <<'C'
+#include <stdio.h>
+#include "rule.h"
+int main(void)
+{
+    printf("%zu %zu %zu\n", sizeof(struct rule_session), sizeof(struct rule_ctx),
+           sizeof(struct rule_path_call));
+    return 0;
+}
+C
+jflags=$(pkg-config --cflags jansson 2>/dev/null)
+$CC -I"$TOP/rules" $jflags -o "$work/host" "$work/host.c" || skip "cannot build against rule.h"
+read -r host_session host_ctx host_path_call <<EOF
+$("$work/host")
+EOF
+for v in now newer older; do
+    def=$(echo "$v" | tr a-z A-Z)
+    $CC -shared -fPIC -D"$def" -I"$work/$v" $jflags -o "$work/$v.so" "$work/sizes.c" || die "cannot build the $v plugin"
+done
+
+FX=$TOP/tests/fixtures/rules/small_buffer_fires.jsonl
+# detail_of PLUGIN: the one issue's detail, as KEY=VALUE lines
+detail_of() {
+    "$IOANALYZE" --plugin "$work/$1.so" --rules sizes "$FX" >"$work/$1.out" 2>"$work/$1.err" ||
+        { die "$1.so must load and run: $(cat "$work/$1.err")"; return; }
+    python3 -c "
+import json; d=json.load(open('$work/$1.out'))
+assert len(d)==1 and d[0]['rule']=='sizes', d
+for k, v in sorted(d[0]['detail'].items()): print('%s=%s' % (k, json.dumps(v)))" ||
+        die "$1.so: one issue expected: $(cat "$work/$1.out")"
+}
+detail_of now >"$work/now.d"
+detail_of newer >"$work/newer.d"
+detail_of older >"$work/older.d"
+expect() { grep -qx "$2" "$work/$1.d" || die "$1.so: $2 expected: $(tr '\n' ' ' <"$work/$1.d")"; }
+for v in now newer older; do
+    # the host's sizes, whatever the plugin was built with; the figures right
+    expect $v "session=$host_session"
+    expect $v "ctx=$host_ctx"
+    expect $v "writes=21"
+done
+expect now "plugin_session=$host_session"
+expect now "has_direct_ops=true"
+# newer plugin, older host: its struct is larger, and it must not read past ours
+expect newer "plugin_session=$((host_session + 8))"
+expect newer "has_newer=false"
+expect newer "has_direct_ops=true"
+# older plugin, newer host: ours is larger, its members are where it expects
+expect older "plugin_session=$((host_session - 8))"
+
+# path calls: 100 stats of one path and the opendir of a directory
+PX=$TOP/tests/fixtures/rules/metadata_storm_listed_dir.jsonl
+want_calls=$(grep -c '"op":"\(stat\|opendir\)"' "$PX")
+"$IOANALYZE" --plugin "$work/now.so" --rules sizes "$PX" >"$work/px.out" 2>"$work/px.err" ||
+    die "now.so on path calls: $(cat "$work/px.err")"
+python3 -c "
+import json; d=json.load(open('$work/px.out'))
+assert len(d)==1 and d[0]['detail']=={'path_call': $host_path_call, 'plugin_path_call': $host_path_call,
+                                      'path_calls': $want_calls, 'occurrences': 1}, d" ||
+    die "now.so: path calls of this ioanalyze's size ($host_path_call), $want_calls of them: $(cat "$work/px.out")"
+
+# what plugins can link against: rule.h's functions, not the registry's
+if have nm; then
+    nm -D --defined-only "$IOANALYZE" | awk '{print $NF}' | grep -E '^rules?_' | sort >"$work/exported"
+    printf '%s\n' rule_again rule_proc_threads rule_report >"$work/want"
+    cmp -s "$work/exported" "$work/want" ||
+        die "ioanalyze exports to plugins: $(tr '\n' ' ' <"$work/exported"), expected rule.h's: $(tr '\n' ' ' <"$work/want")"
+fi
+exit $fail
