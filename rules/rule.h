@@ -26,8 +26,7 @@
  *
  *  - abi, RULE_ABI_VERSION: what the published members are (their types,
  *    meanings and places). It changes only when one of them has to change,
- *    and a plugin with another abi is refused. Version 2 is the first with
- *    a size; version 1 plugins (no size) are refused.
+ *    and a plugin with another abi is refused.
  *  - size, sizeof(struct rule) as the plugin saw it. Members of struct
  *    rule are only ever appended, and a new member's zero means "as before
  *    it existed". The loader copies the members a plugin's size covers and
@@ -45,7 +44,7 @@
  * ioanalyze it runs in only when RULE_HAS() says that ioanalyze has it
  * (else it would read past the end of the struct), and a plugin built
  * against an older rule.h reads the members it knows, which every newer
- * ioanalyze has. Version 3 is the first with these sizes. struct
+ * ioanalyze has. struct
  * rule_param (an array) and struct rule_report, which rules fill in and
  * ioanalyze reads, cannot grow: changing them is a new RULE_ABI_VERSION.
  * Every rule starts with RULE_ABI_HEADER (below).
