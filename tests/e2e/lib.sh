@@ -60,17 +60,19 @@ cleanup() {
     rm -rf "$work"
 }
 
-# die MESSAGE: report a failed check and go on, so that one run shows every
-# failure; a test that uses it ends with `exit $fail`.
+# The two ways a check fails, named as git's test library names them.
+#
+# not_ok MESSAGE: report a failed check and go on, so that one run shows
+# every failure; a test that uses it ends with `exit $fail`.
 fail=0
-die() {
+not_ok() {
     echo "FAIL: $*"
     fail=1
 }
 
-# fail MESSAGE: report a failed check and stop the test there, for checks
+# die MESSAGE: report a failed check and stop the test there, for checks
 # that the later ones build on.
-fail() {
+die() {
     echo "FAIL: $*"
     exit 1
 }
