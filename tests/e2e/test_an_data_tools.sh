@@ -3,8 +3,8 @@
 # tools"): every line has every key of one schema, in one order; every call
 # names its file and process; unix times in ms are exact in doubles; and the
 # dump loads with default settings in pandas (Debian python3-pandas) and,
-# where npm can install it, DuckDB (@duckdb/node-api), with the stdio keys
-# that first appear after DuckDB's 20480 sampled lines still there.
+# with IOSCOPE_NPM=1 (npm installs it), DuckDB (@duckdb/node-api), with the
+# stdio keys that first appear after DuckDB's 20480 sampled lines still there.
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
 have python3 || skip "python3 is needed"
@@ -88,11 +88,9 @@ EOF
 fi
 
 # DuckDB through npm's @duckdb/node-api (its binary is inside the npm package),
-# installed once under the build tree; skipped where it cannot be installed.
+# installed once under the build tree when IOSCOPE_NPM=1 (see npm_package).
 duck=$BUILD/npm
-if have node && { [ -d "$duck/node_modules/@duckdb/node-api" ] ||
-    { have npm && mkdir -p "$duck" &&
-        timeout 120 npm install --prefix "$duck" --no-audit --no-fund @duckdb/node-api >"$work/npm.log" 2>&1; }; }; then
+if have node && npm_package "$duck" @duckdb/node-api 120; then
     cat >"$duck/query.mjs" <<'EOF'
 // node query.mjs SQL: the rows of SQL as JSON on stdout (the test's DuckDB).
 import { DuckDBInstance } from "@duckdb/node-api";

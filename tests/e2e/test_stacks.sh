@@ -156,15 +156,12 @@ u=$(unresolved "$work/err") nu=$(unresolved "$work/err.nodebug")
 
 # The SARIF log against the SARIF 2.1.0 schema and GitHub's ingestion rules,
 # with Microsoft's multitool: SARIF_MULTITOOL names its binary, else the one
-# on PATH, else npm installs it once under the build tree (skipped where it
-# cannot): no error. Its schema, shipped beside it, through python3's
-# jsonschema when that is installed.
+# on PATH, else the one npm installs once under the build tree when
+# IOSCOPE_NPM=1 (see npm_package): no error. Its schema, shipped beside it,
+# through python3's jsonschema when that is installed.
 mt=${SARIF_MULTITOOL:-$(command -v sarif-multitool)}
 mtdir=$BUILD/npm-sarif
-if [ -z "$mt" ] && have node && { [ -d "$mtdir/node_modules/@microsoft/sarif-multitool" ] ||
-    { have npm && mkdir -p "$mtdir" &&
-        timeout 300 npm install --prefix "$mtdir" --no-audit --no-fund @microsoft/sarif-multitool \
-            > "$work/npm.log" 2>&1; }; }; then
+if [ -z "$mt" ] && have node && npm_package "$mtdir" @microsoft/sarif-multitool 300; then
     # npm may leave the package's postinstall (a chmod of the binary) unrun
     chmod u+x "$mtdir"/node_modules/@microsoft/sarif-multitool-linux*/Sarif.Multitool 2>/dev/null
     mt=$mtdir/node_modules/.bin/sarif-multitool
