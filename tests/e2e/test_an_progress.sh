@@ -7,6 +7,7 @@
 # erases the line first; dump to the terminal itself draws none; with
 # stderr a file, nothing of it appears. IOANALYZE_PROGRESS_DELAY=0 draws the
 # line at the first events, so no assertion depends on timing.
+# e2e: slow (about 12 s here: every command on a pseudo-terminal)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD" "$BUILD/bin/samples/line_reader"
 have python3 || skip "python3 is needed"

@@ -6,6 +6,7 @@
 # installed, the page is loaded headless from file://: it must draw without a
 # console message or script error, with one timeline row per thread and one
 # card per issue, and its screenshot is kept in $BUILD/test-artifacts/.
+# e2e: slow (about 10 s here: draws the page in chromium)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
 have python3 || skip "python3 is needed to read the page's data"

@@ -3,6 +3,7 @@
 # generated native trace and, when the recorder is built, a recorded sample;
 # the profile too. A truncated trace is analysed with a warning (exit 0),
 # and refused under --strict (exit 2).
+# e2e: slow (about 6 s here: records a sample, analyzes each trace twice)
 . "$(dirname "$0")/lib.sh"
 GEN=$BUILD/bin/bench/gen_trace
 need_built "$IOANALYZE"

@@ -2,6 +2,7 @@
 # ioanalyze diff, --baseline and --format sarif: every diff outcome (new,
 # fixed, unchanged, changed stack), exit statuses, issue files (JSON, JSONL,
 # stdin) and inputs (analysed first), baseline suppression, SARIF fields.
+# e2e: slow (about 6 s here: many ioanalyze runs)
 . "$(dirname "$0")/lib.sh"
 FX=$TOP/tests/fixtures/strace
 need_built "$IOANALYZE"

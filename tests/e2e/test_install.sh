@@ -14,6 +14,7 @@
 # It builds in a tree of its own (a few seconds), so that the build tree the
 # other tests use is never rebuilt for another PREFIX or without the
 # sanitizers of make asan.
+# e2e: slow (about 40 s here: a build and make install of its own)
 . "$(dirname "$0")/lib.sh"
 have make || skip "make is not installed"
 have pkg-config || skip "pkg-config is not installed"

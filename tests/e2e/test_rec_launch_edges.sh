@@ -23,6 +23,7 @@
 #            says so (lost: fds_in_range, 2)
 # asan needs gcc and libasan (skipped otherwise); chroot needs root.
 set -u
+# e2e: slow (about 8 s here: waits on the launcher's edge cases)
 . "$(dirname "$0")/lib.sh"
 EMFILE=$BUILD/bin/progs/rec_emfile
 need_built "$IORECORD" "$IOANALYZE" "$EMFILE"

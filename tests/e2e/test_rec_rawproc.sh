@@ -13,6 +13,7 @@
 # The inline_* modes take the recorder's fds with syscall instructions no
 # wrapper sees: the recorder takes them back (the collector's from its
 # /proc entry, the trace by opening it again), and nothing is lost.
+# e2e: slow (about 10 s here: signal storms, each run three ways)
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 RAW=$BUILD/bin/progs/rec_rawproc

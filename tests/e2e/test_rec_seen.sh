@@ -24,6 +24,7 @@
 #   bash   2,000 `>>` appends, 2,000 `>` writes and 500 writes to an
 #          `exec 3>>` fd: bytes per file as strace -f -y sees them
 set -u
+# e2e: slow (about 10 s here: every case under iorecord and strace)
 . "$(dirname "$0")/lib.sh"
 PROG=$BUILD/bin/progs/rec_cases
 need_built "$IORECORD" "$IOANALYZE" "$PROG"
