@@ -1,7 +1,14 @@
 # ioscope - build, test, demo, bench.
 #
 #   make            build everything into build/
-#   make test       unit tests, fuzz corpus replay, end-to-end tests
+#   make check      unit tests, fuzz corpus replay and the fast end-to-end
+#                   tests (all but those marked "# e2e: slow"; under two
+#                   minutes): what to run while working
+#   make test       unit tests, fuzz corpus replay and every end-to-end test
+#                   (what CI runs; about ten minutes)
+#   IOSCOPE_NPM=1   lets the tests that use npm packages (DuckDB, Microsoft's
+#                   SARIF multitool) fetch them; without it nothing is
+#                   fetched from the network and those parts are skipped
 #   make demo       record the bundled samples and analyze them
 #   make asan       the tests again under AddressSanitizer + UBSan
 #   make bench      throughput and overhead figures (never pass/fail)
@@ -84,7 +91,7 @@ ifneq ($(RECLIB_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
 
-.PHONY: all deps test unit e2e demo asan bench fuzz install uninstall clean
+.PHONY: all deps check test unit e2e e2e-fast demo asan bench fuzz install uninstall clean
 
 all: $(BUILD)/.deps
 	@$(MAKE) --no-print-directory build-all
@@ -179,6 +186,9 @@ $(BIN)/bench/%: bench/%.c $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
+check: all
+	@$(MAKE) --no-print-directory unit e2e-fast
+
 test: all
 	@$(MAKE) --no-print-directory unit e2e
 
@@ -188,6 +198,9 @@ unit:
 
 e2e:
 	@BUILD=$(BUILD) tests/e2e/run.sh
+
+e2e-fast:
+	@BUILD=$(BUILD) tests/e2e/run.sh --fast
 
 demo: all
 	@BUILD=$(BUILD) samples/demo.sh

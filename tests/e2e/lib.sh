@@ -45,6 +45,25 @@ need_strace() {
     strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace denied)"
 }
 
+# npm_package DIR PACKAGE SECONDS: whether npm's PACKAGE is installed under
+# DIR. The tests fetch nothing from the network unless asked: npm installs it
+# there (within SECONDS) only when IOSCOPE_NPM=1; otherwise, or when that
+# fails, one line on stdout says why the part that needs it is skipped. Uses
+# $work (work_dir) for npm's log.
+npm_package() {
+    [ -d "$1/node_modules/$2" ] && return 0
+    if [ "${IOSCOPE_NPM:-0}" != 1 ]; then
+        echo "(skipped what needs $2: IOSCOPE_NPM=1 lets npm fetch it)"
+        return 1
+    fi
+    have npm || { echo "(skipped what needs $2: npm is not installed)"; return 1; }
+    mkdir -p "$1" &&
+        timeout "$3" npm install --prefix "$1" --no-audit --no-fund "$2" >"$work/npm.log" 2>&1 &&
+        return 0
+    echo "(skipped what needs $2: npm install failed: $(tail -n 1 "$work/npm.log"))"
+    return 1
+}
+
 # work_dir NAME: $work, a new directory for the test's files, removed however
 # the test ends. INT and TERM exit so that the EXIT trap runs: a trap on them
 # that only removed the directory would let the test carry on without it.
@@ -60,17 +79,19 @@ cleanup() {
     rm -rf "$work"
 }
 
-# die MESSAGE: report a failed check and go on, so that one run shows every
-# failure; a test that uses it ends with `exit $fail`.
+# The two ways a check fails, named as git's test library names them.
+#
+# not_ok MESSAGE: report a failed check and go on, so that one run shows
+# every failure; a test that uses it ends with `exit $fail`.
 fail=0
-die() {
+not_ok() {
     echo "FAIL: $*"
     fail=1
 }
 
-# fail MESSAGE: report a failed check and stop the test there, for checks
+# die MESSAGE: report a failed check and stop the test there, for checks
 # that the later ones build on.
-fail() {
+die() {
     echo "FAIL: $*"
     exit 1
 }

@@ -16,32 +16,32 @@ expect() {
     want=$1; shift
     "$@" >"$work/out" 2>"$work/err"
     got=$?
-    [ "$got" -eq "$want" ] || die "'$*' exited $got, expected $want: $(cat "$work/err")"
+    [ "$got" -eq "$want" ] || not_ok "'$*' exited $got, expected $want: $(cat "$work/err")"
 }
 
 # one version string (formats/version.h), printed alike by every command
 version=$(sed -n 's/^#define IOSCOPE_VERSION "\(.*\)"$/\1/p' "$TOP/formats/version.h")
-[ -n "$version" ] || die "no IOSCOPE_VERSION in formats/version.h"
+[ -n "$version" ] || not_ok "no IOSCOPE_VERSION in formats/version.h"
 expect 0 "$IOANALYZE" --version
-grep -qx "ioanalyze $version (trace format [0-9]*)" "$work/out" || die "--version output: $(cat "$work/out")"
+grep -qx "ioanalyze $version (trace format [0-9]*)" "$work/out" || not_ok "--version output: $(cat "$work/out")"
 cp "$work/out" "$work/version"
 expect 0 "$IOANALYZE" --help
 for c in analyze profile dump info diff rules; do
     expect 0 "$IOANALYZE" $c --help
-    grep -q "^usage: ioanalyze .*$c" "$work/out" || die "$c --help has no usage line"
-    grep -q -- "--version" "$work/out" || die "$c --help does not list --version"
+    grep -q "^usage: ioanalyze .*$c" "$work/out" || not_ok "$c --help has no usage line"
+    grep -q -- "--version" "$work/out" || not_ok "$c --help does not list --version"
     expect 0 "$IOANALYZE" $c -h
     expect 0 "$IOANALYZE" $c --version
-    cmp -s "$work/out" "$work/version" || die "'$c --version' differs from 'ioanalyze --version'"
+    cmp -s "$work/out" "$work/version" || not_ok "'$c --version' differs from 'ioanalyze --version'"
 done
 expect 2 "$IOANALYZE"
 expect 2 "$IOANALYZE" analyze
-grep -qx "ioanalyze: no input given" "$work/err" || die "no input message: $(cat "$work/err")"
+grep -qx "ioanalyze: no input given" "$work/err" || not_ok "no input message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" analyze --bogus "$FX/leak_fires.jsonl"
-grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze analyze --help'" "$work/err" || die "unknown option message: $(cat "$work/err")"
+grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "unknown option message: $(cat "$work/err")"
 for c in profile dump info diff rules; do
     expect 2 "$IOANALYZE" $c --bogus
-    grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze $c --help'" "$work/err" || die "$c: unknown option message: $(cat "$work/err")"
+    grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze $c --help'" "$work/err" || not_ok "$c: unknown option message: $(cat "$work/err")"
 done
 
 # getopt_long: abbreviations, --opt=value, short options, options after
@@ -49,44 +49,44 @@ done
 expect 1 "$IOANALYZE" --fail --set=small_buffer.min_ops=19 "$FX/small_buffer_20_ops.jsonl"
 expect 1 "$IOANALYZE" "$FX/small_buffer_20_ops.jsonl" --fail-on-issues --se small_buffer.min_ops=19
 expect 0 "$IOANALYZE" -f jsonl "$FX/small_buffer_fires.jsonl"
-[ "$(wc -l <"$work/out")" -eq 1 ] || die "-f jsonl: one issue per line"
+[ "$(wc -l <"$work/out")" -eq 1 ] || not_ok "-f jsonl: one issue per line"
 expect 0 "$IOANALYZE" -fjsonl --form=jsonl "$FX/small_buffer_fires.jsonl"
-[ "$(wc -l <"$work/out")" -eq 1 ] || die "-fjsonl --form=jsonl: one issue per line"
+[ "$(wc -l <"$work/out")" -eq 1 ] || not_ok "-fjsonl --form=jsonl: one issue per line"
 expect 2 "$IOANALYZE" --f jsonl "$FX/small_buffer_fires.jsonl"
 grep -qx "ioanalyze: option '--f' is ambiguous (--format, --fail-on-issues); see 'ioanalyze analyze --help'" "$work/err" ||
-    die "ambiguous option message: $(cat "$work/err")"
+    not_ok "ambiguous option message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" "$FX/small_buffer_fires.jsonl" --config
-grep -qx "ioanalyze: option '--config' needs a value" "$work/err" || die "missing value message: $(cat "$work/err")"
+grep -qx "ioanalyze: option '--config' needs a value" "$work/err" || not_ok "missing value message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" "$FX/small_buffer_fires.jsonl" -c
-grep -qx "ioanalyze: option '-c' needs a value" "$work/err" || die "missing value message (-c): $(cat "$work/err")"
+grep -qx "ioanalyze: option '-c' needs a value" "$work/err" || not_ok "missing value message (-c): $(cat "$work/err")"
 expect 2 "$IOANALYZE" --strict=yes "$FX/small_buffer_fires.jsonl"
-grep -qx "ioanalyze: option '--strict' takes no value" "$work/err" || die "flag with a value message: $(cat "$work/err")"
+grep -qx "ioanalyze: option '--strict' takes no value" "$work/err" || not_ok "flag with a value message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" -x "$FX/small_buffer_fires.jsonl"
-grep -qx "ioanalyze: unknown option '-x'; see 'ioanalyze analyze --help'" "$work/err" || die "unknown short option message: $(cat "$work/err")"
+grep -qx "ioanalyze: unknown option '-x'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "unknown short option message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" -f xml "$FX/small_buffer_fires.jsonl"
-grep -qx "ioanalyze: --format: expected json, jsonl, sarif, text or html, not 'xml'" "$work/err" || die "refused value message: $(cat "$work/err")"
+grep -qx "ioanalyze: --format: expected json, jsonl, sarif, text or html, not 'xml'" "$work/err" || not_ok "refused value message: $(cat "$work/err")"
 cp "$FX/small_buffer_fires.jsonl" "$work/-dash.jsonl"
 (cd "$work" && "$IOANALYZE" --fail-on-issues -- -dash.jsonl >/dev/null 2>&1)
-[ $? -eq 1 ] || die "'--' must make '-dash.jsonl' an input"
+[ $? -eq 1 ] || not_ok "'--' must make '-dash.jsonl' an input"
 expect 2 "$IOANALYZE" rules extra
-grep -qx "ioanalyze: rules: unexpected argument 'extra'; see 'ioanalyze rules --help'" "$work/err" || die "rules argument message: $(cat "$work/err")"
+grep -qx "ioanalyze: rules: unexpected argument 'extra'; see 'ioanalyze rules --help'" "$work/err" || not_ok "rules argument message: $(cat "$work/err")"
 
 # unreadable and unrecognisable inputs
 expect 2 "$IOANALYZE" "$work/missing.zst"
-grep -qx "ioanalyze: cannot open trace '$work/missing.zst': No such file or directory" "$work/err" || die "missing file message: $(cat "$work/err")"
+grep -qx "ioanalyze: cannot open trace '$work/missing.zst': No such file or directory" "$work/err" || not_ok "missing file message: $(cat "$work/err")"
 echo "hello world" >"$work/x.txt"
 expect 2 "$IOANALYZE" "$work/x.txt"
-grep -qx "ioanalyze: '$work/x.txt': not a trace, JSONL event file or strace log" "$work/err" || die "bad input message: $(cat "$work/err")"
+grep -qx "ioanalyze: '$work/x.txt': not a trace, JSONL event file or strace log" "$work/err" || not_ok "bad input message: $(cat "$work/err")"
 printf '{"ev":"call","t":1}\n{"ev":"call",\n' >"$work/bad.jsonl"
 expect 2 "$IOANALYZE" "$work/bad.jsonl"
-grep -q "^ioanalyze: '$work/bad.jsonl': line [12]: " "$work/err" || die "malformed JSONL must name the line: $(cat "$work/err")"
+grep -q "^ioanalyze: '$work/bad.jsonl': line [12]: " "$work/err" || not_ok "malformed JSONL must name the line: $(cat "$work/err")"
 
 # default command, summary on stderr, JSON on stdout
 expect 0 "$IOANALYZE" "$FX/small_buffer_fires.jsonl"
-python3 -c "import json,sys; d=json.load(open('$work/out')); assert len(d)==1 and d[0]['type']==2" || die "analyze output"
-grep -qx "ioanalyze: 1 issue (small_buffer 1) in 26 events from 1 process" "$work/err" || die "summary: $(cat "$work/err")"
+python3 -c "import json,sys; d=json.load(open('$work/out')); assert len(d)==1 and d[0]['type']==2" || not_ok "analyze output"
+grep -qx "ioanalyze: 1 issue (small_buffer 1) in 26 events from 1 process" "$work/err" || not_ok "summary: $(cat "$work/err")"
 expect 0 "$IOANALYZE" analyze "$FX/small_buffer_20_ops.jsonl"
-[ "$(cat "$work/out")" = "[]" ] || die "no issues must print []"
+[ "$(cat "$work/out")" = "[]" ] || not_ok "no issues must print []"
 
 # --fail-on-issues, --rules, --disable, --set, --config
 expect 1 "$IOANALYZE" --fail-on-issues "$FX/small_buffer_fires.jsonl"
@@ -95,7 +95,7 @@ expect 0 "$IOANALYZE" --fail-on-issues --disable small_buffer "$FX/small_buffer_
 expect 0 "$IOANALYZE" --fail-on-issues --rules leak,main_thread "$FX/small_buffer_fires.jsonl"
 expect 1 "$IOANALYZE" --fail-on-issues --set small_buffer.min_ops=19 "$FX/small_buffer_20_ops.jsonl"
 expect 2 "$IOANALYZE" --set small_buffer.min_opps=19 "$FX/small_buffer_20_ops.jsonl"
-grep -q "small_buffer has no parameter 'min_opps'" "$work/err" || die "--set error: $(cat "$work/err")"
+grep -q "small_buffer has no parameter 'min_opps'" "$work/err" || not_ok "--set error: $(cat "$work/err")"
 expect 2 "$IOANALYZE" --rules nope "$FX/small_buffer_20_ops.jsonl"
 echo '{"rules": {"small_buffer": {"min_ops": 19}}}' >"$work/c.json"
 expect 1 "$IOANALYZE" --fail-on-issues --config "$work/c.json" "$FX/small_buffer_20_ops.jsonl"
@@ -104,18 +104,18 @@ expect 1 "$IOANALYZE" --fail-on-issues "-c$work/c.json" "$FX/small_buffer_20_ops
 expect 1 "$IOANALYZE" --fail-on-issues "--conf=$work/c.json" "$FX/small_buffer_20_ops.jsonl"
 echo '{"rules": {"small_buffer": {"min_ops": 19, "colour": 1}}}' >"$work/c.json"
 expect 2 "$IOANALYZE" --config "$work/c.json" "$FX/small_buffer_20_ops.jsonl"
-grep -q "rules.small_buffer.colour: unknown parameter" "$work/err" || die "config error: $(cat "$work/err")"
+grep -q "rules.small_buffer.colour: unknown parameter" "$work/err" || not_ok "config error: $(cat "$work/err")"
 expect 2 "$IOANALYZE" --config "$work/nope.json" "$FX/small_buffer_20_ops.jsonl"
 
 # formats
 expect 0 "$IOANALYZE" --format jsonl "$FX/small_buffer_fires.jsonl" "$work/leak200.jsonl"
-[ "$(wc -l <"$work/out")" -eq 2 ] || die "--format jsonl: one issue per line"
+[ "$(wc -l <"$work/out")" -eq 2 ] || not_ok "--format jsonl: one issue per line"
 python3 -c "
 import json
-for l in open('$work/out'): json.loads(l)" || die "--format jsonl lines must be JSON"
+for l in open('$work/out'): json.loads(l)" || not_ok "--format jsonl lines must be JSON"
 expect 2 "$IOANALYZE" --format xml "$FX/small_buffer_fires.jsonl"
 expect 0 "$IOANALYZE" --format sarif "$FX/small_buffer_fires.jsonl"
-python3 -c "import json; d=json.load(open('$work/out')); assert d['version']=='2.1.0'" || die "--format sarif"
+python3 -c "import json; d=json.load(open('$work/out')); assert d['version']=='2.1.0'" || not_ok "--format sarif"
 
 # several inputs merge; stdin; directories
 mkdir "$work/dir"
@@ -123,14 +123,14 @@ cp "$FX/small_buffer_fires.jsonl" "$work/dir/"
 sed "s/:100,/:200,/g" "$FX/leak_two_default.jsonl" >"$work/dir/leak200.jsonl"
 echo "not an input" >"$work/dir/README"
 expect 0 "$IOANALYZE" "$work/dir"
-python3 -c "import json; d=json.load(open('$work/out')); assert sorted(i['rule'] for i in d)==['leak','small_buffer'], d" || die "directory input"
+python3 -c "import json; d=json.load(open('$work/out')); assert sorted(i['rule'] for i in d)==['leak','small_buffer'], d" || not_ok "directory input"
 expect 0 "$IOANALYZE" - <"$FX/leak_two_default.jsonl"
-python3 -c "import json; d=json.load(open('$work/out')); assert [i['rule'] for i in d]==['leak']" || die "stdin input"
+python3 -c "import json; d=json.load(open('$work/out')); assert [i['rule'] for i in d]==['leak']" || not_ok "stdin input"
 
 # baseline: known fingerprints are dropped
 "$IOANALYZE" "$FX/small_buffer_fires.jsonl" >"$work/base.json" 2>/dev/null
 expect 0 "$IOANALYZE" --fail-on-issues --baseline "$work/base.json" "$FX/small_buffer_fires.jsonl"
-grep -q "1 known issue suppressed by the baseline" "$work/err" || die "baseline summary: $(cat "$work/err")"
+grep -q "1 known issue suppressed by the baseline" "$work/err" || not_ok "baseline summary: $(cat "$work/err")"
 
 # rules lists every parameter with its default
 expect 0 "$IOANALYZE" rules
@@ -139,20 +139,20 @@ for p in "main_thread.max_once_ms *= 13" "main_thread.max_continual_ms *= 500" \
          "small_buffer.min_continual_ms *= 13" "repeat_read.threshold *= 5" \
          "repeat_read.window_ms *= 17" "leak.min_count *= 2" "random_write.min_writes *= 20" \
          "random_write.min_random_ratio *= 0.2" "random_read.min_reads *= 20"; do
-    grep -q "$p" "$work/out" || die "rules output lacks '$p'"
+    grep -q "$p" "$work/out" || not_ok "rules output lacks '$p'"
 done
-grep -q "^small_buffer (type 2)" "$work/out" || die "rules output lacks the type"
+grep -q "^small_buffer (type 2)" "$work/out" || not_ok "rules output lacks the type"
 
 # dump: JSONL that reads back, text with one line per event
 expect 0 "$IOANALYZE" dump "$FX/leak_fires.jsonl"
-[ "$(wc -l <"$work/out")" -eq "$(wc -l <"$FX/leak_fires.jsonl")" ] || die "dump jsonl line count"
+[ "$(wc -l <"$work/out")" -eq "$(wc -l <"$FX/leak_fires.jsonl")" ] || not_ok "dump jsonl line count"
 expect 0 "$IOANALYZE" dump --format text "$FX/leak_fires.jsonl"
-[ "$(wc -l <"$work/out")" -eq "$(wc -l <"$FX/leak_fires.jsonl")" ] || die "dump text line count"
+[ "$(wc -l <"$work/out")" -eq "$(wc -l <"$FX/leak_fires.jsonl")" ] || not_ok "dump text line count"
 cp "$work/out" "$work/dump.text"
 expect 0 "$IOANALYZE" dump "$FX/leak_fires.jsonl" -ftext
-cmp -s "$work/out" "$work/dump.text" || die "dump -ftext differs from --format text"
+cmp -s "$work/out" "$work/dump.text" || not_ok "dump -ftext differs from --format text"
 expect 2 "$IOANALYZE" dump --format xml "$FX/leak_fires.jsonl"
-grep -qx "ioanalyze: dump --format: expected jsonl, text or perfetto, not 'xml'" "$work/err" || die "dump --format message: $(cat "$work/err")"
+grep -qx "ioanalyze: dump --format: expected jsonl, text or perfetto, not 'xml'" "$work/err" || not_ok "dump --format message: $(cat "$work/err")"
 
 # dump of a damaged trace (SPEC): what can be read, a warning naming the
 # file, exit 0; --strict makes it 2
@@ -160,21 +160,21 @@ if [ -x "$IORECORD" ] && [ -e "$LIBIORECORD" ] && [ -x "$BUILD/bin/samples/repea
     # a sanitized library needs its runtime loaded first (lib.sh)
     (cd "$work" && env $(asan_env "$LIBIORECORD") "$IORECORD" -o "$work/rec.zst" \
         "$BUILD/bin/samples/repeat_read" >/dev/null 2>&1) ||
-        die "cannot record a sample"
+        not_ok "cannot record a sample"
     head -c $(($(wc -c <"$work/rec.zst") / 2)) "$work/rec.zst" >"$work/cut.zst"
     expect 0 "$IOANALYZE" dump "$work/cut.zst"
-    [ -s "$work/out" ] || die "dump of a damaged trace must write what it recovered"
+    [ -s "$work/out" ] || not_ok "dump of a damaged trace must write what it recovered"
     grep -q "^ioanalyze: warning: '$work/cut.zst': damaged trace (truncated): recovered [0-9]* events" "$work/err" ||
-        die "dump: no damage warning naming the file: $(cat "$work/err")"
+        not_ok "dump: no damage warning naming the file: $(cat "$work/err")"
     expect 2 "$IOANALYZE" dump --strict "$work/cut.zst"
-    grep -q "^ioanalyze: warning: '$work/cut.zst': damaged trace" "$work/err" || die "dump --strict: no damage warning"
-    grep -qx "ioanalyze: --strict: refusing a damaged input" "$work/err" || die "dump --strict message: $(cat "$work/err")"
+    grep -q "^ioanalyze: warning: '$work/cut.zst': damaged trace" "$work/err" || not_ok "dump --strict: no damage warning"
+    grep -qx "ioanalyze: --strict: refusing a damaged input" "$work/err" || not_ok "dump --strict message: $(cat "$work/err")"
     expect 0 "$IOANALYZE" dump --strict "$work/rec.zst"
 else
     echo "note: iorecord or the samples are not built; dump of a damaged trace not checked"
 fi
 expect 0 "$IOANALYZE" info "$FX/leak_inherited_not_leak.jsonl"
-grep -q "pid 101 ppid 100 /usr/bin/child" "$work/out" || die "info processes: $(cat "$work/out")"
-grep -q "processes: 2" "$work/out" || die "info process count"
+grep -q "pid 101 ppid 100 /usr/bin/child" "$work/out" || not_ok "info processes: $(cat "$work/out")"
+grep -q "processes: 2" "$work/out" || not_ok "info process count"
 
 exit $fail

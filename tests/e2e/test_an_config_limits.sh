@@ -31,8 +31,8 @@ a=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 # without a config: a plain run, the leaks found
 timeout 60 "$IOANALYZE" "$work/ev.jsonl" >"$work/out" 2>"$work/err"
 st=$?
-[ $st -eq 0 ] || die "no config: exit $st: $(cat "$work/err")"
-grep -q '"rule": *"leak"' "$work/out" || die "no config: no leak issue: $(head -c 300 "$work/out")"
+[ $st -eq 0 ] || not_ok "no config: exit $st: $(cat "$work/err")"
+grep -q '"rule": *"leak"' "$work/out" || not_ok "no config: no leak issue: $(head -c 300 "$work/out")"
 
 # check NAME KEY PATTERN ARGS...: one run under the config {KEY: PATTERN...}
 check() {
@@ -44,28 +44,28 @@ check() {
     esac >"$work/$name.json"
     (cd "$work" && timeout 60 "$IOANALYZE" "$@" --config "$name.json" ev.jsonl) >"$work/out" 2>"$work/err"
     st=$?
-    [ $st -eq 2 ] || die "$name: exit $st, expected 2: $(cat "$work/err")"
-    [ "$(wc -l <"$work/err")" -eq 1 ] || die "$name: not one line on stderr: $(cat "$work/err")"
+    [ $st -eq 2 ] || not_ok "$name: exit $st, expected 2: $(cat "$work/err")"
+    [ "$(wc -l <"$work/err")" -eq 1 ] || not_ok "$name: not one line on stderr: $(cat "$work/err")"
     case $(cat "$work/err") in
         "ioanalyze: config '$name.json': $key[0]: pattern '$pat' exceeds the PCRE2 match limit on '"*) ;;
-        *) die "$name: message: $(cat "$work/err")" ;;
+        *) not_ok "$name: message: $(cat "$work/err")" ;;
     esac
-    [ ! -s "$work/out" ] || die "$name: output on stdout: $(head -c 300 "$work/out")"
+    [ ! -s "$work/out" ] || not_ok "$name: output on stdout: $(head -c 300 "$work/out")"
 }
 check ignore ignore_paths '^/data/(a+)+$' analyze
-grep -q "on '/data/$a/f0!' (a nested repeat" "$work/err" || die "ignore: the path: $(cat "$work/err")"
+grep -q "on '/data/$a/f0!' (a nested repeat" "$work/err" || not_ok "ignore: the path: $(cat "$work/err")"
 check ignore_profile ignore_paths '^/data/(a+)+$' profile
 check ignore_csv ignore_paths '^/data/(a+)+$' analyze --csv prof.csv
-[ ! -e "$work/prof.csv" ] || die "ignore_csv: the profile was written"
+[ ! -e "$work/prof.csv" ] || not_ok "ignore_csv: the profile was written"
 check normalize normalize '^/data/(a+)+$' analyze
 check main main_thread_names '^(a|aa)+$' analyze
-grep -q "on '$a!' (a nested repeat" "$work/err" || die "main: the name: $(cat "$work/err")"
+grep -q "on '$a!' (a nested repeat" "$work/err" || not_ok "main: the name: $(cat "$work/err")"
 check diff ignore_paths '^/data/(a+)+$' diff ev.jsonl
 
 # the same patterns made possessive ((a++)+, not backtracking) run as usual
 printf '{"ignore_paths": ["^/data/(a++)+/"]}\n' >"$work/fixed.json"
 timeout 60 "$IOANALYZE" --config "$work/fixed.json" "$work/ev.jsonl" >"$work/out" 2>"$work/err"
 st=$?
-[ $st -eq 0 ] || die "fixed: exit $st: $(cat "$work/err")"
-grep -q '^\[\]$\|^\[ *\]$' "$work/out" || die "fixed: the paths were not ignored: $(head -c 300 "$work/out")"
+[ $st -eq 0 ] || not_ok "fixed: exit $st: $(cat "$work/err")"
+grep -q '^\[\]$\|^\[ *\]$' "$work/out" || not_ok "fixed: the paths were not ignored: $(head -c 300 "$work/out")"
 exit $fail

@@ -10,32 +10,32 @@ FX=$TOP/tests/fixtures/rules
 
 # A JSONL file whose last line was cut (a full disk, a killed writer).
 good=$FX/small_buffer_fires.jsonl
-[ -f "$good" ] || fail "fixture $good missing"
+[ -f "$good" ] || die "fixture $good missing"
 n=$(wc -l <"$good")
 { cat "$good"; printf '{"ev":"call","t":99999999,"pid":1,"ti'; } >"$work/cut.jsonl"
-"$IOANALYZE" --format json "$good" >"$work/good.json" 2>/dev/null || fail "the intact file: exit $?"
+"$IOANALYZE" --format json "$good" >"$work/good.json" 2>/dev/null || die "the intact file: exit $?"
 "$IOANALYZE" --format json "$work/cut.jsonl" >"$work/cut.json" 2>"$work/cut.err"
 rc=$?
-[ $rc -eq 0 ] || die "cut JSONL: exit $rc, not 0: $(cat "$work/cut.err")"
-cmp -s "$work/good.json" "$work/cut.json" || die "cut JSONL: the issues of its good lines differ"
+[ $rc -eq 0 ] || not_ok "cut JSONL: exit $rc, not 0: $(cat "$work/cut.err")"
+cmp -s "$work/good.json" "$work/cut.json" || not_ok "cut JSONL: the issues of its good lines differ"
 grep -q "^ioanalyze: warning: '$work/cut.jsonl': line $((n + 1)): .*: line skipped$" "$work/cut.err" ||
-    die "cut JSONL: no warning naming line $((n + 1)): $(cat "$work/cut.err")"
-"$IOANALYZE" dump --format jsonl "$work/cut.jsonl" >"$work/cut.dump" 2>/dev/null || die "dump: exit $?"
-[ "$(grep -c . "$work/cut.dump")" -eq "$n" ] || die "dump: $(grep -c . "$work/cut.dump") events, not $n"
-"$IOANALYZE" info "$work/cut.jsonl" >"$work/cut.info" 2>/dev/null || die "info: exit $?"
-grep -q "$((n + 1)) lines, 1 malformed (skipped)" "$work/cut.info" || die "info: $(head -n 3 "$work/cut.info")"
+    not_ok "cut JSONL: no warning naming line $((n + 1)): $(cat "$work/cut.err")"
+"$IOANALYZE" dump --format jsonl "$work/cut.jsonl" >"$work/cut.dump" 2>/dev/null || not_ok "dump: exit $?"
+[ "$(grep -c . "$work/cut.dump")" -eq "$n" ] || not_ok "dump: $(grep -c . "$work/cut.dump") events, not $n"
+"$IOANALYZE" info "$work/cut.jsonl" >"$work/cut.info" 2>/dev/null || not_ok "info: exit $?"
+grep -q "$((n + 1)) lines, 1 malformed (skipped)" "$work/cut.info" || not_ok "info: $(head -n 3 "$work/cut.info")"
 "$IOANALYZE" --strict --format json "$work/cut.jsonl" >/dev/null 2>&1
 rc=$?
-[ $rc -eq 2 ] || die "cut JSONL under --strict: exit $rc, not 2"
+[ $rc -eq 2 ] || not_ok "cut JSONL under --strict: exit $rc, not 2"
 
 # Five bad lines among good ones: three named, then a count.
 { head -n 3 "$good"; for i in 1 2 3 4 5; do echo '{"ev":"call",'; done; tail -n +4 "$good"; } >"$work/five.jsonl"
-"$IOANALYZE" --format json "$work/five.jsonl" >"$work/five.json" 2>"$work/five.err" || die "five: exit $?"
-cmp -s "$work/good.json" "$work/five.json" || die "five: the issues of its good lines differ"
-[ "$(grep -c ': line skipped$' "$work/five.err")" -eq 3 ] || die "five: not three lines named: $(cat "$work/five.err")"
-grep -q "^ioanalyze: warning: '$work/five.jsonl': line 4: " "$work/five.err" || die "five: line 4 not named"
+"$IOANALYZE" --format json "$work/five.jsonl" >"$work/five.json" 2>"$work/five.err" || not_ok "five: exit $?"
+cmp -s "$work/good.json" "$work/five.json" || not_ok "five: the issues of its good lines differ"
+[ "$(grep -c ': line skipped$' "$work/five.err")" -eq 3 ] || not_ok "five: not three lines named: $(cat "$work/five.err")"
+grep -q "^ioanalyze: warning: '$work/five.jsonl': line 4: " "$work/five.err" || not_ok "five: line 4 not named"
 grep -q "'$work/five.jsonl': 2 more malformed lines skipped (5 in all, $((n + 5)) lines read)" "$work/five.err" ||
-    die "five: no count: $(cat "$work/five.err")"
+    not_ok "five: no count: $(cat "$work/five.err")"
 
 # strace: 1,000 calls unfinished and never resumed, one resumed, a bad line.
 awk 'BEGIN { for (i = 0; i < 1000; i++)
@@ -47,16 +47,16 @@ cat >>"$work/unf.log" <<'LOG'
 LOG
 "$IOANALYZE" --format json "$work/unf.log" >"$work/unf.json" 2>"$work/unf.err"
 rc=$?
-[ $rc -eq 0 ] || die "strace: exit $rc, not 0: $(cat "$work/unf.err")"
+[ $rc -eq 0 ] || not_ok "strace: exit $rc, not 0: $(cat "$work/unf.err")"
 grep -q "^ioanalyze: warning: '$work/unf.log': 1000 calls left <unfinished ...> and never resumed" "$work/unf.err" ||
-    die "strace: unfinished calls not said: $(cat "$work/unf.err")"
+    not_ok "strace: unfinished calls not said: $(cat "$work/unf.err")"
 grep -q "^ioanalyze: warning: '$work/unf.log': line 1003: not an strace line" "$work/unf.err" ||
-    die "strace: bad line not named: $(cat "$work/unf.err")"
-"$IOANALYZE" info "$work/unf.log" >"$work/unf.info" 2>/dev/null || die "strace info: exit $?"
+    not_ok "strace: bad line not named: $(cat "$work/unf.err")"
+"$IOANALYZE" info "$work/unf.log" >"$work/unf.info" 2>/dev/null || not_ok "strace info: exit $?"
 grep -q "1003 lines, 1 not understood, 1000 calls unfinished and never resumed" "$work/unf.info" ||
-    die "strace info: $(head -n 3 "$work/unf.info")"
-grep -q "^events: .*(1 calls" "$work/unf.info" || die "strace: the resumed read is not kept: $(grep events "$work/unf.info")"
+    not_ok "strace info: $(head -n 3 "$work/unf.info")"
+grep -q "^events: .*(1 calls" "$work/unf.info" || not_ok "strace: the resumed read is not kept: $(grep events "$work/unf.info")"
 "$IOANALYZE" --strict --format json "$work/unf.log" >/dev/null 2>&1
 rc=$?
-[ $rc -eq 2 ] || die "strace under --strict: exit $rc, not 2"
+[ $rc -eq 2 ] || not_ok "strace under --strict: exit $rc, not 2"
 exit $fail

@@ -9,12 +9,12 @@ need_built "$IOANALYZE"
 work_dir damaged_start
 
 if [ -x "$GEN" ]; then
-    "$GEN" --chunk 2000 3000 "$work/t.zst" 2>/dev/null || fail "gen_trace failed"
+    "$GEN" --chunk 2000 3000 "$work/t.zst" 2>/dev/null || die "gen_trace failed"
 elif [ -x "$IORECORD" ]; then
     # many short processes: one chunk each at least
     (cd "$work" && env $(asan_env "$LIBIORECORD") "$IORECORD" -o "$work/t.zst" \
         sh -c 'for i in 1 2 3 4 5 6 7 8; do cat /etc/hostname; done' >/dev/null 2>&1) ||
-        fail "iorecord failed"
+        die "iorecord failed"
 else
     skip "neither bench/gen_trace nor iorecord is built"
 fi
@@ -26,11 +26,11 @@ events() {
 # the offset of the second chunk's index frame: the first chunk ends there
 second=$(LC_ALL=C grep -obUaP '\x5e\x2a\x4d\x18\x30\x00\x00\x00IOSC' "$work/t.zst" |
          sed -n '2s/:.*//p')
-[ -n "$second" ] || fail "the trace has a single chunk"
+[ -n "$second" ] || die "the trace has a single chunk"
 all=$(events "$work/t.zst")
 tail -c +$((second + 1)) "$work/t.zst" >"$work/rest.zst"
 rest=$(events "$work/rest.zst")
-[ -n "$all" ] && [ -n "$rest" ] && [ "$rest" -lt "$all" ] || fail "events: all '$all', rest '$rest'"
+[ -n "$all" ] && [ -n "$rest" ] && [ "$rest" -lt "$all" ] || die "events: all '$all', rest '$rest'"
 
 # garbage before the trace: nothing lost, the 23 bytes skipped
 { printf 'this is not a trace...\n'; cat "$work/t.zst"; } >"$work/prefixed.zst"
@@ -46,18 +46,18 @@ for case in prefixed:$all:23 flipped:$all: zeroed:$rest:$second; do
     f=$work/$name.zst
     "$IOANALYZE" --format json "$f" >"$work/$name.json" 2>"$work/$name.err"
     rc=$?
-    [ $rc -eq 0 ] || die "$name: exit $rc, not 0: $(cat "$work/$name.err")"
+    [ $rc -eq 0 ] || not_ok "$name: exit $rc, not 0: $(cat "$work/$name.err")"
     got=$(events "$f")
-    [ "$got" = "$want" ] || die "$name: $got events, not $want"
+    [ "$got" = "$want" ] || not_ok "$name: $got events, not $want"
     n=$(grep -c 'warning: ' "$work/$name.err")
-    [ "$n" -eq 1 ] || die "$name: $n warnings, not one: $(cat "$work/$name.err")"
-    grep -q "warning: '$f': damaged trace" "$work/$name.err" || die "$name: the warning does not name the file"
+    [ "$n" -eq 1 ] || not_ok "$name: $n warnings, not one: $(cat "$work/$name.err")"
+    grep -q "warning: '$f': damaged trace" "$work/$name.err" || not_ok "$name: the warning does not name the file"
     if [ -n "$skipped" ]; then
         grep -q " $skipped bytes skipped" "$work/$name.err" ||
-            die "$name: not '$skipped bytes skipped': $(cat "$work/$name.err")"
+            not_ok "$name: not '$skipped bytes skipped': $(cat "$work/$name.err")"
     fi
     "$IOANALYZE" --strict --format json "$f" >/dev/null 2>&1
     rc=$?
-    [ $rc -eq 2 ] || die "$name: --strict exit $rc, not 2"
+    [ $rc -eq 2 ] || not_ok "$name: --strict exit $rc, not 2"
 done
 exit $fail

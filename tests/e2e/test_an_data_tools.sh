@@ -3,8 +3,9 @@
 # tools"): every line has every key of one schema, in one order; every call
 # names its file and process; unix times in ms are exact in doubles; and the
 # dump loads with default settings in pandas (Debian python3-pandas) and,
-# where npm can install it, DuckDB (@duckdb/node-api), with the stdio keys
-# that first appear after DuckDB's 20480 sampled lines still there.
+# with IOSCOPE_NPM=1 (npm installs it), DuckDB (@duckdb/node-api), with the
+# stdio keys that first appear after DuckDB's 20480 sampled lines still there.
+# e2e: slow (about 9 s here: pandas and DuckDB load a 25,000-line dump)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
 have python3 || skip "python3 is needed"
@@ -32,9 +33,9 @@ w({"ev": "call", "t": t + 300, "pid": 10, "tid": 10, "op": "fwrite", "dur": 10, 
 w({"ev": "call", "t": t + 400, "pid": 10, "tid": 10, "op": "fclose", "dur": 10, "ret": 0, "fd": 4, "stream": 7})
 w({"ev": "exit", "t": t + 500, "pid": 10, "status": 0})
 EOF
-"$IOANALYZE" dump "$work/in.jsonl" >"$work/dump.jsonl" 2>"$work/err" || fail "dump: exit $?: $(cat "$work/err")"
+"$IOANALYZE" dump "$work/in.jsonl" >"$work/dump.jsonl" 2>"$work/err" || die "dump: exit $?: $(cat "$work/err")"
 
-python3 - "$work/dump.jsonl" <<'EOF' || fail "the dump's schema is not as documented"
+python3 - "$work/dump.jsonl" <<'EOF' || die "the dump's schema is not as documented"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 assert len(lines) == 25008, len(lines)
@@ -54,9 +55,9 @@ assert lines[-1]["ev"] == "exit" and lines[-1]["status"] == 0 and lines[-1]["op"
 EOF
 
 # The dump is events ioanalyze reads back as the same ones.
-"$IOANALYZE" "$work/in.jsonl" >"$work/a.json" 2>/dev/null || fail "analyze of the input"
-"$IOANALYZE" "$work/dump.jsonl" >"$work/b.json" 2>/dev/null || fail "analyze of the dump"
-cmp -s "$work/a.json" "$work/b.json" || fail "the dump's issues differ from the input's"
+"$IOANALYZE" "$work/in.jsonl" >"$work/a.json" 2>/dev/null || die "analyze of the input"
+"$IOANALYZE" "$work/dump.jsonl" >"$work/b.json" 2>/dev/null || die "analyze of the dump"
+cmp -s "$work/a.json" "$work/b.json" || die "the dump's issues differ from the input's"
 
 # pandas, with its defaults: the Debian package is for the system python.
 pandas_py=
@@ -68,7 +69,7 @@ for py in python3 /usr/bin/python3; do
 done
 tools=""
 if [ -n "$pandas_py" ]; then
-    "$pandas_py" - "$work/dump.jsonl" <<'EOF' || fail "pandas"
+    "$pandas_py" - "$work/dump.jsonl" <<'EOF' || die "pandas"
 import sys
 import pandas as pd
 df = pd.read_json(sys.argv[1], lines=True)
@@ -88,11 +89,9 @@ EOF
 fi
 
 # DuckDB through npm's @duckdb/node-api (its binary is inside the npm package),
-# installed once under the build tree; skipped where it cannot be installed.
+# installed once under the build tree when IOSCOPE_NPM=1 (see npm_package).
 duck=$BUILD/npm
-if have node && { [ -d "$duck/node_modules/@duckdb/node-api" ] ||
-    { have npm && mkdir -p "$duck" &&
-        timeout 120 npm install --prefix "$duck" --no-audit --no-fund @duckdb/node-api >"$work/npm.log" 2>&1; }; }; then
+if have node && npm_package "$duck" @duckdb/node-api 120; then
     cat >"$duck/query.mjs" <<'EOF'
 // node query.mjs SQL: the rows of SQL as JSON on stdout (the test's DuckDB).
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -102,17 +101,17 @@ const r = await con.runAndReadAll(process.argv[2]);
 console.log(JSON.stringify(r.getRowObjectsJson()));
 EOF
     q() {
-        node "$duck/query.mjs" "$1" 2>"$work/duck.err" || fail "duckdb: $(cat "$work/duck.err")"
+        node "$duck/query.mjs" "$1" 2>"$work/duck.err" || die "duckdb: $(cat "$work/duck.err")"
     }
     got=$(q "select path, count(*) as n from read_json('$work/dump.jsonl') where ev = 'call' group by path order by path")
-    [ "$got" = '[{"path":"/d/in","n":"25002"},{"path":"/d/out","n":"4"}]' ] || fail "duckdb group by path: $got"
+    [ "$got" = '[{"path":"/d/in","n":"25002"},{"path":"/d/out","n":"4"}]' ] || die "duckdb group by path: $got"
     got=$(q "select bufmode, mode, stream::bigint as stream from read_json('$work/dump.jsonl') where op in ('fopen', 'setvbuf') order by t")
     [ "$got" = '[{"bufmode":null,"mode":"w","stream":"7"},{"bufmode":"\"line\"","mode":null,"stream":"7"}]' ] ||
         [ "$got" = '[{"bufmode":null,"mode":"\"w\"","stream":"7"},{"bufmode":"\"line\"","mode":null,"stream":"7"}]' ] ||
-        fail "duckdb stdio keys: $got"
+        die "duckdb stdio keys: $got"
     got=$(q "select start_unix_ns, start_unix_ms from read_json('$work/dump.jsonl') where ev = 'process'")
     [ "$got" = '[{"start_unix_ns":"1763800000123456789","start_unix_ms":"1763800000123"}]' ] ||
-        fail "duckdb unix times: $got"
+        die "duckdb unix times: $got"
     tools="$tools${tools:+, }duckdb"
 fi
 [ -n "$tools" ] || skip "schema checked; neither pandas nor DuckDB could be had"

@@ -15,9 +15,9 @@ JSONL
 
 for fmt in text html json; do
     "$IOANALYZE" --format $fmt "$work/in.jsonl" >"$work/out.$fmt" 2>"$work/err.$fmt" ||
-        die "--format $fmt: exit $? ($(tail -n 1 "$work/err.$fmt"))"
+        not_ok "--format $fmt: exit $? ($(tail -n 1 "$work/err.$fmt"))"
 done
 grep -Eq '^ +0 us +1 +0 +0 +0 B +0 B  ""$' "$work/out.text" ||
-    die "no row for the empty path: $(grep -A4 'Files by' "$work/out.text")"
-grep -Eq '^ +0 us +1 +0 +0 +0 B +0 B  /a$' "$work/out.text" || die "no row for /a"
+    not_ok "no row for the empty path: $(grep -A4 'Files by' "$work/out.text")"
+grep -Eq '^ +0 us +1 +0 +0 +0 B +0 B  /a$' "$work/out.text" || not_ok "no row for /a"
 exit $fail

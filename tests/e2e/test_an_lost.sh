@@ -14,11 +14,11 @@ cat >"$work/lost.jsonl" <<'JSONL'
 {"ev":"call","t":4000,"pid":100,"tid":100,"op":"lost","dur":0,"ret":0,"mode":"cwd_unknown","size":0}
 {"ev":"exit","t":5000,"pid":100,"status":0}
 JSONL
-"$IOANALYZE" info "$work/lost.jsonl" >"$work/info" 2>"$work/err" || die "info failed: $(cat "$work/err")"
+"$IOANALYZE" info "$work/lost.jsonl" >"$work/info" 2>"$work/err" || not_ok "info failed: $(cat "$work/err")"
 grep -q '^not seen: 0 programs ran unrecorded, 0 async I/O calls on 0 fds not analysed, 3 losses recorded$' "$work/info" ||
-    die "info's not-seen line: $(grep 'not seen' "$work/info")"
-grep -qx '  pid 100 lost: handler_calls, 5' "$work/info" || die "info's handler_calls line: $(cat "$work/info")"
-grep -qx '  pid 100 lost: cwd_unknown, count unknown' "$work/info" || die "info's cwd_unknown line: $(cat "$work/info")"
-"$IOANALYZE" "$work/lost.jsonl" >"$work/out" 2>"$work/err" || die "analyze failed: $(cat "$work/err")"
-grep -q '; the recorder lost: handler_calls 5, cwd_unknown (uncounted)' "$work/err" || die "summary line: $(cat "$work/err")"
+    not_ok "info's not-seen line: $(grep 'not seen' "$work/info")"
+grep -qx '  pid 100 lost: handler_calls, 5' "$work/info" || not_ok "info's handler_calls line: $(cat "$work/info")"
+grep -qx '  pid 100 lost: cwd_unknown, count unknown' "$work/info" || not_ok "info's cwd_unknown line: $(cat "$work/info")"
+"$IOANALYZE" "$work/lost.jsonl" >"$work/out" 2>"$work/err" || not_ok "analyze failed: $(cat "$work/err")"
+grep -q '; the recorder lost: handler_calls 5, cwd_unknown (uncounted)' "$work/err" || not_ok "summary line: $(cat "$work/err")"
 exit $fail

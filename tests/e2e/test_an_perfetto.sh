@@ -20,10 +20,10 @@ cat >"$work/in.jsonl" <<'JSONL'
 JSONL
 
 "$IOANALYZE" dump --format perfetto --no-symbolize "$work/in.jsonl" >"$work/out.json" 2>"$work/err" &&
-    fail "--no-symbolize is not a dump option"
+    die "--no-symbolize is not a dump option"
 "$IOANALYZE" dump --format perfetto "$work/in.jsonl" >"$work/out.json" 2>"$work/err" ||
-    fail "exit $?: $(cat "$work/err")"
-python3 - "$work/out.json" <<'EOF' || fail "the JSON is not as expected"
+    die "exit $?: $(cat "$work/err")"
+python3 - "$work/out.json" <<'EOF' || die "the JSON is not as expected"
 import json, sys
 from collections import Counter
 d = json.load(open(sys.argv[1]))
@@ -52,10 +52,10 @@ if [ -e "$IORECORD" ] && [ -e "$LIBIORECORD" ] && [ -x "$BUILD/bin/samples/small
     ! ldd "$LIBIORECORD" 2>/dev/null | grep -q libasan; then
     mkdir "$work/files"
     "$IORECORD" -o "$work/t.zst" -- "$BUILD/bin/samples/small_writes" "$work/files" >/dev/null 2>&1 ||
-        fail "iorecord failed"
+        die "iorecord failed"
     calls=$("$IOANALYZE" dump "$work/t.zst" 2>/dev/null | grep -c '"ev":"call"')
-    "$IOANALYZE" dump --format perfetto "$work/t.zst" >"$work/t.json" 2>/dev/null || fail "exit $?"
-    python3 - "$work/t.json" "$calls" <<'EOF' || fail "the recorded trace's JSON is not as expected"
+    "$IOANALYZE" dump --format perfetto "$work/t.zst" >"$work/t.json" 2>/dev/null || die "exit $?"
+    python3 - "$work/t.json" "$calls" <<'EOF' || die "the recorded trace's JSON is not as expected"
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 x = [e for e in ev if e["ph"] == "X"]

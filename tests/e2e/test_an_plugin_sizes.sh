@@ -8,6 +8,7 @@
 # member fewer) still reads its members right. struct rule_path_call arrives
 # with this ioanalyze's size too. Of ioanalyze's own symbols,
 # plugins see exactly the functions rule.h declares, not the registry's.
+# e2e: slow (about 4 s here: builds three rule plugins with the C compiler)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
 CC=${CC:-cc}
@@ -22,7 +23,7 @@ cp "$TOP/rules/rule.h" "$work/now/rule.h"
 awk '{print} /^    uint64_t direct_ops;$/ {print "    uint64_t newer_member;"}' "$TOP/rules/rule.h" >"$work/newer/rule.h"
 grep -v '^    uint64_t direct_ops;$' "$TOP/rules/rule.h" >"$work/older/rule.h"
 grep -q newer_member "$work/newer/rule.h" && ! grep -q direct_ops\; "$work/older/rule.h" ||
-    die "rule.h: no 'uint64_t direct_ops;' member in rule_session to build the newer and older headers from"
+    not_ok "rule.h: no 'uint64_t direct_ops;' member in rule_session to build the newer and older headers from"
 
 cat >"$work/sizes.c" <<'C'
 #include <stdint.h>
@@ -101,24 +102,24 @@ $("$work/host")
 EOF
 for v in now newer older; do
     def=$(echo "$v" | tr a-z A-Z)
-    $CC -shared -fPIC -D"$def" -I"$work/$v" $jflags -o "$work/$v.so" "$work/sizes.c" || die "cannot build the $v plugin"
+    $CC -shared -fPIC -D"$def" -I"$work/$v" $jflags -o "$work/$v.so" "$work/sizes.c" || not_ok "cannot build the $v plugin"
 done
 
 FX=$TOP/tests/fixtures/rules/small_buffer_fires.jsonl
 # detail_of PLUGIN: the one issue's detail, as KEY=VALUE lines
 detail_of() {
     "$IOANALYZE" --plugin "$work/$1.so" --rules sizes "$FX" >"$work/$1.out" 2>"$work/$1.err" ||
-        { die "$1.so must load and run: $(cat "$work/$1.err")"; return; }
+        { not_ok "$1.so must load and run: $(cat "$work/$1.err")"; return; }
     python3 -c "
 import json; d=json.load(open('$work/$1.out'))
 assert len(d)==1 and d[0]['rule']=='sizes', d
 for k, v in sorted(d[0]['detail'].items()): print('%s=%s' % (k, json.dumps(v)))" ||
-        die "$1.so: one issue expected: $(cat "$work/$1.out")"
+        not_ok "$1.so: one issue expected: $(cat "$work/$1.out")"
 }
 detail_of now >"$work/now.d"
 detail_of newer >"$work/newer.d"
 detail_of older >"$work/older.d"
-expect() { grep -qx "$2" "$work/$1.d" || die "$1.so: $2 expected: $(tr '\n' ' ' <"$work/$1.d")"; }
+expect() { grep -qx "$2" "$work/$1.d" || not_ok "$1.so: $2 expected: $(tr '\n' ' ' <"$work/$1.d")"; }
 for v in now newer older; do
     # the host's sizes, whatever the plugin was built with; the figures right
     expect $v "session=$host_session"
@@ -138,18 +139,18 @@ expect older "plugin_session=$((host_session - 8))"
 PX=$TOP/tests/fixtures/rules/metadata_storm_listed_dir.jsonl
 want_calls=$(grep -c '"op":"\(stat\|opendir\)"' "$PX")
 "$IOANALYZE" --plugin "$work/now.so" --rules sizes "$PX" >"$work/px.out" 2>"$work/px.err" ||
-    die "now.so on path calls: $(cat "$work/px.err")"
+    not_ok "now.so on path calls: $(cat "$work/px.err")"
 python3 -c "
 import json; d=json.load(open('$work/px.out'))
 assert len(d)==1 and d[0]['detail']=={'path_call': $host_path_call, 'plugin_path_call': $host_path_call,
                                       'path_calls': $want_calls, 'occurrences': 1}, d" ||
-    die "now.so: path calls of this ioanalyze's size ($host_path_call), $want_calls of them: $(cat "$work/px.out")"
+    not_ok "now.so: path calls of this ioanalyze's size ($host_path_call), $want_calls of them: $(cat "$work/px.out")"
 
 # what plugins can link against: rule.h's functions, not the registry's
 if have nm; then
     nm -D --defined-only "$IOANALYZE" | awk '{print $NF}' | grep -E '^rules?_' | sort >"$work/exported"
     printf '%s\n' rule_again rule_proc_threads rule_report >"$work/want"
     cmp -s "$work/exported" "$work/want" ||
-        die "ioanalyze exports to plugins: $(tr '\n' ' ' <"$work/exported"), expected rule.h's: $(tr '\n' ' ' <"$work/want")"
+        not_ok "ioanalyze exports to plugins: $(tr '\n' ' ' <"$work/exported"), expected rule.h's: $(tr '\n' ' ' <"$work/want")"
 fi
 exit $fail

@@ -7,6 +7,7 @@
 # erases the line first; dump to the terminal itself draws none; with
 # stderr a file, nothing of it appears. IOANALYZE_PROGRESS_DELAY=0 draws the
 # line at the first events, so no assertion depends on timing.
+# e2e: slow (about 12 s here: every command on a pseudo-terminal)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD" "$BUILD/bin/samples/line_reader"
 have python3 || skip "python3 is needed"
@@ -52,7 +53,7 @@ PY
 # LABEL (with a percentage unless nopercent), and after the last one an
 # erase before anything else
 check() {
-    python3 - "$@" <<'PY' || die "$2: $(od -c "$1" | head -n 8)"
+    python3 - "$@" <<'PY' || not_ok "$2: $(od -c "$1" | head -n 8)"
 import re, sys
 out, label = open(sys.argv[1], "rb").read(), sys.argv[2].encode()
 pct = len(sys.argv) < 4
@@ -73,29 +74,29 @@ for c in "analyze:$T" "analyze:$J" "profile:$T" "info:$T" "info:$J" "diff:$T $J"
          "dump --format jsonl:$T" "dump --format text:$T" "dump --format perfetto:$T" "dump --format text:$J"; do
     cmd=${c%%:*} args=${c#*:}
     rc=$(on_tty "$work/tty" "$work/stdout" -- "$IOANALYZE" $cmd $args)
-    [ "$rc" = 0 ] || die "ioanalyze $cmd $args on a terminal: exit $rc: $(cat "$work/tty")"
+    [ "$rc" = 0 ] || not_ok "ioanalyze $cmd $args on a terminal: exit $rc: $(cat "$work/tty")"
     check "$work/tty" "ioanalyze ${cmd%% *}"
     # not a terminal: nothing of it
-    "$IOANALYZE" $cmd $args >/dev/null 2>"$work/err" || die "ioanalyze $cmd $args: $(cat "$work/err")"
+    "$IOANALYZE" $cmd $args >/dev/null 2>"$work/err" || not_ok "ioanalyze $cmd $args: $(cat "$work/err")"
     if grep -q "ioanalyze ${cmd%% *}:\|$(printf '\r')" "$work/err"; then
-        die "ioanalyze $cmd $args drew progress into a file: $(od -c "$work/err" | head -n 4)"
+        not_ok "ioanalyze $cmd $args drew progress into a file: $(od -c "$work/err" | head -n 4)"
     fi
 done
 
 # from a pipe the size is unknown: events only
 rc=$(on_tty "$work/tty" "$work/stdout" -- sh -c "cat '$J' | '$IOANALYZE' info -")
-[ "$rc" = 0 ] || die "info - on a terminal: exit $rc"
+[ "$rc" = 0 ] || not_ok "info - on a terminal: exit $rc"
 check "$work/tty" "ioanalyze info" nopercent
 
 # a warning in the middle of reading (a malformed line, skipped): the line
 # is erased before it
 rc=$(on_tty "$work/tty" "$work/stdout" -- "$IOANALYZE" info "$work/bad.jsonl")
-[ "$rc" = 0 ] || die "info of a JSONL with a malformed line: exit $rc, expected 0"
+[ "$rc" = 0 ] || not_ok "info of a JSONL with a malformed line: exit $rc, expected 0"
 grep -q "$(printf '\r\033\\[K')ioanalyze: warning: '$work/bad.jsonl': line [0-9]*: " "$work/tty" ||
-    die "the warning does not start on an erased line: $(od -c "$work/tty" | tail -n 6)"
+    not_ok "the warning does not start on an erased line: $(od -c "$work/tty" | tail -n 6)"
 
 # dump to the terminal: the dump is the progress
 rc=$(on_tty "$work/tty" tty -- "$IOANALYZE" dump --format text "$T")
-[ "$rc" = 0 ] || die "dump to a terminal: exit $rc"
-grep -q "ioanalyze dump:" "$work/tty" && die "dump to a terminal drew a progress line into it"
+[ "$rc" = 0 ] || not_ok "dump to a terminal: exit $rc"
+grep -q "ioanalyze dump:" "$work/tty" && not_ok "dump to a terminal drew a progress line into it"
 exit $fail

@@ -6,6 +6,7 @@
 # installed, the page is loaded headless from file://: it must draw without a
 # console message or script error, with one timeline row per thread and one
 # card per issue, and its screenshot is kept in $BUILD/test-artifacts/.
+# e2e: slow (about 10 s here: draws the page in chromium)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
 have python3 || skip "python3 is needed to read the page's data"
@@ -27,12 +28,12 @@ cat >"$work/in.jsonl" <<'JSONL'
 JSONL
 
 "$IOANALYZE" --format html --set leak.min_count=1 "$work/in.jsonl" >"$work/report.html" 2>"$work/err" ||
-    fail "exit $?: $(cat "$work/err")"
+    die "exit $?: $(cat "$work/err")"
 # Self-contained: nothing names another place to load from.
 ! grep -Eq 'https?://|<(link|img|iframe)[ >]|<script[^>]* src=' "$work/report.html" ||
-    fail "the page refers to something outside it"
-[ "$(grep -c '<script' "$work/report.html")" -eq 2 ] || fail "not two script elements"
-python3 - "$work/report.html" <<'EOF' || fail "the page's data is not as expected"
+    die "the page refers to something outside it"
+[ "$(grep -c '<script' "$work/report.html")" -eq 2 ] || die "not two script elements"
+python3 - "$work/report.html" <<'EOF' || die "the page's data is not as expected"
 import json, re, sys
 page = open(sys.argv[1], encoding="utf-8").read()
 m = re.search(r'<script id="ioscope-data" type="application/json">(.*?)</script>', page, re.S)
@@ -65,15 +66,15 @@ run_browser() {
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" \
         --enable-logging=stderr --v=0 --window-size=1400,1000 "$@" "file://$work/report.html"
 }
-run_browser --dump-dom >"$work/dom" 2>"$work/browser.err" || fail "$browser exited with $?"
+run_browser --dump-dom >"$work/dom" 2>"$work/browser.err" || die "$browser exited with $?"
 if grep -q 'CONSOLE' "$work/browser.err"; then
-    fail "console messages: $(grep CONSOLE "$work/browser.err")"
+    die "console messages: $(grep CONSOLE "$work/browser.err")"
 fi
 body=$(grep -o '<body[^>]*>' "$work/dom")
 for want in 'data-ready="1"' 'data-rows="3"' 'data-issues="1"' 'data-files="3"' 'data-marks="1"'; do
-    case $body in *"$want"*) ;; *) fail "drawn page lacks $want: $body" ;; esac
+    case $body in *"$want"*) ;; *) die "drawn page lacks $want: $body" ;; esac
 done
-case $body in *data-errors*) fail "script errors: $body" ;; esac
+case $body in *data-errors*) die "script errors: $body" ;; esac
 # Zoomed in with the wheel (events sent by a script added to a copy): the
 # range shown narrows around the pointer, and still nothing is logged.
 sed 's#</body>#<script>var c = document.getElementById("timeline"), r = c.getBoundingClientRect();\
@@ -82,11 +83,11 @@ for (var i = 0; i < 10; i++) c.dispatchEvent(new WheelEvent("wheel", {deltaY: -1
     "$work/report.html" >"$work/zoom.html"
 timeout 120 "$browser" --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" \
     --enable-logging=stderr --v=0 --window-size=1400,1000 --dump-dom "file://$work/zoom.html" \
-    >"$work/zdom" 2>"$work/zoom.err" || fail "$browser exited with $?"
-! grep -q 'CONSOLE' "$work/zoom.err" || fail "console messages on zoom: $(grep CONSOLE "$work/zoom.err")"
+    >"$work/zdom" 2>"$work/zoom.err" || die "$browser exited with $?"
+! grep -q 'CONSOLE' "$work/zoom.err" || die "console messages on zoom: $(grep CONSOLE "$work/zoom.err")"
 before=$(grep -o 'data-view="[^"]*"' "$work/dom")
 after=$(grep -o 'data-view="[^"]*"' "$work/zdom")
-python3 - "$before" "$after" <<'EOF' || fail "the wheel did not zoom: $before -> $after"
+python3 - "$before" "$after" <<'EOF' || die "the wheel did not zoom: $before -> $after"
 import sys
 a0, b0 = map(float, sys.argv[1].split('"')[1].split())
 a1, b1 = map(float, sys.argv[2].split('"')[1].split())
@@ -94,7 +95,7 @@ assert a0 < a1 < b1 < b0 and (b1 - a1) < (b0 - a0) / 5, (a0, b0, a1, b1)
 EOF
 mkdir -p "$BUILD/test-artifacts"
 run_browser --screenshot="$BUILD/test-artifacts/report_html.png" >/dev/null 2>&1 ||
-    fail "no screenshot"
-[ -s "$BUILD/test-artifacts/report_html.png" ] || fail "empty screenshot"
+    die "no screenshot"
+[ -s "$BUILD/test-artifacts/report_html.png" ] || die "empty screenshot"
 echo "report_html: data as expected; drawn by $browser with no console message" \
     "(screenshot: $BUILD/test-artifacts/report_html.png)"

@@ -18,25 +18,25 @@ cat >"$work/in.jsonl" <<'JSONL'
 {"ev":"exit","t":50000,"pid":100,"status":0}
 JSONL
 
-"$IOANALYZE" --format text "$work/in.jsonl" >"$work/out" 2>"$work/err" || fail "exit $?"
+"$IOANALYZE" --format text "$work/in.jsonl" >"$work/out" 2>"$work/err" || die "exit $?"
 grep -q '^ioscope report: 0 issues in 8 events from 1 process, 2 threads' "$work/out" ||
-    fail "no header line: $(head -n 1 "$work/out")"
-grep -q '^No issues\.$' "$work/out" || fail "no 'No issues.'"
+    die "no header line: $(head -n 1 "$work/out")"
+grep -q '^No issues\.$' "$work/out" || die "no 'No issues.'"
 # % time, seconds, usecs/call, calls, errors, bytes, op
 grep -Eq '^ 31\.58    0\.000003           1         2                   4196 read$' "$work/out" ||
-    fail "read row: $(grep ' read$' "$work/out")"
+    die "read row: $(grep ' read$' "$work/out")"
 grep -Eq '^ 63\.16    0\.000006           3         2         1            0 open$' "$work/out" ||
-    fail "open row: $(grep ' open$' "$work/out")"
+    die "open row: $(grep ' open$' "$work/out")"
 grep -Eq '^100\.00    0\.000010           1         5         1         4196 total$' "$work/out" ||
-    fail "total row: $(grep ' total$' "$work/out")"
+    die "total row: $(grep ' total$' "$work/out")"
 # time, calls, reads, writes, read, written, path
 grep -Eq '^ +8 us +4 +2 +0 +4\.1 KiB +0 B  /data/a$' "$work/out" ||
-    fail "/data/a row: $(grep '/data/a$' "$work/out")"
+    die "/data/a row: $(grep '/data/a$' "$work/out")"
 grep -Eq '^ +1 us +1 +0 +0 +0 B +0 B  /missing$' "$work/out" ||
-    fail "/missing row: $(grep '/missing$' "$work/out")"
+    die "/missing row: $(grep '/missing$' "$work/out")"
 grep -Eq '^ +100 app +10 us +5 +4\.1 KiB +0 B$' "$work/out" ||
-    fail "process row: $(grep ' app ' "$work/out")"
-! grep -q "$(printf '\033')" "$work/out" || fail "color codes into a file"
+    die "process row: $(grep ' app ' "$work/out")"
+! grep -q "$(printf '\033')" "$work/out" || die "color codes into a file"
 
 # An issue is shown grouped under its rule with its figures, message, fix and stack.
 cat >"$work/leak.jsonl" <<'JSONL'
@@ -44,21 +44,21 @@ cat >"$work/leak.jsonl" <<'JSONL'
 {"ev":"call","t":1000,"pid":7,"tid":7,"op":"open","dur":5000,"ret":3,"path":"/data/kept","flags":0,"stack":"open_conf+0x1c (/usr/bin/leaky)\nmain+0x2a (/usr/bin/leaky)"}
 {"ev":"exit","t":50000,"pid":7,"status":0}
 JSONL
-"$IOANALYZE" --format text --no-symbolize --set leak.min_count=1 "$work/leak.jsonl" >"$work/out2" 2>/dev/null || fail "exit $?"
-grep -q '^== leak (type 4)$' "$work/out2" || fail "no leak group"
-grep -q '^  /data/kept$' "$work/out2" || fail "no path line"
-grep -q '^    process leaky (pid 7), thread leaky (tid 7)$' "$work/out2" || fail "no process line"
-grep -q '^    figures: op 0, opSize 0, buffer 0, cost 0 ms, repeat 1$' "$work/out2" || fail "no figures"
-grep -q '^    fix: Close the file' "$work/out2" || fail "no fix"
-grep -q '^      open_conf+0x1c (/usr/bin/leaky)$' "$work/out2" || fail "no stack"
+"$IOANALYZE" --format text --no-symbolize --set leak.min_count=1 "$work/leak.jsonl" >"$work/out2" 2>/dev/null || die "exit $?"
+grep -q '^== leak (type 4)$' "$work/out2" || die "no leak group"
+grep -q '^  /data/kept$' "$work/out2" || die "no path line"
+grep -q '^    process leaky (pid 7), thread leaky (tid 7)$' "$work/out2" || die "no process line"
+grep -q '^    figures: op 0, opSize 0, buffer 0, cost 0 ms, repeat 1$' "$work/out2" || die "no figures"
+grep -q '^    fix: Close the file' "$work/out2" || die "no fix"
+grep -q '^      open_conf+0x1c (/usr/bin/leaky)$' "$work/out2" || die "no stack"
 
 # On a terminal: the report by default, in color unless NO_COLOR is set.
 if have script && script -qc true /dev/null >/dev/null 2>&1; then
     NO_COLOR= script -qc "'$IOANALYZE' '$work/in.jsonl'" /dev/null >"$work/tty" 2>&1
-    grep -q 'ioscope report:' "$work/tty" || fail "no report by default on a terminal"
-    grep -q "$(printf '\033')\[1m" "$work/tty" || fail "no color on a terminal"
+    grep -q 'ioscope report:' "$work/tty" || die "no report by default on a terminal"
+    grep -q "$(printf '\033')\[1m" "$work/tty" || die "no color on a terminal"
     NO_COLOR=1 script -qc "'$IOANALYZE' '$work/in.jsonl'" /dev/null >"$work/tty2" 2>&1
-    ! grep -q "$(printf '\033')\[" "$work/tty2" || fail "color with NO_COLOR=1"
+    ! grep -q "$(printf '\033')\[" "$work/tty2" || die "color with NO_COLOR=1"
 fi
 # Absurd times and sizes (hostile input) are summed and binned without
 # overflow, in every report and export (make asan runs this under UBSan).
@@ -71,13 +71,13 @@ cat >"$work/hostile.jsonl" <<'JSONL'
 JSONL
 for f in text html; do
     "$IOANALYZE" --format $f "$work/hostile.jsonl" >/dev/null 2>"$work/herr" ||
-        fail "--format $f on absurd input: exit $?: $(cat "$work/herr")"
+        die "--format $f on absurd input: exit $?: $(cat "$work/herr")"
 done
 for f in perfetto jsonl; do
     "$IOANALYZE" dump --format $f "$work/hostile.jsonl" >/dev/null 2>"$work/herr" ||
-        fail "dump --format $f on absurd input: exit $?: $(cat "$work/herr")"
+        die "dump --format $f on absurd input: exit $?: $(cat "$work/herr")"
 done
 
 # Into a pipe: JSON by default.
-"$IOANALYZE" "$work/in.jsonl" 2>/dev/null | head -c 1 | grep -q '\[' || fail "not JSON into a pipe"
+"$IOANALYZE" "$work/in.jsonl" 2>/dev/null | head -c 1 | grep -q '\[' || die "not JSON into a pipe"
 echo "report_text: op, file and process rows as expected; color on a terminal only"

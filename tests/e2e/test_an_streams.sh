@@ -10,6 +10,7 @@
 # - diff's sides may be pipes and FIFOs too;
 # - 20,000 JSONL files and 20,000 strace -ff files need no more than
 #   `ulimit -n 256` descriptors, and every event of them is read.
+# e2e: slow (about 9 s here: inputs by the thousand)
 . "$(dirname "$0")/lib.sh"
 FX=$TOP/tests/fixtures
 need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD"
@@ -24,7 +25,7 @@ run() {
     name=$1; shift
     TMPDIR=$spool timeout 60 "$IOANALYZE" "$@" >"$work/$name.out" 2>"$work/$name.err"
     rc=$?
-    [ $rc -ne 124 ] || die "'ioanalyze $*' hung"
+    [ $rc -ne 124 ] || not_ok "'ioanalyze $*' hung"
     return $rc
 }
 
@@ -34,18 +35,18 @@ same() {
     case_=$1 file=$2; shift 2
     run "$case_.file" "$@" "$file"; frc=$rc
     cat "$file" | run "$case_.pipe" "$@" -; rc=$?   # a pipeline's run is a subshell
-    [ $rc -eq $frc ] || die "$case_: exit $rc from a pipe, $frc from the file"
+    [ $rc -eq $frc ] || not_ok "$case_: exit $rc from a pipe, $frc from the file"
     sed 's/^  [^ ]*: /  INPUT: /' "$work/$case_.file.out" >"$work/$case_.want"
     sed 's/^  [^ ]*: /  INPUT: /' "$work/$case_.pipe.out" >"$work/$case_.got"
     cmp -s "$work/$case_.want" "$work/$case_.got" ||
-        die "$case_: a pipe reads differently: $(diff "$work/$case_.want" "$work/$case_.got" | cut -c1-200 | head -5)"
-    [ -s "$work/$case_.got" ] || die "$case_: no output"
+        not_ok "$case_: a pipe reads differently: $(diff "$work/$case_.want" "$work/$case_.got" | cut -c1-200 | head -5)"
+    [ -s "$work/$case_.got" ] || not_ok "$case_: no output"
 }
 
 # a native trace, recorded here
 printf 'one\ntwo\n' >"$work/data"
 env $(asan_env "$LIBIORECORD") "$IORECORD" -o "$work/t.zst" -- \
-    sh -c "cat '$work/data' '$work/data' >/dev/null" || die "iorecord failed"
+    sh -c "cat '$work/data' '$work/data' >/dev/null" || not_ok "iorecord failed"
 # a JSONL file whose first line is longer than what detection peeks at
 long=$(head -c 6000 /dev/zero | tr '\0' a)
 printf '{"ev":"process","t":0,"pid":7,"ppid":1,"exe":"/bin/x","cmdline":["x","%s"]}\n' "$long" \
@@ -58,47 +59,47 @@ for cmd in info dump analyze; do
     same "jsonl.$cmd" "$FX/rules/leak_fires.jsonl" $cmd
     same "long.$cmd" "$work/long.jsonl" $cmd
 done
-grep -q '^events: 30 ' "$work/strace.info.got" || die "strace log from a pipe: $(grep events "$work/strace.info.got")"
+grep -q '^events: 30 ' "$work/strace.info.got" || not_ok "strace log from a pipe: $(grep events "$work/strace.info.got")"
 # the size of a pipe is what was read of it
 sz=$(wc -c <"$FX/strace/ci_v1.log")
 grep -q "^  -: strace log, $sz bytes" "$work/strace.info.pipe.out" ||
-    die "pipe size: $(head -2 "$work/strace.info.pipe.out")"
+    not_ok "pipe size: $(head -2 "$work/strace.info.pipe.out")"
 # a pipe given as a path, as bash's <(...) gives one
 cat "$FX/rules/leak_fires.jsonl" | run subst info /dev/stdin ||
-    die "a pipe as a path exited $rc: $(cat "$work/subst.err")"
-grep -q '^events: 5 ' "$work/subst.out" || die "a pipe as a path: $(grep events "$work/subst.out")"
+    not_ok "a pipe as a path exited $rc: $(cat "$work/subst.err")"
+grep -q '^events: 5 ' "$work/subst.out" || not_ok "a pipe as a path: $(grep events "$work/subst.out")"
 
 # a FIFO whose writer wrote one line and went: read once, no hang
 mkfifo "$work/ff"
 head -1 "$FX/rules/leak_fires.jsonl" >"$work/ff" &
-run fifo info "$work/ff" || die "FIFO exited $rc: $(cat "$work/fifo.err")"
+run fifo info "$work/ff" || not_ok "FIFO exited $rc: $(cat "$work/fifo.err")"
 wait
-grep -q '^events: 1 ' "$work/fifo.out" || die "FIFO: $(grep events "$work/fifo.out")"
+grep -q '^events: 1 ' "$work/fifo.out" || not_ok "FIFO: $(grep events "$work/fifo.out")"
 
 # diff reads a side twice (what is it? then load or analyse it): a FIFO and
 # a pipe read like the files they carry
-run base "$FX/rules/leak_two_default.jsonl"; [ $rc -eq 0 ] || die "analyze exited $rc"
+run base "$FX/rules/leak_two_default.jsonl"; [ $rc -eq 0 ] || not_ok "analyze exited $rc"
 mkfifo "$work/basef"
 cat "$work/base.out" >"$work/basef" &
 cat "$FX/rules/small_buffer_fires.jsonl" | run diffp diff "$work/basef" /dev/stdin; rc=$?
 wait
-[ $rc -eq 1 ] || die "diff of a FIFO and a pipe exited $rc: $(cat "$work/diffp.err")"
+[ $rc -eq 1 ] || not_ok "diff of a FIFO and a pipe exited $rc: $(cat "$work/diffp.err")"
 grep -qx 'diff: 1 new, 1 fixed, 0 unchanged (new: small_buffer 1)' "$work/diffp.err" ||
-    die "diff of a FIFO and a pipe: $(cat "$work/diffp.err")"
+    not_ok "diff of a FIFO and a pipe: $(cat "$work/diffp.err")"
 
 # not an input: an error at once, nothing spooled
 yes | run yes -; rc=$?
-[ $rc -eq 2 ] || die "'yes | ioanalyze -' exited $rc"
+[ $rc -eq 2 ] || not_ok "'yes | ioanalyze -' exited $rc"
 grep -qx "ioanalyze: '-': not a trace, JSONL event file or strace log" "$work/yes.err" ||
-    die "yes: $(cat "$work/yes.err")"
+    not_ok "yes: $(cat "$work/yes.err")"
 
 # a native trace over the cap
-[ "$(wc -c <"$work/t.zst")" -gt 512 ] || die "the trace is too small to pass the cap"
+[ "$(wc -c <"$work/t.zst")" -gt 512 ] || not_ok "the trace is too small to pass the cap"
 cat "$work/t.zst" | (IOSCOPE_SPOOL_MAX=512; export IOSCOPE_SPOOL_MAX; run cap -); rc=$?
-[ $rc -eq 2 ] || die "over IOSCOPE_SPOOL_MAX exited $rc"
+[ $rc -eq 2 ] || not_ok "over IOSCOPE_SPOOL_MAX exited $rc"
 grep -qx "ioanalyze: '-': a trace read from a pipe is copied to a temporary file first, and this one is larger than 512 bytes (IOSCOPE_SPOOL_MAX): give it as a file" \
-    "$work/cap.err" || die "cap: $(cat "$work/cap.err")"
-[ "$(ls -A "$spool")" = "" ] || die "spool files left: $(ls -A "$spool")"
+    "$work/cap.err" || not_ok "cap: $(cat "$work/cap.err")"
+[ "$(ls -A "$spool")" = "" ] || not_ok "spool files left: $(ls -A "$spool")"
 
 # killed while copying: the copy never had a name
 mkfifo "$work/slow"
@@ -111,16 +112,16 @@ while [ $i -lt 100 ] && ! ls -l "/proc/$apid/fd" 2>/dev/null | grep -q "$spool/"
     sleep 0.1
     i=$((i + 1))
 done
-ls -l "/proc/$apid/fd" 2>/dev/null | grep -q "$spool/" || die "no copy open in $spool"
-[ "$(ls -A "$spool")" = "" ] || die "a named spool file while copying: $(ls -A "$spool")"
+ls -l "/proc/$apid/fd" 2>/dev/null | grep -q "$spool/" || not_ok "no copy open in $spool"
+[ "$(ls -A "$spool")" = "" ] || not_ok "a named spool file while copying: $(ls -A "$spool")"
 kill -TERM $apid
 wait $apid 2>/dev/null
 kill $wpid 2>/dev/null
-[ "$(ls -A "$spool")" = "" ] || die "spool files left after SIGTERM: $(ls -A "$spool")"
+[ "$(ls -A "$spool")" = "" ] || not_ok "spool files left after SIGTERM: $(ls -A "$spool")"
 
 # thousands of files under a small descriptor limit
 mkdir "$work/jsonl" "$work/strace_ff"
-python3 - "$work" "$FX/rules/leak_fires.jsonl" <<'PY' || die "making the files failed"
+python3 - "$work" "$FX/rules/leak_fires.jsonl" <<'PY' || not_ok "making the files failed"
 import sys
 work, fixture = sys.argv[1], sys.argv[2]
 line = open(fixture).readline()
@@ -132,9 +133,9 @@ for i in range(20000):
         f.write('1700000000.%06d read(3, "abc", 4096) = 3 <0.000010>\n' % (i * 10 + 1))
         f.write('1700000000.%06d close(3) = 0 <0.000010>\n' % (i * 10 + 2))
 PY
-(ulimit -n 256 && run manyj info "$work/jsonl") || die "20,000 JSONL files, ulimit -n 256: $(tail -1 "$work/manyj.err")"
-grep -q '^events: 20000 ' "$work/manyj.out" || die "20,000 JSONL files: $(grep events "$work/manyj.out")"
-(ulimit -n 256 && run manyf info "$work/strace_ff") || die "20,000 strace files, ulimit -n 256: $(tail -1 "$work/manyf.err")"
+(ulimit -n 256 && run manyj info "$work/jsonl") || not_ok "20,000 JSONL files, ulimit -n 256: $(tail -1 "$work/manyj.err")"
+grep -q '^events: 20000 ' "$work/manyj.out" || not_ok "20,000 JSONL files: $(grep events "$work/manyj.out")"
+(ulimit -n 256 && run manyf info "$work/strace_ff") || not_ok "20,000 strace files, ulimit -n 256: $(tail -1 "$work/manyf.err")"
 grep -q '^events: 80000 (60000 calls, 20000 process' "$work/manyf.out" ||
-    die "20,000 strace files: $(grep events "$work/manyf.out")"
+    not_ok "20,000 strace files: $(grep events "$work/manyf.out")"
 exit $fail

@@ -2,6 +2,7 @@
 # ioanalyze diff, --baseline and --format sarif: every diff outcome (new,
 # fixed, unchanged, changed stack), exit statuses, issue files (JSON, JSONL,
 # stdin) and inputs (analysed first), baseline suppression, SARIF fields.
+# e2e: slow (about 6 s here: many ioanalyze runs)
 . "$(dirname "$0")/lib.sh"
 FX=$TOP/tests/fixtures/strace
 need_built "$IOANALYZE"
@@ -24,7 +25,7 @@ expect() {
     want=$1; shift
     "$@" >"$work/out" 2>"$work/err"
     got=$?
-    [ "$got" -eq "$want" ] || die "'$*' exited $got, expected $want: $(cat "$work/err")"
+    [ "$got" -eq "$want" ] || not_ok "'$*' exited $got, expected $want: $(cat "$work/err")"
 }
 # counts FILE: "NEW FIXED UNCHANGED" of a diff output
 counts() {
@@ -32,37 +33,37 @@ counts() {
 }
 # check_counts "N F U": the last diff's stdout
 check_counts() {
-    got=$(counts "$work/out") || { die "diff output is not JSON: $(head -c 300 "$work/out")"; return; }
-    [ "$got" = "$1" ] || die "diff counts '$got', expected '$1'"
+    got=$(counts "$work/out") || { not_ok "diff output is not JSON: $(head -c 300 "$work/out")"; return; }
+    [ "$got" = "$1" ] || not_ok "diff counts '$got', expected '$1'"
 }
 
 # v1: small writes to app.log + leak1; v2: writes fixed, leak1 kept, leak2 new
-ioan "$FX/ci_v1.log" >"$work/v1.json" 2>/dev/null || die "analyze v1"
-ioan "$FX/ci_v2.log" >"$work/v2.json" 2>/dev/null || die "analyze v2"
-ioan --format jsonl "$FX/ci_v2.log" >"$work/v2.jsonl" 2>/dev/null || die "analyze v2 jsonl"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sorted(i["rule"] for i in d) == ["leak", "small_buffer"], d' "$work/v1.json" || die "v1 issues"
+ioan "$FX/ci_v1.log" >"$work/v1.json" 2>/dev/null || not_ok "analyze v1"
+ioan "$FX/ci_v2.log" >"$work/v2.json" 2>/dev/null || not_ok "analyze v2"
+ioan --format jsonl "$FX/ci_v2.log" >"$work/v2.jsonl" 2>/dev/null || not_ok "analyze v2 jsonl"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sorted(i["rule"] for i in d) == ["leak", "small_buffer"], d' "$work/v1.json" || not_ok "v1 issues"
 
 # unchanged: the same set, as JSON, JSONL, from stdin
 expect 0 ioan diff "$work/v1.json" "$work/v1.json"
 check_counts "0 0 2"
-grep -qx "diff: 0 new, 0 fixed, 2 unchanged" "$work/err" || die "summary: $(cat "$work/err")"
+grep -qx "diff: 0 new, 0 fixed, 2 unchanged" "$work/err" || not_ok "summary: $(cat "$work/err")"
 expect 0 ioan diff "$work/v2.jsonl" "$work/v2.json"
 check_counts "0 0 2"
 ioan diff - "$work/v2.json" <"$work/v2.jsonl" >"$work/out" 2>"$work/err"
-[ $? -eq 0 ] || die "diff from stdin: $(cat "$work/err")"
+[ $? -eq 0 ] || not_ok "diff from stdin: $(cat "$work/err")"
 check_counts "0 0 2"
 
 # new + fixed + unchanged
 expect 1 ioan diff "$work/v1.json" "$work/v2.json"
 check_counts "1 1 1"
-grep -qx "diff: 1 new, 1 fixed, 1 unchanged (new: leak 1)" "$work/err" || die "summary: $(cat "$work/err")"
+grep -qx "diff: 1 new, 1 fixed, 1 unchanged (new: leak 1)" "$work/err" || not_ok "summary: $(cat "$work/err")"
 python3 -c '
 import json,sys
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["new", "fixed", "unchanged"], list(d)
 assert d["new"][0]["rule"] == "leak" and d["new"][0]["path"] == "/srv/leak2.txt", d["new"]
 assert d["fixed"][0]["rule"] == "small_buffer" and d["fixed"][0]["path"] == "/srv/app.log", d["fixed"]
-' "$work/out" || die "diff content"
+' "$work/out" || not_ok "diff content"
 # only fixed: exit 0
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); json.dump([i for i in d if i["rule"] != "small_buffer"], open(sys.argv[2], "w"))' \
     "$work/v1.json" "$work/v1-fixed.json"
@@ -89,13 +90,13 @@ expect 1 ioan diff --config "$work/cfg.json" "$FX/ci_v1.log" "$FX/ci_v2.log"
 check_counts "1 0 1"
 
 # a changed stack is another fingerprint: one new and one fixed
-ioan dump --format jsonl "$FX/ci_v1.log" >"$work/ev1.jsonl" 2>/dev/null || die "dump"
+ioan dump --format jsonl "$FX/ci_v1.log" >"$work/ev1.jsonl" 2>/dev/null || not_ok "dump"
 # (the dump has every key on every line: the open's "stack" is null until set)
 sed '/"op":"open".*"path":"\/srv\/leak1.txt"/ s#"stack":null#"stack":"load_config+0x1a (/usr/bin/ciapp)\\nmain+0x40 (/usr/bin/ciapp)"#' \
     "$work/ev1.jsonl" >"$work/stackA.jsonl"
 sed '/"op":"open".*"path":"\/srv\/leak1.txt"/ s#"stack":null#"stack":"load_plugins+0x2b (/usr/bin/ciapp)\\nmain+0x52 (/usr/bin/ciapp)"#' \
     "$work/ev1.jsonl" >"$work/stackB.jsonl"
-grep -q load_config "$work/stackA.jsonl" || die "stack not added to the events"
+grep -q load_config "$work/stackA.jsonl" || not_ok "stack not added to the events"
 expect 0 ioan diff "$work/stackA.jsonl" "$work/stackA.jsonl"
 check_counts "0 0 2"
 expect 1 ioan diff "$work/stackA.jsonl" "$work/stackB.jsonl"
@@ -109,28 +110,28 @@ check_counts "0 0 2"
 expect 2 ioan diff "$work/v1.json"
 expect 2 ioan diff "$work/v1.json" "$work/v2.json" "$work/v2.json"
 expect 2 ioan diff --bogus "$work/v1.json" "$work/v2.json"
-grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze diff --help'" "$work/err" || die "unknown option: $(cat "$work/err")"
+grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze diff --help'" "$work/err" || not_ok "unknown option: $(cat "$work/err")"
 expect 2 ioan diff "$work/v1.json" "$work/missing.json"
-grep -qx "ioanalyze: cannot open '$work/missing.json': No such file or directory" "$work/err" || die "missing: $(cat "$work/err")"
+grep -qx "ioanalyze: cannot open '$work/missing.json': No such file or directory" "$work/err" || not_ok "missing: $(cat "$work/err")"
 printf '[{"rule": "leak", ' >"$work/broken.json"
 expect 2 ioan diff "$work/v1.json" "$work/broken.json"
-grep -q "^ioanalyze: '$work/broken.json' line 1: " "$work/err" || die "broken: $(cat "$work/err")"
+grep -q "^ioanalyze: '$work/broken.json' line 1: " "$work/err" || not_ok "broken: $(cat "$work/err")"
 expect 2 ioan diff - - </dev/null
 expect 0 ioan diff --help
-grep -q "^usage: ioanalyze diff" "$work/out" || die "diff --help"
+grep -q "^usage: ioanalyze diff" "$work/out" || not_ok "diff --help"
 
 # --baseline: known issues dropped; --fail-on-issues fails only on the rest
 expect 0 ioan --baseline "$work/v1.json" --fail-on-issues "$FX/ci_v1.log"
-[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/out")" = 0 ] || die "baseline left issues"
+[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/out")" = 0 ] || not_ok "baseline left issues"
 expect 1 ioan --baseline "$work/v1.json" --fail-on-issues "$FX/ci_v2.log"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [i["path"] for i in d] == ["/srv/leak2.txt"], d' "$work/out" || die "baseline kept the wrong issues"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [i["path"] for i in d] == ["/srv/leak2.txt"], d' "$work/out" || not_ok "baseline kept the wrong issues"
 expect 0 ioan --baseline "$work/v2.jsonl" "$FX/ci_v2.log"
 expect 2 ioan --baseline "$work/missing.json" "$FX/ci_v2.log"
 
 # SARIF: the schema's required properties, one result per issue, the
 # fingerprints of the JSON output in partialFingerprints
 expect 0 ioan --format sarif "$FX/ci_v2.log"
-python3 - "$work/out" "$work/v2.json" <<'EOF' || die "SARIF content"
+python3 - "$work/out" "$work/v2.json" <<'EOF' || not_ok "SARIF content"
 import json, sys
 log = json.load(open(sys.argv[1]))
 issues = json.load(open(sys.argv[2]))

@@ -78,26 +78,26 @@ for name in mixed fd_leak random_write random_read clean; do
     [ $name = mixed ] && prog=$work/mixed
     [ -x "$prog" ] || continue
     rm -rf "$work/run" && mkdir "$work/run"
-    env $REC_ENV "$IORECORD" --no-stacks -o "$work/$name.zst" "$prog" "$work/run" >/dev/null 2>&1 || die "iorecord $name failed"
+    env $REC_ENV "$IORECORD" --no-stacks -o "$work/$name.zst" "$prog" "$work/run" >/dev/null 2>&1 || not_ok "iorecord $name failed"
     rm -rf "$work/run" && mkdir "$work/run"
-    strace -f -tt -T -y -o "$work/$name.log" "$prog" "$work/run" >/dev/null 2>&1 || die "strace $name failed"
+    strace -f -tt -T -y -o "$work/$name.log" "$prog" "$work/run" >/dev/null 2>&1 || not_ok "strace $name failed"
     summary "$work/$name.zst" >"$work/$name.rec"
     summary "$work/$name.log" >"$work/$name.str"
     if ! cmp -s "$work/$name.rec" "$work/$name.str"; then
-        die "$name: iorecord and strace disagree:
+        not_ok "$name: iorecord and strace disagree:
 $(diff "$work/$name.rec" "$work/$name.str")"
     fi
     # and diff agrees that nothing changed
     "$IOANALYZE" diff --config "$work/syscall-rules.json" "$work/$name.zst" "$work/$name.log" >/dev/null 2>"$work/err" ||
-        die "$name: diff of the trace and the log: $(cat "$work/err")"
+        not_ok "$name: diff of the trace and the log: $(cat "$work/err")"
     checked=$((checked + 1))
 done
 [ $checked -ge 4 ] || { echo "skip: the samples are not built"; exit 77; }
 # the programs with problems had them found (a silent pair proves nothing)
 for rule in small_buffer random_write random_read leak; do
-    grep -q "^$rule $work/run/mixed.dat " "$work/mixed.rec" || die "mixed: no $rule: $(cat "$work/mixed.rec")"
+    grep -q "^$rule $work/run/mixed.dat " "$work/mixed.rec" || not_ok "mixed: no $rule: $(cat "$work/mixed.rec")"
 done
-grep -q "^leak " "$work/fd_leak.rec" || die "fd_leak: no leak: $(cat "$work/fd_leak.rec")"
-grep -q "^random_write " "$work/random_write.rec" || die "random_write: $(cat "$work/random_write.rec")"
-grep -q "^random_read " "$work/random_read.rec" || die "random_read: $(cat "$work/random_read.rec")"
+grep -q "^leak " "$work/fd_leak.rec" || not_ok "fd_leak: no leak: $(cat "$work/fd_leak.rec")"
+grep -q "^random_write " "$work/random_write.rec" || not_ok "random_write: $(cat "$work/random_write.rec")"
+grep -q "^random_read " "$work/random_read.rec" || not_ok "random_read: $(cat "$work/random_read.rec")"
 exit $fail

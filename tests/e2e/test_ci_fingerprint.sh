@@ -88,7 +88,7 @@ record() {
     case $1 in
         iorecord) env $REC_ENV "$IORECORD" -o "$2" "$work/twoproblems" "$3" >/dev/null 2>&1 ;;
         strace) strace -f -tt -T -y -o "$2" "$work/twoproblems" "$3" >/dev/null 2>&1 ;;
-    esac || die "$1 run in $3 failed"
+    esac || not_ok "$1 run in $3 failed"
 }
 
 # fps TRACE: "rule fingerprint" lines, sorted
@@ -104,18 +104,18 @@ tools=""
 for tool in $tools; do
     for style in mktemp python build; do
         d1=$(newdir $style) d2=$(newdir $style)
-        [ "$d1" != "$d2" ] || die "$style: the same directory twice"
+        [ "$d1" != "$d2" ] || not_ok "$style: the same directory twice"
         record $tool "$work/$tool-$style-1" "$d1"
         record $tool "$work/$tool-$style-2" "$d2"
         fps "$work/$tool-$style-1" >"$work/fp1"
         fps "$work/$tool-$style-2" >"$work/fp2"
         cmp -s "$work/fp1" "$work/fp2" ||
-            die "$tool, $style dirs $d1 and $d2: fingerprints differ: $(diff "$work/fp1" "$work/fp2")"
+            not_ok "$tool, $style dirs $d1 and $d2: fingerprints differ: $(diff "$work/fp1" "$work/fp2")"
         # main_thread off: a busy machine can stall any main-thread call past 13 ms
         "$IOANALYZE" diff --set small_buffer.min_continual_ms=0 --set main_thread.enabled=false \
             "$work/$tool-$style-1" "$work/$tool-$style-2" \
             >/dev/null 2>"$work/err"
-        [ $? -eq 0 ] || die "$tool, $style: diff of two runs is not clean: $(cat "$work/err")"
+        [ $? -eq 0 ] || not_ok "$tool, $style: diff of two runs is not clean: $(cat "$work/err")"
     done
     # different problems in one file: different fingerprints
     cut -d' ' -f1 "$work/fp1" | tr '\n' ' ' >"$work/rules"
@@ -123,8 +123,8 @@ for tool in $tools; do
         iorecord) want="leak leak random_write small_buffer " ;;  # two open stacks: two leaks
         strace) want="leak random_write small_buffer " ;;          # no stacks: one group by path
     esac
-    [ "$(cat "$work/rules")" = "$want" ] || die "$tool: issues '$(cat "$work/rules")', expected '$want'"
+    [ "$(cat "$work/rules")" = "$want" ] || not_ok "$tool: issues '$(cat "$work/rules")', expected '$want'"
     [ "$(cut -d' ' -f2 "$work/fp1" | sort -u | wc -l)" -eq "$(wc -l <"$work/fp1")" ] ||
-        die "$tool: two different problems share a fingerprint: $(cat "$work/fp1")"
+        not_ok "$tool: two different problems share a fingerprint: $(cat "$work/fp1")"
 done
 exit $fail

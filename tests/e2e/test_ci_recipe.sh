@@ -25,8 +25,8 @@ end = lines.index("```", i + 1)
 print("\n".join(lines[i + 1:end]))
 EOF
 }
-extract shell >"$work/ioscope-gate.sh" || { die "no shell recipe in docs/ci.md"; exit 1; }
-extract github-actions >"$work/workflow.yml" || { die "no workflow in docs/ci.md"; exit 1; }
+extract shell >"$work/ioscope-gate.sh" || { not_ok "no shell recipe in docs/ci.md"; exit 1; }
+extract github-actions >"$work/workflow.yml" || { not_ok "no workflow in docs/ci.md"; exit 1; }
 
 # The project's test suite: sample programs, each in a new temporary
 # directory (as a real suite would), EXTRA=1 adds a new problem,
@@ -57,7 +57,7 @@ gate() {
     # past 13 ms and look like a new issue; the recipe itself is what is tested
     (cd "$work/repo" && env $REC_ENV IOSCOPE_CONFIG=quiet.json "$@" "$work/ioscope-gate.sh" "$work/suite.sh") >"$work/out" 2>"$work/err"
     got=$?
-    [ "$got" -eq "$want" ] || die "gate $* exited $got, expected $want: $(cat "$work/err")"
+    [ "$got" -eq "$want" ] || not_ok "gate $* exited $got, expected $want: $(cat "$work/err")"
 }
 
 mkdir "$work/repo"
@@ -67,7 +67,7 @@ out=$work/repo/ioscope-out
 # 1. no baseline yet: the job passes and says what to commit
 gate 0
 grep -q "^ioscope: no baseline: review ioscope-out/issues.json and commit it as .ioscope-baseline.json" "$work/err" ||
-    die "first run message: $(cat "$work/err")"
+    not_ok "first run message: $(cat "$work/err")"
 python3 -c '
 import json, sys
 issues = json.load(open(sys.argv[1]))
@@ -75,21 +75,21 @@ rules = sorted(set(i["rule"] for i in issues))
 assert "leak" in rules and "random_write" in rules, rules
 sarif = json.load(open(sys.argv[2]))
 assert sarif["version"] == "2.1.0" and len(sarif["runs"][0]["results"]) == len(issues)
-' "$out/issues.json" "$out/ioscope.sarif" || die "first run outputs"
-[ -s "$out/tests.zst" ] || die "no trace recorded"
+' "$out/issues.json" "$out/ioscope.sarif" || not_ok "first run outputs"
+[ -s "$out/tests.zst" ] || not_ok "no trace recorded"
 cp "$out/issues.json" "$work/repo/.ioscope-baseline.json"
 nbase=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$out/issues.json")
 
 # 2. the same suite again (other temp dirs, pids, addresses): nothing new
 gate 0
-[ "$(counts "$out/diff.json")" = "0 0 $nbase" ] || die "clean rerun: $(counts "$out/diff.json")"
+[ "$(counts "$out/diff.json")" = "0 0 $nbase" ] || not_ok "clean rerun: $(counts "$out/diff.json")"
 
 # 3. a new problem fails the job and is shown
 gate 1 EXTRA=1
-[ "$(counts "$out/diff.json")" = "1 0 $nbase" ] || die "new problem: $(counts "$out/diff.json")"
-grep -q "^ioscope: new I/O issues" "$work/err" || die "no new-issue message: $(cat "$work/err")"
-grep -q '"rule":"random_read"' "$work/err" || die "the new issue is not shown: $(cat "$work/err")"
-grep -c '"rule":' "$work/err" | grep -qx 1 || die "known issues shown as new: $(cat "$work/err")"
+[ "$(counts "$out/diff.json")" = "1 0 $nbase" ] || not_ok "new problem: $(counts "$out/diff.json")"
+grep -q "^ioscope: new I/O issues" "$work/err" || not_ok "no new-issue message: $(cat "$work/err")"
+grep -q '"rule":"random_read"' "$work/err" || not_ok "the new issue is not shown: $(cat "$work/err")"
+grep -c '"rule":' "$work/err" | grep -qx 1 || not_ok "known issues shown as new: $(cat "$work/err")"
 
 # 4. a failing suite fails the job with its own status
 gate 3 SUITE_STATUS=3
@@ -100,10 +100,10 @@ gate 0 EXTRA=1 IOSCOPE_CONFIG=ioscope.json
 
 # 6. another baseline location and output directory
 gate 1 EXTRA=1 IOSCOPE_BASELINE="$work/repo/.ioscope-baseline.json" IOSCOPE_OUT="$work/out2"
-[ -s "$work/out2/diff.json" ] || die "IOSCOPE_OUT not used"
+[ -s "$work/out2/diff.json" ] || not_ok "IOSCOPE_OUT not used"
 
 # The GitHub Actions steps named "ioscope: ...", in order, with the job's env.
-python3 - "$work/workflow.yml" "$work" "$work/suite.sh" <<'EOF' || die "cannot extract the workflow steps"
+python3 - "$work/workflow.yml" "$work" "$work/suite.sh" <<'EOF' || not_ok "cannot extract the workflow steps"
 import re, sys
 text = open(sys.argv[1]).read().split("\n")
 work, suite = sys.argv[2], sys.argv[3]
@@ -154,18 +154,18 @@ workflow() {
         (cd "$work/gh" && . "$work/steps.env" && env $REC_ENV "$@" $SH "$work/step$n.sh") >"$work/out" 2>"$work/err"
         got=$?
         if [ $n -lt 2 ] && [ $got -ne 0 ]; then
-            die "workflow step $n exited $got: $(cat "$work/err")"
+            not_ok "workflow step $n exited $got: $(cat "$work/err")"
             return
         fi
     done
-    [ "$got" -eq "$want" ] || die "workflow $* exited $got, expected $want: $(cat "$work/out" "$work/err")"
+    [ "$got" -eq "$want" ] || not_ok "workflow $* exited $got, expected $want: $(cat "$work/out" "$work/err")"
 }
 mkdir "$work/gh"
 cp "$work/repo/.ioscope-baseline.json" "$work/gh/.ioscope-baseline.json"
 workflow 0
-[ "$(counts "$work/gh/ioscope-out/diff.json")" = "0 0 $nbase" ] || die "workflow clean run"
-[ -s "$work/gh/ioscope-out/ioscope.sarif" ] || die "workflow wrote no SARIF"
+[ "$(counts "$work/gh/ioscope-out/diff.json")" = "0 0 $nbase" ] || not_ok "workflow clean run"
+[ -s "$work/gh/ioscope-out/ioscope.sarif" ] || not_ok "workflow wrote no SARIF"
 workflow 1 EXTRA=1
-grep -q "::error::new I/O issues" "$work/out" || die "workflow error annotation: $(cat "$work/out")"
-grep -q '"rule":"random_read"' "$work/out" || die "workflow does not show the new issue"
+grep -q "::error::new I/O issues" "$work/out" || not_ok "workflow error annotation: $(cat "$work/out")"
+grep -q '"rule":"random_read"' "$work/out" || not_ok "workflow does not show the new issue"
 exit $fail

@@ -26,7 +26,7 @@ run() {
     name=$1 tag=$2; shift 2
     rm -rf "$work/$name" && mkdir "$work/$name"
     strace "$@" -o "$work/$name.$tag" "$S/$name" "$work/$name" >/dev/null 2>&1 ||
-        die "strace $* $name failed"
+        not_ok "strace $* $name failed"
 }
 
 for name in fd_leak random_write; do
@@ -37,36 +37,36 @@ for name in fd_leak random_write; do
     run $name nof -tt -T -y
     mkdir "$work/$name.ff" && run $name ff/log -ff -tt -T -y
     issues "$work/$name.full" >"$work/$name.expect"
-    [ -s "$work/$name.expect" ] || die "$name: no issues from the -f -tt -T -y log"
+    [ -s "$work/$name.expect" ] || not_ok "$name: no issues from the -f -tt -T -y log"
     for tag in ttt noy noT nof; do
         issues "$work/$name.$tag" >"$work/$name.got.$tag"
         cmp -s "$work/$name.expect" "$work/$name.got.$tag" ||
-            die "$name: -$tag log gives other issues: $(diff "$work/$name.expect" "$work/$name.got.$tag")"
+            not_ok "$name: -$tag log gives other issues: $(diff "$work/$name.expect" "$work/$name.got.$tag")"
     done
     # -ff: the directory of per-process files is the input
     issues "$work/$name.ff" >"$work/$name.got.ff"
     cmp -s "$work/$name.expect" "$work/$name.got.ff" ||
-        die "$name: -ff directory gives other issues: $(diff "$work/$name.expect" "$work/$name.got.ff")"
+        not_ok "$name: -ff directory gives other issues: $(diff "$work/$name.expect" "$work/$name.got.ff")"
 done
 
 # what the samples promise (samples/*.c "Expected:")
-[ "$(cut -d' ' -f1,2 "$work/fd_leak.expect" | sort -u | wc -l)" -eq 8 ] || die "fd_leak: expected 8 leaked manifests: $(cat "$work/fd_leak.expect")"
-grep -q "^leak $work/fd_leak/plugin00.manifest " "$work/fd_leak.expect" || die "fd_leak: $(cat "$work/fd_leak.expect")"
+[ "$(cut -d' ' -f1,2 "$work/fd_leak.expect" | sort -u | wc -l)" -eq 8 ] || not_ok "fd_leak: expected 8 leaked manifests: $(cat "$work/fd_leak.expect")"
+grep -q "^leak $work/fd_leak/plugin00.manifest " "$work/fd_leak.expect" || not_ok "fd_leak: $(cat "$work/fd_leak.expect")"
 [ "$(cut -d' ' -f1,2 "$work/random_write.expect")" = "random_write $work/random_write/app.db" ] ||
-    die "random_write: $(cat "$work/random_write.expect")"
+    not_ok "random_write: $(cat "$work/random_write.expect")"
 
 # without -T: the summary names what was skipped
 "$IOANALYZE" "$work/random_write.noT" >/dev/null 2>"$work/err"
-grep -q "no call durations (strace without -T)" "$work/err" || die "no -T summary: $(cat "$work/err")"
+grep -q "no call durations (strace without -T)" "$work/err" || not_ok "no -T summary: $(cat "$work/err")"
 
 # the log on standard input, detected from its content
-"$IOANALYZE" - <"$work/random_write.full" 2>/dev/null | grep -q '"rule": "random_write"' || die "log on stdin"
+"$IOANALYZE" - <"$work/random_write.full" 2>/dev/null | grep -q '"rule": "random_write"' || not_ok "log on stdin"
 
 # info counts lines it does not understand; they are never fatal
 cp "$work/fd_leak.full" "$work/garbled.log"
 printf 'garbage that strace never wrote\n12345 also not a call\n' >>"$work/garbled.log"
-"$IOANALYZE" info "$work/garbled.log" >"$work/info" 2>&1 || die "info on a garbled log failed: $(cat "$work/info")"
-grep -q "strace log, .* 2 not understood" "$work/info" || die "info: $(cat "$work/info")"
+"$IOANALYZE" info "$work/garbled.log" >"$work/info" 2>&1 || not_ok "info on a garbled log failed: $(cat "$work/info")"
+grep -q "strace log, .* 2 not understood" "$work/info" || not_ok "info: $(cat "$work/info")"
 issues "$work/garbled.log" >"$work/garbled.got"
-cmp -s "$work/fd_leak.expect" "$work/garbled.got" || die "garbled log gives other issues"
+cmp -s "$work/fd_leak.expect" "$work/garbled.got" || not_ok "garbled log gives other issues"
 exit $fail

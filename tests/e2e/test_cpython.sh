@@ -4,6 +4,7 @@
 # it (same status, same counts of tests run, skipped and failed), and the
 # trace of its ~100 processes must read undamaged. Skipped when the Python
 # test package is not installed (Debian: libpython3.X-testsuite).
+# e2e: slow (about 12 s here: CPython's I/O tests, recorded and not)
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"

@@ -8,21 +8,21 @@ need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have python3 || skip "python3 is needed to count the issues"
 
 work_dir demo
-fail() {
+die() {
     echo "FAIL: $*"
     sed 's/^/    /' "$work/out"
     exit 1
 }
 
 BUILD=$BUILD DEMO=$work/demo sh "$TOP/samples/demo.sh" >"$work/out" 2>&1 ||
-    fail "demo.sh exited with $?"
+    die "demo.sh exited with $?"
 
 for f in issues.json profile.csv; do
-    [ -s "$work/demo/$f" ] || fail "$f was not written"
-    grep -q "$work/demo/$f" "$work/out" || fail "the output does not say where $f is"
+    [ -s "$work/demo/$f" ] || die "$f was not written"
+    grep -q "$work/demo/$f" "$work/out" || die "the output does not say where $f is"
 done
 head -n 1 "$work/demo/profile.csv" | grep -q '^pid,path,opens,reads,' ||
-    fail "profile.csv does not start with the SPEC's header"
+    die "profile.csv does not start with the SPEC's header"
 
 # The traces analysed together give the union of the per-sample issues.
 # main_thread may report more than expected: the demo runs every rule on
@@ -44,15 +44,15 @@ EOF
 )
 total=$(echo "$counts" | head -n 1)
 [ "$(echo "$counts" | wc -l)" -eq 1 ] ||
-    fail "issue counts differ: $(echo "$counts" | tail -n +2 | tr '\n' ';')"
-grep -q "ioanalyze: $total issues (" "$work/out" || fail "no summary line with $total issues"
+    die "issue counts differ: $(echo "$counts" | tail -n +2 | tr '\n' ';')"
+grep -q "ioanalyze: $total issues (" "$work/out" || die "no summary line with $total issues"
 
 for rule in $(python3 -c '
 import json, sys
 print(" ".join(sorted({i["rule"] for p in sys.argv[1:] for i in json.load(open(p))})))
 ' "$TOP"/samples/expected/*.json); do
-    grep -q "^== $rule (type [0-9]*)$" "$work/out" || fail "no group for rule $rule"
+    grep -q "^== $rule (type [0-9]*)$" "$work/out" || die "no group for rule $rule"
 done
 grep -q "^Samples with no issue (as intended): clean, worker_io$" "$work/out" ||
-    fail "clean and worker_io are not listed as quiet"
+    die "clean and worker_io are not listed as quiet"
 echo "demo: $total issues, all groups shown"

@@ -4,6 +4,7 @@
 # it ends as it does without the recorder (same status: killed by the
 # signal, or its handler's _exit), and the trace up to the last flush
 # reads: every call made before the program's 2.5 s pause is in it.
+# e2e: slow (about 16 s here: deliberate crashes, many runs)
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 PROG=$BUILD/bin/progs/fault_crash

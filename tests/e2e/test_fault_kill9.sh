@@ -23,29 +23,29 @@ for threads in 1 4 1 4; do
     i=0
     until grep -q ready "$d/out" 2>/dev/null; do
         i=$((i + 1))
-        [ $i -lt 1000 ] || { die "run $n: the program never got ready: $(cat "$d/err")"; exit 1; }
+        [ $i -lt 1000 ] || { not_ok "run $n: the program never got ready: $(cat "$d/err")"; exit 1; }
         sleep 0.01
     done
     # 50 to 500 ms of writing, differently each run
     pause=$(awk -v s=$((seed + n)) 'BEGIN { srand(s); printf "%.3f", 0.05 + rand() * 0.45 }')
     sleep "$pause"
     victim=$(ps -o pid=,comm= --ppid $launcher | awk '$2 == "rec_bytewriter" { print $1 }')
-    [ -n "$victim" ] || { die "run $n: no program to kill"; exit 1; }
+    [ -n "$victim" ] || { not_ok "run $n: no program to kill"; exit 1; }
     kill -9 $victim
     wait $launcher
     rc=$?
-    [ $rc -eq 137 ] || die "run $n: iorecord exited $rc, not 137 (killed by 9)"
+    [ $rc -eq 137 ] || not_ok "run $n: iorecord exited $rc, not 137 (killed by 9)"
     "$IOANALYZE" profile "$d/t.zst" >"$d/profile.csv" 2>"$d/an.err" ||
-        { die "run $n: profile failed: $(cat "$d/an.err")"; continue; }
+        { not_ok "run $n: profile failed: $(cat "$d/an.err")"; continue; }
     t=0
     while [ $t -lt $threads ]; do
         f=$d/w$t
         size=$(stat -c %s "$f")
         writes=$(awk -F, -v p="$f" '$2 == p { print $10 }' "$d/profile.csv")
-        [ -n "$writes" ] || { die "run $n: no row for $f in the profile"; writes=-9; }
+        [ -n "$writes" ] || { not_ok "run $n: no row for $f in the profile"; writes=-9; }
         gap=$((size - writes))
         [ $gap -eq 0 ] || [ $gap -eq 1 ] ||
-            die "run $n ($threads threads, killed after ${pause}s): $f has $size bytes, the trace $writes writes"
+            not_ok "run $n ($threads threads, killed after ${pause}s): $f has $size bytes, the trace $writes writes"
         echo "  run $n: $threads threads, killed after ${pause}s: $f $size bytes, $writes writes recorded"
         t=$((t + 1))
     done

@@ -14,6 +14,7 @@
 # It builds in a tree of its own (a few seconds), so that the build tree the
 # other tests use is never rebuilt for another PREFIX or without the
 # sanitizers of make asan.
+# e2e: slow (about 40 s here: a build and make install of its own)
 . "$(dirname "$0")/lib.sh"
 have make || skip "make is not installed"
 have pkg-config || skip "pkg-config is not installed"
@@ -43,8 +44,8 @@ mk() {
     (cd "$TOP" && PATH=$work/shim:$PATH make --no-print-directory -j2 BUILD="$work/build" \
         DESTDIR="$D" PREFIX=$PREFIX LIBDIR=$LIBDIR MANDIR=$MANDIR "$@") >"$work/make.log" 2>&1
 }
-mk install || { tail -n 20 "$work/make.log"; die "make install failed"; exit 1; }
-[ -e "$work/build/bin/unit_tests" ] && die "make install built the unit tests"
+mk install || { tail -n 20 "$work/make.log"; not_ok "make install failed"; exit 1; }
+[ -e "$work/build/bin/unit_tests" ] && not_ok "make install built the unit tests"
 
 # the tree: every file where the variables put it, and nothing else
 (cd "$D" && find . \( -type f -o -type l \) | sed 's|^\./|/|' | sort) >"$work/tree"
@@ -59,15 +60,15 @@ mk install || { tail -n 20 "$work/make.log"; die "make install failed"; exit 1; 
         [ -e "$f" ] && echo "$PREFIX/share/doc/ioscope/docs/${f##*/}"
     done
 } | sort >"$work/want"
-diff "$work/want" "$work/tree" >"$work/tree.diff" || die "installed files differ from the expected (< expected, > installed):
+diff "$work/want" "$work/tree" >"$work/tree.diff" || not_ok "installed files differ from the expected (< expected, > installed):
 $(cat "$work/tree.diff")"
-[ -x "$P/bin/iorecord" ] && [ -x "$P/bin/ioanalyze" ] || die "the programs are not executable"
+[ -x "$P/bin/iorecord" ] && [ -x "$P/bin/ioanalyze" ] || not_ok "the programs are not executable"
 
 # the installed headers need nothing of the source tree: each header an
 # installed header includes with quotes is installed beside it
 for h in "$P"/include/ioscope/*.h; do
     for inc in $(sed -n 's/^#include "\(.*\)"/\1/p' "$h"); do
-        [ -e "$P/include/ioscope/$inc" ] || die "${h##*/} includes \"$inc\", which is not installed"
+        [ -e "$P/include/ioscope/$inc" ] || not_ok "${h##*/} includes \"$inc\", which is not installed"
     done
 done
 
@@ -75,17 +76,17 @@ done
 # LIBDIR (an older install's place) nor the build tree's
 mkdir -p "$P/lib" && printf 'not a library\n' >"$P/lib/libiorecord.so"
 (cd "$work" && "$P/bin/iorecord" -o "$work/maps.zst" -- cat /proc/self/maps) >"$work/maps" 2>"$work/rec.err" ||
-    die "the staged iorecord failed: $(cat "$work/rec.err")"
+    not_ok "the staged iorecord failed: $(cat "$work/rec.err")"
 grep -q " $D$LIBDIR/ioscope/libiorecord.so\$" "$work/maps" ||
-    die "the recorded program did not map $D$LIBDIR/ioscope/libiorecord.so: $(grep -i iorecord "$work/maps")"
-grep -q "libiorecord" "$work/rec.err" && die "iorecord or the loader complained: $(cat "$work/rec.err")"
+    not_ok "the recorded program did not map $D$LIBDIR/ioscope/libiorecord.so: $(grep -i iorecord "$work/maps")"
+grep -q "libiorecord" "$work/rec.err" && not_ok "iorecord or the loader complained: $(cat "$work/rec.err")"
 rm -r "$P/lib"
-"$P/bin/ioanalyze" info "$work/maps.zst" >"$work/info" 2>&1 || die "the staged ioanalyze info: $(cat "$work/info")"
-grep -q "cat \[cat /proc/self/maps\]" "$work/info" || die "info does not show the recorded cat: $(cat "$work/info")"
-"$P/bin/ioanalyze" dump "$work/maps.zst" >"$work/maps.jsonl" 2>"$work/err" || die "the staged ioanalyze dump: $(cat "$work/err")"
-grep -q '"op":"open".*"path":"/proc/self/maps"' "$work/maps.jsonl" || die "the trace has no open of /proc/self/maps"
-"$P/bin/ioanalyze" "$work/maps.zst" >"$work/issues" 2>"$work/err" || die "the staged ioanalyze: $(cat "$work/err")"
-[ "$(head -c 1 "$work/issues")" = "[" ] || die "the staged ioanalyze wrote no JSON array: $(head -c 200 "$work/issues")"
+"$P/bin/ioanalyze" info "$work/maps.zst" >"$work/info" 2>&1 || not_ok "the staged ioanalyze info: $(cat "$work/info")"
+grep -q "cat \[cat /proc/self/maps\]" "$work/info" || not_ok "info does not show the recorded cat: $(cat "$work/info")"
+"$P/bin/ioanalyze" dump "$work/maps.zst" >"$work/maps.jsonl" 2>"$work/err" || not_ok "the staged ioanalyze dump: $(cat "$work/err")"
+grep -q '"op":"open".*"path":"/proc/self/maps"' "$work/maps.jsonl" || not_ok "the trace has no open of /proc/self/maps"
+"$P/bin/ioanalyze" "$work/maps.zst" >"$work/issues" 2>"$work/err" || not_ok "the staged ioanalyze: $(cat "$work/err")"
+[ "$(head -c 1 "$work/issues")" = "[" ] || not_ok "the staged ioanalyze wrote no JSON array: $(head -c 200 "$work/issues")"
 
 # the TEMPLATE's example, built with the page's command line from the
 # installed files only, in a directory outside the source tree
@@ -93,26 +94,26 @@ mkdir "$work/plugin"
 awk '/^## /{sec=$0} /^```c$/{on=1; next} /^```$/{on=0} on && (sec ~ /^## Example/ || sec ~ /^## As a plugin/)' \
     "$P/share/doc/ioscope/rules/TEMPLATE.md" >"$work/plugin/slow_file.c"
 line=$(grep '^cc .*pkg-config --cflags ioscope' "$P/share/doc/ioscope/rules/TEMPLATE.md")
-[ -n "$line" ] || die "rules/TEMPLATE.md shows no build line with 'pkg-config --cflags ioscope'"
+[ -n "$line" ] || not_ok "rules/TEMPLATE.md shows no build line with 'pkg-config --cflags ioscope'"
 PKG_CONFIG_PATH=$P/lib64/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D
 export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
-cflags=$(pkg-config --cflags ioscope) || die "pkg-config does not find the installed ioscope.pc"
-case $cflags in *"$TOP"*) die "ioscope.pc's flags point into the source tree: $cflags" ;; esac
+cflags=$(pkg-config --cflags ioscope) || not_ok "pkg-config does not find the installed ioscope.pc"
+case $cflags in *"$TOP"*) not_ok "ioscope.pc's flags point into the source tree: $cflags" ;; esac
 [ "$(pkg-config --variable=preload ioscope)" = "$D$LIBDIR/ioscope/libiorecord.so" ] ||
-    die "ioscope.pc's preload: $(pkg-config --variable=preload ioscope)"
-(cd "$work/plugin" && $CC -M $cflags slow_file.c) >"$work/deps" 2>&1 || die "dependencies: $(cat "$work/deps")"
-grep -q "$P/include/ioscope/rule.h" "$work/deps" || die "the plugin does not include the installed rule.h"
-grep -q "$TOP" "$work/deps" && die "the plugin includes files of the source tree"
+    not_ok "ioscope.pc's preload: $(pkg-config --variable=preload ioscope)"
+(cd "$work/plugin" && $CC -M $cflags slow_file.c) >"$work/deps" 2>&1 || not_ok "dependencies: $(cat "$work/deps")"
+grep -q "$P/include/ioscope/rule.h" "$work/deps" || not_ok "the plugin does not include the installed rule.h"
+grep -q "$TOP" "$work/deps" && not_ok "the plugin includes files of the source tree"
 (cd "$work/plugin" && CC=$CC sh -c "\$CC${line#cc}") >"$work/cc.log" 2>&1 ||
-    die "the TEMPLATE's plugin does not build against the installed files: $(cat "$work/cc.log")"
+    not_ok "the TEMPLATE's plugin does not build against the installed files: $(cat "$work/cc.log")"
 unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 FX=$TOP/tests/fixtures/rules/small_buffer_fires.jsonl   # 21 writes of 1 ms in one session
 "$P/bin/ioanalyze" --plugin "$work/plugin/slow_file.so" --rules slow_file --set slow_file.max_cost_ms=20 "$FX" \
-    >"$work/out" 2>"$work/err" || die "the staged ioanalyze with the plugin: $(cat "$work/err")"
+    >"$work/out" 2>"$work/err" || not_ok "the staged ioanalyze with the plugin: $(cat "$work/err")"
 python3 -c "
 import json; d=json.load(open('$work/out'))
 assert len(d)==1 and d[0]['rule']=='slow_file' and d[0]['type']==100 and d[0]['detail']['calls']==21, d" ||
-    die "the plugin's issue: $(cat "$work/out")"
+    not_ok "the plugin's issue: $(cat "$work/out")"
 
 # bash completion offers what the installed programs say (it asks them)
 if have bash; then
@@ -122,40 +123,40 @@ if have bash; then
     }
     C=$P/share/bash-completion/completions
     "$P/bin/ioanalyze" rules | sed -n 's/^\([a-z_]*\) (type [0-9]*).*/\1/p' | sort >"$work/rules"
-    [ -s "$work/rules" ] || die "ioanalyze rules lists no rule"
+    [ -s "$work/rules" ] || not_ok "ioanalyze rules lists no rule"
     complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --rules "" >"$work/got"
-    cmp -s "$work/rules" "$work/got" || die "completion of --rules: $(cat "$work/got")"
+    cmp -s "$work/rules" "$work/got" || not_ok "completion of --rules: $(cat "$work/got")"
     complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --plugin "$work/plugin/slow_file.so" \
         --disable slow >"$work/got"
-    [ "$(cat "$work/got")" = slow_file ] || die "completion of a plugin's rule: $(cat "$work/got")"
+    [ "$(cat "$work/got")" = slow_file ] || not_ok "completion of a plugin's rule: $(cat "$work/got")"
     [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --format "" | tr '\n' ' ')" = \
-        "html json jsonl sarif text " ] || die "completion of --format"
+        "html json jsonl sarif text " ] || not_ok "completion of --format"
     [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" dump --format "" | tr '\n' ' ')" = \
-        "jsonl perfetto text " ] || die "completion of dump --format"
+        "jsonl perfetto text " ] || not_ok "completion of dump --format"
     [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --set small_buffer.min_o)" = \
-        "small_buffer.min_ops=" ] || die "completion of --set"
+        "small_buffer.min_ops=" ] || not_ok "completion of --set"
     complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" "" >"$work/got"
     for c in analyze profile dump info diff rules; do
-        grep -qx "$c" "$work/got" || die "completion of the command: no $c"
+        grep -qx "$c" "$work/got" || not_ok "completion of the command: no $c"
     done
     [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" info -- | tr '\n' ' ')" = \
-        "--help --version " ] || die "completion of info's options"
+        "--help --version " ] || not_ok "completion of info's options"
     [ "$(complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -- | tr '\n' ' ')" = \
-        "--help --no-stacks --output --stacks --version " ] || die "completion of iorecord's options"
+        "--help --no-stacks --output --stacks --version " ] || not_ok "completion of iorecord's options"
     complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -o t.zst -- ioanal >"$work/got"
     complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -o t.zst ioanal >>"$work/got"
-    [ -z "$(grep -v '^ioanal' "$work/got")" ] || die "completion of iorecord's command: $(cat "$work/got")"
+    [ -z "$(grep -v '^ioanal' "$work/got")" ] || not_ok "completion of iorecord's command: $(cat "$work/got")"
 fi
 
 if have man; then
     for page in "$TOP"/man/*.1; do
         name=${page##*/}
         MANPATH=$P/man man -w "${name%.1}" 2>/dev/null | grep -q "^$P/man/man1/$name" ||
-            die "man does not find the installed ${name%.1} through MANPATH"
+            not_ok "man does not find the installed ${name%.1} through MANPATH"
     done
 fi
 
-mk uninstall || { tail -n 20 "$work/make.log"; die "make uninstall failed"; }
+mk uninstall || { tail -n 20 "$work/make.log"; not_ok "make uninstall failed"; }
 left=$(cd "$D" && find . \( -type f -o -type l -o -name '*ioscope*' \) -print)
-[ -z "$left" ] || die "make uninstall left: $left"
+[ -z "$left" ] || not_ok "make uninstall left: $left"
 exit $fail

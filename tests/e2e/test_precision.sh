@@ -18,6 +18,7 @@
 # stretch a run of small calls past 13 ms.
 # Programs that are not installed are skipped one by one; the test is
 # skipped when none of the optional ones is there.
+# e2e: slow (about 15 s here: real workloads, each recorded twice)
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have python3 || skip "python3 is needed to check the issues"

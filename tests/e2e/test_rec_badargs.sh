@@ -25,18 +25,18 @@ run() {
 }
 
 run native
-[ "$(cat "$work/native.rc")" = 0 ] || fail "natively: exit $(cat "$work/native.rc")"
+[ "$(cat "$work/native.rc")" = 0 ] || die "natively: exit $(cat "$work/native.rc")"
 for how in iorecord preload; do
     run $how
     rc=$(cat "$work/$how.rc")
-    [ "$rc" = 0 ] || die "$how: exit $rc (natively 0; 139 is SIGSEGV)"
+    [ "$rc" = 0 ] || not_ok "$how: exit $rc (natively 0; 139 is SIGSEGV)"
     cmp -s "$work/native.out" "$work/$how.out" ||
-        die "$how: output differs from the native run: $(diff "$work/native.out" "$work/$how.out" | head -5)"
+        not_ok "$how: output differs from the native run: $(diff "$work/native.out" "$work/$how.out" | head -5)"
 done
 for t in rec pre; do
-    "$IOANALYZE" info "$work/$t.zst" > "$work/$t.info" 2>&1 || die "$t.zst unreadable"
-    grep -q 'damage: none' "$work/$t.info" || die "$t.zst damaged: $(grep damage "$work/$t.info")"
-    grep -q 'exit status 0' "$work/$t.info" || die "$t.zst: no exit record"
+    "$IOANALYZE" info "$work/$t.zst" > "$work/$t.info" 2>&1 || not_ok "$t.zst unreadable"
+    grep -q 'damage: none' "$work/$t.info" || not_ok "$t.zst damaged: $(grep damage "$work/$t.info")"
+    grep -q 'exit status 0' "$work/$t.info" || not_ok "$t.zst: no exit record"
 done
 [ $fail = 0 ] && echo "ok   $(wc -l < "$work/native.out") calls with rejected arguments: same results recorded"
 exit $fail

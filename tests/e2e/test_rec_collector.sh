@@ -38,20 +38,20 @@ until [ -e "$work/daemon.piped" ]; do
     [ $i -lt 500 ] || break
     sleep 0.02
 done
-[ -e "$work/daemon.piped" ] || die "daemon: a pipeline on iorecord's stderr waits for the daemon"
-[ ! -s "$work/daemon.log" ] || die "daemon: iorecord said: $(cat "$work/daemon.log")"
+[ -e "$work/daemon.piped" ] || not_ok "daemon: a pipeline on iorecord's stderr waits for the daemon"
+[ ! -s "$work/daemon.log" ] || not_ok "daemon: iorecord said: $(cat "$work/daemon.log")"
 : > "$work/go"
 wait_for "$work/daemon.zst" '/usr/bin/cat \[cat /etc/hostname\].*exit status 0' ||
-    die "daemon: its cat never reached the trace: $("$IOANALYZE" info "$work/daemon.zst" 2>&1)"
+    not_ok "daemon: its cat never reached the trace: $("$IOANALYZE" info "$work/daemon.zst" 2>&1)"
 "$IOANALYZE" info "$work/daemon.zst" >"$work/daemon.info" 2>&1
-grep -q '^damage: none' "$work/daemon.info" || die "daemon: $(grep damage "$work/daemon.info")"
+grep -q '^damage: none' "$work/daemon.info" || not_ok "daemon: $(grep damage "$work/daemon.info")"
 # every process of the run has its exit: sh, the daemon (setsid's sh), its
 # sleeps, cat
 grep -q '\[sh -c exec .*exit status 0$' "$work/daemon.info" ||
-    die "daemon: the daemon's own exit is not in the trace: $(cat "$work/daemon.info")"
+    not_ok "daemon: the daemon's own exit is not in the trace: $(cat "$work/daemon.info")"
 nproc=$(sed -n 's/^processes: //p' "$work/daemon.info")
 [ "$(grep -c 'exit status 0$' "$work/daemon.info")" -eq "$nproc" ] ||
-    die "daemon: not every process ended in the trace: $(cat "$work/daemon.info")"
+    not_ok "daemon: not every process ended in the trace: $(cat "$work/daemon.info")"
 
 # --- launcher: kill -9 iorecord; the program goes on and ends
 env $asan "$IORECORD" -o "$work/launcher.zst" -- sh -c \
@@ -61,12 +61,12 @@ sleep 0.1
 kill -9 $launcher
 wait $launcher 2>/dev/null
 wait_for "$work/launcher.zst" '^  pid .*/usr/bin/dash.*exit status 0' ||
-    die "launcher: the trace never reached the output: $(ls -a "$work")"
+    not_ok "launcher: the trace never reached the output: $(ls -a "$work")"
 "$IOANALYZE" info "$work/launcher.zst" >"$work/launcher.info" 2>&1
-grep -q '^damage: none' "$work/launcher.info" || die "launcher: $(grep damage "$work/launcher.info")"
+grep -q '^damage: none' "$work/launcher.info" || not_ok "launcher: $(grep damage "$work/launcher.info")"
 n=$(grep -c '/usr/bin/cat \[cat /etc/hostname\].*exit status 0' "$work/launcher.info")
-[ "$n" -eq 40 ] || die "launcher: $n of 40 cat processes in the trace"
-ls -a "$work" | grep -q iorecord- && die "launcher: a spool file was left: $(ls -a "$work")"
+[ "$n" -eq 40 ] || not_ok "launcher: $n of 40 cat processes in the trace"
+ls -a "$work" | grep -q iorecord- && not_ok "launcher: a spool file was left: $(ls -a "$work")"
 
 # --- collector: kill -9 the collector (iorecord's other child)
 mkdir "$work/c"
@@ -80,22 +80,22 @@ done
 collector=$(ps -o pid=,comm= --ppid $launcher | awk '$2 == "iorecord" { print $1 }')
 victim=$(ps -o pid=,comm= --ppid $launcher | awk '$2 == "rec_bytewriter" { print $1 }')
 if [ -z "$collector" ] || [ -z "$victim" ]; then
-    die "collector: no collector ($collector) or program ($victim) among iorecord's children"
+    not_ok "collector: no collector ($collector) or program ($victim) among iorecord's children"
     kill $launcher
 else
     sleep 0.3
     kill -9 "$collector"
     # the program writes on: 256 MiB of buffers fill, then it stops recording
     sleep 1
-    kill -0 "$victim" 2>/dev/null || die "collector: the program died with the collector"
+    kill -0 "$victim" 2>/dev/null || not_ok "collector: the program died with the collector"
     kill -TERM "$victim"
     wait $launcher
     rc=$?
-    [ $rc -eq 143 ] || die "collector: iorecord exited $rc, not 143 (the program's SIGTERM)"
+    [ $rc -eq 143 ] || not_ok "collector: iorecord exited $rc, not 143 (the program's SIGTERM)"
     "$IOANALYZE" info "$work/collector.zst" >"$work/collector.info" 2>&1 ||
-        die "collector: the trace does not read: $(cat "$work/collector.info")"
-    grep -q '^damage: none' "$work/collector.info" || die "collector: $(grep damage "$work/collector.info")"
-    grep -q '^events: [1-9]' "$work/collector.info" || die "collector: nothing kept: $(cat "$work/collector.info")"
+        not_ok "collector: the trace does not read: $(cat "$work/collector.info")"
+    grep -q '^damage: none' "$work/collector.info" || not_ok "collector: $(grep damage "$work/collector.info")"
+    grep -q '^events: [1-9]' "$work/collector.info" || not_ok "collector: nothing kept: $(cat "$work/collector.info")"
 fi
 
 # --- fault: the trace's disk is full, the program's stderr is /dev/null
@@ -104,11 +104,11 @@ if [ -w /dev/full ]; then
         'dd if=/dev/zero of=/dev/null bs=1 count=200000 2>/dev/null; echo done' \
         >"$work/fault.out" 2>"$work/fault.err"
     rc=$?
-    [ $rc -eq 0 ] || die "fault: iorecord exited $rc"
-    [ "$(cat "$work/fault.out")" = done ] || die "fault: stdout: $(cat "$work/fault.out")"
-    [ "$(wc -l <"$work/fault.err")" -eq 1 ] || die "fault: stderr: $(cat "$work/fault.err")"
+    [ $rc -eq 0 ] || not_ok "fault: iorecord exited $rc"
+    [ "$(cat "$work/fault.out")" = done ] || not_ok "fault: stdout: $(cat "$work/fault.out")"
+    [ "$(wc -l <"$work/fault.err")" -eq 1 ] || not_ok "fault: stderr: $(cat "$work/fault.err")"
     grep -qx "iorecord: cannot write trace '/dev/full': No space left on device; recording stopped" \
-        "$work/fault.err" || die "fault: message: $(cat "$work/fault.err")"
+        "$work/fault.err" || not_ok "fault: message: $(cat "$work/fault.err")"
 fi
 [ $fail -eq 0 ] && echo "ok: daemon, killed launcher, killed collector, output fault"
 exit $fail

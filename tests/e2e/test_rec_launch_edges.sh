@@ -23,6 +23,7 @@
 #            says so (lost: fds_in_range, 2)
 # asan needs gcc and libasan (skipped otherwise); chroot needs root.
 set -u
+# e2e: slow (about 8 s here: waits on the launcher's edge cases)
 . "$(dirname "$0")/lib.sh"
 EMFILE=$BUILD/bin/progs/rec_emfile
 need_built "$IORECORD" "$IOANALYZE" "$EMFILE"
@@ -41,40 +42,40 @@ pids_of() {  # TRACE: the process lines of `ioanalyze info`
 mkfifo nobody.fifo
 timeout 30 "$IORECORD" -o nobody.fifo -- true > fifo.out 2> fifo.err
 st=$?
-[ $st -eq 2 ] || die "fifo: no reader: exit $st, not 2 (124: it hung)"
+[ $st -eq 2 ] || not_ok "fifo: no reader: exit $st, not 2 (124: it hung)"
 [ "$(wc -l < fifo.err)" -eq 1 ] && grep -q "nobody read the FIFO" fifo.err ||
-    die "fifo: message: $(cat fifo.err)"
+    not_ok "fifo: message: $(cat fifo.err)"
 (asan_preload "$LIBIORECORD"; LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}$LIBIORECORD \
     IORECORD_OUTPUT=nobody.fifo exec timeout 30 cat /etc/hostname) > fifo.lib.out 2> fifo.lib.err
 st=$?
-[ $st -eq 0 ] || die "fifo: the library alone: exit $st, not 0 (124: it hung)"
-cmp -s /etc/hostname fifo.lib.out || die "fifo: the library alone: cat's output differs"
+[ $st -eq 0 ] || not_ok "fifo: the library alone: exit $st, not 0 (124: it hung)"
+cmp -s /etc/hostname fifo.lib.out || not_ok "fifo: the library alone: cat's output differs"
 [ "$(wc -l < fifo.lib.err)" -eq 1 ] && grep -q "nobody reads" fifo.lib.err ||
-    die "fifo: the library alone: message: $(cat fifo.lib.err)"
+    not_ok "fifo: the library alone: message: $(cat fifo.lib.err)"
 mkfifo read.fifo
 cat read.fifo > through.zst &
 reader=$!
-rec read.fifo cat /etc/hostname > /dev/null 2>&1 || die "fifo: with a reader: failed"
+rec read.fifo cat /etc/hostname > /dev/null 2>&1 || not_ok "fifo: with a reader: failed"
 wait $reader
 pids_of through.zst | grep -q "/cat \[cat /etc/hostname\]" ||
-    die "fifo: the trace read through the FIFO lacks cat"
+    not_ok "fifo: the trace read through the FIFO lacks cat"
 
 # --- nested
 rec outer.zst "$IORECORD" -o inner.zst -- sh -c \
     'ls -l /proc/self/fd/ | grep -c memfd' > nested.out 2> nested.err
-[ $? -eq 0 ] || die "nested: failed: $(cat nested.err)"
-[ "$(cat nested.out)" = 1 ] || die "nested: the inner command holds $(cat nested.out) memfds"
-pids_of inner.zst | grep -q "/ls \[ls -l /proc/self/fd/\]" || die "nested: the inner trace lacks ls"
+[ $? -eq 0 ] || not_ok "nested: failed: $(cat nested.err)"
+[ "$(cat nested.out)" = 1 ] || not_ok "nested: the inner command holds $(cat nested.out) memfds"
+pids_of inner.zst | grep -q "/ls \[ls -l /proc/self/fd/\]" || not_ok "nested: the inner trace lacks ls"
 pids_of outer.zst | grep -q "iorecord \[.*iorecord -o inner.zst" ||
-    die "nested: the outer trace lacks the inner iorecord"
+    not_ok "nested: the outer trace lacks the inner iorecord"
 
 # not another run: the library alone with a relative IORECORD_OUTPUT; a
 # child that changed directory still writes the one trace
 mkdir sub
 (asan_preload "$LIBIORECORD"; LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}$LIBIORECORD \
     IORECORD_OUTPUT=rel.zst exec sh -c 'cd sub && cat /etc/hostname') > /dev/null
-[ -e sub/rel.zst ] && die "nested: a relative IORECORD_OUTPUT was taken for another run's"
-pids_of rel.zst | grep -q "/cat \[cat /etc/hostname\]" || die "nested: cat is not in rel.zst"
+[ -e sub/rel.zst ] && not_ok "nested: a relative IORECORD_OUTPUT was taken for another run's"
+pids_of rel.zst | grep -q "/cat \[cat /etc/hostname\]" || not_ok "nested: cat is not in rel.zst"
 
 # --- concurrent
 rec same.zst sh -c 'sleep 2; echo one' > first.out 2> first.err &
@@ -85,14 +86,14 @@ while [ $i -lt 100 ] && ! ls -a | grep -q '^\.same\.zst\.iorecord-'; do
 done
 rec same.zst echo two > second.out 2> second.err
 st=$?
-[ $st -eq 2 ] || die "concurrent: the second run exits $st, not 2"
+[ $st -eq 2 ] || not_ok "concurrent: the second run exits $st, not 2"
 [ "$(wc -l < second.err)" -eq 1 ] && grep -q "another iorecord run" second.err ||
-    die "concurrent: message: $(cat second.err)"
-[ -s second.out ] && die "concurrent: the second command ran"
+    not_ok "concurrent: message: $(cat second.err)"
+[ -s second.out ] && not_ok "concurrent: the second command ran"
 wait $first
 st=$?
-[ $st -eq 0 ] && [ "$(cat first.out)" = one ] || die "concurrent: the first run: $st $(cat first.out)"
-pids_of same.zst | grep -q "sleep 2; echo one" || die "concurrent: the first trace is not in place"
+[ $st -eq 0 ] && [ "$(cat first.out)" = one ] || not_ok "concurrent: the first run: $st $(cat first.out)"
+pids_of same.zst | grep -q "sleep 2; echo one" || not_ok "concurrent: the first trace is not in place"
 
 # --- asan
 printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' \
@@ -102,15 +103,15 @@ printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' \
 if have gcc && gcc -fsanitize=address -o asanprog asan.c 2>/dev/null && ./asanprog > asan.native 2>&1; then
     rec asan.zst ./asanprog > asan.rec 2>&1
     st=$?
-    [ $st -eq 0 ] || die "asan: exit $st: $(head -c 300 asan.rec)"
-    cmp -s asan.native asan.rec || die "asan: output differs: $(head -c 300 asan.rec)"
-    pids_of asan.zst | grep -q "asanprog .*exit status 0" || die "asan: the process is not in the trace"
+    [ $st -eq 0 ] || not_ok "asan: exit $st: $(head -c 300 asan.rec)"
+    cmp -s asan.native asan.rec || not_ok "asan: output differs: $(head -c 300 asan.rec)"
+    pids_of asan.zst | grep -q "asanprog .*exit status 0" || not_ok "asan: the process is not in the trace"
     rec asansh.zst sh -c './asanprog; env | grep -c "^IORECORD_ASAN="' > asansh.rec 2>&1
     printf '%s\n0\n' "$(cat asan.native)" > asansh.native
     cmp -s asansh.native asansh.rec ||
-        die "asan: run by a recorded shell: $(head -c 300 asansh.rec)"
+        not_ok "asan: run by a recorded shell: $(head -c 300 asansh.rec)"
     pids_of asansh.zst | grep -q "asanprog .*exit status 0" ||
-        die "asan: run by a recorded shell: not in the trace"
+        not_ok "asan: run by a recorded shell: not in the trace"
 else
     echo "note: gcc with libasan not usable: asan case not run"
 fi
@@ -127,11 +128,11 @@ elif [ "$(id -u)" = 0 ] && have chroot; then
     echo hello > croot/hello
     chroot croot /cat /hello > chroot.native.out 2> chroot.native.err
     rec chroot.zst chroot croot /cat /hello > chroot.out 2> chroot.err
-    [ $? -eq 0 ] || die "chroot: failed"
-    cmp -s chroot.native.out chroot.out || die "chroot: stdout differs"
-    cmp -s chroot.native.err chroot.err || die "chroot: stderr: $(cat chroot.err)"
+    [ $? -eq 0 ] || not_ok "chroot: failed"
+    cmp -s chroot.native.out chroot.out || not_ok "chroot: stdout differs"
+    cmp -s chroot.native.err chroot.err || not_ok "chroot: stderr: $(cat chroot.err)"
     "$IOANALYZE" info chroot.zst 2>&1 | grep -q "exec'd /cat unrecorded (no_library)" ||
-        die "chroot: the exec is not listed unrecorded (no_library)"
+        not_ok "chroot: the exec is not listed unrecorded (no_library)"
 else
     echo "note: not root: chroot case not run"
 fi
@@ -140,8 +141,8 @@ fi
 (ulimit -Sn 64 && exec "$EMFILE") > ulimit.native
 (ulimit -Sn 64 && rec ulimit.zst "$EMFILE") > ulimit.rec
 cmp -s ulimit.native ulimit.rec ||
-    die "ulimit: native '$(cat ulimit.native)', recorded '$(cat ulimit.rec)'"
+    not_ok "ulimit: native '$(cat ulimit.native)', recorded '$(cat ulimit.rec)'"
 (ulimit -n 64 && rec hard.zst "$EMFILE") > /dev/null
 "$IOANALYZE" info hard.zst 2>&1 | grep -q "lost: fds_in_range, 2" ||
-    die "ulimit: with the hard limit at 64 the trace does not say fds_in_range"
+    not_ok "ulimit: with the hard limit at 64 the trace does not say fds_in_range"
 exit $fail

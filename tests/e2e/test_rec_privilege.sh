@@ -38,17 +38,17 @@ nobody() {
 }
 
 # --- answers
-"$PROBE" answers > native.txt 2>&1 || fail "rec_privprobe answers failed natively"
+"$PROBE" answers > native.txt 2>&1 || die "rec_privprobe answers failed natively"
 rec answers.zst "$PROBE" answers > recorded.txt 2>&1
-[ $? -eq 0 ] || die "answers: recorded run failed"
+[ $? -eq 0 ] || not_ok "answers: recorded run failed"
 cmp -s native.txt recorded.txt ||
-    die "answers: the recorder's fds answer: $(diff native.txt recorded.txt | tr '\n' ' ')"
+    not_ok "answers: the recorder's fds answer: $(diff native.txt recorded.txt | tr '\n' ' ')"
 
 # --- steal
 rec steal.zst sh -c "cat /etc/hostname > host.out; setpriv --reuid=65534 \
 --regid=65534 --clear-groups '$PROBE' steal; echo done" > steal.out 2> steal.err
 st=$?
-[ $st -eq 0 ] || die "steal: exit status $st (a SIGBUS is 135): $(cat steal.err)"
+[ $st -eq 0 ] || not_ok "steal: exit status $st (a SIGBUS is 135): $(cat steal.err)"
 exp="memfds 0 readable 0 mapped 0 truncated 0 uid 65534
 recorder variables 0
 after 0
@@ -57,37 +57,37 @@ after 2
 after 3
 after 4
 done"
-[ "$(cat steal.out)" = "$exp" ] || die "steal: output: $(cat steal.out)"
-"$IOANALYZE" info steal.zst > steal.info 2>&1 || die "steal: the trace does not read"
+[ "$(cat steal.out)" = "$exp" ] || not_ok "steal: output: $(cat steal.out)"
+"$IOANALYZE" info steal.zst > steal.info 2>&1 || not_ok "steal: the trace does not read"
 grep -q "/usr/bin/cat \[cat /etc/hostname\] .* exit status 0" steal.info ||
-    die "steal: cat's process is not whole in the trace"
+    not_ok "steal: cat's process is not whole in the trace"
 grep -q "setpriv went on unrecorded from a credential change (creds)" steal.info ||
-    die "steal: setpriv is not listed unrecorded (creds)"
+    not_ok "steal: setpriv is not listed unrecorded (creds)"
 
 # --- threads: the drop while four threads write
 rec threads.zst "$PROBE" threads > threads.out 2> threads.err
 st=$?
-[ $st -eq 0 ] || die "threads: exit status $st: $(cat threads.err)"
-[ -s threads.err ] && die "threads: stderr: $(cat threads.err)"
+[ $st -eq 0 ] || not_ok "threads: exit status $st: $(cat threads.err)"
+[ -s threads.err ] && not_ok "threads: stderr: $(cat threads.err)"
 grep -q "^memfds 0 readable 0 mapped 0 truncated 0 uid 65534$" threads.out &&
-    grep -q "^failed writes 0 0 0 0$" threads.out || die "threads: output: $(cat threads.out)"
+    grep -q "^failed writes 0 0 0 0$" threads.out || not_ok "threads: output: $(cat threads.out)"
 "$IOANALYZE" info threads.zst 2>&1 | grep -q "rec_privprobe went on unrecorded from a credential change (creds)" ||
-    die "threads: the prober is not listed unrecorded (creds)"
+    not_ok "threads: the prober is not listed unrecorded (creds)"
 
 # --- ping, as uid 65534
 if have ping && have getcap && getcap "$(command -v ping)" | grep -q cap_net_raw; then
     mkdir pw && chmod 777 pw && cd pw || exit 1
     (asan_preload "$LIBIORECORD"; exec setpriv --reuid=65534 --regid=65534 \
         --clear-groups "$IORECORD" -o p.zst -- sh -c 'ping -c1 -W1 127.0.0.1 >/dev/null 2>&1; exit 0')
-    [ $? -eq 0 ] || die "ping: recorded shell failed"
+    [ $? -eq 0 ] || not_ok "ping: recorded shell failed"
     "$IOANALYZE" info p.zst 2>&1 | grep -q "exec'd .*/ping unrecorded (fcaps)" ||
-        die "ping: not listed unrecorded (fcaps)"
+        not_ok "ping: not listed unrecorded (fcaps)"
     nobody "$IORECORD" -o q.zst -- ping -c1 -W1 127.0.0.1 > q.out 2> q.err
     st=$?
-    [ $st -eq 126 ] || die "ping: iorecord ping as uid 65534 exits $st, not 126"
+    [ $st -eq 126 ] || not_ok "ping: iorecord ping as uid 65534 exits $st, not 126"
     [ "$(wc -l < q.err)" -eq 1 ] && grep -q "file capabilities" q.err ||
-        die "ping: refusal: $(cat q.err)"
-    [ -s q.out ] && die "ping: ran despite the refusal"
+        not_ok "ping: refusal: $(cat q.err)"
+    [ -s q.out ] && not_ok "ping: ran despite the refusal"
     cd "$work" || exit 1
 else
     echo "note: ping with cap_net_raw not found (iputils-ping, libcap2-bin): ping case not run"

@@ -13,6 +13,7 @@
 # The inline_* modes take the recorder's fds with syscall instructions no
 # wrapper sees: the recorder takes them back (the collector's from its
 # /proc entry, the trace by opening it again), and nothing is lost.
+# e2e: slow (about 10 s here: signal storms, each run three ways)
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 RAW=$BUILD/bin/progs/rec_rawproc
@@ -49,13 +50,13 @@ run_in() {
 # so with an `unrecorded` record (mode raw_clone).
 check() {
     d=$1 label=$2 unrec=${3:-}
-    [ "$(cat "$d/rc")" = 0 ] || { cat "$d/err"; die "$label: exit status $(cat "$d/rc")"; return; }
-    [ "$(cat "$d/out")" = ok ] || { die "$label: output '$(cat "$d/out")'"; return; }
-    [ -s "$d/err" ] && { cat "$d/err"; die "$label: messages on stderr"; return; }
-    "$IOANALYZE" info "$d/trace.zst" >"$d/info" 2>&1 || { cat "$d/info"; die "$label: ioanalyze info failed"; return; }
-    grep -q '^damage: none' "$d/info" || { grep '^damage' "$d/info"; die "$label: the trace is damaged"; }
+    [ "$(cat "$d/rc")" = 0 ] || { cat "$d/err"; not_ok "$label: exit status $(cat "$d/rc")"; return; }
+    [ "$(cat "$d/out")" = ok ] || { not_ok "$label: output '$(cat "$d/out")'"; return; }
+    [ -s "$d/err" ] && { cat "$d/err"; not_ok "$label: messages on stderr"; return; }
+    "$IOANALYZE" info "$d/trace.zst" >"$d/info" 2>&1 || { cat "$d/info"; not_ok "$label: ioanalyze info failed"; return; }
+    grep -q '^damage: none' "$d/info" || { grep '^damage' "$d/info"; not_ok "$label: the trace is damaged"; }
     "$IOANALYZE" dump --format jsonl "$d/trace.zst" >"$d/dump" 2>"$d/dump.err" ||
-        { die "$label: ioanalyze dump failed"; return; }
+        { not_ok "$label: ioanalyze dump failed"; return; }
     # per pid: writes, exit records, unrecorded raw_clone
     awk -F'"pid":' '{ split($2, a, ","); pid = a[1] }
         /^\{"ev":"call"/ && /"op":"write"/ { w[pid]++ }
@@ -76,14 +77,14 @@ check() {
                                END { if (n) print n }' "$d/seen")
         exits=$(awk -v p="$pid" '$1 == "exit" && $2 == p { print $3 }' "$d/seen")
         if [ -n "$unrec" ] && [ "$pid" != "$root" ]; then
-            [ -z "$got" ] || die "$label: unrecordable child $pid has $got writes in the trace"
+            [ -z "$got" ] || not_ok "$label: unrecordable child $pid has $got writes in the trace"
             continue
         fi
-        [ "${got:-0}" = "$want" ] || die "$label: pid $pid made $want writes, the trace has ${got:-0}"
-        [ "${exits:-0}" = 1 ] || die "$label: pid $pid has ${exits:-0} exit records"
+        [ "${got:-0}" = "$want" ] || not_ok "$label: pid $pid made $want writes, the trace has ${got:-0}"
+        [ "${exits:-0}" = 1 ] || not_ok "$label: pid $pid has ${exits:-0} exit records"
         procs=$(awk -v p="$pid" '$1 == "process" && $2 == p { print $3 }' "$d/seen")
         # (a preloaded `timeout` forks the program, whose exec adds one)
-        [ "${procs:-0}" -ge 1 ] || die "$label: pid $pid has no process record"
+        [ "${procs:-0}" -ge 1 ] || not_ok "$label: pid $pid has no process record"
     done <"$d/counts"
     # no writes under a pid that made none
     awk 'NR == FNR { made[$1] = 1; next } $1 == "write" && !($2 in made) { print $2 }' \
@@ -92,7 +93,7 @@ check() {
     done | grep . && fail=1
     if [ -n "$unrec" ]; then
         n=$(awk -v p="$root" '$1 == "unrec" && $2 == p { print $3 }' "$d/seen")
-        [ "${n:-0}" = 1 ] || die "$label: ${n:-0} unrecorded raw_clone records in the parent"
+        [ "${n:-0}" = 1 ] || not_ok "$label: ${n:-0} unrecorded raw_clone records in the parent"
     fi
 }
 

@@ -20,10 +20,10 @@ same() {
     rc_native=$?
     (cd "$work/tree" && "$IORECORD" -o "$work/$name.zst" "$@") > "$work/rec" 2>&1
     rc_rec=$?
-    [ $rc_rec = $rc_native ] || die "$name: exit $rc_rec recorded, $rc_native natively (139 is SIGSEGV)"
-    cmp -s "$work/native" "$work/rec" || die "$name: output differs: $(diff "$work/native" "$work/rec" | head -4)"
-    "$IOANALYZE" info "$work/$name.zst" > "$work/info" 2>&1 || die "$name: trace unreadable"
-    grep -q "exit status $rc_native" "$work/info" || die "$name: no exit status $rc_native in the trace"
+    [ $rc_rec = $rc_native ] || not_ok "$name: exit $rc_rec recorded, $rc_native natively (139 is SIGSEGV)"
+    cmp -s "$work/native" "$work/rec" || not_ok "$name: output differs: $(diff "$work/native" "$work/rec" | head -4)"
+    "$IOANALYZE" info "$work/$name.zst" > "$work/info" 2>&1 || not_ok "$name: trace unreadable"
+    grep -q "exit status $rc_native" "$work/info" || not_ok "$name: no exit status $rc_native in the trace"
 }
 
 checked=

@@ -52,45 +52,45 @@ count() {
 for mode in $MODES; do
     run $mode native
     rc=$(cat "$work/$mode.native.rc")
-    [ "$rc" = 0 ] || { die "$mode natively: exit $rc: $(cat "$work/$mode.native.err")"; continue; }
+    [ "$rc" = 0 ] || { not_ok "$mode natively: exit $rc: $(cat "$work/$mode.native.err")"; continue; }
     for how in iorecord preload; do
         run $mode $how
         rc=$(cat "$work/$mode.$how.rc")
-        [ "$rc" = 0 ] || { die "$mode $how: exit $rc (natively 0; 139 SIGSEGV, 159 SIGSYS)"; continue; }
+        [ "$rc" = 0 ] || { not_ok "$mode $how: exit $rc (natively 0; 139 SIGSEGV, 159 SIGSYS)"; continue; }
         cmp -s "$work/$mode.native" "$work/$mode.$how" ||
-            die "$mode $how: output differs: $(diff "$work/$mode.native" "$work/$mode.$how" | head -4)"
+            not_ok "$mode $how: output differs: $(diff "$work/$mode.native" "$work/$mode.$how" | head -4)"
         t=$work/$mode.$how.zst
-        "$IOANALYZE" info "$t" > "$work/info" 2>&1 || { die "$mode $how: trace unreadable"; continue; }
-        grep -q 'damage: none' "$work/info" || die "$mode $how: trace damaged"
+        "$IOANALYZE" info "$t" > "$work/info" 2>&1 || { not_ok "$mode $how: trace unreadable"; continue; }
+        grep -q 'damage: none' "$work/info" || not_ok "$mode $how: trace damaged"
         if [ $mode = strict ]; then
             # recording goes on in strict mode, with no syscall but write:
             # the 5 writes and the read made there, and the exit by SYS_exit
             n=$(count "$t" '"op":"write"' "\"path\":\"$dir/strict.dat\"")
-            [ "$n" = 5 ] || die "$mode $how: the writes in strict mode recorded: $n, want 5"
+            [ "$n" = 5 ] || not_ok "$mode $how: the writes in strict mode recorded: $n, want 5"
             n=$(count "$t" '"op":"read"' '"path":"/dev/zero"')
-            [ "$n" = 1 ] || die "$mode $how: the read in strict mode recorded $n times, want 1"
-            grep -q 'exit status 0' "$work/info" || die "$mode $how: no exit status 0"
+            [ "$n" = 1 ] || not_ok "$mode $how: the read in strict mode recorded $n times, want 1"
+            grep -q 'exit status 0' "$work/info" || not_ok "$mode $how: no exit status 0"
             continue
         fi
         # relative paths recorded absolute, without a getcwd under a filter
         n=$(count "$t" '"op":"write"' "\"path\":\"$dir/child.dat\"")
-        [ "$n" = 100 ] || die "$mode $how: the child's writes to $dir/child.dat recorded: $n, want 100"
+        [ "$n" = 100 ] || not_ok "$mode $how: the child's writes to $dir/child.dat recorded: $n, want 100"
         n=$(count "$t" '"op":"open"' "\"path\":\"$dir/sub/in-sub.dat\"")
-        [ "$n" = 1 ] || die "$mode $how: the open after chdir recorded $n times as $dir/sub/in-sub.dat"
+        [ "$n" = 1 ] || not_ok "$mode $how: the open after chdir recorded $n times as $dir/sub/in-sub.dat"
         n=$(count "$t" '"op":"open"' 'missing.dat"' '"errno":2,')
-        [ "$n" = 1 ] || die "$mode $how: the failed open recorded $n times with ENOENT, want 1"
-        grep -q 'exit status 0' "$work/info" || die "$mode $how: no exit status 0"
+        [ "$n" = 1 ] || not_ok "$mode $how: the failed open recorded $n times with ENOENT, want 1"
+        grep -q 'exit status 0' "$work/info" || not_ok "$mode $how: no exit status 0"
         case $mode in
         tsc)
             # the coarse clock's stamps do not go back past the TSC's: the
             # open made before the prctl (late in a coarse tick) comes
             # first in time order
             "$IOANALYZE" dump --format jsonl "$t" | grep '"op":"open"' | head -1 |
-                grep -q 'before.dat"' || die "$mode $how: calls after PR_SET_TSC stamped before the open made before it" ;;
+                grep -q 'before.dat"' || not_ok "$mode $how: calls after PR_SET_TSC stamped before the open made before it" ;;
         kill|eperm)
             # no fstat at close under a filter: said so, in both processes
             n=$(count "$t" '"op":"lost"' '"mode":"file_size_skipped"')
-            [ "$n" = 2 ] || die "$mode $how: file_size_skipped in $n lost records, want 2" ;;
+            [ "$n" = 2 ] || not_ok "$mode $how: file_size_skipped in $n lost records, want 2" ;;
         esac
     done
 done

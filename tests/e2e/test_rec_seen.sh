@@ -24,6 +24,7 @@
 #   bash   2,000 `>>` appends, 2,000 `>` writes and 500 writes to an
 #          `exec 3>>` fd: bytes per file as strace -f -y sees them
 set -u
+# e2e: slow (about 10 s here: every case under iorecord and strace)
 . "$(dirname "$0")/lib.sh"
 PROG=$BUILD/bin/progs/rec_cases
 need_built "$IORECORD" "$IOANALYZE" "$PROG"
@@ -61,11 +62,11 @@ prof() {  # CSV PATH COLUMN
 }
 
 expect_eq() {  # WHAT GOT WANT
-    if [ "$2" = "$3" ]; then echo "ok   $1: $2"; else die "$1: got '$2', want '$3'"; fi
+    if [ "$2" = "$3" ]; then echo "ok   $1: $2"; else not_ok "$1: got '$2', want '$3'"; fi
 }
 
 # --- pf: printf on an unbuffered stdout
-rec pf.zst sh -c "'$PROG' pf 20000 > pf.out" || die "pf run"
+rec pf.zst sh -c "'$PROG' pf 20000 > pf.out" || not_ok "pf run"
 "$IOANALYZE" dump --format jsonl pf.zst > pf.jsonl 2>/dev/null
 expect_eq "pf printf calls and bytes" "$(calls_of pf.jsonl rec_cases fprintf 1)" \
     "20000 $(stat -c %s pf.out)"
@@ -75,14 +76,14 @@ expect_eq "pf small_buffer issue" \
     "rec_cases:pf.out"
 
 # --- pc: fputs(stdout), and the same loop on an fopen'ed stream
-rec pc.zst sh -c "'$PROG' pc 100000 > pc.out" || die "pc run"
+rec pc.zst sh -c "'$PROG' pc 100000 > pc.out" || not_ok "pc run"
 "$IOANALYZE" dump --format jsonl pc.zst > pc.jsonl 2>/dev/null
 expect_eq "pc fputs calls and bytes" "$(calls_of pc.jsonl rec_cases fputs 1)" \
     "100000 $(stat -c %s pc.out)"
 "$IOANALYZE" profile pc.zst > pc.csv 2>/dev/null
 expect_eq "pc profile writes" "$(prof pc.csv "$work/pc.out" writes)" 100000
-rec pcf.zst "$PROG" pcf 100000 "$work/pcf.out" || die "pcf run"
-rec pcu.zst sh -c "'$PROG' pcu 100000 > pcu.out" || die "pcu run"
+rec pcf.zst "$PROG" pcf 100000 "$work/pcf.out" || not_ok "pcf run"
+rec pcu.zst sh -c "'$PROG' pcu 100000 > pcu.out" || not_ok "pcu run"
 "$IOANALYZE" --rules small_buffer --set small_buffer.min_continual_ms=0 pcf.zst > pcf.json 2>/dev/null
 "$IOANALYZE" --rules small_buffer --set small_buffer.min_continual_ms=0 pcu.zst > pcu.json 2>/dev/null
 expect_eq "unbuffered fputs: the same verdict on stdout's file and an fopen'ed one" \
@@ -90,7 +91,7 @@ expect_eq "unbuffered fputs: the same verdict on stdout's file and an fopen'ed o
     "$(python3 -c 'import json,sys; print([(i["rule"], i["op"], i["opSize"]) for i in json.load(open(sys.argv[1]))])' pcf.json)"
 
 # --- wr: a redirect made by the shell, judged as the writer's
-rec wr.zst sh -c "'$PROG' wr 100000 > wr.out" || die "wr run"
+rec wr.zst sh -c "'$PROG' wr 100000 > wr.out" || not_ok "wr run"
 "$IOANALYZE" --rules small_buffer --set small_buffer.min_continual_ms=0 wr.zst > wr.json 2>/dev/null
 expect_eq "wr small_buffer: process, thread, size of each write, opener" \
     "$(python3 -c '
@@ -101,7 +102,7 @@ for i in json.load(open(sys.argv[1])):
 ' wr.json 2>/dev/null)" "rec_cases rec_cases 100000 11 True"
 
 # --- forkpipe: the child's table is the parent's at the fork
-rec fp.zst "$PROG" forkpipe || die "forkpipe run"
+rec fp.zst "$PROG" forkpipe || not_ok "forkpipe run"
 "$IOANALYZE" profile fp.zst > fp.csv 2>/dev/null
 expect_eq "forkpipe /etc/hostname reads" "$(prof fp.csv /etc/hostname reads)" 1
 expect_eq "forkpipe /etc/hostname bytes" "$(prof fp.csv /etc/hostname read_bytes)" \
@@ -109,22 +110,22 @@ expect_eq "forkpipe /etc/hostname bytes" "$(prof fp.csv /etc/hostname read_bytes
 
 # --- cloexec: close_range(CLOSE_RANGE_CLOEXEC) then a 100-byte read
 head -c 1000 /dev/zero > ce.dat
-rec ce.zst "$PROG" cloexec "$work/ce.dat" || die "cloexec run"
+rec ce.zst "$PROG" cloexec "$work/ce.dat" || not_ok "cloexec run"
 "$IOANALYZE" profile ce.zst > ce.csv 2>/dev/null
 expect_eq "cloexec read after close_range" "$(prof ce.csv "$work/ce.dat" read_bytes)" 100
 
 # --- mkstemp: the temp file is named
-rec mk.zst "$PROG" mkstemp "$work" > mk.out || die "mkstemp run"
+rec mk.zst "$PROG" mkstemp "$work" > mk.out || not_ok "mkstemp run"
 "$IOANALYZE" profile mk.zst > mk.csv 2>/dev/null
 expect_eq "mkstemp file bytes" "$(prof mk.csv "$(cat mk.out)" write_bytes)" 12288
 
 # --- what no wrapper can follow is said: syscall(), aio, io_uring, static and setuid programs
-rec sys.zst "$PROG" sysrw "$work/sys.dat" || die "sysrw run"
+rec sys.zst "$PROG" sysrw "$work/sys.dat" || not_ok "sysrw run"
 "$IOANALYZE" profile sys.zst > sys.csv 2>/dev/null
 expect_eq "syscall() I/O: opens, writes, write bytes, reads, read bytes" \
     "$(for c in opens writes write_bytes reads read_bytes; do prof sys.csv "$work/sys.dat" $c; done | tr '\n' ' ')" \
     "1 100 1000 10 100 "
-rec as.zst "$PROG" async "$work/as.dat" || die "async run"
+rec as.zst "$PROG" async "$work/as.dat" || not_ok "async run"
 "$IOANALYZE" as.zst > /dev/null 2> as.err
 "$IOANALYZE" info as.zst > as.info 2>/dev/null
 expect_eq "async I/O in the summary" \
@@ -148,7 +149,7 @@ case $? in
     expect_eq "Linux AIO: the gap said in the summary" \
         "$(grep -c 'async I/O (io_uring, aio) on 1 fd not analysed (1 call)' ka.err)" 1
     ;;
-*) die "kaio run" ;;
+*) not_ok "kaio run" ;;
 esac
 
 # io_uring: the reads happen in the kernel, where no wrapper is; each
@@ -171,17 +172,17 @@ case $? in
     expect_eq "io_uring: the gap said in the summary" \
         "$(grep -c 'async I/O (io_uring, aio) on 1 fd not analysed (9 calls)' ur.err)" 1
     ;;
-*) die "uring run" ;;
+*) not_ok "uring run" ;;
 esac
 if [ -x /sbin/ldconfig ] && ! file -L /sbin/ldconfig 2>/dev/null | grep -q interpreter; then
-    rec un.zst sh -c '/sbin/ldconfig -p > /dev/null' || die "ldconfig run"
+    rec un.zst sh -c '/sbin/ldconfig -p > /dev/null' || not_ok "ldconfig run"
     "$IOANALYZE" un.zst > /dev/null 2> un.err
     expect_eq "a static program run by a recorded shell is named" \
         "$(grep -c '1 process ran unrecorded: /sbin/ldconfig (static)' un.err)" 1
 fi
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && [ -x /bin/true ]; then
     cp /bin/true suid_true && chown nobody suid_true && chmod u+s suid_true
-    rec su.zst sh -c "'$work/suid_true'" || die "setuid run"
+    rec su.zst sh -c "'$work/suid_true'" || not_ok "setuid run"
     "$IOANALYZE" info su.zst > su.info 2>/dev/null
     expect_eq "a setuid program run by a recorded shell is named" \
         "$(grep -c "exec'd $work/suid_true unrecorded (setuid)" su.info)" 1
@@ -198,8 +199,8 @@ exec 3>> fd3.txt
 for i in $(seq 500); do echo "fd3 $i" >&3; done
 EOF
     mkdir st rc
-    strace -f -y -s 0 -o bash.st bash sh.bash "$work/st" || die "bash under strace"
-    rec bash.zst bash sh.bash "$work/rc" || die "bash recorded"
+    strace -f -y -s 0 -o bash.st bash sh.bash "$work/st" || not_ok "bash under strace"
+    rec bash.zst bash sh.bash "$work/rc" || not_ok "bash recorded"
     "$IOANALYZE" profile bash.zst > bash.csv 2>/dev/null
     for f in app.txt over.txt fd3.txt; do
         want=$(awk -v f="/st/$f>" '/^[0-9]+ +write\(/ && index($0, f) {

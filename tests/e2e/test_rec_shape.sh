@@ -17,40 +17,40 @@ asan=$(asan_env "$LIBIORECORD")
 for mode in shape pthread_exit fork_thread unshare; do
     timeout 30 "$prog" $mode >"$work/$mode.native" 2>&1
     nrc=$?
-    [ $nrc -ne 124 ] || die "$mode: hangs natively"
+    [ $nrc -ne 124 ] || not_ok "$mode: hangs natively"
     timeout 30 "$IORECORD" -o "$work/$mode.zst" -- "$prog" $mode >"$work/$mode.rec" 2>&1
     rc=$?
-    [ $rc -ne 124 ] || die "$mode: hangs under iorecord"
-    [ $rc -eq $nrc ] || die "$mode: exit $rc under iorecord, $nrc natively"
+    [ $rc -ne 124 ] || not_ok "$mode: hangs under iorecord"
+    [ $rc -eq $nrc ] || not_ok "$mode: exit $rc under iorecord, $nrc natively"
     cmp -s "$work/$mode.native" "$work/$mode.rec" ||
-        die "$mode under iorecord: $(diff "$work/$mode.native" "$work/$mode.rec")"
+        not_ok "$mode under iorecord: $(diff "$work/$mode.native" "$work/$mode.rec")"
     # the preload for the program alone, not for timeout
     timeout 30 sh -c 'LD_PRELOAD=$1 IORECORD_OUTPUT=$2 exec "$3" "$4"' sh \
         "$LIBIORECORD" "$work/$mode.pre.zst" "$prog" $mode >"$work/$mode.pre" 2>&1
     rc=$?
-    [ $rc -ne 124 ] || die "$mode: hangs preloaded"
-    [ $rc -eq $nrc ] || die "$mode: exit $rc preloaded, $nrc natively"
+    [ $rc -ne 124 ] || not_ok "$mode: hangs preloaded"
+    [ $rc -eq $nrc ] || not_ok "$mode: exit $rc preloaded, $nrc natively"
     cmp -s "$work/$mode.native" "$work/$mode.pre" ||
-        die "$mode preloaded: $(diff "$work/$mode.native" "$work/$mode.pre")"
+        not_ok "$mode preloaded: $(diff "$work/$mode.native" "$work/$mode.pre")"
     for t in "$work/$mode.zst" "$work/$mode.pre.zst"; do
-        "$IOANALYZE" info "$t" >"$t.info" 2>&1 || die "$mode: info on $t failed"
-        grep -q '^damage: none' "$t.info" || die "$mode: $(grep damage "$t.info")"
+        "$IOANALYZE" info "$t" >"$t.info" 2>&1 || not_ok "$mode: info on $t failed"
+        grep -q '^damage: none' "$t.info" || not_ok "$mode: $(grep damage "$t.info")"
     done
 done
-grep -qx 'threads: 1' "$work/shape.native" || die "shape: $(head -1 "$work/shape.native")"
+grep -qx 'threads: 1' "$work/shape.native" || not_ok "shape: $(head -1 "$work/shape.native")"
 
 # what the traces hold: the exit of a process whose main thread left
 # first; a child forked by a thread with its own process record
 for t in "$work/pthread_exit.zst" "$work/pthread_exit.pre.zst"; do
-    grep -q '^processes: 1$' "$t.info" || die "pthread_exit: $(grep -A2 '^processes' "$t.info")"
-    grep -q 'exit status 0' "$t.info" || die "pthread_exit: no exit recorded"
+    grep -q '^processes: 1$' "$t.info" || not_ok "pthread_exit: $(grep -A2 '^processes' "$t.info")"
+    grep -q 'exit status 0' "$t.info" || not_ok "pthread_exit: no exit recorded"
     "$IOANALYZE" dump "$t" | grep -c '"op":"fopen".*"/proc/self/stat"' >"$work/n"
-    [ "$(cat "$work/n")" -eq 3 ] || die "pthread_exit: $(cat "$work/n") fopens recorded, not 3"
+    [ "$(cat "$work/n")" -eq 3 ] || not_ok "pthread_exit: $(cat "$work/n") fopens recorded, not 3"
 done
 for t in "$work/fork_thread.zst" "$work/fork_thread.pre.zst"; do
-    grep -q '^processes: 2$' "$t.info" || die "fork_thread: $(grep -A3 '^processes' "$t.info")"
+    grep -q '^processes: 2$' "$t.info" || not_ok "fork_thread: $(grep -A3 '^processes' "$t.info")"
     grep -q "rec_shape fork_thread\] 3 calls, exit status 7" "$t.info" ||
-        die "fork_thread: the child: $(grep '^  pid' "$t.info")"
+        not_ok "fork_thread: the child: $(grep '^  pid' "$t.info")"
 done
 
 # CPython: a join in a process forked from a thread (it hung with the
@@ -61,13 +61,13 @@ if have python3 && python3 -c 'import test.test_threading' 2>/dev/null; then
     nrc=$?
     (cd "$work" && timeout 120 "$IORECORD" -o "$work/py.zst" -- "$@" >"$work/py.rec" 2>&1)
     rc=$?
-    [ $rc -eq $nrc ] || die "CPython join in a forked thread: exit $rc under iorecord, $nrc natively"
-    grep -q '^Result: SUCCESS' "$work/py.rec" || die "CPython: $(tail -3 "$work/py.rec")"
+    [ $rc -eq $nrc ] || not_ok "CPython join in a forked thread: exit $rc under iorecord, $nrc natively"
+    grep -q '^Result: SUCCESS' "$work/py.rec" || not_ok "CPython: $(tail -3 "$work/py.rec")"
 fi
 # Python 3.12 warns on fork() in a multi-threaded process: not here
 if python3.12 -c pass 2>/dev/null; then
     out=$("$IORECORD" -o "$work/py12.zst" -- python3.12 -W error::DeprecationWarning \
         -c 'import os; pid = os.fork(); os._exit(0) if pid == 0 else os.waitpid(pid, 0)' 2>&1) ||
-        die "python3.12 fork under iorecord: $out"
+        not_ok "python3.12 fork under iorecord: $out"
 fi
 exit $fail

@@ -15,6 +15,7 @@
 # refills, NSS) are excluded by looking only at the descriptors and syscalls
 # above, and for sqlite only after it opened its database.
 set -u
+# e2e: slow (about 13 s here: real programs under iorecord and strace)
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE"
 need_strace

@@ -15,6 +15,7 @@
 # To refresh the expected files after a deliberate change of a rule:
 #   UPDATE=1 BUILD=build sh tests/e2e/test_samples.sh
 # then review `git diff samples/expected`.
+# e2e: slow (about 5 s here: records and analyzes every sample program)
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have python3 || skip "python3 is needed to mask the issues"

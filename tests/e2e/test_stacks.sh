@@ -14,8 +14,6 @@ have objcopy && have readelf && have strip || skip "no binutils (objcopy, readel
 have python3 || skip "no python3"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-stacks.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
 
 # A sanitized recorder (make asan) needs the sanitizer runtime loaded first
 # in the recorded program; its interceptor is then a frame of its own, which
@@ -44,16 +42,16 @@ strip --strip-all libstk.so
 cc -g -O1 -Wl,--build-id -o app stk_app.c -L. -lstk -Wl,-rpath,"$work/src" || exit 1
 aid=$(build_id app)
 
-env $REC_ENV "$IORECORD" -o "$work/t.zst" -- ./app "$work/data" || die "recording"
+env $REC_ENV "$IORECORD" -o "$work/t.zst" -- ./app "$work/data" || not_ok "recording"
 "$IOANALYZE" dump --format jsonl "$work/t.zst" > "$work/t.jsonl"
-"$IOANALYZE" $LEAK1 --debug-dir "$work/debug" "$work/t.zst" > "$work/i.json" 2> "$work/err" || die "analyze"
-"$IOANALYZE" $LEAK1 "$work/t.zst" > "$work/nodebug.json" 2> "$work/err.nodebug" || die "analyze without --debug-dir"
+"$IOANALYZE" $LEAK1 --debug-dir "$work/debug" "$work/t.zst" > "$work/i.json" 2> "$work/err" || not_ok "analyze"
+"$IOANALYZE" $LEAK1 "$work/t.zst" > "$work/nodebug.json" 2> "$work/err.nodebug" || not_ok "analyze without --debug-dir"
 "$IOANALYZE" $LEAK1 --format sarif --source-root "$work/src" --debug-dir "$work/debug" "$work/t.zst" \
-    > "$work/s.sarif" 2>/dev/null || die "analyze --format sarif"
+    > "$work/s.sarif" 2>/dev/null || not_ok "analyze --format sarif"
 
 python3 - "$work" "$aid" "$lid" \
     "$(line open_data stk_app.c)" "$(line load_all stk_app.c)" "$(line load_all_lib stk_app.c)" \
-    "$(line main stk_app.c)" "$(line read_settings stk_lib.c)" "$(line lib_open_config stk_lib.c)" <<'PY' || die "frames"
+    "$(line main stk_app.c)" "$(line read_settings stk_lib.c)" "$(line lib_open_config stk_lib.c)" <<'PY' || not_ok "frames"
 import json, sys
 work, aid, lid = sys.argv[1:4]
 l_open, l_load, l_load_lib, l_main, l_read, l_cfg = map(int, sys.argv[4:10])
@@ -153,20 +151,17 @@ PY
 unresolved() { sed -n 's/.*; \([0-9]*\) of [0-9]* stack frames unresolved.*/\1/p' "$1"; }
 u=$(unresolved "$work/err") nu=$(unresolved "$work/err.nodebug")
 [ -n "$u" ] && [ -n "$nu" ] && [ $((u + 1)) -eq "$nu" ] ||
-    die "summaries: $(cat "$work/err" "$work/err.nodebug")"
-[ -n "$REC_ENV" ] || [ "$u" = 0 ] || die "summary with debug info: $(cat "$work/err")"
+    not_ok "summaries: $(cat "$work/err" "$work/err.nodebug")"
+[ -n "$REC_ENV" ] || [ "$u" = 0 ] || not_ok "summary with debug info: $(cat "$work/err")"
 
 # The SARIF log against the SARIF 2.1.0 schema and GitHub's ingestion rules,
 # with Microsoft's multitool: SARIF_MULTITOOL names its binary, else the one
-# on PATH, else npm installs it once under the build tree (skipped where it
-# cannot): no error. Its schema, shipped beside it, through python3's
-# jsonschema when that is installed.
+# on PATH, else the one npm installs once under the build tree when
+# IOSCOPE_NPM=1 (see npm_package): no error. Its schema, shipped beside it,
+# through python3's jsonschema when that is installed.
 mt=${SARIF_MULTITOOL:-$(command -v sarif-multitool)}
 mtdir=$BUILD/npm-sarif
-if [ -z "$mt" ] && have node && { [ -d "$mtdir/node_modules/@microsoft/sarif-multitool" ] ||
-    { have npm && mkdir -p "$mtdir" &&
-        timeout 300 npm install --prefix "$mtdir" --no-audit --no-fund @microsoft/sarif-multitool \
-            > "$work/npm.log" 2>&1; }; }; then
+if [ -z "$mt" ] && have node && npm_package "$mtdir" @microsoft/sarif-multitool 300; then
     # npm may leave the package's postinstall (a chmod of the binary) unrun
     chmod u+x "$mtdir"/node_modules/@microsoft/sarif-multitool-linux*/Sarif.Multitool 2>/dev/null
     mt=$mtdir/node_modules/.bin/sarif-multitool
@@ -174,14 +169,14 @@ fi
 if [ -n "$mt" ] && [ -x "$mt" ]; then
     DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$mt" validate "$work/s.sarif" --rule-kind "Gh;Sarif" \
         -o "$work/validation.sarif" --log ForceOverwrite > "$work/mt.out" 2>&1
-    grep -q ": error " "$work/mt.out" && die "sarif-multitool: $(grep ': error ' "$work/mt.out")"
-    grep -q "Analysis completed successfully" "$work/mt.out" || die "sarif-multitool: $(cat "$work/mt.out")"
+    grep -q ": error " "$work/mt.out" && not_ok "sarif-multitool: $(grep ': error ' "$work/mt.out")"
+    grep -q "Analysis completed successfully" "$work/mt.out" || not_ok "sarif-multitool: $(cat "$work/mt.out")"
     schema=$(find "$(dirname "$(readlink -f "$mt")")" -maxdepth 1 -name 'sarif-2.1.0.json' | head -n 1)
     if [ -n "$schema" ] && python3 -c 'import jsonschema' 2>/dev/null; then
         python3 -c '
 import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
-            "$work/s.sarif" "$schema" || die "SARIF schema"
+            "$work/s.sarif" "$schema" || not_ok "SARIF schema"
     fi
 else
     echo "(no sarif-multitool: the SARIF log checked by hand only)"
@@ -190,8 +185,8 @@ fi
 # strace -k: its frame without a symbol goes through the same symbolizer
 if have strace && strace -f -k -o "$work/k.log" ./app "$work/data" 2>/dev/null &&
     grep -q 'libstk.so() \[' "$work/k.log"; then
-    "$IOANALYZE" $LEAK1 --debug-dir "$work/debug" "$work/k.log" > "$work/k.json" 2>/dev/null || die "analyze strace -k"
-    python3 - "$work/k.json" "$(line read_settings stk_lib.c)" <<'PY' || die "strace -k frames"
+    "$IOANALYZE" $LEAK1 --debug-dir "$work/debug" "$work/k.log" > "$work/k.json" 2>/dev/null || not_ok "analyze strace -k"
+    python3 - "$work/k.json" "$(line read_settings stk_lib.c)" <<'PY' || not_ok "strace -k frames"
 import json, sys
 i = {x["path"].rsplit("/", 1)[1]: x for x in json.load(open(sys.argv[1]))}
 f = i["settings"]["frames"][0]
@@ -207,10 +202,10 @@ cc -g -O1 -fPIC -shared -DPLUG=a -o libplugA.so stk_plug.c &&
     cc -g -O1 -fPIC -shared -DPLUG=b -o libplugB.so stk_plug.c &&
     cc -g -O1 -o dl stk_dl.c -ldl || exit 1
 env $REC_ENV "$IORECORD" -o "$work/dl.zst" -- ./dl "$work/data" "$work/src/libplugA.so" \
-    "$work/src/libplugB.so" || die "recording dl"
+    "$work/src/libplugB.so" || not_ok "recording dl"
 "$IOANALYZE" dump --format jsonl "$work/dl.zst" > "$work/dl.jsonl"
-"$IOANALYZE" $LEAK1 "$work/dl.zst" > "$work/dl.json" 2>/dev/null || die "analyze dl"
-python3 - "$work" "$(build_id libplugA.so)" "$(build_id libplugB.so)" "$(line plug_open stk_plug.c)" <<'PY' || die "dlclose"
+"$IOANALYZE" $LEAK1 "$work/dl.zst" > "$work/dl.json" 2>/dev/null || not_ok "analyze dl"
+python3 - "$work" "$(build_id libplugA.so)" "$(build_id libplugB.so)" "$(line plug_open stk_plug.c)" <<'PY' || not_ok "dlclose"
 import json, sys
 work, ida, idb, ln = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 mods = {m["path"]: m["build_id"] for m in (json.loads(l) for l in open(work + "/dl.jsonl"))
@@ -227,10 +222,10 @@ PY
 # C++: a member function and one inlined into it, as C++ names
 if have g++; then
     cd "$work/src" || exit 1
-    g++ -g -O1 -o cxx "$SRC/stk_cxx.cpp" || die "building the C++ program"
-    env $REC_ENV "$IORECORD" -o "$work/cxx.zst" -- ./cxx "$work/data" || die "recording cxx"
-    "$IOANALYZE" $LEAK1 "$work/cxx.zst" > "$work/cxx.json" 2>/dev/null || die "analyze cxx"
-    python3 - "$work/cxx.json" "$(line cxx_open "$SRC/stk_cxx.cpp")" "$(line cxx_load "$SRC/stk_cxx.cpp")" <<'PY' || die "C++ frames"
+    g++ -g -O1 -o cxx "$SRC/stk_cxx.cpp" || not_ok "building the C++ program"
+    env $REC_ENV "$IORECORD" -o "$work/cxx.zst" -- ./cxx "$work/data" || not_ok "recording cxx"
+    "$IOANALYZE" $LEAK1 "$work/cxx.zst" > "$work/cxx.json" 2>/dev/null || not_ok "analyze cxx"
+    python3 - "$work/cxx.json" "$(line cxx_open "$SRC/stk_cxx.cpp")" "$(line cxx_load "$SRC/stk_cxx.cpp")" <<'PY' || not_ok "C++ frames"
 import json, sys
 issues = [i for i in json.load(open(sys.argv[1])) if i["type"] == 4]
 assert len(issues) == 1, issues
@@ -259,9 +254,9 @@ __attribute__((noinline)) int inserted(int x)\
 }|' "$work/src/stk_app.c" > "$work/src2/stk_app.c"
 cd "$work/src2" || exit 1
 cc -g -O1 -o app stk_app.c -L. -lstk -Wl,-rpath,"$work/src2" || exit 1
-env $REC_ENV "$IORECORD" -o "$work/t2.zst" -- ./app "$work/data" || die "recording the rebuild"
-"$IOANALYZE" $LEAK1 --debug-dir "$work/debug" "$work/t2.zst" > "$work/i2.json" 2>/dev/null || die "analyze the rebuild"
-python3 - "$work/i.json" "$work/i2.json" <<'PY' || die "fingerprints after the rebuild"
+env $REC_ENV "$IORECORD" -o "$work/t2.zst" -- ./app "$work/data" || not_ok "recording the rebuild"
+"$IOANALYZE" $LEAK1 --debug-dir "$work/debug" "$work/t2.zst" > "$work/i2.json" 2>/dev/null || not_ok "analyze the rebuild"
+python3 - "$work/i.json" "$work/i2.json" <<'PY' || not_ok "fingerprints after the rebuild"
 import json, sys
 a, b = (sorted(json.load(open(p)), key=lambda i: i["path"]) for p in sys.argv[1:3])
 assert len(a) == len(b) == 2

@@ -9,6 +9,7 @@
 #   stack  a JSONL open whose stack has a million frames: same
 # Address space is capped with ulimit -v (not under AddressSanitizer, which
 # reserves terabytes of it).
+# e2e: slow (about 24 s here: inputs that inflate to gigabytes)
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 LIBIOTRACE=$BUILD/lib/libiotrace.a

@@ -10,6 +10,7 @@
 #     (per process and op: the main process with its threads and handlers,
 #     each exec'd, spawned and forked child) is in it, exactly (the
 #     recorder's `fdpath` records name fds it saw used first: not calls).
+# e2e: slow (about 82 s here: 20 s of stress under iorecord)
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 PROG=$BUILD/bin/progs/stress_io
@@ -31,14 +32,14 @@ plain_rc=$?
     exec timeout -k 10 $((SECS * 3 + 60)) "$IORECORD" -o "$work/trace.zst" -- "$PROG" "$work/rec" \
     >"$work/rec.out" 2>"$work/rec.err")
 rec_rc=$?
-[ $rec_rc -eq 124 ] || [ $rec_rc -eq 137 ] && fail "no exit within $((SECS * 3 + 60)) s under the recorder (deadlock?)"
-[ $rec_rc -eq "$plain_rc" ] || { cat "$work/rec.err"; fail "exit status $rec_rc under the recorder, $plain_rc without"; }
-cmp -s "$work/plain.out" "$work/rec.out" || { diff "$work/plain.out" "$work/rec.out"; fail "output differs under the recorder"; }
-[ "$plain_rc" -eq 0 ] || { cat "$work/plain.out"; fail "the program itself failed (exit $plain_rc)"; }
-[ -s "$work/rec.err" ] && { cat "$work/rec.err"; fail "unexpected messages on stderr under the recorder"; }
+[ $rec_rc -eq 124 ] || [ $rec_rc -eq 137 ] && die "no exit within $((SECS * 3 + 60)) s under the recorder (deadlock?)"
+[ $rec_rc -eq "$plain_rc" ] || { cat "$work/rec.err"; die "exit status $rec_rc under the recorder, $plain_rc without"; }
+cmp -s "$work/plain.out" "$work/rec.out" || { diff "$work/plain.out" "$work/rec.out"; die "output differs under the recorder"; }
+[ "$plain_rc" -eq 0 ] || { cat "$work/plain.out"; die "the program itself failed (exit $plain_rc)"; }
+[ -s "$work/rec.err" ] && { cat "$work/rec.err"; die "unexpected messages on stderr under the recorder"; }
 
-"$IOANALYZE" info "$work/trace.zst" >"$work/info" 2>"$work/info.err" || fail "ioanalyze info failed: $(cat "$work/info.err")"
-grep -q '^damage: none' "$work/info" || { cat "$work/info"; fail "the trace is damaged"; }
+"$IOANALYZE" info "$work/trace.zst" >"$work/info" 2>"$work/info.err" || die "ioanalyze info failed: $(cat "$work/info.err")"
+grep -q '^damage: none' "$work/info" || { cat "$work/info"; die "the trace is damaged"; }
 
 # Calls per (pid, op) in the trace.
 "$IOANALYZE" dump --format jsonl "$work/trace.zst" 2>"$work/dump.err" |
@@ -46,7 +47,7 @@ grep -q '^damage: none' "$work/info" || { cat "$work/info"; fail "the trace is d
         split($2, a, ","); match($0, /"op":"[a-z_]+"/)
         n[a[1] " " substr($0, RSTART + 6, RLENGTH - 7)]++
     } END { for (k in n) print k, n[k] }' | sort >"$work/trace.counts"
-[ -s "$work/dump.err" ] && fail "ioanalyze dump: $(cat "$work/dump.err")"
+[ -s "$work/dump.err" ] && die "ioanalyze dump: $(cat "$work/dump.err")"
 
 # What the program says it did: the main process's own counts, and for each
 # child the fixed I/O of its kind (see stress_io.c: child_main, fork_child).
@@ -65,11 +66,11 @@ awk 'FILENAME == ARGV[1] { sh[$1] = 1; next } !($1 in sh)' "$work/sh.pids" "$wor
 if ! cmp -s "$work/expected.counts" "$work/trace.checked"; then
     echo "calls per pid and op: < counted by the program, > in the trace"
     diff "$work/expected.counts" "$work/trace.checked" | head -n 40
-    fail "the trace does not hold exactly the calls the program made"
+    die "the trace does not hold exactly the calls the program made"
 fi
 for pid in $(cat "$work/sh.pids"); do
     grep -q "^  pid $pid ppid $main_pid .*exit status 5" "$work/info" ||
-        fail "child /bin/sh $pid missing from the trace or without its exit status"
+        die "child /bin/sh $pid missing from the trace or without its exit status"
 done
 total=$(awk '{ s += $3 } END { print s }' "$work/expected.counts")
 children=$(grep -c '^child ' "$work/counts")

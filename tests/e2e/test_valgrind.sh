@@ -6,6 +6,7 @@
 # byte flipped at each of a fixed set of places, read by `info` and `dump` under
 # memcheck; a memcheck error, a crash, a hang or figures that cannot be true
 # fail. Skipped without valgrind.
+# e2e: slow (about 218 s here: memcheck of every subcommand)
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 have valgrind || skip "valgrind is not installed"
