@@ -50,7 +50,7 @@ struct sarif_rule {
     const char *name;  /* a CamelCase name, e.g. "SmallBuffer"; id when NULL */
     const char *help;  /* one or two sentences: what it finds and why it hurts */
     int type;
-    const char *fix;   /* how to fix it (markdown); NULL: the registry's (rules_fix) */
+    const char *fix;   /* how to fix it (markdown), or NULL */
 };
 
 /*

@@ -73,7 +73,7 @@ static int write_sarif(const json_t *issues, const char *source_root)
         return -1;
     for (i = 0; i < n; i++)
         sr[i] = (struct sarif_rule){rules[i]->name, camel(rules[i]->name), rules[i]->summary,
-                                    rules[i]->type, rules_fix(rules[i]->name)};
+                                    rules[i]->type, rules[i]->fix};
     log = sarif_render(issues, sr, n, source_root);
     for (i = 0; i < n; i++)
         free((char *)sr[i].name);

@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "ci.h"
-#include "registry.h"
 #include "version.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
@@ -64,7 +63,7 @@ static json_t *first_sentence(const char *text)
 static json_t *rule_descriptor(const struct sarif_rule *r)
 {
     const char *help = r->help && *r->help ? r->help : r->id;
-    const char *fix = r->fix ? r->fix : rules_fix(r->id);
+    const char *fix = r->fix;
     char *text = NULL, *md = NULL, uri[256];
     json_t *d;
 
