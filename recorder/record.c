@@ -84,37 +84,31 @@ void rec_call(struct iot_event *ev, const char *path, const char *mode,
     rec_leave();
 }
 
-static struct iot_event lost_event(uint64_t count)
+/* A lost record, appended by t (which holds the guard) or, t NULL, through rec_call. */
+static void lost(struct rec_thread *t, const char *why, uint64_t count)
 {
     struct iot_event ev = rec_event(IOT_OP_LOST, 0, 0);
+    int saved = errno;
+    uint64_t s;
 
+    if (!rec_active)
+        return;
     ev.has |= IOT_HAS_SIZE;
     ev.size = (int64_t)count;
-    return ev;
+    s = rec_stamp();
+    if (t)
+        rec_call_in(t, &ev, NULL, why, NULL, s, s);
+    else
+        rec_call(&ev, NULL, why, NULL, s, s);
+    errno = saved;
 }
 
 void rec_lost(const char *why, uint64_t count)
 {
-    struct iot_event ev = lost_event(count);
-    int saved = errno;
-    uint64_t s;
-
-    if (!rec_active)
-        return;
-    s = rec_stamp();
-    rec_call(&ev, NULL, why, NULL, s, s);
-    errno = saved;
+    lost(NULL, why, count);
 }
 
 void rec_lost_in(struct rec_thread *t, const char *why, uint64_t count)
 {
-    struct iot_event ev = lost_event(count);
-    int saved = errno;
-    uint64_t s;
-
-    if (!rec_active)
-        return;
-    s = rec_stamp();
-    rec_call_in(t, &ev, NULL, why, NULL, s, s);
-    errno = saved;
+    lost(t, why, count);
 }
