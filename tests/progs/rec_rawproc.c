@@ -62,8 +62,11 @@ static void reap(pid_t pid)
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
-static pid_t raw_child(const char *how)
+/* A child made by how: libc's fork() when NULL, else the raw syscall named. */
+static pid_t make_child(const char *how)
 {
+    if (!how)
+        return fork();
     if (strcmp(how, "fork") == 0)
         return (pid_t)syscall(SYS_fork);
     if (strcmp(how, "clone") == 0)
@@ -86,11 +89,11 @@ static int clone_child(void *arg)
     return 0;
 }
 
-/* Two forked children and the parent write n times each. */
-static void children_then_parent(int n)
+/* nchildren children made by how (make_child), then the parent, write n times each. */
+static void children_then_parent(int nchildren, const char *how, int n)
 {
-    for (int c = 0; c < 2; c++) {
-        pid_t pid = fork();
+    for (int c = 0; c < nchildren; c++) {
+        pid_t pid = make_child(how);
 
         CHECK(pid >= 0);
         if (pid == 0) {
@@ -114,17 +117,7 @@ int main(int argc, char **argv)
     snprintf(counts_path, sizeof(counts_path), "%s/counts", argv[2]);
     snprintf(data_path, sizeof(data_path), "%s/data", argv[2]);
     if (!strcmp(mode, "fork") || !strcmp(mode, "clone") || !strcmp(mode, "clone3")) {
-        for (int c = 0; c < 3; c++) {
-            pid_t pid = raw_child(mode);
-
-            CHECK(pid >= 0);
-            if (pid == 0) {
-                writes(n);
-                _exit(0);
-            }
-            reap(pid);
-        }
-        writes(n);
+        children_then_parent(3, mode, n);
     } else if (!strcmp(mode, "libclone") || !strcmp(mode, "libclone_vm")) {
         int vm = !strcmp(mode, "libclone_vm");
         size_t size = 256 * 1024;
@@ -137,7 +130,7 @@ int main(int argc, char **argv)
         writes(n);
     } else if (!strcmp(mode, "close_range")) {
         CHECK(syscall(SYS_close_range, 3L, (long)~0U, 0L) == 0);
-        children_then_parent(n);
+        children_then_parent(2, NULL, n);
     } else if (!strcmp(mode, "dup3")) {
         int fd = open(data_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
@@ -147,10 +140,10 @@ int main(int argc, char **argv)
                 CHECK(syscall(SYS_dup3, (long)fd, (long)i, 0L) == i);
         for (int i = 3; i < 1024; i++)
             CHECK(syscall(SYS_close, (long)i) == 0);
-        children_then_parent(n);
+        children_then_parent(2, NULL, n);
     } else if (!strcmp(mode, "inline_close")) {
         CHECK(raw_sys(SYS_close_range, 3, (long)~0U, 0, 0) == 0);
-        children_then_parent(n);
+        children_then_parent(2, NULL, n);
     } else if (!strcmp(mode, "inline_dup3")) {
         int fd = open(data_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
@@ -162,7 +155,7 @@ int main(int argc, char **argv)
             if (i != fd)
                 CHECK(raw_sys(SYS_close, i, 0, 0, 0) == 0);
         CHECK(close(fd) == 0);
-        children_then_parent(n);
+        children_then_parent(2, NULL, n);
     } else {
         CHECK(!"unknown mode");
     }
