@@ -152,7 +152,7 @@ $(LIBIORECORD): $(call obj,$(RECLIB_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -ldl -lpthread
 
-$(IORECORD): $(call obj,recorder/iorecord.c recorder/collector.c recorder/segment.c recorder/frame.c $(wildcard recorder/launch_*.c)) $(LIBIOTRACE)
+$(IORECORD): $(call obj,recorder/iorecord.c recorder/collector.c recorder/segment.c recorder/frame.c recorder/exejudge.c $(wildcard recorder/launch_*.c)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 

@@ -3,11 +3,8 @@
  * is about to exec or spawn, and what that child gets when it cannot.
  *
  * A program the preload cannot enter is recorded as `unrecorded` (by the
- * exec and spawn wrappers, wrap_proc.c) with a mode word saying why:
- *   static      no PT_INTERP: no dynamic loader reads LD_PRELOAD
- *   setuid      setuid/setgid to another user: secure-exec drops LD_PRELOAD
- *   fcaps       file capabilities (security.capability) for a user other
- *               than root: secure-exec too
+ * exec and spawn wrappers, wrap_proc.c) with a mode word saying why: the
+ * judge's (exejudge.c: static, setuid, fcaps), or
  *   no_library  this library cannot be reached from the process's root
  *               (a chroot without it): the loader would print an error on
  *               the program's stderr, so the child gets no preload at all
@@ -16,142 +13,23 @@
  * setuid or capable program never holds the run's shared records.
  * Raw syscalls only: this runs in exec wrappers, perhaps in a vfork child.
  */
-#include <elf.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "exejudge.h"
 #include "internal.h"
 #include "wrap.h"
 
-/*
- * The ELF file fd (header eh) lists an AddressSanitizer runtime as
- * DT_NEEDED: its name into asan (REC_ASAN_NAME bytes). ASan's runtime
- * exits 1 unless it is the first object loaded, so the child's LD_PRELOAD
- * must start with it, before this library (rec_env_child).
- */
-static void asan_needed(int fd, const Elf64_Ehdr *eh, char *asan)
-{
-    Elf64_Phdr ph, dyn = { 0 };
-    Elf64_Dyn d[256];
-    uint64_t strtab = 0;
-    long n, str_off = -1;
-
-    for (unsigned i = 0; i < eh->e_phnum && i < 256 && dyn.p_type != PT_DYNAMIC; i++)
-        if (syscall(SYS_pread64, fd, &dyn, sizeof(dyn),
-                    (long)(eh->e_phoff + (uint64_t)i * eh->e_phentsize)) != (long)sizeof(dyn))
-            return;
-    if (dyn.p_type != PT_DYNAMIC)
-        return;
-    n = syscall(SYS_pread64, fd, d, dyn.p_filesz < sizeof(d) ? dyn.p_filesz : sizeof(d),
-                (long)dyn.p_offset);
-    n = n > 0 ? n / (long)sizeof(d[0]) : 0;
-    for (long i = 0; i < n && d[i].d_tag != DT_NULL; i++)
-        if (d[i].d_tag == DT_STRTAB)
-            strtab = d[i].d_un.d_ptr;
-    for (unsigned i = 0; strtab && i < eh->e_phnum && i < 256 && str_off < 0; i++) {
-        if (syscall(SYS_pread64, fd, &ph, sizeof(ph),
-                    (long)(eh->e_phoff + (uint64_t)i * eh->e_phentsize)) != (long)sizeof(ph))
-            return;
-        if (ph.p_type == PT_LOAD && strtab >= ph.p_vaddr && strtab < ph.p_vaddr + ph.p_filesz)
-            str_off = (long)(strtab - ph.p_vaddr + ph.p_offset);
-    }
-    for (long i = 0; str_off >= 0 && i < n && d[i].d_tag != DT_NULL; i++) {
-        char lib[REC_ASAN_NAME];
-        long got;
-
-        if (d[i].d_tag != DT_NEEDED)
-            continue;
-        got = syscall(SYS_pread64, fd, lib, sizeof(lib) - 1, str_off + (long)d[i].d_un.d_val);
-        if (got <= 0)
-            continue;
-        lib[got] = '\0';
-        if (strncmp(lib, "libasan.so", 10) == 0) {
-            memcpy(asan, lib, strlen(lib) + 1);
-            return;
-        }
-    }
-}
-
-/* Whether path carries file capabilities. */
-static int has_fcaps(const char *path)
-{
-    char v[64];
-
-    return syscall(SYS_getxattr, path, "security.capability", v, sizeof(v)) > 0;
-}
-
-static const char *judge(const char *path, int depth, char *asan)
-{
-    unsigned char h[512];
-    struct stat st;
-    const char *why = NULL;
-    long n;
-    int fd;
-
-    if (!path)
-        return NULL;
-    fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    if (syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))
-        goto out;
-    if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
-        ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
-        why = "setuid";
-        goto out;
-    }
-    /* root (real uid 0) gains no secure-exec from file capabilities */
-    if (getuid() != 0 && has_fcaps(path)) {
-        why = "fcaps";
-        goto out;
-    }
-    n = syscall(SYS_pread64, fd, h, sizeof(h) - 1, 0L);
-    if (n >= 4 && h[0] == '#' && h[1] == '!' && depth == 0) {
-        char interp[sizeof(h)];
-        size_t i = 2, k = 0;
-
-        h[n] = '\0';
-        while (h[i] == ' ' || h[i] == '\t')
-            i++;
-        while (h[i] && h[i] != ' ' && h[i] != '\t' && h[i] != '\n')
-            interp[k++] = (char)h[i++];
-        interp[k] = '\0';
-        why = k ? judge(interp, 1, asan) : NULL;
-    } else if (n >= 64 && !memcmp(h, ELFMAG, SELFMAG) && h[EI_CLASS] == ELFCLASS64) {
-        Elf64_Ehdr eh;
-        Elf64_Phdr ph;
-
-        memcpy(&eh, h, sizeof(eh));
-        why = "static";
-        for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
-            if (syscall(SYS_pread64, fd, &ph, sizeof(ph),
-                        (long)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) != (long)sizeof(ph))
-                break;
-            if (ph.p_type == PT_INTERP) {
-                why = NULL;
-                break;
-            }
-        }
-        if (!why)
-            asan_needed(fd, &eh, asan);
-    }
-out:
-    syscall(SYS_close, fd);
-    return why;
-}
-
 const char *rec_unrecordable(const char *path, char *asan)
 {
-    const char *why;
+    struct rec_exe_verdict v;
 
-    asan[0] = '\0';
-    why = judge(path, 0, asan);
-
-    if (!why && path && rec_lib_path[0] &&
+    rec_exe_judge(path, &v);
+    memcpy(asan, v.asan, sizeof(v.asan));
+    if (!v.why && path && rec_lib_path[0] &&
         syscall(SYS_faccessat, AT_FDCWD, rec_lib_path, R_OK) != 0)
-        why = "no_library";
-    return why;
+        return "no_library";
+    return v.why;
 }
 
 /* Whether the recorder's fds of a collector are gone from this fd table. */

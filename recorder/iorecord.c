@@ -32,6 +32,7 @@
 
 #include "clock.h"
 #include "collector.h"
+#include "exejudge.h"
 #include "install_dirs.h"
 #include "iotrace.h"
 #include "launch.h"
@@ -193,72 +194,32 @@ static void resolve_command(const char *cmd, char *out, size_t cap)
 }
 
 /*
- * Refuse what the preload cannot apply to: static executables (no
- * PT_INTERP) and set-id programs. A "#!" script is judged by its
- * interpreter.
+ * Refuse what the preload cannot apply to (exejudge.c: static, set-id and
+ * file-capability programs; a "#!" script is judged by its interpreter).
+ * asan (REC_EXE_NAME bytes): the ASan runtime the program needs first in
+ * LD_PRELOAD, or "".
  */
-static void check_executable(const char *path, int depth)
+static void check_executable(const char *path, char *asan)
 {
-    unsigned char hdr[256];
+    struct rec_exe_verdict v;
     struct stat st;
-    ssize_t n;
-    int fd;
+    const char *what = NULL;
 
     if (stat(path, &st) != 0)
         die(127, errno, "cannot run '%s'", path);
-    if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
-        ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
-        die(126, 0, "'%s' is setuid/setgid: the recorder cannot be preloaded "
-                    "into it", path);
-    /* file capabilities make a secure exec too, but for root */
-    if (getuid() != 0 && getxattr(path, "security.capability", hdr, sizeof(hdr)) > 0)
-        die(126, 0, "'%s' has file capabilities: the recorder cannot be "
-                    "preloaded into it", path);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    rec_exe_judge(path, &v);
+    if (!v.why && access(path, R_OK) != 0)
         die(126, errno, "cannot read '%s'", path);
-    n = read(fd, hdr, sizeof(hdr));
-    if (n >= 4 && hdr[0] == '#' && hdr[1] == '!' && depth == 0) {
-        char interp[PATH_MAX];
-        size_t i = 2, j = 0;
-
-        close(fd);
-        while (i < (size_t)n && (hdr[i] == ' ' || hdr[i] == '\t'))
-            i++;
-        while (i < (size_t)n && hdr[i] != ' ' && hdr[i] != '\t' &&
-               hdr[i] != '\n' && j + 1 < sizeof(interp))
-            interp[j++] = (char)hdr[i++];
-        interp[j] = '\0';
-        if (j > 0)
-            check_executable(interp, 1);
-        return;
-    }
-    if (n < (ssize_t)sizeof(Elf64_Ehdr) || memcmp(hdr, ELFMAG, SELFMAG) != 0) {
-        close(fd);
-        return;   /* not ELF: leave it to exec to judge */
-    }
-    if (hdr[EI_CLASS] == ELFCLASS64) {
-        Elf64_Ehdr eh;
-        int interp = 0;
-
-        memcpy(&eh, hdr, sizeof(eh));
-        for (int i = 0; i < eh.e_phnum; i++) {
-            Elf64_Phdr ph;
-
-            if (pread(fd, &ph, sizeof(ph),
-                      (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
-                (ssize_t)sizeof(ph))
-                break;
-            if (ph.p_type == PT_INTERP)
-                interp = 1;
-        }
-        close(fd);
-        if (!interp)
-            die(126, 0, "'%s' is statically linked: the recorder cannot be "
-                        "preloaded into it", path);
-        return;
-    }
-    close(fd);
+    if (v.why && strcmp(v.why, "setuid") == 0)
+        what = "is setuid/setgid";
+    else if (v.why && strcmp(v.why, "fcaps") == 0)
+        what = "has file capabilities";
+    else if (v.why)
+        what = "is statically linked";
+    if (what)
+        die(126, 0, "'%s' %s: the recorder cannot be preloaded into it", v.file[0] ? v.file : path,
+            what);
+    memcpy(asan, v.asan, sizeof(v.asan));
 }
 
 /* The TSC rate, measured once here so every recorded process can skip it. */
@@ -299,19 +260,18 @@ static const char *sandbox_env(void)
     return v;
 }
 
-static void set_env(const char *lib, const char *cmd, const char *out, int stacks,
+static void set_env(const char *lib, const char *asan, const char *out, int stacks,
                     const struct collector *col)
 {
     const char *old = getenv("LD_PRELOAD");
-    char buf[3 * PATH_MAX + 2], asan[256];
+    char buf[3 * PATH_MAX + 2];
     char num[32];
 
     /* After any existing preload: a sanitizer runtime must stay first. */
     if (!old || !*old || join(buf, sizeof(buf), old, strlen(old), ":", lib))
         join(buf, sizeof(buf), lib, strlen(lib), "", "");
-    /* A program built with ASan needs its runtime first (launch_asan.c). */
-    if (!(old && (strncmp(old, "libasan", 7) == 0 || strstr(old, "/libasan"))) &&
-        launch_asan_runtime(cmd, asan, sizeof(asan))) {
+    /* A program built with ASan needs its runtime first (exejudge.c). */
+    if (!(old && (strncmp(old, "libasan", 7) == 0 || strstr(old, "/libasan"))) && asan[0]) {
         char rest[sizeof(buf)];
 
         strcpy(rest, buf);
@@ -611,7 +571,7 @@ static int parse_options(int argc, char **argv, const char **output,
 int main(int argc, char **argv)
 {
     const char *output = "iorecord.zst";
-    char out[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX];
+    char out[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX], asan[REC_EXE_NAME];
     struct collector col;
     int stacks = -1, i, status;
 
@@ -626,11 +586,11 @@ int main(int argc, char **argv)
         die(2, 0, "empty trace file name");
     find_library(lib, sizeof(lib));
     resolve_command(argv[i], cmd, sizeof(cmd));
-    check_executable(cmd, 0);
+    check_executable(cmd, asan);
     absolutize(output, out, sizeof(out));
     open_output(output, out);
     start_collector(&col, output, out);
-    set_env(lib, cmd, out, stacks, &col);
+    set_env(lib, asan, out, stacks, &col);
     make_once_flag();
     forward_signals();
     child = fork();

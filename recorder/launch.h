@@ -8,12 +8,6 @@
 #include <stddef.h>
 
 /*
- * Whether the ELF program at path needs an AddressSanitizer runtime
- * (DT_NEEDED libasan.so.N): 1 with its name in name (cap bytes), else 0.
- */
-int launch_asan_runtime(const char *path, char *name, size_t cap);
-
-/*
  * The FIFO at path opened for writing once a reader has it open, waiting
  * at most LAUNCH_FIFO_WAIT_MS: the fd (blocking), or -1 (errno ENXIO when
  * nobody came to read).

@@ -37,6 +37,7 @@
 
 #include "iotrace.h"
 #include "enc_io.h"
+#include "exejudge.h"
 #include "frame.h"
 #include "path.h"
 #include "segment.h"
@@ -515,7 +516,7 @@ static inline char *rec_stpnum(char *dst, unsigned long long v)
  * fds from the exec as for an unrecordable program); the recorder's fds of
  * a collector made close-on-exec (0) or inheritable again (1).
  */
-#define REC_ASAN_NAME 64
+#define REC_ASAN_NAME REC_EXE_NAME
 const char *rec_unrecordable(const char *path, char *asan);
 char **rec_env_child(char *const envp[], const char **why, const char *asan);
 void rec_own_fds_inherit(int inherit);
