@@ -19,7 +19,11 @@
 #                   make uninstall with the same variables removes it
 #
 # Every .c file in a part's folder belongs to that part, so adding a file
-# needs no edit here.
+# needs no edit here. The parts and what each may include are in
+# docs/architecture.md; a part is compiled with its own folder and its
+# dependencies' folders on the include path, nothing else, and
+# tests/check_parts.sh (run by make check and make test) fails on an include
+# or a call that crosses a boundary the wrong way.
 
 # Where `make install` puts things (DESTDIR is prepended to each, and is
 # never compiled in). The preload library goes to a directory of its own so
@@ -40,7 +44,7 @@ BUILD   ?= build
 OPT     ?= -O2 -g
 
 WARN     := -Wall -Wextra -Werror
-CPPFLAGS += -D_GNU_SOURCE -Iformats -Ianalyzer -Irules
+CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   += -std=c11 $(OPT) $(WARN) -fPIC $(SANITIZE)
 LDFLAGS  += $(SANITIZE)
 
@@ -60,15 +64,31 @@ BIN := $(BUILD)/bin
 LIB := $(BUILD)/lib
 OBJ := $(BUILD)/obj
 
-FORMATS_SRC  := $(wildcard formats/*.c)
-RULES_SRC    := $(wildcard rules/*.c)
-ANALYZER_SRC := $(wildcard analyzer/*.c)
-RECLIB_SRC   := $(filter-out recorder/iorecord.c recorder/collector.c $(wildcard recorder/launch_*.c),$(wildcard recorder/*.c))
+# The parts (parts.mk): each is compiled with its own folder and the folders
+# of the parts it uses on the include path, and nothing else.
+include parts.mk
+part_src = $(wildcard $($(1).dir)/*.c)
+part_inc = $(foreach p,$(1) $($(1).uses),-I$($(p).dir))
+$(foreach p,$(PARTS),$(eval $$(OBJ)/$($(p).dir)/%.o: CPPFLAGS += $$(call part_inc,$(p))))
+# tests and benches reach into every part
+INC_all := $(foreach p,$(PARTS),-I$($(p).dir))
+$(OBJ)/tests/%.o: CPPFLAGS += $(INC_all)
+$(OBJ)/bench/%.o: CPPFLAGS += $(INC_all)
+
+COMMON_SRC    := $(call part_src,common)
+FORMATS_SRC   := $(call part_src,formats)
+INPUTS_SRC    := $(call part_src,inputs)
+RULES_SRC     := $(call part_src,rules)
+ANALYZER_SRC  := $(foreach p,engine outputs cli,$(call part_src,$(p)))
+RECSHARED_SRC := $(call part_src,rec_shared)
+PRELOAD_SRC   := $(call part_src,preload)
+LAUNCHER_SRC  := $(call part_src,launcher)
+
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 SAMPLE_SRC   := $(wildcard samples/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
-PRELOAD_SRC  := $(wildcard tests/preload/*.c)
+TEST_PRELOAD_SRC := $(wildcard tests/preload/*.c)
 BENCH_SRC    := $(wildcard bench/*.c)
 
 obj = $(patsubst %.c,$(OBJ)/%.o,$(1))
@@ -81,13 +101,13 @@ UNIT_TESTS  := $(BIN)/unit_tests
 FUZZ_REPLAY := $(BIN)/fuzz_replay
 SAMPLES     := $(patsubst samples/%.c,$(BIN)/samples/%,$(SAMPLE_SRC))
 PROGS       := $(patsubst tests/progs/%.c,$(BIN)/progs/%,$(PROG_SRC))
-TEST_PRELOADS := $(patsubst tests/preload/%.c,$(LIB)/test/%.so,$(PRELOAD_SRC))
+TEST_PRELOADS := $(patsubst tests/preload/%.c,$(LIB)/test/%.so,$(TEST_PRELOAD_SRC))
 BENCHES     := $(patsubst bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 
 # ioscope.pc is made here too, so that `sudo make install` after `make`
 # writes nothing into the build tree.
 ALL := $(LIBIOTRACE) $(IOANALYZE) $(UNIT_TESTS) $(FUZZ_REPLAY) $(SAMPLES) $(PROGS) $(BUILD)/gen/ioscope.pc
-ifneq ($(RECLIB_SRC),)
+ifneq ($(PRELOAD_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
 
@@ -112,18 +132,19 @@ $(OBJ)/%.o: %.c
 
 # The HTML report's script and style are embedded whole (.incbin in
 # report_html.c), which the compiler's dependency lists do not see.
-$(OBJ)/analyzer/report_html.o: analyzer/report_html.js analyzer/report_html.css
+$(OBJ)/analyzer/outputs/report_html.o: analyzer/outputs/report_html.js analyzer/outputs/report_html.css
 
-$(LIBIOTRACE): $(call obj,$(FORMATS_SRC))
+$(LIBIOTRACE): $(call obj,$(FORMATS_SRC) $(COMMON_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
 # ioanalyze exports its symbols (-rdynamic) so that plugins find the
-# functions rule.h declares; the built-in rules and the registry (rules/)
-# are its own and stay hidden, so a plugin sees only rule.h's interface.
+# functions rule.h declares and the helpers it publishes; the built-in
+# rules and the registry (rules/) are its own and stay hidden, so a plugin
+# sees only that interface.
 $(call obj,$(RULES_SRC)): CFLAGS += -fvisibility=hidden
 
-$(IOANALYZE): $(call obj,$(ANALYZER_SRC) $(RULES_SRC)) $(LIBIOTRACE)
+$(IOANALYZE): $(call obj,$(ANALYZER_SRC) $(INPUTS_SRC) $(RULES_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
@@ -131,7 +152,7 @@ $(IOANALYZE): $(call obj,$(ANALYZER_SRC) $(RULES_SRC)) $(LIBIOTRACE)
 # dependency the traced program might lack; its symbols stay hidden
 # (--exclude-libs) so they can never stand in for a program's own. libzstd
 # is not linked: only a process without a collector compresses, and it
-# dlopens it (recorder/zstd_load.c), so a process under iorecord never loads it.
+# dlopens it (recorder/preload/zstd_load.c), so a process under iorecord never loads it.
 # -z now binds its few libc imports at load: lazily, a fork child that runs
 # recorder code its parent never ran (fork.c, the exec wrapper) would bind
 # them again in every child, faulting in the loader's code and tables.
@@ -146,18 +167,18 @@ REC_NONNULL_OFF := '-D__nonnull(params)=' '-D__attribute_nonnull__(params)=' \
       fread_unlocked fprintf vfprintf printf vprintf fscanf vfscanf scanf \
       vscanf __fprintf_chk __vfprintf_chk __printf_chk __vprintf_chk fputws \
       fputwc fwprintf vfwprintf wprintf)
-$(call obj,$(RECLIB_SRC)): CPPFLAGS += $(REC_NONNULL_OFF)
+$(call obj,$(PRELOAD_SRC)): CPPFLAGS += $(REC_NONNULL_OFF)
 
-$(LIBIORECORD): $(call obj,$(RECLIB_SRC)) $(LIBIOTRACE)
+$(LIBIORECORD): $(call obj,$(PRELOAD_SRC) $(RECSHARED_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -ldl -lpthread
 
-$(IORECORD): $(call obj,recorder/iorecord.c recorder/collector.c recorder/segment.c recorder/frame.c recorder/exejudge.c $(wildcard recorder/launch_*.c)) $(LIBIOTRACE)
+$(IORECORD): $(call obj,$(LAUNCHER_SRC) $(RECSHARED_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # Unit tests link the analyzer's objects except its main().
-ANALYZER_LIB_OBJ := $(call obj,$(filter-out analyzer/main.c,$(ANALYZER_SRC)) $(RULES_SRC))
+ANALYZER_LIB_OBJ := $(call obj,$(filter-out analyzer/cli/main.c,$(ANALYZER_SRC)) $(INPUTS_SRC) $(RULES_SRC))
 $(UNIT_TESTS): $(call obj,$(UNIT_SRC)) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) $(TEST_LIBS) -ldl -lpthread -lm
@@ -184,7 +205,7 @@ $(LIB)/test/%.so: tests/preload/%.c tests/progs/rawsys.h
 
 $(BIN)/bench/%: bench/%.c $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
+	$(CC) $(CPPFLAGS) $(INC_all) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
 check: all
 	@$(MAKE) --no-print-directory unit e2e-fast
@@ -222,9 +243,10 @@ fuzz: $(BUILD)/.deps
 # Installing needs only the programs, the library and files of the tree:
 # no test target, so no CUnit. Every installed path is in INSTALLED, which
 # uninstall removes, so the two cannot drift apart.
-# The plugin headers: rule.h and what it includes from this tree (nothing
-# today; jansson comes from the system, named in ioscope.pc's Requires).
-INSTALL_HEADERS := rules/rule.h
+# The plugin headers: rule.h and the helpers it publishes (parts.mk,
+# rules.installs); jansson comes from the system, named in ioscope.pc's
+# Requires.
+INSTALL_HEADERS := $(rules.installs)
 # The docs keep their layout under DOCDIR, so the README's links work there.
 INSTALL_DOCS    := README.md $(wildcard docs/*.md docs/*.png) rules/TEMPLATE.md
 INSTALL_MANS    := $(wildcard man/*.1)
@@ -238,7 +260,7 @@ INSTALLED := $(BINDIR)/ioanalyze $(BINDIR)/iorecord $(PKGLIBDIR)/libiorecord.so 
 INSTALLED_DIRS := $(PKGLIBDIR) $(INCLUDEDIR)/ioscope $(DOCDIR)/docs $(DOCDIR)/rules $(DOCDIR)
 
 # iorecord looks for the library in PKGLIBDIR, seen from BINDIR
-# (recorder/iorecord.c): the two are compiled in through a header rewritten
+# (recorder/launcher/iorecord.c): the two are compiled in through a header rewritten
 # only when they change, so `make install PREFIX=...` after `make` rebuilds
 # iorecord for the new place, and a plain `make` rebuilds nothing.
 $(BUILD)/gen/install_dirs.h: FORCE
@@ -246,17 +268,17 @@ $(BUILD)/gen/install_dirs.h: FORCE
 	@printf '/* made by the Makefile: where make install puts things */\n#define IOSCOPE_BINDIR "%s"\n#define IOSCOPE_PKGLIBDIR "%s"\n' \
 	    '$(BINDIR)' '$(PKGLIBDIR)' >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(OBJ)/recorder/iorecord.o: $(BUILD)/gen/install_dirs.h
-$(OBJ)/recorder/iorecord.o: CPPFLAGS += -I$(BUILD)/gen
+$(OBJ)/recorder/launcher/iorecord.o: $(BUILD)/gen/install_dirs.h
+$(OBJ)/recorder/launcher/iorecord.o: CPPFLAGS += -I$(BUILD)/gen
 
 # The pkg-config file plugins build with; paths under PREFIX stay relative
 # to ${prefix}, so that PKG_CONFIG_SYSROOT_DIR and relocation work.
-$(IOSCOPE_PC): rules/ioscope.pc.in formats/version.h FORCE
+$(IOSCOPE_PC): rules/ioscope.pc.in common/version.h FORCE
 	@mkdir -p $(dir $@)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
 	    -e 's|@PKGLIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(PKGLIBDIR))|' \
-	    -e "s|@VERSION@|$$(sed -n 's/^#define IOSCOPE_VERSION "\(.*\)"/\1/p' formats/version.h)|" \
-	    -e "s|@URL@|$$(sed -n 's/^#define IOSCOPE_URL "\(.*\)"/\1/p' formats/version.h)|" \
+	    -e "s|@VERSION@|$$(sed -n 's/^#define IOSCOPE_VERSION "\(.*\)"/\1/p' common/version.h)|" \
+	    -e "s|@URL@|$$(sed -n 's/^#define IOSCOPE_URL "\(.*\)"/\1/p' common/version.h)|" \
 	    rules/ioscope.pc.in >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
@@ -273,8 +295,8 @@ install: $(BUILD)/.deps-programs
 	install -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/ioscope/
 	install -m 644 $(IOSCOPE_PC) $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 644 $(INSTALL_MANS) $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 analyzer/ioanalyze.bash-completion $(DESTDIR)$(BASHCOMPDIR)/ioanalyze
-	install -m 644 recorder/iorecord.bash-completion $(DESTDIR)$(BASHCOMPDIR)/iorecord
+	install -m 644 analyzer/cli/ioanalyze.bash-completion $(DESTDIR)$(BASHCOMPDIR)/ioanalyze
+	install -m 644 recorder/launcher/iorecord.bash-completion $(DESTDIR)$(BASHCOMPDIR)/iorecord
 	for f in $(INSTALL_DOCS); do install -m 644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
 
 uninstall:

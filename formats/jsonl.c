@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "iotrace.h"
+#include "text.h"
 
 /* ------------------------------------------------------------ writing */
 

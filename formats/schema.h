@@ -123,7 +123,7 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
  *               SA(name, fd arg, size arg, offset arg)  arguments by position
  *                                                       (-1: none), or
  *               SC(name, SHAPE)                         a shape of its own
- *             (analyzer/strace_syscalls.c); the names of process syscalls
+ *             (inputs/strace_syscalls.c); the names of process syscalls
  *             (clone, execve, ...) are the strace importer's own.
  *
  * The op number is the row's position and is part of the on-disk format:

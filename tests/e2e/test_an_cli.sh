@@ -19,9 +19,9 @@ expect() {
     [ "$got" -eq "$want" ] || not_ok "'$*' exited $got, expected $want: $(cat "$work/err")"
 }
 
-# one version string (formats/version.h), printed alike by every command
-version=$(sed -n 's/^#define IOSCOPE_VERSION "\(.*\)"$/\1/p' "$TOP/formats/version.h")
-[ -n "$version" ] || not_ok "no IOSCOPE_VERSION in formats/version.h"
+# one version string (common/version.h), printed alike by every command
+version=$(sed -n 's/^#define IOSCOPE_VERSION "\(.*\)"$/\1/p' "$TOP/common/version.h")
+[ -n "$version" ] || not_ok "no IOSCOPE_VERSION in common/version.h"
 expect 0 "$IOANALYZE" --version
 grep -qx "ioanalyze $version (trace format [0-9]*)" "$work/out" || not_ok "--version output: $(cat "$work/out")"
 cp "$work/out" "$work/version"

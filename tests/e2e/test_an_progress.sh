@@ -1,5 +1,5 @@
 #!/bin/sh
-# Progress (analyzer/progress.h): with stderr on a terminal (a pseudo-
+# Progress (analyzer/cli/progress.h): with stderr on a terminal (a pseudo-
 # terminal here), every command that reads whole inputs - analyze, profile,
 # dump in each format, info, diff - draws "LABEL: N events, P% of SIZE" and
 # erases it before anything else is written; a JSONL input from a pipe

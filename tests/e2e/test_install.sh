@@ -51,7 +51,8 @@ mk install || { tail -n 20 "$work/make.log"; not_ok "make install failed"; exit 
 (cd "$D" && find . \( -type f -o -type l \) | sed 's|^\./|/|' | sort) >"$work/tree"
 {
     printf '%s\n' $PREFIX/bin/ioanalyze $PREFIX/bin/iorecord $LIBDIR/ioscope/libiorecord.so \
-        $PREFIX/include/ioscope/rule.h $LIBDIR/pkgconfig/ioscope.pc \
+        $PREFIX/include/ioscope/rule.h $PREFIX/include/ioscope/hash.h \
+        $PREFIX/include/ioscope/grow.h $PREFIX/include/ioscope/hmap.h $LIBDIR/pkgconfig/ioscope.pc \
         $PREFIX/share/bash-completion/completions/ioanalyze \
         $PREFIX/share/bash-completion/completions/iorecord \
         $PREFIX/share/doc/ioscope/README.md $PREFIX/share/doc/ioscope/rules/TEMPLATE.md

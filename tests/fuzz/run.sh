@@ -28,7 +28,7 @@ command -v "$CC" >/dev/null 2>&1 || { echo "fuzz: '$CC' not found; libFuzzer nee
 # FUZZ_NO_SANITIZE=check,... turns checks off, to fuzz past a finding that
 # is reported but not fixed yet (docs/reliability.md lists them).
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all${FUZZ_NO_SANITIZE:+ -fno-sanitize=$FUZZ_NO_SANITIZE}"
-CFLAGS="-std=c11 -O1 -g -D_GNU_SOURCE -DFUZZ_LIBFUZZER -fno-omit-frame-pointer $SAN -Iformats -Ianalyzer -Irules -Itests/fuzz"
+CFLAGS="-std=c11 -O1 -g -D_GNU_SOURCE -DFUZZ_LIBFUZZER -fno-omit-frame-pointer $SAN -Icommon -Iformats -Iinputs -Irules -Ianalyzer/engine -Ianalyzer/outputs -Ianalyzer/cli -Itests/fuzz"
 LIBS="$(pkg-config --libs jansson libzstd libpcre2-8) -ldl -lpthread -lm"
 OUT=$BUILD/fuzz
 OBJ=$OUT/obj
@@ -41,12 +41,12 @@ mv "$OBJ/flags.new" "$OBJ/flags"
 # The shared code is compiled once, with coverage instrumentation only
 # (fuzzer-no-link); each target then links it with libFuzzer's main().
 # Everything but the programs' main()s, so targets can reach any parser.
-SRC="formats/*.c rules/*.c tests/fuzz/fuzz_util.c $(ls analyzer/*.c | grep -v '/main\.c$')"
+SRC="common/*.c formats/*.c inputs/*.c rules/*.c analyzer/engine/*.c analyzer/outputs/*.c tests/fuzz/fuzz_util.c $(ls analyzer/cli/*.c | grep -v '/main\.c$')"
 OBJS=
 for s in $SRC; do
     o=$OBJ/$(echo "$s" | tr / _ | sed 's/\.c$/.o/')
     if [ ! -e "$o" ] || [ "$s" -nt "$o" ] || [ "$0" -nt "$o" ] || \
-       [ -n "$(find formats analyzer rules tests/fuzz -name '*.h' -newer "$o" 2>/dev/null | head -n 1)" ]; then
+       [ -n "$(find common formats inputs analyzer rules tests/fuzz -name '*.h' -newer "$o" 2>/dev/null | head -n 1)" ]; then
         # shellcheck disable=SC2086
         $CC $CFLAGS -fsanitize=fuzzer-no-link -c "$s" -o "$o"
     fi

@@ -136,7 +136,7 @@ static void test_damaged_in_pass2(void)
 }
 
 /*
- * bytes_read, the progress of `ioanalyze` (analyzer/progress.h): what is
+ * bytes_read, the progress of `ioanalyze` (analyzer/cli/progress.h): what is
  * never decoded (the index frames here) counts from the start, each data
  * frame once it is read, so it grows with the events and ends at the
  * file's size.

@@ -1,5 +1,5 @@
 /*
- * The one escaping of strings from a trace for text output (formats/text.c):
+ * The one escaping of strings from a trace for text output (common/text.c):
  * every control character and every byte that is not UTF-8 shown visibly,
  * valid UTF-8 kept, and a cut output never ending inside an escape.
  */
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "iotrace.h"
+#include "text.h"
 #include "unit.h"
 
 static void expect(const char *in, const char *want)

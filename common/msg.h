@@ -13,7 +13,7 @@ void iot_msg_prog(const char *name);
 /*
  * fn is called before each message is written (NULL: nothing), so that a
  * line the program keeps redrawing on the terminal (ioanalyze's progress:
- * analyzer/progress.h) is erased first rather than run into.
+ * analyzer/cli/progress.h) is erased first rather than run into.
  */
 void iot_msg_before(void (*fn)(void));
 

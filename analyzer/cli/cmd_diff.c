@@ -23,6 +23,7 @@
 #include "msg.h"
 #include "opt_parse.h"
 #include "spool.h"
+#include "text.h"
 
 /* 1 when path names an issues file rather than an input, -1 on error. */
 static int is_issue_file(const char *path)

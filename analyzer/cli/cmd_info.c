@@ -10,6 +10,7 @@
 #include "input.h"
 #include "opt_parse.h"
 #include "progress.h"
+#include "text.h"
 
 struct pinfo {
     int32_t pid, ppid;

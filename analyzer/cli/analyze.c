@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "registry.h"
 #include "symbolize.h"
+#include "text.h"
 
 static int setup_config(struct config *cfg, const struct analyze_request *req,
                         const struct analyze_opts *o)

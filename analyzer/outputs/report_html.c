@@ -1,7 +1,7 @@
 /*
  * --format html: one self-contained HTML report. The page holds its data as
  * one JSON object in a <script type="application/json"> element and draws it
- * with its own script and style (analyzer/report_html.js and .css, embedded
+ * with its own script and style (analyzer/outputs/report_html.js and .css, embedded
  * whole at build time): nothing is fetched, so it works from file:// and
  * offline. What the data holds is bounded whatever the trace's length
  * (report.h): each thread's timeline in REPORT_BINS bins, the REPORT_SLOW
@@ -22,9 +22,9 @@
  */
 __asm__(".section .rodata\n"
         ".global report_html_js\n.hidden report_html_js\n"
-        "report_html_js:\n.incbin \"analyzer/report_html.js\"\n.byte 0\n"
+        "report_html_js:\n.incbin \"analyzer/outputs/report_html.js\"\n.byte 0\n"
         ".global report_html_css\n.hidden report_html_css\n"
-        "report_html_css:\n.incbin \"analyzer/report_html.css\"\n.byte 0\n"
+        "report_html_css:\n.incbin \"analyzer/outputs/report_html.css\"\n.byte 0\n"
         ".previous\n");
 extern const char report_html_js[], report_html_css[];
 

@@ -14,6 +14,7 @@
 #include "registry.h"
 #include "report.h"
 #include "rule.h"
+#include "text.h"
 
 #define TOP 10   /* rows of the per-process and per-file tables */
 

@@ -8,9 +8,10 @@
  * shown as a visible escape, and the output holds only printable ASCII, tab
  * (never: it is escaped too) and valid UTF-8 that is not a control.
  */
+#include <stdint.h>
 #include <string.h>
 
-#include "iotrace.h"
+#include "text.h"
 
 size_t iot_utf8_len(const unsigned char *s, size_t n)
 {

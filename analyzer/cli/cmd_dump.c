@@ -13,6 +13,7 @@
 #include "opt_parse.h"
 #include "perfetto.h"
 #include "progress.h"
+#include "text.h"
 
 /* The progress line's label: none when the dump scrolls past on the same
    terminal (it would be drawn into the dump). */

@@ -7,6 +7,7 @@
 #include "iotrace.h"
 #include "hmap.h"
 #include "profile.h"
+#include "text.h"
 
 struct prow {
     int32_t pid;

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "iotrace.h"
+#include "text.h"
 #include "msg.h"
 
 static const char *prog = "ioscope";

@@ -1,0 +1,66 @@
+# parts.mk - the parts of ioscope, declared once: each is a folder, the
+# parts it may use (include from and call into), and the headers it
+# publishes to them. The Makefile builds each part with its own folder and
+# its uses' folders on the include path; tests/check_parts.sh checks every
+# include and every call between object files against this table, and that
+# no files of one part call each other round in a circle.
+# docs/architecture.md draws it.
+
+PARTS := common formats inputs rules engine outputs cli rec_shared preload launcher
+
+# helpers every part may use: each header is public
+common.dir      := common
+common.uses     :=
+common.public   := *
+
+# the trace format: codec, reader, writer, JSONL events; enc_io.h is the
+# inline record encoder the recorder's hot path compiles in
+formats.dir     := formats
+formats.uses    := common
+formats.public  := iotrace.h enc_io.h
+
+# every INPUT as one time-ordered stream of events: native traces, JSONL,
+# strace logs, directories of them
+inputs.dir      := inputs
+inputs.uses     := formats common
+inputs.public   := input.h
+
+# the rules, written against the plugin interface: rule.h and the helpers
+# it publishes (installed beside it); registry.h is the host's side
+rules.dir       := rules
+rules.uses      := common
+rules.public    := rule.h registry.h
+
+# sessions, figures and issues from events
+engine.dir      := analyzer/engine
+engine.uses     := rules formats common
+engine.public   := engine.h issue.h config.h symbolize.h profile.h
+
+# reports, SARIF, the CI fingerprints and diff, dumps
+outputs.dir     := analyzer/outputs
+outputs.uses    := engine rules formats common
+outputs.public  := report.h ci.h perfetto.h dump_jsonl.h
+
+# ioanalyze's commands and options
+cli.dir         := analyzer/cli
+cli.uses        := outputs engine inputs rules formats common
+cli.public      :=
+
+# what the preload library and the launcher both link: the shared segment,
+# trace frames, the judge of what the preload can enter, the clock
+rec_shared.dir    := recorder/shared
+rec_shared.uses   := formats common
+rec_shared.public := segment.h frame.h exejudge.h clock.h
+
+# libiorecord.so
+preload.dir     := recorder/preload
+preload.uses    := rec_shared formats common
+preload.public  :=
+
+# iorecord and its collector
+launcher.dir    := recorder/launcher
+launcher.uses   := rec_shared formats common
+launcher.public :=
+
+# Headers published to plugins with rule.h (make install).
+rules.installs  := rules/rule.h common/hash.h common/grow.h common/hmap.h
