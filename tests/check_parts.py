@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""check_parts.py TOP OBJDIR - the boundaries of parts.mk, checked.
+
+Fails (exit 1, one line per breach on stdout) when
+  - a file includes a header of another part that its part may not use, or
+    that the other part does not publish (a part with `installs` may include
+    only those: the rules are written against what a plugin gets);
+  - an object calls a function defined in a part its part may not use,
+    unless its own part declares that function (an interface it owns and
+    another part implements, as rule.h's rule_report);
+  - the objects of one part call each other round in a circle.
+Exit 0 when all holds. Reads only parts.mk, the sources and `nm` of the
+objects the build left in OBJDIR.
+"""
+import os
+import re
+import subprocess
+import sys
+
+
+def read_parts(top):
+    var = {}
+    with open(os.path.join(top, "parts.mk")) as f:
+        for line in f:
+            m = re.match(r"^([\w.]+)\s*:=\s*(.*?)\s*$", line)
+            if m:
+                var[m.group(1)] = m.group(2).split()
+    parts = {}
+    for p in var["PARTS"]:
+        parts[p] = {
+            "dir": var[p + ".dir"][0],
+            "uses": var.get(p + ".uses", []),
+            "public": var.get(p + ".public", []),
+            "installs": [os.path.basename(h) for h in var.get(p + ".installs", [])],
+        }
+    return parts
+
+
+def part_files(top, d, exts):
+    full = os.path.join(top, d)
+    return sorted(os.path.join(d, n) for n in os.listdir(full)
+                  if os.path.splitext(n)[1] in exts)
+
+
+def check_includes(top, parts, breaches):
+    where = {}   # header name -> part owning it
+    for p, info in parts.items():
+        for h in part_files(top, info["dir"], {".h"}):
+            where.setdefault(os.path.basename(h), p)
+    for p, info in parts.items():
+        for src in part_files(top, info["dir"], {".c", ".h"}):
+            with open(os.path.join(top, src), errors="replace") as f:
+                for n, line in enumerate(f, 1):
+                    m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                    if not m:
+                        continue
+                    h = m.group(1)
+                    if os.path.exists(os.path.join(top, info["dir"], h)):
+                        continue
+                    owner = where.get(h)
+                    if owner is None:
+                        continue    # made by the build (install_dirs.h)
+                    if info["installs"]:
+                        if h not in info["installs"]:
+                            breaches.append(f"{src}:{n}: includes {parts[owner]['dir']}/{h}, "
+                                            f"but {p} sees only what it installs: "
+                                            f"{' '.join(info['installs'])}")
+                        continue
+                    if owner not in info["uses"]:
+                        breaches.append(f"{src}:{n}: includes {parts[owner]['dir']}/{h}, "
+                                        f"but {p} does not use {owner}")
+                    elif parts[owner]["public"] != ["*"] and h not in parts[owner]["public"]:
+                        breaches.append(f"{src}:{n}: includes {parts[owner]['dir']}/{h}, "
+                                        f"which {owner} does not publish")
+
+
+def declared_in(top, d):
+    """Every identifier followed by '(' in the headers of folder d."""
+    names = set()
+    for h in part_files(top, d, {".h"}):
+        with open(os.path.join(top, h), errors="replace") as f:
+            names.update(re.findall(r"\b([A-Za-z_]\w*)\s*\(", f.read()))
+    return names
+
+
+def nm(path):
+    out = subprocess.run(["nm", "-P", path], capture_output=True, text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 2:
+            continue
+        if f[1] == "U":
+            undefined.add(f[0])
+        elif f[1] in "TW":   # functions: a call, not shared data
+            defined.add(f[0])
+    return defined, undefined
+
+
+def cycles(nodes, edges):
+    """Strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        work = [(v, iter(sorted(edges.get(v, ()))))]
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        while work:
+            node, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                    break
+                if w in on:
+                    low[node] = min(low[node], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == node:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+
+    for v in sorted(nodes):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def system_symbols(programs):
+    """What the system libraries the programs load define: the preload
+    defines open, fprintf, ZSTD_* and the like to stand in for them, which
+    is interposition, not a call between parts."""
+    libs = set()
+    for prog in programs:
+        out = subprocess.run(["ldd", prog], capture_output=True, text=True).stdout
+        libs.update(m.group(1) for m in re.finditer(r"=> (/\S+)", out))
+    names = set()
+    for lib in sorted(libs):
+        out = subprocess.run(["nm", "-D", "-P", "--defined-only", lib],
+                             capture_output=True, text=True).stdout
+        names.update(line.split()[0].split("@")[0] for line in out.splitlines() if line.split())
+    return names
+
+
+def check_calls(top, objdir, parts, breaches):
+    owner, defs, undefs = {}, {}, {}
+    bindir = os.path.join(os.path.dirname(os.path.normpath(objdir)), "bin")
+    system = system_symbols([os.path.join(bindir, p) for p in ("ioanalyze", "iorecord")])
+    for p, info in parts.items():
+        d = os.path.join(objdir, info["dir"])
+        if not os.path.isdir(d):
+            breaches.append(f"{d}: no objects of {p}; build first")
+            continue
+        for n in sorted(os.listdir(d)):
+            if n.endswith(".o"):
+                o = os.path.join(info["dir"], n[:-2] + ".c")
+                owner[o] = p
+                defs[o], undefs[o] = nm(os.path.join(d, n))
+    by_sym = {}
+    for o, ds in defs.items():
+        for s in ds - system:
+            by_sym.setdefault(s, o)
+    own_decls = {p: declared_in(top, info["dir"]) for p, info in parts.items()}
+    edges = {}
+    for o, us in undefs.items():
+        p = owner[o]
+        for s in sorted(us):
+            t = by_sym.get(s)
+            if t is None or t == o:
+                continue
+            q = owner[t]
+            if q == p:
+                edges.setdefault(o, {}).setdefault(t, s)
+            elif q not in parts[p]["uses"] and s not in own_decls[p]:
+                breaches.append(f"{o}: calls {s} ({t}), but {p} does not use {q}")
+    for p in parts:
+        nodes = [o for o in owner if owner[o] == p]
+        sub = {o: set(edges.get(o, {})) for o in nodes}
+        for comp in cycles(nodes, sub):
+            ring = ", ".join(f"{a} -> {b} ({edges[a][b]})"
+                             for a in comp for b in comp if b in edges.get(a, {}))
+            breaches.append(f"{p}: its files call each other round in a circle: {ring}")
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: check_parts.py TOP OBJDIR")
+    top, objdir = sys.argv[1], sys.argv[2]
+    parts = read_parts(top)
+    breaches = []
+    check_includes(top, parts, breaches)
+    check_calls(top, objdir, parts, breaches)
+    for b in breaches:
+        print(b)
+    return 1 if breaches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
