@@ -31,7 +31,7 @@ void iot_chunk_hdr_put(uint8_t *out, const struct iot_chunk_hdr *h)
     out[7] = (uint8_t)(h->flags >> 8);
     iot_put_le32(out + 8, (uint32_t)h->pid);
     iot_put_le32(out + 12, (uint32_t)h->tid);
-    iot_put_le64(out + 16, h->stream_id);
+    iot_put_le64(out + 16, h->chain_id);
     iot_put_le32(out + 24, h->seq);
     iot_put_le32(out + 28, h->nrec);
     iot_put_le64(out + 32, (uint64_t)h->base_t);
@@ -48,7 +48,7 @@ int iot_chunk_hdr_get(const uint8_t *in, size_t len, struct iot_chunk_hdr *h)
     h->flags = (uint32_t)in[6] | (uint32_t)in[7] << 8;
     h->pid = (int32_t)iot_get_le32(in + 8);
     h->tid = (int32_t)iot_get_le32(in + 12);
-    h->stream_id = iot_get_le64(in + 16);
+    h->chain_id = iot_get_le64(in + 16);
     h->seq = iot_get_le32(in + 24);
     h->nrec = iot_get_le32(in + 28);
     h->base_t = (int64_t)iot_get_le64(in + 32);

@@ -225,7 +225,7 @@ int iot_enc_module(struct iot_enc *e, int64_t t, const char *path, uint64_t bias
 }
 
 int iot_enc_kill_chunk(void *buf, size_t cap, int32_t pid, int sig, int64_t t,
-                       uint64_t stream_id, struct iot_chunk_hdr *h)
+                       uint64_t chain_id, struct iot_chunk_hdr *h)
 {
     struct iot_enc e;
 
@@ -237,7 +237,7 @@ int iot_enc_kill_chunk(void *buf, size_t cap, int32_t pid, int sig, int64_t t,
     h->flags = IOT_CHUNK_LAST;
     h->pid = pid;
     h->tid = pid;
-    h->stream_id = stream_id;
+    h->chain_id = chain_id;
     h->nrec = e.nrec;
     h->base_t = t;
     h->bytes = (uint32_t)e.len;

@@ -282,24 +282,24 @@ struct iot_chunk_hdr {
     uint32_t flags;      /* IOT_CHUNK_* */
     int32_t  pid;
     int32_t  tid;
-    uint64_t stream_id;  /* unique per thread life (tid reuse, exec) */
-    uint32_t seq;        /* chunk number within the thread stream, from 0 */
+    uint64_t chain_id;   /* unique per thread life (tid reuse, exec) */
+    uint32_t seq;        /* chunk number within the thread chain, from 0 */
     uint32_t nrec;       /* records in the chunk */
     int64_t  base_t;     /* absolute time of the chunk start */
     uint32_t bytes;      /* bytes of records after the header */
 };
 #define IOT_CHUNK_PARTIAL 0x1u  /* a snapshot; a later chunk with the same seq supersedes it */
-#define IOT_CHUNK_LAST    0x2u  /* the thread stream ended (thread exit) */
+#define IOT_CHUNK_LAST    0x2u  /* the thread chain ended (thread exit) */
 
 /*
  * A chunk of one record, the exit of process pid killed by signal sig at
- * (absolute) time t, in its own thread stream: for whoever saw a process die that
+ * (absolute) time t, in its own thread chain: for whoever saw a process die that
  * could not write its own (the recorder for a child, the launcher for the
  * command). The records go to buf[0..cap) and the header to *h. 0, or -1
  * when cap is too small.
  */
 int iot_enc_kill_chunk(void *buf, size_t cap, int32_t pid, int sig, int64_t t,
-                       uint64_t stream_id, struct iot_chunk_hdr *h);
+                       uint64_t chain_id, struct iot_chunk_hdr *h);
 
 /* Serialise h into out[0..IOT_CHUNK_HDR_SIZE). */
 void iot_chunk_hdr_put(uint8_t *out, const struct iot_chunk_hdr *h);

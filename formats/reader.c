@@ -3,15 +3,15 @@
  *
  * Pass 1 (open, reader_index.c): map every input (reader_input.c), walk its
  * zstd frames, verify each frame (decompression checks its checksum) and
- * note each chunk's thread stream (stream_id: the chunk sequence of one
+ * note each chunk's thread chain (chain_id: the chunk sequence of one
  * thread life), sequence number and start time. Damaged frames
  * are skipped to the next frame magic; an input that ends inside a frame is
- * truncated. Of several versions of one (stream, seq) - partial snapshots -
+ * truncated. Of several versions of one (chain, seq) - partial snapshots -
  * the largest is kept.
  *
- * Pass 2 (next, reader_merge.c): a k-way merge over the thread streams by event
- * time. Each stream decodes one chunk at a time, so memory grows with the
- * number of streams that overlap in time, never with the number of events.
+ * Pass 2 (next, reader_merge.c): a k-way merge over the thread chains by event
+ * time. Each chain decodes one chunk at a time, so memory grows with the
+ * number of chains that overlap in time, never with the number of events.
  *
  * reader_int.h has what the parts share.
  */
@@ -51,18 +51,18 @@ struct iot_trace *iot_trace_open_fds(const char *const *paths, const int *fds, s
     }
     free(scratch);
     scratch = NULL;
-    /* pass 1's index of the streams is done with */
-    free(tr->stream_slots);
-    tr->stream_slots = NULL;
-    tr->stream_slots_cap = 0;
+    /* pass 1's index of the chains is done with */
+    free(tr->chain_slots);
+    tr->chain_slots = NULL;
+    tr->chain_slots_cap = 0;
     /* pass 2 reads the frames instead */
     for (size_t i = 0; i < tr->ninputs; i++)
         trace_input_unmap(&tr->inputs[i]);
     tr->stats.bytes_read = tr->stats.file_bytes;
-    for (size_t i = 0; i < tr->nstreams; i++) {
-        trace_stream_settle(&tr->streams[i], &tr->stats.chunks_superseded);
-        for (size_t k = 0; k < tr->streams[i].n; k++)
-            tr->stats.bytes_read -= tr->streams[i].chunks[k].csize;
+    for (size_t i = 0; i < tr->nchains; i++) {
+        trace_chain_settle(&tr->chains[i], &tr->stats.chunks_superseded);
+        for (size_t k = 0; k < tr->chains[i].n; k++)
+            tr->stats.bytes_read -= tr->chains[i].chunks[k].csize;
     }
     if (trace_merge_start(tr) < 0) {
         trace_set_err(errbuf, "cannot read trace%s: %s", "", "out of memory");
@@ -88,9 +88,9 @@ int64_t iot_trace_origin(const struct iot_trace *tr)
 void iot_trace_stats(const struct iot_trace *tr, struct iot_trace_stats *out)
 {
     *out = tr->stats;
-    /* each stream's decoder counts what it skipped, so the merge never does */
-    for (size_t i = 0; i < tr->nstreams; i++) {
-        const struct iot_dec *d = &tr->streams[i].dec;
+    /* each chain's decoder counts what it skipped, so the merge never does */
+    for (size_t i = 0; i < tr->nchains; i++) {
+        const struct iot_dec *d = &tr->chains[i].dec;
 
         out->calls_unknown += d->calls_unknown;
         out->fields_unknown += d->fields_unknown;
@@ -102,16 +102,16 @@ void iot_trace_close(struct iot_trace *tr)
 {
     if (!tr)
         return;
-    for (size_t i = 0; i < tr->nstreams; i++) {
-        trace_stream_release(&tr->streams[i]);
-        free(tr->streams[i].chunks);
+    for (size_t i = 0; i < tr->nchains; i++) {
+        trace_chain_release(&tr->chains[i]);
+        free(tr->chains[i].chunks);
     }
     for (size_t i = 0; i < tr->ninputs; i++)
         trace_input_close(&tr->inputs[i]);
     ZSTD_freeDCtx(tr->dctx);
     free(tr->inputs);
-    free(tr->streams);
-    free(tr->stream_slots);
+    free(tr->chains);
+    free(tr->chain_slots);
     free(tr->heap);
     free(tr->out);
     free(tr->argv);

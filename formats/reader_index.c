@@ -1,6 +1,6 @@
 /*
  * reader_index.c - pass 1 of the reader: walk an input's zstd frames, note
- * each intact chunk's place, stream, sequence number and start time, and skip
+ * each intact chunk's place, chain, sequence number and start time, and skip
  * damage to the next frame magic (docs/trace-format.md, section 6).
  */
 #include <stdlib.h>
@@ -12,87 +12,87 @@
 #include "records.h"
 #include "varint.h"
 
-/* ---------------------------------------------------------- streams */
+/* ---------------------------------------------------------- chains */
 
-/* What tells a stream of one input from another, hashed (iot_mix64). */
-static uint64_t stream_hash(uint32_t input, uint64_t stream_id, int32_t pid, int32_t tid)
+/* What tells a chain of one input from another, hashed (iot_mix64). */
+static uint64_t chain_hash(uint32_t input, uint64_t chain_id, int32_t pid, int32_t tid)
 {
     uint64_t who = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
 
-    return iot_mix64_pair(iot_mix64_pair(input, stream_id), who);
+    return iot_mix64_pair(iot_mix64_pair(input, chain_id), who);
 }
 
-static int stream_is(const struct trace_stream *s, uint32_t input, const struct iot_chunk_hdr *h)
+static int chain_is(const struct trace_chain *s, uint32_t input, const struct iot_chunk_hdr *h)
 {
-    return s->input == input && s->stream_id == h->stream_id && s->pid == h->pid &&
+    return s->input == input && s->chain_id == h->chain_id && s->pid == h->pid &&
            s->tid == h->tid;
 }
 
-/* The slot of (input, h's stream) in slots (cap a power of two): the one
+/* The slot of (input, h's chain) in slots (cap a power of two): the one
    holding its index + 1, or the empty one where it would go. */
-static uint32_t *stream_slot(const struct iot_trace *tr, uint32_t *slots, size_t cap,
+static uint32_t *chain_slot(const struct iot_trace *tr, uint32_t *slots, size_t cap,
                              uint32_t input, const struct iot_chunk_hdr *h)
 {
-    size_t i = (size_t)stream_hash(input, h->stream_id, h->pid, h->tid) & (cap - 1);
+    size_t i = (size_t)chain_hash(input, h->chain_id, h->pid, h->tid) & (cap - 1);
 
-    while (slots[i] && !stream_is(&tr->streams[slots[i] - 1], input, h))
+    while (slots[i] && !chain_is(&tr->chains[slots[i] - 1], input, h))
         i = (i + 1) & (cap - 1);
     return &slots[i];
 }
 
-/* Room for one more stream in the slots (kept at most half full); 0 or -1. */
-static int stream_slots_reserve(struct iot_trace *tr)
+/* Room for one more chain in the slots (kept at most half full); 0 or -1. */
+static int chain_slots_reserve(struct iot_trace *tr)
 {
-    size_t ncap = tr->stream_slots_cap ? tr->stream_slots_cap * 2 : 64;
+    size_t ncap = tr->chain_slots_cap ? tr->chain_slots_cap * 2 : 64;
     uint32_t *ns;
 
-    if ((tr->nstreams + 1) * 2 <= tr->stream_slots_cap)
+    if ((tr->nchains + 1) * 2 <= tr->chain_slots_cap)
         return 0;
-    if (tr->nstreams >= UINT32_MAX / 2 || !(ns = calloc(ncap, sizeof(*ns))))
+    if (tr->nchains >= UINT32_MAX / 2 || !(ns = calloc(ncap, sizeof(*ns))))
         return -1;
-    for (size_t k = 0; k < tr->nstreams; k++) {
-        const struct trace_stream *s = &tr->streams[k];
-        struct iot_chunk_hdr h = {.stream_id = s->stream_id, .pid = s->pid, .tid = s->tid};
+    for (size_t k = 0; k < tr->nchains; k++) {
+        const struct trace_chain *s = &tr->chains[k];
+        struct iot_chunk_hdr h = {.chain_id = s->chain_id, .pid = s->pid, .tid = s->tid};
 
-        *stream_slot(tr, ns, ncap, s->input, &h) = (uint32_t)k + 1;
+        *chain_slot(tr, ns, ncap, s->input, &h) = (uint32_t)k + 1;
     }
-    free(tr->stream_slots);
-    tr->stream_slots = ns;
-    tr->stream_slots_cap = ncap;
+    free(tr->chain_slots);
+    tr->chain_slots = ns;
+    tr->chain_slots_cap = ncap;
     return 0;
 }
 
-static struct trace_stream *trace_stream_get(struct iot_trace *tr, uint32_t input,
+static struct trace_chain *trace_chain_get(struct iot_trace *tr, uint32_t input,
                                              const struct iot_chunk_hdr *h)
 {
-    struct trace_stream *s;
+    struct trace_chain *s;
     uint32_t *slot;
 
-    /* chunks of a stream cluster in the file: the newest stream first */
-    if (tr->nstreams && stream_is(&tr->streams[tr->nstreams - 1], input, h))
-        return &tr->streams[tr->nstreams - 1];
-    /* then by hash: a trace of 30,000 short processes has 30,000 streams,
-       and a scan of them all per new stream would be quadratic */
-    if (stream_slots_reserve(tr) < 0)
+    /* chunks of a chain cluster in the file: the newest chain first */
+    if (tr->nchains && chain_is(&tr->chains[tr->nchains - 1], input, h))
+        return &tr->chains[tr->nchains - 1];
+    /* then by hash: a trace of 30,000 short processes has 30,000 chains,
+       and a scan of them all per new chain would be quadratic */
+    if (chain_slots_reserve(tr) < 0)
         return NULL;
-    slot = stream_slot(tr, tr->stream_slots, tr->stream_slots_cap, input, h);
+    slot = chain_slot(tr, tr->chain_slots, tr->chain_slots_cap, input, h);
     if (*slot)
-        return &tr->streams[*slot - 1];
-    if (iot_grow(&tr->streams, &tr->streams_cap, tr->nstreams + 1, sizeof(*tr->streams)) < 0)
+        return &tr->chains[*slot - 1];
+    if (iot_grow(&tr->chains, &tr->chains_cap, tr->nchains + 1, sizeof(*tr->chains)) < 0)
         return NULL;
-    s = &tr->streams[tr->nstreams++];
+    s = &tr->chains[tr->nchains++];
     memset(s, 0, sizeof(*s));
     s->input = input;
     s->pid = h->pid;
     s->tid = h->tid;
-    s->stream_id = h->stream_id;
-    *slot = (uint32_t)tr->nstreams;
+    s->chain_id = h->chain_id;
+    *slot = (uint32_t)tr->nchains;
     return s;
 }
 
-static int trace_stream_add(struct trace_stream *s, const struct chunk_ref *c)
+static int trace_chain_add(struct trace_chain *s, const struct chunk_ref *c)
 {
-    /* room for one first: most streams of a trace of many short processes
+    /* room for one first: most chains of a trace of many short processes
        have a single chunk, and iot_grow's first 16 cost 512 bytes each */
     if (!s->cap && (s->chunks = malloc(sizeof(*s->chunks))))
         s->cap = 1;
@@ -113,7 +113,7 @@ static int chunk_cmp(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
-void trace_stream_settle(struct trace_stream *s, uint64_t *superseded)
+void trace_chain_settle(struct trace_chain *s, uint64_t *superseded)
 {
     size_t out = 0;
 
@@ -216,7 +216,7 @@ int trace_index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
             released = off;
         }
         struct chunk_ref c;
-        struct trace_stream *s;
+        struct trace_chain *s;
         int rc;
 
         if (left >= 8 && (m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START) {
@@ -313,8 +313,8 @@ int trace_index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
         c.seq = h.seq;
         c.nrec = h.nrec;
         c.base_t = h.base_t;
-        s = trace_stream_get(tr, idx, &h);
-        if (!s || trace_stream_add(s, &c) < 0) {
+        s = trace_chain_get(tr, idx, &h);
+        if (!s || trace_chain_add(s, &c) < 0) {
             trace_set_err(errbuf, "cannot read trace '%s': %s", in->name, "out of memory");
             return -1;
         }

@@ -5,8 +5,8 @@
  *   reader.c        the reader's life: open (inputs, pass 1, merge start), close
  *   reader_input.c  the input policy: mapping inputs, standard input spooled to
  *                   a file, which inputs stay open, reading a frame in pass 2
- *   reader_index.c  pass 1: walking each input's frames into streams of chunks
- *   reader_merge.c  pass 2: decoding the streams and merging them by time
+ *   reader_index.c  pass 1: walking each input's frames into chains of chunks
+ *   reader_merge.c  pass 2: decoding the chains and merging them by time
  */
 #ifndef IOT_READER_INT_H
 #define IOT_READER_INT_H
@@ -35,11 +35,11 @@ struct chunk_ref {
     int64_t base_t;
 };
 
-/* One thread life (pid, tid, stream_id) of one input: its chunks, and pass 2's decoding. */
-struct trace_stream {
+/* One thread life (pid, tid, chain_id) of one input: its chunks, and pass 2's decoding. */
+struct trace_chain {
     uint32_t input;
     int32_t pid, tid;
-    uint64_t stream_id;
+    uint64_t chain_id;
     struct chunk_ref *chunks;
     size_t n, cap;
     size_t next;            /* next chunk to load */
@@ -54,12 +54,12 @@ struct trace_stream {
 
 /* Events one merge round hands out at most. */
 #define OUT_MAX 256
-/* Up to this many streams the merge scans a list instead of keeping a heap. */
+/* Up to this many chains the merge scans a list instead of keeping a heap. */
 #define SCAN_MAX 8
 
 /*
- * Merge entries hold their key (merge_key) and the stream's batch, so that
- * handing out events never touches the big stream structs: each event
+ * Merge entries hold their key (merge_key) and the chain's batch, so that
+ * handing out events never touches the big chain structs: each event
  * depends on the choice before it, so every load on that path is latency.
  */
 struct merge_ent {
@@ -71,15 +71,15 @@ struct merge_ent {
 struct iot_trace {
     struct trace_input *inputs;
     size_t ninputs;
-    struct trace_stream *streams;
-    size_t nstreams, streams_cap;
-    uint32_t *stream_slots; /* pass 1: (input, stream) -> index in streams + 1, 0 empty */
-    size_t stream_slots_cap;
-    struct merge_ent *heap; /* min-heap of streams on (key, index) */
+    struct trace_chain *chains;
+    size_t nchains, chains_cap;
+    uint32_t *chain_slots; /* pass 1: (input, chain) -> index in chains + 1, 0 empty */
+    size_t chain_slots_cap;
+    struct merge_ent *heap; /* min-heap of chains on (key, index) */
     size_t nheap;
-    int scan;               /* few streams: heap is a list in index order (SCAN_MAX) */
+    int scan;               /* few chains: heap is a list in index order (SCAN_MAX) */
     size_t top;             /* the smallest entry: 0 in a heap */
-    size_t live;            /* entries whose stream has not ended */
+    size_t live;            /* entries whose chain has not ended */
     int64_t sorted[SCAN_MAX]; /* scan: the entries' keys, smallest first */
     int64_t key2[SCAN_MAX]; /* scan: each entry's key after cur's */
     ZSTD_DCtx *dctx;
@@ -92,7 +92,7 @@ struct iot_trace {
     const struct iot_event **out;
     unsigned out_n, out_pos;
     struct iot_trace_stats stats;
-    size_t inflated;        /* bytes of stream chunk buffers (IOT_MAX_INFLATED) */
+    size_t inflated;        /* bytes of chain chunk buffers (IOT_MAX_INFLATED) */
     uint8_t *cbuf;          /* the compressed frame being decoded (trace_input_read_frame) */
     size_t cbuf_cap;
 };
@@ -130,7 +130,7 @@ void trace_input_close(struct trace_input *in);
 /* ------------------------------------------------------ reader_index.c */
 
 /*
- * Pass 1 over input idx: its chunks into tr->streams, its figures into
+ * Pass 1 over input idx: its chunks into tr->chains, its figures into
  * tr->stats and tr->origin. *scratch (*scratch_cap bytes) is a buffer the
  * caller keeps from one input to the next and frees. 0, or -1 with a
  * message in errbuf (out of memory, or not one readable chunk).
@@ -145,13 +145,13 @@ int trace_index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
 size_t trace_frame_decode(struct iot_trace *tr, const uint8_t *src, size_t csize,
                           uint8_t **buf, size_t *cap);
 /* Sort s's chunks by seq and keep, of each seq, the version with the most records. */
-void trace_stream_settle(struct trace_stream *s, uint64_t *superseded);
+void trace_chain_settle(struct trace_chain *s, uint64_t *superseded);
 
 /* ------------------------------------------------------ reader_merge.c */
 
-/* Set up the merge once every stream is settled; 0, or -1 when out of memory. */
+/* Set up the merge once every chain is settled; 0, or -1 when out of memory. */
 int trace_merge_start(struct iot_trace *tr);
 /* Free what pass 2 allocated for s (its chunk list stays). */
-void trace_stream_release(struct trace_stream *s);
+void trace_chain_release(struct trace_chain *s);
 
 #endif /* IOT_READER_INT_H */

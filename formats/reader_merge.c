@@ -1,7 +1,7 @@
 /*
- * reader_merge.c - pass 2 of the reader: a k-way merge over the streams by
- * event time. Each stream decodes one chunk at a time, a batch of events at
- * a time, so memory grows with the number of streams that overlap in time,
+ * reader_merge.c - pass 2 of the reader: a k-way merge over the chains by
+ * event time. Each chain decodes one chunk at a time, a batch of events at
+ * a time, so memory grows with the number of chains that overlap in time,
  * never with the number of events. This is the analyzer's hot path:
  * everything it runs per event is static in this file, so that it inlines.
  */
@@ -13,17 +13,17 @@
 #include "records.h"
 
 /*
- * The merge orders streams by the time of their next event, or of their
- * next chunk's start when they have none decoded; at equal times a stream
+ * The merge orders chains by the time of their next event, or of their
+ * next chunk's start when they have none decoded; at equal times a chain
  * without an event comes first (it may hold an event at that very time, and
  * nothing may overtake it), then the lower index. Time and that bit make one
  * key. Times beyond +-2^58 ns from the origin (9 years: hostile input only)
  * are clamped, which costs only their order among themselves.
  */
 #define MERGE_T_MAX ((int64_t)1 << 58)
-#define KEY_READY 8             /* the bit of a key that says the stream has an event */
+#define KEY_READY 8             /* the bit of a key that says the chain has an event */
 #define KEY_SLOT 7              /* the bits of a scanned entry's position */
-#define KEY_ENDED (INT64_MAX & ~(int64_t)KEY_SLOT)  /* a scanned entry whose stream ended */
+#define KEY_ENDED (INT64_MAX & ~(int64_t)KEY_SLOT)  /* a scanned entry whose chain ended */
 
 /* Time and ready bit, shifted to leave KEY_SLOT clear: a scan puts the
    entry's position there, which makes its keys unique (the heap leaves it 0
@@ -39,7 +39,7 @@ static inline int64_t merge_key(int64_t t, int ready)
     return (int64_t)((uint64_t)(t * 2 + ready) << 3);
 }
 
-/* Whether a key's stream has an event decoded. */
+/* Whether a key's chain has an event decoded. */
 static inline int key_ready(int64_t key)
 {
     return (key & KEY_READY) != 0;
@@ -70,7 +70,7 @@ static void merge_heap_down(struct iot_trace *tr, size_t i)
 }
 
 /*
- * The smallest key below the top. While the top stream's next event comes
+ * The smallest key below the top. While the top chain's next event comes
  * strictly before it, the top stays on top: one comparison per event
  * instead of a sift, which is what a thread's run of calls costs.
  */
@@ -84,10 +84,10 @@ static int64_t merge_heap_limit(const struct iot_trace *tr)
 }
 
 /*
- * Up to SCAN_MAX streams the entries are not a heap but a list in index
+ * Up to SCAN_MAX chains the entries are not a heap but a list in index
  * order, and their keys are kept sorted apart from it (tr->sorted). Threads
  * running at once interleave call by call, so the smallest changes about
- * every other event, at random: putting the chosen stream's next key in its
+ * every other event, at random: putting the chosen chain's next key in its
  * place among the others with selects (min and max down the list) then
  * costs less than a sift whose branches mispredict. Keys with their
  * position are unique, and the first says where it is.
@@ -109,13 +109,13 @@ static inline __attribute__((always_inline)) void sorted_insert(int64_t *sorted,
 
 int trace_merge_start(struct iot_trace *tr)
 {
-    tr->heap = calloc(tr->nstreams ? tr->nstreams : 1, sizeof(*tr->heap));
+    tr->heap = calloc(tr->nchains ? tr->nchains : 1, sizeof(*tr->heap));
     tr->out = malloc(OUT_MAX * sizeof(*tr->out));
     if (!tr->heap || !tr->out)
         return -1;
-    for (size_t i = 0; i < tr->nstreams; i++) {
+    for (size_t i = 0; i < tr->nchains; i++) {
         /* nothing decoded yet: the first chunk's start */
-        tr->heap[tr->nheap].key = merge_key(tr->streams[i].chunks[0].base_t - tr->origin, 0);
+        tr->heap[tr->nheap].key = merge_key(tr->chains[i].chunks[0].base_t - tr->origin, 0);
         tr->heap[tr->nheap++].idx = (uint32_t)i;
     }
     tr->live = tr->nheap;
@@ -142,7 +142,7 @@ int trace_merge_start(struct iot_trace *tr)
 }
 
 /*
- * The top entry's stream has a new key (r = 1) or has ended (r = 0):
+ * The top entry's chain has a new key (r = 1) or has ended (r = 0):
  * choose the next top.
  */
 static void merge_settle(struct iot_trace *tr, int r, int64_t key)
@@ -151,7 +151,7 @@ static void merge_settle(struct iot_trace *tr, int r, int64_t key)
 
     tr->live -= !r;
     if (tr->scan) {
-        /* an ended stream keeps its place, behind every other key */
+        /* an ended chain keeps its place, behind every other key */
         sorted_insert(tr->sorted, tr->nheap, (r ? key : KEY_ENDED) | (int64_t)tr->top);
         tr->top = (size_t)(tr->sorted[0] & KEY_SLOT);
         return;
@@ -166,7 +166,7 @@ static void merge_settle(struct iot_trace *tr, int r, int64_t key)
     tr->limit = merge_heap_limit(tr);
 }
 
-void trace_stream_release(struct trace_stream *s)
+void trace_chain_release(struct trace_chain *s)
 {
     free(s->buf);
     free(s->ring);
@@ -194,10 +194,10 @@ static void chunk_damaged(struct iot_trace *tr, const struct chunk_ref *c)
 
 /*
  * Decode s's next batch of events from its loaded chunk, loading the next
- * chunks as needed. Returns 1 (s->ring[0..s->count) set), 0 (the stream
+ * chunks as needed. Returns 1 (s->ring[0..s->count) set), 0 (the chain
  * ended), -1 error.
  */
-static int trace_stream_refill(struct iot_trace *tr, struct trace_stream *s, char *errbuf)
+static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char *errbuf)
 {
     char why[IOT_ERRBUF_SIZE];  /* damage is counted (chunks_damaged), not told per chunk */
 
@@ -227,7 +227,7 @@ static int trace_stream_refill(struct iot_trace *tr, struct trace_stream *s, cha
         }
         if (s->next >= s->n) {
             tr->inflated -= s->buf_cap + (s->ring ? RING_BYTES : 0);
-            trace_stream_release(s);
+            trace_chain_release(s);
             return 0;
         }
         const struct chunk_ref *c = &s->chunks[s->next++];
@@ -264,7 +264,7 @@ static int trace_stream_refill(struct iot_trace *tr, struct trace_stream *s, cha
 
         if (!n || iot_chunk_hdr_get(s->buf, n, &h) < 0 || h.bytes != n - IOT_CHUNK_HDR_SIZE ||
             h.seq != c->seq || h.nrec != c->nrec || h.base_t != c->base_t || h.pid != s->pid ||
-            h.tid != s->tid || h.stream_id != s->stream_id) {
+            h.tid != s->tid || h.chain_id != s->chain_id) {
             chunk_damaged(tr, c);
             continue;
         }
@@ -274,7 +274,7 @@ static int trace_stream_refill(struct iot_trace *tr, struct trace_stream *s, cha
     }
 }
 
-/* A stream's key once cur is handed out: cur[1]'s, or the batch's end's. */
+/* A chain's key once cur is handed out: cur[1]'s, or the batch's end's. */
 static inline int64_t next_key(const struct iot_event *cur, const struct iot_event *end)
 {
     int more = cur + 1 < end;
@@ -283,16 +283,16 @@ static inline int64_t next_key(const struct iot_event *cur, const struct iot_eve
 }
 
 /*
- * The merge hands out events while the top stream has them decoded. When a
- * stream's batch runs out its next key is unknown until it decodes again,
+ * The merge hands out events while the top chain has them decoded. When a
+ * chain's batch runs out its next key is unknown until it decodes again,
  * which overwrites its ring, so the round ends there, keeping it on top
  * (clearing the key's bit only makes it smaller), and so it does when the
- * new top is a stream still to decode. Returns the number of events put in
+ * new top is a chain still to decode. Returns the number of events put in
  * tr->out. One loop per way of finding the top, so each stays tight.
  *
  * Each choice depends on the one before, so the path from one choice to the
  * next is what the merge costs per event, and it is kept short:
- *  - the chosen stream's next key was worked out at its previous turn
+ *  - the chosen chain's next key was worked out at its previous turn
  *    (key2, in an array indexed by position: no address arithmetic);
  *  - it goes into its place among the other keys, kept sorted in registers
  *    for the round, with selects only (a ?: on a load, or an ||, became
@@ -328,7 +328,7 @@ emit_scan_n(struct iot_trace *tr, size_t k)
         }
         key2[t] = next_key(c + 1, end) | (int64_t)t;
         sorted_insert(sk, k, key);
-        /* no count to check: a round hands out at most one batch per stream */
+        /* no count to check: a round hands out at most one batch per chain */
         _Static_assert(SCAN_MAX * IOT_DEC_BATCH <= OUT_MAX, "a round fits tr->out");
         if (!key_ready(sk[0]))
             break;
@@ -340,10 +340,10 @@ emit_scan_n(struct iot_trace *tr, size_t k)
     return n;
 }
 
-/* The scan unrolled for each number of streams: its loop is most of the merge. */
+/* The scan unrolled for each number of chains: its loop is most of the merge. */
 static unsigned emit_scan(struct iot_trace *tr)
 {
-    _Static_assert(SCAN_MAX == 8, "one case per number of streams");
+    _Static_assert(SCAN_MAX == 8, "one case per number of chains");
     switch (tr->nheap) {
     case 1: return emit_scan_n(tr, 1);
     case 2: return emit_scan_n(tr, 2);
@@ -381,7 +381,7 @@ static unsigned emit_heap(struct iot_trace *tr)
 }
 
 /*
- * Fills tr->out with the next events in time order: first the top stream
+ * Fills tr->out with the next events in time order: first the top chain
  * decodes its next batch (or chunk) for as long as it has none, then events
  * are handed out. Returns 1 (tr->out holds events), 0 (no more), -1 error.
  */
@@ -391,8 +391,8 @@ static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *err
     /* the top's key: a scan's first sorted one, a heap's root */
     while (tr->live && !key_ready(tr->scan ? tr->sorted[0] : tr->heap[0].key)) {
         struct merge_ent *top = &tr->heap[tr->top];
-        struct trace_stream *s = &tr->streams[top->idx];
-        int r = trace_stream_refill(tr, s, errbuf);
+        struct trace_chain *s = &tr->chains[top->idx];
+        int r = trace_chain_refill(tr, s, errbuf);
 
         if (r < 0)
             return -1;
@@ -459,7 +459,7 @@ int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf)
     if (r != 1)
         return r;
     *ev = *ref;
-    /* the stream's decoder reuses its argv array for the next event */
+    /* the chain's decoder reuses its argv array for the next event */
     if (ev->kind == IOT_EV_PROCESS && copy_argv(tr, ev) < 0) {
         trace_set_err(errbuf, "cannot read trace%s: %s", "", "out of memory");
         return -1;

@@ -10,7 +10,7 @@
 #include "grow.h"
 #include "iotrace.h"
 
-struct wstream {
+struct wchain {
     int32_t pid, tid;
     uint32_t seq;
     uint8_t *buf;
@@ -25,7 +25,7 @@ struct iot_writer {
     struct iot_chunker *chunker;
     uint8_t *frame;
     size_t frame_cap;
-    struct wstream *streams;
+    struct wchain *chains;
     size_t n, cap;
 };
 
@@ -60,11 +60,11 @@ fail:
     return NULL;
 }
 
-static int write_chunk(struct iot_writer *w, struct wstream *s, char *errbuf)
+static int write_chunk(struct iot_writer *w, struct wchain *s, char *errbuf)
 {
     struct iot_chunk_hdr h = {
         .version = IOT_FORMAT_VERSION, .pid = s->pid, .tid = s->tid,
-        .stream_id = ((uint64_t)(uint32_t)s->pid << 32) | (uint32_t)s->tid,
+        .chain_id = ((uint64_t)(uint32_t)s->pid << 32) | (uint32_t)s->tid,
         .seq = s->seq, .nrec = s->enc.nrec, .base_t = s->enc.base_t,
         .bytes = (uint32_t)s->enc.len,
     };
@@ -83,14 +83,14 @@ static int write_chunk(struct iot_writer *w, struct wstream *s, char *errbuf)
     return 0;
 }
 
-static struct wstream *find_stream(struct iot_writer *w, int32_t pid, int32_t tid)
+static struct wchain *find_chain(struct iot_writer *w, int32_t pid, int32_t tid)
 {
     for (size_t i = 0; i < w->n; i++)
-        if (w->streams[i].pid == pid && w->streams[i].tid == tid)
-            return &w->streams[i];
-    if (iot_grow(&w->streams, &w->cap, w->n + 1, sizeof(*w->streams)) < 0)
+        if (w->chains[i].pid == pid && w->chains[i].tid == tid)
+            return &w->chains[i];
+    if (iot_grow(&w->chains, &w->cap, w->n + 1, sizeof(*w->chains)) < 0)
         return NULL;
-    struct wstream *s = &w->streams[w->n];
+    struct wchain *s = &w->chains[w->n];
     memset(s, 0, sizeof(*s));
     s->pid = pid;
     s->tid = tid;
@@ -102,7 +102,7 @@ static struct wstream *find_stream(struct iot_writer *w, int32_t pid, int32_t ti
 }
 
 /* Encode ev into s's chunk; -1 when it does not fit. */
-static int encode(struct wstream *s, const struct iot_event *ev)
+static int encode(struct wchain *s, const struct iot_event *ev)
 {
     struct iot_event c;
 
@@ -130,7 +130,7 @@ static int encode(struct wstream *s, const struct iot_event *ev)
 
 int iot_writer_event(struct iot_writer *w, const struct iot_event *ev, char *errbuf)
 {
-    struct wstream *s = find_stream(w, ev->pid, ev->kind == IOT_EV_CALL ||
+    struct wchain *s = find_chain(w, ev->pid, ev->kind == IOT_EV_CALL ||
                                     ev->kind == IOT_EV_THREAD ? ev->tid : ev->pid);
     size_t len_before;
     uint32_t nrec_before;
@@ -162,7 +162,7 @@ int iot_writer_event(struct iot_writer *w, const struct iot_event *ev, char *err
 int iot_writer_flush(struct iot_writer *w, char *errbuf)
 {
     for (size_t i = 0; i < w->n; i++)
-        if (write_chunk(w, &w->streams[i], errbuf) < 0)
+        if (write_chunk(w, &w->chains[i], errbuf) < 0)
             return -1;
     if (fflush(w->f) != 0) {
         snprintf(errbuf, IOT_ERRBUF_SIZE, "cannot write trace '%s': %s", w->path, strerror(errno));
@@ -183,8 +183,8 @@ int iot_writer_close(struct iot_writer *w, char *errbuf)
         ret = -1;
     }
     for (size_t i = 0; i < w->n; i++)
-        free(w->streams[i].buf);
-    free(w->streams);
+        free(w->chains[i].buf);
+    free(w->chains);
     free(w->frame);
     free(w->path);
     iot_chunker_free(w->chunker);

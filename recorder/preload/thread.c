@@ -82,7 +82,7 @@ int rec_chunk_close(struct rec_thread *t, uint32_t flags)
     h->flags = flags;
     h->pid = rec_pid;
     h->tid = t->tid;
-    h->stream_id = ps->stream_id;
+    h->chain_id = ps->stream_id;
     h->seq = ps->seq;
     h->nrec = t->enc.nrec;
     h->base_t = t->enc.base_t;

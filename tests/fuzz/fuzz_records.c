@@ -50,7 +50,7 @@ void fuzz_records(const uint8_t *data, size_t size)
         h.flags = (data[1] >> (2 * i)) & 3u;
         h.pid = 100 + (int32_t)((data[0] >> 2) & i);
         h.tid = 100 + (int32_t)i;
-        h.stream_id = i + 1;
+        h.chain_id = i + 1;
         h.seq = (data[0] >> 4) & (uint32_t)i;
         h.nrec = (uint32_t)n;
         h.base_t = 1000000000LL * (int64_t)(i + 1);

@@ -45,7 +45,7 @@ static int bomb(long streams, long mib, const char *out)
         h.flags = IOT_CHUNK_LAST;
         h.pid = 4242;
         h.tid = (int32_t)(4242 + s);
-        h.stream_id = (uint64_t)s + 1;
+        h.chain_id = (uint64_t)s + 1;
         h.nrec = e.nrec;
         h.base_t = 1000000000;
         h.bytes = (uint32_t)e.len;

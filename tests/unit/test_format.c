@@ -650,7 +650,7 @@ static void test_newer_writer(void)
     /* the same script in a second process, one that starts later */
     for (int i = 0; i < 2; i++) {
         struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION, .pid = 100 + i,
-                                   .tid = 100 + i, .stream_id = 1, .base_t = T0 + i * 1000 };
+                                   .tid = 100 + i, .chain_id = 1, .base_t = T0 + i * 1000 };
         struct future_call shifted[sizeof(calls) / sizeof(calls[0])];
 
         for (size_t k = 0; k < ncalls; k++) {
@@ -964,7 +964,7 @@ static void spill_chunk(const char *path, const uint8_t *rec, size_t len, uint32
 {
     struct iot_chunker *c = iot_chunker_create(1);
     struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION, .pid = 7, .tid = 7,
-                               .stream_id = 1, .nrec = nrec, .base_t = base_t,
+                               .chain_id = 1, .nrec = nrec, .base_t = base_t,
                                .bytes = (uint32_t)len };
     static unsigned char frame[8192];
     size_t n = iot_chunk_compress(c, &h, rec, frame, sizeof(frame));
@@ -1123,7 +1123,7 @@ static void test_module_record(void)
 {
     static const uint8_t id[] = { 0x85, 0x63, 0xcc, 0x5c, 0x00, 0xff };
     static uint8_t rec[1024], frames[4096];
-    struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION, .pid = 7, .tid = 7, .stream_id = 1,
+    struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION, .pid = 7, .tid = 7, .chain_id = 1,
                                .base_t = 5000 };
     struct iot_chunker *c = iot_chunker_create(1);
     struct iot_strtab *st = iot_strtab_create();
