@@ -159,6 +159,12 @@ struct rule_session {
        syscalls on the fd beside the stream (a redirected stdout that the
        program writes with write(1, ...)) */
     uint64_t direct_ops;
+
+    /* Appended to layout 3 (test with RULE_HAS). */
+    /* When the last read/write-class call on it ended (open_t when it had
+       none): a handle whose last use came before its site opened the next
+       was left behind (leak). */
+    int64_t last_data_t;
 };
 
 /*

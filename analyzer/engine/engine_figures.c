@@ -25,6 +25,7 @@ void ofd_figures(struct ofd *o)
     o->s.timed = h->timed;
     o->pc.seeks = h->seeks;
     o->s.op = d->calls[0] + d->calls[1];
+    o->s.last_data_t = o->s.op ? h->last_end : o->s.open_t;
     o->s.max_once_ns = max64(d->max_ns[0], d->max_ns[1]);
     o->s.reads = d->calls[0];
     o->s.writes = d->calls[1];

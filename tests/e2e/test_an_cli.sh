@@ -9,7 +9,7 @@ need_built "$IOANALYZE"
 have python3 || skip "python3 is needed"
 work_dir an-cli
 # the same events as another process (pid 200), to combine with pid 100's
-sed "s/:100,/:200,/g" "$FX/leak_two_default.jsonl" >"$work/leak200.jsonl"
+sed "s/:100,/:200,/g" "$FX/leak_grouped_by_stack.jsonl" >"$work/leak200.jsonl"
 
 # expect STATUS CMD...: run, compare the exit status
 expect() {
@@ -120,11 +120,11 @@ python3 -c "import json; d=json.load(open('$work/out')); assert d['version']=='2
 # several inputs merge; stdin; directories
 mkdir "$work/dir"
 cp "$FX/small_buffer_fires.jsonl" "$work/dir/"
-sed "s/:100,/:200,/g" "$FX/leak_two_default.jsonl" >"$work/dir/leak200.jsonl"
+sed "s/:100,/:200,/g" "$FX/leak_grouped_by_stack.jsonl" >"$work/dir/leak200.jsonl"
 echo "not an input" >"$work/dir/README"
 expect 0 "$IOANALYZE" "$work/dir"
 python3 -c "import json; d=json.load(open('$work/out')); assert sorted(i['rule'] for i in d)==['leak','small_buffer'], d" || not_ok "directory input"
-expect 0 "$IOANALYZE" - <"$FX/leak_two_default.jsonl"
+expect 0 "$IOANALYZE" - <"$FX/leak_grouped_by_stack.jsonl"
 python3 -c "import json; d=json.load(open('$work/out')); assert [i['rule'] for i in d]==['leak']" || not_ok "stdin input"
 
 # baseline: known fingerprints are dropped
@@ -137,7 +137,7 @@ expect 0 "$IOANALYZE" rules
 for p in "main_thread.max_once_ms *= 13" "main_thread.max_continual_ms *= 500" \
          "small_buffer.buffer_bytes *= 4096" "small_buffer.min_ops *= 20" \
          "small_buffer.min_continual_ms *= 13" "repeat_read.threshold *= 5" \
-         "repeat_read.window_ms *= 17" "leak.min_count *= 2" "random_write.min_writes *= 20" \
+         "repeat_read.window_ms *= 17" "leak.min_count *= 3" "random_write.min_writes *= 20" \
          "random_write.min_random_ratio *= 0.2" "random_read.min_reads *= 20"; do
     grep -q "$p" "$work/out" || not_ok "rules output lacks '$p'"
 done

@@ -78,7 +78,7 @@ grep -q '^events: 1 ' "$work/fifo.out" || not_ok "FIFO: $(grep events "$work/fif
 
 # diff reads a side twice (what is it? then load or analyse it): a FIFO and
 # a pipe read like the files they carry
-run base "$FX/rules/leak_two_default.jsonl"; [ $rc -eq 0 ] || not_ok "analyze exited $rc"
+run base "$FX/rules/leak_grouped_by_stack.jsonl"; [ $rc -eq 0 ] || not_ok "analyze exited $rc"
 mkfifo "$work/basef"
 cat "$work/base.out" >"$work/basef" &
 cat "$FX/rules/small_buffer_fires.jsonl" | run diffp diff "$work/basef" /dev/stdin; rc=$?

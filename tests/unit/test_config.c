@@ -48,7 +48,7 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_continual_ms"), 13);
     CU_ASSERT_EQUAL(param(&c, "repeat_read", "threshold"), 5);
     CU_ASSERT_EQUAL(param(&c, "repeat_read", "window_ms"), 17);
-    CU_ASSERT_EQUAL(param(&c, "leak", "min_count"), 2);
+    CU_ASSERT_EQUAL(param(&c, "leak", "min_count"), 3);
     CU_ASSERT_EQUAL(param(&c, "random_read", "min_bytes"), 262144);
     CU_ASSERT_EQUAL(param(&c, "sync_storm", "min_syncs"), 20);
     CU_ASSERT_EQUAL(param(&c, "repeat_open", "min_opens"), 100);
