@@ -41,13 +41,13 @@ struct strace_syscall {
 /* Each op's syscalls, from the strace column of IOT_OPS. */
 #define SA(name, fd, size, off) { #name, SC_ARGS, fd, size, off },
 #define SC(name, shape) { #name, SC_##shape, -1, -1, -1 },
-#define OP_SYSCALLS_(e, name, dir, pos, cls, api, fields, strace) \
+#define OP_SYSCALLS_(e, name, dir, pos, cls, api, role, fields, strace) \
     static const struct strace_syscall syscalls_##e[] = { strace { NULL, 0, 0, 0, 0 } };
 IOT_OPS(OP_SYSCALLS_)
 #undef OP_SYSCALLS_
 
 static const struct strace_syscall *const syscalls_of_op[IOT_OP_COUNT] = {
-#define OP_SYSCALLS_PTR_(e, name, dir, pos, cls, api, fields, strace) [IOT_OP_##e] = syscalls_##e,
+#define OP_SYSCALLS_PTR_(e, name, dir, pos, cls, api, role, fields, strace) [IOT_OP_##e] = syscalls_##e,
     IOT_OPS(OP_SYSCALLS_PTR_)
 #undef OP_SYSCALLS_PTR_
 };
