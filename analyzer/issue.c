@@ -218,6 +218,22 @@ static json_t *frames_json(const struct sym_stack *st)
     return a ? a : json_array();
 }
 
+/* The stacks a rule lists in detail.open_sites (per_file.h), shown as the
+   issue's own stack is: symbolized when it can be. */
+static void symbolize_sites(struct issues *is, json_t *detail)
+{
+    json_t *sites = json_object_get(detail, "open_sites"), *site;
+    size_t i;
+
+    json_array_foreach(sites, i, site) {
+        const struct sym_stack *st =
+            issue_stack(is, json_string_value(json_object_get(site, "stack")));
+
+        if (st)
+            json_object_set_new(site, "stack", json_string(st->text));
+    }
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
@@ -241,6 +257,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
         return;
     }
     json_object_set_new(detail, "occurrences", json_integer(occ));
+    symbolize_sites(is, detail);
     if (s->opener_process)
         json_object_set_new(detail, "opened_by",
                             json_pack("{s:s,s:i,s:s}", "process", s->opener_process, "pid",

@@ -55,6 +55,43 @@ static int pf_reserve(struct per_file_table *t)
     return 0;
 }
 
+/* Counts s at its open site (by stack: interned, so by pointer). */
+static void site_add(struct per_file *f, const struct rule_session *s)
+{
+    struct per_file_site *site = NULL;
+
+    for (unsigned i = 0; i < f->nsites; i++)
+        if (f->sites[i].stack == s->stack) {
+            site = &f->sites[i];
+            break;
+        }
+    if (!site && f->nsites < PER_FILE_SITES) {
+        site = &f->sites[f->nsites++];
+        *site = (struct per_file_site){.stack = s->stack, .thread = s->thread, .tid = s->tid};
+    }
+    if (!site) {
+        f->other_sessions++;
+        return;
+    }
+    site->sessions++;
+    site->cost_ns += s->cost_ns + s->sync_ns;
+}
+
+/* The site that repeats most: most sessions, then most cost, then the first. */
+static const struct per_file_site *top_site(const struct per_file *f)
+{
+    const struct per_file_site *best = NULL;
+
+    for (unsigned i = 0; i < f->nsites; i++) {
+        const struct per_file_site *c = &f->sites[i];
+
+        if (!best || c->sessions > best->sessions ||
+            (c->sessions == best->sessions && c->cost_ns > best->cost_ns))
+            best = c;
+    }
+    return best;
+}
+
 struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s)
 {
     struct per_file *f;
@@ -70,6 +107,7 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
         *slot = (uint32_t)++t->n;
     }
     f = &t->v[*slot - 1];
+    site_add(f, s);
     f->sessions++;
     f->left_open += s->end != RULE_END_CLOSE;
     f->ops += s->op;
@@ -97,6 +135,13 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
 struct rule_session per_file_session(const struct per_file *f)
 {
     struct rule_session s = f->first;
+    const struct per_file_site *site = top_site(f);
+
+    if (site) {
+        s.stack = site->stack;
+        s.thread = site->thread;
+        s.tid = site->tid;
+    }
 
     s.op = f->ops;
     s.op_size = f->op_size;
@@ -131,6 +176,29 @@ double per_file_amplified(const struct per_file *f, int op_type, int64_t min_byt
     s->op_size = bytes;
     s->op_type = op_type;
     return factor;
+}
+
+void per_file_note_sites(const struct per_file *f, json_t *detail)
+{
+    const struct per_file_site *top = top_site(f);
+    json_t *list;
+
+    if (!detail || f->nsites < 2)
+        return;
+    list = json_array();
+    if (!list)
+        return;
+    /* the site first, then the others in the order first seen */
+    json_array_append_new(list, json_pack("{s:s,s:I}", "stack", top->stack ? top->stack : "",
+                                          "sessions", (json_int_t)top->sessions));
+    for (unsigned i = 0; i < f->nsites; i++)
+        if (&f->sites[i] != top)
+            json_array_append_new(list, json_pack("{s:s,s:I}", "stack",
+                                                  f->sites[i].stack ? f->sites[i].stack : "",
+                                                  "sessions", (json_int_t)f->sites[i].sessions));
+    json_object_set_new(detail, "open_sites", list);
+    if (f->other_sessions)
+        json_object_set_new(detail, "other_sessions", json_integer((json_int_t)f->other_sessions));
 }
 
 size_t per_file_max_probe(const struct per_file_table *t)
