@@ -3,9 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "hash.h"
 #include "hmap.h"
 #include "issue.h"
+#include "path.h"
 #include "symbolize.h"
 
 /*
@@ -234,6 +236,21 @@ static void symbolize_sites(struct issues *is, json_t *detail)
     }
 }
 
+/*
+ * The process is named as it was invoked (argv[0]); when its executable is
+ * called otherwise (redis-server runs /usr/bin/redis-check-rdb, a link's
+ * target), detail.exe says which file ran.
+ */
+static void note_exe(const struct rule_ctx *ctx, const struct rule_session *s, json_t *detail)
+{
+    const char *exe = ctx->engine && s->process
+                          ? engine_proc_exe_of(ctx->engine, s->pid) : NULL;
+
+    if (exe && strcmp(iot_path_base(exe), s->process) != 0 &&
+        s->process == engine_proc_name_of(ctx->engine, s->pid))
+        json_object_set_new(detail, "exe", json_string(exe));
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
@@ -258,6 +275,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     }
     json_object_set_new(detail, "occurrences", json_integer(occ));
     symbolize_sites(is, detail);
+    note_exe(ctx, s, detail);
     if (s->opener_process)
         json_object_set_new(detail, "opened_by",
                             json_pack("{s:s,s:i,s:s}", "process", s->opener_process, "pid",
