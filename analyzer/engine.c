@@ -269,6 +269,11 @@ static void on_call(struct engine *e, const struct iot_event *ev)
                 engine_on_fork(e, p, ev);
             break;
         }
+        if (ev->op == IOT_OP_CWD) {
+            if (!failed && (ev->has & IOT_HAS_PATH) && ev->path && ev->path[0] == '/')
+                p->cwd = ev->path;
+            break;
+        }
         if (ev->op == IOT_OP_PTHREAD_CREATE) {
             if (!failed && p)
                 p->threads_created++;

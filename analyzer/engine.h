@@ -72,6 +72,9 @@ const char *engine_proc_name_of(struct engine *e, int32_t pid);
 const char *engine_image_name(const struct iot_event *ev);
 /* The executable of process pid's latest image, NULL when not known. */
 const char *engine_proc_exe_of(struct engine *e, int32_t pid);
+/* The working directory of process pid as last recorded (or inherited),
+   NULL when not known. */
+const char *engine_proc_cwd_of(struct engine *e, int32_t pid);
 /* Trace time t of process pid in ms since the epoch (floor) into *ms: 1, or 0
    when the process or its start on the epoch is unknown. */
 int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms);

@@ -114,6 +114,7 @@ static void proc_reuse(struct engine_proc *p)
     p->fds = NULL;
     p->nfds = 0;
     p->exited = 0;
+    p->cwd = NULL;
 }
 
 void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_event *ev)
@@ -137,6 +138,7 @@ void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_ev
     c->ppid = p->pid;
     c->exe = p->exe;
     c->name = p->name;
+    c->cwd = p->cwd;
     c->start_t = ev->t;
     c->start_unix_ns = p->start_unix_ns ? p->start_unix_ns + (ev->t - p->start_t) : 0;
     if (e->last_proc == c)
@@ -184,6 +186,9 @@ void engine_on_process(struct engine *e, const struct iot_event *ev)
         parent = ev->ppid != ev->pid ? hmap_get(&e->procs, (uint64_t)(uint32_t)ev->ppid) : NULL;
         if (parent && !parent->exited && !p->nfds)
             proc_fork(parent, p);
+        /* a child starts where its parent is, until it says otherwise */
+        if (parent && !parent->exited && !p->cwd)
+            p->cwd = parent->cwd;
     }
     p->ppid = ev->ppid;
     p->exe = ev->exe;

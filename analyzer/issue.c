@@ -181,13 +181,39 @@ static int count_later(json_t *prev, const struct rule *rule, int64_t time, json
     return 1;
 }
 
+/*
+ * The path a fingerprint is made from: a path under the process's working
+ * directory is taken relative to it ("./base/1/1259" for the 1259 under a
+ * database's data directory), so that the same workload run in another
+ * directory fingerprints alike. path itself when the cwd is unknown, "/",
+ * or not a prefix of path; else buf.
+ */
+static const char *fingerprint_path(const struct rule_ctx *ctx, const struct rule_session *s,
+                                    char *buf, size_t cap)
+{
+    const char *cwd = ctx->engine && s->path ? engine_proc_cwd_of(ctx->engine, s->pid) : NULL;
+    size_t n = cwd ? strlen(cwd) : 0;
+
+    while (n > 1 && cwd[n - 1] == '/')
+        n--;
+    if (n <= 1 || strncmp(s->path, cwd, n) != 0 || (s->path[n] != '/' && s->path[n] != '\0') ||
+        strlen(s->path + n) + 2 > cap)
+        return s->path;
+    snprintf(buf, cap, ".%s", s->path + n);
+    return buf;
+}
+
 int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t repeat,
                int64_t time_unix_ms)
 {
     const struct issue_binding *b = ctx->sink;
     struct issues *is = b->issues;
+    char fp_path[4096 + 2];
     json_int_t occ, rep = repeat;
-    json_t *prev = seen_issue(is, b->rule, fingerprint_cached(is, b->rule->name, s->path, s->stack),
+    json_t *prev = seen_issue(is, b->rule,
+                              fingerprint_cached(is, b->rule->name,
+                                                 fingerprint_path(ctx, s, fp_path, sizeof(fp_path)),
+                                                 s->stack),
                               &occ, &rep);
 
     return prev && count_later(prev, b->rule, time_unix_ms ? time_unix_ms : s->end_unix_ms, occ,
@@ -256,6 +282,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     const struct issue_binding *b = ctx->sink;
     struct issues *is = b->issues;
     const struct rule_session *s = r->s;
+    char fp_path[4096 + 2];
     char fp[17];
     json_t *o, *detail = r->detail ? r->detail : json_object(), *prev;
     const struct sym_stack *st;
@@ -266,7 +293,8 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     if (!detail)
         return;
     st = issue_stack(is, s->stack);
-    key = fingerprint_cached(is, b->rule->name, s->path, s->stack);
+    key = fingerprint_cached(is, b->rule->name,
+                             fingerprint_path(ctx, s, fp_path, sizeof(fp_path)), s->stack);
     snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)key);
     prev = seen_issue(is, b->rule, key, &occ, &repeat);
     if (prev && count_later(prev, b->rule, time, occ, repeat)) {

@@ -419,6 +419,12 @@ enum iot_role {
     X(LOST,            "lost",            NONE,  0, META,  POSIX, UNSEEN,                          \
       IOT_F(MODE) | IOT_F(SIZE),                                                                   \
       )                                                                                            \
+    /* the process's working directory, absolute: recorded after its process record and after     \
+       each chdir/fchdir that succeeded (none when it is unknown). strace: the -y annotation of    \
+       AT_FDCWD, when it names another directory than the process's last */                       \
+    X(CWD,             "cwd",             NONE,  0, META,  POSIX, PROC,                            \
+      IOT_F(PATH),                                                                                 \
+      )                                                                                            \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */
