@@ -10,12 +10,12 @@
 #include "rule.h"
 
 /*
- * Where a file's sessions were opened: one entry per distinct open stack,
+ * Where a file's sessions were opened: one site per distinct open stack,
  * the first PER_FILE_SITES of them; sessions opened elsewhere beyond those
- * are counted in other_sessions. The issue's site is the one that repeats
- * most (most sessions; ties: most cost, then the first seen), not merely
- * the first open: a config written once at start-up and re-opened a
- * hundred times elsewhere is reported where it is re-opened.
+ * are counted apart. The issue's site is the one that repeats most (most
+ * sessions; ties: most cost, then the first seen), not merely the first
+ * open: a config written once at start-up and re-opened a hundred times
+ * elsewhere is reported where it is re-opened.
  */
 #define PER_FILE_SITES 4
 
@@ -26,11 +26,18 @@ struct per_file_site {
     int64_t cost_ns;             /* the sessions' data and sync time */
 };
 
-struct per_file {
-    struct rule_session first;   /* the first session added (pid, path, process, ...) */
-    struct per_file_site sites[PER_FILE_SITES];
-    unsigned nsites;
+/* The sites after the first: made when a second site appears, so that the
+   many files opened from one place cost one pointer each. */
+struct per_file_sites {
+    struct per_file_site v[PER_FILE_SITES - 1];
+    unsigned n;
     uint64_t other_sessions;     /* sessions opened at further sites */
+    int64_t other_cost_ns;
+};
+
+struct per_file {
+    struct rule_session first;   /* the first session added: pid, path, process, first site */
+    struct per_file_sites *more; /* NULL while every session came from first's stack */
     uint64_t sessions;
     uint64_t left_open;          /* sessions still open when their process or the trace ended */
     uint64_t ops, reads, writes, syncs;
