@@ -38,7 +38,7 @@ extern "C" {
 /* ------------------------------------------------------------------ ops */
 
 enum iot_op {
-#define IOT_OP_ENUM_(e, name, dir, pos, cls, api, fields, strace) IOT_OP_##e,
+#define IOT_OP_ENUM_(e, name, dir, pos, cls, api, role, fields, strace) IOT_OP_##e,
     IOT_OPS(IOT_OP_ENUM_)
 #undef IOT_OP_ENUM_
     IOT_OP_COUNT
@@ -51,6 +51,7 @@ struct iot_op_info {
     uint8_t positional;   /* the call says where; the file position is untouched */
     uint8_t cls;          /* enum iot_class */
     uint8_t api;          /* enum iot_api */
+    uint8_t role;         /* enum iot_role */
     uint32_t fields;      /* IOT_HAS_* bits a successful call carries */
 };
 /* iot_ops[op] for op < IOT_OP_COUNT. */

@@ -108,7 +108,34 @@ enum iot_class {
 enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
 
 /*
- * X(NAME, "json name", dir, positional, class, api, fields, strace)
+ * What an op does to storage, for the figures and the rules' judgement
+ * (docs/analyzer.md, "What each op does", gives every op's role and why).
+ * The class above says how the engine follows a call; the role says what
+ * the call is worth: an fsync and a sync_file_range share a class (both
+ * name an fd and move no bytes) but only the first makes data durable.
+ */
+enum iot_role {
+    IOT_ROLE_READ,     /* moves bytes from a file to the program */
+    IOT_ROLE_WRITE,    /* moves bytes from the program to a file */
+    IOT_ROLE_COPY,     /* moves bytes between two fds inside the kernel */
+    IOT_ROLE_SEEK,     /* moves or asks a file position, no I/O */
+    IOT_ROLE_SYNC,     /* makes written data durable, waiting for the device */
+    IOT_ROLE_FLUSH,    /* empties a stdio buffer into the kernel: not durable */
+    IOT_ROLE_HINT,     /* advice on writeback or caching: starts or skips I/O, promises nothing */
+    IOT_ROLE_OPEN,     /* makes an fd or a stream naming a file */
+    IOT_ROLE_CLOSE,    /* ends fds or a stream */
+    IOT_ROLE_LOOKUP,   /* asks about a path or an fd (a path walk), changes nothing */
+    IOT_ROLE_CHANGE,   /* changes a file's name, size, space or attributes */
+    IOT_ROLE_LIST,     /* reads a directory's entries */
+    IOT_ROLE_MAP,      /* maps or unmaps a file in memory */
+    IOT_ROLE_STREAM,   /* sets up a stdio stream (its buffer) */
+    IOT_ROLE_FDTABLE,  /* changes the fd table without naming a file */
+    IOT_ROLE_PROC,     /* makes a process or a thread */
+    IOT_ROLE_UNSEEN    /* says what the recorder could not follow */
+};
+
+/*
+ * X(NAME, "json name", dir, positional, class, api, role, fields, strace)
  *
  * NAME, name  IOT_OP_<NAME>; its JSONL and text name
  * dir         IOT_DIR_<dir>
@@ -116,6 +143,7 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
  *             nor moves the file position
  * class       IOT_CLASS_<class>
  * api         IOT_API_<api>
+ * role        IOT_ROLE_<role>: what the call does (enum iot_role)
  * fields      the IOT_HAS_* bits (IOT_F(NAME) for short) its records
  *             carry when it succeeds (errno and stack may come with any
  *             call)
@@ -131,265 +159,271 @@ enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
  */
 #define IOT_F(name) IOT_HAS_##name
 #define IOT_OPS(X)                                                                                 \
-    X(OPEN,            "open",            NONE,  0, OPEN,  POSIX,                                  \
+    X(OPEN,            "open",            NONE,  0, OPEN,  POSIX, OPEN,                            \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
       SC(open, OPEN) SC(openat, OPENAT) SC(openat2, OPENAT2) SC(creat, CREAT))                     \
-    X(CLOSE,           "close",           NONE,  0, CLOSE, POSIX,                                  \
+    X(CLOSE,           "close",           NONE,  0, CLOSE, POSIX, CLOSE,                           \
       IOT_F(FD) | IOT_F(FILE_SIZE),                                                                \
       SC(close, CLOSE))                                                                            \
-    X(READ,            "read",            READ,  0, DATA,  POSIX,                                  \
+    X(READ,            "read",            READ,  0, DATA,  POSIX, READ,                            \
       IOT_F(FD) | IOT_F(SIZE),                                                                     \
       SA(read, 0, 2, -1))                                                                          \
-    X(WRITE,           "write",           WRITE, 0, DATA,  POSIX,                                  \
+    X(WRITE,           "write",           WRITE, 0, DATA,  POSIX, WRITE,                           \
       IOT_F(FD) | IOT_F(SIZE),                                                                     \
       SA(write, 0, 2, -1))                                                                         \
-    X(PREAD,           "pread",           READ,  1, DATA,  POSIX,                                  \
+    X(PREAD,           "pread",           READ,  1, DATA,  POSIX, READ,                            \
       IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
       SA(pread64, 0, 2, 3) SA(pread, 0, 2, 3))                                                     \
-    X(PWRITE,          "pwrite",          WRITE, 1, DATA,  POSIX,                                  \
+    X(PWRITE,          "pwrite",          WRITE, 1, DATA,  POSIX, WRITE,                           \
       IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
       SA(pwrite64, 0, 2, 3) SA(pwrite, 0, 2, 3))                                                   \
-    X(READV,           "readv",           READ,  0, DATA,  POSIX,                                  \
+    X(READV,           "readv",           READ,  0, DATA,  POSIX, READ,                            \
       IOT_F(FD) | IOT_F(SIZE),                                                                     \
       SC(readv, RWV))                                                                              \
-    X(WRITEV,          "writev",          WRITE, 0, DATA,  POSIX,                                  \
+    X(WRITEV,          "writev",          WRITE, 0, DATA,  POSIX, WRITE,                           \
       IOT_F(FD) | IOT_F(SIZE),                                                                     \
       SC(writev, RWV))                                                                             \
-    X(PREADV,          "preadv",          READ,  1, DATA,  POSIX,                                  \
+    X(PREADV,          "preadv",          READ,  1, DATA,  POSIX, READ,                            \
       IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
       SC(preadv, PRWV) SC(preadv2, PRWV2))                                                         \
-    X(PWRITEV,         "pwritev",         WRITE, 1, DATA,  POSIX,                                  \
+    X(PWRITEV,         "pwritev",         WRITE, 1, DATA,  POSIX, WRITE,                           \
       IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
       SC(pwritev, PRWV) SC(pwritev2, PRWV2))                                                       \
-    X(LSEEK,           "lseek",           NONE,  0, SEEK,  POSIX,                                  \
+    X(LSEEK,           "lseek",           NONE,  0, SEEK,  POSIX, SEEK,                            \
       IOT_F(FD) | IOT_F(OFFSET) | IOT_F(WHENCE),                                                   \
       SC(lseek, LSEEK) SC(_llseek, LLSEEK))                                                        \
-    X(DUP,             "dup",             NONE,  0, FD,    POSIX,                                  \
+    X(DUP,             "dup",             NONE,  0, FD,    POSIX, FDTABLE,                         \
       IOT_F(FD) | IOT_F(NEWFD) | IOT_F(FLAGS),                                                     \
       SC(dup, DUP) SC(dup2, DUP2) SC(dup3, DUP2) SC(fcntl, FCNTL) SC(fcntl64, FCNTL))              \
-    X(FSYNC,           "fsync",           NONE,  0, SYNC,  POSIX,                                  \
+    X(FSYNC,           "fsync",           NONE,  0, SYNC,  POSIX, SYNC,                            \
       IOT_F(FD),                                                                                   \
       SA(fsync, 0, -1, -1))                                                                        \
-    X(FDATASYNC,       "fdatasync",       NONE,  0, SYNC,  POSIX,                                  \
+    X(FDATASYNC,       "fdatasync",       NONE,  0, SYNC,  POSIX, SYNC,                            \
       IOT_F(FD),                                                                                   \
       SA(fdatasync, 0, -1, -1))                                                                    \
-    X(FTRUNCATE,       "ftruncate",       NONE,  0, META,  POSIX,                                  \
+    X(FTRUNCATE,       "ftruncate",       NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(FD) | IOT_F(SIZE),                                                                     \
       SA(ftruncate, 0, 1, -1) SA(ftruncate64, 0, 1, -1))                                           \
-    X(MMAP,            "mmap",            NONE,  0, META,  POSIX,                                  \
+    X(MMAP,            "mmap",            NONE,  0, META,  POSIX, MAP,                             \
       IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
       SC(mmap, MMAP) SC(mmap2, MMAP2))                                                             \
-    X(MUNMAP,          "munmap",          NONE,  0, META,  POSIX,                                  \
+    X(MUNMAP,          "munmap",          NONE,  0, META,  POSIX, MAP,                             \
       IOT_F(SIZE) | IOT_F(OFFSET),                                                                 \
       SC(munmap, MUNMAP))                                                                          \
-    X(SENDFILE,        "sendfile",        WRITE, 0, COPY,  POSIX,                                  \
+    X(SENDFILE,        "sendfile",        WRITE, 0, COPY,  POSIX, COPY,                            \
       IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                      \
       SC(sendfile, SENDFILE) SC(sendfile64, SENDFILE))                                             \
-    X(COPY_FILE_RANGE, "copy_file_range", WRITE, 0, COPY,  POSIX,                                  \
+    X(COPY_FILE_RANGE, "copy_file_range", WRITE, 0, COPY,  POSIX, COPY,                            \
       IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                      \
       SC(copy_file_range, COPY))                                                                   \
-    X(FOPEN,           "fopen",           NONE,  0, OPEN,  STDIO,                                  \
+    X(FOPEN,           "fopen",           NONE,  0, OPEN,  STDIO, OPEN,                            \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),        \
       )                                                                                            \
-    X(FDOPEN,          "fdopen",          NONE,  0, OPEN,  STDIO,                                  \
+    X(FDOPEN,          "fdopen",          NONE,  0, OPEN,  STDIO, OPEN,                            \
       IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),                      \
       )                                                                                            \
-    X(FCLOSE,          "fclose",          NONE,  0, CLOSE, STDIO,                                  \
+    X(FCLOSE,          "fclose",          NONE,  0, CLOSE, STDIO, CLOSE,                           \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(FILE_SIZE),                                                \
       )                                                                                            \
-    X(FREAD,           "fread",           READ,  0, DATA,  STDIO,                                  \
+    X(FREAD,           "fread",           READ,  0, DATA,  STDIO, READ,                            \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
       )                                                                                            \
-    X(FWRITE,          "fwrite",          WRITE, 0, DATA,  STDIO,                                  \
+    X(FWRITE,          "fwrite",          WRITE, 0, DATA,  STDIO, WRITE,                           \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
       )                                                                                            \
-    X(FGETS,           "fgets",           READ,  0, DATA,  STDIO,                                  \
+    X(FGETS,           "fgets",           READ,  0, DATA,  STDIO, READ,                            \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
       )                                                                                            \
-    X(FPUTS,           "fputs",           WRITE, 0, DATA,  STDIO,                                  \
+    X(FPUTS,           "fputs",           WRITE, 0, DATA,  STDIO, WRITE,                           \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
       )                                                                                            \
-    X(FFLUSH,          "fflush",          NONE,  0, SYNC,  STDIO,                                  \
+    X(FFLUSH,          "fflush",          NONE,  0, SYNC,  STDIO, FLUSH,                           \
       IOT_F(FD) | IOT_F(STREAM),                                                                   \
       )                                                                                            \
-    X(FSEEK,           "fseek",           NONE,  0, SEEK,  STDIO,                                  \
+    X(FSEEK,           "fseek",           NONE,  0, SEEK,  STDIO, SEEK,                            \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(OFFSET) | IOT_F(WHENCE),                                   \
       )                                                                                            \
-    X(SETVBUF,         "setvbuf",         NONE,  0, META,  STDIO,                                  \
+    X(SETVBUF,         "setvbuf",         NONE,  0, META,  STDIO, STREAM,                          \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),                                    \
       )                                                                                            \
     /* additions beyond the SPEC's list ("more may be added") */                                   \
-    X(SPLICE,          "splice",          WRITE, 0, COPY,  POSIX,                                  \
+    X(SPLICE,          "splice",          WRITE, 0, COPY,  POSIX, COPY,                            \
       IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                      \
       SC(splice, COPY))                                                                            \
-    X(MSYNC,           "msync",           NONE,  0, SYNC,  POSIX,                                  \
+    X(MSYNC,           "msync",           NONE,  0, SYNC,  POSIX, SYNC,                            \
       IOT_F(SIZE) | IOT_F(OFFSET),                                                                 \
       SA(msync, -1, 1, -1))                                                                        \
-    X(CLOSE_RANGE,     "close_range",     NONE,  0, CLOSE, POSIX,                                  \
+    X(CLOSE_RANGE,     "close_range",     NONE,  0, CLOSE, POSIX, CLOSE,                           \
       IOT_F(FD) | IOT_F(LAST_FD) | IOT_F(FLAGS),                                                   \
       SC(close_range, CLOSE_RANGE))                                                                \
-    X(TMPFILE,         "tmpfile",         NONE,  0, OPEN,  STDIO,                                  \
+    X(TMPFILE,         "tmpfile",         NONE,  0, OPEN,  STDIO, OPEN,                            \
       IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),                      \
       )                                                                                            \
-    X(FREOPEN,         "freopen",         NONE,  0, OPEN,  STDIO,                                  \
+    X(FREOPEN,         "freopen",         NONE,  0, OPEN,  STDIO, OPEN,                            \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),        \
       )                                                                                            \
-    X(FTELL,           "ftell",           NONE,  0, META,  STDIO,                                  \
+    X(FTELL,           "ftell",           NONE,  0, META,  STDIO, SEEK,                            \
       IOT_F(FD) | IOT_F(STREAM),                                                                   \
       )                                                                                            \
-    X(FGETC,           "fgetc",           READ,  0, DATA,  STDIO,                                  \
+    X(FGETC,           "fgetc",           READ,  0, DATA,  STDIO, READ,                            \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
       )                                                                                            \
-    X(FPUTC,           "fputc",           WRITE, 0, DATA,  STDIO,                                  \
+    X(FPUTC,           "fputc",           WRITE, 0, DATA,  STDIO, WRITE,                           \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
       )                                                                                            \
-    X(GETDELIM,        "getdelim",        READ,  0, DATA,  STDIO,                                  \
+    X(GETDELIM,        "getdelim",        READ,  0, DATA,  STDIO, READ,                            \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
       )                                                                                            \
-    X(FPRINTF,         "fprintf",         WRITE, 0, DATA,  STDIO,                                  \
+    X(FPRINTF,         "fprintf",         WRITE, 0, DATA,  STDIO, WRITE,                           \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
       )                                                                                            \
-    X(FSCANF,          "fscanf",          READ,  0, DATA,  STDIO,                                  \
+    X(FSCANF,          "fscanf",          READ,  0, DATA,  STDIO, READ,                            \
       IOT_F(FD) | IOT_F(STREAM),                                                                   \
       )                                                                                            \
     /* fds that are not files: recorded so that a reused fd number ends the session of the file    \
        it last named */                                                                            \
-    X(PIPE,            "pipe",            NONE,  0, FD,    POSIX,                                  \
+    X(PIPE,            "pipe",            NONE,  0, FD,    POSIX, FDTABLE,                         \
       IOT_F(FD) | IOT_F(NEWFD),                                                                    \
       SC(pipe, PIPE) SC(pipe2, PIPE) SC(socketpair, PIPE))                                         \
-    X(SOCKET,          "socket",          NONE,  0, FD,    POSIX,                                  \
+    X(SOCKET,          "socket",          NONE,  0, FD,    POSIX, FDTABLE,                         \
       IOT_F(FD),                                                                                   \
       SC(socket, NEWFD) SC(accept, NEWFD) SC(accept4, NEWFD))                                      \
     /* fcntl(F_SETFD) only: flags holds O_CLOEXEC when FD_CLOEXEC is set; strace's fcntl lines     \
        are read under DUP, whose F_DUPFD they mostly are */                                        \
-    X(FCNTL,           "fcntl",           NONE,  0, FD,    POSIX,                                  \
+    X(FCNTL,           "fcntl",           NONE,  0, FD,    POSIX, FDTABLE,                         \
       IOT_F(FD) | IOT_F(FLAGS),                                                                    \
       )                                                                                            \
-    X(FALLOCATE,       "fallocate",       NONE,  0, META,  POSIX,                                  \
+    X(FALLOCATE,       "fallocate",       NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
       SA(fallocate, 0, 3, 2))                                                                      \
-    X(FADVISE,         "fadvise",         NONE,  0, META,  POSIX,                                  \
+    X(FADVISE,         "fadvise",         NONE,  0, META,  POSIX, HINT,                            \
       IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
       SA(fadvise64, 0, 2, 1) SA(fadvise64_64, 0, 2, 1))                                            \
     /* every descriptor named, every stdio byte seen, forks timed in the parent */                 \
     /* an fd the recorder saw used before it saw it made (inherited, or made by a call it does     \
        not wrap): its /proc/self/fd target, open flags and offset, recorded once per process */    \
-    X(FDPATH,          "fdpath",          NONE,  0, OPEN,  POSIX,                                  \
+    X(FDPATH,          "fdpath",          NONE,  0, OPEN,  POSIX, OPEN,                            \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS) | IOT_F(OFFSET),                                      \
       )                                                                                            \
     /* bytes the program moved through a stdio stream's buffer with inline getc/putc macros        \
        (glibc's *_unlocked), counted at the next __overflow/__uflow or stdio call on it */         \
-    X(INLINE_PUT,      "inline_put",      WRITE, 0, DATA,  STDIO,                                  \
+    X(INLINE_PUT,      "inline_put",      WRITE, 0, DATA,  STDIO, WRITE,                           \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
       )                                                                                            \
-    X(INLINE_GET,      "inline_get",      READ,  0, DATA,  STDIO,                                  \
+    X(INLINE_GET,      "inline_get",      READ,  0, DATA,  STDIO, READ,                            \
       IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
       )                                                                                            \
     /* mkstemp family: a new file whose name the call chose */                                     \
-    X(MKSTEMP,         "mkstemp",         NONE,  0, OPEN,  POSIX,                                  \
+    X(MKSTEMP,         "mkstemp",         NONE,  0, OPEN,  POSIX, OPEN,                            \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
       )                                                                                            \
     /* memfd_create: a file in memory; path is "memfd:NAME" */                                     \
-    X(MEMFD,           "memfd",           NONE,  0, OPEN,  POSIX,                                  \
+    X(MEMFD,           "memfd",           NONE,  0, OPEN,  POSIX, OPEN,                            \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
       SC(memfd_create, NEWFD))                                                                     \
     /* new fds that are not files (eventfd, timerfd, signalfd, inotify, epoll), like pipe */       \
-    X(ANONFD,          "anonfd",          NONE,  0, FD,    POSIX,                                  \
+    X(ANONFD,          "anonfd",          NONE,  0, FD,    POSIX, FDTABLE,                         \
       IOT_F(FD),                                                                                   \
       SC(eventfd, NEWFD) SC(eventfd2, NEWFD) SC(timerfd_create, NEWFD) SC(inotify_init, NEWFD)     \
       SC(inotify_init1, NEWFD) SC(epoll_create, NEWFD) SC(epoll_create1, NEWFD)                    \
       SC(signalfd, NEWFD) SC(signalfd4, NEWFD))                                                    \
     /* fork/vfork in the parent, timed there: ret is the child's pid. The child's fd table is      \
        the parent's at this call (the child's own process record comes later) */                   \
-    X(FORK,            "fork",            NONE,  0, META,  POSIX,                                  \
+    X(FORK,            "fork",            NONE,  0, META,  POSIX, PROC,                            \
       0,                                                                                           \
       )                                                                                            \
     /* I/O the recorder sees made but cannot follow: io_uring_setup/io_uring_enter and io_submit   \
        (through syscall()), the POSIX aio_* calls; mode names the call, fd/size/offset where known */\
-    X(ASYNC,           "async",           NONE,  0, META,  POSIX,                                  \
+    X(ASYNC,           "async",           NONE,  0, META,  POSIX, UNSEEN,                          \
       IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET) | IOT_F(MODE),                                       \
       SA(io_uring_enter, 0, -1, -1) SA(io_uring_setup, -1, -1, -1) SA(io_submit, -1, -1, -1))      \
     /* an exec of a program the preload cannot enter: path, mode "static" or "setuid" */           \
-    X(UNRECORDED,      "unrecorded",      NONE,  0, META,  POSIX,                                  \
+    X(UNRECORDED,      "unrecorded",      NONE,  0, META,  POSIX, UNSEEN,                          \
       IOT_F(PATH) | IOT_F(MODE),                                                                   \
       )                                                                                            \
     /* pthread_create in the creating thread: the process runs another thread, file I/O or not     \
        (a thread is otherwise seen only at its first call). ret 0, or -1 with its error number */  \
-    X(PTHREAD_CREATE,  "pthread_create",  NONE,  0, META,  POSIX,                                  \
+    X(PTHREAD_CREATE,  "pthread_create",  NONE,  0, META,  POSIX, PROC,                            \
       0,                                                                                           \
       )                                                                                            \
     /* metadata calls. path is absolute as open's (relative names joined to the                   \
        cwd or the dirfd's path); a call on an fd (fstat, fchmod, ...) carries fd instead; flags   \
        holds the call's AT_* flags (stat family: lstat is AT_SYMLINK_NOFOLLOW), access mode     \
        (access) or permission bits (mkdir, chmod). The strace shapes are strace_syscalls.c's */  \
-    X(STAT,            "stat",            NONE,  0, META,  POSIX,                                  \
+    X(STAT,            "stat",            NONE,  0, META,  POSIX, LOOKUP,                          \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
       SC(stat, PATH) SC(lstat, PATH) SC(stat64, PATH) SC(lstat64, PATH) SC(newfstatat, PATHAT)    \
       SC(fstatat64, PATHAT) SC(statx, PATHAT) SA(fstat, 0, -1, -1) SA(fstat64, 0, -1, -1))         \
-    X(ACCESS,          "access",          NONE,  0, META,  POSIX,                                  \
+    X(ACCESS,          "access",          NONE,  0, META,  POSIX, LOOKUP,                          \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
       SC(access, PATH) SC(faccessat, PATHAT) SC(faccessat2, PATHAT))                               \
     /* size: the buffer size; ret the bytes of the target */                                       \
-    X(READLINK,        "readlink",        NONE,  0, META,  POSIX,                                  \
+    X(READLINK,        "readlink",        NONE,  0, META,  POSIX, LOOKUP,                          \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(SIZE),                                                       \
       SC(readlink, PATH) SC(readlinkat, PATHAT))                                                   \
-    X(UNLINK,          "unlink",          NONE,  0, META,  POSIX,                                  \
+    X(UNLINK,          "unlink",          NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(PATH),                                                                                 \
       SC(unlink, PATH) SC(unlinkat, PATHAT))                                                       \
-    X(RMDIR,           "rmdir",           NONE,  0, META,  POSIX,                                  \
+    X(RMDIR,           "rmdir",           NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(PATH),                                                                                 \
       SC(rmdir, PATH))                                                                             \
     /* path: the old name, newpath: the new one; flags: renameat2's RENAME_* */                   \
-    X(RENAME,          "rename",          NONE,  0, META,  POSIX,                                  \
+    X(RENAME,          "rename",          NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(PATH) | IOT_F(NEWPATH) | IOT_F(FLAGS),                                                 \
       SC(rename, PATH2) SC(renameat, PATH2AT) SC(renameat2, PATH2AT))                              \
-    X(MKDIR,           "mkdir",           NONE,  0, META,  POSIX,                                  \
+    X(MKDIR,           "mkdir",           NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(PATH) | IOT_F(FLAGS),                                                                  \
       SC(mkdir, PATH) SC(mkdirat, PATHAT))                                                         \
     /* path: the existing file, newpath: the new name */                                           \
-    X(LINK,            "link",            NONE,  0, META,  POSIX,                                  \
+    X(LINK,            "link",            NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(PATH) | IOT_F(NEWPATH),                                                                \
       SC(link, PATH2) SC(linkat, PATH2AT))                                                         \
     /* path: the link's target as given (its content, not resolved), newpath: the link made */    \
-    X(SYMLINK,         "symlink",         NONE,  0, META,  POSIX,                                  \
+    X(SYMLINK,         "symlink",         NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(PATH) | IOT_F(NEWPATH),                                                                \
       SC(symlink, SYMLINK) SC(symlinkat, SYMLINKAT))                                               \
-    X(CHMOD,           "chmod",           NONE,  0, META,  POSIX,                                  \
+    X(CHMOD,           "chmod",           NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
       SC(chmod, PATH) SA(fchmod, 0, -1, -1) SC(fchmodat, PATHAT))                                  \
-    X(CHOWN,           "chown",           NONE,  0, META,  POSIX,                                  \
+    X(CHOWN,           "chown",           NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
       SC(chown, PATH) SC(lchown, PATH) SA(fchown, 0, -1, -1) SC(fchownat, PATHAT))                 \
     /* utimensat, futimens, utimes, utime, futimes, lutimes */                                     \
-    X(UTIMES,          "utimes",          NONE,  0, META,  POSIX,                                  \
+    X(UTIMES,          "utimes",          NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
       SC(utimensat, PATHAT) SC(utimes, PATH) SC(utime, PATH) SC(futimesat, PATHAT))                \
     /* truncate by name; size: the new length */                                                  \
-    X(TRUNCATE,        "truncate",        NONE,  0, META,  POSIX,                                  \
+    X(TRUNCATE,        "truncate",        NONE,  0, META,  POSIX, CHANGE,                          \
       IOT_F(PATH) | IOT_F(SIZE),                                                                   \
       SC(truncate, PATH))                                                                          \
     /* opendir: the directory's fd, made inside libc (closedir records its close). strace sees    \
        the openat glibc makes, imported as open */                                                 \
-    X(OPENDIR,         "opendir",         NONE,  0, OPEN,  POSIX,                                  \
+    X(OPENDIR,         "opendir",         NONE,  0, OPEN,  POSIX, OPEN,                            \
       IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
       )                                                                                            \
     /* one record per pass over a directory stream, not per readdir call: size = entries         \
        returned (ret too), t = the pass's first call, dur = the calls' summed time; strace:       \
        one per getdents64, size = its "N entries" */                                              \
-    X(READDIR,         "readdir",         NONE,  0, META,  POSIX,                                  \
+    X(READDIR,         "readdir",         NONE,  0, META,  POSIX, LIST,                            \
       IOT_F(FD) | IOT_F(SIZE),                                                                     \
       SC(getdents64, DENTS) SC(getdents, DENTS))                                                   \
     /* sync(): everything; syncfs(fd): fd's file system */                                         \
-    X(SYNC,            "sync",            NONE,  0, META,  POSIX,                                  \
+    X(SYNC,            "sync",            NONE,  0, META,  POSIX, SYNC,                            \
       IOT_F(FD),                                                                                   \
       SA(sync, -1, -1, -1) SA(syncfs, 0, -1, -1))                                                  \
-    X(SYNC_FILE_RANGE, "sync_file_range", NONE,  0, SYNC,  POSIX,                                  \
+    X(SYNC_FILE_RANGE, "sync_file_range", NONE,  0, SYNC,  POSIX, HINT,                            \
       IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
       SA(sync_file_range, 0, 2, 1))                                                                \
     /* what the recorder knows it could not record or had to skip in this process: mode = why    \
        (a word from docs/trace-format.md's list), size = how many calls or facts, 0 if unknown */  \
-    X(LOST,            "lost",            NONE,  0, META,  POSIX,                                  \
+    X(LOST,            "lost",            NONE,  0, META,  POSIX, UNSEEN,                          \
       IOT_F(MODE) | IOT_F(SIZE),                                                                   \
+      )                                                                                            \
+    /* the process's working directory, absolute: recorded after its process record and after     \
+       each chdir/fchdir that succeeded (none when it is unknown). strace: the -y annotation of    \
+       AT_FDCWD, when it names another directory than the process's last */                       \
+    X(CWD,             "cwd",             NONE,  0, META,  POSIX, PROC,                            \
+      IOT_F(PATH),                                                                                 \
       )                                                                                            \
     IOT_OPS_NEXT(X)
 

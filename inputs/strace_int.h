@@ -63,6 +63,7 @@ struct strace_proc {
     const char **argv;      /* interned strings; the array lives until close */
     int argc;
     const char *exe;
+    const char *cwd;        /* the last AT_FDCWD annotation seen (interned), NULL none */
     struct strace_proc *next_all;
 };
 

@@ -41,13 +41,13 @@ struct strace_syscall {
 /* Each op's syscalls, from the strace column of IOT_OPS. */
 #define SA(name, fd, size, off) { #name, SC_ARGS, fd, size, off },
 #define SC(name, shape) { #name, SC_##shape, -1, -1, -1 },
-#define OP_SYSCALLS_(e, name, dir, pos, cls, api, fields, strace) \
+#define OP_SYSCALLS_(e, name, dir, pos, cls, api, role, fields, strace) \
     static const struct strace_syscall syscalls_##e[] = { strace { NULL, 0, 0, 0, 0 } };
 IOT_OPS(OP_SYSCALLS_)
 #undef OP_SYSCALLS_
 
 static const struct strace_syscall *const syscalls_of_op[IOT_OP_COUNT] = {
-#define OP_SYSCALLS_PTR_(e, name, dir, pos, cls, api, fields, strace) [IOT_OP_##e] = syscalls_##e,
+#define OP_SYSCALLS_PTR_(e, name, dir, pos, cls, api, role, fields, strace) [IOT_OP_##e] = syscalls_##e,
     IOT_OPS(OP_SYSCALLS_PTR_)
 #undef OP_SYSCALLS_PTR_
 };
@@ -293,6 +293,36 @@ static int64_t dents_entries(struct strace_arg a)
     return c ? strtoll(c + 3, NULL, 10) : 0;
 }
 
+/*
+ * strace -y names the working directory in its annotation of AT_FDCWD
+ * (`openat(AT_FDCWD</srv/db>, ...)`): a cwd call, as the recorder writes
+ * at a chdir, when it names another directory than the process's last
+ * (interned: equal paths are equal pointers). 0, or -1 out of memory.
+ */
+static int cwd_seen(struct strace_src *s, struct strace_task *k, const struct strace_arg *a,
+                    int na, int64_t t)
+{
+    struct strace_proc *p = k->proc;
+    struct iot_event ev;
+    const char *dir;
+
+    if (na < 1 || a[0].n < 10 || memcmp(a[0].p, "AT_FDCWD<", 9) != 0)
+        return 0;
+    dir = strace_annotation_path(s, a[0].p, a[0].n);
+    if (!dir || dir == p->cwd)
+        return 0;
+    p->cwd = dir;
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = IOT_EV_CALL;
+    ev.op = IOT_OP_CWD;
+    ev.pid = p->pid;
+    ev.tid = k->tid;
+    ev.t = t;
+    ev.has = IOT_HAS_PATH;
+    ev.path = dir;
+    return strace_emit(s, &ev);
+}
+
 int strace_call(struct strace_src *s, struct strace_task *k, const char *name, size_t nlen,
                 const char *text, size_t n, int64_t t)
 {
@@ -330,6 +360,8 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         return strace_proc_announce(s, p, t);
     }
     if (!p->announced && strace_proc_announce(s, p, t) < 0)
+        return -1;
+    if (cwd_seen(s, k, a, na, t) < 0)
         return -1;
 
     call_init(&ev, k, op < 0 ? 0 : op, t, &r);

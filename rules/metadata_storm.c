@@ -7,12 +7,15 @@
  *  - missing: a search path probed for every name. A shell looks a
  *    command up in each PATH entry before the one that has it, a compiler
  *    each header in each -I directory, an interpreter each module in each
- *    directory of its search path: most lookups find nothing (ENOENT,
- *    ENOTDIR). Judged per process: at least min_missing distinct paths
- *    that did not exist, looked up with stat, access, readlink or an open
- *    (open, fopen, opendir) that failed. Fix: put the directory that holds
- *    the files first, drop the directories that hold none, or remember
- *    what was found.
+ *    directory of its search path: most lookups find nothing (ENOENT).
+ *    Judged per process: at least min_missing distinct paths that did not
+ *    exist, looked up with stat, access, readlink or an open (open, fopen,
+ *    opendir) that failed with ENOENT. Any other failure found something:
+ *    ENOTDIR and ELOOP a file where a directory was asked for (rsync's
+ *    sender probes every file it sends with O_PATH|O_DIRECTORY|O_NOFOLLOW
+ *    and gets ENOTDIR), EACCES a path it may not enter. Fix: put the
+ *    directory that holds the files first, drop the directories that hold
+ *    none, or remember what was found.
  *
  *  - repeated: one path looked up again and again, found or not (a stat
  *    before every open of a file, a config file polled for changes,
@@ -33,8 +36,9 @@
  *
  * One issue per process and pattern: its path is the directory with the
  * most missing lookups, or the path looked up most; its stack is the first
- * stack the group's calls carry (the recorder samples stacks of metadata
- * calls per call site), its time the end of the group's last call.
+ * stack the calls counted under that path carry (the recorder samples
+ * stacks of metadata calls per call site), so the stack names a call that
+ * made the figures, its time the end of the group's last call.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -75,6 +79,7 @@ struct ms_path {
 struct ms_dir {
     const char *example; /* a missing path in it: the directory is its dirname */
     uint64_t missing;    /* distinct missing paths in it */
+    struct ms_site site; /* where its missing lookups were made */
 };
 
 struct ms_proc {
@@ -87,7 +92,6 @@ struct ms_proc {
     uint64_t missing;    /* distinct paths that were missing */
     uint64_t missing_calls;
     int64_t missing_ns, missing_last_ms;
-    struct ms_site missing_site;
 };
 
 struct metadata_storm_state {
@@ -163,7 +167,8 @@ static void metadata_storm_call(void *state, const struct rule_ctx *ctx,
     struct metadata_storm_state *st = state;
     struct ms_proc *p;
     struct ms_path *f;
-    int missing = c->err == ENOENT || c->err == ENOTDIR;
+    struct ms_dir *d;
+    int missing = c->err == ENOENT;
 
     (void)ctx;
     p = get_or_new(&st->procs, proc_key(c->pid, c->process), sizeof(*p));
@@ -189,9 +194,8 @@ static void metadata_storm_call(void *state, const struct rule_ctx *ctx,
     site_note(&f->site, c);
     if (!missing)
         return;
+    d = get_or_new(&p->dirs, dir_key(c->path), sizeof(*d));
     if (f->missing++ == 0) {
-        struct ms_dir *d = get_or_new(&p->dirs, dir_key(c->path), sizeof(*d));
-
         if (d) {
             if (!d->example)
                 d->example = c->path;
@@ -199,10 +203,11 @@ static void metadata_storm_call(void *state, const struct rule_ctx *ctx,
         }
         p->missing++;
     }
+    if (d)
+        site_note(&d->site, c);
     p->missing_calls++;
     p->missing_ns += c->dur;
     p->missing_last_ms = c->unix_ms;
-    site_note(&p->missing_site, c);
 }
 
 /* --------------------------------------------------------------- report */
@@ -259,7 +264,7 @@ static void report_missing(const struct rule_ctx *ctx, const struct ms_proc *p)
         snprintf(dir, sizeof(dir), ".");
     else
         snprintf(dir, sizeof(dir), "%.*s", (int)n, d->example);
-    s = group_session(p, dir, &p->missing_site, p->missing_calls, p->missing_ns,
+    s = group_session(p, dir, &d->site, p->missing_calls, p->missing_ns,
                       p->missing_last_ms);
     if (rule_again(ctx, &s, (int64_t)p->missing_calls, 0))
         return;

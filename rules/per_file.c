@@ -55,6 +55,75 @@ static int pf_reserve(struct per_file_table *t)
     return 0;
 }
 
+/* Counts s at its open site (by stack: interned, so by pointer); the first
+   site's figures are the file's less the others'. 0, or -1 out of memory. */
+static int site_add(struct per_file *f, const struct rule_session *s)
+{
+    struct per_file_sites *m = f->more;
+    struct per_file_site *site = NULL;
+
+    if (s->stack == f->first.stack)
+        return 0;
+    if (!m) {
+        m = f->more = calloc(1, sizeof(*m));
+        if (!m)
+            return -1;
+    }
+    for (unsigned i = 0; i < m->n && !site; i++)
+        if (m->v[i].stack == s->stack)
+            site = &m->v[i];
+    if (!site && m->n < PER_FILE_SITES - 1) {
+        site = &m->v[m->n++];
+        *site = (struct per_file_site){.stack = s->stack, .thread = s->thread, .tid = s->tid};
+    }
+    if (!site) {
+        m->other_sessions++;
+        m->other_cost_ns += s->cost_ns + s->sync_ns;
+        return 0;
+    }
+    site->sessions++;
+    site->cost_ns += s->cost_ns + s->sync_ns;
+    return 0;
+}
+
+/* The first site: the file's sessions and cost less those of the others. */
+static struct per_file_site first_site(const struct per_file *f)
+{
+    struct per_file_site site = {.stack = f->first.stack, .thread = f->first.thread,
+                                 .tid = f->first.tid, .sessions = f->sessions,
+                                 .cost_ns = f->cost_ns + f->sync_ns};
+    const struct per_file_sites *m = f->more;
+
+    if (m) {
+        site.sessions -= m->other_sessions;
+        site.cost_ns -= m->other_cost_ns;
+        for (unsigned i = 0; i < m->n; i++) {
+            site.sessions -= m->v[i].sessions;
+            site.cost_ns -= m->v[i].cost_ns;
+        }
+    }
+    return site;
+}
+
+/* The site that repeats most: most sessions, then most cost, then the first;
+   into *top; NULL when it is the first session's own. */
+static const struct per_file_site *top_site(const struct per_file *f, struct per_file_site *top)
+{
+    const struct per_file_sites *m = f->more;
+    const struct per_file_site *best = NULL;
+
+    *top = first_site(f);
+    for (unsigned i = 0; m && i < m->n; i++) {
+        const struct per_file_site *c = &m->v[i], *b = best ? best : top;
+
+        if (c->sessions > b->sessions || (c->sessions == b->sessions && c->cost_ns > b->cost_ns))
+            best = c;
+    }
+    if (best)
+        *top = *best;
+    return best;
+}
+
 struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s)
 {
     struct per_file *f;
@@ -70,6 +139,8 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
         *slot = (uint32_t)++t->n;
     }
     f = &t->v[*slot - 1];
+    if (f->sessions && site_add(f, s) < 0)
+        return NULL;
     f->sessions++;
     f->left_open += s->end != RULE_END_CLOSE;
     f->ops += s->op;
@@ -97,6 +168,13 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
 struct rule_session per_file_session(const struct per_file *f)
 {
     struct rule_session s = f->first;
+    struct per_file_site top;
+
+    if (top_site(f, &top)) {
+        s.stack = top.stack;
+        s.thread = top.thread;
+        s.tid = top.tid;
+    }
 
     s.op = f->ops;
     s.op_size = f->op_size;
@@ -133,6 +211,38 @@ double per_file_amplified(const struct per_file *f, int op_type, int64_t min_byt
     return factor;
 }
 
+/* One entry of detail.open_sites. */
+static json_t *site_json(const struct per_file_site *site)
+{
+    return json_pack("{s:s,s:I}", "stack", site->stack ? site->stack : "", "sessions",
+                     (json_int_t)site->sessions);
+}
+
+void per_file_note_sites(const struct per_file *f, json_t *detail)
+{
+    const struct per_file_sites *m = f->more;
+    struct per_file_site top, first = first_site(f);
+    const struct per_file_site *best;
+    json_t *list;
+
+    if (!detail || !m)
+        return;
+    best = top_site(f, &top);
+    list = json_array();
+    if (!list)
+        return;
+    /* the site first, then the others in the order first seen */
+    json_array_append_new(list, site_json(&top));
+    if (best)
+        json_array_append_new(list, site_json(&first));
+    for (unsigned i = 0; i < m->n; i++)
+        if (&m->v[i] != best)
+            json_array_append_new(list, site_json(&m->v[i]));
+    json_object_set_new(detail, "open_sites", list);
+    if (m->other_sessions)
+        json_object_set_new(detail, "other_sessions", json_integer((json_int_t)m->other_sessions));
+}
+
 size_t per_file_max_probe(const struct per_file_table *t)
 {
     size_t worst = 0;
@@ -149,6 +259,8 @@ size_t per_file_max_probe(const struct per_file_table *t)
 
 void per_file_free(struct per_file_table *t)
 {
+    for (size_t i = 0; i < t->n; i++)
+        free(t->v[i].more);
     free(t->v);
     free(t->slots);
     *t = (struct per_file_table){0};

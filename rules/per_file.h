@@ -9,8 +9,35 @@
 
 #include "rule.h"
 
+/*
+ * Where a file's sessions were opened: one site per distinct open stack,
+ * the first PER_FILE_SITES of them; sessions opened elsewhere beyond those
+ * are counted apart. The issue's site is the one that repeats most (most
+ * sessions; ties: most cost, then the first seen), not merely the first
+ * open: a config written once at start-up and re-opened a hundred times
+ * elsewhere is reported where it is re-opened.
+ */
+#define PER_FILE_SITES 4
+
+struct per_file_site {
+    const char *stack, *thread;  /* interned, as in sessions */
+    int32_t tid;
+    uint64_t sessions;
+    int64_t cost_ns;             /* the sessions' data and sync time */
+};
+
+/* The sites after the first: made when a second site appears, so that the
+   many files opened from one place cost one pointer each. */
+struct per_file_sites {
+    struct per_file_site v[PER_FILE_SITES - 1];
+    unsigned n;
+    uint64_t other_sessions;     /* sessions opened at further sites */
+    int64_t other_cost_ns;
+};
+
 struct per_file {
-    struct rule_session first;   /* the first session added: the issue's open site */
+    struct rule_session first;   /* the first session added: pid, path, process, first site */
+    struct per_file_sites *more; /* NULL while every session came from first's stack */
     uint64_t sessions;
     uint64_t left_open;          /* sessions still open when their process or the trace ended */
     uint64_t ops, reads, writes, syncs;
@@ -32,9 +59,14 @@ struct per_file_table {
 
 /* Adds s to its (pid, path) entry: the entry, or NULL when out of memory. */
 struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s);
-/* A session for the issue of entry f: its first session with the whole
-   file's figures (op, opSize, buffer, cost, size, and the evidence's end). */
+/* A session for the issue of entry f: its first session, opened at the
+   site that repeats most, with the whole file's figures (op, opSize,
+   buffer, cost, size, and the evidence's end). */
 struct rule_session per_file_session(const struct per_file *f);
+/* Adds "open_sites" to detail when f was opened at more than one site: each
+   site's stack and session count, the issue's first, and "other_sessions"
+   for those beyond the sites kept. detail may be NULL (nothing done). */
+void per_file_note_sites(const struct per_file *f, json_t *detail);
 /*
  * For the rules that weigh one direction of a file's traffic against its
  * size (redundant_read: RULE_OP_READ, write_amplification: RULE_OP_WRITE):

@@ -35,7 +35,7 @@ static void redundant_read_check(void *state, const struct rule_ctx *ctx,
 {
     struct redundant_read_state *st = state;
 
-    /* only the sessions that read: the first is the open site */
+    /* only the sessions that read: their sites are the candidates for the issue's */
     (void)ctx;
     if (s->read_bytes > 0)
         per_file_add(&st->files, s);
@@ -46,6 +46,7 @@ static void redundant_read_report(void *state, const struct rule_ctx *ctx)
     struct redundant_read_state *st = state;
 
     PER_FILE_FOREACH(&st->files, f) {
+        json_t *detail;
         struct rule_session s;
         double factor = per_file_amplified(f, RULE_OP_READ, (int64_t)ctx->p[P_MIN_BYTES],
                                            ctx->p[P_MIN_FACTOR], &s);
@@ -59,14 +60,16 @@ static void redundant_read_report(void *state, const struct rule_ctx *ctx)
                  s.process, (long long)f->read_bytes, (long long)f->max_file_size,
                  (unsigned long long)f->reads, (unsigned long long)f->sessions,
                  f->sessions == 1 ? "" : "s", factor);
+        detail = json_pack("{s:I,s:I,s:I,s:I,s:f}",
+                           "read_bytes", (json_int_t)f->read_bytes,
+                           "file_size", (json_int_t)f->max_file_size,
+                           "reads", (json_int_t)f->reads,
+                           "sessions", (json_int_t)f->sessions,
+                           "factor", factor);
+        per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
-            .detail = json_pack("{s:I,s:I,s:I,s:I,s:f}",
-                                "read_bytes", (json_int_t)f->read_bytes,
-                                "file_size", (json_int_t)f->max_file_size,
-                                "reads", (json_int_t)f->reads,
-                                "sessions", (json_int_t)f->sessions,
-                                "factor", factor)});
+            .detail = detail});
     }
 }
 

@@ -12,7 +12,8 @@
  * the message then says how many were never closed. Sessions that synced are
  * left out (sync_storm's business: a journal reopened per transaction
  * does durable work), and so are directories (opened to be listed or
- * synced, not read).
+ * synced, not read). The issue stands at the open site that repeats
+ * (per_file.h), the file's other open sites listed in its detail.
  */
 #include <stdio.h>
 
@@ -45,6 +46,7 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
     struct repeat_open_state *st = state;
 
     PER_FILE_FOREACH(&st->files, f) {
+        json_t *detail;
         struct rule_session s = per_file_session(f);
         int64_t per_open = (f->read_bytes + f->write_bytes) / (int64_t)f->sessions;
         char msg[400], opened[128];
@@ -63,14 +65,16 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
                  "%s %s, moving %lld bytes per open on average; open it once and keep the "
                  "descriptor (or cache its contents)",
                  s.process, opened, (long long)per_open);
+        detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
+                           "layer", s.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
+                           "opens", (json_int_t)f->sessions,
+                           "read_bytes", (json_int_t)f->read_bytes,
+                           "write_bytes", (json_int_t)f->write_bytes,
+                           "bytes_per_open", (json_int_t)per_open);
+        per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)f->sessions, .message = msg,
-            .detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
-                                "layer", s.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
-                                "opens", (json_int_t)f->sessions,
-                                "read_bytes", (json_int_t)f->read_bytes,
-                                "write_bytes", (json_int_t)f->write_bytes,
-                                "bytes_per_open", (json_int_t)per_open)});
+            .detail = detail});
     }
 }
 

@@ -99,7 +99,7 @@ enum rule_optype { RULE_OP_INIT = 0, RULE_OP_READ = 1, RULE_OP_WRITE = 2 };
 struct rule_session {
     unsigned size;           /* sizeof(struct rule_session) in the ioanalyze (RULE_HAS) */
     const char *path;
-    const char *process;     /* basename of the opener's exe */
+    const char *process;     /* the opener's name: its argv[0]'s basename (else its exe's) */
     const char *thread;      /* name of the opening thread at open */
     const char *stack;       /* stack at open ("" when none) */
     int32_t pid, tid;        /* opener */
@@ -185,7 +185,7 @@ struct rule_path_call {
     unsigned size;           /* sizeof(struct rule_path_call) in the ioanalyze (RULE_HAS) */
     const char *path;
     const char *op;          /* the op's name: "stat", "access", "open", ... */
-    const char *process;     /* basename of the caller's exe */
+    const char *process;     /* the caller's name: its argv[0]'s basename (else its exe's) */
     const char *thread;      /* the calling thread's name */
     const char *stack;       /* the call's stack, "" when it has none (the recorder
                                 samples them: docs/recorder.md, "Metadata calls") */

@@ -46,6 +46,7 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
     struct sync_storm_state *st = state;
 
     PER_FILE_FOREACH(&st->files, f) {
+        json_t *detail;
         struct rule_session s = per_file_session(f);
         int64_t per_sync = f->write_bytes / (int64_t)f->syncs;
         int64_t io_ns = f->cost_ns + f->sync_ns;
@@ -68,16 +69,18 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
                  (unsigned long long)f->syncs, s.directory ? "directory" : "file", s.process,
                  (long long)per_sync,
                  RULE_MS(f->sync_ns), share * 100);
+        detail = json_pack("{s:I,s:I,s:I,s:I,s:I,s:f,s:I}",
+                           "syncs", (json_int_t)f->syncs,
+                           "sync_us", (json_int_t)(f->sync_ns / 1000),
+                           "writes", (json_int_t)f->writes,
+                           "write_bytes", (json_int_t)f->write_bytes,
+                           "bytes_per_sync", (json_int_t)per_sync,
+                           "sync_time_share", share,
+                           "sessions", (json_int_t)f->sessions);
+        per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)f->syncs, .message = msg,
-            .detail = json_pack("{s:I,s:I,s:I,s:I,s:I,s:f,s:I}",
-                                "syncs", (json_int_t)f->syncs,
-                                "sync_us", (json_int_t)(f->sync_ns / 1000),
-                                "writes", (json_int_t)f->writes,
-                                "write_bytes", (json_int_t)f->write_bytes,
-                                "bytes_per_sync", (json_int_t)per_sync,
-                                "sync_time_share", share,
-                                "sessions", (json_int_t)f->sessions)});
+            .detail = detail});
     }
 }
 

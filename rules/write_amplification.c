@@ -34,7 +34,7 @@ static void write_amplification_check(void *state, const struct rule_ctx *ctx,
 {
     struct write_amplification_state *st = state;
 
-    /* only the sessions that wrote: the first is the open site */
+    /* only the sessions that wrote: their sites are the candidates for the issue's */
     (void)ctx;
     if (s->write_bytes > 0)
         per_file_add(&st->files, s);
@@ -45,6 +45,7 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
     struct write_amplification_state *st = state;
 
     PER_FILE_FOREACH(&st->files, f) {
+        json_t *detail;
         struct rule_session s;
         double factor = per_file_amplified(f, RULE_OP_WRITE, (int64_t)ctx->p[P_MIN_BYTES],
                                            ctx->p[P_MIN_FACTOR], &s);
@@ -57,14 +58,16 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
                  "written %.1f times on average; batch changes and write each block once",
                  s.process, (long long)f->write_bytes, (long long)f->max_file_size,
                  (unsigned long long)f->writes, factor);
+        detail = json_pack("{s:I,s:I,s:I,s:I,s:f}",
+                           "write_bytes", (json_int_t)f->write_bytes,
+                           "file_size", (json_int_t)f->max_file_size,
+                           "writes", (json_int_t)f->writes,
+                           "sessions", (json_int_t)f->sessions,
+                           "factor", factor);
+        per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
-            .detail = json_pack("{s:I,s:I,s:I,s:I,s:f}",
-                                "write_bytes", (json_int_t)f->write_bytes,
-                                "file_size", (json_int_t)f->max_file_size,
-                                "writes", (json_int_t)f->writes,
-                                "sessions", (json_int_t)f->sessions,
-                                "factor", factor)});
+            .detail = detail});
     }
 }
 

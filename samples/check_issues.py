@@ -18,7 +18,9 @@ What is masked and why:
                             open was made by the program, not by libc or the
                             recorder), as "<stack without PROCESS>" when
                             none is, "" when there is no stack;
-                            frames as "<frames>", [] when there are none
+                            frames as "<frames>", [] when there are none;
+                            detail.open_sites' stacks as "<stack>" (their
+                            sessions are kept)
   fingerprint               a digest that includes the path; kept as
                             "<hex>" when it looks like one
   detail.*_us/_ms/_ns       measured timings
@@ -84,6 +86,9 @@ def mask_issue(issue, outdirs):
         out["detail"] = {k: ("*" if VARYING_DETAIL.search(k) else
                              replace_dir(v, outdirs) if isinstance(v, str) else v)
                          for k, v in out["detail"].items()}
+        if isinstance(out["detail"].get("open_sites"), list):
+            out["detail"]["open_sites"] = [dict(site, stack="<stack>" if site.get("stack") else "")
+                                           for site in out["detail"]["open_sites"]]
     return out
 
 

@@ -82,7 +82,7 @@ event_clamped(const struct iot_event *ev, struct iot_event *tmp)
      : (cls) == IOT_CLASS_SEEK ? DC_SEEK : 0u)
 /* Indexed by any uint8_t op: the ops this analyzer does not know are 0. */
 static const uint8_t data_class[256] = {
-#define DATA_CLASS_(e, name, dir, pos, cls, api, fields, strace) \
+#define DATA_CLASS_(e, name, dir, pos, cls, api, role, fields, strace) \
     [IOT_OP_##e] = DC_OF(IOT_CLASS_##cls, IOT_API_##api, IOT_DIR_##dir, pos),
     IOT_OPS(DATA_CLASS_)
 #undef DATA_CLASS_
@@ -154,6 +154,19 @@ static void on_unseen(struct engine *e, const struct iot_event *ev)
         if (!hmap_get(&e->async_fds, key) && hmap_put(&e->async_fds, key, (void *)1) == 0)
             st->async_fds++;
     }
+}
+
+/*
+ * A writeback or cache hint (sync_file_range, posix_fadvise) on o's file:
+ * it promises no durability, so it is counted apart from the syncs, which
+ * sync_storm and every "syncs" figure count.
+ */
+static void on_hint(struct ofd *o, const struct iot_event *ev)
+{
+    if (!o)
+        return;
+    o->pc.hints++;
+    SADD(o->pc.hint_ns, (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur);
 }
 
 static void on_call(struct engine *e, const struct iot_event *ev)
@@ -236,21 +249,29 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     }
     case IOT_CLASS_SYNC: {
         struct ofd *o = (ev->has & IOT_HAS_FD) ? engine_fd_ofd(p, ev->fd) : NULL;
+        int64_t dur = (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur;
 
-        if (o) {
-            int64_t dur = (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur;
-
-            o->pc.fsyncs++;
-            SADD(o->pc.sync_ns, dur);
-            o->s.syncs++;
-            SADD(o->s.sync_ns, dur);
+        if (!o)
+            break;
+        if (info->role == IOT_ROLE_HINT) {
+            on_hint(o, ev);
+            break;
         }
+        o->pc.fsyncs++;
+        SADD(o->pc.sync_ns, dur);
+        o->s.syncs++;
+        SADD(o->s.sync_ns, dur);
         break;
     }
     case IOT_CLASS_META:
         if (ev->op == IOT_OP_FORK) {
             if (!failed)
                 engine_on_fork(e, p, ev);
+            break;
+        }
+        if (ev->op == IOT_OP_CWD) {
+            if (!failed && (ev->has & IOT_HAS_PATH) && ev->path && ev->path[0] == '/')
+                p->cwd = ev->path;
             break;
         }
         if (ev->op == IOT_OP_PTHREAD_CREATE) {
@@ -260,6 +281,10 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         }
         if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC || ev->op == IOT_OP_LOST) {
             on_unseen(e, ev);
+            break;
+        }
+        if (info->role == IOT_ROLE_HINT) {
+            on_hint((ev->has & IOT_HAS_FD) ? engine_fd_ofd(p, ev->fd) : NULL, ev);
             break;
         }
         if (ev->op == IOT_OP_FTRUNCATE) {

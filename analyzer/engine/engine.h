@@ -65,8 +65,16 @@ void engine_stats(const struct engine *e, struct engine_stats *out);
  * opened before the trace began). Interned: equal paths are equal pointers.
  */
 const char *engine_call_path(struct engine *e, const struct iot_event *ev);
-/* The name of process pid (basename of its exe), NULL when not seen yet. */
+/* The name of process pid (the basename of the argv[0] it was invoked by,
+   else of its exe), NULL when not seen yet. */
 const char *engine_proc_name_of(struct engine *e, int32_t pid);
+/* The name of the image a process event starts (see engine_proc_name_of). */
+const char *engine_image_name(const struct iot_event *ev);
+/* The executable of process pid's latest image, NULL when not known. */
+const char *engine_proc_exe_of(struct engine *e, int32_t pid);
+/* The working directory of process pid as last recorded (or inherited),
+   NULL when not known. */
+const char *engine_proc_cwd_of(struct engine *e, int32_t pid);
 /* Trace time t of process pid in ms since the epoch (floor) into *ms: 1, or 0
    when the process or its start on the epoch is unknown. */
 int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms);

@@ -14,12 +14,10 @@
 /* Whether ev is a path call, and of which kind (enum rule_path_kind); -1: not one. */
 static int path_kind(const struct iot_event *ev, int failed)
 {
-    switch (ev->op) {
-    case IOT_OP_STAT:
-    case IOT_OP_ACCESS:
-    case IOT_OP_READLINK:
-        /* fstat and its kin look nothing up */
+    /* fstat and its kin look nothing up */
+    if (iot_ops[ev->op].role == IOT_ROLE_LOOKUP)
         return (ev->has & IOT_HAS_FD) ? -1 : RULE_PATH_LOOKUP;
+    switch (ev->op) {
     case IOT_OP_OPENDIR:
         return failed ? RULE_PATH_OPEN_FAILED : RULE_PATH_DIR_OPENED;
     case IOT_OP_OPEN:

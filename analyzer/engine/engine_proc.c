@@ -114,6 +114,7 @@ static void proc_reuse(struct engine_proc *p)
     p->fds = NULL;
     p->nfds = 0;
     p->exited = 0;
+    p->cwd = NULL;
 }
 
 void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_event *ev)
@@ -137,16 +138,31 @@ void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_ev
     c->ppid = p->pid;
     c->exe = p->exe;
     c->name = p->name;
+    c->cwd = p->cwd;
     c->start_t = ev->t;
     c->start_unix_ns = p->start_unix_ns ? p->start_unix_ns + (ev->t - p->start_t) : 0;
     if (e->last_proc == c)
         e->last_proc = NULL;
 }
 
+/*
+ * The name a process image goes by: its argv[0]'s last component, as it was
+ * invoked, which is also what the kernel names it (comm); the executable's
+ * only when argv is unknown. The executable may be a symbolic link's target
+ * that names another program: redis-server is a link to redis-check-rdb,
+ * which looks at argv[0] to tell which one to be.
+ */
+const char *engine_image_name(const struct iot_event *ev)
+{
+    if (ev->argc > 0 && ev->argv && ev->argv[0] && *iot_path_base(ev->argv[0]))
+        return iot_path_base(ev->argv[0]);
+    return iot_path_base(ev->exe);
+}
+
 void engine_on_process(struct engine *e, const struct iot_event *ev)
 {
     struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)ev->pid);
-    const char *name = iot_path_base(ev->exe);
+    const char *name = engine_image_name(ev);
 
     if (p && p->forked && !p->exited) {
         /* the child of a fork its parent recorded: its table is already the
@@ -170,6 +186,9 @@ void engine_on_process(struct engine *e, const struct iot_event *ev)
         parent = ev->ppid != ev->pid ? hmap_get(&e->procs, (uint64_t)(uint32_t)ev->ppid) : NULL;
         if (parent && !parent->exited && !p->nfds)
             proc_fork(parent, p);
+        /* a child starts where its parent is, until it says otherwise */
+        if (parent && !parent->exited && !p->cwd)
+            p->cwd = parent->cwd;
     }
     p->ppid = ev->ppid;
     p->exe = ev->exe;

@@ -28,6 +28,20 @@ const char *engine_proc_name_of(struct engine *e, int32_t pid)
     return p ? p->name : NULL;
 }
 
+const char *engine_proc_exe_of(struct engine *e, int32_t pid)
+{
+    struct engine_proc *p = engine_proc_get(e, pid);
+
+    return p ? p->exe : NULL;
+}
+
+const char *engine_proc_cwd_of(struct engine *e, int32_t pid)
+{
+    struct engine_proc *p = engine_proc_get(e, pid);
+
+    return p ? p->cwd : NULL;
+}
+
 int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms)
 {
     struct engine_proc *p = engine_proc_get(e, pid);

@@ -3,9 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "hash.h"
 #include "hmap.h"
 #include "issue.h"
+#include "path.h"
 #include "symbolize.h"
 
 /*
@@ -179,13 +181,39 @@ static int count_later(json_t *prev, const struct rule *rule, int64_t time, json
     return 1;
 }
 
+/*
+ * The path a fingerprint is made from: a path under the process's working
+ * directory is taken relative to it ("./base/1/1259" for the 1259 under a
+ * database's data directory), so that the same workload run in another
+ * directory fingerprints alike. path itself when the cwd is unknown, "/",
+ * or not a prefix of path; else buf.
+ */
+static const char *fingerprint_path(const struct rule_ctx *ctx, const struct rule_session *s,
+                                    char *buf, size_t cap)
+{
+    const char *cwd = ctx->engine && s->path ? engine_proc_cwd_of(ctx->engine, s->pid) : NULL;
+    size_t n = cwd ? strlen(cwd) : 0;
+
+    while (n > 1 && cwd[n - 1] == '/')
+        n--;
+    if (n <= 1 || strncmp(s->path, cwd, n) != 0 || (s->path[n] != '/' && s->path[n] != '\0') ||
+        strlen(s->path + n) + 2 > cap)
+        return s->path;
+    snprintf(buf, cap, ".%s", s->path + n);
+    return buf;
+}
+
 int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t repeat,
                int64_t time_unix_ms)
 {
     const struct issue_binding *b = ctx->sink;
     struct issues *is = b->issues;
+    char fp_path[4096 + 2];
     json_int_t occ, rep = repeat;
-    json_t *prev = seen_issue(is, b->rule, fingerprint_cached(is, b->rule->name, s->path, s->stack),
+    json_t *prev = seen_issue(is, b->rule,
+                              fingerprint_cached(is, b->rule->name,
+                                                 fingerprint_path(ctx, s, fp_path, sizeof(fp_path)),
+                                                 s->stack),
                               &occ, &rep);
 
     return prev && count_later(prev, b->rule, time_unix_ms ? time_unix_ms : s->end_unix_ms, occ,
@@ -218,11 +246,43 @@ static json_t *frames_json(const struct sym_stack *st)
     return a ? a : json_array();
 }
 
+/* The stacks a rule lists in detail.open_sites (per_file.h), shown as the
+   issue's own stack is: symbolized when it can be. */
+static void symbolize_sites(struct issues *is, json_t *detail)
+{
+    json_t *sites = json_object_get(detail, "open_sites"), *site;
+    size_t i;
+
+    json_array_foreach(sites, i, site) {
+        const struct sym_stack *st =
+            issue_stack(is, json_string_value(json_object_get(site, "stack")));
+
+        if (st)
+            json_object_set_new(site, "stack", json_string(st->text));
+    }
+}
+
+/*
+ * The process is named as it was invoked (argv[0]); when its executable is
+ * called otherwise (redis-server runs /usr/bin/redis-check-rdb, a link's
+ * target), detail.exe says which file ran.
+ */
+static void note_exe(const struct rule_ctx *ctx, const struct rule_session *s, json_t *detail)
+{
+    const char *exe = ctx->engine && s->process
+                          ? engine_proc_exe_of(ctx->engine, s->pid) : NULL;
+
+    if (exe && strcmp(iot_path_base(exe), s->process) != 0 &&
+        s->process == engine_proc_name_of(ctx->engine, s->pid))
+        json_object_set_new(detail, "exe", json_string(exe));
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
     struct issues *is = b->issues;
     const struct rule_session *s = r->s;
+    char fp_path[4096 + 2];
     char fp[17];
     json_t *o, *detail = r->detail ? r->detail : json_object(), *prev;
     const struct sym_stack *st;
@@ -233,7 +293,8 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     if (!detail)
         return;
     st = issue_stack(is, s->stack);
-    key = fingerprint_cached(is, b->rule->name, s->path, s->stack);
+    key = fingerprint_cached(is, b->rule->name,
+                             fingerprint_path(ctx, s, fp_path, sizeof(fp_path)), s->stack);
     snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)key);
     prev = seen_issue(is, b->rule, key, &occ, &repeat);
     if (prev && count_later(prev, b->rule, time, occ, repeat)) {
@@ -241,6 +302,8 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
         return;
     }
     json_object_set_new(detail, "occurrences", json_integer(occ));
+    symbolize_sites(is, detail);
+    note_exe(ctx, s, detail);
     if (s->opener_process)
         json_object_set_new(detail, "opened_by",
                             json_pack("{s:s,s:i,s:s}", "process", s->opener_process, "pid",

@@ -96,6 +96,8 @@ int profile_add(struct profile *p, int32_t pid, const char *process, const char 
     r->c.seeks += c->seeks;
     r->c.fsyncs += c->fsyncs;
     r->c.sync_ns += c->sync_ns;
+    r->c.hints += c->hints;
+    r->c.hint_ns += c->hint_ns;
     r->c.main_ops += c->main_ops;
     r->c.seq_reads += c->seq_reads;
     r->c.random_reads += c->random_reads;
@@ -189,7 +191,7 @@ int profile_write_csv(const struct profile *p, FILE *f)
     fputs("pid,path,opens,reads,read_bytes,read_time_us,avg_read_bytes,avg_read_us,max_read_us,"
           "writes,write_bytes,write_time_us,avg_write_bytes,avg_write_us,max_write_us,seeks,"
           "seq_reads,random_reads,seq_writes,random_writes,fsyncs,main_thread_ops,"
-          "first_open_s,last_close_s,file_size,layer,sync_time_us,process\n", f);
+          "first_open_s,last_close_s,file_size,layer,sync_time_us,process,hints,hint_time_us\n", f);
     for (size_t i = 0; i < p->n; i++) {
         const struct prow *r = &rows[i];
         const struct prof_counts *c = &r->c;
@@ -214,7 +216,7 @@ int profile_write_csv(const struct profile *p, FILE *f)
             fprintf(f, "%lld", (long long)r->file_size);
         fprintf(f, ",%s,%.3f,", r->layer ? "stdio" : "syscall", c->sync_ns / 1e3);
         csv_field(f, r->process_copy ? r->process_copy : "");
-        fputc('\n', f);
+        fprintf(f, ",%llu,%.3f\n", (unsigned long long)c->hints, c->hint_ns / 1e3);
     }
     free(rows);
     return ferror(f) ? -1 : 0;

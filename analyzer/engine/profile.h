@@ -16,6 +16,8 @@ struct prof_counts {
     int64_t read_bytes, write_bytes;          /* bytes transferred (returned) */
     int64_t read_ns, write_ns, max_read_ns, max_write_ns;
     int64_t sync_ns;                          /* time in fsync/fdatasync */
+    uint64_t hints;                           /* writeback/cache hints: sync_file_range, fadvise */
+    int64_t hint_ns;                          /* ... and their time */
 };
 
 struct profile;

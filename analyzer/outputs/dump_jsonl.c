@@ -116,7 +116,7 @@ void dump_jsonl_observe(void *arg, struct engine *e, const struct iot_event *con
         int exit = ev->kind == IOT_EV_EXIT;
         int64_t ms = 0;
         /* a process line names its new image: the engine has not seen it yet */
-        const char *process = proc ? iot_path_base(ev->exe) : engine_proc_name_of(e, ev->pid);
+        const char *process = proc ? engine_image_name(ev) : engine_proc_name_of(e, ev->pid);
         const char *path = call ? engine_call_path(e, ev)
                            : ev->kind == IOT_EV_MODULE ? ev->path : NULL;
         int have_ms = proc ? ev->start_unix_ns != 0 : engine_unix_ms(e, ev->pid, ev->t, &ms);

@@ -92,6 +92,13 @@ int32_t rec_sandbox_tid(void);
  */
 void rec_cwd_remember(void);
 size_t rec_cwd_cached(char *buf, size_t cap);
+/*
+ * Records the working directory (a cwd call: the analyzer takes the paths
+ * under it relative to it in fingerprints), by t, which holds the guard, or
+ * t NULL through rec_call. Nothing when it is unknown.
+ */
+struct rec_thread;
+void rec_cwd_record(struct rec_thread *t);
 
 #pragma GCC visibility pop
 

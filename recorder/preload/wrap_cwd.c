@@ -119,6 +119,34 @@ size_t rec_cwd_cached(char *buf, size_t cap)
     return n;
 }
 
+void rec_cwd_record(struct rec_thread *t)
+{
+    char buf[PATH_MAX];
+    struct iot_event ev = rec_event(IOT_OP_CWD, 0, 0);
+    int saved = errno;
+    uint64_t s;
+    long r;
+
+    if (!rec_active)
+        return;
+    /* getcwd is not the program's to make where a filter may stand */
+    if (rec_filter_may_stand()) {
+        if (rec_cwd_cached(buf, sizeof(buf)) == 0)
+            goto out;
+    } else {
+        r = syscall(SYS_getcwd, buf, sizeof(buf));
+        if (r <= 0 || buf[0] != '/')
+            goto out;
+    }
+    s = rec_stamp();
+    if (t)
+        rec_call_in(t, &ev, buf, NULL, NULL, s, s);
+    else
+        rec_call(&ev, buf, NULL, NULL, s, s);
+out:
+    errno = saved;
+}
+
 /* A chdir to path succeeded: follow it, by name. */
 static void cwd_moved(const char *path)
 {
@@ -155,6 +183,8 @@ int chdir(const char *path)
         cwd_moved(path);   /* it succeeded: the kernel read path */
         errno = saved;
     }
+    if (r == 0)
+        rec_cwd_record(NULL);
     return r;
 }
 
@@ -166,5 +196,7 @@ int fchdir(int fd)
         cwd_len = 0;
         pthread_mutex_unlock(&cwd_lock);
     }
+    if (r == 0)
+        rec_cwd_record(NULL);
     return r;
 }

@@ -53,7 +53,7 @@ want = dict(pid="7", path=P, opens="1", reads="2", read_bytes="60", read_time_us
 for k, v in want.items():
     assert r[k] == v, (k, r[k], v)
 assert s["path"] == P and s["layer"] == "stdio" and s["reads"] == "1" and s["read_bytes"] == "400", s
-assert h[-3:] == ["layer", "sync_time_us", "process"], h
+assert h[-5:] == ["layer", "sync_time_us", "process", "hints", "hint_time_us"], h
 assert r["process"] == "p" and s["process"] == "p", (r, s)
 assert s["file_size"] == "", s["file_size"]
 assert b"\r" not in open(sys.argv[1], "rb").read(), "CR in the CSV"

@@ -41,9 +41,10 @@ cmp -s "$work/plain.out" "$work/rec.out" || { diff "$work/plain.out" "$work/rec.
 "$IOANALYZE" info "$work/trace.zst" >"$work/info" 2>"$work/info.err" || die "ioanalyze info failed: $(cat "$work/info.err")"
 grep -q '^damage: none' "$work/info" || { cat "$work/info"; die "the trace is damaged"; }
 
-# Calls per (pid, op) in the trace.
+# Calls per (pid, op) in the trace; fdpath and cwd are the recorder's notes
+# of an fd and of the working directory, not the program's calls.
 "$IOANALYZE" dump --format jsonl "$work/trace.zst" 2>"$work/dump.err" |
-    awk -F'"pid":' '/^\{"ev":"call"/ && !/"op":"fdpath"/ {
+    awk -F'"pid":' '/^\{"ev":"call"/ && !/"op":"(fdpath|cwd)"/ {
         split($2, a, ","); match($0, /"op":"[a-z_]+"/)
         n[a[1] " " substr($0, RSTART + 6, RLENGTH - 7)]++
     } END { for (k in n) print k, n[k] }' | sort >"$work/trace.counts"

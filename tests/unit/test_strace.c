@@ -42,6 +42,10 @@ struct evs {
     struct iot_event *ev;
     size_t n;
     struct strace_info info;
+    /* the cwd calls (AT_FDCWD annotations), kept apart from ev so that
+       each test's events keep their places: in order, pid and path */
+    struct { int32_t pid; const char *path; } cwd[16];
+    size_t ncwd;
 };
 
 /* Read every event of the logs (paths relative to FIXTURES). */
@@ -63,6 +67,14 @@ static int load(struct evs *e, const char *const *names, size_t n)
     e->src = open_logs(e->pool, pp, n, e->st, err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(e->src);
     while ((rc = strace_next(e->src, &ev, err)) == 1) {
+        if (ev.kind == IOT_EV_CALL && ev.op == IOT_OP_CWD) {
+            if (e->ncwd < sizeof(e->cwd) / sizeof(e->cwd[0])) {
+                e->cwd[e->ncwd].pid = ev.pid;
+                e->cwd[e->ncwd].path = ev.path;
+            }
+            e->ncwd++;
+            continue;
+        }
         if (e->n == cap) {
             cap = cap ? cap * 2 : 64;
             e->ev = realloc(e->ev, cap * sizeof(*e->ev));
@@ -164,6 +176,10 @@ static void test_meta_ops(void)
     CU_ASSERT_EQUAL_FATAL(load1(&e, "meta.log"), 0);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 36);
+    /* the working directory, from the first AT_FDCWD annotation, once */
+    CU_ASSERT_EQUAL(e.ncwd, 1);
+    CU_ASSERT_EQUAL(e.cwd[0].pid, 400);
+    CU_ASSERT_STRING_EQUAL(e.cwd[0].path, "/work");
     for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
         v = &e.ev[rows[k].i];
         CU_ASSERT_EQUAL(v->op, rows[k].op);
@@ -232,7 +248,7 @@ static void test_ops(void)
     CU_ASSERT_EQUAL(e.info.has_durations, 1);
     CU_ASSERT_EQUAL(e.info.has_paths, 1);
     CU_ASSERT_EQUAL_FATAL(e.n, 32);
-    CU_ASSERT_EQUAL(e.info.events, 32);
+    CU_ASSERT_EQUAL(e.info.events, 32 + e.ncwd);
 
     v = &e.ev[0];
     CU_ASSERT_EQUAL(v->kind, IOT_EV_PROCESS);
