@@ -135,6 +135,8 @@ struct engine_proc {
     int32_t nthreads;           /* threads seen */
     int named_main;             /* one had a name matching main_thread_names */
     int32_t threads_created;    /* pthread_create calls that succeeded */
+    int other_tid_seen;         /* a call made by a thread other than the first (tid != pid),
+                                   which may have no record of its own but its calls */
     struct hmap streams;        /* stream id -> struct stdio_stream (engine_stdio.c) */
     int exited;
     int forked;                 /* made by its parent's fork call; its process record is due */

@@ -159,6 +159,9 @@ struct rule_session {
        syscalls on the fd beside the stream (a redirected stdout that the
        program writes with write(1, ...)) */
     uint64_t direct_ops;
+    /* stdio sessions: the bytes of the last syscall the stream's buffer
+       made (a final partial flush, the read that met the end) */
+    int64_t eff_last_bytes;
 };
 
 /*
