@@ -10,6 +10,8 @@
  *   engine_stdio.c    stdio streams and the model of their buffers
  *   engine_figures.c  a session's figures: kept apart per call (the inline
  *                     counting below), made whole when it ends
+ *   engine_blocking.c calls besides reads and writes that wait for storage
+ *                     (syncs, opens, closes, metadata) on a main thread
  *   engine_paths.c    calls that name a path (lookups, failed opens, listed
  *                     directories), handed to the rules that judge them
  *   engine_query.c    what the reports ask between events (engine.h): the
@@ -280,6 +282,15 @@ static inline struct ofd *engine_fd_ofd(struct engine_proc *p, int32_t fd)
 {
     return fd >= 0 && fd < p->nfds ? p->fds[fd].o : NULL;
 }
+
+/* ------------------------------------------------------------ engine_blocking.c */
+
+/*
+ * A call that may wait for storage without moving data (a sync, an open, a
+ * close, a metadata call), before it is dispatched (a close still names
+ * its file): to the rules that judge main-thread calls (on_main_call).
+ */
+void engine_on_blocking_call(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
 
 /* ------------------------------------------------------------ engine_stdio.c */
 
