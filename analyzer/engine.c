@@ -413,9 +413,6 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
         return event_slow(e, ev);
     /* call_on_main without a call (one here costs every event spills) */
     main_thread = ev->tid == ev->pid;
-    /* a thread known only by its data calls is a thread of the process */
-    if (__builtin_expect(!main_thread && !p->other_tid_seen, 0))
-        p->other_tid_seen = 1;
     if (__builtin_expect(e->nmain != 0, 0)) {
         struct engine_thread *t = e->last_thr;
 

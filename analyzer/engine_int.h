@@ -112,6 +112,7 @@ struct ofd {
     struct prof_counts pc;
     struct engine_proc *opener;
     int ignored;
+    int other_thread_calls;     /* a data call from a thread that is not a main one */
     int64_t leak_t;
 };
 
@@ -367,6 +368,9 @@ count_mixed(struct ofd *o, int main_thread, int32_t tid, unsigned is_write)
 {
     struct ofd_hot *h = &o->h;
 
+    /* every session's first call from a thread that is not a main one
+       comes here (session_end counts it for the process) */
+    o->other_thread_calls |= !main_thread;
     if (h->calls_on == ON_NONE) {
         h->calls_on = calls_on_key(main_thread, tid);
         h->main_tid = main_thread ? tid : 0;
