@@ -5,6 +5,13 @@
  * Only calls made on a main thread count (tid == pid, or a thread whose name
  * matches main_thread_names). Needs durations: skipped on timing-free input.
  *
+ * Which calls: Matrix's idea is "the main thread blocked on storage", so
+ * besides the reads and writes of a file (its session), every other call
+ * that waits for storage counts by its measured duration (on_main_call:
+ * syncs, opens, closes, metadata calls; the engine's list). Those are
+ * grouped by process and call site (the call's stack; without one, its op),
+ * so the issue points at the fsync that blocked, not at the file's open.
+ *
  * Which processes: "move the I/O to a worker thread" means something only
  * where there are threads. With scope "multithreaded" (the default) a
  * process is judged when it ran more than one thread or has a thread named
@@ -43,6 +50,9 @@ static const struct rule_param main_thread_params[] = {
 
 struct mt_group {
     struct rule_session first;       /* strings are interned: safe to keep */
+    const char *call;                /* a call group's op ("fdatasync"), NULL: sessions */
+    int64_t last_end, cur_cont;      /* a call group's current continual run */
+    uint64_t slow;                   /* a call group's calls over max_once_ms */
     int bits;
     uint64_t sessions;
     int64_t max_once_ns, max_continual_ns;
@@ -68,18 +78,38 @@ static uint64_t group_key(const struct rule_session *s)
 
 static int same_group(const struct mt_group *g, const struct rule_session *s)
 {
-    return g->first.pid == s->pid && g->first.stack == s->stack &&
+    return !g->call && g->first.pid == s->pid && g->first.stack == s->stack &&
            (*s->stack || g->first.path == s->path);
+}
+
+/* The group of s (a session group when call is NULL), made when new; NULL
+   out of memory. */
+static struct mt_group *group_of(struct main_thread_state *st, uint64_t key,
+                                 const struct rule_session *s, const char *call)
+{
+    void *v;
+
+    /* a colliding key is passed over to key + 1, as far as need be */
+    for (; (v = hmap_get(&st->idx, key)); key++) {
+        struct mt_group *g = &st->g[(uintptr_t)v - 1];
+
+        if (call ? g->call == call && g->first.pid == s->pid && g->first.stack == s->stack
+                 : same_group(g, s))
+            return g;
+    }
+    if (iot_grow(&st->g, &st->cap, st->n + 1, sizeof(*st->g)) < 0 ||
+        hmap_put(&st->idx, key, (void *)(uintptr_t)(st->n + 1)) < 0)
+        return NULL;
+    st->g[st->n] = (struct mt_group){.first = *s, .call = call};
+    return &st->g[st->n++];
 }
 
 static void main_thread_check(void *state, const struct rule_ctx *ctx,
                               const struct rule_session *s)
 {
     struct main_thread_state *st = state;
-    struct mt_group *g = NULL;
+    struct mt_group *g;
     int bits = 0;
-    uint64_t key;
-    void *v;
 
     if (!ctx->timing || !s->timed || !s->main_ops)
         return;
@@ -87,21 +117,8 @@ static void main_thread_check(void *state, const struct rule_ctx *ctx,
         bits |= 1;
     if (s->main_max_continual_ns > RULE_NS_FROM_MS(ctx->p[P_MAX_CONTINUAL]))
         bits |= 2;
-    if (!bits)
+    if (!bits || !(g = group_of(st, group_key(s), s, NULL)))
         return;
-    /* a colliding key is passed over to key + 1, as far as need be */
-    for (key = group_key(s); (v = hmap_get(&st->idx, key)); key++)
-        if (same_group(&st->g[(uintptr_t)v - 1], s)) {
-            g = &st->g[(uintptr_t)v - 1];
-            break;
-        }
-    if (!g) {
-        if (iot_grow(&st->g, &st->cap, st->n + 1, sizeof(*st->g)) < 0 ||
-            hmap_put(&st->idx, key, (void *)(uintptr_t)(st->n + 1)) < 0)
-            return;
-        g = &st->g[st->n++];
-        *g = (struct mt_group){.first = *s};
-    }
     g->bits |= bits;
     g->sessions++;
     g->cost_ns += s->main_cost_ns;
@@ -114,6 +131,64 @@ static void main_thread_check(void *state, const struct rule_ctx *ctx,
         g->last_unix_ms = s->end_unix_ms;
 }
 
+/*
+ * A sync, open, close or metadata call on a main thread. Every call site is
+ * followed (its continual run may grow past the limit from calls each under
+ * it); there are few: one per process and stack, or per op without one.
+ */
+static void main_thread_call(void *state, const struct rule_ctx *ctx,
+                             const struct rule_path_call *c)
+{
+    struct main_thread_state *st = state;
+    struct rule_session s = {.size = sizeof(s), .path = c->path, .process = c->process,
+                             .thread = c->thread, .stack = c->stack, .pid = c->pid,
+                             .tid = c->tid, .timed = 1, .open_t = c->t, .end_t = c->t + c->dur,
+                             .end_unix_ms = c->unix_ms, .file_size = -1, .main_tid = c->tid};
+    uint64_t site = *c->stack ? (uintptr_t)c->stack : (uintptr_t)c->op;
+    struct mt_group *g;
+
+    if (!ctx->timing || c->dur < 0 ||
+        !(g = group_of(st, iot_mix64_pair((uint64_t)(uint32_t)c->pid, site) ^ 1, &s, c->op)))
+        return;
+    g->cur_cont = g->sessions && c->t - g->last_end < ctx->gap_ns ? g->cur_cont + c->dur : c->dur;
+    g->last_end = c->t + c->dur;
+    g->sessions++;
+    g->ops++;
+    g->cost_ns += c->dur;
+    if (c->dur > RULE_NS_FROM_MS(ctx->p[P_MAX_ONCE])) {
+        g->bits |= 1;
+        g->slow++;
+        g->last_unix_ms = c->unix_ms;
+    }
+    if (c->dur > g->max_once_ns)
+        g->max_once_ns = c->dur;
+    if (g->cur_cont > g->max_continual_ns)
+        g->max_continual_ns = g->cur_cont;
+    if (g->max_continual_ns > RULE_NS_FROM_MS(ctx->p[P_MAX_CONTINUAL])) {
+        g->bits |= 2;
+        g->last_unix_ms = c->unix_ms;
+    }
+}
+
+/* The message of a call group (g->call set) into msg. */
+static void call_message(char *msg, size_t cap, const struct mt_group *g, const struct rule_ctx *ctx)
+{
+    if (g->bits & 2)
+        snprintf(msg, cap,
+                 "the main thread of %s spent %.1f ms in one continual run of %s calls from "
+                 "here (limit %g ms, longest %.1f ms; %llu calls, %.1f ms in all); move the %s "
+                 "to a worker thread", g->first.process, RULE_MS(g->max_continual_ns), g->call,
+                 ctx->p[P_MAX_CONTINUAL], RULE_MS(g->max_once_ns), (unsigned long long)g->ops,
+                 RULE_MS(g->cost_ns), g->call);
+    else
+        snprintf(msg, cap,
+                 "the main thread of %s blocked %.1f ms in one %s call (limit %g ms; %llu of "
+                 "%llu calls from here over it, %.1f ms in all); move the %s to a worker thread",
+                 g->first.process, RULE_MS(g->max_once_ns), g->call, ctx->p[P_MAX_ONCE],
+                 (unsigned long long)g->slow, (unsigned long long)g->ops, RULE_MS(g->cost_ns),
+                 g->call);
+}
+
 static void main_thread_report(void *state, const struct rule_ctx *ctx)
 {
     struct main_thread_state *st = state;
@@ -123,11 +198,27 @@ static void main_thread_report(void *state, const struct rule_ctx *ctx)
         struct mt_group *g = &st->g[i];
         int threads = rule_proc_threads(ctx, g->first.pid);
 
-        if (ctx->p[P_SCOPE] == SCOPE_MULTITHREADED && threads < 2)
+        if (!g->bits || (ctx->p[P_SCOPE] == SCOPE_MULTITHREADED && threads < 2))
             continue;
         /* the issue's figures are the group's main-thread calls */
         g->first.op = g->ops;
         g->first.cost_ns = g->cost_ns;
+        if (g->call) {
+            call_message(msg, sizeof(msg), g, ctx);
+            rule_report(ctx, &(struct rule_report){
+                .s = &g->first, .repeat = g->bits, .time_unix_ms = g->last_unix_ms,
+                .message = msg,
+                .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:i,s:i}",
+                                    "call", g->call,
+                                    "max_once_us", (json_int_t)(g->max_once_ns / 1000),
+                                    "max_continual_us", (json_int_t)(g->max_continual_ns / 1000),
+                                    "calls", (json_int_t)g->ops,
+                                    "slow_calls", (json_int_t)g->slow,
+                                    "main_thread_cost_us", (json_int_t)(g->cost_ns / 1000),
+                                    "main_tid", (int)g->first.main_tid,
+                                    "process_threads", threads)});
+            continue;
+        }
         if (g->sessions > 1)
             snprintf(where, sizeof(where), ", the worst of %llu files opened here",
                      (unsigned long long)g->sessions);
@@ -175,6 +266,7 @@ const struct rule rule_main_thread = {
     .state_size = sizeof(struct main_thread_state),
     .on_session = main_thread_check,
     .on_end = main_thread_report,
+    .on_main_call = main_thread_call,
     .fini = main_thread_fini,
     .flags = RULE_F_REPEAT_BITS,       /* "repeat" is bit 1 | bit 2 */
     .fix = "Move the I/O to a worker thread and hand the result back; in a UI "

@@ -105,7 +105,8 @@ static int plugin_rule(const char *path, size_t i, const struct rule *r, struct 
             return -1;
         }
     }
-    if (!out->name || (!out->on_session && !out->on_path_call) || out->nparams > RULE_MAX_PARAMS) {
+    if (!out->name || (!out->on_session && !out->on_path_call && !out->on_main_call) ||
+        out->nparams > RULE_MAX_PARAMS) {
         snprintf(errbuf, 256, "plugin '%s': malformed rule #%zu", path, i);
         return -1;
     }

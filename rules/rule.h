@@ -159,8 +159,10 @@ struct rule_session {
        syscalls on the fd beside the stream (a redirected stdout that the
        program writes with write(1, ...)) */
     uint64_t direct_ops;
-
     /* Appended to layout 3 (test with RULE_HAS). */
+    /* stdio sessions: the bytes of the last syscall the stream's buffer
+       made (a final partial flush, the read that met the end) */
+    int64_t eff_last_bytes;
     /* When the last read/write-class call on it ended (open_t when it had
        none): a handle whose last use came before its site opened the next
        was left behind (leak). */
@@ -178,7 +180,8 @@ struct rule_session {
 enum rule_path_kind {
     RULE_PATH_LOOKUP = 0,    /* stat, access, readlink */
     RULE_PATH_OPEN_FAILED,   /* open, fopen, opendir that failed */
-    RULE_PATH_DIR_OPENED     /* opendir, open with O_DIRECTORY, that succeeded */
+    RULE_PATH_DIR_OPENED,    /* opendir, open with O_DIRECTORY, that succeeded */
+    RULE_PATH_MAIN_BLOCKING  /* on_main_call only: see there */
 };
 
 struct rule_path_call {
@@ -244,6 +247,18 @@ struct rule {
        shown with every issue of the rule (text and HTML reports, SARIF
        help). NULL: the reports send the reader to the issue's message. */
     const char *fix;
+    /*
+     * Optional: every call made on a main thread, with a duration, that
+     * waits for storage without moving data (reads and writes are in the
+     * sessions): a sync (fsync, fdatasync), an open, a close (which may
+     * flush), a metadata call (the stat family, access, readlink, unlink,
+     * rename, mkdir, rmdir, link, symlink, chmod, chown, utimes, truncate,
+     * readdir). c->kind is RULE_PATH_MAIN_BLOCKING; c->path is the file's
+     * (an fd call's is its session's); c->stack is the call's own, or,
+     * for an fd call recorded without one, its session's open stack.
+     */
+    void (*on_main_call)(void *state, const struct rule_ctx *ctx,
+                         const struct rule_path_call *c);
 };
 
 /* The first members of every rule: `{RULE_ABI_HEADER, .name = ...}`. */
@@ -253,7 +268,8 @@ struct rule {
 #define RULE_SIZE_FIRST (offsetof(struct rule, fini) + sizeof(void (*)(void *)))
 /* Where the members this rule.h knows end (not sizeof: a newer member may
    sit in today's tail padding). Name the last member here when appending. */
-#define RULE_SIZE_KNOWN (offsetof(struct rule, fix) + sizeof(const char *))
+#define RULE_SIZE_KNOWN \
+    (offsetof(struct rule, on_main_call) + sizeof(((const struct rule *)0)->on_main_call))
 
 /*
  * flags: "repeat" is a bitmask of the conditions met, so an issue reported

@@ -25,7 +25,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                                const struct rule_session *s)
 {
     uint64_t ops = s->op;
-    int64_t bytes = s->op_size, avg;
+    int64_t bytes = s->op_size, avg, judged;
     int stdio = s->layer == RULE_LAYER_STDIO, direct;
     char msg[400];
     const char *what = s->op_type == RULE_OP_WRITE ? "write" : "read";
@@ -42,13 +42,18 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         return;
     avg = bytes / (int64_t)ops;
     /*
-     * A stream's last syscall moves only what is left (the final flush, or
-     * the read that meets the end), so it is left out of the average that
-     * judges the buffer: a 4 KiB buffer's syscalls are 4 KiB each but that
-     * one, and 4 KiB is not small.
+     * A buffered stream's last syscall may move only what is left (the
+     * final flush, the read that meets the end): when it moved less than
+     * the buffer, it is left out of the average that judges the buffer (a
+     * 4 KiB buffer's syscalls are 4 KiB each but that one, and 4 KiB is not
+     * small). A full last syscall stays in: 30 syscalls of a 4000-byte
+     * buffer average 4000 bytes, a buffer of 4000 bytes.
      */
-    if ((stdio && ops > 1 ? bytes / (int64_t)(ops - 1) : avg) >=
-        (int64_t)ctx->p[P_BUFFER])
+    judged = avg;
+    if (stdio && ops > 1 && s->stream_buffer > 0 && s->eff_last_bytes < s->stream_buffer &&
+        s->eff_last_bytes <= bytes)
+        judged = (bytes - s->eff_last_bytes) / (int64_t)(ops - 1);
+    if (judged >= (int64_t)ctx->p[P_BUFFER])
         return;
     if (ctx->timing && s->timed &&
         s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
@@ -116,5 +121,6 @@ const struct rule rule_small_buffer = {
     .nparams = sizeof(small_buffer_params) / sizeof(small_buffer_params[0]),
     .on_session = small_buffer_check,
     .fix = "Read and write in blocks of 4 KiB or more (64 KiB is better), or keep "
-           "stdio buffering on: `setvbuf(f, NULL, _IOFBF, 65536)`.",
+           "stdio buffering on with a buffer of your own: `static char buf[65536]; "
+           "setvbuf(f, buf, _IOFBF, sizeof buf)` (glibc ignores the size when buf is NULL).",
 };

@@ -14,8 +14,9 @@
  * really causes (the stream buffer, or each call when unbuffered), so only
  * the unbuffered stream is reported.
  *
- * Fix: keep the default buffering (or a larger one, setvbuf(f, NULL,
- * _IOFBF, 65536)) and fflush() at the points where durability matters.
+ * Fix: keep the default buffering (or a larger one of your own: setvbuf(f,
+ * buf, _IOFBF, 65536); glibc ignores the size when buf is NULL) and
+ * fflush() at the points where durability matters.
  *
  * Both logs are written by a "logger" thread, so that 200000 calls do not
  * give a busy machine as many chances to stall the main thread past 13 ms

@@ -180,6 +180,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         e->other_events++;
         return;
     }
+    p->other_tid_seen |= ev->tid != ev->pid;
     if (ev->has & IOT_HAS_NO_DUR)
         e->st.calls_no_dur++;
     if (ev->op >= IOT_OP_COUNT) {
@@ -189,6 +190,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     e->st.per_op[ev->op]++;
     if (ev->has & IOT_HAS_PATH)
         engine_on_path_call(e, p, ev, failed);
+    engine_on_blocking_call(e, p, ev);
     dc = data_class[ev->op];
     if (dc & DC_DATA) {
         if (!failed)

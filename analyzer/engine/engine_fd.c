@@ -89,6 +89,11 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
 
     ofd_figures(o);
     session_user(e, o);
+    /* a thread known only by its data calls on a file its process opened
+       is a thread of that process (main_thread's scope); when another
+       process used the file too, whose thread it was is not known */
+    if (o->other_thread_calls && !s->opener_process && o->opener)
+        o->opener->other_tid_seen = 1;
     s->end_t = t;
     s->end = end;
     s->end_unix_ms = engine_proc_unix_ms(o->opener,

@@ -10,6 +10,8 @@
  *   engine_stdio.c    stdio streams and the model of their buffers
  *   engine_figures.c  a session's figures: kept apart per call (the inline
  *                     counting below), made whole when it ends
+ *   engine_blocking.c calls besides reads and writes that wait for storage
+ *                     (syncs, opens, closes, metadata) on a main thread
  *   engine_paths.c    calls that name a path (lookups, failed opens, listed
  *                     directories), handed to the rules that judge them
  *   engine_query.c    what the reports ask between events (engine.h): the
@@ -110,6 +112,7 @@ struct ofd {
     struct prof_counts pc;
     struct engine_proc *opener;
     int ignored;
+    int other_thread_calls;     /* a data call from a thread that is not a main one */
     int64_t leak_t;
 };
 
@@ -136,6 +139,8 @@ struct engine_proc {
     int32_t nthreads;           /* threads seen */
     int named_main;             /* one had a name matching main_thread_names */
     int32_t threads_created;    /* pthread_create calls that succeeded */
+    int other_tid_seen;         /* a call made by a thread other than the first (tid != pid),
+                                   which may have no record of its own but its calls */
     struct hmap streams;        /* stream id -> struct stdio_stream (engine_stdio.c) */
     int exited;
     int forked;                 /* made by its parent's fork call; its process record is due */
@@ -280,6 +285,15 @@ static inline struct ofd *engine_fd_ofd(struct engine_proc *p, int32_t fd)
     return fd >= 0 && fd < p->nfds ? p->fds[fd].o : NULL;
 }
 
+/* ------------------------------------------------------------ engine_blocking.c */
+
+/*
+ * A call that may wait for storage without moving data (a sync, an open, a
+ * close, a metadata call), before it is dispatched (a close still names
+ * its file): to the rules that judge main-thread calls (on_main_call).
+ */
+void engine_on_blocking_call(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
+
 /* ------------------------------------------------------------ engine_stdio.c */
 
 /* The calls of the STDIO api by class: OPEN, CLOSE, DATA (is_write), the others. */
@@ -355,6 +369,9 @@ count_mixed(struct ofd *o, int main_thread, int32_t tid, unsigned is_write)
 {
     struct ofd_hot *h = &o->h;
 
+    /* every session's first call from a thread that is not a main one
+       comes here (session_end counts it for the process) */
+    o->other_thread_calls |= !main_thread;
     if (h->calls_on == ON_NONE) {
         h->calls_on = calls_on_key(main_thread, tid);
         h->main_tid = main_thread ? tid : 0;

@@ -264,12 +264,16 @@ int rule_proc_threads(const struct rule_ctx *ctx, int32_t pid)
 {
     struct engine *e = ctx->engine;
     struct engine_proc *p = e ? hmap_get(&e->procs, (uint64_t)(uint32_t)pid) : NULL;
+    int n;
 
     /* a thread named as main makes the process's main thread one that
        matters, as a second thread does (main_thread's scope); a thread
        created that never did file I/O has no record but its creation */
     if (!p)
         return 0;
-    return (int)(p->nthreads > p->threads_created ? p->nthreads : p->threads_created + 1) +
-           p->named_main;
+    n = (int)(p->nthreads > p->threads_created ? p->nthreads : p->threads_created + 1);
+    /* a second thread seen only through its calls on another's file */
+    if (n < 2 && p->other_tid_seen)
+        n = 2;
+    return n + p->named_main;
 }

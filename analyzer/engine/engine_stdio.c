@@ -72,6 +72,7 @@ static void stdio_stream_syscall(struct stdio_stream *s, int64_t bytes)
 {
     s->o->s.eff_ops++;
     SADD(s->o->s.eff_bytes, bytes);
+    s->o->s.eff_last_bytes = bytes;
 }
 
 static void stdio_stream_flush(struct stdio_stream *s)
@@ -184,9 +185,17 @@ void stdio_on_open(struct engine *e, struct engine_proc *p, const struct iot_eve
     s->fd = fd;
     s->bufsize = (ev->has & IOT_HAS_SIZE) && ev->size > 0 ? ev->size : DEFAULT_STDIO_BUF;
     s->defsize = s->bufsize;
-    s->bufmode = IOT_BUF_FULL;
+    /* the mode the recorder saw: stderr is announced unbuffered (glibc
+       makes every fprintf(stderr) its own write), a tty's stdout line-buffered */
+    s->bufmode = (ev->has & IOT_HAS_BUFMODE) ? ev->bufmode : IOT_BUF_FULL;
+    if (s->bufmode == IOT_BUF_NONE)
+        s->bufsize = 0;
     s->append = ev->mode && strchr(ev->mode, 'a');
     s->pos = s->append ? -1 : 0;
+    /* glibc opens "a" streams O_APPEND (fdopen sets it with fcntl): the
+       program's own writes on the fd land at the end too */
+    if (o && s->append)
+        o->h.append = 1;
     if (o) {
         o->s.stream_buffer = s->bufsize;
         o->s.bufmode = s->bufmode;

@@ -385,6 +385,12 @@ rec_io(unsigned op, int32_t fd, int64_t size, int64_t ret, int32_t err,
  */
 void rec_call(struct iot_event *ev, const char *path, const char *mode,
               const char *stack, uint64_t s0, uint64_t s1);
+/*
+ * rec_call of a call that carries its own stack (when stacks are on): one
+ * that waits for the device (fsync, fdatasync), where the walk costs
+ * nothing beside it and main_thread reports the call's own site.
+ */
+void rec_call_stacked(struct iot_event *ev, uint64_t s0, uint64_t s1);
 
 /*
  * What the small record builders share: a call event with its op, result

@@ -84,6 +84,19 @@ void rec_call(struct iot_event *ev, const char *path, const char *mode,
     rec_leave();
 }
 
+void rec_call_stacked(struct iot_event *ev, uint64_t s0, uint64_t s1)
+{
+    struct rec_thread *t = rec_enter(s0);
+
+    if (!t) {
+        if (rec_deferring())
+            rec_defer(ev, NULL, NULL, s0, s1);   /* a handler's: no stack */
+        return;
+    }
+    rec_call_in(t, ev, NULL, NULL, rec_stacks ? rec_stack_capture() : NULL, s0, s1);
+    rec_leave();
+}
+
 /* A lost record, appended by t (which holds the guard) or, t NULL, through rec_call. */
 static void lost(struct rec_thread *t, const char *why, uint64_t count)
 {

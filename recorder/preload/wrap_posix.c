@@ -348,7 +348,10 @@ static void rec_simple(unsigned op, int fd, uint32_t more, int64_t size,
     ev.has |= IOT_HAS_FD | more;
     ev.fd = fd;
     ev.size = size;
-    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+    if (op == IOT_OP_FTRUNCATE)
+        rec_call(&ev, NULL, NULL, NULL, s0, s1);
+    else
+        rec_call_stacked(&ev, s0, s1);     /* a sync: its own call site */
 }
 
 #define WRAP_SYNC(name, op)                                                    \

@@ -879,7 +879,7 @@ int fflush(FILE *f)
     return r;
 }
 
-static void rec_setvbuf(FILE *f, int mode, size_t size, int r, int err,
+static void rec_setvbuf(FILE *f, const char *buf, int mode, size_t size, int r, int err,
                         uint64_t s0, uint64_t s1)
 {
     struct iot_event ev = { 0 };
@@ -894,9 +894,9 @@ static void rec_setvbuf(FILE *f, int mode, size_t size, int r, int err,
              (err ? IOT_HAS_ERRNO : 0);
     ev.fd = fd;
     ev.stream = stream_id(f);
-    ev.bufmode = mode == _IONBF ? IOT_BUF_NONE
+    ev.bufmode = mode == _IONBF || (buf && !size) ? IOT_BUF_NONE /* glibc: 0-byte buf */
                  : mode == _IOLBF ? IOT_BUF_LINE : IOT_BUF_FULL;
-    ev.size = mode == _IONBF ? 0 : (int64_t)size;
+    ev.size = ev.bufmode == IOT_BUF_NONE || !buf ? 0 : (int64_t)size; /* NULL: glibc's own */
     ev.ret = r;
     ev.err = err;
     rec_call(&ev, NULL, NULL, NULL, s0, s1);
@@ -913,7 +913,7 @@ int setvbuf(FILE *f, char *buf, int mode, size_t size)
     s0 = rec_stamp();
     r = CALL_REAL(EOF, setvbuf, f, buf, mode, size);
     s1 = rec_stamp();
-    rec_setvbuf(f, mode, size, r, r ? (errno ? errno : EINVAL) : 0, s0, s1);
+    rec_setvbuf(f, buf, mode, size, r, r ? (errno ? errno : EINVAL) : 0, s0, s1);
     return r;
 }
 
@@ -925,7 +925,7 @@ void setbuf(FILE *f, char *buf)
         real_setbuf(f, buf);
     s1 = rec_stamp();
     if (rec_active)
-        rec_setvbuf(f, buf ? _IOFBF : _IONBF, BUFSIZ, 0, 0, s0, s1);
+        rec_setvbuf(f, buf, buf ? _IOFBF : _IONBF, BUFSIZ, 0, 0, s0, s1);
 }
 
 /* ---------------------------------------------------------------- seeks */

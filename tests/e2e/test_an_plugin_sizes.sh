@@ -17,13 +17,13 @@ have python3 || skip "python3 is needed"
 work_dir an-plugin-sizes
 
 # Three rule.h: this one, a newer one (a member appended to rule_session),
-# an older one (its last member, direct_ops, not yet there).
+# an older one (its last member, eff_last_bytes, not yet there).
 mkdir -p "$work/now" "$work/newer" "$work/older"
 cp "$TOP/rules/rule.h" "$work/now/rule.h"
-awk '{print} /^    uint64_t direct_ops;$/ {print "    uint64_t newer_member;"}' "$TOP/rules/rule.h" >"$work/newer/rule.h"
-grep -v '^    uint64_t direct_ops;$' "$TOP/rules/rule.h" >"$work/older/rule.h"
-grep -q newer_member "$work/newer/rule.h" && ! grep -q direct_ops\; "$work/older/rule.h" ||
-    not_ok "rule.h: no 'uint64_t direct_ops;' member in rule_session to build the newer and older headers from"
+awk '{print} /^    int64_t eff_last_bytes;$/ {print "    uint64_t newer_member;"}' "$TOP/rules/rule.h" >"$work/newer/rule.h"
+grep -v '^    int64_t eff_last_bytes;$' "$TOP/rules/rule.h" >"$work/older/rule.h"
+grep -q newer_member "$work/newer/rule.h" && ! grep -q eff_last_bytes\; "$work/older/rule.h" ||
+    not_ok "rule.h: no 'int64_t eff_last_bytes;' member in rule_session to build the newer and older headers from"
 
 cat >"$work/sizes.c" <<'C'
 #include <stdint.h>
@@ -45,9 +45,9 @@ static void check(void *state, const struct rule_ctx *ctx, const struct rule_ses
                             "has_newer", 0,
 #endif
 #ifdef OLDER
-                            "has_direct_ops", 0,
+                            "has_eff_last_bytes", 0,
 #else
-                            "has_direct_ops", RULE_HAS(struct rule_session, s, direct_ops),
+                            "has_eff_last_bytes", RULE_HAS(struct rule_session, s, eff_last_bytes),
 #endif
                             "writes", (json_int_t)s->writes)});
 }
@@ -127,11 +127,11 @@ for v in now newer older; do
     expect $v "writes=21"
 done
 expect now "plugin_session=$host_session"
-expect now "has_direct_ops=true"
+expect now "has_eff_last_bytes=true"
 # newer plugin, older host: its struct is larger, and it must not read past ours
 expect newer "plugin_session=$((host_session + 8))"
 expect newer "has_newer=false"
-expect newer "has_direct_ops=true"
+expect newer "has_eff_last_bytes=true"
 # older plugin, newer host: ours is larger, its members are where it expects
 expect older "plugin_session=$((host_session - 8))"
 

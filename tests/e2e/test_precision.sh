@@ -10,7 +10,10 @@
 #    miss (sqlite3 without a transaction, open-append-close loops, a file
 #    read many times over, a compile searching 12 empty -I directories);
 #  - `ioanalyze diff` of the two runs reports nothing new (exit 0), which
-#    needs gcc's and sort's temp names normalised.
+#    needs gcc's and sort's temp names normalised;
+#  - every output format over every trace of the first run is well formed
+#    (tests/e2e/outputs.sh: JSON parses, SARIF and JSONL count the issues,
+#    CSV rows match their header, no raw control characters).
 # The timing rules (main_thread, small_buffer, repeat_read) depend on the
 # machine's load; none of these programs runs a second thread (sort is
 # given --parallel=1), so main_thread must stay silent whatever the load,
@@ -18,7 +21,7 @@
 # stretch a run of small calls past 13 ms.
 # Programs that are not installed are skipped one by one; the test is
 # skipped when none of the optional ones is there.
-# e2e: slow (about 15 s here: real workloads, each recorded twice)
+# e2e: slow (about 20 s here: real workloads, each recorded twice, every output over each)
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have python3 || skip "python3 is needed to check the issues"
@@ -202,5 +205,12 @@ EOF
         python3 -c 'import json, sys; print(" ".join(sorted(i["path"].rsplit("/", 1)[1] for i in json.load(sys.stdin))))')
     [ "$n" = "log3.txt sh.sh" ] || { echo "FAIL: bash: one-off leaks with min_count 1: $n"; fail=1; }
 fi
+# Every output format over every trace of the corpus (outputs.sh): each
+# exits 0 with well-formed output, so no report path goes untested.
+. "$(dirname "$0")/outputs.sh"
+for t in "$work"/1/*.zst; do
+    check_outputs "$t" "$(basename "$t" .zst)"
+done
+
 [ $fail -eq 0 ] && echo "ok: $(ls "$work"/1/*.zst | wc -l) workloads as expected (optional:$optional), identical runs diff to nothing new"
 exit $fail
