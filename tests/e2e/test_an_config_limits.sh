@@ -25,7 +25,7 @@ a=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
             echo "{\"ev\":\"call\",\"t\":$((t + 2000)),\"pid\":100,\"tid\":101,\"op\":\"close\",\"dur\":1000,\"ret\":0,\"fd\":3}"
         i=$((i + 1))
     done
-    echo '{"ev":"exit","t":9000000,"pid":100,"status":0}'
+    echo '{"ev":"exit","t":4045000,"pid":100,"status":0}'
 } >"$work/ev.jsonl"
 
 # without a config: a plain run, the leaks found

@@ -15,7 +15,7 @@ cat >"$work/in.jsonl" <<'JSONL'
 {"ev":"call","t":10000,"pid":100,"tid":101,"op":"read","dur":2000,"ret":4096,"fd":3,"size":4096}
 {"ev":"call","t":20000,"pid":100,"tid":101,"op":"read","dur":1500,"ret":100,"fd":3,"size":4096}
 {"ev":"call","t":30000,"pid":100,"tid":100,"op":"open","dur":1000,"ret":-1,"errno":2,"path":"/missing","flags":0}
-{"ev":"call","t":40000,"pid":100,"tid":100,"op":"open","dur":1000,"ret":4,"path":"/data/b","flags":0,"stack":"main+0x2a (/usr/bin/app)"}
+{"ev":"call","t":40000,"pid":100,"tid":100,"op":"open","dur":1000,"ret":4,"path":"/data/a","flags":0,"stack":"main+0x2a (/usr/bin/app)"}
 {"ev":"exit","t":2000000,"pid":100,"status":0}
 JSONL
 
