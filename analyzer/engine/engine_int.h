@@ -6,6 +6,8 @@
  *                     straight path of plain data calls, the engine's life
  *   engine_fd.c       open file descriptions (sessions) from open to end, and
  *                     the per-process fd tables referring to them
+ *   engine_proctab.c  the tables of processes and threads, which the files
+ *                     below it in this list and engine_proc.c look up
  *   engine_proc.c     processes and threads: fork, exec, exit, names
  *   engine_stdio.c    stdio streams and the model of their buffers
  *   engine_figures.c  a session's figures: kept apart per call (the inline
@@ -203,12 +205,17 @@ static inline int64_t sel(uint64_t cond, int64_t x, int64_t y)
 #endif
 }
 
-/* ------------------------------------------------------------ engine_proc.c */
+/* ------------------------------------------------------------ engine_proctab.c */
 
+/* A new entry for pid, counted; NULL out of memory. */
+struct engine_proc *engine_proc_new(struct engine *e, int32_t pid);
 struct engine_proc *engine_proc_lookup(struct engine *e, int32_t pid);
 struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t tid);
 /* ms since the epoch at trace time t of p (t itself when p's start is unknown) */
 int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t);
+
+/* ------------------------------------------------------------ engine_proc.c */
+
 void engine_on_process(struct engine *e, const struct iot_event *ev);
 void engine_on_thread(struct engine *e, const struct iot_event *ev);
 void engine_on_exit(struct engine *e, const struct iot_event *ev);
