@@ -9,6 +9,7 @@
  * (never: it is escaped too) and valid UTF-8 that is not a control.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "text.h"
@@ -172,4 +173,29 @@ void iot_text_write(FILE *f, const char *s, size_t n)
         u += run;
         n -= run;
     }
+}
+
+char *iot_utf8_repaired(const char *s)
+{
+    size_t n = strlen(s), i = 0;
+    char *out = n <= (SIZE_MAX - 1) / 3 ? malloc(n * 3 + 1) : NULL;
+    char *p = out;
+
+    if (!out)
+        return NULL;
+    while (i < n) {
+        size_t k = iot_utf8_len((const unsigned char *)s + i, n - i);
+
+        if (k) {
+            memcpy(p, s + i, k);
+            p += k;
+            i += k;
+        } else {
+            memcpy(p, "\xef\xbf\xbd", 3);
+            p += 3;
+            i++;
+        }
+    }
+    *p = 0;
+    return out;
 }

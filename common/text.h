@@ -11,6 +11,9 @@
 /* Length of the valid UTF-8 sequence at s (at most n bytes, n >= 1), 0 if
  * it is not one (stray byte, overlong, surrogate, past U+10FFFF, cut). */
 size_t iot_utf8_len(const unsigned char *s, size_t n);
+/* A copy of the string s (malloc'd) in which each byte that is not part of
+ * valid UTF-8 is U+FFFD, as JSONL writes it; NULL out of memory. */
+char *iot_utf8_repaired(const char *s);
 
 /*
  * A string from a trace as a text output shows it (docs/analyzer.md, "Text

@@ -17,10 +17,10 @@ struct infile {
     int fd;                     /* -1: parked or done */
     FILE *f;                    /* over fd, made at the first read */
     off_t pos;                  /* where a parked file resumes */
-    int stream, is_stdin, done;
-    char *head;                 /* a stream's peeked bytes, given back first */
+    int unseekable, is_stdin, done;
+    char *head;                 /* an unseekable file's peeked bytes, given back first */
     size_t nhead, headpos;
-    uint64_t nread;             /* a stream's bytes read so far, peek included */
+    uint64_t nread;             /* an unseekable file's bytes read so far, peek included */
     struct infile *prev, *next; /* open regular files, most recently read first */
 };
 
@@ -71,7 +71,7 @@ static void release(struct infile *f)
 {
     if (f->fd < 0)
         return;
-    if (!f->stream) {
+    if (!f->unseekable) {
         if (f->f) {
             off_t at = ftello(f->f);
 
@@ -95,8 +95,8 @@ static void park_oldest(struct infiles *p)
         release(p->lru_last);
 }
 
-/* A stream's FILE: its peeked bytes, then the rest of fd. */
-static ssize_t stream_read(void *cookie, char *buf, size_t size)
+/* An unseekable file's FILE: its peeked bytes, then the rest of fd. */
+static ssize_t unseekable_read(void *cookie, char *buf, size_t size)
 {
     struct infile *f = cookie;
     ssize_t n;
@@ -118,7 +118,7 @@ static ssize_t stream_read(void *cookie, char *buf, size_t size)
     return n;
 }
 
-static int stream_close(void *cookie)
+static int unseekable_close(void *cookie)
 {
     struct infile *f = cookie;
 
@@ -139,15 +139,15 @@ static int peek_enough(const char *peek, size_t n)
 
 /*
  * The file's first bytes into peek: a file's with pread (its offset stays at
- * the start for the reader); a stream's with read, only until detection has
+ * the start for the reader); an unseekable one's with read, only until detection has
  * enough, kept to be given back first.
  */
 static int peek_start(struct infile *f, char *peek, size_t *npeek)
 {
     size_t n = 0;
 
-    while (n < INFILE_PEEK && !(f->stream && peek_enough(peek, n))) {
-        ssize_t r = f->stream ? read(f->fd, peek + n, INFILE_PEEK - n)
+    while (n < INFILE_PEEK && !(f->unseekable && peek_enough(peek, n))) {
+        ssize_t r = f->unseekable ? read(f->fd, peek + n, INFILE_PEEK - n)
                               : pread(f->fd, peek + n, INFILE_PEEK - n, (off_t)n);
 
         if (r < 0 && errno == EINTR)
@@ -159,7 +159,7 @@ static int peek_start(struct infile *f, char *peek, size_t *npeek)
         n += (size_t)r;
     }
     *npeek = n;
-    if (!f->stream)
+    if (!f->unseekable)
         return 0;
     f->head = malloc(n ? n : 1);
     if (!f->head)
@@ -190,10 +190,10 @@ struct infile *infile_open(struct infiles *p, const char *path, char *peek, size
     if (f->fd < 0 || fstat(f->fd, &f->sb) < 0)
         goto fail;
     /* standard input redirected from a file is read in place when it is at
-       its start; elsewhere, as a stream, from where it is */
-    f->stream = !S_ISREG(f->sb.st_mode) ||
-                (f->is_stdin && lseek(0, 0, SEEK_CUR) != 0);
-    if (f->is_stdin && !f->stream) {
+       its start; elsewhere, as unseekable, from where it is */
+    f->unseekable = !S_ISREG(f->sb.st_mode) ||
+                    (f->is_stdin && lseek(0, 0, SEEK_CUR) != 0);
+    if (f->is_stdin && !f->unseekable) {
         f->fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
         if (f->fd < 0)
             goto fail;
@@ -201,7 +201,7 @@ struct infile *infile_open(struct infiles *p, const char *path, char *peek, size
     }
     if (peek_start(f, peek, npeek) < 0)
         goto fail;
-    if (!f->stream) {
+    if (!f->unseekable) {
         lru_push(p, f);
         p->nopen++;
     }
@@ -223,21 +223,21 @@ const struct stat *infile_stat(const struct infile *f)
     return &f->sb;
 }
 
-int infile_is_stream(const struct infile *f)
+int infile_is_unseekable(const struct infile *f)
 {
-    return f->stream;
+    return f->unseekable;
 }
 
 uint64_t infile_bytes(const struct infile *f)
 {
-    return f->stream ? f->nread : (uint64_t)f->sb.st_size;
+    return f->unseekable ? f->nread : (uint64_t)f->sb.st_size;
 }
 
 uint64_t infile_pos(const struct infile *f)
 {
     off_t at;
 
-    if (f->stream)
+    if (f->unseekable)
         return f->nread;
     if (f->done)
         return (uint64_t)f->sb.st_size;
@@ -281,14 +281,14 @@ FILE *infile_file(struct infile *f)
         return NULL;
     }
     if (f->f) {
-        if (!f->stream && f->pool->lru_first != f) {
+        if (!f->unseekable && f->pool->lru_first != f) {
             lru_unlink(f->pool, f);
             lru_push(f->pool, f);
         }
         return f->f;
     }
-    if (f->stream) {
-        cookie_io_functions_t io = {.read = stream_read, .close = stream_close};
+    if (f->unseekable) {
+        cookie_io_functions_t io = {.read = unseekable_read, .close = unseekable_close};
 
         f->f = fopencookie(f, "r", io);
         return f->f;
@@ -319,7 +319,7 @@ int infile_take_fd(struct infile *f, uint64_t cap)
 
     if (f->done) {
         err = EBADF;
-    } else if (f->stream) {
+    } else if (f->unseekable) {
         /* what was peeked has left the pipe: it goes first */
         struct stat sb;
 

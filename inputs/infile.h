@@ -8,7 +8,7 @@
  *   iot_trace_keep_open_max() files are (the native reader's budget); beyond that the least recently read one is
  *   parked (closed, its position kept) and reopened where it stopped when it
  *   is read again, after checking that its path still names the same file;
- * - a piped input, "stream" here and in infile.c (pipe, FIFO, terminal,
+ * - a piped input, "unseekable" here and in infile.c (pipe, FIFO, terminal,
  *   socket), can be read only once: it stays open, and its FILE gives the
  *   peeked bytes back before the rest. A reader that needs two passes
  *   copies it with infile_spool.
@@ -35,18 +35,18 @@ void infiles_free(struct infiles *p);
 
 /*
  * Open path; peek receives its first bytes (*npeek of them, at most
- * INFILE_PEEK; a stream is read until it ends, fills peek, or holds a whole
+ * INFILE_PEEK; an unseekable file is read until it ends, fills peek, or holds a whole
  * first line, so that a slow writer is not waited for). NULL with errno set.
  */
 struct infile *infile_open(struct infiles *p, const char *path, char *peek, size_t *npeek);
 /* The fstat of the file as opened. */
 const struct stat *infile_stat(const struct infile *f);
-int infile_is_stream(const struct infile *f);
-/* A regular file's size; what has been read of a stream so far. */
+int infile_is_unseekable(const struct infile *f);
+/* A regular file's size; what has been read of an unseekable one so far. */
 uint64_t infile_bytes(const struct infile *f);
 /*
  * How far the reader has got, for progress: the offset of its next byte in a
- * regular file (the whole size once done), what has been read of a stream.
+ * regular file (the whole size once done), what has been read of an unseekable one.
  */
 uint64_t infile_pos(const struct infile *f);
 
@@ -62,7 +62,7 @@ void infile_done(struct infile *f);
 /*
  * The file's descriptor, positioned at its start, for a reader that takes it
  * over (and closes it): the open file itself, a duplicate of standard input,
- * or for a stream an unnamed copy of at most cap bytes (errno EFBIG beyond:
+ * or for an unseekable one an unnamed copy of at most cap bytes (errno EFBIG beyond:
  * iot_spool). -1 with errno 0 when the file is parked (the reader opens it by
  * its path), else -1 with errno set. The infile is done after this.
  */

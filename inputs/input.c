@@ -58,12 +58,9 @@ struct input {
     char errbuf[IOT_ERRBUF_SIZE];
 };
 
-struct infiles *input_pool(struct input *in)
-{
-    return in->pool;
-}
-
-int input_add_file(struct input *in, const char *path, enum input_kind kind, struct infile *inf)
+/* The file opened at path (its name: "-" is standard input) is an input of
+   that kind; 0, or -1 out of memory (not reported). */
+static int add_file(struct input *in, const char *path, enum input_kind kind, struct infile *inf)
 {
     struct input_file_info *nf;
 
@@ -82,7 +79,8 @@ int input_add_file(struct input *in, const char *path, enum input_kind kind, str
     return 0;
 }
 
-int input_detect(const char *buf, size_t n)
+/* The kind of a file from its first bytes buf[0..n); -1 when unrecognisable. */
+static int detect(const char *buf, size_t n)
 {
     size_t i;
 
@@ -303,17 +301,35 @@ static int add_input(struct input *in, const char *path)
         iot_error("cannot open trace '%s': %s", path, strerror(errno));
         return -1;
     }
-    kind = input_detect(peek, npeek);
+    kind = detect(peek, npeek);
     if (kind < 0) {
         infile_done(inf);
         iot_error("'%s': not a trace, JSONL event file or strace log", path);
         return -1;
     }
-    if (input_add_file(in, path, (enum input_kind)kind, inf) < 0) {
+    if (add_file(in, path, (enum input_kind)kind, inf) < 0) {
         iot_error("out of memory");
         return -1;
     }
     return 0;
+}
+
+/* A file found below a directory INPUT (input_dir_take_fn). */
+static enum input_dir_took take_dir_file(void *ctx, const char *path)
+{
+    struct input *in = ctx;
+    char peek[INFILE_PEEK];
+    size_t npeek;
+    struct infile *inf = infile_open(in->pool, path, peek, &npeek);
+    int kind = inf ? detect(peek, npeek) : -1;
+
+    if (kind >= 0)
+        return add_file(in, path, (enum input_kind)kind, inf) < 0 ? INPUT_DIR_NO_MEMORY
+                                                                    : INPUT_DIR_TAKEN;
+    if (!inf)
+        return INPUT_DIR_UNREADABLE;
+    infile_done(inf);
+    return INPUT_DIR_NOT_INPUT;
 }
 
 struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *st)
@@ -331,7 +347,7 @@ struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *
         struct stat sb;
 
         if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            if (input_add_dir(in, paths[i]) < 0)
+            if (input_dir_walk(paths[i], take_dir_file, in) < 0)
                 goto fail;
         } else if (add_input(in, paths[i]) < 0) {
             goto fail;
@@ -602,7 +618,7 @@ int input_progress(const struct input *in, uint64_t *done, uint64_t *total)
             continue;
         *done += infile_pos(in->infs[i]);
         *total += infile_bytes(in->infs[i]);
-        if (infile_is_stream(in->infs[i]))
+        if (infile_is_unseekable(in->infs[i]))
             known = 0;
     }
     return known;

@@ -1,6 +1,6 @@
 /*
  * input_dir.c - a directory INPUT: every trace, JSONL event file and strace
- * log below it (input_int.h).
+ * log below it (input_int.h). What a file is, input.c's callback judges.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +14,6 @@
 
 #include "grow.h"
 #include "hmap.h"
-#include "infile.h"
 #include "input_int.h"
 #include "msg.h"
 
@@ -234,7 +233,7 @@ static int found_inode_cmp(const void *a, const void *b)
  * lead to it. Special files, symlink loops, broken links and unreadable
  * subdirectories are skipped with one warning for them all.
  */
-int input_add_dir(struct input *in, const char *dir)
+int input_dir_walk(const char *dir, input_dir_take_fn take, void *ctx)
 {
     struct walk w = {0};
     struct stat sb;
@@ -271,20 +270,15 @@ int input_add_dir(struct input *in, const char *dir)
     if (n)
         qsort(w.files, n, sizeof(*w.files), found_path_cmp);
     for (size_t i = 0; i < n; i++) {
-        char peek[INFILE_PEEK];
-        size_t npeek;
-        struct infile *inf = rc ? NULL : infile_open(input_pool(in), w.files[i].path, peek, &npeek);
-        int kind = inf ? input_detect(peek, npeek) : -1;
+        int took = rc ? INPUT_DIR_NOT_INPUT : take(ctx, w.files[i].path);
 
         /* a directory may hold other files (READMEs, issue files): skip them,
            and those that cannot be read, as the walk does */
-        if (kind >= 0) {
-            if (input_add_file(in, w.files[i].path, (enum input_kind)kind, inf) < 0)
+        if (took == INPUT_DIR_TAKEN || took == INPUT_DIR_NO_MEMORY) {
+            if (took == INPUT_DIR_NO_MEMORY)
                 rc = -1;
             found++;
-        } else if (inf) {
-            infile_done(inf);
-        } else if (!rc && skip(&w, w.files[i].path, strerror(errno)) < 0) {
+        } else if (took == INPUT_DIR_UNREADABLE && skip(&w, w.files[i].path, strerror(errno)) < 0) {
             rc = -1;
         }
         free(w.files[i].path);

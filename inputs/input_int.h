@@ -1,27 +1,25 @@
 /*
  * input_int.h - what the files of the input layer share; input.h is its
- * public face. input.c opens and reads the inputs, input_dir.c walks a
- * directory INPUT for the files in it.
+ * public face. input.c opens and reads the inputs; input_dir.c, below it,
+ * walks a directory INPUT and offers each file found to input.c's callback.
  */
 #ifndef INPUT_INT_H
 #define INPUT_INT_H
 
-#include <stddef.h>
+/* What an input_dir_take_fn made of the file it was offered. */
+enum input_dir_took {
+    INPUT_DIR_TAKEN,        /* an input: added */
+    INPUT_DIR_NOT_INPUT,    /* read, but no input (a README, an issue file) */
+    INPUT_DIR_UNREADABLE,   /* cannot be opened, errno says why: skipped with a warning */
+    INPUT_DIR_NO_MEMORY     /* out of memory (not reported) */
+};
+typedef enum input_dir_took (*input_dir_take_fn)(void *ctx, const char *path);
 
-#include "infile.h"
-#include "input.h"
-
-/* The kind of a file from its first bytes buf[0..n); -1 when unrecognisable. */
-int input_detect(const char *buf, size_t n);
-/* The file opened at path (its name: "-" is standard input) is an input of
-   that kind; 0, or -1 out of memory (not reported). */
-int input_add_file(struct input *in, const char *path, enum input_kind kind, struct infile *inf);
-/* The pool every input file is opened through. */
-struct infiles *input_pool(struct input *in);
 /*
- * Every regular file below dir, at any depth, in path order, that is an
- * input; 0, or -1 (reported).
+ * Offer take every regular file below dir, at any depth, in path order,
+ * until it runs out of memory; 0, or -1 (reported: out of memory, or no
+ * file taken).
  */
-int input_add_dir(struct input *in, const char *dir);
+int input_dir_walk(const char *dir, input_dir_take_fn take, void *ctx);
 
 #endif /* INPUT_INT_H */

@@ -54,22 +54,24 @@ static void heap_pop(struct strace_src *s, struct iot_event *ev)
  * Events earlier than this may leave: no line still to come and no
  * unfinished call can produce an event that starts before it.
  */
-static int64_t release_bound(struct strace_src *s, const struct strace_log *next)
+static int64_t release_bound(struct strace_src *s, const struct strace_log *next,
+                             int64_t pend_oldest)
 {
     int64_t bound = next ? next->abs - s->origin : INT64_MAX;
 
-    if (next && strace_pend_oldest(s) < bound)
-        bound = strace_pend_oldest(s);
+    if (next && pend_oldest < bound)
+        bound = pend_oldest;
     if (s->logq[LOGQ_HELD].n && s->logq[LOGQ_HELD].a[0]->held.ev.t < bound)
         bound = s->logq[LOGQ_HELD].a[0]->held.ev.t;
     return bound;
 }
 
-int strace_pop(struct strace_src *s, const struct strace_log *next, struct iot_event *ev)
+int strace_pop(struct strace_src *s, const struct strace_log *next, int64_t pend_oldest,
+               struct iot_event *ev)
 {
     if (!s->nheap)
         return 0;
-    if (s->nheap < MAX_HELD && s->heap[0].ev.t > release_bound(s, next))
+    if (s->nheap < MAX_HELD && s->heap[0].ev.t > release_bound(s, next, pend_oldest))
         return 0;
     heap_pop(s, ev);
     return 1;

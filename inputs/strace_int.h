@@ -18,6 +18,11 @@
  *                      mappings, clone/fork/exec/exit, unfinished calls
  *   strace_heap.c      events out in time order; opens held for -k stacks
  *
+ * Calls go one way, down the layers source, syscalls, tasks, heap, args,
+ * lines: a file calls only files after it in that order, so what a lower
+ * layer needs from a higher one (is a call a clone, the oldest unfinished
+ * call) its caller passes in.
+ *
  * Unless a comment says otherwise, a function returning int returns 0, or
  * -1 only when out of memory: a line it cannot use is counted as unknown or
  * ignored, never an error (strace.h).
@@ -259,6 +264,8 @@ int strace_log_advance(struct strace_src *s, struct strace_log *l);
 struct strace_log *strace_log_earliest(struct strace_src *s);
 /* Put l in q, or take it out (in = 0), or move it after its time changed. */
 void strace_logq_update(struct strace_logq *q, struct strace_log *l, int in);
+/* The line ahead of l is not understood: counted, and named when among the first. */
+void strace_unknown_line(struct strace_src *s, struct strace_log *l);
 /* Frees what l holds; an infile it reads is done. */
 void strace_log_release(struct strace_log *l);
 
@@ -358,14 +365,13 @@ int strace_map_add(struct strace_proc *p, uint64_t addr, uint64_t len);
 /* Forget the file mapping at addr: 1, or 0 when addr is none (malloc's arenas). */
 int strace_map_remove(struct strace_proc *p, uint64_t addr);
 /* k's call name[0..nlen) was left <unfinished ...> at t, with the
- * arguments args[0..alen) so far. */
+ * arguments args[0..alen) so far; is_clone: it creates a task
+ * (strace_syscall_forks). */
 int strace_pend_start(struct strace_src *s, struct strace_task *k, const char *name,
-                      size_t nlen, const char *args, size_t alen, int64_t t);
+                      size_t nlen, const char *args, size_t alen, int is_clone, int64_t t);
 /* The task tid whose unfinished call name[0..nlen) resumes now, or NULL. */
 struct strace_task *strace_pend_find(struct strace_src *s, int32_t tid, const char *name,
                                      size_t nlen);
-/* The line ahead of l is not understood: counted, and named when among the first. */
-void strace_unknown_line(struct strace_src *s, struct strace_log *l);
 /* k's pending call is over (resumed, or its task ended). */
 void strace_pend_end(struct strace_src *s, struct strace_task *k);
 /* k's pending call will never resume (its task ended, started another call,
@@ -390,7 +396,9 @@ int strace_stack_end(struct strace_src *s, struct strace_log *l);
 /* Emit l's held open, with the frames gathered so far. */
 int strace_flush_held(struct strace_src *s, struct strace_log *l);
 /* Pop into ev the next event that may leave, next being the log whose line
- * comes next (NULL: none): 1, or 0 when none may leave yet. */
-int strace_pop(struct strace_src *s, const struct strace_log *next, struct iot_event *ev);
+ * comes next (NULL: none) and pend_oldest the start of the oldest unfinished
+ * call (strace_pend_oldest): 1, or 0 when none may leave yet. */
+int strace_pop(struct strace_src *s, const struct strace_log *next, int64_t pend_oldest,
+               struct iot_event *ev);
 
 #endif /* STRACE_INT_H */

@@ -246,6 +246,14 @@ void strace_logq_update(struct strace_logq *q, struct strace_log *l, int in)
     }
 }
 
+void strace_unknown_line(struct strace_src *s, struct strace_log *l)
+{
+    if (l->info.unknown_lines < STRACE_LINES_NAMED)
+        l->info.unknown_at[l->info.unknown_lines] = l->info.lines;
+    s->info.unknown_lines++;
+    l->info.unknown_lines++;
+}
+
 void strace_log_release(struct strace_log *l)
 {
     if (l->in)

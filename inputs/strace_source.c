@@ -192,7 +192,8 @@ static int call_line(struct strace_src *s, int32_t tid, int64_t t, const char *b
         return -1;
     if (strace_re_match(s, s->re_unfinished, body + start, n - start) > 0) {
         size_t cut = start + strace_re_start(s);
-        rc = strace_pend_start(s, k, name, (size_t)nlen, body + start, cut - start, t);
+        rc = strace_pend_start(s, k, name, (size_t)nlen, body + start, cut - start,
+                               strace_syscall_forks(name, (size_t)nlen), t);
     } else {
         rc = strace_call(s, k, name, (size_t)nlen, body + start, n - start, t);
     }
@@ -223,14 +224,6 @@ static int process_line(struct strace_src *s, struct strace_log *l)
         return rc < 0 ? -1 : 0;
     strace_unknown_line(s, l);
     return 0;
-}
-
-void strace_unknown_line(struct strace_src *s, struct strace_log *l)
-{
-    if (l->info.unknown_lines < STRACE_LINES_NAMED)
-        l->info.unknown_at[l->info.unknown_lines] = l->info.lines;
-    s->info.unknown_lines++;
-    l->info.unknown_lines++;
 }
 
 /* ------------------------------------------------------------- open/next */
@@ -293,7 +286,7 @@ int strace_next(struct strace_src *s, struct iot_event *ev, char *errbuf)
     for (;;) {
         struct strace_log *l = strace_log_earliest(s);
 
-        if (strace_pop(s, l, ev)) {
+        if (strace_pop(s, l, strace_pend_oldest(s), ev)) {
             ev->plain = (uint8_t)iot_event_plain(ev);
             s->info.events++;
             return 1;

@@ -299,7 +299,7 @@ int64_t strace_pend_oldest(const struct strace_src *s)
 }
 
 int strace_pend_start(struct strace_src *s, struct strace_task *k, const char *name,
-                      size_t nlen, const char *args, size_t alen, int64_t t)
+                      size_t nlen, const char *args, size_t alen, int is_clone, int64_t t)
 {
     if (k->pending)
         strace_pend_lost(s, k);
@@ -310,7 +310,7 @@ int strace_pend_start(struct strace_src *s, struct strace_task *k, const char *n
     k->pend_t = t;
     k->pend_log = (size_t)(s->cur - s->logs);
     k->pend_child = 0;
-    k->pend_clone = strace_syscall_forks(name, nlen);
+    k->pend_clone = is_clone;
     k->pend_thread = k->pend_clone && strstr(k->pend_args, "CLONE_THREAD") != NULL;
     if ((s->npend == s->cappend &&
          iot_grow(&s->pend, &s->cappend, s->npend + 1, sizeof(*s->pend)) < 0) ||

@@ -1,58 +1,18 @@
 /* A process's sessions of one path added up (per_file.h). */
 #include <stdlib.h>
 
+#include "grow.h"
 #include "hash.h"
+#include "hmap.h"
 #include "per_file.h"
 
-/* Every bit of pid and path reaches the slot: thousands of processes
-   opening one path spread over the table rather than piling on one slot. */
-static size_t pf_hash(int32_t pid, const char *path, size_t cap)
+/* Every bit of pid and path reaches the key: thousands of processes
+   opening one path spread over the map rather than piling on one slot. Keys
+   of two entries may collide: the later one is passed over to key + 1, as
+   far as need be, and an entry is told by its pid and path. */
+static uint64_t pf_key(int32_t pid, const char *path)
 {
-    return (size_t)iot_mix64_pair((uint64_t)(uint32_t)pid, (uint64_t)(uintptr_t)path) & (cap - 1);
-}
-
-/* The slot of (pid, path): the one holding its entry's index + 1, or the
-   empty one (0) where it would go. */
-static uint32_t *pf_slot(const struct per_file_table *t, uint32_t *slots, size_t cap,
-                         int32_t pid, const char *path)
-{
-    size_t i;
-
-    for (i = pf_hash(pid, path, cap); slots[i]; i = (i + 1) & (cap - 1)) {
-        const struct per_file *f = &t->v[slots[i] - 1];
-
-        if (f->first.pid == pid && f->first.path == path)
-            break;
-    }
-    return &slots[i];
-}
-
-/* Room for one more entry: the slots kept at most half full, the entries
-   dense. 0, or -1 out of memory. */
-static int pf_reserve(struct per_file_table *t)
-{
-    if (t->n == t->vcap) {
-        size_t ncap = t->vcap ? t->vcap * 2 : 16;
-        struct per_file *nv = ncap < UINT32_MAX ? realloc(t->v, ncap * sizeof(*nv)) : NULL;
-
-        if (!nv)
-            return -1;
-        t->v = nv;
-        t->vcap = ncap;
-    }
-    if ((t->n + 1) * 2 > t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 64;
-        uint32_t *ns = calloc(ncap, sizeof(*ns));
-
-        if (!ns)
-            return -1;
-        for (size_t k = 0; k < t->n; k++)
-            *pf_slot(t, ns, ncap, t->v[k].first.pid, t->v[k].first.path) = (uint32_t)k + 1;
-        free(t->slots);
-        t->slots = ns;
-        t->cap = ncap;
-    }
-    return 0;
+    return iot_mix64_pair((uint64_t)(uint32_t)pid, (uint64_t)(uintptr_t)path);
 }
 
 /* Counts s at its open site (by stack: interned, so by pointer); the first
@@ -126,19 +86,24 @@ static const struct per_file_site *top_site(const struct per_file *f, struct per
 
 struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s)
 {
-    struct per_file *f;
-    uint32_t *slot;
+    struct per_file *f = NULL;
+    uint64_t key;
+    void *v;
 
-    if (pf_reserve(t) < 0)
-        return NULL;
-    slot = pf_slot(t, t->slots, t->cap, s->pid, s->path);
-    if (!*slot) {
-        f = &t->v[t->n];
+    for (key = pf_key(s->pid, s->path); (v = hmap_get(&t->idx, key)); key++) {
+        f = &t->v[(uintptr_t)v - 1];
+        if (f->first.pid == s->pid && f->first.path == s->path)
+            break;
+        f = NULL;
+    }
+    if (!f) {
+        if ((t->n == t->vcap && iot_grow(&t->v, &t->vcap, t->n + 1, sizeof(*t->v)) < 0) ||
+            hmap_put(&t->idx, key, (void *)(uintptr_t)(t->n + 1)) < 0)
+            return NULL;
+        f = &t->v[t->n++];
         *f = (struct per_file){.first = *s, .max_file_size = -1, .last_file_size = -1,
                                .timed = 1};
-        *slot = (uint32_t)++t->n;
     }
-    f = &t->v[*slot - 1];
     if (f->sessions && site_add(f, s) < 0)
         return NULL;
     f->sessions++;
@@ -245,16 +210,7 @@ void per_file_note_sites(const struct per_file *f, json_t *detail)
 
 size_t per_file_max_probe(const struct per_file_table *t)
 {
-    size_t worst = 0;
-
-    for (size_t i = 0; i < t->cap; i++) {
-        const struct per_file *f = t->slots[i] ? &t->v[t->slots[i] - 1] : NULL;
-        size_t d = f ? (i - pf_hash(f->first.pid, f->first.path, t->cap)) & (t->cap - 1) : 0;
-
-        if (d > worst)
-            worst = d;
-    }
-    return worst;
+    return hmap_max_probe(&t->idx);
 }
 
 void per_file_free(struct per_file_table *t)
@@ -262,6 +218,6 @@ void per_file_free(struct per_file_table *t)
     for (size_t i = 0; i < t->n; i++)
         free(t->v[i].more);
     free(t->v);
-    free(t->slots);
+    hmap_release(&t->idx);
     *t = (struct per_file_table){0};
 }

@@ -7,6 +7,7 @@
 #ifndef PER_FILE_H
 #define PER_FILE_H
 
+#include "hmap.h"
 #include "rule.h"
 
 /*
@@ -53,8 +54,7 @@ struct per_file {
 struct per_file_table {
     struct per_file *v;          /* the entries, dense, in the order first added */
     size_t n, vcap;
-    uint32_t *slots;             /* open addressing on (pid, path pointer): index + 1, 0 empty */
-    size_t cap;
+    struct hmap idx;             /* key of (pid, path pointer) -> index in v + 1 */
 };
 
 /* Adds s to its (pid, path) entry: the entry, or NULL when out of memory. */
@@ -78,8 +78,8 @@ void per_file_note_sites(const struct per_file *f, json_t *detail);
 double per_file_amplified(const struct per_file *f, int op_type, int64_t min_bytes,
                           double min_factor, struct rule_session *s);
 void per_file_free(struct per_file_table *t);
-/* The farthest any entry sits from its home slot: small (tens) however many
-   processes share a path, when the hash spreads the keys. For tests. */
+/* The farthest any entry sits from its home slot in the map: small (tens)
+   however many processes share a path, when the keys spread. For tests. */
 size_t per_file_max_probe(const struct per_file_table *t);
 
 #define PER_FILE_FOREACH(t, f) \

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hash.h"
 #include "hmap.h"
 #include "rule.h"
@@ -55,54 +56,26 @@ struct rr_path {
 };
 
 struct repeat_read_state {
-    struct rr_path *paths;       /* open addressing on the path pointer */
-    size_t cap, used;
+    struct rr_path *paths;       /* dense, in the order first watched */
+    size_t n, cap;
+    struct hmap by_path;         /* path pointer -> index in paths + 1 */
 };
 
-static size_t rr_hash(const char *p, size_t cap)
-{
-    return (size_t)iot_mix64((uint64_t)(uintptr_t)p) & (cap - 1);
-}
-
-/* The path's slot; NULL when absent and !create (or out of memory). */
+/* The path's entry; NULL when absent and !create (or out of memory). */
 static struct rr_path *rr_lookup(struct repeat_read_state *st, const char *path, int create)
 {
-    size_t i;
+    void *v = hmap_get(&st->by_path, hmap_ptr_key(path));
+    struct rr_path *p;
 
-    if (st->cap && st->used * 2 < st->cap) {
-        for (i = rr_hash(path, st->cap);; i = (i + 1) & (st->cap - 1)) {
-            if (st->paths[i].path == path)
-                return &st->paths[i];
-            if (!st->paths[i].path)
-                break;
-        }
-        if (!create)
-            return NULL;
-        st->paths[i].path = path;
-        st->used++;
-        return &st->paths[i];
-    }
-    if (!create && !st->cap)
+    if (v)
+        return &st->paths[(uintptr_t)v - 1];
+    if (!create ||
+        (st->n == st->cap && iot_grow(&st->paths, &st->cap, st->n + 1, sizeof(*st->paths)) < 0) ||
+        hmap_put(&st->by_path, hmap_ptr_key(path), (void *)(uintptr_t)(st->n + 1)) < 0)
         return NULL;
-    /* grow, then retry */
-    {
-        size_t ncap = st->cap ? st->cap * 2 : 64, j;
-        struct rr_path *np = calloc(ncap, sizeof(*np));
-
-        if (!np)
-            return NULL;
-        for (j = 0; j < st->cap; j++) {
-            if (!st->paths[j].path)
-                continue;
-            for (i = rr_hash(st->paths[j].path, ncap); np[i].path; i = (i + 1) & (ncap - 1))
-                ;
-            np[i] = st->paths[j];
-        }
-        free(st->paths);
-        st->paths = np;
-        st->cap = ncap;
-    }
-    return rr_lookup(st, path, create);
+    p = &st->paths[st->n++];
+    *p = (struct rr_path){.path = path, .idx = HMAP_INIT};
+    return p;
 }
 
 static void rr_report(const struct rule_ctx *ctx, struct rr_rec *r)
@@ -189,15 +162,8 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
             break;
         }
     if (!found) {
-        if (p->n == p->cap) {
-            size_t ncap = p->cap ? p->cap * 2 : 4;
-            struct rr_rec *nr = realloc(p->recs, ncap * sizeof(*nr));
-
-            if (!nr)
-                return;
-            p->recs = nr;
-            p->cap = ncap;
-        }
+        if (p->n == p->cap && iot_grow(&p->recs, &p->cap, p->n + 1, sizeof(*p->recs)) < 0)
+            return;
         if (hmap_put(&p->idx, key, (void *)(uintptr_t)(p->n + 1)) < 0)
             return;
         p->recs[p->n++] = rec;
@@ -215,20 +181,20 @@ static void repeat_read_end(void *state, const struct rule_ctx *ctx)
 {
     struct repeat_read_state *st = state;
 
-    for (size_t i = 0; i < st->cap; i++)
-        if (st->paths[i].path)
-            rr_clear(ctx, &st->paths[i]);
+    for (size_t i = 0; i < st->n; i++)
+        rr_clear(ctx, &st->paths[i]);
 }
 
 static void repeat_read_fini(void *state)
 {
     struct repeat_read_state *st = state;
 
-    for (size_t i = 0; i < st->cap; i++) {
+    for (size_t i = 0; i < st->n; i++) {
         free(st->paths[i].recs);
         hmap_release(&st->paths[i].idx);
     }
     free(st->paths);
+    hmap_release(&st->by_path);
 }
 
 const struct rule rule_repeat_read = {

@@ -9,11 +9,9 @@
 #include "cli.h"
 #include "input.h"
 #include "msg.h"
-#include "dump_jsonl.h"
 #include "opt_parse.h"
-#include "perfetto.h"
+#include "output_format.h"
 #include "progress.h"
-#include "text.h"
 
 /* The progress line's label: none when the dump scrolls past on the same
    terminal (it would be drawn into the dump). */
@@ -22,164 +20,41 @@ static const char *dump_progress_label(void)
     return isatty(STDOUT_FILENO) ? NULL : "ioanalyze dump";
 }
 
-/* A string of the trace, shown safely (iot_text_write); NULL as def. */
-static void put(FILE *f, const char *s, const char *def)
-{
-    if (!s)
-        s = def;
-    iot_text_write(f, s, strlen(s));
-}
-
-/* One aligned, human-readable line per event; every string from the trace
-   goes through put(), so the line holds no control byte. */
-static void dump_text(FILE *f, const struct iot_event *ev)
-{
-    fprintf(f, "%16.9f %7d", ev->t / 1e9, (int)ev->pid);
-    switch (ev->kind) {
-    case IOT_EV_PROCESS:
-        fprintf(f, "         process    ppid=%d exe=", (int)ev->ppid);
-        put(f, ev->exe, "?");
-        fputs(" argv=[", f);
-        for (int i = 0; i < ev->argc; i++) {
-            fputs(i ? " " : "", f);
-            put(f, ev->argv[i], "?");
-        }
-        fprintf(f, "] start_unix_ns=%" PRId64 "\n", ev->start_unix_ns);
-        return;
-    case IOT_EV_THREAD:
-        fprintf(f, "/%-7d thread     name=", (int)ev->tid);
-        put(f, ev->name, "");
-        fputc('\n', f);
-        return;
-    case IOT_EV_EXIT:
-        if (ev->has & IOT_HAS_SIGNAL)
-            fprintf(f, "         exit       status=%d signal=%d\n", (int)ev->status, (int)ev->signal);
-        else
-            fprintf(f, "         exit       status=%d\n", (int)ev->status);
-        return;
-    case IOT_EV_MODULE:
-        fputs("         module     path=", f);
-        put(f, ev->path, "?");
-        fprintf(f, " bias=0x%" PRIx64 " build_id=", ev->bias);
-        put(f, ev->build_id && *ev->build_id ? ev->build_id : "-", "-");
-        fputc('\n', f);
-        return;
-    default:
-        break;
-    }
-    fprintf(f, "/%-7d %-10s", (int)ev->tid, iot_op_name(ev->op) ? iot_op_name(ev->op) : "?");
-    /* the arguments, in field order; errno, path and stack follow the result, as in strace */
-    for (unsigned i = 0; i < IOT_FIELD_COUNT; i++) {
-        const struct iot_field_info *fi = &iot_fields[i];
-        int64_t v = iot_field_int(ev, i);
-
-        if (!(ev->has & fi->bit) ||
-            (fi->bit & (IOT_HAS_ERRNO | IOT_HAS_PATH | IOT_HAS_STACK)))
-            continue;
-        switch (fi->type) {
-        case IOT_FT_OCT:
-            fprintf(f, " %s=0%" PRIo64, fi->key, (uint64_t)v);
-            break;
-        case IOT_FT_HEX:
-            fprintf(f, " %s=%" PRIx64, fi->key, (uint64_t)v);
-            break;
-        case IOT_FT_STR:
-            fprintf(f, " %s=", fi->key);
-            put(f, iot_field_str(ev, i), "");
-            break;
-        case IOT_FT_BUFMODE:
-            fprintf(f, " %s=%s", fi->key, iot_bufmode_name((unsigned)v) ? iot_bufmode_name((unsigned)v) : "?");
-            break;
-        default:
-            fprintf(f, " %s=%" PRId64, fi->key, v);
-            break;
-        }
-    }
-    fprintf(f, " = %" PRId64, ev->ret);
-    if (ev->has & IOT_HAS_ERRNO)
-        fprintf(f, " errno=%d", (int)ev->err);
-    if (!(ev->has & IOT_HAS_NO_DUR))
-        fprintf(f, " <%.6f>", ev->dur / 1e9);
-    if ((ev->has & IOT_HAS_PATH) && ev->path) {
-        fputc(' ', f);
-        put(f, ev->path, "");
-    }
-    if ((ev->has & IOT_HAS_STACK) && ev->stack && *ev->stack) {
-        const char *nl = strchr(ev->stack, '\n');
-
-        fputs(" @ ", f);
-        iot_text_write(f, ev->stack, nl ? (size_t)(nl - ev->stack) : strlen(ev->stack));
-        fputs(nl ? " ..." : "", f);
-    }
-    fputc('\n', f);
-}
-
-/* dump --format's choices, declared once. engine: the format needs the
-   replay engine (which file a call touched, which process) and perhaps the
-   issues, so the events go through the analysis rather than straight from
-   the input. */
-enum dump_format { DUMP_JSONL, DUMP_TEXT, DUMP_PERFETTO };
-static const struct {
-    const char *name;
-    int engine;
-} dump_formats[] = {
-    [DUMP_JSONL] = {"jsonl", 1},
-    [DUMP_TEXT] = {"text", 0},
-    [DUMP_PERFETTO] = {"perfetto", 1},
-};
-#define NDUMP_FORMATS (sizeof(dump_formats) / sizeof(dump_formats[0]))
-
-static int dump_format_of(const char *name)
-{
-    return opt_choice_of(dump_formats, NDUMP_FORMATS, sizeof(dump_formats[0]), name);
-}
-
-/* "jsonl|text|perfetto" (--help) */
-static const char *dump_format_names(void)
-{
-    static char buf[64];
-
-    return opt_choices(dump_formats, NDUMP_FORMATS, sizeof(dump_formats[0]), "|", "|", buf,
-                       sizeof(buf));
-}
-
-/* --format takes one of the table's; another is refused where it is given. */
+/* --format takes one of dump's formats; another is refused where it is given. */
 static int check_format(const char *format)
 {
     char buf[96];
 
-    if (dump_format_of(format) < 0) {
+    if (!output_format_find(OUTPUT_DUMP, format)) {
         iot_error("dump --format: expected %s, not '%s'",
-                  opt_choices(dump_formats, NDUMP_FORMATS, sizeof(dump_formats[0]), ", ", " or ",
-                              buf, sizeof(buf)),
-                  format);
+                  output_format_names(OUTPUT_DUMP, ", ", " or ", buf, sizeof(buf)), format);
         return 2;
     }
     return 0;
 }
 
-/* The formats written through the analysis (jsonl, perfetto). 0, or 2. */
-static int dump_analyzed(int fmt, const struct opt_list *inputs, int strict)
+/* A format written through the analysis (jsonl, perfetto): the engine says
+   which file a call touched and which process, the rules mark the issues. 0, or 2. */
+static int dump_analyzed(const struct output_format *fmt, const struct opt_list *inputs,
+                         int strict)
 {
     struct analyze_request req = {.inputs = inputs->v, .ninputs = inputs->n, .strict = strict};
-    struct analyze_opts o = {.progress = dump_progress_label(), .observe = dump_jsonl_observe,
-                             .observe_arg = stdout};
+    struct analyze_opts o = {.want_issues = fmt->want_issues, .progress = dump_progress_label(),
+                             .observe = fmt->observe, .observe_arg = stdout};
     struct analyze_result res = {0};
-    struct perfetto *pf = NULL;
+    void *state = NULL;
     int ret = 2, rc;
 
-    /* Perfetto marks the issues: the rules run too */
-    if (fmt == DUMP_PERFETTO) {
-        pf = perfetto_begin(stdout);
-        if (!pf) {
+    if (fmt->begin) {
+        state = fmt->begin(stdout);
+        if (!state) {
             iot_error("out of memory");
             return 2;
         }
-        o = (struct analyze_opts){.want_issues = 1, .progress = dump_progress_label(),
-                                  .observe = perfetto_observe, .observe_arg = pf};
+        o.observe_arg = state;
     }
     rc = analyze_run(&req, &o, &res);
-    if (pf && perfetto_end(pf, res.issues) < 0)
+    if (state && fmt->end(state, res.issues) < 0)
         rc = -1;
     if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
         rc = -1;
@@ -195,14 +70,16 @@ int cmd_dump(int argc, char **argv)
 {
     struct opt_list inputs = {0};
     const char *format = "jsonl";
-    int ret = 2, rc, parsed, strict = 0, fmt;
+    int ret = 2, rc, parsed, strict = 0;
+    const struct output_format *fmt;
+    char names[64], help[512];
     struct iot_strtab *st = NULL;
     struct input *in = NULL;
     const struct iot_event *ev;
     struct progress progress_buf, *pr;
     const struct opt_spec opts[] = {
-        {"format", 'f', dump_format_names(), .value = &format, .check = check_format,
-         .help = "JSONL (default), aligned text, or Chrome trace-event JSON (Perfetto)"},
+        {"format", 'f', output_format_names(OUTPUT_DUMP, "|", "|", names, sizeof(names)),
+         .value = &format, .check = check_format, .help = "how the events are written (below)"},
         {"strict", 0, NULL, .flag = &strict,
          .help = "exit 2 on a damaged trace instead of a warning"},
     };
@@ -213,6 +90,7 @@ int cmd_dump(int argc, char **argv)
                  "readable by every ioanalyze command), one aligned text line per event, or\n"
                  "a Perfetto / chrome://tracing timeline with the issues marked.",
         OPT_SPECS(opts),
+        .footer = output_format_help(OUTPUT_DUMP, help, sizeof(help)),
         .needs_input = 1,
     };
 
@@ -221,18 +99,18 @@ int cmd_dump(int argc, char **argv)
         ret = parsed;
         goto out;
     }
-    fmt = dump_format_of(format);
-    if (dump_formats[fmt].engine) {
+    fmt = output_format_find(OUTPUT_DUMP, format);
+    if (!fmt->write_event) {
         ret = dump_analyzed(fmt, &inputs, strict);
         goto out;
     }
     st = iot_strtab_create();
     if (!st || !(in = input_open(inputs.v, inputs.n, st)))
         goto out;
-    /* text: straight from the input */
+    /* straight from the input */
     pr = progress_start(&progress_buf, dump_progress_label(), in);
     while ((rc = input_next_ref(in, &ev)) > 0) {
-        dump_text(stdout, ev);
+        fmt->write_event(stdout, ev);
         progress_add(pr, 1);
     }
     progress_end(pr);

@@ -8,26 +8,45 @@
 #include "cli.h"
 #include "msg.h"
 #include "opt_parse.h"
+#include "output_format.h"
 
+/* formats: the command's --format names go first in its synopsis
+   (output_format.h), or -1 */
 static const struct cmd {
     const char *name;
     int (*fn)(int argc, char **argv);
-    const char *help;
+    const char *args, *help;
+    int formats;
 } commands[] = {
-    {"analyze", cmd_analyze, "[OPTIONS] INPUT...     issues (JSON) on stdout (the default command)"},
-    {"profile", cmd_profile, "[OPTIONS] INPUT...     per-file profile (CSV) on stdout"},
-    {"dump",    cmd_dump,    "[--format jsonl|text|perfetto] INPUT...  every event, in time order"},
-    {"info",    cmd_info,    "INPUT...               processes, threads, counts, time span, bytes/event"},
-    {"diff",    cmd_diff,    "[OPTIONS] BASE NEW     regression diff of two issue sets"},
-    {"rules",   cmd_rules,   "                       each rule: name, type, parameters, defaults"},
+    {"analyze", cmd_analyze, "[OPTIONS] INPUT...", "issues (JSON) on stdout (the default command)", -1},
+    {"profile", cmd_profile, "[OPTIONS] INPUT...", "per-file profile (CSV) on stdout", -1},
+    {"dump",    cmd_dump,    "INPUT...", "every event, in time order", OUTPUT_DUMP},
+    {"info",    cmd_info,    "INPUT...", "processes, threads, counts, time span, bytes/event", -1},
+    {"diff",    cmd_diff,    "[OPTIONS] BASE NEW", "regression diff of two issue sets", -1},
+    {"rules",   cmd_rules,   "", "each rule: name, type, parameters, defaults", -1},
 };
+
+/* The width of the synopses' column; a longer one is followed by two spaces. */
+#define SYNOPSIS_COL 23
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ioanalyze [analyze] [OPTIONS] INPUT...\n"
                "       ioanalyze COMMAND [ARGS]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        char syn[128], names[64];
+        int n;
+
+        if (commands[i].formats >= 0)
+            n = snprintf(syn, sizeof(syn), "[--format %s] %s",
+                         output_format_names((enum output_command)commands[i].formats, "|", "|",
+                                             names, sizeof(names)),
+                         commands[i].args);
+        else
+            n = snprintf(syn, sizeof(syn), "%s", commands[i].args);
+        fprintf(f, "  %-8s %s%*s%s\n", commands[i].name, syn,
+                n + 2 <= SYNOPSIS_COL ? SYNOPSIS_COL - n : 2, "", commands[i].help);
+    }
     fprintf(f, "\nINPUT: a native trace, an strace log or a JSONL event file (detected from\n"
                "the content), '-' for standard input, or a directory of them (walked\n"
                "recursively).\n"

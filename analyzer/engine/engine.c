@@ -15,7 +15,7 @@
 /*
  * Bad input must not overflow: each event's quantities are bounded on entry
  * (event_in_bounds, else event_clamped), so that adding a few cannot, and
- * running sums saturate (sadd).
+ * running sums saturate (iot_sadd).
  */
 #define LIM_T ((int64_t)1 << 60)     /* times: 36 years of ns either way */
 #define LIM_V ((int64_t)1 << 50)     /* durations, sizes, offsets, return values */

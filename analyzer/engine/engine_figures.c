@@ -12,7 +12,7 @@ void ofd_figures(struct ofd *o)
 
     o->s.op_size = h->op_size;
     o->s.buffer = h->buffer;
-    o->s.cost_ns = sadd(d->ns[0], d->ns[1]);
+    o->s.cost_ns = iot_sadd(d->ns[0], d->ns[1]);
     o->s.max_continual_ns = h->max_continual_ns;
     if (h->calls_on >= 0)
         main_from_all(o);

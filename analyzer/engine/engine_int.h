@@ -6,6 +6,8 @@
  *                     straight path of plain data calls, the engine's life
  *   engine_fd.c       open file descriptions (sessions) from open to end, and
  *                     the per-process fd tables referring to them
+ *   engine_proctab.c  the tables of processes and threads, which the files
+ *                     below it in this list and engine_proc.c look up
  *   engine_proc.c     processes and threads: fork, exec, exit, names
  *   engine_stdio.c    stdio streams and the model of their buffers
  *   engine_figures.c  a session's figures: kept apart per call (the inline
@@ -46,6 +48,7 @@
 #include "engine.h"
 #include "hmap.h"
 #include "issue.h"
+#include "saturate.h"
 
 /* ------------------------------------------------------------ sessions */
 
@@ -180,15 +183,7 @@ struct engine {
 
 /* Running sums saturate: bad input must not overflow (engine.c bounds each
    event's quantities on entry). */
-static inline int64_t sadd(int64_t a, int64_t b)
-{
-    int64_t r;
-
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX / 2 : INT64_MIN / 2;
-    return r;
-}
-#define SADD(a, b) ((a) = sadd((a), (b)))
+#define SADD(a, b) ((a) = iot_sadd((a), (b)))
 
 static inline int64_t max64(int64_t a, int64_t b)
 {
@@ -209,12 +204,17 @@ static inline int64_t sel(uint64_t cond, int64_t x, int64_t y)
 #endif
 }
 
-/* ------------------------------------------------------------ engine_proc.c */
+/* ------------------------------------------------------------ engine_proctab.c */
 
+/* A new entry for pid, counted; NULL out of memory. */
+struct engine_proc *engine_proc_new(struct engine *e, int32_t pid);
 struct engine_proc *engine_proc_lookup(struct engine *e, int32_t pid);
 struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t tid);
 /* ms since the epoch at trace time t of p (t itself when p's start is unknown) */
 int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t);
+
+/* ------------------------------------------------------------ engine_proc.c */
+
 void engine_on_process(struct engine *e, const struct iot_event *ev);
 void engine_on_thread(struct engine *e, const struct iot_event *ev);
 void engine_on_exit(struct engine *e, const struct iot_event *ev);
@@ -344,7 +344,7 @@ static inline void main_from_all(struct ofd *o)
 {
     struct ofd_hot *h = &o->h;
 
-    h->main_cost_ns = sadd(o->dir.ns[0], o->dir.ns[1]);
+    h->main_cost_ns = iot_sadd(o->dir.ns[0], o->dir.ns[1]);
     h->main_max_once_ns = max64(o->dir.max_ns[0], o->dir.max_ns[1]);
     h->main_max_continual_ns = h->max_continual_ns;
     h->main_cur_cont = h->cur_cont;
@@ -407,10 +407,10 @@ count_call(struct ofd *o, int32_t tid, int main_thread, int32_t on, unsigned is_
     if (__builtin_expect(h->calls_on != on, 0)) {
         if (h->calls_on != ON_BOTH && !count_mixed(o, main_thread, tid, is_write))
             goto counted;
-        cont = t - h->main_last_end < gap ? sadd(h->main_cur_cont, dur) : dur;
+        cont = t - h->main_last_end < gap ? iot_sadd(h->main_cur_cont, dur) : dur;
         h->main_ops += (uint64_t)main_thread;
         h->main_tid = main_thread ? tid : h->main_tid;
-        h->main_cost_ns = main_thread ? sadd(h->main_cost_ns, dur) : h->main_cost_ns;
+        h->main_cost_ns = main_thread ? iot_sadd(h->main_cost_ns, dur) : h->main_cost_ns;
         h->main_max_once_ns = main_thread ? max64(h->main_max_once_ns, dur) : h->main_max_once_ns;
         h->main_cur_cont = main_thread ? cont : h->main_cur_cont;
         h->main_max_continual_ns = max64(h->main_max_continual_ns, h->main_cur_cont);
@@ -419,7 +419,7 @@ count_call(struct ofd *o, int32_t tid, int main_thread, int32_t on, unsigned is_
 counted:
     /* A continual run: calls less than gap apart. Before the first call the
        run is 0 long, so the first call starts one whatever the gap. */
-    cont = sadd(h->cur_cont, dur);
+    cont = iot_sadd(h->cur_cont, dur);
     h->cur_cont = t - h->last_end < gap ? cont : dur;
     h->max_continual_ns = max64(h->max_continual_ns, h->cur_cont);
     h->last_end = end;
@@ -432,7 +432,7 @@ static inline __attribute__((always_inline)) void
 count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
 {
     struct ofd_dirs *d = &o->dir;
-    int64_t end = sadd(pos, moved), prev = d->prev_end[is_write];
+    int64_t end = iot_sadd(pos, moved), prev = d->prev_end[is_write];
     /* both known (neither has the sign bit), and apart */
     uint64_t apart = (uint64_t)(((pos | prev) >= 0) & (pos != prev));
 
@@ -472,7 +472,7 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, 
      * after it); anything else is at the file offset, which it moves.
      */
     append = is_write & o->h.append;
-    off = o->h.off >= 0 ? sadd(o->h.off, moved) : o->h.off;
+    off = o->h.off >= 0 ? iot_sadd(o->h.off, moved) : o->h.off;
     pos = append ? o->dir.prev_end[1] : o->h.off;
     /*
      * Selects: reads, writes and pwrites of concurrent threads interleave,

@@ -1,83 +1,13 @@
 /*
- * Processes and threads (engine_int.h): created as their calls or events
- * name them; fork shares the parent's sessions, exec keeps the fds that
- * survive it, exit lets everything go (and marks what leaked); thread names
- * and which threads are main.
+ * The lives of processes and threads (engine_int.h), their entries made by
+ * engine_proctab.c: fork shares the parent's sessions, exec keeps the fds
+ * that survive it, exit lets everything go (and marks what leaked); thread
+ * names and which threads are main.
  */
 #include <stdlib.h>
 
 #include "engine_int.h"
 #include "path.h"
-
-static struct engine_proc *proc_new(struct engine *e, int32_t pid)
-{
-    struct engine_proc *p = calloc(1, sizeof(*p));
-
-    if (!p)
-        return NULL;
-    p->pid = pid;
-    p->name = "unknown";
-    if (hmap_put(&e->procs, (uint64_t)(uint32_t)pid, p) < 0) {
-        free(p);
-        return NULL;
-    }
-    e->st.processes++;
-    return p;
-}
-
-struct engine_proc *engine_proc_lookup(struct engine *e, int32_t pid)
-{
-    struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
-
-    if (!p)
-        p = proc_new(e, pid);
-    else if (p->exited)
-        p->exited = 0;      /* calls after the exit: the pid was reused, unannounced */
-    e->last_proc = p;
-    return p;
-}
-
-struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t tid)
-{
-    struct engine_thread *t = e->last_thr;
-
-    if (t && t->tid == tid && t->pid == pid)
-        return t;
-    t = hmap_get(&e->thrs, (uint64_t)(uint32_t)tid);
-    if (!t || t->pid != pid) {
-        struct engine_proc *p = engine_proc_get(e, pid);
-
-        if (!t) {
-            t = calloc(1, sizeof(*t));
-            if (!t)
-                return NULL;
-            if (hmap_put(&e->thrs, (uint64_t)(uint32_t)tid, t) < 0) {
-                free(t);
-                return NULL;
-            }
-            e->st.threads++;
-        }
-        /* A new thread, or a tid reused by another process: Linux names a
-           thread after its creator, so the process name is the default. */
-        t->pid = pid;
-        t->tid = tid;
-        t->name = p ? p->name : "unknown";
-        t->is_main = tid == pid || config_main_name(e->cfg, t->name);
-        if (p) {
-            p->nthreads++;
-            p->named_main |= e->nmain && config_main_name(e->cfg, t->name);
-        }
-    }
-    e->last_thr = t;
-    return t;
-}
-
-int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t)
-{
-    if (!p || !p->start_unix_ns)
-        return t / 1000000;
-    return (p->start_unix_ns + (t - p->start_t)) / 1000000;
-}
 
 void engine_proc_drop_all(struct engine *e, struct engine_proc *p, int64_t t, int end, int leaks)
 {
@@ -130,7 +60,7 @@ void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_ev
     if (c)
         proc_reuse(c);
     else
-        c = proc_new(e, pid);
+        c = engine_proc_new(e, pid);
     if (!c)
         return;
     proc_fork(p, c);
@@ -180,7 +110,7 @@ void engine_on_process(struct engine *e, const struct iot_event *ev)
         if (p && p->exited)         /* pid reused */
             proc_reuse(p);
         if (!p)
-            p = proc_new(e, ev->pid);
+            p = engine_proc_new(e, ev->pid);
         if (!p)
             return;
         parent = ev->ppid != ev->pid ? hmap_get(&e->procs, (uint64_t)(uint32_t)ev->ppid) : NULL;

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+#include "heap.h"
 #include "report.h"
+#include "saturate.h"
 
 struct report *report_create(void)
 {
@@ -52,15 +55,8 @@ void report_free(struct report *r)
 /* Append p to the vector *v of *n (capacity *cap); -1 out of memory. */
 static int push(void ***v, size_t *n, size_t *cap, void *p)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        void **nv = realloc(*v, nc * sizeof(*nv));
-
-        if (!nv)
-            return -1;
-        *v = nv;
-        *cap = nc;
-    }
+    if (*n == *cap && iot_grow(v, cap, *n + 1, sizeof(**v)) < 0)
+        return -1;
     (*v)[(*n)++] = p;
     return 0;
 }
@@ -113,14 +109,6 @@ static struct report_thread *thread_get(struct report *r, int32_t pid, int32_t t
     return t;
 }
 
-/* Sums of durations and bytes saturate: hostile input must not overflow them. */
-static int64_t sadd(int64_t a, int64_t b)
-{
-    int64_t r;
-
-    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
-}
-
 static const char *base_name(const char *s)
 {
     const char *b = s ? strrchr(s, '/') : NULL;
@@ -153,7 +141,7 @@ static void widen(struct report *r, uint64_t d)
 
                 b[j] = (struct report_bin){x->calls + y->calls, x->errors + y->errors,
                                            x->reads + y->reads, x->writes + y->writes,
-                                           sadd(x->ns, y->ns), sadd(x->bytes, y->bytes)};
+                                           iot_sadd(x->ns, y->ns), iot_sadd(x->bytes, y->bytes)};
             }
             if (b)
                 memset(b + REPORT_BINS / 2, 0, REPORT_BINS / 2 * sizeof(*b));
@@ -166,47 +154,33 @@ static void sum_add(struct report_sum *s, int dir, int err, int64_t dur, int64_t
 {
     s->calls++;
     s->errors += (uint64_t)err;
-    s->ns = sadd(s->ns, dur);
+    s->ns = iot_sadd(s->ns, dur);
     if (dir == IOT_DIR_READ) {
         s->reads++;
-        s->read_bytes = sadd(s->read_bytes, bytes);
+        s->read_bytes = iot_sadd(s->read_bytes, bytes);
     } else if (dir == IOT_DIR_WRITE) {
         s->writes++;
-        s->write_bytes = sadd(s->write_bytes, bytes);
+        s->write_bytes = iot_sadd(s->write_bytes, bytes);
     }
-    s->bytes = sadd(s->bytes, bytes);
+    s->bytes = iot_sadd(s->bytes, bytes);
 }
+
+#define FASTER(ctx, x, y) ((x)->dur < (y)->dur)
+IOT_HEAP_DEFINE(slow_heap, struct report_call, void *, FASTER, IOT_HEAP_UNPLACED)
 
 /* The min-heap of the slowest calls: the root is the fastest kept. */
 static void slow_add(struct report *r, const struct report_call *c)
 {
-    size_t i;
-
     if (r->nslow < REPORT_SLOW) {
-        i = r->nslow++;
-        while (i && r->slow[(i - 1) / 2].dur > c->dur) {
-            r->slow[i] = r->slow[(i - 1) / 2];
-            i = (i - 1) / 2;
-        }
-        r->slow[i] = *c;
+        r->slow[r->nslow] = *c;
+        slow_heap_fix(NULL, r->slow, r->nslow + 1, r->nslow);
+        r->nslow++;
         return;
     }
     if (c->dur <= r->slow[0].dur)
         return;
-    i = 0;
-    for (;;) {
-        size_t k = 2 * i + 1;
-
-        if (k >= r->nslow)
-            break;
-        if (k + 1 < r->nslow && r->slow[k + 1].dur < r->slow[k].dur)
-            k++;
-        if (r->slow[k].dur >= c->dur)
-            break;
-        r->slow[i] = r->slow[k];
-        i = k;
-    }
-    r->slow[i] = *c;
+    r->slow[0] = *c;
+    slow_heap_fix(NULL, r->slow, r->nslow, 0);
 }
 
 static void on_call(struct report *r, struct engine *e, const struct iot_event *ev)
@@ -263,15 +237,15 @@ static void on_call(struct report *r, struct engine *e, const struct iot_event *
             b->errors += (uint32_t)err;
             b->reads += dir == IOT_DIR_READ;
             b->writes += dir == IOT_DIR_WRITE;
-            b->ns = sadd(b->ns, dur);
-            b->bytes = sadd(b->bytes, bytes);
+            b->ns = iot_sadd(b->ns, dur);
+            b->bytes = iot_sadd(b->bytes, bytes);
         }
     }
     c = (struct report_call){ev->t, dur, ev->has & IOT_HAS_SIZE ? ev->size : -1, ev->ret, ev->tid,
                              ev->op, err ? (uint16_t)ev->err : 0, f ? f->path : NULL};
     slow_add(r, &c);
-    if (sadd(ev->t, dur) > r->t1)
-        r->t1 = sadd(ev->t, dur);
+    if (iot_sadd(ev->t, dur) > r->t1)
+        r->t1 = iot_sadd(ev->t, dur);
 }
 
 void report_observe(void *arg, struct engine *e, const struct iot_event *const *evs, size_t n)

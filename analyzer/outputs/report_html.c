@@ -13,6 +13,7 @@
 #include "ci.h"
 #include "registry.h"
 #include "report.h"
+#include "text.h"
 #include "version.h"
 
 /*
@@ -32,26 +33,14 @@ extern const char report_html_js[], report_html_css[];
 static json_t *jstr(const char *s)
 {
     json_t *v;
-    char *copy, *p;
+    char *copy;
 
     if (!s)
         return json_null();
-    v = json_string(s);
-    if (v)
-        return v;
-    copy = malloc(strlen(s) * 3 + 1);
+    copy = iot_utf8_repaired(s);
     if (!copy)
         return json_null();
-    for (p = copy; *s; s++) {
-        if ((unsigned char)*s < 0x80) {
-            *p++ = *s;
-        } else {
-            memcpy(p, "\xef\xbf\xbd", 3);
-            p += 3;
-        }
-    }
-    *p = 0;
-    v = json_string(copy);
+    v = json_string_nocheck(copy);
     free(copy);
     return v ? v : json_null();
 }

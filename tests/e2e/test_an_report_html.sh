@@ -54,6 +54,22 @@ assert ops == {"open": (3, 1, 7000, 0), "read": (2, 0, 3500, 4196), "write": (1,
                "close": (1, 0, 500, 0)}, ops
 EOF
 
+# A path that is not all UTF-8 (an strace log's octal escapes): its valid
+# characters are kept and only the stray byte becomes U+FFFD, as in JSONL.
+printf '%s\n' '100 openat(AT_FDCWD, "/data/caf\303\251\377", O_RDONLY) = 3 <0.000010>' \
+    '100 read(3, "abc", 4096) = 3 <0.000005>' '100 close(3) = 0 <0.000001>' \
+    '100 +++ exited with 0 +++' >"$work/utf8.log"
+"$IOANALYZE" --format html "$work/utf8.log" >"$work/utf8.html" 2>"$work/err" ||
+    die "exit $?: $(cat "$work/err")"
+python3 - "$work/utf8.html" <<'EOF' || die "a path with a stray byte is not shown as JSONL shows it"
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<script id="ioscope-data" type="application/json">(.*?)</script>', page, re.S)
+d = json.loads(m.group(1))
+paths = [f["path"] for f in d["files"]]
+assert paths == ["/data/caf\u00e9\ufffd"], paths
+EOF
+
 # The page in a real browser, where one is installed (Debian: apt-get install chromium).
 browser=
 for b in chromium chromium-browser google-chrome; do

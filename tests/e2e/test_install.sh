@@ -130,10 +130,16 @@ if have bash; then
     complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --plugin "$work/plugin/slow_file.so" \
         --disable slow >"$work/got"
     [ "$(cat "$work/got")" = slow_file ] || not_ok "completion of a plugin's rule: $(cat "$work/got")"
-    [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --format "" | tr '\n' ' ')" = \
-        "html json jsonl sarif text " ] || not_ok "completion of --format"
-    [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" dump --format "" | tr '\n' ' ')" = \
-        "jsonl perfetto text " ] || not_ok "completion of dump --format"
+    # --format offers exactly the rows of the table of output formats
+    for c in ANALYZE DUMP; do
+        sed -n "s/^ *{OUTPUT_$c, \"\([^\"]*\)\".*/\1/p" "$TOP/analyzer/outputs/output_format.c" |
+            sort >"$work/formats"
+        [ -s "$work/formats" ] || not_ok "no OUTPUT_$c row in analyzer/outputs/output_format.c"
+        [ $c = DUMP ] && set -- dump || set --
+        complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" "$@" --format "" >"$work/got"
+        cmp -s "$work/formats" "$work/got" ||
+            not_ok "completion of $* --format: $(tr '\n' ' ' <"$work/got")/ table: $(tr '\n' ' ' <"$work/formats")"
+    done
     [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --set small_buffer.min_o)" = \
         "small_buffer.min_ops=" ] || not_ok "completion of --set"
     complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" "" >"$work/got"

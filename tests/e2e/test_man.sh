@@ -78,6 +78,23 @@ for tool in iorecord ioanalyze; do
     fi
 done
 
+# The output formats against their table (analyzer/outputs/output_format.c):
+# for analyze and dump, the man page gives --format with exactly the table's
+# names in its order, as --help does.
+for c in ANALYZE DUMP; do
+    names=$(sed -n "s/^ *{OUTPUT_$c, \"\([^\"]*\)\".*/\1/p" "$TOP/analyzer/outputs/output_format.c" |
+            paste -sd '|')
+    if [ -z "$names" ]; then
+        echo "FAIL ioanalyze: no OUTPUT_$c row in analyzer/outputs/output_format.c"
+        fail=1
+    elif ! grep -qF -- "--format $names" "$work/ioanalyze.txt"; then
+        echo "FAIL ioanalyze: man/ioanalyze.1 has no '--format $names' (the table's formats)"
+        fail=1
+    else
+        echo "ok ioanalyze: --format $names in man/ioanalyze.1"
+    fi
+done
+
 # The rule tables and the configuration docs against `ioanalyze rules`: each
 # rule it lists has a row with its type in README.md's rule table ("## Rules")
 # and an entry "NAME (type N)" in the man page's RULES section; each key it

@@ -409,6 +409,27 @@ static void test_main_thread_switch(void)
     rig_free(&r);
 }
 
+/*
+ * A session's sums saturate at INT64_MAX and never come back down: 9,000
+ * writes of 2^50 bytes (the most one event may carry) add up past it.
+ */
+static void test_sums_saturate(void)
+{
+    const int64_t big = (int64_t)1 << 50;
+    struct rig r;
+
+    rig_init(&r);
+    proc(&r, 70, 1, "/bin/huge");
+    open_(&r, 70, 3, "/data/huge", 01);
+    for (int i = 0; i < 9000; i++)
+        call(&r, 70, 70, IOT_OP_WRITE, big, 1000, (struct iot_event){FD(3), .size = big});
+    call(&r, 70, 70, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_EQUAL(got[0].writes, 9000);
+    CU_ASSERT_EQUAL(got[0].write_bytes, INT64_MAX);
+    rig_free(&r);
+}
+
 static void test_memory_flat(void)
 {
     struct rig r;
@@ -670,6 +691,7 @@ void engine_suite(void)
     CU_add_test(s, "main-thread figures and the continual gap", test_main_thread_figures);
     CU_add_test(s, "main-thread figures of one-thread and shared sessions", test_main_thread_switch);
     CU_add_test(s, "memory does not grow with events", test_memory_flat);
+    CU_add_test(s, "a session's sums saturate at the top", test_sums_saturate);
     CU_add_test(s, "fast and slow paths count alike", test_fast_and_slow_paths);
     CU_add_test(s, "a forked child gets the table as it was at the fork", test_fork_table_at_fork);
     CU_add_test(s, "close_range with CLOSE_RANGE_CLOEXEC closes at exec", test_close_range_cloexec);

@@ -1,8 +1,8 @@
 /*
  * test_infile.c - input files under a bound on descriptors: files read in
  * turn, more of them than may be open, each resume exactly where it
- * stopped; a parked file replaced under its path is refused; a stream gives
- * back the bytes detection peeked at; a stream's copy is capped.
+ * stopped; a parked file replaced under its path is refused; an unseekable file
+ * gives back the bytes detection peeked at; its copy is capped.
  */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -74,7 +74,7 @@ static void test_round_robin(void)
         /* the whole small file, its first line first */
         CU_ASSERT_EQUAL(npeek, (size_t)size);
         CU_ASSERT(strncmp(peek, "file ", 5) == 0 && peek[5] == '0' + i);
-        CU_ASSERT(!infile_is_stream(f[i]));
+        CU_ASSERT(!infile_is_unseekable(f[i]));
     }
     /* a line of each in turn: every file is parked and resumed many times */
     for (int k = 0; k < NLINES; k++) {
@@ -149,7 +149,7 @@ static struct infile *pipe_input(struct infiles *p, const char *text, int *keep,
     return f;
 }
 
-static void test_stream(void)
+static void test_unseekable(void)
 {
     struct infiles *p = infiles_create();
     char peek[INFILE_PEEK], *line = NULL;
@@ -159,7 +159,7 @@ static void test_stream(void)
     FILE *fp;
 
     CU_ASSERT_FATAL(f != NULL);
-    CU_ASSERT(infile_is_stream(f));
+    CU_ASSERT(infile_is_unseekable(f));
     CU_ASSERT(npeek >= 11 && memcmp(peek, "first line\n", 11) == 0);
     fp = infile_file(f);
     CU_ASSERT_FATAL(fp != NULL);
@@ -174,7 +174,7 @@ static void test_stream(void)
     infiles_free(p);
 }
 
-static void test_stream_copy(void)
+static void test_unseekable_copy(void)
 {
     struct infiles *p = infiles_create();
     char peek[INFILE_PEEK], buf[64];
@@ -205,6 +205,6 @@ void infile_suite(void)
 
     CU_add_test(s, "more files than may be open, read in turn, resume exactly", test_round_robin);
     CU_add_test(s, "a parked file replaced under its path is refused", test_replaced);
-    CU_add_test(s, "a stream gives back what detection peeked", test_stream);
-    CU_add_test(s, "a stream's copy is whole, and capped", test_stream_copy);
+    CU_add_test(s, "an unseekable file gives back what detection peeked", test_unseekable);
+    CU_add_test(s, "an unseekable file's copy is whole, and capped", test_unseekable_copy);
 }

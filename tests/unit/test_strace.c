@@ -13,118 +13,8 @@
 
 #include "infile.h"
 #include "strace.h"
+#include "strace_evs.h"
 #include "unit.h"
-
-#define FIXTURES "tests/fixtures/strace/"
-
-/* The logs at paths[0..n) as one source, as ioanalyze opens them; NULL with err. */
-static struct strace_src *open_logs(struct infiles *pool, const char *const *paths, size_t n,
-                                    struct iot_strtab *st, char *err)
-{
-    struct infile *files[8];
-    char peek[INFILE_PEEK];
-    size_t npeek;
-
-    for (size_t i = 0; i < n && i < 8; i++) {
-        files[i] = infile_open(pool, paths[i], peek, &npeek);
-        if (!files[i]) {
-            snprintf(err, IOT_ERRBUF_SIZE, "cannot open '%s'", paths[i]);
-            return NULL;
-        }
-    }
-    return strace_open_files(files, paths, n, st, err);
-}
-
-struct evs {
-    struct iot_strtab *st;
-    struct infiles *pool;
-    struct strace_src *src;
-    struct iot_event *ev;
-    size_t n;
-    struct strace_info info;
-    /* the cwd calls (AT_FDCWD annotations), kept apart from ev so that
-       each test's events keep their places: in order, pid and path */
-    struct { int32_t pid; const char *path; } cwd[16];
-    size_t ncwd;
-};
-
-/* Read every event of the logs (paths relative to FIXTURES). */
-static int load(struct evs *e, const char *const *names, size_t n)
-{
-    char err[IOT_ERRBUF_SIZE], paths[8][256];
-    const char *pp[8];
-    size_t cap = 0;
-    struct iot_event ev;
-    int rc;
-
-    memset(e, 0, sizeof(*e));
-    for (size_t i = 0; i < n && i < 8; i++) {
-        snprintf(paths[i], sizeof(paths[i]), FIXTURES "%s", names[i]);
-        pp[i] = paths[i];
-    }
-    e->st = iot_strtab_create();
-    e->pool = infiles_create();
-    e->src = open_logs(e->pool, pp, n, e->st, err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(e->src);
-    while ((rc = strace_next(e->src, &ev, err)) == 1) {
-        if (ev.kind == IOT_EV_CALL && ev.op == IOT_OP_CWD) {
-            if (e->ncwd < sizeof(e->cwd) / sizeof(e->cwd[0])) {
-                e->cwd[e->ncwd].pid = ev.pid;
-                e->cwd[e->ncwd].path = ev.path;
-            }
-            e->ncwd++;
-            continue;
-        }
-        if (e->n == cap) {
-            cap = cap ? cap * 2 : 64;
-            e->ev = realloc(e->ev, cap * sizeof(*e->ev));
-        }
-        e->ev[e->n++] = ev;
-    }
-    strace_info(e->src, &e->info);
-    return rc;
-}
-
-static int load1(struct evs *e, const char *name)
-{
-    return load(e, &name, 1);
-}
-
-static void release(struct evs *e)
-{
-    strace_close(e->src);
-    infiles_free(e->pool);
-    iot_strtab_free(e->st);
-    free(e->ev);
-}
-
-static size_t count_op(const struct evs *e, int op)
-{
-    size_t c = 0;
-
-    for (size_t i = 0; i < e->n; i++)
-        c += e->ev[i].kind == IOT_EV_CALL && e->ev[i].op == op;
-    return c;
-}
-
-static size_t count_kind(const struct evs *e, int kind)
-{
-    size_t c = 0;
-
-    for (size_t i = 0; i < e->n; i++)
-        c += e->ev[i].kind == kind;
-    return c;
-}
-
-static int ordered(const struct evs *e)
-{
-    for (size_t i = 1; i < e->n; i++)
-        if (e->ev[i].t < e->ev[i - 1].t)
-            return 0;
-    return 1;
-}
-
-#define STR_EQ(a, b) CU_ASSERT((a) && strcmp((a), (b)) == 0)
 
 static void test_detect(void)
 {
@@ -173,7 +63,7 @@ static void test_meta_ops(void)
         { 26, IOT_OP_TRUNCATE, "/work/e" },    { 34, IOT_OP_CHOWN, "/work/e" },
     };
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "meta.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "meta.log"), 0);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 36);
     /* the working directory, from the first AT_FDCWD annotation, once */
@@ -233,7 +123,7 @@ static void test_meta_ops(void)
     CU_ASSERT_EQUAL(v->offset, 0);
     CU_ASSERT_EQUAL(v->size, 4096);
     CU_ASSERT_EQUAL(e.ev[35].kind, IOT_EV_EXIT);
-    release(&e);
+    evs_release(&e);
 }
 
 /* Every syscall the source maps, with its fields. */
@@ -242,7 +132,7 @@ static void test_ops(void)
     struct evs e;
     const struct iot_event *v;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "ops.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "ops.log"), 0);
     CU_ASSERT_EQUAL(e.info.lines, 37);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
     CU_ASSERT_EQUAL(e.info.has_durations, 1);
@@ -370,7 +260,7 @@ static void test_ops(void)
     CU_ASSERT_EQUAL(v->kind, IOT_EV_EXIT);
     CU_ASSERT_EQUAL(v->status, 0);
     CU_ASSERT_EQUAL(v->t, 34000000);
-    release(&e);
+    evs_release(&e);
 }
 
 /* <unfinished ...> / <... resumed>, threads and children met before the
@@ -380,10 +270,10 @@ static void test_unfinished(void)
     struct evs e;
     const struct iot_event *v;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "unfinished.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "unfinished.log"), 0);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 1);  /* a resumption nothing started */
     CU_ASSERT_EQUAL_FATAL(e.n, 9);
-    CU_ASSERT(ordered(&e));
+    CU_ASSERT(evs_ordered(&e));
 
     v = &e.ev[2];
     CU_ASSERT_EQUAL(v->kind, IOT_EV_THREAD);
@@ -424,14 +314,14 @@ static void test_unfinished(void)
     CU_ASSERT_EQUAL(v->pid, 400);
     CU_ASSERT_EQUAL(v->status, 2);
     CU_ASSERT_FALSE(v->has & IOT_HAS_SIGNAL);
-    release(&e);
+    evs_release(&e);
 }
 
 static void test_exits(void)
 {
     struct evs e;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "exits.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "exits.log"), 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 6);
     CU_ASSERT_EQUAL(e.ev[0].kind, IOT_EV_PROCESS);
     CU_ASSERT_EQUAL(e.ev[0].start_unix_ns, 1700000000000000000LL);  /* -ttt is the epoch */
@@ -453,7 +343,7 @@ static void test_exits(void)
     CU_ASSERT_EQUAL(e.ev[5].pid, 500);
     CU_ASSERT_EQUAL(e.ev[5].status, 1);
     CU_ASSERT_EQUAL(e.ev[5].t, 450000000);
-    release(&e);
+    evs_release(&e);
 }
 
 /* Quoting, escapes and every kind of -y / -yy annotation. */
@@ -461,7 +351,7 @@ static void test_strings(void)
 {
     struct evs e;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "strings.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "strings.log"), 0);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 11);
     STR_EQ(e.ev[1].path, "/d/we\"ird) = 3, \"name\\");
@@ -479,7 +369,7 @@ static void test_strings(void)
     STR_EQ(e.ev[7].path, "/d/gone.txt");         /* " (deleted)" dropped */
     STR_EQ(e.ev[8].path, "/d/sub/\xc3\xa9t\xc3\xa9");
     CU_ASSERT_FALSE(e.ev[9].has & IOT_HAS_PATH); /* a pipe */
-    release(&e);
+    evs_release(&e);
 }
 
 /* Without -y the fd table names files: dup2, close, fork inheritance. */
@@ -487,7 +377,7 @@ static void test_no_y(void)
 {
     struct evs e;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "no_y.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "no_y.log"), 0);
     CU_ASSERT_EQUAL(e.info.has_paths, 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 12);
     STR_EQ(e.ev[2].path, "rel/b.txt");   /* no cwd known: as given */
@@ -500,14 +390,14 @@ static void test_no_y(void)
     CU_ASSERT_EQUAL(e.ev[7].ppid, 700);
     CU_ASSERT_EQUAL(e.ev[8].pid, 701);
     STR_EQ(e.ev[8].path, "rel/b.txt");     /* inherited by the child */
-    release(&e);
+    evs_release(&e);
 }
 
 static void test_no_T(void)
 {
     struct evs e;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "no_T.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "no_T.log"), 0);
     CU_ASSERT_EQUAL(e.info.has_durations, 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 6);
     for (size_t i = 0; i < e.n; i++)
@@ -516,7 +406,7 @@ static void test_no_T(void)
             CU_ASSERT_EQUAL(e.ev[i].dur, 0);
         }
     CU_ASSERT_EQUAL(e.ev[2].t, 100000);
-    release(&e);
+    evs_release(&e);
 }
 
 /* No pid column, no timestamps: one process, file order. */
@@ -524,9 +414,9 @@ static void test_no_f(void)
 {
     struct evs e;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "no_f.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "no_f.log"), 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 5);
-    CU_ASSERT(ordered(&e));
+    CU_ASSERT(evs_ordered(&e));
     for (size_t i = 0; i < e.n; i++)
         CU_ASSERT_EQUAL(e.ev[i].pid, 1);
     STR_EQ(e.ev[0].exe, "/bin/solo");
@@ -535,19 +425,19 @@ static void test_no_f(void)
     CU_ASSERT_EQUAL(e.ev[2].ret, 4);
     CU_ASSERT(e.ev[2].has & IOT_HAS_NO_DUR);
     CU_ASSERT_EQUAL(e.ev[4].kind, IOT_EV_EXIT);
-    release(&e);
+    evs_release(&e);
 }
 
 static void test_midnight(void)
 {
     struct evs e;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "midnight.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "midnight.log"), 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 5);
     CU_ASSERT_EQUAL(e.ev[2].t, 99000000);
     CU_ASSERT_EQUAL(e.ev[3].t, 200000000);  /* 00:00:00.1 is after 23:59:59.9 */
     CU_ASSERT_EQUAL(e.ev[4].t, 300000000);
-    release(&e);
+    evs_release(&e);
 }
 
 /* -r: each time is since the previous line; -t: whole seconds. */
@@ -555,7 +445,7 @@ static void test_relative_and_seconds(void)
 {
     struct evs e;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_r_filtered.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "real_r_filtered.log"), 0);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 11);
     CU_ASSERT_EQUAL(e.ev[2].t, 149000);
@@ -565,14 +455,14 @@ static void test_relative_and_seconds(void)
     CU_ASSERT_EQUAL(e.ev[5].flags, O_WRONLY | O_CREAT | O_TRUNC);
     CU_ASSERT_EQUAL(e.ev[10].kind, IOT_EV_EXIT);
     CU_ASSERT_EQUAL(e.ev[10].t, 1524000);
-    release(&e);
+    evs_release(&e);
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "t_seconds.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "t_seconds.log"), 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 4);
     CU_ASSERT_EQUAL(e.ev[1].t, 0);
     CU_ASSERT_EQUAL(e.ev[2].t, 2000000000LL);
     CU_ASSERT_EQUAL(e.ev[3].pid, 1300);
-    release(&e);
+    evs_release(&e);
 }
 
 /* -k: the frames after an open become its stack, in the recorder's form. */
@@ -581,9 +471,9 @@ static void test_k_stacks(void)
     struct evs e;
     size_t opens = 0;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_k_stacks.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "real_k_stacks.log"), 0);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
-    CU_ASSERT(ordered(&e));
+    CU_ASSERT(evs_ordered(&e));
     for (size_t i = 0; i < e.n; i++) {
         const struct iot_event *v = &e.ev[i];
         if (v->kind != IOT_EV_CALL)
@@ -608,9 +498,9 @@ static void test_k_stacks(void)
                      "__libc_init_first+0x8a (libc.so.6)\n__libc_start_main+0x85 (libc.so.6)\n"
                      "_start+0x21 (tp)");
     CU_ASSERT(strncmp(b->stack, "open_for_plugins+0x1a (tp)\n", 27) == 0);
-    release(&e);
+    evs_release(&e);
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "k_frames.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "k_frames.log"), 0);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 5);
     /* leading libc frames dropped, a frame without a symbol as the module's
@@ -621,19 +511,19 @@ static void test_k_stacks(void)
     CU_ASSERT_EQUAL(e.ev[3].op, IOT_OP_OPEN);   /* no frames: no stack */
     CU_ASSERT_FALSE(e.ev[3].has & IOT_HAS_STACK);
     CU_ASSERT_EQUAL(e.ev[4].kind, IOT_EV_EXIT);
-    release(&e);
+    evs_release(&e);
 }
 
 static void test_unknown(void)
 {
     struct evs e;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "unknown.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "unknown.log"), 0);
     CU_ASSERT_EQUAL(e.info.lines, 7);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 4);
-    CU_ASSERT_EQUAL(count_op(&e, IOT_OP_READ), 1);
-    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_EXIT), 1);
-    release(&e);
+    CU_ASSERT_EQUAL(evs_count_op(&e, IOT_OP_READ), 1);
+    CU_ASSERT_EQUAL(evs_count_kind(&e, IOT_EV_EXIT), 1);
+    evs_release(&e);
 }
 
 /* fds that are not files: pipe2/socketpair/pipe give two fds, socket and
@@ -648,7 +538,7 @@ static void test_pipes(void)
     struct evs e;
     size_t k = 0;
 
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "pipes.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "pipes.log"), 0);
     for (size_t i = 0; i < e.n; i++) {
         const struct iot_event *ev = &e.ev[i];
 
@@ -667,9 +557,9 @@ static void test_pipes(void)
         k++;
     }
     CU_ASSERT_EQUAL(k, 5);
-    CU_ASSERT_EQUAL(count_op(&e, IOT_OP_READ), 1);
+    CU_ASSERT_EQUAL(evs_count_op(&e, IOT_OP_READ), 1);
     CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
-    release(&e);
+    evs_release(&e);
 }
 
 /* -ff: one file per task, merged by time; the clone in the parent's file
@@ -679,9 +569,9 @@ static void test_ff(void)
     static const char *names[] = { "ff/trace.1002", "ff/trace.1000", "ff/trace.1001" };
     struct evs e;
 
-    CU_ASSERT_EQUAL_FATAL(load(&e, names, 3), 0);
+    CU_ASSERT_EQUAL_FATAL(evs_load(&e, names, 3), 0);
     CU_ASSERT_EQUAL_FATAL(e.n, 9);
-    CU_ASSERT(ordered(&e));
+    CU_ASSERT(evs_ordered(&e));
     CU_ASSERT_EQUAL(e.ev[2].kind, IOT_EV_THREAD);
     CU_ASSERT_EQUAL(e.ev[2].tid, 1001);
     CU_ASSERT_EQUAL(e.ev[3].pid, 1000);
@@ -694,7 +584,7 @@ static void test_ff(void)
     CU_ASSERT_EQUAL(e.ev[7].kind, IOT_EV_EXIT);
     CU_ASSERT_EQUAL(e.ev[7].pid, 1002);
     CU_ASSERT_EQUAL(e.ev[8].pid, 1000);
-    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_PROCESS), 2);
+    CU_ASSERT_EQUAL(evs_count_kind(&e, IOT_EV_PROCESS), 2);
     /* each file's share, in the order given */
     struct strace_info fi;
     strace_file_info(e.src, 0, &fi);
@@ -706,216 +596,7 @@ static void test_ff(void)
     CU_ASSERT_EQUAL(fi.lines, 3);
     CU_ASSERT_EQUAL(fi.events, 1);   /* 1001: its read */
     CU_ASSERT_EQUAL(fi.has_durations, 1);
-    release(&e);
-}
-
-/* Real captures (tests/fixtures/strace/README): figures counted with grep. */
-static void test_real(void)
-{
-    static const char *ff[] = { "real_ff/log.8714", "real_ff/log.8715", "real_ff/log.8716" };
-    struct evs e;
-    size_t c;
-
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_dd.log"), 0);
-    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
-    CU_ASSERT(ordered(&e));
-    c = 0;
-    int64_t bytes = 0;
-    for (size_t i = 0; i < e.n; i++)
-        if (e.ev[i].kind == IOT_EV_CALL && e.ev[i].op == IOT_OP_WRITE && e.ev[i].path &&
-            strcmp(e.ev[i].path, "/tmp/ioscope-fixture/copy") == 0) {
-            c++;
-            bytes += e.ev[i].ret;
-        }
-    CU_ASSERT_EQUAL(c, 20);       /* bs=64 over a 1221-byte file */
-    CU_ASSERT_EQUAL(bytes, 1221);
-    c = 0;
-    for (size_t i = 0; i < e.n; i++)
-        c += e.ev[i].kind == IOT_EV_CALL && e.ev[i].op == IOT_OP_READ && e.ev[i].fd == 0;
-    CU_ASSERT_EQUAL(c, 21);
-    release(&e);
-
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_zstd_threads.log"), 0);
-    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
-    CU_ASSERT(ordered(&e));
-    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_PROCESS), 1);
-    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_THREAD), 4);
-    c = 0;
-    for (size_t i = 0; i < e.n; i++)
-        c += e.ev[i].kind == IOT_EV_CALL && e.ev[i].op == IOT_OP_WRITE && e.ev[i].path &&
-             strstr(e.ev[i].path, "nums.zst") && e.ev[i].tid == 8834 && e.ev[i].pid == 8833;
-    CU_ASSERT_EQUAL(c, 7);   /* the writer thread's writes belong to the process */
-    release(&e);
-
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_gzip_noT.log"), 0);
-    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
-    CU_ASSERT_EQUAL(e.info.has_durations, 0);
-    CU_ASSERT_EQUAL(e.info.has_paths, 1);
-    release(&e);
-
-    CU_ASSERT_EQUAL_FATAL(load1(&e, "real_sh.log"), 0);
-    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
-    CU_ASSERT(ordered(&e));
-    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_EXIT), 3);
-    release(&e);
-
-    CU_ASSERT_EQUAL_FATAL(load(&e, ff, 3), 0);
-    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
-    CU_ASSERT(ordered(&e));
-    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_PROCESS), 5);  /* sh, 2 forks, 2 execs */
-    CU_ASSERT_EQUAL(count_kind(&e, IOT_EV_EXIT), 3);
-    for (size_t i = 0; i < e.n; i++)
-        if (e.ev[i].kind == IOT_EV_PROCESS && e.ev[i].pid != 8714)
-            CU_ASSERT_EQUAL(e.ev[i].ppid, 8714);
-    release(&e);
-}
-
-/* Damaged logs: lines cut, bytes flipped. Never a crash or an error, and
- * never more events than lines allow. */
-static void test_mutations(void)
-{
-    static const char *srcs[] = { "unfinished.log", "ops.log", "strings.log", "real_sh.log" };
-    uint64_t seed = unit_seed(), rng = seed;
-    char err[IOT_ERRBUF_SIZE];
-
-    for (size_t f = 0; f < sizeof(srcs) / sizeof(srcs[0]); f++) {
-        char path[256];
-        FILE *in;
-        char *buf;
-        long len;
-
-        snprintf(path, sizeof(path), FIXTURES "%s", srcs[f]);
-        in = fopen(path, "rb");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(in);
-        fseek(in, 0, SEEK_END);
-        len = ftell(in);
-        rewind(in);
-        buf = malloc((size_t)len);
-        CU_ASSERT_EQUAL_FATAL(fread(buf, 1, (size_t)len, in), (size_t)len);
-        fclose(in);
-        for (int round = 0; round < 60; round++) {
-            char *m = malloc((size_t)len);
-            size_t mlen = (size_t)len, flips = 1 + unit_rand(&rng) % 8;
-            struct iot_strtab *st = iot_strtab_create();
-            struct strace_src *s;
-            struct iot_event ev;
-            struct strace_info info;
-            FILE *mf;
-            int rc;
-
-            memcpy(m, buf, mlen);
-            for (size_t k = 0; k < flips; k++) {
-                size_t at = unit_rand(&rng) % mlen;
-                static const char junk[] = "()<>\"\\,= ?.\n0123456789x{}[]+-";
-                m[at] = junk[unit_rand(&rng) % (sizeof(junk) - 1)];
-            }
-            if (round % 3 == 0)
-                mlen = unit_rand(&rng) % mlen;
-            mf = fmemopen(m, mlen ? mlen : 1, "r");
-            s = strace_open(mf, srcs[f], st, err);
-            CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-            while ((rc = strace_next(s, &ev, err)) == 1)
-                ;
-            strace_info(s, &info);
-            if (rc != 0 || info.events > 3 * info.lines + 3)
-                printf("\nstrace mutation failed: %s round %d seed %llu\n", srcs[f], round,
-                       (unsigned long long)seed);
-            CU_ASSERT_EQUAL(rc, 0);
-            strace_close(s);
-            fclose(mf);
-            iot_strtab_free(st);
-            free(m);
-        }
-        free(buf);
-    }
-}
-
-/* Absurd numbers (found by tests/fuzz): saturated, no overflow (UBSan). */
-/*
- * Thousands of calls left unfinished at once, resumed in a scrambled order,
- * with a clone among them: every call comes out once, at its start, in time
- * order, and the new tid met while the clone is unfinished is its child.
- */
-static void test_many_unfinished(void)
-{
-    enum { N = 3000 };
-    const char *path = unit_tmp_path("many_unfinished.log");
-    FILE *f = fopen(path, "w");
-    char err[IOT_ERRBUF_SIZE];
-    struct iot_strtab *st = iot_strtab_create();
-    struct strace_src *src;
-    struct infiles *pool = infiles_create();
-    struct iot_event ev;
-    int64_t last_t = INT64_MIN;
-    int reads = 0, ordered = 1, child_of_clone = 0, others_of_clone = 0, rc;
-    long us = 1;
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fprintf(f, "500 1700000000.%06ld clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n", us++);
-    for (int i = 0; i < N; i++)
-        fprintf(f, "%d 1700000000.%06ld read(3, <unfinished ...>\n", 1000 + i, us++);
-    fprintf(f, "500 1700000000.%06ld <... clone resumed>, child_tidptr=0x1) = 1000\n", us++);
-    for (int i = 0; i < N; i++)
-        fprintf(f, "%d 1700000000.%06ld <... read resumed>\"\", 10) = 0\n",
-                1000 + (int)((long)i * 7919 % N), us++);
-    fclose(f);
-    src = open_logs(pool, &path, 1, st, err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(src);
-    while ((rc = strace_next(src, &ev, err)) == 1) {
-        if (ev.kind == IOT_EV_PROCESS && ev.ppid == 500)
-            *(ev.pid == 1000 ? &child_of_clone : &others_of_clone) += 1;
-        if (ev.kind != IOT_EV_CALL || ev.op != IOT_OP_READ)
-            continue;
-        reads++;
-        CU_ASSERT_EQUAL(ev.size, 10);
-        /* a call is at its start: tid 1000 + i started at i + 2 us */
-        CU_ASSERT_EQUAL(ev.t, (int64_t)(ev.tid - 1000 + 1) * 1000);
-        ordered &= ev.t >= last_t;
-        last_t = ev.t;
-    }
-    CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_EQUAL(reads, N);
-    CU_ASSERT(ordered);
-    CU_ASSERT_EQUAL(child_of_clone, 1);
-    CU_ASSERT_EQUAL(others_of_clone, 0);
-    strace_close(src);
-    infiles_free(pool);
-    iot_strtab_free(st);
-}
-
-static void test_overflow(void)
-{
-    static const char *logs[] = {
-        "4444444444444444444444444 1700000000.000000 read(3, \"\", 1) = 0 <0.000001>\n",
-        "1700000000.000000 read(3, \"\", 1) = 0 <0.000001>\n"
-        "17000000000000.000000 read(3, \"\", 1) = 0 <0.000001>\n",
-        "1 99999999999999999999.5 read(3, \"\", 1) = 0 <99999999999999999999.000001>\n"
-        "1 0.5 read(3, \"\", 1) = 0\n1 99999999999999999999.5 read(3, \"\", 1) = 0\n"
-        "1 99999999999999999999.5 +++ exited with 99999999999999999999999 +++\n",
-        "7 23:59:59 read(3, \"\", 1) = 0\n7 00:00:01 read(3, \"\", 1) = 0\n"
-        "7 23:59:59 read(3, \"\", 1) = 0\n7 00:00:01 read(3, \"\", 1) = 0\n",
-        "9 mmap2(NULL, 4096, PROT_READ, MAP_SHARED, 3</f>, 99999999999999999999) = 0x1000\n"
-        "9 readv(3</f>, [{iov_base=\"\", iov_len=9223372036854775807}, "
-        "{iov_base=\"\", iov_len=9223372036854775807}], 2) = 0\n",
-    };
-    char err[IOT_ERRBUF_SIZE];
-
-    for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
-        struct iot_strtab *st = iot_strtab_create();
-        FILE *f = fmemopen((void *)logs[i], strlen(logs[i]), "r");
-        struct strace_src *s = strace_open(f, "overflow.log", st, err);
-        struct iot_event ev;
-        int rc, calls = 0;
-
-        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-        while ((rc = strace_next(s, &ev, err)) == 1)
-            calls += ev.kind == IOT_EV_CALL;
-        CU_ASSERT_EQUAL(rc, 0);
-        CU_ASSERT(calls >= 1);
-        strace_close(s);
-        fclose(f);
-        iot_strtab_free(st);
-    }
+    evs_release(&e);
 }
 
 void strace_suite(void)
@@ -937,8 +618,5 @@ void strace_suite(void)
     CU_add_test(s, "unknown_lines", test_unknown);
     CU_add_test(s, "ff_merge", test_ff);
     CU_add_test(s, "pipes_and_sockets", test_pipes);
-    CU_add_test(s, "real_captures", test_real);
-    CU_add_test(s, "overflow", test_overflow);
-    CU_add_test(s, "many_unfinished", test_many_unfinished);
-    CU_add_test(s, "mutations", test_mutations);
+    strace_hostile_tests(s);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "iotrace.h"
+#include "saturate.h"
 #include "text.h"
 #include "unit.h"
 
@@ -63,10 +64,43 @@ static void test_cut(void)
     CU_ASSERT_STRING_EQUAL(iot_text_safe(buf, 1, "abc"), "");
 }
 
+/* As JSONL and the HTML report show a string: valid UTF-8 kept, every other byte U+FFFD. */
+static void test_repaired(void)
+{
+    static const char *const cases[][2] = {
+        {"plain", "plain"},
+        {"caf\xc3\xa9", "caf\xc3\xa9"},
+        {"caf\xc3\xa9\xff", "caf\xc3\xa9\xef\xbf\xbd"},
+        {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},
+        {"\xe6\x97", "\xef\xbf\xbd\xef\xbf\xbd"},
+        {"", ""},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = iot_utf8_repaired(cases[i][0]);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+        CU_ASSERT_STRING_EQUAL(got, cases[i][1]);
+        free(got);
+    }
+}
+
+/* A saturated sum is never smaller than what it adds up: it stops at the ends. */
+static void test_saturate(void)
+{
+    CU_ASSERT_EQUAL(iot_sadd(2, 3), 5);
+    CU_ASSERT_EQUAL(iot_sadd(INT64_MAX - 1, 5), INT64_MAX);
+    CU_ASSERT_EQUAL(iot_sadd(INT64_MAX, INT64_MAX), INT64_MAX);
+    CU_ASSERT_EQUAL(iot_sadd(INT64_MIN + 1, -5), INT64_MIN);
+    CU_ASSERT_EQUAL(iot_sadd(INT64_MAX, INT64_MIN), -1);
+}
+
 void text_suite(void)
 {
     CU_pSuite s = CU_add_suite("text", NULL, NULL);
 
     CU_add_test(s, "escapes", test_escapes);
     CU_add_test(s, "cut", test_cut);
+    CU_add_test(s, "UTF-8 repaired", test_repaired);
+    CU_add_test(s, "saturating sum", test_saturate);
 }

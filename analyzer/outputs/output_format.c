@@ -1,0 +1,106 @@
+/* The output formats, declared once (output_format.h). */
+#include <stdarg.h>
+#include <string.h>
+
+#include "dump_jsonl.h"
+#include "output_format.h"
+#include "perfetto.h"
+#include "report.h"
+
+static int write_report_text(FILE *f, const struct output_issues *in)
+{
+    return report_text(f, in->report, in->issues, in->color);
+}
+
+static int write_report_html(FILE *f, const struct output_issues *in)
+{
+    return report_html(f, in->report, in->issues);
+}
+
+static void *perfetto_start(FILE *f)
+{
+    return perfetto_begin(f);
+}
+
+static int perfetto_finish(void *state, const json_t *issues)
+{
+    return perfetto_end(state, issues);
+}
+
+static const struct output_format formats[] = {
+    {OUTPUT_ANALYZE, "json", "the issues as one JSON array (the default into a pipe or file)",
+     .write_issues = issues_write_json},
+    {OUTPUT_ANALYZE, "jsonl", "the issues as JSON lines, one issue a line",
+     .write_issues = issues_write_jsonl},
+    {OUTPUT_ANALYZE, "sarif", "the issues as a SARIF 2.1.0 log for code-scanning tools",
+     .write_issues = issues_write_sarif, .source_root = 1},
+    {OUTPUT_ANALYZE, "text", "a report to read, the issues with their figures (the default on a terminal)",
+     .write_issues = write_report_text, .report = 1},
+    {OUTPUT_ANALYZE, "html", "the report as one HTML page",
+     .write_issues = write_report_html, .report = 1},
+    {OUTPUT_DUMP, "jsonl", "the events as JSONL, the SPEC's interchange format (the default)",
+     .observe = dump_jsonl_observe},
+    {OUTPUT_DUMP, "text", "one aligned text line per event",
+     .write_event = dump_text},
+    {OUTPUT_DUMP, "perfetto", "a timeline for Perfetto (Chrome trace-event JSON), the issues marked",
+     .observe = perfetto_observe, .begin = perfetto_start, .end = perfetto_finish,
+     .want_issues = 1},
+};
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+const struct output_format *output_format_find(enum output_command c, const char *name)
+{
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (formats[i].command == c && strcmp(formats[i].name, name) == 0)
+            return &formats[i];
+    return NULL;
+}
+
+/* Appends to buf (size bytes, holding len) as snprintf does; the new length. */
+__attribute__((format(printf, 4, 5)))
+static size_t append(char *buf, size_t size, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    int w;
+
+    if (len >= size)
+        return len;
+    va_start(ap, fmt);
+    w = vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+    return w < 0 ? len : len + (size_t)w;
+}
+
+const char *output_format_names(enum output_command c, const char *sep, const char *last,
+                                char *buf, size_t size)
+{
+    size_t len = 0, n = 0, total = 0;
+
+    for (size_t i = 0; i < NFORMATS; i++)
+        total += formats[i].command == c;
+    buf[0] = 0;
+    for (size_t i = 0; i < NFORMATS; i++) {
+        if (formats[i].command != c)
+            continue;
+        len = append(buf, size, len, "%s%s", n == 0 ? "" : n + 1 == total ? last : sep,
+                     formats[i].name);
+        n++;
+    }
+    return buf;
+}
+
+const char *output_format_help(enum output_command c, char *buf, size_t size)
+{
+    size_t len = 0;
+    int width = 0;
+
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (formats[i].command == c && (int)strlen(formats[i].name) > width)
+            width = (int)strlen(formats[i].name);
+    buf[0] = 0;
+    len = append(buf, size, len, "Formats:\n");
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (formats[i].command == c)
+            len = append(buf, size, len, "  %-*s  %s\n", width, formats[i].name, formats[i].help);
+    return buf;
+}
