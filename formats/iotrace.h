@@ -197,6 +197,18 @@ int iot_event_equal(const struct iot_event *a, const struct iot_event *b);
  */
 int iot_event_plain(const struct iot_event *ev);
 
+/*
+ * A process's two clocks: its process event gives its start as trace time
+ * (start_t, the event's t) and as Unix time (start_unix_ns, 0 when not
+ * known), and the trace clock runs at the Unix clock's rate from there.
+ * Trace time t of the process as Unix ns: 1 and *unix_ns, or 0 (nothing
+ * stored) when the start's Unix time is not known or the result does not
+ * fit an int64_t.
+ */
+int iot_unix_ns_of(int64_t start_t, int64_t start_unix_ns, int64_t t, int64_t *unix_ns);
+/* The inverse, from Unix ms: 1 and the trace time in *t, or 0 as above. */
+int iot_trace_t_of(int64_t start_t, int64_t start_unix_ns, int64_t unix_ms, int64_t *t);
+
 /* --------------------------------------------------------- string table */
 
 /* An interning table: one copy of each distinct string, stable pointers. */

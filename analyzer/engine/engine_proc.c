@@ -74,9 +74,11 @@ struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t t
 
 int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t)
 {
-    if (!p || !p->start_unix_ns)
+    int64_t ns;
+
+    if (!p || !iot_unix_ns_of(p->start_t, p->start_unix_ns, t, &ns))
         return t / 1000000;
-    return (p->start_unix_ns + (t - p->start_t)) / 1000000;
+    return ns / 1000000;
 }
 
 void engine_proc_drop_all(struct engine *e, struct engine_proc *p, int64_t t, int end, int leaks)
@@ -138,7 +140,8 @@ void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_ev
     c->exe = p->exe;
     c->name = p->name;
     c->start_t = ev->t;
-    c->start_unix_ns = p->start_unix_ns ? p->start_unix_ns + (ev->t - p->start_t) : 0;
+    if (!iot_unix_ns_of(p->start_t, p->start_unix_ns, ev->t, &c->start_unix_ns))
+        c->start_unix_ns = 0;
     if (e->last_proc == c)
         e->last_proc = NULL;
 }

@@ -147,12 +147,9 @@ void perfetto_observe(void *arg, struct engine *e, const struct iot_event *const
    the process's start is unknown (or the time absurd). */
 static int64_t issue_t(const struct proc_start *ps, int64_t ms)
 {
-    int64_t ns, t;
+    int64_t t;
 
-    if (!ps || !ps->unix_ns || __builtin_mul_overflow(ms, 1000000, &ns) ||
-        __builtin_sub_overflow(ns, ps->unix_ns, &ns) || __builtin_add_overflow(ns, ps->t, &t))
-        return 0;
-    return t;
+    return ps && iot_trace_t_of(ps->t, ps->unix_ns, ms, &t) ? t : 0;
 }
 
 static void put_key_str(FILE *f, const char *key, const json_t *o)

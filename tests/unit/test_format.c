@@ -570,6 +570,33 @@ static void test_module_record(void)
     iot_chunker_free(c);
 }
 
+/*
+ * A process's trace time as Unix time and back (iot_unix_ns_of,
+ * iot_trace_t_of); an unknown start or a sum past int64_t gives none and
+ * stores nothing.
+ */
+static void test_unix_time(void)
+{
+    const int64_t start_t = 5000, start_unix = 1700000000000000000;
+    int64_t ns = 7, t = 7;
+
+    CU_ASSERT_EQUAL(iot_unix_ns_of(start_t, start_unix, 5000 + 2500000, &ns), 1);
+    CU_ASSERT_EQUAL(ns, start_unix + 2500000);
+    CU_ASSERT_EQUAL(iot_trace_t_of(start_t, start_unix, ns / 1000000, &t), 1);
+    CU_ASSERT_EQUAL(t, 5000 + 2000000);
+    CU_ASSERT_EQUAL(iot_unix_ns_of(-1000, start_unix, -3000, &ns), 1);
+    CU_ASSERT_EQUAL(ns, start_unix - 2000);
+    ns = t = 7;
+    CU_ASSERT_EQUAL(iot_unix_ns_of(start_t, 0, 10, &ns), 0);
+    CU_ASSERT_EQUAL(iot_trace_t_of(start_t, 0, 10, &t), 0);
+    CU_ASSERT_EQUAL(iot_unix_ns_of(INT64_MIN, start_unix, INT64_MAX, &ns), 0);
+    CU_ASSERT_EQUAL(iot_unix_ns_of(0, INT64_MAX, 1, &ns), 0);
+    CU_ASSERT_EQUAL(iot_trace_t_of(0, start_unix, INT64_MAX / 1000, &t), 0);
+    CU_ASSERT_EQUAL(iot_trace_t_of(INT64_MAX, 1, 1, &t), 0);
+    CU_ASSERT_EQUAL(ns, 7);
+    CU_ASSERT_EQUAL(t, 7);
+}
+
 void format_suite(void)
 {
     CU_pSuite s = CU_add_suite("format", NULL, NULL);
@@ -583,5 +610,6 @@ void format_suite(void)
     CU_add_test(s, "tight read loop <= 4 bytes/event", test_tight_loop_compact);
     CU_add_test(s, "string de-duplication and full buffers", test_string_dedup);
     CU_add_test(s, "module records, in JSONL too; a payload that is none skipped", test_module_record);
+    CU_add_test(s, "trace time as Unix time and back", test_unix_time);
     format_damage_tests(s);
 }
