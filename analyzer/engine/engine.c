@@ -240,8 +240,6 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         if (o) {
             int64_t dur = (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur;
 
-            o->pc.fsyncs++;
-            SADD(o->pc.sync_ns, dur);
             o->s.syncs++;
             SADD(o->s.sync_ns, dur);
         }
