@@ -22,6 +22,16 @@ int iot_event_plain(const struct iot_event *ev)
            within(ev->size) && within(ev->offset) && within(ev->file_size);
 }
 
+static int argv_eq(const struct iot_event *a, const struct iot_event *b)
+{
+    if (a->argc != b->argc)
+        return 0;
+    for (int i = 0; i < a->argc; i++)
+        if (!iot_str_eq(a->argv[i], b->argv[i]))
+            return 0;
+    return 1;
+}
+
 int iot_event_equal(const struct iot_event *a, const struct iot_event *b)
 {
     uint32_t has = a->has;
@@ -38,19 +48,22 @@ int iot_event_equal(const struct iot_event *a, const struct iot_event *b)
         IOT_FIELDS(IOT_EQ_FIELD_)
 #undef IOT_EQ_FIELD_
         return 1;
-    case IOT_EV_PROCESS:
-        if (a->tid != b->tid || a->ppid != b->ppid || a->start_unix_ns != b->start_unix_ns ||
-            !iot_str_eq(a->exe, b->exe) || a->argc != b->argc)
-            return 0;
-        for (int i = 0; i < a->argc; i++)
-            if (!iot_str_eq(a->argv[i], b->argv[i]))
-                return 0;
-        return 1;
-    case IOT_EV_THREAD:
-        return a->tid == b->tid && iot_str_eq(a->name, b->name);
-    case IOT_EV_EXIT:
-        return a->tid == b->tid && a->status == b->status &&
-               (!(has & IOT_HAS_SIGNAL) || a->signal == b->signal);
+    default:
+        break;
     }
-    return 0;
+    if (a->kind >= IOT_KIND_COUNT)
+        return 0;
+#define IOT_EQ_UNIXNS(a, b, m) ((a)->m == (b)->m)
+#define IOT_EQ_U64(a, b, m)    ((a)->m == (b)->m)
+#define IOT_EQ_HEXID(a, b, m)  iot_str_eq((a)->m, (b)->m)
+#define IOT_EQ_ARGV(a, b, m)   argv_eq(a, b)
+#define IOT_EQ_HAS_REQ 1
+#define IOT_EQ_HAS_OPT 1
+#define IOT_EQ_HAS_TID 1
+#define IOT_EQ_HAS_SIG (has & IOT_HAS_SIGNAL)
+#define IOT_EQ_MEMBER_(KIND, m, type, k, tk, need, ph) \
+    if (a->kind == IOT_EV_##KIND && IOT_EQ_HAS_##need && !IOT_EQ_##type(a, b, m)) return 0;
+    IOT_KIND_MEMBERS(IOT_EQ_MEMBER_)
+#undef IOT_EQ_MEMBER_
+    return 1;
 }

@@ -65,12 +65,13 @@ int iot_op_from_name(const char *name, size_t len);
 /* --------------------------------------------------------------- events */
 
 enum iot_kind {
-    IOT_EV_CALL = 0,  /* one libc call */
-    IOT_EV_PROCESS,   /* a process (or an exec'd image) started */
-    IOT_EV_THREAD,    /* a thread was seen first or renamed */
-    IOT_EV_EXIT,      /* a process ended */
-    IOT_EV_MODULE     /* a module (executable, shared object) is loaded in a process */
+#define IOT_KIND_ENUM_(NAME, name, t) IOT_EV_##NAME,
+    IOT_KINDS(IOT_KIND_ENUM_)
+#undef IOT_KIND_ENUM_
+    IOT_KIND_COUNT
 };
+/* "process" for IOT_EV_PROCESS; NULL for a kind out of range. */
+const char *iot_kind_name(unsigned kind);
 
 /* Optional fields of a call (IOT_FIELDS): bit set in iot_event.has when present. */
 enum iot_has {
@@ -197,6 +198,18 @@ int iot_event_equal(const struct iot_event *a, const struct iot_event *b);
  * and whose size, offset and file_size lie within +-IOT_PLAIN_LIMIT.
  */
 int iot_event_plain(const struct iot_event *ev);
+
+/*
+ * A process's two clocks: its process event gives its start as trace time
+ * (start_t, the event's t) and as Unix time (start_unix_ns, 0 when not
+ * known), and the trace clock runs at the Unix clock's rate from there.
+ * Trace time t of the process as Unix ns: 1 and *unix_ns, or 0 (nothing
+ * stored) when the start's Unix time is not known or the result does not
+ * fit an int64_t.
+ */
+int iot_unix_ns_of(int64_t start_t, int64_t start_unix_ns, int64_t t, int64_t *unix_ns);
+/* The inverse, from Unix ms: 1 and the trace time in *t, or 0 as above. */
+int iot_trace_t_of(int64_t start_t, int64_t start_unix_ns, int64_t unix_ms, int64_t *t);
 
 /* --------------------------------------------------------- string table */
 
@@ -467,10 +480,26 @@ int iot_jsonl_parse(const char *line, size_t len, struct iot_event *ev,
                     char *errbuf);
 
 /*
- * Write ev as one JSONL line (with '\n') to f. Strings are escaped per JSON;
- * bytes that are not UTF-8 become U+FFFD. Returns 0, or -1 on write error.
+ * Write ev as one JSONL line (with '\n') to f: the keys it has. Strings are
+ * escaped per JSON; bytes that are not UTF-8 become U+FFFD. Returns 0, or -1
+ * on write error or a kind this writer does not know.
  */
 int iot_jsonl_write(FILE *f, const struct iot_event *ev);
+
+/*
+ * What `ioanalyze dump --format jsonl` adds to a line, which then has every
+ * key of every kind, null where it does not apply (docs/analyzer.md, "JSONL
+ * for data tools"): unix_ms, the process's name and the path column (the
+ * file a call touched, a module's path), each NULL or absent as null.
+ */
+struct iot_jsonl_extra {
+    int have_unix_ms;
+    int64_t unix_ms;
+    const char *process;
+    const char *path;
+};
+/* iot_jsonl_write, or with x the dump's line. */
+int iot_jsonl_write_line(FILE *f, const struct iot_event *ev, const struct iot_jsonl_extra *x);
 
 /* ----------------------------------------------------- small utilities */
 

@@ -1,9 +1,12 @@
 /*
  * jsonl.c - the JSONL event model (SPEC "JSONL events"): one definition of
- * every field for both directions, so dump followed by analyze of the dump
- * sees the same events as analyzing the trace.
+ * every field and every kind's members (schema.h) for both directions and
+ * for both lines written (an event's own keys, and the dump's every key),
+ * so dump followed by analyze of the dump sees the same events as
+ * analyzing the trace.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,97 +136,198 @@ static void key_int(struct line *l, const char *key, int64_t v)
     line_int(l, v);
 }
 
+/* s as a JSON string; NULL as "", or as null where absent is null */
+static void put_str(struct line *l, const char *s, int null_if_none)
+{
+    if (!s && null_if_none)
+        line_put(l, "null", 4);
+    else
+        line_json_string(l, s ? s : "", s ? strlen(s) : 0);
+}
+
 static void key_str(struct line *l, const char *key, const char *s)
 {
     line_str(l, key);
-    line_json_string(l, s ? s : "", s ? strlen(s) : 0);
+    put_str(l, s, 0);
 }
 
-static void format_call(struct line *l, const struct iot_event *ev)
+/* ,"key": */
+static void key(struct line *l, const char *k)
 {
-    uint32_t has = ev->has;
+    line_put(l, ",\"", 2);
+    line_str(l, k);
+    line_put(l, "\":", 2);
+}
 
-    key_int(l, "{\"ev\":\"call\",\"t\":", ev->t);
-    key_int(l, ",\"pid\":", ev->pid);
-    key_int(l, ",\"tid\":", ev->tid);
-    key_str(l, ",\"op\":", iot_op_name(ev->op));
-    if (!(has & IOT_HAS_NO_DUR))
-        key_int(l, ",\"dur\":", ev->dur);
-    key_int(l, ",\"ret\":", ev->ret);
+/* ,"key":v, or null when it does not apply */
+static void key_int_or_null(struct line *l, const char *k, int have, int64_t v)
+{
+    key(l, k);
+    if (have)
+        line_int(l, v);
+    else
+        line_put(l, "null", 4);
+}
+
+static void put_argv(struct line *l, int argc, const char *const *argv)
+{
+    line_put(l, "[", 1);
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            line_put(l, ",", 1);
+        put_str(l, argv[i], 1);
+    }
+    line_put(l, "]", 1);
+}
+
+/* A kind's member of each type (IOT_KIND_MEMBERS) after its key. */
+#define JSONL_MEMBER_I32(l, ev, m, dump)   line_int(l, (ev)->m)
+#define JSONL_MEMBER_I64(l, ev, m, dump)   line_int(l, (ev)->m)
+#define JSONL_MEMBER_UNIXNS(l, ev, m, dump) line_int(l, (ev)->m)
+#define JSONL_MEMBER_U64(l, ev, m, dump)   line_int(l, (int64_t)(ev)->m)
+#define JSONL_MEMBER_STR(l, ev, m, dump)   put_str(l, (ev)->m, dump)
+#define JSONL_MEMBER_HEXID(l, ev, m, dump) put_str(l, (ev)->m, 0)
+#define JSONL_MEMBER_ARGV(l, ev, m, dump)  put_argv(l, (ev)->argc, (ev)->argv)
+
+/* Whether a need (IOT_KIND_MEMBERS) has the member in ev of its kind. */
+#define JSONL_HAS_REQ(ev) 1
+#define JSONL_HAS_OPT(ev) 1
+#define JSONL_HAS_TID(ev) ((ev)->tid && (ev)->tid != (ev)->pid)
+#define JSONL_HAS_SIG(ev) ((ev)->has & IOT_HAS_SIGNAL)
+
+/*
+ * A member a call has too (tid, path): the dump writes it in the call's
+ * column. Asked of constant offsets, so the compiler answers it.
+ */
+static inline int is_call_member(size_t off)
+{
+    return off == offsetof(struct iot_event, tid)
+#define JSONL_CALL_MEMBER_(name, bit, member, type, key) || off == offsetof(struct iot_event, member)
+        IOT_FIELDS(JSONL_CALL_MEMBER_)
+#undef JSONL_CALL_MEMBER_
+        ;
+}
+
+/* key with its last two letters (ns) made ms, in buf */
+static const char *ms_key(const char *k, char *buf, size_t size)
+{
+    size_t n = strlen(k);
+
+    if (n < 2 || n >= size)
+        return k;
+    memcpy(buf, k, n - 2);
+    memcpy(buf + n - 2, "ms", 3);
+    return buf;
+}
+
+/* The members of ev's kind that it has, in table order: its own keys only. */
+static void own_members(struct line *l, const struct iot_event *ev)
+{
+#define JSONL_OWN_(KIND, m, type, k, tk, need, ph)      \
+    if (ev->kind == IOT_EV_##KIND && JSONL_HAS_##need(ev)) { \
+        line_str(l, ",\"" k "\":");                     \
+        JSONL_MEMBER_##type(l, ev, m, 0);               \
+    }
+    IOT_KIND_MEMBERS(JSONL_OWN_)
+#undef JSONL_OWN_
+}
+
+/*
+ * Every member of every kind but those a call has too, null where ev's
+ * kind has none; a Unix time in ns is followed by the same in ms, under
+ * its key with _ms for _ns (start_unix_ms: exact as a double, which the ns
+ * are not: dump_jsonl.c).
+ */
+static void all_members(struct line *l, const struct iot_event *ev)
+{
+    int own;
+
+#define JSONL_ALL_(KIND, m, type, k, tk, need, ph)                  \
+    if (!is_call_member(offsetof(struct iot_event, m))) {           \
+        own = ev->kind == IOT_EV_##KIND && JSONL_HAS_##need(ev);     \
+        key(l, k);                                                  \
+        if (own)                                                    \
+            JSONL_MEMBER_##type(l, ev, m, 1);                       \
+        else                                                        \
+            line_put(l, "null", 4);                                 \
+        JSONL_MS_TWIN_##type(l, k, own, ev->m);                     \
+    }
+#define JSONL_MS_TWIN_I32(l, k, own, v)
+#define JSONL_MS_TWIN_I64(l, k, own, v)
+#define JSONL_MS_TWIN_U64(l, k, own, v)
+#define JSONL_MS_TWIN_STR(l, k, own, v)
+#define JSONL_MS_TWIN_HEXID(l, k, own, v)
+#define JSONL_MS_TWIN_ARGV(l, k, own, v)
+#define JSONL_MS_TWIN_UNIXNS(l, k, own, v) \
+    key_int_or_null(l, ms_key(k, (char[40]){ 0 }, 40), own, (int64_t)(v) / 1000000)
+    IOT_KIND_MEMBERS(JSONL_ALL_)
+#undef JSONL_ALL_
+}
+
+int iot_jsonl_write_line(FILE *f, const struct iot_event *ev, const struct iot_jsonl_extra *x)
+{
+    const char *kind = iot_kind_name(ev->kind);
+    int call = ev->kind == IOT_EV_CALL;
+    uint32_t has = call ? ev->has : 0;
+    struct line l = { 0 };
+    int ret = -1;
+
+    if (!kind)
+        return -1;
+    line_str(&l, "{\"ev\":\"");
+    line_str(&l, kind);
+    key_int(&l, "\",\"t\":", ev->t);
+    if (x)
+        key_int_or_null(&l, "unix_ms", x->have_unix_ms, x->unix_ms);
+    key_int(&l, ",\"pid\":", ev->pid);
+    if (x) {
+        key_int(&l, ",\"tid\":", ev->tid ? ev->tid : ev->pid);
+        key(&l, "process");
+        put_str(&l, x->process, 1);
+        key(&l, "op");
+        put_str(&l, call ? iot_op_name(ev->op) : NULL, 1);
+        key_int_or_null(&l, "dur", call && !(has & IOT_HAS_NO_DUR), ev->dur);
+        key_int_or_null(&l, "ret", call, ev->ret);
+    } else if (call) {
+        key_int(&l, ",\"tid\":", ev->tid);
+        key_str(&l, ",\"op\":", iot_op_name(ev->op));
+        if (!(has & IOT_HAS_NO_DUR))
+            key_int(&l, ",\"dur\":", ev->dur);
+        key_int(&l, ",\"ret\":", ev->ret);
+    }
 #define JSONL_PUT_I32(l, k, v)     key_int(l, k, v)
 #define JSONL_PUT_U32(l, k, v)     key_int(l, k, v)
 #define JSONL_PUT_I64(l, k, v)     key_int(l, k, v)
 #define JSONL_PUT_OCT(l, k, v)     key_int(l, k, v)
 #define JSONL_PUT_HEX(l, k, v)     (line_str(l, k), line_uint(l, v))
-#define JSONL_PUT_STR(l, k, v)     key_str(l, k, v)
+#define JSONL_PUT_STR(l, k, v)     (line_str(l, k), put_str(l, v, x != NULL))
 #define JSONL_PUT_BUFMODE(l, k, v) key_str(l, k, iot_bufmode_name(v) ? iot_bufmode_name(v) : "full")
-#define JSONL_PUT_FIELD_(name, bit, member, type, key) \
-    if (has & IOT_HAS_##name) JSONL_PUT_##type(l, ",\"" key "\":", ev->member);
+    /* the dump's path column is the file a call touched, a module's path */
+#define JSONL_PUT_FIELD_(name, bit, member, type, k)                        \
+    if (x && IOT_HAS_##name == IOT_HAS_PATH) {                              \
+        key(&l, k);                                                         \
+        put_str(&l, x->path, 1);                                            \
+    } else if (has & IOT_HAS_##name) {                                      \
+        JSONL_PUT_##type(&l, ",\"" k "\":", ev->member);                     \
+    } else if (x) {                                                         \
+        key_int_or_null(&l, k, 0, 0);                                       \
+    }
     IOT_FIELDS(JSONL_PUT_FIELD_)
 #undef JSONL_PUT_FIELD_
-    line_put(l, "}\n", 2);
+    if (x)
+        all_members(&l, ev);
+    else
+        own_members(&l, ev);
+    line_put(&l, "}\n", 2);
+    if (!l.oom && fwrite(l.p, 1, l.len, f) == l.len)
+        ret = 0;
+    free(l.p);
+    return ret;
 }
 
 int iot_jsonl_write(FILE *f, const struct iot_event *ev)
 {
-    struct line l = { 0 };
-    int ret = -1;
-
-    switch (ev->kind) {
-    case IOT_EV_CALL:
-        format_call(&l, ev);
-        break;
-    case IOT_EV_PROCESS:
-        key_int(&l, "{\"ev\":\"process\",\"t\":", ev->t);
-        key_int(&l, ",\"pid\":", ev->pid);
-        key_int(&l, ",\"ppid\":", ev->ppid);
-        key_str(&l, ",\"exe\":", ev->exe);
-        line_str(&l, ",\"cmdline\":[");
-        for (int i = 0; i < ev->argc; i++) {
-            if (i)
-                line_put(&l, ",", 1);
-            line_json_string(&l, ev->argv[i], strlen(ev->argv[i]));
-        }
-        key_int(&l, "],\"start_unix_ns\":", ev->start_unix_ns);
-        if (ev->tid && ev->tid != ev->pid)
-            key_int(&l, ",\"tid\":", ev->tid);
-        line_put(&l, "}\n", 2);
-        break;
-    case IOT_EV_THREAD:
-        key_int(&l, "{\"ev\":\"thread\",\"t\":", ev->t);
-        key_int(&l, ",\"pid\":", ev->pid);
-        key_int(&l, ",\"tid\":", ev->tid);
-        key_str(&l, ",\"name\":", ev->name);
-        line_put(&l, "}\n", 2);
-        break;
-    case IOT_EV_EXIT:
-        key_int(&l, "{\"ev\":\"exit\",\"t\":", ev->t);
-        key_int(&l, ",\"pid\":", ev->pid);
-        if (ev->tid && ev->tid != ev->pid)
-            key_int(&l, ",\"tid\":", ev->tid);
-        key_int(&l, ",\"status\":", ev->status);
-        if (ev->has & IOT_HAS_SIGNAL)
-            key_int(&l, ",\"signal\":", ev->signal);
-        line_put(&l, "}\n", 2);
-        break;
-    case IOT_EV_MODULE:
-        key_int(&l, "{\"ev\":\"module\",\"t\":", ev->t);
-        key_int(&l, ",\"pid\":", ev->pid);
-        if (ev->tid && ev->tid != ev->pid)
-            key_int(&l, ",\"tid\":", ev->tid);
-        key_str(&l, ",\"path\":", ev->path);
-        key_int(&l, ",\"bias\":", (int64_t)ev->bias);
-        key_str(&l, ",\"build_id\":", ev->build_id ? ev->build_id : "");
-        line_put(&l, "}\n", 2);
-        break;
-    default:
-        goto out;
-    }
-    if (!l.oom && fwrite(l.p, 1, l.len, f) == l.len)
-        ret = 0;
-out:
-    free(l.p);
-    return ret;
+    return iot_jsonl_write_line(f, ev, NULL);
 }
 
 /* ------------------------------------------------------------ parsing */
@@ -373,27 +477,20 @@ static int parse_call(struct parse *p, struct iot_event *ev, struct iot_strtab *
     return 0;
 }
 
-static int parse_process(struct parse *p, struct iot_event *ev, struct iot_strtab *st,
-                         struct iot_jsonl_scratch *s)
+/* An array of strings into argc/argv (in s, until the next parse). */
+static int get_argv(struct parse *p, const char *key, struct iot_strtab *st,
+                    struct iot_jsonl_scratch *s, struct iot_event *ev)
 {
-    json_t *cmd = json_object_get(p->obj, "cmdline");
+    json_t *cmd = json_object_get(p->obj, key);
     size_t n;
 
-    if (get_i32(p, "ppid", &ev->ppid) < 0 || get_int(p, "start_unix_ns", &ev->start_unix_ns) < 0 ||
-        get_int(p, "t", &ev->t) < 0 || get_str(p, "exe", st, &ev->exe) < 0 ||
-        get_i32(p, "tid", &ev->tid) < 0)
-        return -1;
-    if (!ev->exe)
-        ev->exe = iot_intern(st, "", 0);
-    if (!ev->tid)
-        ev->tid = ev->pid;
     if (cmd && !json_is_array(cmd))
-        return bad(p, "cmdline", "expected an array of strings");
+        return bad(p, key, "expected an array of strings");
     n = cmd ? json_array_size(cmd) : 0;
     if (n + 1 > s->cap) {
         const char **na = realloc(s->argv, (n + 1) * sizeof(*na));
         if (!na)
-            return bad(p, "cmdline", "out of memory");
+            return bad(p, key, "out of memory");
         s->argv = na;
         s->cap = n + 1;
     }
@@ -401,14 +498,60 @@ static int parse_process(struct parse *p, struct iot_event *ev, struct iot_strta
         json_t *a = json_array_get(cmd, i);
 
         if (!json_is_string(a))
-            return bad(p, "cmdline", "expected an array of strings");
+            return bad(p, key, "expected an array of strings");
         s->argv[i] = iot_intern(st, json_string_value(a), json_string_length(a));
         if (!s->argv[i])
-            return bad(p, "cmdline", "out of memory");
+            return bad(p, key, "out of memory");
     }
     s->argv[n] = NULL;
     ev->argc = (int)n;
     ev->argv = s->argv;
+    return cmd != NULL;
+}
+
+/* Whether a line of the kind must have t (IOT_KINDS). */
+static const uint8_t t_required[IOT_KIND_COUNT] = {
+#define JSONL_T_REQ 1
+#define JSONL_T_OPT 0
+#define JSONL_T_NEED_(NAME, name, t) JSONL_T_##t,
+    IOT_KINDS(JSONL_T_NEED_)
+#undef JSONL_T_NEED_
+};
+
+/* The members of an event that is not a call (IOT_KIND_MEMBERS), its kind set. */
+static int parse_kind(struct parse *p, struct iot_event *ev, struct iot_strtab *st,
+                      struct iot_jsonl_scratch *s)
+{
+    int r;
+
+#define JSONL_READ_I32(k, m)    get_i32(p, k, &ev->m)
+#define JSONL_READ_I64(k, m)    get_int(p, k, &ev->m)
+#define JSONL_READ_UNIXNS(k, m) get_int(p, k, &ev->m)
+#define JSONL_READ_U64(k, m)    get_u64(p, k, &ev->m)
+#define JSONL_READ_STR(k, m)    get_str(p, k, st, &ev->m)
+#define JSONL_READ_HEXID(k, m)  get_str(p, k, st, &ev->m)
+#define JSONL_READ_ARGV(k, m)   get_argv(p, k, st, s, ev)
+    /* what a member's absence (r == 0) makes of it */
+#define JSONL_ABSENT_REQ(k, m, type) if (!r) return bad(p, k, "missing");
+#define JSONL_ABSENT_OPT(k, m, type) JSONL_EMPTY_##type(m)
+#define JSONL_ABSENT_TID(k, m, type) if (!ev->m) ev->m = ev->pid;
+#define JSONL_ABSENT_SIG(k, m, type) if (r) ev->has |= IOT_HAS_SIGNAL;
+#define JSONL_EMPTY_I32(m)
+#define JSONL_EMPTY_I64(m)
+#define JSONL_EMPTY_UNIXNS(m)
+#define JSONL_EMPTY_U64(m)
+#define JSONL_EMPTY_ARGV(m)
+#define JSONL_EMPTY_STR(m)     if (!ev->m) ev->m = iot_intern(st, "", 0);
+#define JSONL_EMPTY_HEXID(m)   if (!ev->m) ev->m = iot_intern(st, "", 0);
+#define JSONL_GET_MEMBER_(KIND, m, type, k, tk, need, ph) \
+    if (ev->kind == IOT_EV_##KIND) {                      \
+        r = JSONL_READ_##type(k, m);                       \
+        if (r < 0)                                        \
+            return -1;                                    \
+        JSONL_ABSENT_##need(k, m, type)                   \
+    }
+    IOT_KIND_MEMBERS(JSONL_GET_MEMBER_)
+#undef JSONL_GET_MEMBER_
     return 0;
 }
 
@@ -444,45 +587,19 @@ int iot_jsonl_parse(const char *line, size_t len, struct iot_event *ev,
     if (need(&p, get_i32(&p, "pid", &ev->pid), "pid") < 0)
         goto out;
     k = json_string_value(kind);
-    if (strcmp(k, "call") == 0) {
-        ev->kind = IOT_EV_CALL;
+    for (ev->kind = 0; iot_kind_name(ev->kind) && strcmp(k, iot_kind_name(ev->kind)) != 0; ev->kind++)
+        ;
+    if (ev->kind == IOT_EV_CALL) {
         ret = parse_call(&p, ev, st);
         if (ret != 0)
             goto out;
         ev->plain = (uint8_t)iot_event_plain(ev);
-    } else if (strcmp(k, "process") == 0) {
-        ev->kind = IOT_EV_PROCESS;
-        if (parse_process(&p, ev, st, s) < 0)
+    } else if (ev->kind < IOT_KIND_COUNT) {
+        int r = get_int(&p, "t", &ev->t);
+
+        if (r < 0 || (r == 0 && t_required[ev->kind] && bad(&p, "t", "missing") < 0) ||
+            parse_kind(&p, ev, st, s) < 0)
             goto out;
-    } else if (strcmp(k, "thread") == 0) {
-        ev->kind = IOT_EV_THREAD;
-        if (need(&p, get_i32(&p, "tid", &ev->tid), "tid") < 0 || get_int(&p, "t", &ev->t) < 0 ||
-            get_str(&p, "name", st, &ev->name) < 0)
-            goto out;
-        if (!ev->name)
-            ev->name = iot_intern(st, "", 0);
-    } else if (strcmp(k, "exit") == 0) {
-        ev->kind = IOT_EV_EXIT;
-        if (need(&p, get_int(&p, "t", &ev->t), "t") < 0 || get_i32(&p, "status", &ev->status) < 0 ||
-            get_i32(&p, "tid", &ev->tid) < 0)
-            goto out;
-        if (!ev->tid)
-            ev->tid = ev->pid;
-        int r = get_i32(&p, "signal", &ev->signal);
-        if (r < 0)
-            goto out;
-        if (r)
-            ev->has |= IOT_HAS_SIGNAL;
-    } else if (strcmp(k, "module") == 0) {
-        ev->kind = IOT_EV_MODULE;
-        if (need(&p, get_str(&p, "path", st, &ev->path), "path") < 0 ||
-            get_int(&p, "t", &ev->t) < 0 || get_u64(&p, "bias", &ev->bias) < 0 ||
-            get_str(&p, "build_id", st, &ev->build_id) < 0 || get_i32(&p, "tid", &ev->tid) < 0)
-            goto out;
-        if (!ev->tid)
-            ev->tid = ev->pid;
-        if (!ev->build_id)
-            ev->build_id = iot_intern(st, "", 0);
     } else {
         snprintf(errbuf, IOT_ERRBUF_SIZE, "event \"%.40s\"", k);
         ret = IOT_JSONL_UNKNOWN;

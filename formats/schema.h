@@ -1,10 +1,11 @@
 /*
  * schema.h - the event schema, declared once: every optional field of a call
  * and every op, with every fact about each that more than one part of
- * ioscope needs. The encoder, the decoder, event equality, the JSONL writer
- * and reader, `ioanalyze dump --format text`, the strace importer, the
- * analyzer's dispatch and the tests' generators expand these lists; nothing
- * else names the fields or the ops one by one. Included by iotrace.h.
+ * ioscope needs, and the other kinds of event with their members. The
+ * encoder, the decoder, event equality, the JSONL writer and reader, both
+ * dumps, the strace importer, the analyzer's dispatch and the tests'
+ * generators expand these lists; nothing else names the fields, the ops or
+ * the kinds' members one by one. Included by iotrace.h.
  *
  * Growing the schema (docs/trace-format.md, "Compatibility"):
  *   - a new op is a new row at the END of IOT_OPS (its number is its
@@ -86,6 +87,61 @@
 #define IOT_WIRE_FLAG_BITS   0x000f0000u
 #define IOT_WIRE_BYTES_BITS  0xf0000000u
 #define IOT_WIRE_VALID_BITS  (IOT_WIRE_VARINT_BITS | IOT_WIRE_FLAG_BITS | IOT_WIRE_BYTES_BITS)
+
+/* ----------------------------------------------------------- event kinds */
+
+/*
+ * X(NAME, "name", t)
+ *
+ * The kinds of event: IOT_EV_<NAME> (its number is its row, and a reader's
+ * callers switch on it), its JSONL "ev" and its text name, and whether a
+ * JSONL line must have its time t (REQ) or may leave it 0 (OPT).
+ */
+#define IOT_KINDS(X)                                                                          \
+    X(CALL,    "call",    REQ)  /* one libc call */                                           \
+    X(PROCESS, "process", OPT)  /* a process (or an exec'd image) started */                  \
+    X(THREAD,  "thread",  OPT)  /* a thread was seen first or renamed */                      \
+    X(EXIT,    "exit",    REQ)  /* a process ended */                                         \
+    X(MODULE,  "module",  OPT)  /* a module (executable, shared object) is loaded in a process */
+
+/*
+ * X(KIND, member, type, "key", "text key", need, "placeholder")
+ *
+ * The members of every kind of event but calls (a call's are t, pid, tid,
+ * op, dur, ret and IOT_FIELDS), which JSONL reading and writing, both
+ * dumps and event equality expand; every event also has t and pid. In the
+ * order JSONL writes them.
+ *
+ * KIND         IOT_EV_<KIND>
+ * member       the iot_event member (ARGV: argc and argv)
+ * type         I32, I64, U64 (hex in text), UNIXNS (ns since the Unix
+ *              epoch: the JSONL dump adds it in ms), STR, HEXID (a string
+ *              of hex digits, "" for none, "-" in text), ARGV (an array of
+ *              strings)
+ * key          its JSONL key
+ * text key     its text-dump key
+ * need         REQ: a JSONL line must have it; OPT: absent reads as 0 or
+ *              ""; TID: the thread of an event of the whole process, absent
+ *              (or 0) reads as pid and written only when it differs, not in
+ *              text;
+ *              SIG: there when has & IOT_HAS_SIGNAL
+ * placeholder  what text shows for a string that is NULL
+ */
+#define IOT_KIND_MEMBERS(X)                                                    \
+    X(PROCESS, ppid,          I32,   "ppid",          "ppid",          OPT, "") \
+    X(PROCESS, exe,           STR,   "exe",           "exe",           OPT, "?") \
+    X(PROCESS, argv,          ARGV,  "cmdline",       "argv",          OPT, "?") \
+    X(PROCESS, start_unix_ns, UNIXNS, "start_unix_ns", "start_unix_ns", OPT, "") \
+    X(PROCESS, tid,           I32,   "tid",           "tid",           TID, "") \
+    X(THREAD,  tid,           I32,   "tid",           "tid",           REQ, "") \
+    X(THREAD,  name,          STR,   "name",          "name",          OPT, "") \
+    X(EXIT,    tid,           I32,   "tid",           "tid",           TID, "") \
+    X(EXIT,    status,        I32,   "status",        "status",        OPT, "") \
+    X(EXIT,    signal,        I32,   "signal",        "signal",        SIG, "") \
+    X(MODULE,  tid,           I32,   "tid",           "tid",           TID, "") \
+    X(MODULE,  path,          STR,   "path",          "path",          REQ, "?") \
+    X(MODULE,  bias,          U64,   "bias",          "bias",          OPT, "") \
+    X(MODULE,  build_id,      HEXID, "build_id",      "build_id",      OPT, "-")
 
 /* ------------------------------------------------------------------- ops */
 

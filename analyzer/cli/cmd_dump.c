@@ -1,6 +1,7 @@
 /* ioanalyze dump: every event in time order, as JSONL or aligned text. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -44,7 +44,7 @@ struct info {
     struct hmap pidx, tidx;        /* pid/tid -> index + 1 */
     struct unseen un[INFO_UNSEEN]; size_t nun;
     struct hmap async_fds;         /* pid << 32 | fd -> (void *)1 */
-    uint64_t per_op[IOT_OP_COUNT], events, calls, kinds[4], no_dur;
+    uint64_t per_op[IOT_OP_COUNT], events, calls, kinds[IOT_KIND_COUNT], no_dur;
     int64_t first_t, last_t;
 };
 
@@ -147,7 +147,7 @@ static void info_event(struct info *in, const struct iot_event *ev)
     struct pinfo *p;
 
     in->events++;
-    if (ev->kind < 4)
+    if (ev->kind < IOT_KIND_COUNT)
         in->kinds[ev->kind]++;
     if (ev->kind != IOT_EV_THREAD) {
         if (ev->t < in->first_t)

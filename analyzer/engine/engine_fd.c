@@ -50,7 +50,6 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     o->h.calls_on = ON_NONE;
     o->s.open_t = ev->t;
     o->s.file_size = -1;
-    o->pc.opens = 1;
     return o;
 }
 

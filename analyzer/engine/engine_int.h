@@ -78,7 +78,7 @@ struct ofd_hot {
     int64_t op_size, buffer, max_continual_ns;              /* rule_session's */
     int64_t main_cost_ns, main_max_once_ns, main_max_continual_ns;
     uint64_t main_ops;
-    uint64_t seeks;                                         /* prof_counts' */
+    uint64_t seeks;                                         /* the profile's */
     int64_t last_end, cur_cont;                             /* the current run */
     int64_t main_last_end, main_cur_cont;
     int64_t off;                /* file offset, -1 unknown */

@@ -70,7 +70,8 @@ void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_ev
     c->name = p->name;
     c->cwd = p->cwd;
     c->start_t = ev->t;
-    c->start_unix_ns = p->start_unix_ns ? p->start_unix_ns + (ev->t - p->start_t) : 0;
+    if (!iot_unix_ns_of(p->start_t, p->start_unix_ns, ev->t, &c->start_unix_ns))
+        c->start_unix_ns = 0;
     if (e->last_proc == c)
         e->last_proc = NULL;
 }

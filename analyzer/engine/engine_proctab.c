@@ -73,7 +73,9 @@ struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t t
 
 int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t)
 {
-    if (!p || !p->start_unix_ns)
+    int64_t ns;
+
+    if (!p || !iot_unix_ns_of(p->start_t, p->start_unix_ns, t, &ns))
         return t / 1000000;
-    return (p->start_unix_ns + (t - p->start_t)) / 1000000;
+    return ns / 1000000;
 }

@@ -45,13 +45,9 @@ const char *engine_proc_cwd_of(struct engine *e, int32_t pid)
 int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms)
 {
     struct engine_proc *p = engine_proc_get(e, pid);
-
     int64_t ns;
 
-    /* engine_proc_unix_ms's sum, checked: the dump sees every event,
-       absurd times included */
-    if (!p || !p->start_unix_ns || __builtin_sub_overflow(t, p->start_t, &ns) ||
-        __builtin_add_overflow(ns, p->start_unix_ns, &ns))
+    if (!p || !iot_unix_ns_of(p->start_t, p->start_unix_ns, t, &ns))
         return 0;
     *ms = ns / 1000000;
     return 1;

@@ -90,27 +90,12 @@ int profile_add(struct profile *p, int32_t pid, const char *process, const char 
         r->layer = layer;
         r->first_open_s = open_s;
     }
-    r->c.opens += c->opens;
-    r->c.reads += c->reads;
-    r->c.writes += c->writes;
-    r->c.seeks += c->seeks;
-    r->c.fsyncs += c->fsyncs;
-    r->c.sync_ns += c->sync_ns;
-    r->c.hints += c->hints;
-    r->c.hint_ns += c->hint_ns;
-    r->c.main_ops += c->main_ops;
-    r->c.seq_reads += c->seq_reads;
-    r->c.random_reads += c->random_reads;
-    r->c.seq_writes += c->seq_writes;
-    r->c.random_writes += c->random_writes;
-    r->c.read_bytes += c->read_bytes;
-    r->c.write_bytes += c->write_bytes;
-    r->c.read_ns += c->read_ns;
-    r->c.write_ns += c->write_ns;
-    if (c->max_read_ns > r->c.max_read_ns)
-        r->c.max_read_ns = c->max_read_ns;
-    if (c->max_write_ns > r->c.max_write_ns)
-        r->c.max_write_ns = c->max_write_ns;
+#define REDUCE_(kind, column, print, ...) REDUCE_##kind(__VA_ARGS__)
+#define REDUCE_ROW(value)
+#define REDUCE_FIG(member, type, reduce, session, value) REDUCE_##reduce(r->c.member, c->member);
+#define REDUCE_SUM(into, v) into += v
+#define REDUCE_MAX(into, v) if (v > into) into = v
+    PROFILE_COLUMNS(REDUCE_)
     if (open_s < r->first_open_s)
         r->first_open_s = open_s;
     if (close_s > r->last_close_s)
@@ -188,35 +173,30 @@ int profile_write_csv(const struct profile *p, FILE *f)
     if (p->n)
         memcpy(rows, p->rows, p->n * sizeof(*rows));
     qsort(rows, p->n, sizeof(*rows), row_cmp);
-    fputs("pid,path,opens,reads,read_bytes,read_time_us,avg_read_bytes,avg_read_us,max_read_us,"
-          "writes,write_bytes,write_time_us,avg_write_bytes,avg_write_us,max_write_us,seeks,"
-          "seq_reads,random_reads,seq_writes,random_writes,fsyncs,main_thread_ops,"
-          "first_open_s,last_close_s,file_size,layer,sync_time_us,process,hints,hint_time_us\n", f);
+#define HEADER_(kind, column, ...) "," column
+    /* the first column's comma dropped */
+    fputs(&(PROFILE_COLUMNS(HEADER_) "\n")[1], f);
     for (size_t i = 0; i < p->n; i++) {
         const struct prow *r = &rows[i];
         const struct prof_counts *c = &r->c;
+        const char *sep = "";
 
-        fprintf(f, "%d,", (int)r->pid);
-        csv_field(f, r->path_copy);
-        fprintf(f, ",%llu,%llu,%lld,%.3f,%.1f,%.3f,%.3f,%llu,%lld,%.3f,%.1f,%.3f,%.3f,"
-                   "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,",
-                (unsigned long long)c->opens, (unsigned long long)c->reads,
-                (long long)c->read_bytes, c->read_ns / 1e3,
-                c->reads ? (double)c->read_bytes / (double)c->reads : 0.0,
-                c->reads ? c->read_ns / 1e3 / (double)c->reads : 0.0, c->max_read_ns / 1e3,
-                (unsigned long long)c->writes, (long long)c->write_bytes, c->write_ns / 1e3,
-                c->writes ? (double)c->write_bytes / (double)c->writes : 0.0,
-                c->writes ? c->write_ns / 1e3 / (double)c->writes : 0.0, c->max_write_ns / 1e3,
-                (unsigned long long)c->seeks, (unsigned long long)c->seq_reads,
-                (unsigned long long)c->random_reads, (unsigned long long)c->seq_writes,
-                (unsigned long long)c->random_writes, (unsigned long long)c->fsyncs,
-                (unsigned long long)c->main_ops, r->first_open_s, r->last_close_s);
-        /* an unknown size is empty, not -1: an average over the column stays right */
-        if (r->file_size >= 0)
-            fprintf(f, "%lld", (long long)r->file_size);
-        fprintf(f, ",%s,%.3f,", r->layer ? "stdio" : "syscall", c->sync_ns / 1e3);
-        csv_field(f, r->process_copy ? r->process_copy : "");
-        fprintf(f, ",%llu,%.3f\n", (unsigned long long)c->hints, c->hint_ns / 1e3);
+#define CELL_(kind, column, print, ...) fputs(sep, f), sep = ",", CELL_##kind(print, __VA_ARGS__);
+#define CELL_ROW(print, value) CELL_##print(value)
+#define CELL_FIG(print, member, type, reduce, session, value) CELL_##print(c->member)
+#define CELL_INT(v)    fprintf(f, "%d", (int)(v))
+#define CELL_COUNT(v)  fprintf(f, "%llu", (unsigned long long)(v))
+#define CELL_SIGNED(v) fprintf(f, "%lld", (long long)(v))
+#define CELL_US(v)     fprintf(f, "%.3f", (v) / 1e3)
+#define CELL_F1(v)     fprintf(f, "%.1f", (double)(v))
+#define CELL_F3(v)     fprintf(f, "%.3f", (double)(v))
+#define CELL_F6(v)     fprintf(f, "%.6f", (double)(v))
+/* an unknown size is empty, not -1: an average over the column stays right */
+#define CELL_SIZE(v)   ((v) >= 0 ? fprintf(f, "%lld", (long long)(v)) : 0)
+#define CELL_WORD(v)   fputs(v, f)
+#define CELL_TEXT(v)   csv_field(f, v)
+        PROFILE_COLUMNS(CELL_)
+        fputc('\n', f);
     }
     free(rows);
     return ferror(f) ? -1 : 0;

@@ -3,6 +3,7 @@
  * read straight from the inputs (output_format.h).
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "output_format.h"
@@ -16,42 +17,69 @@ static void put(FILE *f, const char *s, const char *def)
     iot_text_write(f, s, strlen(s));
 }
 
+static void put_argv(FILE *f, const struct iot_event *ev, const char *def)
+{
+    fputc('[', f);
+    for (int i = 0; i < ev->argc; i++) {
+        fputs(i ? " " : "", f);
+        put(f, ev->argv[i], def);
+    }
+    fputc(']', f);
+}
+
+/*
+ * An event of another kind than a call (IOT_KIND_MEMBERS): its tid where
+ * the kind must have one (a thread's), its kind, its members in table
+ * order but the tid.
+ */
+static void dump_text_kind(FILE *f, const struct iot_event *ev)
+{
+    int tid_shown = 0;
+
+#define TEXT_TID_SHOWN_REQ 1
+#define TEXT_TID_SHOWN_OPT 0
+#define TEXT_TID_SHOWN_TID 0
+#define TEXT_TID_SHOWN_SIG 0
+#define TEXT_TID_(KIND, m, type, k, tk, need, ph)                                     \
+    if (ev->kind == IOT_EV_##KIND && offsetof(struct iot_event, m) == offsetof(struct iot_event, tid)) \
+        tid_shown = TEXT_TID_SHOWN_##need;
+    IOT_KIND_MEMBERS(TEXT_TID_)
+#undef TEXT_TID_
+    if (tid_shown)
+        fprintf(f, "/%-7d", (int)ev->tid);
+    else
+        fputs("        ", f);
+    fprintf(f, " %-10s", iot_kind_name(ev->kind));
+#define TEXT_HAS_REQ 1
+#define TEXT_HAS_OPT 1
+#define TEXT_HAS_TID 1
+#define TEXT_HAS_SIG (ev->has & IOT_HAS_SIGNAL)
+#define TEXT_I32(m, ph)    fprintf(f, "%d", (int)ev->m)
+#define TEXT_I64(m, ph)    fprintf(f, "%" PRId64, ev->m)
+#define TEXT_UNIXNS(m, ph) fprintf(f, "%" PRId64, ev->m)
+#define TEXT_U64(m, ph)    fprintf(f, "0x%" PRIx64, ev->m)
+#define TEXT_STR(m, ph)    put(f, ev->m, ph)
+#define TEXT_HEXID(m, ph)  put(f, ev->m && *ev->m ? ev->m : ph, ph)
+#define TEXT_ARGV(m, ph)   put_argv(f, ev, ph)
+#define TEXT_MEMBER_(KIND, m, type, k, tk, need, ph)                                  \
+    if (ev->kind == IOT_EV_##KIND && TEXT_HAS_##need &&                               \
+        offsetof(struct iot_event, m) != offsetof(struct iot_event, tid)) {           \
+        fputs(" " tk "=", f);                                                         \
+        TEXT_##type(m, ph);                                                           \
+    }
+    IOT_KIND_MEMBERS(TEXT_MEMBER_)
+#undef TEXT_MEMBER_
+    fputc('\n', f);
+}
+
 /* One aligned, human-readable line per event; every string from the trace
    goes through put(), so the line holds no control byte. */
 void dump_text(FILE *f, const struct iot_event *ev)
 {
     fprintf(f, "%16.9f %7d", ev->t / 1e9, (int)ev->pid);
-    switch (ev->kind) {
-    case IOT_EV_PROCESS:
-        fprintf(f, "         process    ppid=%d exe=", (int)ev->ppid);
-        put(f, ev->exe, "?");
-        fputs(" argv=[", f);
-        for (int i = 0; i < ev->argc; i++) {
-            fputs(i ? " " : "", f);
-            put(f, ev->argv[i], "?");
-        }
-        fprintf(f, "] start_unix_ns=%" PRId64 "\n", ev->start_unix_ns);
+    if (ev->kind != IOT_EV_CALL && iot_kind_name(ev->kind)) {
+        dump_text_kind(f, ev);
         return;
-    case IOT_EV_THREAD:
-        fprintf(f, "/%-7d thread     name=", (int)ev->tid);
-        put(f, ev->name, "");
-        fputc('\n', f);
-        return;
-    case IOT_EV_EXIT:
-        if (ev->has & IOT_HAS_SIGNAL)
-            fprintf(f, "         exit       status=%d signal=%d\n", (int)ev->status, (int)ev->signal);
-        else
-            fprintf(f, "         exit       status=%d\n", (int)ev->status);
-        return;
-    case IOT_EV_MODULE:
-        fputs("         module     path=", f);
-        put(f, ev->path, "?");
-        fprintf(f, " bias=0x%" PRIx64 " build_id=", ev->bias);
-        put(f, ev->build_id && *ev->build_id ? ev->build_id : "-", "-");
-        fputc('\n', f);
-        return;
-    default:
-        break;
     }
     fprintf(f, "/%-7d %-10s", (int)ev->tid, iot_op_name(ev->op) ? iot_op_name(ev->op) : "?");
     /* the arguments, in field order; errno, path and stack follow the result, as in strace */

@@ -110,6 +110,33 @@ static void on_call(struct perfetto *pf, struct engine *e, const struct iot_even
     fprintf(f, "\"ret\":%" PRId64 "}}", ev->ret);
 }
 
+/* An exit's args: its integer members (IOT_KIND_MEMBERS) but the thread. */
+static void exit_args(FILE *f, const struct iot_event *ev)
+{
+    const char *sep = "{";
+
+    fputs(",\"args\":", f);
+#define PF_HAS_REQ 1
+#define PF_HAS_OPT 1
+#define PF_HAS_SIG (ev->has & IOT_HAS_SIGNAL)
+#define PF_HAS_TID 0
+#define PF_INT_I32 1
+#define PF_INT_I64 1
+#define PF_INT_UNIXNS 1
+#define PF_INT_U64 1
+#define PF_INT_STR 0
+#define PF_INT_HEXID 0
+#define PF_INT_ARGV 0
+#define PF_ARG_(KIND, m, type, k, tk, need, ph)                                 \
+    if (IOT_EV_##KIND == IOT_EV_EXIT && PF_INT_##type && PF_HAS_##need) {       \
+        fprintf(f, "%s\"" k "\":%lld", sep, (long long)ev->m);    \
+        sep = ",";                                                \
+    }
+    IOT_KIND_MEMBERS(PF_ARG_)
+#undef PF_ARG_
+    fputs("}}", f);
+}
+
 void perfetto_observe(void *arg, struct engine *e, const struct iot_event *const *evs, size_t n)
 {
     struct perfetto *pf = arg;
@@ -132,10 +159,7 @@ void perfetto_observe(void *arg, struct engine *e, const struct iot_event *const
             open_event(pf, "i", ev->pid, ev->tid ? ev->tid : ev->pid);
             fputs(",\"s\":\"p\",\"cat\":\"process\",\"name\":\"exit\",\"ts\":", pf->f);
             put_us(pf->f, ev->t);
-            fprintf(pf->f, ",\"args\":{\"status\":%d", (int)ev->status);
-            if (ev->has & IOT_HAS_SIGNAL)
-                fprintf(pf->f, ",\"signal\":%d", (int)ev->signal);
-            fputs("}}", pf->f);
+            exit_args(pf->f, ev);
             break;
         default:
             break;
@@ -147,12 +171,9 @@ void perfetto_observe(void *arg, struct engine *e, const struct iot_event *const
    the process's start is unknown (or the time absurd). */
 static int64_t issue_t(const struct proc_start *ps, int64_t ms)
 {
-    int64_t ns, t;
+    int64_t t;
 
-    if (!ps || !ps->unix_ns || __builtin_mul_overflow(ms, 1000000, &ns) ||
-        __builtin_sub_overflow(ns, ps->unix_ns, &ns) || __builtin_add_overflow(ns, ps->t, &t))
-        return 0;
-    return t;
+    return ps && iot_trace_t_of(ps->t, ps->unix_ns, ms, &t) ? t : 0;
 }
 
 static void put_key_str(FILE *f, const char *key, const json_t *o)

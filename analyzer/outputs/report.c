@@ -355,10 +355,6 @@ int report_issue_t(const struct report *r, const json_t *issue, int64_t *t)
     const struct report_proc *p =
         report_proc(r, (int32_t)json_integer_value(json_object_get(issue, "pid")));
     json_int_t ms = json_integer_value(json_object_get(issue, "time"));
-    int64_t ns;
 
-    if (!p || !p->start_unix_ns || __builtin_mul_overflow((int64_t)ms, 1000000, &ns) ||
-        __builtin_sub_overflow(ns, p->start_unix_ns, &ns) || __builtin_add_overflow(ns, p->start_t, t))
-        return 0;
-    return 1;
+    return p && iot_trace_t_of(p->start_t, p->start_unix_ns, (int64_t)ms, t);
 }

@@ -44,6 +44,88 @@ static void test_roundtrip(void)
     iot_strtab_free(st);
 }
 
+/* ev as a line, plain (x NULL) or the dump's; malloc'ed, in *len. */
+static char *line_of(const struct iot_event *ev, const struct iot_jsonl_extra *x, size_t *len)
+{
+    char *line = NULL;
+    FILE *f = open_memstream(&line, len);
+
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(iot_jsonl_write_line(f, ev, x) == 0);
+    fclose(f);
+    return line;
+}
+
+/*
+ * An event of every kind (IOT_KINDS), module included, reads back equal
+ * from its own line and from the dump's line, whose keys are every kind's
+ * in one order; equality tells a module's members apart.
+ */
+static void test_every_kind(void)
+{
+    static const char *const argv[] = { "app", "-v", NULL };
+    struct iot_event evs[IOT_KIND_COUNT] = {
+        [IOT_EV_CALL] = { .kind = IOT_EV_CALL, .op = IOT_OP_READ, .pid = 7, .tid = 8, .t = 5,
+                          .dur = 3, .ret = 10, .has = IOT_HAS_FD | IOT_HAS_SIZE, .fd = 3,
+                          .size = 10 },
+        [IOT_EV_PROCESS] = { .kind = IOT_EV_PROCESS, .pid = 7, .tid = 7, .t = 1, .ppid = 1,
+                             .exe = "/bin/app", .argc = 2, .argv = argv,
+                             .start_unix_ns = 1763800000123456789LL },
+        [IOT_EV_THREAD] = { .kind = IOT_EV_THREAD, .pid = 7, .tid = 8, .t = 2, .name = "worker" },
+        [IOT_EV_EXIT] = { .kind = IOT_EV_EXIT, .pid = 7, .tid = 7, .t = 9, .status = 137,
+                          .signal = 9, .has = IOT_HAS_SIGNAL },
+        [IOT_EV_MODULE] = { .kind = IOT_EV_MODULE, .pid = 7, .tid = 7, .t = 3,
+                            .path = "/lib/libz.so.1", .bias = 0x7f0000001000ull,
+                            .build_id = "8563cc5c" },
+    };
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
+    char err[IOT_ERRBUF_SIZE];
+    size_t dump_keys = 0;
+
+    for (unsigned k = 0; k < IOT_KIND_COUNT; k++) {
+        struct iot_jsonl_extra x = { 1, 42, "app", evs[k].kind == IOT_EV_CALL ? "/data" : NULL };
+        struct iot_event back, other;
+        size_t len, keys = 0;
+        char *plain, *dump;
+
+        if (k == IOT_EV_MODULE)
+            x.path = evs[k].path;
+        plain = line_of(&evs[k], NULL, &len);
+        CU_ASSERT_EQUAL(iot_jsonl_parse(plain, len, &back, st, sc, err), 1);
+        CU_ASSERT(iot_event_equal(&evs[k], &back));
+        dump = line_of(&evs[k], &x, &len);
+        CU_ASSERT_EQUAL(iot_jsonl_parse(dump, len, &back, st, sc, err), 1);
+        /* the dump's path column is the file a call touched: a read has none of its own */
+        if (k == IOT_EV_CALL) {
+            CU_ASSERT_EQUAL(back.has, evs[k].has | IOT_HAS_PATH);
+        } else {
+            CU_ASSERT(iot_event_equal(&evs[k], &back));
+        }
+        for (const char *c = dump; (c = strstr(c, "\":")); c++)
+            keys++;
+        CU_ASSERT(dump_keys == 0 || keys == dump_keys);  /* one schema for every line */
+        dump_keys = keys;
+        /* a member changed is told apart */
+        other = evs[k];
+        other.t++;
+        CU_ASSERT(!iot_event_equal(&evs[k], &other));
+        free(plain);
+        free(dump);
+    }
+    {
+        struct iot_event other = evs[IOT_EV_MODULE];
+
+        other.build_id = "ffff";
+        CU_ASSERT(!iot_event_equal(&evs[IOT_EV_MODULE], &other));
+        other = evs[IOT_EV_MODULE];
+        other.bias = 0;
+        CU_ASSERT(!iot_event_equal(&evs[IOT_EV_MODULE], &other));
+    }
+    iot_jsonl_scratch_free(sc);
+    iot_strtab_free(st);
+}
+
 static void test_spec_examples(void)
 {
     struct iot_strtab *st = iot_strtab_create();
@@ -153,6 +235,7 @@ void jsonl_suite(void)
     CU_pSuite s = CU_add_suite("jsonl", NULL, NULL);
 
     CU_add_test(s, "events -> JSONL -> events", test_roundtrip);
+    CU_add_test(s, "every kind, its own line and the dump's, back equal", test_every_kind);
     CU_add_test(s, "SPEC examples", test_spec_examples);
     CU_add_test(s, "malformed lines name the key", test_malformed);
     CU_add_test(s, "a newer writer's op or event is skipped", test_unknown);
