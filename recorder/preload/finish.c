@@ -118,7 +118,7 @@ void rec_child_killed(pid_t pid, int sig)
         return;
     /* A one-record chunk in the child's name: it could not write it itself. */
     if (iot_enc_kill_chunk(rec_buf_data(bi), REC_CHUNK_CAP, pid, sig, rec_now_ns(),
-                           rec_stream_id_new(), &rec_seg_meta(rec_seg, bi)->hdr) < 0) {
+                           rec_chain_id_new(), &rec_seg_meta(rec_seg, bi)->hdr) < 0) {
         rec_buf_put(bi);
         return;
     }

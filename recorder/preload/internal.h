@@ -2,8 +2,8 @@
  * internal.h - what the files behind rec.h share with each other. The
  * wrappers include rec.h only.
  *
- *   slots.c      thread slots; the per-thread guard and chunk stream pointer
- *   thread.c     each thread's chunk stream: begin, close, switch, end
+ *   slots.c      thread slots; the per-thread guard and chunk chain pointer
+ *   thread.c     each thread's chunk chain: begin, close, switch, end
  *   segment.c    the record memory: buffers, their free list and queue, slots
  *   bufpool.c    taking a buffer, waiting for one when none is free
  *   collect.c    the segment: shared with iorecord's collector, or our own
@@ -97,21 +97,22 @@ void rec_slots_fork_child(struct rec_thread *self);
 
 /* ------------------------------------------------------------ thread.c */
 
-/* Stream ids: random per process, unique per stream. */
-void rec_stream_ids_init(void);
-void rec_stream_ids_fork_child(void);   /* after rec_pid is the child's */
-uint64_t rec_stream_id_new(void);
+/* Chain ids (a chunk header's stream_id): random per process, unique per
+   chain. */
+void rec_chain_ids_init(void);
+void rec_chain_ids_fork_child(void);   /* after rec_pid is the child's */
+uint64_t rec_chain_id_new(void);
 
-/* The pthread key whose destructor closes an ending thread's stream. */
+/* The pthread key whose destructor closes an ending thread's chain. */
 int rec_thread_key_init(void);
 /*
- * Take a slot and begin the calling thread's stream at `now`, the process
+ * Take a slot and begin the calling thread's chain at `now`, the process
  * record first when `first`; NULL when no slot or buffer is left.
  */
 struct rec_thread *rec_thread_init(int first, int64_t now);
 /* Queue the open chunk if it holds anything (flags: IOT_CHUNK_*). */
 int rec_chunk_close(struct rec_thread *t, uint32_t flags);
-/* In a fork child: the forking thread's stream starts anew (0, or -1). */
+/* In a fork child: the forking thread's chain starts anew (0, or -1). */
 int rec_thread_fork_child(struct rec_thread *self);
 
 /* ----------------------------------------------------------- bufpool.c */

@@ -146,7 +146,7 @@ void rec_clock_tsc_on(void);
 /* The wall clock matching rec_clock_id (coarse when it is). */
 clockid_t rec_wall_clock_id(void);
 
-/* ------------------------------------------------------- thread streams */
+/* -------------------------------------------------------- thread chains */
 
 /* rec_guard values. */
 #define REC_GUARD_IN  1   /* inside the recorder: a signal handler's calls are deferred */
@@ -207,7 +207,7 @@ extern int rec_stacks;                      /* capture stacks at open */
 extern int32_t rec_pid;
 
 /*
- * The calling thread's chunk stream, started on its first event; NULL if none.
+ * The calling thread's chunk chain, started on its first event; NULL if none.
  * s0: the stamp of that event's start, so the thread record precedes it.
  */
 struct rec_thread *rec_thread_start(uint64_t s0);
@@ -236,7 +236,7 @@ static inline void rec_guard_take(void)
 
 /*
  * Enter the recorder for an event that started at stamp s0: the thread's
- * chunk stream with the guard set, or NULL.
+ * chunk chain with the guard set, or NULL.
  */
 static inline struct rec_thread *rec_enter(uint64_t s0)
 {
@@ -313,7 +313,7 @@ static inline int rec_deferred_since(const struct rec_thread *t)
     return __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Leave the recorder (guard held): t is the calling thread's stream, or NULL. */
+/* Leave the recorder (guard held): t is the calling thread's chain, or NULL. */
 static inline void rec_leave_as(struct rec_thread *t)
 {
     if (REC_UNLIKELY(t && rec_leave_due(t))) {

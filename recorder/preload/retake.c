@@ -141,7 +141,7 @@ void rec_collect_fds_check(void)
         break;
     case UNREACHABLE:
         /* Without its lock the entry stays MOVING, so the collector keeps
-           our thread streams ours; it learns of our end from the pipe. */
+           our thread chains ours; it learns of our end from the pipe. */
         rec_lost("fds_clobbered", 0);
         break;
     default:

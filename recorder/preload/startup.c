@@ -2,7 +2,7 @@
  * startup.c - the library's constructor: what the environment asks for,
  * this library's path and the trace's (both absolute, so exec'd children
  * that chdir still find them), the collector's segment or else the trace,
- * the clock, and the main thread's chunk stream with the process record.
+ * the clock, and the main thread's chunk chain with the process record.
  *
  * Any failure leaves recording off and the program running as if we were
  * not there.
@@ -101,7 +101,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv)
             strlen(pre) < sizeof(rec_preload_start))
             strcpy(rec_preload_start, pre);
     }
-    rec_stream_ids_init();
+    rec_chain_ids_init();
     out_path_init();
     if (rec_collect_init() != 0 ||
         (!rec_collected && rec_trace_open() != 0) ||

@@ -1,5 +1,5 @@
 /*
- * thread.c - each recorded thread's stream of chunks: it begins at the
+ * thread.c - each recorded thread's chain of chunks: it begins at the
  * thread's first event, switches chunks when one is full or a second old,
  * and closes its last chunk when the thread ends.
  *
@@ -15,28 +15,28 @@
 #include "sandbox.h"
 
 static pthread_key_t thread_key;
-static uint64_t stream_salt;
-static uint64_t stream_counter;
+static uint64_t chain_salt;
+static uint64_t chain_counter;
 
-/* ---------------------------------------------------------- stream ids */
+/* ----------------------------------------------------------- chain ids */
 
-void rec_stream_ids_init(void)
+void rec_chain_ids_init(void)
 {
     const uint8_t *rnd = (const uint8_t *)getauxval(AT_RANDOM);
 
     if (rnd)
-        memcpy(&stream_salt, rnd + 8, sizeof(stream_salt));
-    stream_salt ^= (uint64_t)rec_pid << 32 ^ (uint64_t)rec_now_ns();
+        memcpy(&chain_salt, rnd + 8, sizeof(chain_salt));
+    chain_salt ^= (uint64_t)rec_pid << 32 ^ (uint64_t)rec_now_ns();
 }
 
-void rec_stream_ids_fork_child(void)
+void rec_chain_ids_fork_child(void)
 {
-    stream_salt ^= (uint64_t)rec_pid * 0xbf58476d1ce4e5b9ULL;
+    chain_salt ^= (uint64_t)rec_pid * 0xbf58476d1ce4e5b9ULL;
 }
 
-uint64_t rec_stream_id_new(void)
+uint64_t rec_chain_id_new(void)
 {
-    return stream_salt ^ (__atomic_add_fetch(&stream_counter, 1,
+    return chain_salt ^ (__atomic_add_fetch(&chain_counter, 1,
                                              __ATOMIC_RELAXED) *
                           0x9e3779b97f4a7c15ULL);
 }
@@ -49,7 +49,7 @@ uint32_t rec_slot_number(const struct rec_thread *t)
 }
 
 /* pub is 0 here (a new slot, or rec_chunk_close): buf may change. */
-static void stream_begin(struct rec_thread *t, uint32_t bi, int64_t now)
+static void chain_begin(struct rec_thread *t, uint32_t bi, int64_t now)
 {
     struct rec_seg_slot *ps = t->ps;
 
@@ -82,7 +82,7 @@ int rec_chunk_close(struct rec_thread *t, uint32_t flags)
     h->flags = flags;
     h->pid = rec_pid;
     h->tid = t->tid;
-    h->stream_id = ps->stream_id;
+    h->stream_id = ps->chain_id;
     h->seq = ps->seq;
     h->nrec = t->enc.nrec;
     h->base_t = t->enc.base_t;
@@ -130,7 +130,7 @@ void rec_chunk_switch(struct rec_thread *t, int64_t now)
     }
     if (rec_chunk_close(t, 0) || !bi)
         bi = rec_buf_get(rec_slot_number(t));
-    stream_begin(t, bi, now);
+    chain_begin(t, bi, now);
     rec_clock_tick(now);
     errno = saved;
 }
@@ -144,7 +144,7 @@ static struct rec_seg_slot *slot_for(int32_t tid)
                                                 rec_pid, tid);
 
     if (ps)
-        __atomic_store_n(&ps->stream_id, rec_stream_id_new(), __ATOMIC_RELAXED);
+        __atomic_store_n(&ps->chain_id, rec_chain_id_new(), __ATOMIC_RELAXED);
     return ps;
 }
 
@@ -183,7 +183,7 @@ struct rec_thread *rec_thread_init(int first, int64_t now)
     }
     t->tid = tid;
     t->self = pthread_self();
-    stream_begin(t, bi, now);
+    chain_begin(t, bi, now);
     pthread_setspecific(thread_key, t);
     if (first)
         rec_process_record(t, now);
@@ -205,7 +205,7 @@ struct rec_thread *rec_thread_start(uint64_t s0)
      * The caller holds the guard, so a handler's call made before rec_self
      * is set could not be deferred anywhere and would be lost (the signal
      * storm of tests/e2e/test_stress_recorder.sh reaches that window).
-     * Signals wait until the thread's stream of chunks is whole, as at its
+     * Signals wait until the thread's chain of chunks is whole, as at its
      * end (thread_end); the handler's calls are then deferred to it.
      */
     sigfillset(&all);
@@ -232,8 +232,8 @@ static void thread_end(void *arg)
         return;
     /*
      * A handler's calls while the last chunk closes would be deferred to a
-     * stream that is going away: signals wait until it is gone, and a
-     * handler then starts a stream of its own.
+     * chain that is going away: signals wait until it is gone, and a
+     * handler then starts a chain of its own.
      */
     sigfillset(&all);
     if (mask_ok)
@@ -265,7 +265,7 @@ int rec_thread_key_init(void)
 }
 
 /*
- * In a fork child: the forking thread's stream starts anew, in a slot and
+ * In a fork child: the forking thread's chain starts anew, in a slot and
  * a buffer of the child's own (the parent's slot and open buffer are still
  * the parent's, in a shared segment). 0, or -1 when none is left.
  */
@@ -284,7 +284,7 @@ int rec_thread_fork_child(struct rec_thread *self)
         rec_seg_slot_drop(self->ps);
         return -1;
     }
-    stream_begin(self, bi, now);
+    chain_begin(self, bi, now);
     rec_process_record(self, now);
     rec_thread_name_record(self, now);
     return 0;

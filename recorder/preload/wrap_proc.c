@@ -476,7 +476,7 @@ REAL_HERE(pid_t, fork, (void));
  * fork is recorded in the parent, timed there: the child's fd table is the
  * parent's at this call, and the child's own process record (written by
  * the child once it runs) may come after the parent has already closed and
- * reopened fds. The child records nothing here (fork.c starts its chunk stream).
+ * reopened fds. The child records nothing here (fork.c starts its chunk chain).
  */
 pid_t fork(void)
 {
