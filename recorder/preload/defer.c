@@ -157,6 +157,22 @@ void rec_drain(struct rec_thread *t)
     }
 }
 
+void rec_do_due(struct rec_thread *t)
+{
+    uint32_t due;
+
+    /* a rename's record may close a chunk: then there is a queue to write */
+    while ((due = __atomic_exchange_n(&t->due, 0, __ATOMIC_ACQ_REL)) != 0) {
+        if (due & REC_DUE_RENAMED)
+            rec_renamed_here(t);
+        if (due & REC_DUE_FLUSH) {
+            rec_guard = 0;
+            rec_trace_flush();
+            rec_guard = REC_GUARD_IN;
+        }
+    }
+}
+
 void rec_leave_slow(struct rec_thread *t)
 {
     rec_guard_take();

@@ -414,6 +414,16 @@ void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
 void rec_lost(const char *why, uint64_t count);
 void rec_lost_in(struct rec_thread *t, const char *why, uint64_t count);
 
+/* The event of a lost record of count (rec_lost, rec_lost_in). */
+static inline struct iot_event rec_lost_event(uint64_t count)
+{
+    struct iot_event ev = rec_event(IOT_OP_LOST, 0, 0);
+
+    ev.has |= IOT_HAS_SIZE;
+    ev.size = (int64_t)count;
+    return ev;
+}
+
 /* ------------------------------------------------------------ lifecycle */
 
 /* Flush everything this process has (exec, exit): synchronous. */

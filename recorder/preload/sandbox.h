@@ -51,8 +51,9 @@ enum rec_skip {
 /* One more fact skipped (lock-free; any thread, signal handlers too). */
 void rec_skipped(enum rec_skip what);
 
-/* Append the counts skipped since the last report as `lost` records. */
-void rec_skipped_report(void);
+/* The count of `what` skipped since the last take (now 0), and its `lost`
+   reason in *why. */
+uint64_t rec_skipped_take(enum rec_skip what, const char **why);
 
 /*
  * Start-up: what the environment (IORECORD_SANDBOX, from the launcher or
