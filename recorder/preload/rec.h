@@ -452,8 +452,8 @@ void rec_thread_renamed(pthread_t thread, const char *name);
 
 /*
  * The recorder's own fds in the program's table (ownfds.c): whether fd is
- * one, moving one whose number the program wants, and close_range around
- * them.
+ * one, moving one whose number the program wants (ownfds_move.c), and
+ * close_range around them.
  */
 int rec_own_fd(int fd);
 void rec_own_fd_move(int fd);

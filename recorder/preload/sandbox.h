@@ -1,6 +1,7 @@
 /*
  * sandbox.h - what the process forbids the recorder, and what the recorder
- * does without (sandbox.c).
+ * does without (sandbox.c; around the program's prctl and seccomp calls,
+ * sandbox_calls.c).
  *
  * A program may disable the time-stamp counter (prctl PR_SET_TSC), enter
  * seccomp strict mode (read, write, exit and sigreturn only; the TSC off

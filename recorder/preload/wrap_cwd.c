@@ -4,7 +4,7 @@
  * Where a seccomp filter may stand (sandbox.h) the recorder makes no
  * getcwd of its own, yet a relative path is worth recording absolute. So
  * the cwd is read once, just before the program installs its filter (when
- * the syscall is still allowed: sandbox.c), and then followed through
+ * the syscall is still allowed: sandbox_calls.c), and then followed through
  * chdir, which is wrapped for it and records nothing. fchdir makes it
  * unknown (naming the fd would take a readlink); so does a filter the
  * process was started under. `..` is resolved by name, as a shell's cd
