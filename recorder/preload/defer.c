@@ -19,6 +19,10 @@
  * with no room even there (REC_PENDING + 64 x 256 of them waiting, or no
  * memory) is counted, and the drain writes the count as a `lost` record
  * (handler_calls): never dropped unsaid.
+ *
+ * Leaving the recorder (rec_leave_slow) also does the work that came due
+ * while the thread was in it (rec_do_due): a rename's record, writing the
+ * queue after a chunk closed.
  */
 #include <string.h>
 #include <sys/mman.h>
