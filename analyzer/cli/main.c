@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "iotrace.h"
 #include "msg.h"
 #include "opt_parse.h"
 #include "output_format.h"
@@ -55,7 +56,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    iot_msg_prog("ioanalyze");
+    opt_program("ioanalyze", IOT_FORMAT_VERSION);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -7,7 +7,7 @@
  *   - writes the queue, oldest chunk first, and recycles the buffers;
  *   - retires the slots of dead processes (their lock is gone; tested at
  *     most every 20 ms) and of images replaced by exec: what they
- *     published is written, as the last PARTIAL chunk of their thread's stream;
+ *     published is written, as the last PARTIAL chunk of their thread's chain;
  *   - on iorecord's flush request (the command has ended), does both and
  *     snapshots the open chunks of the processes still running.
  * It ends when the liveness pipe reports that every process holding it

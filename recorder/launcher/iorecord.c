@@ -16,7 +16,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -37,21 +36,7 @@
 #include "iotrace.h"
 #include "launch.h"
 #include "msg.h"
-#include "version.h"
-
-static const char usage_text[] =
-    "usage: iorecord [-o TRACE] [--stacks|--no-stacks] [--] COMMAND [ARG...]\n"
-    "\n"
-    "Run COMMAND with the ioscope recorder preloaded and write the I/O trace\n"
-    "of COMMAND and every process it forks or execs to TRACE.\n"
-    "\n"
-    "  -o, --output TRACE  trace file (default: iorecord.zst)\n"
-    "      --stacks        record call stacks at open/fopen (default)\n"
-    "      --no-stacks     do not record call stacks\n"
-    "  -h, --help          show this help\n"
-    "      --version       show the version\n"
-    "\n"
-    "Exits with COMMAND's status, or 128+N when COMMAND is killed by signal N.\n";
+#include "opt_parse.h"
 
 static pid_t child;
 
@@ -508,80 +493,50 @@ static void close_output(const char *output, const char *out)
         iot_error("cannot write trace '%s': %s", output, strerror(err));
 }
 
-/* Long options have codes of their own, so optopt tells them from -o. */
-enum { OPT_OUTPUT = 256, OPT_STACKS, OPT_NO_STACKS, OPT_HELP, OPT_VERSION };
+/*
+ * The options before COMMAND (opt_parse.h): options_first stops at the
+ * first word that is not an option, so COMMAND's own options stay its own.
+ */
+static const char *output = "iorecord.zst";
+static int stacks = -1;     /* -1: the library's default */
 
-static const struct option long_options[] = {
-    { "output",    required_argument, NULL, OPT_OUTPUT },
-    { "stacks",    no_argument,       NULL, OPT_STACKS },
-    { "no-stacks", no_argument,       NULL, OPT_NO_STACKS },
-    { "help",      no_argument,       NULL, OPT_HELP },
-    { "version",   no_argument,       NULL, OPT_VERSION },
-    { NULL, 0, NULL, 0 },
+static const struct opt_spec iorecord_opts[] = {
+    {"output", 'o', "TRACE", .value = &output, .help = "trace file (default: iorecord.zst)"},
+    {"stacks", 0, NULL, .flag = &stacks, .help = "record call stacks at open/fopen (default)"},
+    {"no-stacks", 0, NULL, .flag = &stacks, .clears = 1, .help = "do not record call stacks"},
 };
 
-/*
- * The options before COMMAND; returns the index of COMMAND in argv. "+"
- * stops at the first non-option, so COMMAND's own options stay its own;
- * ":" reports a missing argument apart from an unknown option. The option
- * a message names is the one as typed (a long one may be abbreviated).
- */
-static int parse_options(int argc, char **argv, const char **output,
-                         int *stacks)
-{
-    int c;
-
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:ho:", long_options, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-        case OPT_OUTPUT:
-            *output = optarg;
-            break;
-        case OPT_STACKS:
-            *stacks = 1;
-            break;
-        case OPT_NO_STACKS:
-            *stacks = 0;
-            break;
-        case 'h':
-        case OPT_HELP:
-            fputs(usage_text, stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("iorecord (ioscope) %s, trace format %d\n", IOSCOPE_VERSION,
-                   IOT_FORMAT_VERSION);
-            exit(0);
-        case ':':
-            if (optopt > 0 && optopt < 256)
-                die(2, 0, "option '-%c' needs a file name", optopt);
-            die(2, 0, "option '%s' needs a file name", argv[optind - 1]);
-        default:
-            if (optopt > 0 && optopt < 256)
-                iot_error("unknown option '-%c'", optopt);
-            else
-                iot_error("unknown option '%s'", argv[optind - 1]);
-            fputs(usage_text, stderr);
-            exit(2);
-        }
-    }
-    return optind;
-}
+static const struct opt_cmd iorecord_cmd = {
+    .synopsis = "[-o TRACE] [--stacks|--no-stacks] [--] COMMAND [ARG...]",
+    .about = "Run COMMAND with the ioscope recorder preloaded and write the I/O trace\n"
+             "of COMMAND and every process it forks or execs to TRACE.",
+    OPT_SPECS(iorecord_opts),
+    .footer = "Exits with COMMAND's status, or 128+N when COMMAND is killed by signal N.",
+    .options_first = 1,
+};
 
 int main(int argc, char **argv)
 {
-    const char *output = "iorecord.zst";
     char out[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX], asan[REC_EXE_NAME];
+    struct opt_list command = { 0 };
     struct collector col;
-    int stacks = -1, i, status;
+    int parsed, i, status;
 
-    iot_msg_prog("iorecord");
-    i = parse_options(argc, argv, &output, &stacks);
-    if (i >= argc) {
+    opt_program("iorecord", IOT_FORMAT_VERSION);
+    parsed = opt_parse(&iorecord_cmd, argc, argv, &command);
+    if (parsed >= 0) {
+        free(command.v);
+        return parsed;
+    }
+    if (command.n == 0) {
+        free(command.v);
         iot_error("no command given");
-        fputs(usage_text, stderr);
+        opt_usage(&iorecord_cmd, stderr);
         return 2;
     }
+    /* COMMAND and its arguments are the last command.n words of argv */
+    i = argc - (int)command.n;
+    free(command.v);
     if (!*output)
         die(2, 0, "empty trace file name");
     find_library(lib, sizeof(lib));

@@ -19,6 +19,10 @@
  * with no room even there (REC_PENDING + 64 x 256 of them waiting, or no
  * memory) is counted, and the drain writes the count as a `lost` record
  * (handler_calls): never dropped unsaid.
+ *
+ * Leaving the recorder (rec_leave_slow) also does the work that came due
+ * while the thread was in it (rec_do_due): a rename's record, writing the
+ * queue after a chunk closed.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -154,6 +158,22 @@ void rec_drain(struct rec_thread *t)
             }
         }
         i++;
+    }
+}
+
+void rec_do_due(struct rec_thread *t)
+{
+    uint32_t due;
+
+    /* a rename's record may close a chunk: then there is a queue to write */
+    while ((due = __atomic_exchange_n(&t->due, 0, __ATOMIC_ACQ_REL)) != 0) {
+        if (due & REC_DUE_RENAMED)
+            rec_renamed_here(t);
+        if (due & REC_DUE_FLUSH) {
+            rec_guard = 0;
+            rec_trace_flush();
+            rec_guard = REC_GUARD_IN;
+        }
     }
 }
 

@@ -48,6 +48,18 @@ int __libc_start_main(int (*main)(int, char **, char **), int argc,
 
 /* ------------------------------------------------------------- flushing */
 
+/* Append the counts skipped since the last report as `lost` records. */
+static void skipped_report(void)
+{
+    for (int i = 0; i < REC_SKIP_N; i++) {
+        const char *why;
+        uint64_t n = rec_skipped_take((enum rec_skip)i, &why);
+
+        if (n)
+            rec_lost(why, n);
+    }
+}
+
 void rec_flush_all(void)
 {
     struct rec_thread *t = rec_self;
@@ -56,7 +68,7 @@ void rec_flush_all(void)
     if (!rec_active || !rec_started)
         return;
     if (g == 0)
-        rec_skipped_report();
+        skipped_report();
     rec_guard = REC_GUARD_IN;
     if (t)
         rec_chunk_switch(t, rec_now_ns());
@@ -81,7 +93,7 @@ void rec_finish(int status, int sig)
     if (!rec_active || rec_finished)
         return;
     if (rec_guard == 0)
-        rec_skipped_report();
+        skipped_report();
     if (__atomic_exchange_n(&rec_finished, 1, __ATOMIC_ACQ_REL))
         return;
     rec_guard = REC_GUARD_IN;
@@ -118,7 +130,7 @@ void rec_child_killed(pid_t pid, int sig)
         return;
     /* A one-record chunk in the child's name: it could not write it itself. */
     if (iot_enc_kill_chunk(rec_buf_data(bi), REC_CHUNK_CAP, pid, sig, rec_now_ns(),
-                           rec_stream_id_new(), &rec_seg_meta(rec_seg, bi)->hdr) < 0) {
+                           rec_chain_id_new(), &rec_seg_meta(rec_seg, bi)->hdr) < 0) {
         rec_buf_put(bi);
         return;
     }

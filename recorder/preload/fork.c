@@ -1,8 +1,8 @@
 /*
  * fork.c - a forked child records as a process of its own: a new pid in
- * new thread streams of chunks, and none of the parent's chunks (the parent
+ * new thread chains of chunks, and none of the parent's chunks (the parent
  * writes those). Only the forking thread lives on in the child; its chunk
- * stream starts anew in a slot and buffer of its own. Under a collector the
+ * chain starts anew in a slot and buffer of its own. Under a collector the
  * child takes a process entry and its lock (POSIX locks are not
  * inherited); without one the trace fd is inherited (O_APPEND keeps both
  * processes' frames whole).
@@ -40,7 +40,7 @@ void rec_fork_child(void)
         return;
     }
     rec_sandbox_fork_child(rec_pid);
-    rec_stream_ids_fork_child();
+    rec_chain_ids_fork_child();
     rec_slots_fork_child(self);
     if (rec_collect_fork_child() != 0) {
         /* no entry left for one more process: this one goes unrecorded */

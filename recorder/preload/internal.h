@@ -2,28 +2,38 @@
  * internal.h - what the files behind rec.h share with each other. The
  * wrappers include rec.h only.
  *
- *   slots.c      thread slots; the per-thread guard and chunk stream pointer
- *   thread.c     each thread's chunk stream: begin, close, switch, end
- *   segment.c    the record memory: buffers, their free list and queue, slots
- *   bufpool.c    taking a buffer, waiting for one when none is free
- *   collect.c    the segment: shared with iorecord's collector, or our own
+ * From the bottom layer up (docs/recorder.md, "Files and layers"); a file
+ * calls only into its own layer's lower files and the layers below:
+ *
+ *   slots.c      thread slots; the per-thread guard and chunk chain pointer
+ *   sandbox.c    what the process forbids (TSC, seccomp), skipped facts
  *   ownfds.c     the recorder's fds in the program's table, hidden from it
+ *   warn.c       output failures: recording stops, one warning per run
+ *   resolve.c    the real libc functions
+ *   nextsym.c    dlsym(RTLD_NEXT)'s answers, looked up without it
+ *   segment.c    the record memory: buffers, their free list and queue, slots
+ *   collect.c    the segment: shared with iorecord's collector, or our own
  *   retake.c     the collector's fds, taken back from a program's raw syscalls
- *   tracefile.c  without a collector: the trace fd, compressing and writing
  *   zstd_load.c  libzstd, loaded only by a process that compresses
+ *   tracefile.c  without a collector: the trace fd, compressing and writing
+ *   bufpool.c    taking a buffer, waiting for one when none is free
+ *   ownfds_move.c  our fds moved off a number the program dup2s onto
+ *   childenv.c   the environment of an exec'd or spawned child
+ *   chain.c      a thread's chain of chunks: begin, close, switch; chain ids
  *   record.c     encoding a call into the calling thread's chunk
- *   defer.c      calls made by a signal handler that interrupted the recorder
  *   meta.c       process and thread-name records
+ *   modules.c    the loaded modules and their records (modules.h)
+ *   defer.c      calls made by a signal handler that interrupted the
+ *                recorder, and the work due when a thread leaves it
+ *   thread.c     a thread's life: its chain begun, ended, a fork child's,
+ *                renames
+ *   call.c       recording a call from anywhere (rec_call, rec_lost)
  *   finish.c     flushing for exec and exit, exit records
  *   fork.c       the child of a fork
  *   creds.c      letting go of the recording before credentials change
+ *   sandbox_calls.c  the program's prctl and seccomp calls
  *   enterable.c  whether the preload can enter a program about to be exec'd
- *   modules.c    the loaded modules and their records (modules.h)
- *   warn.c       output failures: recording stops, one warning per run
  *   startup.c    the environment, the trace path, the constructor
- *   resolve.c    the real libc functions
- *   nextsym.c    dlsym(RTLD_NEXT)'s answers, looked up without it
- *   sandbox.c    what the process forbids (TSC, seccomp) and doing without
  *
  * Concurrency in one paragraph: each thread appends only to its own chunk
  * (no lock) and publishes each whole record in its slot. A closed chunk's
@@ -95,23 +105,32 @@ struct rec_thread *rec_slot_take(void);
 /* In a fork child: every slot but self is free (their threads are gone). */
 void rec_slots_fork_child(struct rec_thread *self);
 
+/* ------------------------------------------------------------- chain.c */
+
+/* Chain ids (a chunk header's stream_id): random per process, unique per
+   chain. */
+void rec_chain_ids_init(void);
+void rec_chain_ids_fork_child(void);   /* after rec_pid is the child's */
+uint64_t rec_chain_id_new(void);
+
+/*
+ * Begin a chunk of t's chain in buffer bi (0: none, every append fails)
+ * at `now`; the slot's pub is 0 (a new slot, or rec_chunk_close).
+ */
+void rec_chain_begin(struct rec_thread *t, uint32_t bi, int64_t now);
+/* Queue the open chunk if it holds anything (flags: IOT_CHUNK_*). */
+int rec_chunk_close(struct rec_thread *t, uint32_t flags);
+
 /* ------------------------------------------------------------ thread.c */
 
-/* Stream ids: random per process, unique per stream. */
-void rec_stream_ids_init(void);
-void rec_stream_ids_fork_child(void);   /* after rec_pid is the child's */
-uint64_t rec_stream_id_new(void);
-
-/* The pthread key whose destructor closes an ending thread's stream. */
+/* The pthread key whose destructor closes an ending thread's chain. */
 int rec_thread_key_init(void);
 /*
- * Take a slot and begin the calling thread's stream at `now`, the process
+ * Take a slot and begin the calling thread's chain at `now`, the process
  * record first when `first`; NULL when no slot or buffer is left.
  */
 struct rec_thread *rec_thread_init(int first, int64_t now);
-/* Queue the open chunk if it holds anything (flags: IOT_CHUNK_*). */
-int rec_chunk_close(struct rec_thread *t, uint32_t flags);
-/* In a fork child: the forking thread's stream starts anew (0, or -1). */
+/* In a fork child: the forking thread's chain starts anew (0, or -1). */
 int rec_thread_fork_child(struct rec_thread *self);
 
 /* ----------------------------------------------------------- bufpool.c */
@@ -167,6 +186,14 @@ struct rec_fd_ident {
     ino_t ino;
 };
 extern struct rec_fd_ident rec_seg_ident, rec_live_ident;
+/*
+ * How retake.c says in the trace that the collector could not be reached
+ * (rec_lost, set by the constructor). The check runs inside a chunk switch,
+ * below the recording that makes a lost record, so it cannot call that
+ * directly; taken at most once per process, never on the chunk switch's
+ * own path.
+ */
+extern void (*rec_retake_lost)(const char *why, uint64_t count);
 
 /* ------------------------------------------------------------ ownfds.c */
 
@@ -178,8 +205,6 @@ void rec_own_fd_set(int kind, int fd);
 int rec_own_fd_get(int kind);
 /* A close-on-exec duplicate of fd at a high number (-1 when none). */
 int rec_fd_high(int fd);
-/* Say in the trace (lost, fds_in_range) when ours take the program's numbers. */
-void rec_own_fds_report(void);
 
 /* --------------------------------------------------------- tracefile.c */
 

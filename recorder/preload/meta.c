@@ -117,6 +117,22 @@ void rec_process_record(struct rec_thread *t, int64_t now)
     rec_cwd_record(t);
 }
 
+/* The process's working directory as a cwd call, appended by t (which
+   holds the guard) after its process record. */
+void rec_cwd_record(struct rec_thread *t)
+{
+    char buf[PATH_MAX];
+    struct iot_event ev = rec_event(IOT_OP_CWD, 0, 0);
+    int saved = errno;
+    uint64_t s;
+
+    if (rec_active && rec_cwd_now(buf, sizeof(buf))) {
+        s = rec_stamp();
+        rec_call_in(t, &ev, buf, NULL, NULL, s, s);
+    }
+    errno = saved;
+}
+
 /* -------------------------------------------------------------- threads */
 
 /* The calling thread's name (comm): every caller records its own. */
@@ -167,39 +183,4 @@ void rec_renamed_here(struct rec_thread *t)
         iot_enc_thread(&t->enc, now, name);
     }
     rec_publish(t);
-}
-
-void rec_thread_renamed(pthread_t thread, const char *name)
-{
-    struct rec_thread *t;
-
-    if (pthread_equal(thread, pthread_self())) {
-        int fresh = rec_self == NULL;
-
-        t = rec_enter(rec_stamp());
-        if (!t)
-            return;
-        if (fresh) {
-            /* Its first event: the thread record just written has the name. */
-            rec_leave();
-            return;
-        }
-        int64_t now = rec_now_ns();
-
-        if (iot_enc_thread(&t->enc, now, name) != 0) {
-            rec_chunk_switch(t, now);
-            iot_enc_thread(&t->enc, now, name);
-        }
-        rec_publish(t);
-        rec_leave();
-        return;
-    }
-    /* Another thread's chunk is its own: it notes the name at its next call. */
-    for (int i = 0, n = rec_slots_mapped(); i < n; i++) {
-        struct rec_thread *s = rec_slot_at(i);
-
-        if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) &&
-            pthread_equal(s->self, thread))
-            __atomic_or_fetch(&s->due, REC_DUE_RENAMED, __ATOMIC_RELEASE);
-    }
 }

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "internal.h"
 #include "modules.h"
 #include "rec.h"
@@ -73,7 +74,7 @@ static const char *keep_path(const char *name)
     for (unsigned i = 0; i < nmods; i++)
         if (strcmp(mods[i].path, name) == 0)
             return mods[i].path;
-    if ((s = rec_stack_alloc(len + 1)) != NULL)
+    if ((s = rec_arena_alloc(len + 1)) != NULL)
         memcpy(s, name, len + 1);
     return s;
 }

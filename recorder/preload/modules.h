@@ -25,9 +25,6 @@ struct rec_module {
     uint8_t recorded;           /* this process wrote its module record */
 };
 
-/* Memory that lives as long as the process (stack.c's arena); NULL if none. */
-void *rec_stack_alloc(size_t n);
-
 /* Read the loaded modules again (dl_iterate_phdr); 0, or -1 out of memory. */
 int rec_modules_scan(void);
 /*

@@ -146,7 +146,7 @@ void rec_clock_tsc_on(void);
 /* The wall clock matching rec_clock_id (coarse when it is). */
 clockid_t rec_wall_clock_id(void);
 
-/* ------------------------------------------------------- thread streams */
+/* -------------------------------------------------------- thread chains */
 
 /* rec_guard values. */
 #define REC_GUARD_IN  1   /* inside the recorder: a signal handler's calls are deferred */
@@ -207,7 +207,7 @@ extern int rec_stacks;                      /* capture stacks at open */
 extern int32_t rec_pid;
 
 /*
- * The calling thread's chunk stream, started on its first event; NULL if none.
+ * The calling thread's chunk chain, started on its first event; NULL if none.
  * s0: the stamp of that event's start, so the thread record precedes it.
  */
 struct rec_thread *rec_thread_start(uint64_t s0);
@@ -236,7 +236,7 @@ static inline void rec_guard_take(void)
 
 /*
  * Enter the recorder for an event that started at stamp s0: the thread's
- * chunk stream with the guard set, or NULL.
+ * chunk chain with the guard set, or NULL.
  */
 static inline struct rec_thread *rec_enter(uint64_t s0)
 {
@@ -313,7 +313,7 @@ static inline int rec_deferred_since(const struct rec_thread *t)
     return __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Leave the recorder (guard held): t is the calling thread's stream, or NULL. */
+/* Leave the recorder (guard held): t is the calling thread's chain, or NULL. */
 static inline void rec_leave_as(struct rec_thread *t)
 {
     if (REC_UNLIKELY(t && rec_leave_due(t))) {
@@ -420,6 +420,16 @@ void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
 void rec_lost(const char *why, uint64_t count);
 void rec_lost_in(struct rec_thread *t, const char *why, uint64_t count);
 
+/* The event of a lost record of count (rec_lost, rec_lost_in). */
+static inline struct iot_event rec_lost_event(uint64_t count)
+{
+    struct iot_event ev = rec_event(IOT_OP_LOST, 0, 0);
+
+    ev.has |= IOT_HAS_SIZE;
+    ev.size = (int64_t)count;
+    return ev;
+}
+
 /* ------------------------------------------------------------ lifecycle */
 
 /* Flush everything this process has (exec, exit): synchronous. */
@@ -448,8 +458,8 @@ void rec_thread_renamed(pthread_t thread, const char *name);
 
 /*
  * The recorder's own fds in the program's table (ownfds.c): whether fd is
- * one, moving one whose number the program wants, and close_range around
- * them.
+ * one, moving one whose number the program wants (ownfds_move.c), and
+ * close_range around them.
  */
 int rec_own_fd(int fd);
 void rec_own_fd_move(int fd);

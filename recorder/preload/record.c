@@ -1,8 +1,9 @@
 /*
- * record.c - encoding a call into the calling thread's open chunk: the
- * general case (rec_call: strings, any fields) and the data fast path's
- * slow side (rec_data, inline in rec.h, when its record did not fit or the chunk
- * has grown old).
+ * record.c - encoding a call into the calling thread's open chunk, the
+ * guard held: the general case (rec_call_in: strings, any fields), the data
+ * fast path's slow side (rec_data, inline in rec.h, when its record did not
+ * fit or the chunk has grown old), and a lost record (rec_lost_in). Entering
+ * the recorder for a call is call.c's.
  *
  * A record is published (rec_publish) only once it is whole, so a
  * snapshot never sees half of one.
@@ -70,58 +71,16 @@ void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
         rec_chunk_switch(t, ev->t + ev->dur);
 }
 
-void rec_call(struct iot_event *ev, const char *path, const char *mode,
-              const char *stack, uint64_t s0, uint64_t s1)
+/* A lost record, appended by t, which holds the guard. */
+void rec_lost_in(struct rec_thread *t, const char *why, uint64_t count)
 {
-    struct rec_thread *t = rec_enter(s0);
-
-    if (!t) {
-        if (rec_deferring())
-            rec_defer(ev, path, mode, s0, s1);
-        return;
-    }
-    rec_call_in(t, ev, path, mode, stack, s0, s1);
-    rec_leave();
-}
-
-void rec_call_stacked(struct iot_event *ev, uint64_t s0, uint64_t s1)
-{
-    struct rec_thread *t = rec_enter(s0);
-
-    if (!t) {
-        if (rec_deferring())
-            rec_defer(ev, NULL, NULL, s0, s1);   /* a handler's: no stack */
-        return;
-    }
-    rec_call_in(t, ev, NULL, NULL, rec_stacks ? rec_stack_capture() : NULL, s0, s1);
-    rec_leave();
-}
-
-/* A lost record, appended by t (which holds the guard) or, t NULL, through rec_call. */
-static void lost(struct rec_thread *t, const char *why, uint64_t count)
-{
-    struct iot_event ev = rec_event(IOT_OP_LOST, 0, 0);
+    struct iot_event ev = rec_lost_event(count);
     int saved = errno;
     uint64_t s;
 
     if (!rec_active)
         return;
-    ev.has |= IOT_HAS_SIZE;
-    ev.size = (int64_t)count;
     s = rec_stamp();
-    if (t)
-        rec_call_in(t, &ev, NULL, why, NULL, s, s);
-    else
-        rec_call(&ev, NULL, why, NULL, s, s);
+    rec_call_in(t, &ev, NULL, why, NULL, s, s);
     errno = saved;
-}
-
-void rec_lost(const char *why, uint64_t count)
-{
-    lost(NULL, why, count);
-}
-
-void rec_lost_in(struct rec_thread *t, const char *why, uint64_t count)
-{
-    lost(t, why, count);
 }

@@ -29,6 +29,7 @@
 #include "sandbox.h"
 
 struct rec_fd_ident rec_seg_ident, rec_live_ident;
+void (*rec_retake_lost)(const char *why, uint64_t count);
 
 static int same_file(const struct stat *st, const struct rec_fd_ident *id)
 {
@@ -141,8 +142,9 @@ void rec_collect_fds_check(void)
         break;
     case UNREACHABLE:
         /* Without its lock the entry stays MOVING, so the collector keeps
-           our thread streams ours; it learns of our end from the pipe. */
-        rec_lost("fds_clobbered", 0);
+           our thread chains ours; it learns of our end from the pipe. */
+        if (rec_retake_lost)
+            rec_retake_lost("fds_clobbered", 0);
         break;
     default:
         /* Our open chunks' buffers are the collector's again and may be

@@ -1,6 +1,6 @@
 /*
- * sandbox.c - learning what the process forbids, and degrading to it
- * (sandbox.h).
+ * sandbox.c - learning what the process forbids (sandbox.h); degrading
+ * to it around the program's prctl and seccomp calls is sandbox_calls.c's.
  *
  * How a process learns that a seccomp filter may stand:
  *   - it sees the program install one (prctl PR_SET_SECCOMP, seccomp(2)
@@ -20,7 +20,7 @@
  *
  * Strict mode allows read, write, _exit and sigreturn only: everything
  * recorded so far is flushed before the program enters it, and recording
- * goes on with no syscall but write (enter_strict).
+ * goes on with no syscall but write (enter_strict, sandbox_calls.c).
  * The TSC: the kernel disables it in strict mode and on PR_SET_TSC
  * PR_TSC_SIGSEGV; stamps then come from CLOCK_MONOTONIC_COARSE (clock.c).
  */
@@ -58,14 +58,10 @@ void rec_skipped(enum rec_skip what)
     __atomic_add_fetch(&skip_count[what], 1, __ATOMIC_RELAXED);
 }
 
-void rec_skipped_report(void)
+uint64_t rec_skipped_take(enum rec_skip what, const char **why)
 {
-    for (int i = 0; i < REC_SKIP_N; i++) {
-        uint64_t n = __atomic_exchange_n(&skip_count[i], 0, __ATOMIC_RELAXED);
-
-        if (n)
-            rec_lost(skip_why[i], n);
-    }
+    *why = skip_why[what];
+    return __atomic_exchange_n(&skip_count[what], 0, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------- start-up */
@@ -183,93 +179,4 @@ void rec_sandbox_init(void)
 const char *rec_sandbox_env(void)
 {
     return rec_filter_may_stand() ? "IORECORD_SANDBOX=filter" : "IORECORD_SANDBOX=none";
-}
-
-/* ------------------------------------------------ prctl and seccomp calls */
-
-/* before()'s tokens: what to undo if the call fails. */
-#define TOKEN_NONE         0u
-#define TOKEN_FILTER       1u   /* the filter bit was set by this call */
-#define TOKEN_TSC_OFF      4u   /* the TSC was given up for this call */
-#define TOKEN_TSC_ON       8u   /* the TSC may be read again after it */
-#define TOKEN_STRICT_BIT  16u   /* the strict bit was set by this call */
-
-/*
- * Strict mode: everything so far goes to the trace now, while the syscalls
- * that takes are allowed (and libzstd is loaded, by a process that writes
- * its own frames). From then on recording needs none but write: records go
- * into the chunk in memory, a full chunk to the collector's queue (it is
- * not woken: it looks by itself) or compressed and written by the process,
- * and the exit (syscall(SYS_exit), the only one allowed) is recorded by
- * the syscall() wrapper.
- */
-static void enter_strict(void)
-{
-    rec_flush_all();
-}
-
-unsigned rec_sandbox_before(int seccomp, long op, unsigned long arg)
-{
-    unsigned token = TOKEN_NONE, had = rec_sandbox;
-    int strict, filter;
-
-    if (seccomp) {
-        strict = op == SECCOMP_SET_MODE_STRICT;
-        filter = op == SECCOMP_SET_MODE_FILTER;
-    } else if (op == PR_SET_SECCOMP) {
-        strict = arg == SECCOMP_MODE_STRICT;
-        filter = arg == SECCOMP_MODE_FILTER;
-    } else if (op == PR_SET_NO_NEW_PRIVS) {
-        strict = 0;
-        filter = arg == 1;
-    } else if (op == PR_SET_TSC) {
-        if (arg == PR_TSC_SIGSEGV && !(had & REC_SANDBOX_NOTSC)) {
-            __atomic_or_fetch(&rec_sandbox, REC_SANDBOX_NOTSC, __ATOMIC_RELAXED);
-            rec_clock_tsc_off();
-            return TOKEN_TSC_OFF;
-        }
-        return arg == PR_TSC_ENABLE && (had & REC_SANDBOX_NOTSC) &&
-                       !(had & REC_SANDBOX_STRICT) ? TOKEN_TSC_ON : TOKEN_NONE;
-    } else {
-        return TOKEN_NONE;
-    }
-    if (filter && !(had & REC_SANDBOX_FILTER)) {
-        rec_cwd_remember();   /* the last getcwd of ours: no filter yet */
-        __atomic_or_fetch(&rec_sandbox, REC_SANDBOX_FILTER, __ATOMIC_RELAXED);
-        token |= TOKEN_FILTER;
-    }
-    if (strict && !(had & REC_SANDBOX_STRICT)) {
-        if (rec_active)
-            enter_strict();
-        __atomic_or_fetch(&rec_sandbox, REC_SANDBOX_STRICT, __ATOMIC_RELAXED);
-        token |= TOKEN_STRICT_BIT;
-        if (!(had & REC_SANDBOX_NOTSC)) {
-            __atomic_or_fetch(&rec_sandbox, REC_SANDBOX_NOTSC, __ATOMIC_RELAXED);
-            rec_clock_tsc_off();
-            token |= TOKEN_TSC_OFF;
-        }
-    }
-    return token;
-}
-
-void rec_sandbox_after(unsigned token, long r)
-{
-    if (token == TOKEN_NONE)
-        return;
-    if (r == 0) {
-        if (token & TOKEN_TSC_ON) {
-            __atomic_and_fetch(&rec_sandbox, ~REC_SANDBOX_NOTSC, __ATOMIC_RELAXED);
-            rec_clock_tsc_on();
-        }
-        return;
-    }
-    /* The call failed: nothing changed, the recorder goes back to its ways. */
-    if (token & TOKEN_FILTER)
-        __atomic_and_fetch(&rec_sandbox, ~REC_SANDBOX_FILTER, __ATOMIC_RELAXED);
-    if (token & TOKEN_TSC_OFF) {
-        __atomic_and_fetch(&rec_sandbox, ~REC_SANDBOX_NOTSC, __ATOMIC_RELAXED);
-        rec_clock_tsc_on();
-    }
-    if (token & TOKEN_STRICT_BIT)
-        __atomic_and_fetch(&rec_sandbox, ~REC_SANDBOX_STRICT, __ATOMIC_RELAXED);
 }

@@ -1,6 +1,7 @@
 /*
  * sandbox.h - what the process forbids the recorder, and what the recorder
- * does without (sandbox.c).
+ * does without (sandbox.c; around the program's prctl and seccomp calls,
+ * sandbox_calls.c).
  *
  * A program may disable the time-stamp counter (prctl PR_SET_TSC), enter
  * seccomp strict mode (read, write, exit and sigreturn only; the TSC off
@@ -51,8 +52,9 @@ enum rec_skip {
 /* One more fact skipped (lock-free; any thread, signal handlers too). */
 void rec_skipped(enum rec_skip what);
 
-/* Append the counts skipped since the last report as `lost` records. */
-void rec_skipped_report(void);
+/* The count of `what` skipped since the last take (now 0), and its `lost`
+   reason in *why. */
+uint64_t rec_skipped_take(enum rec_skip what, const char **why);
 
 /*
  * Start-up: what the environment (IORECORD_SANDBOX, from the launcher or
@@ -86,7 +88,7 @@ extern int32_t rec_parent_pid;
 int32_t rec_sandbox_tid(void);
 
 /*
- * The cwd where getcwd may not be made (wrap_cwd.c): read now (before a
+ * The cwd where getcwd may not be made (cwd.c): read now (before a
  * filter is installed), then followed through chdir. rec_cwd_cached
  * copies it into buf and returns its length, 0 when unknown.
  */
@@ -94,11 +96,15 @@ void rec_cwd_remember(void);
 size_t rec_cwd_cached(char *buf, size_t cap);
 /*
  * Records the working directory (a cwd call: the analyzer takes the paths
- * under it relative to it in fingerprints), by t, which holds the guard, or
- * t NULL through rec_call. Nothing when it is unknown.
+ * under it relative to it in fingerprints) by t, which holds the guard
+ * (meta.c; chdir's own go through rec_call). Nothing when it is unknown.
  */
 struct rec_thread;
 void rec_cwd_record(struct rec_thread *t);
+/* The cwd for a record (length, 0 unknown); chdir and fchdir followed. */
+size_t rec_cwd_now(char *buf, size_t cap);
+void rec_cwd_moved(const char *path);
+void rec_cwd_forget(void);
 
 #pragma GCC visibility pop
 

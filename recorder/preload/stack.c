@@ -21,8 +21,8 @@
  *
  * The recorder's own frames (anything in this library) are dropped, so the
  * first frame is the caller of the libc function. Whole stack strings are
- * cached by their addresses. Memory comes from mmap'd arenas and is never
- * freed: the encoder refers to stack strings by pointer.
+ * cached by their addresses. Memory comes from mmap'd arenas (arena.c) and
+ * is never freed: the encoder refers to stack strings by pointer.
  */
 #include <limits.h>
 #include <link.h>
@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "arena.h"
 #include "hash.h"
 #include "sandbox.h"
 #include "modules.h"
@@ -40,12 +41,9 @@
 #define MAX_WALK     64            /* frames walked, the recorder's included */
 #define PC_SLOTS     8192
 #define STACK_SLOTS  4096
-#define ARENA_SIZE   (1u << 20)
 
 static uintptr_t self_lo, self_hi;          /* this library's mapping */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static char *arena;
-static size_t arena_used = ARENA_SIZE;
 
 /*
  * The unwind rule of one return address, packed: 0 is "not known yet".
@@ -80,29 +78,6 @@ static unsigned scanned_gen;                /* under the lock */
 static struct { uintptr_t pc; uint64_t rule; } pc_cache[PC_SLOTS];
 /* Under the lock. */
 static struct { uint64_t hash; const char *s; } stack_cache[STACK_SLOTS];
-
-void *rec_stack_alloc(size_t n)
-{
-    void *p;
-
-    if (n > ARENA_SIZE)
-        return NULL;
-    if (arena_used + n > ARENA_SIZE) {
-        if (rec_filter_may_stand()) {
-            rec_skipped(REC_SKIP_STACK);   /* mmap is not the program's */
-            return NULL;
-        }
-        p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return NULL;
-        arena = p;
-        arena_used = 0;
-    }
-    p = arena + arena_used;
-    arena_used += (n + 7) & ~(size_t)7;
-    return p;
-}
 
 /* ------------------------------------------------------------ CFI reading */
 
@@ -667,19 +642,7 @@ void rec_stack_fork_child(void)
  */
 void rec_stack_init(void)
 {
-    void *p;
-
-    /*
-     * The first arena now: a process that comes under a seccomp filter
-     * later, where no mmap of ours is made, still has stacks. Untouched
-     * pages of a private map cost nothing until used, and nearly every
-     * process opens something, which would map it anyway.
-     */
-    p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p != MAP_FAILED) {
-        arena = p;
-        arena_used = 0;
-    }
+    rec_arena_init();
     pthread_atfork(rec_stack_fork_prepare, rec_stack_fork_parent,
                    rec_stack_fork_child);
     self_lo = (uintptr_t)__ehdr_start;
@@ -744,7 +707,7 @@ const char *rec_stack_capture(void)
     /* a frame in a module loaded just now: its record goes before the call */
     if (rec_modules_unrecorded)
         rec_modules_record();
-    s = rec_stack_alloc(len);
+    s = rec_arena_alloc(len);
     if (!s)
         goto out;
     memcpy(s, buf, len);

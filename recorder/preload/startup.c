@@ -2,7 +2,7 @@
  * startup.c - the library's constructor: what the environment asks for,
  * this library's path and the trace's (both absolute, so exec'd children
  * that chdir still find them), the collector's segment or else the trace,
- * the clock, and the main thread's chunk stream with the process record.
+ * the clock, and the main thread's chunk chain with the process record.
  *
  * Any failure leaves recording off and the program running as if we were
  * not there.
@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "internal.h"
 #include "real.h"
@@ -22,6 +23,28 @@ char rec_lib_path[PATH_MAX];
 char rec_out_path[PATH_MAX];
 char rec_spool_path[PATH_MAX];
 char rec_preload_start[PATH_MAX];
+
+/*
+ * Our fds below the soft fd limit take numbers the program has natively
+ * (the hard limit left no room above it, segment.h): it gets EMFILE that
+ * many opens early. Said in the trace, once per process.
+ */
+static void own_fds_report(void)
+{
+    struct rlimit rl;
+    uint64_t in_range = 0;
+
+    if (rec_filter_may_stand())
+        return;   /* no getrlimit of our own there */
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= 1024)
+        return;
+    for (int k = 0; k < 3; k++)
+        if (rec_own_fd_get(k) >= 0 && (rlim_t)rec_own_fd_get(k) < rl.rlim_cur)
+            in_range++;
+    if (in_range)
+        rec_lost("fds_in_range", in_range);
+}
 
 static int env_true(const char *name, int dflt)
 {
@@ -101,7 +124,8 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv)
             strlen(pre) < sizeof(rec_preload_start))
             strcpy(rec_preload_start, pre);
     }
-    rec_stream_ids_init();
+    rec_chain_ids_init();
+    rec_retake_lost = rec_lost;
     out_path_init();
     if (rec_collect_init() != 0 ||
         (!rec_collected && rec_trace_open() != 0) ||
@@ -115,7 +139,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv)
     rec_fork_init();
     rec_active = 1;
     rec_thread_init(1, rec_now_ns());
-    rec_own_fds_report();
+    own_fds_report();
     rec_creds_startup();
 out:
     rec_guard = 0;

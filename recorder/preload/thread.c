@@ -1,140 +1,18 @@
 /*
- * thread.c - each recorded thread's stream of chunks: it begins at the
- * thread's first event, switches chunks when one is full or a second old,
- * and closes its last chunk when the thread ends.
- *
- * The thread brackets a chunk switch with its slot's gen (odd while
- * switching), so a snapshot never pairs one chunk's buffer with another's
- * length; the slot's pub is 0 whenever its buf changes (segment.h).
+ * thread.c - a recorded thread's life around its chain of chunks (chain.c):
+ * the chain begins at the thread's first event (with the process record
+ * for the first thread), its last chunk closes when the thread ends, a
+ * fork child's thread starts a chain of its own, and a rename is written
+ * by the thread renamed.
  */
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/auxv.h>
 
 #include "internal.h"
 #include "sandbox.h"
 
 static pthread_key_t thread_key;
-static uint64_t stream_salt;
-static uint64_t stream_counter;
-
-/* ---------------------------------------------------------- stream ids */
-
-void rec_stream_ids_init(void)
-{
-    const uint8_t *rnd = (const uint8_t *)getauxval(AT_RANDOM);
-
-    if (rnd)
-        memcpy(&stream_salt, rnd + 8, sizeof(stream_salt));
-    stream_salt ^= (uint64_t)rec_pid << 32 ^ (uint64_t)rec_now_ns();
-}
-
-void rec_stream_ids_fork_child(void)
-{
-    stream_salt ^= (uint64_t)rec_pid * 0xbf58476d1ce4e5b9ULL;
-}
-
-uint64_t rec_stream_id_new(void)
-{
-    return stream_salt ^ (__atomic_add_fetch(&stream_counter, 1,
-                                             __ATOMIC_RELAXED) *
-                          0x9e3779b97f4a7c15ULL);
-}
-
-/* -------------------------------------------------------------- chunks */
-
-uint32_t rec_slot_number(const struct rec_thread *t)
-{
-    return (uint32_t)(t->ps - rec_seg_slot_at(rec_seg, 0)) + 1;
-}
-
-/* pub is 0 here (a new slot, or rec_chunk_close): buf may change. */
-static void stream_begin(struct rec_thread *t, uint32_t bi, int64_t now)
-{
-    struct rec_seg_slot *ps = t->ps;
-
-    __atomic_store_n(&ps->gen, ps->gen + 1, __ATOMIC_RELEASE);
-    __atomic_store_n(&ps->buf, bi, __ATOMIC_RELEASE);
-    if (bi)
-        iot_enc_begin(&t->enc, rec_buf_data(bi), REC_CHUNK_CAP, now);
-    else
-        iot_enc_begin(&t->enc, NULL, 0, now);   /* every append fails */
-    __atomic_store_n(&ps->base_t, now, __ATOMIC_RELAXED);
-    __atomic_store_n(&ps->gen, ps->gen + 1, __ATOMIC_RELEASE);
-}
-
-/*
- * Keeps the buffer when the chunk is empty. The chunk is queued before the
- * slot lets go of it: a process killed in between leaves the chunk to the
- * queue, its buffer marked queued, never lost nor written twice.
- */
-int rec_chunk_close(struct rec_thread *t, uint32_t flags)
-{
-    struct rec_seg_slot *ps = t->ps;
-    uint32_t bi = ps->buf;
-    struct iot_chunk_hdr *h;
-
-    if (!bi || t->enc.nrec == 0)
-        return 0;
-    h = &rec_seg_meta(rec_seg, bi)->hdr;
-    memset(h, 0, sizeof(*h));
-    h->version = IOT_FORMAT_VERSION;
-    h->flags = flags;
-    h->pid = rec_pid;
-    h->tid = t->tid;
-    h->chain_id = ps->stream_id;
-    h->seq = ps->seq;
-    h->nrec = t->enc.nrec;
-    h->base_t = t->enc.base_t;
-    h->bytes = (uint32_t)t->enc.len;
-    __atomic_store_n(&ps->gen, ps->gen + 1, __ATOMIC_RELEASE);
-    rec_queue_push(bi);
-    __atomic_store_n(&ps->pub, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&ps->buf, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&ps->seq, ps->seq + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&ps->gen, ps->gen + 1, __ATOMIC_RELEASE);
-    __atomic_or_fetch(&t->due, REC_DUE_FLUSH, __ATOMIC_RELAXED);
-    return 1;
-}
-
-void rec_do_due(struct rec_thread *t)
-{
-    uint32_t due;
-
-    /* a rename's record may close a chunk: then there is a queue to write */
-    while ((due = __atomic_exchange_n(&t->due, 0, __ATOMIC_ACQ_REL)) != 0) {
-        if (due & REC_DUE_RENAMED)
-            rec_renamed_here(t);
-        if (due & REC_DUE_FLUSH) {
-            rec_guard = 0;
-            rec_trace_flush();
-            rec_guard = REC_GUARD_IN;
-        }
-    }
-}
-
-void rec_chunk_switch(struct rec_thread *t, int64_t now)
-{
-    int saved = errno;
-    uint32_t bi = t->ps->buf;
-
-    if (rec_collected) {
-        rec_collect_fds_check();
-        if (!__atomic_load_n(&rec_active, __ATOMIC_ACQUIRE)) {
-            /* the collector has taken our buffers back: queue nothing,
-               and let every append fail from now on */
-            iot_enc_begin(&t->enc, NULL, 0, now);
-            errno = saved;
-            return;
-        }
-    }
-    if (rec_chunk_close(t, 0) || !bi)
-        bi = rec_buf_get(rec_slot_number(t));
-    stream_begin(t, bi, now);
-    rec_clock_tick(now);
-    errno = saved;
-}
-
 /* ----------------------------------------------------- start and end */
 
 /* The slot the collector or a snapshot sees the thread's chunks through. */
@@ -144,7 +22,7 @@ static struct rec_seg_slot *slot_for(int32_t tid)
                                                 rec_pid, tid);
 
     if (ps)
-        __atomic_store_n(&ps->stream_id, rec_stream_id_new(), __ATOMIC_RELAXED);
+        __atomic_store_n(&ps->chain_id, rec_chain_id_new(), __ATOMIC_RELAXED);
     return ps;
 }
 
@@ -183,7 +61,7 @@ struct rec_thread *rec_thread_init(int first, int64_t now)
     }
     t->tid = tid;
     t->self = pthread_self();
-    stream_begin(t, bi, now);
+    rec_chain_begin(t, bi, now);
     pthread_setspecific(thread_key, t);
     if (first)
         rec_process_record(t, now);
@@ -205,7 +83,7 @@ struct rec_thread *rec_thread_start(uint64_t s0)
      * The caller holds the guard, so a handler's call made before rec_self
      * is set could not be deferred anywhere and would be lost (the signal
      * storm of tests/e2e/test_stress_recorder.sh reaches that window).
-     * Signals wait until the thread's stream of chunks is whole, as at its
+     * Signals wait until the thread's chain of chunks is whole, as at its
      * end (thread_end); the handler's calls are then deferred to it.
      */
     sigfillset(&all);
@@ -232,8 +110,8 @@ static void thread_end(void *arg)
         return;
     /*
      * A handler's calls while the last chunk closes would be deferred to a
-     * stream that is going away: signals wait until it is gone, and a
-     * handler then starts a stream of its own.
+     * chain that is going away: signals wait until it is gone, and a
+     * handler then starts a chain of its own.
      */
     sigfillset(&all);
     if (mask_ok)
@@ -265,7 +143,7 @@ int rec_thread_key_init(void)
 }
 
 /*
- * In a fork child: the forking thread's stream starts anew, in a slot and
+ * In a fork child: the forking thread's chain starts anew, in a slot and
  * a buffer of the child's own (the parent's slot and open buffer are still
  * the parent's, in a shared segment). 0, or -1 when none is left.
  */
@@ -284,8 +162,45 @@ int rec_thread_fork_child(struct rec_thread *self)
         rec_seg_slot_drop(self->ps);
         return -1;
     }
-    stream_begin(self, bi, now);
+    rec_chain_begin(self, bi, now);
     rec_process_record(self, now);
     rec_thread_name_record(self, now);
     return 0;
+}
+
+/* ---------------------------------------------------------------- names */
+
+void rec_thread_renamed(pthread_t thread, const char *name)
+{
+    struct rec_thread *t;
+
+    if (pthread_equal(thread, pthread_self())) {
+        int fresh = rec_self == NULL;
+
+        t = rec_enter(rec_stamp());
+        if (!t)
+            return;
+        if (fresh) {
+            /* Its first event: the thread record just written has the name. */
+            rec_leave();
+            return;
+        }
+        int64_t now = rec_now_ns();
+
+        if (iot_enc_thread(&t->enc, now, name) != 0) {
+            rec_chunk_switch(t, now);
+            iot_enc_thread(&t->enc, now, name);
+        }
+        rec_publish(t);
+        rec_leave();
+        return;
+    }
+    /* Another thread's chunk is its own: it notes the name at its next call. */
+    for (int i = 0, n = rec_slots_mapped(); i < n; i++) {
+        struct rec_thread *s = rec_slot_at(i);
+
+        if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) &&
+            pthread_equal(s->self, thread))
+            __atomic_or_fetch(&s->due, REC_DUE_RENAMED, __ATOMIC_RELEASE);
+    }
 }

@@ -298,7 +298,7 @@ void rec_trace_drain(void)
 }
 
 /*
- * The reader keeps the longest version of each (thread stream, seq), so a
+ * The reader keeps the longest version of each (thread chain, seq), so a
  * PARTIAL chunk is superseded by a later snapshot or the closed chunk.
  */
 void rec_trace_snapshot(void)

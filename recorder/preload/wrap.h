@@ -215,7 +215,7 @@ void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err, uint32
  * so that calls on one file match whatever directory the program was in:
  * the directory from raw syscalls (no wrapper runs), joined by
  * iot_path_join into buf. path itself when it is NULL, absolute or empty,
- * or when the directory is unknown (wrap_posix.c; open's paths and the
+ * or when the directory is unknown (abspath.c; open's paths and the
  * metadata calls' are made alike).
  */
 const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap);

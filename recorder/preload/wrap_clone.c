@@ -59,8 +59,8 @@ static void record_fork(long r, int err, uint64_t s0, uint64_t s1)
 /*
  * Around a fork that libc does not make: the handlers pthread_atfork would
  * run, and the guard held so that a signal handler on either side of the
- * fork defers its calls until the chunk stream they go to is ready (the
- * child's begins in rec_fork_child). Returns the thread's stream, or NULL (then the
+ * fork defers its calls until the chunk chain they go to is ready (the
+ * child's begins in rec_fork_child). Returns the thread's chain, or NULL (then the
  * guard is not held and nothing is recorded).
  */
 static struct rec_thread *fork_begin(void)
@@ -83,7 +83,7 @@ static void fork_end_child(void)
 
     rec_stack_fork_child();
     rec_fork_child();
-    rec_leave();   /* what handlers deferred, into the child's own chunk stream */
+    rec_leave();   /* what handlers deferred, into the child's own chunk chain */
     errno = saved;
 }
 

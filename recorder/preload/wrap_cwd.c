@@ -1,172 +1,30 @@
 /*
- * wrap_cwd.c - the working directory, kept where getcwd may not be made.
- *
- * Where a seccomp filter may stand (sandbox.h) the recorder makes no
- * getcwd of its own, yet a relative path is worth recording absolute. So
- * the cwd is read once, just before the program installs its filter (when
- * the syscall is still allowed: sandbox.c), and then followed through
- * chdir, which is wrapped for it and records nothing. fchdir makes it
- * unknown (naming the fd would take a readlink); so does a filter the
- * process was started under. `..` is resolved by name, as a shell's cd
- * does, not through symbolic links.
+ * wrap_cwd.c - chdir and fchdir: followed by the cached cwd where a filter
+ * may stand (cwd.c), and recorded as a cwd call (the analyzer takes paths
+ * under it as relative to it).
  */
-#include <fcntl.h>
+#include <errno.h>
 #include <limits.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <pthread.h>
 
 #include "real.h"
 #include "rec.h"
 #include "sandbox.h"
 #include "wrap.h"
 
-/*
- * The cached cwd and its length (0: unknown), guarded by the lock, which
- * is only ever tried (a signal handler may chdir, or record a path, while
- * its thread holds it): a reader that finds it taken for long takes the
- * cwd for unknown, a writer makes it unknown.
- */
-static char cwd[PATH_MAX];
-static size_t cwd_len;
-static pthread_mutex_t cwd_lock = PTHREAD_MUTEX_INITIALIZER;
-static int cwd_stale;      /* a change was missed: unknown from now on */
-
-/*
- * Try the lock for a while: another thread holds it for a copy of a path
- * at most; this thread, interrupted by a handler, would hold it for ever.
- */
-static int cwd_try(void)
-{
-    for (int i = 0; i < 1000; i++) {
-        if (pthread_mutex_trylock(&cwd_lock) == 0)
-            return 1;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
-    return 0;
-}
-
-/* Take the lock to change the cwd: 1; or, when it stays taken, make the
-   cwd unknown (as soon as the holder lets go) and return 0. */
-static int cwd_take(void)
-{
-    if (cwd_try())
-        return 1;
-    __atomic_store_n(&cwd_stale, 1, __ATOMIC_RELEASE);
-    return 0;
-}
-
-/* path (absolute) with its ".", ".." and empty components resolved by name. */
-static size_t normalize(char *path)
-{
-    char *out = path, *in = path;
-
-    while (*in) {
-        char *end;
-        size_t n;
-
-        while (*in == '/')
-            in++;
-        end = strchrnul(in, '/');
-        n = (size_t)(end - in);
-        if (n == 0 || (n == 1 && in[0] == '.')) {
-            /* nothing */
-        } else if (n == 2 && in[0] == '.' && in[1] == '.') {
-            while (out > path && *--out != '/')
-                ;
-        } else {
-            *out++ = '/';
-            memmove(out, in, n);
-            out += n;
-        }
-        in = end;
-    }
-    if (out == path)
-        *out++ = '/';
-    *out = '\0';
-    return (size_t)(out - path);
-}
-
-void rec_cwd_remember(void)
-{
-    char buf[PATH_MAX];
-    int saved = errno;
-    long r = syscall(SYS_getcwd, buf, sizeof(buf));
-
-    if (!cwd_take())
-        return;
-    cwd_len = r > 0 && buf[0] == '/' ? strlen(buf) : 0;
-    memcpy(cwd, buf, cwd_len + 1);
-    __atomic_store_n(&cwd_stale, 0, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&cwd_lock);
-    errno = saved;
-}
-
-size_t rec_cwd_cached(char *buf, size_t cap)
-{
-    size_t n;
-
-    if (!cwd_try())
-        return 0;
-    if (__atomic_load_n(&cwd_stale, __ATOMIC_ACQUIRE))
-        cwd_len = 0;
-    n = cwd_len < cap ? cwd_len : 0;
-    memcpy(buf, cwd, n);
-    buf[n] = '\0';
-    pthread_mutex_unlock(&cwd_lock);
-    return n;
-}
-
-void rec_cwd_record(struct rec_thread *t)
+/* The new cwd as a cwd call, through rec_call. */
+static void cwd_record(void)
 {
     char buf[PATH_MAX];
     struct iot_event ev = rec_event(IOT_OP_CWD, 0, 0);
     int saved = errno;
     uint64_t s;
-    long r;
 
-    if (!rec_active)
-        return;
-    /* getcwd is not the program's to make where a filter may stand */
-    if (rec_filter_may_stand()) {
-        if (rec_cwd_cached(buf, sizeof(buf)) == 0)
-            goto out;
-    } else {
-        r = syscall(SYS_getcwd, buf, sizeof(buf));
-        if (r <= 0 || buf[0] != '/')
-            goto out;
-    }
-    s = rec_stamp();
-    if (t)
-        rec_call_in(t, &ev, buf, NULL, NULL, s, s);
-    else
+    if (rec_active && rec_cwd_now(buf, sizeof(buf))) {
+        s = rec_stamp();
         rec_call(&ev, buf, NULL, NULL, s, s);
-out:
-    errno = saved;
-}
-
-/* A chdir to path succeeded: follow it, by name. */
-static void cwd_moved(const char *path)
-{
-    char next[PATH_MAX + 1];
-    size_t n = 0;
-
-    if (!cwd_take())
-        return;
-    if (path[0] == '/') {
-        n = strnlen(path, PATH_MAX);
-        memcpy(next, path, n);
-        next[n] = '\0';
-    } else if (cwd_len) {
-        memcpy(next, cwd, cwd_len);
-        n = iot_path_join(next, sizeof(next), cwd_len, path);
     }
-    cwd_len = n && n < PATH_MAX ? normalize(next) : 0;
-    memcpy(cwd, next, cwd_len);
-    cwd[cwd_len] = '\0';
-    pthread_mutex_unlock(&cwd_lock);
+    errno = saved;
 }
 
 REAL_HERE(int, chdir, (const char *));
@@ -180,11 +38,11 @@ int chdir(const char *path)
     if (r == 0 && rec_active && rec_filter_may_stand()) {
         int saved = errno;
 
-        cwd_moved(path);   /* it succeeded: the kernel read path */
+        rec_cwd_moved(path);   /* it succeeded: the kernel read path */
         errno = saved;
     }
     if (r == 0)
-        rec_cwd_record(NULL);
+        cwd_record();
     return r;
 }
 
@@ -192,11 +50,9 @@ int fchdir(int fd)
 {
     int r = CALL_REAL(-1, fchdir, fd);
 
-    if (r == 0 && rec_filter_may_stand() && cwd_take()) {
-        cwd_len = 0;
-        pthread_mutex_unlock(&cwd_lock);
-    }
+    if (r == 0 && rec_filter_may_stand())
+        rec_cwd_forget();
     if (r == 0)
-        rec_cwd_record(NULL);
+        cwd_record();
     return r;
 }

@@ -162,58 +162,6 @@ WRAP_V2(ssize_t, pwritev64v2, IOT_OP_WRITEV, IOT_OP_PWRITEV,
 
 /* ----------------------------------------------------------------- open */
 
-/* The directory of dirfd joined with path (errno: whatever it becomes). */
-static const char *dir_join(int dirfd, const char *path, char *buf, size_t cap)
-{
-    size_t n;
-    long r;
-
-    if (!path)
-        return NULL;
-    if (path[0] == '/' || path[0] == '\0')
-        return path;
-    if (rec_filter_may_stand()) {
-        /* getcwd and readlink are not the program's to make here: the
-           cwd as wrap_cwd.c follows it, else the path as given */
-        n = dirfd == AT_FDCWD ? rec_cwd_cached(buf, cap) : 0;
-        if (n == 0) {
-            rec_skipped(dirfd == AT_FDCWD ? REC_SKIP_CWD : REC_SKIP_DIRFD);
-            return path;
-        }
-    } else if (dirfd == AT_FDCWD) {
-        r = syscall(SYS_getcwd, buf, cap);
-        if (r <= 0)
-            return path;
-        n = strlen(buf);
-    } else {
-        char link[64];
-
-        snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
-        r = syscall(SYS_readlink, link, buf, cap - 1);
-        if (r <= 0 || buf[0] != '/')
-            return path;
-        n = (size_t)r;
-    }
-    if (iot_path_join(buf, cap, n, path) == 0) {
-        /* Too long to join: recorded as given, less its leading "./". */
-        while (path[0] == '.' && path[1] == '/')
-            path += 2;
-        return path;
-    }
-    return buf;
-}
-
-/* wrap.h: the absolute form of a path given relative to dirfd. */
-const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap)
-{
-    const char *abs;
-    int saved = errno;
-
-    abs = dir_join(dirfd, path, buf, cap);
-    errno = saved;   /* getcwd and readlink failing must not change it */
-    return abs;
-}
-
 /* wrap.h: an open-like call (open, opendir) that made fd r, or failed. */
 void rec_open_as(unsigned op, int dirfd, const char *path, int flags, int r, int err,
                  uint64_t s0, uint64_t s1)

@@ -1,7 +1,11 @@
 /*
- * wrap_stdio.c - the stdio layer. glibc's stdio never goes through the
- * interposable read/write/open/close symbols, so FILE * calls are recorded
- * here, as the program issued them; the analyzer models the buffering.
+ * wrap_stdio.c - the stdio layer's data calls (fread, fwrite, getc, putc,
+ * fgets, getline, ... and the inline macros' __overflow/__uflow), the
+ * standard streams' announcement and the inline-mark table; the calls that
+ * open, close, flush, buffer and seek a stream are wrap_stdio_open.c's.
+ * glibc's stdio never goes through the interposable read/write/open/close
+ * symbols, so FILE * calls are recorded here, as the program issued them;
+ * the analyzer models the buffering.
  *
  * Conventions (docs/recorder.md): `stream` is an id of the FILE * stable
  * while it is open; `fd` is its descriptor; data calls carry the requested
@@ -23,6 +27,7 @@
 #include "real.h"
 #include "rec.h"
 #include "sandbox.h"
+#include "stdio_stream.h"
 #include "wrap.h"
 
 /* With optimisation glibc defines some of these as macros; we define them. */
@@ -43,18 +48,11 @@
 #undef getchar
 #undef putchar
 
-static inline uint64_t stream_id(FILE *f)
-{
-    return (uint64_t)(uintptr_t)f >> 4;   /* FILE objects are 16-aligned */
-}
+struct stream_mark rec_stdio_marks[MARKS];
 
-static inline int stream_fd(FILE *f)
-{
-    return f ? fileno_unlocked(f) : -1;
-}
+unsigned rec_std_unannounced = 7;
 
-/* The buffer a new stream will get: st_blksize, line-buffered on a tty. */
-static void default_buffer(int fd, struct iot_event *ev)
+void rec_stdio_default_buffer(int fd, struct iot_event *ev)
 {
     struct stat st;
 
@@ -71,84 +69,26 @@ static void default_buffer(int fd, struct iot_event *ev)
     }
 }
 
-/*
- * Inline getc/putc. With optimisation, glibc's getc_unlocked,
- * putc_unlocked and their kin are inline code in the program that moves
- * bytes in and out of the stream's buffer and calls __uflow/__overflow only
- * when the buffer runs empty or full. So after every call the recorder sees
- * on a stream, it keeps where the stream's buffer pointers stood; the next
- * time it sees the stream, bytes beyond that mark were moved inline, and
- * are recorded (inline_put, inline_get) before the call. A small direct-
- * mapped table shared by all threads: a stream whose mark another stream
- * took (the same slot) or tore (two threads at once) counts nothing the
- * next time, which can miss inline bytes but never invents them. A new
- * stream needs no mark: inline code finds its buffer unallocated and calls
- * __overflow/__uflow first.
- */
-#define MARKS 256
-
-struct stream_mark {
-    FILE *f;
-    char *w;        /* _IO_write_ptr after the last call seen */
-    char *r;        /* _IO_read_ptr */
-};
-
-static struct stream_mark marks[MARKS];
-
-static inline struct stream_mark *mark_of(FILE *f)
-{
-    uintptr_t a = (uintptr_t)f >> 4;
-
-    return &marks[(a ^ (a >> 8)) & (MARKS - 1)];
-}
-
-static inline void mark_stream(FILE *f)
-{
-    struct stream_mark *m = mark_of(f);
-
-    m->f = f;
-    m->w = f->_IO_write_ptr;
-    m->r = f->_IO_read_ptr;
-}
-
-/*
- * f is gone (fclose), or NULL: fflush(NULL) emptied every buffer, so every
- * mark is stale; those of stdout and stderr are made again.
- */
-static void mark_forget(FILE *f)
+void rec_stdio_mark_forget(FILE *f)
 {
     if (f) {
         if (mark_of(f)->f == f)
             mark_of(f)->f = NULL;
         return;
     }
-    memset(marks, 0, sizeof(marks));
+    memset(rec_stdio_marks, 0, sizeof(rec_stdio_marks));
     mark_stream(stdout);
     mark_stream(stderr);
 }
 
-/* Bytes between the mark and cur, when f's mark is whole and in [base, cur]. */
-static inline int64_t moved_since(const char *base, const char *cur,
-                                  const char *mark, int have)
-{
-    return have && base && mark >= base && mark < cur ? cur - mark : 0;
-}
-
-/* stdin, stdout and stderr not yet announced (bits 1, 2, 4; fork keeps them) */
-static unsigned std_new = 7;
-
-/*
- * The standard streams are not opened by the program: the first call the
- * recorder sees on one announces it as an fdopen of its inherited fd, with
- * the buffer glibc gives it (stderr: none), so it gets a session.
- */
-static void std_announce(FILE *f, uint64_t s0)
+void rec_std_announce(FILE *f, uint64_t s0)
 {
     struct iot_event ev = { 0 };
     unsigned bit = f == stdin ? 1 : f == stdout ? 2 : f == stderr ? 4 : 0;
     int fd;
 
-    if (!bit || !(__atomic_fetch_and(&std_new, ~bit, __ATOMIC_RELAXED) & bit))
+    if (!bit || !(__atomic_fetch_and(&rec_std_unannounced, ~bit,
+                                     __ATOMIC_RELAXED) & bit))
         return;
     fd = fileno_unlocked(f);
     if (fd < 0)
@@ -165,50 +105,9 @@ static void std_announce(FILE *f, uint64_t s0)
         ev.size = 0;
         ev.bufmode = IOT_BUF_NONE;
     } else {
-        default_buffer(fd, &ev);
+        rec_stdio_default_buffer(fd, &ev);
     }
     rec_call(&ev, NULL, bit == 1 ? "r" : "w", NULL, s0, s0);
-}
-
-/*
- * Record a stdio call on f. err: errno to store, 0 for none. Inlined into
- * this file's wrappers (a call less on a 20 ns fwrite); rec_stdio is the
- * same for the other wrapper files.
- */
-static inline __attribute__((always_inline)) void
-stdio_rec(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
-          int err, uint64_t s0, uint64_t s1)
-{
-    struct iot_event ev;
-    int fd = stream_fd(f);
-
-    if (f && fd < 0)
-        return;
-    /* the pointers compared before any call: most streams are none of them */
-    if (REC_UNLIKELY(__atomic_load_n(&std_new, __ATOMIC_RELAXED)) &&
-        (f == stdout || f == stderr || f == stdin))
-        std_announce(f, s0);
-    if (REC_LIKELY(f && more == IOT_HAS_SIZE)) {
-        /* fread, fwrite and their kin: the inline path */
-        rec_data(op, fd, stream_id(f), size, ret, err, s0, s1);
-        mark_stream(f);
-        return;
-    }
-    /*
-     * Only the members `has` names are read (and op, has, ret, err): not
-     * zeroing the other ~150 bytes.
-     */
-    ev.op = (uint8_t)op;
-    ev.has = more | (f ? IOT_HAS_FD | IOT_HAS_STREAM : 0) |
-             (err ? IOT_HAS_ERRNO : 0);
-    ev.fd = fd;
-    ev.stream = f ? stream_id(f) : 0;
-    ev.size = size;
-    ev.ret = ret;
-    ev.err = err;
-    rec_call(&ev, NULL, NULL, NULL, s0, s1);
-    if (f)
-        mark_stream(f);
 }
 
 void rec_stdio(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
@@ -237,7 +136,6 @@ void rec_stdio_pre(FILE *f, uint64_t t)
     if (got)
         rec_stdio(IOT_OP_INLINE_GET, f, IOT_HAS_SIZE, got, got, 0, t, t);
 }
-
 
 /* ------------------------------------------------------- untimed repeats */
 
@@ -671,324 +569,3 @@ int __underflow(FILE *f)
     mark_stream(f);
     return r;
 }
-
-/* ------------------------------------------------------ open and close */
-
-/* fopen-like calls: ret is the stream id, or -1 with errno. */
-static void rec_fopen(unsigned op, const char *path, const char *mode,
-                      int fd_in, FILE *r, int err, uint64_t s0, uint64_t s1)
-{
-    struct iot_event ev = { 0 };
-    char buf[PATH_MAX + 64], copy[REC_PATH_COPY];
-    struct rec_thread *t;
-    const char *stack, *abs;
-    int fd;
-
-    if (rec_guard == REC_GUARD_OFF)
-        return;
-    fd = r ? stream_fd(r) : fd_in;
-    if (r) {
-        rec_fd_mark(fd);
-        mark_stream(r);     /* a new FILE at a freed one's address */
-        if (r == stdin || r == stdout || r == stderr)  /* freopen: announced here */
-            __atomic_fetch_and(&std_new, r == stdin ? ~1u : r == stdout ? ~2u : ~4u,
-                               __ATOMIC_RELAXED);
-    }
-    ev.op = (uint8_t)op;
-    ev.has = (fd >= 0 ? IOT_HAS_FD : 0) | (r ? IOT_HAS_STREAM : 0) |
-             (err ? IOT_HAS_ERRNO : 0);
-    ev.fd = fd;
-    ev.stream = r ? stream_id(r) : 0;
-    ev.ret = r ? (int64_t)stream_id(r) : -1;
-    ev.err = err;
-    if (r)
-        default_buffer(fd, &ev);
-    abs = path_from_dirfd(AT_FDCWD, rec_path_arg(path, err, copy, sizeof(copy)), buf,
-                          sizeof(buf));
-    t = rec_enter(s0);
-    if (!t) {
-        if (rec_deferring())
-            rec_defer(&ev, abs, mode, s0, s1);
-        return;
-    }
-    stack = rec_stacks ? rec_stack_capture() : NULL;
-    rec_call_in(t, &ev, abs, mode, stack, s0, s1);
-    rec_leave();
-}
-
-#define WRAP_FOPEN(name, op)                                                   \
-    FILE *name(const char *path, const char *mode)                             \
-    {                                                                          \
-        uint64_t s0, s1;                                                       \
-        FILE *r;                                                               \
-        if (!rec_active)                                                       \
-            return CALL_REAL(NULL, name, path, mode);                          \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(NULL, name, path, mode);                                 \
-        s1 = rec_stamp();                                                      \
-        rec_fopen(op, path, mode, -1, r, r ? 0 : errno, s0, s1);               \
-        return r;                                                              \
-    }
-
-WRAP_FOPEN(fopen, IOT_OP_FOPEN)
-WRAP_FOPEN(fopen64, IOT_OP_FOPEN)
-
-#define WRAP_FREOPEN(name)                                                     \
-    FILE *name(const char *path, const char *mode, FILE *f)                    \
-    {                                                                          \
-        uint64_t s0, s1;                                                       \
-        FILE *r;                                                               \
-        if (!rec_active)                                                       \
-            return CALL_REAL(NULL, name, path, mode, f);                       \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(NULL, name, path, mode, f);                              \
-        s1 = rec_stamp();                                                      \
-        rec_fopen(IOT_OP_FREOPEN, path, mode, -1, r, r ? 0 : errno, s0, s1);   \
-        return r;                                                              \
-    }
-
-WRAP_FREOPEN(freopen)
-WRAP_FREOPEN(freopen64)
-
-FILE *fdopen(int fd, const char *mode)
-{
-    uint64_t s0, s1;
-    FILE *r;
-
-    if (!rec_active)
-        return CALL_REAL_FD(NULL, fd, fdopen, fd, mode);
-    s0 = rec_stamp();
-    r = CALL_REAL_FD(NULL, fd, fdopen, fd, mode);
-    s1 = rec_stamp();
-    rec_fopen(IOT_OP_FDOPEN, NULL, mode, fd, r, r ? 0 : errno, s0, s1);
-    return r;
-}
-
-#define WRAP_TMPFILE(name)                                                     \
-    FILE *name(void)                                                           \
-    {                                                                          \
-        uint64_t s0, s1;                                                       \
-        FILE *r;                                                               \
-        if (!rec_active)                                                       \
-            return CALL_REAL(NULL, name);                                      \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(NULL, name);                                             \
-        s1 = rec_stamp();                                                      \
-        rec_fopen(IOT_OP_TMPFILE, NULL, "w+b", -1, r, r ? 0 : errno, s0, s1);  \
-        return r;                                                              \
-    }
-
-WRAP_TMPFILE(tmpfile)
-WRAP_TMPFILE(tmpfile64)
-
-/*
- * The file's size once fclose has written what f still buffers: st_size,
- * or the end of the buffered bytes where they reach past it (at the end
- * in append mode, else at the fd's offset, where a write stream's buffer
- * goes). Taken before the close, when the fd can still be asked.
- */
-static int64_t size_after_flush(FILE *f, int fd, int64_t st_size)
-{
-    int64_t pending = f->_IO_write_base ? f->_IO_write_ptr - f->_IO_write_base : 0;
-    long fl, off;
-
-    if (pending <= 0)
-        return st_size;
-    fl = syscall(SYS_fcntl, fd, F_GETFL);
-    if (fl >= 0 && (fl & O_APPEND))
-        return st_size + pending;
-    off = syscall(SYS_lseek, fd, 0L, SEEK_CUR);
-    return off >= 0 && off + pending > st_size ? off + pending : st_size;
-}
-
-int fclose(FILE *f)
-{
-    struct iot_event ev = { 0 };
-    struct stat st;
-    uint64_t s0, s1;
-    int fd, r, held;
-
-    if (!rec_active || rec_guard == REC_GUARD_OFF || !f ||
-        (fd = stream_fd(f)) < 0)
-        return CALL_REAL(EOF, fclose, f);
-    /* Held until just before the real fclose, which frees f (no thread
-       may use f once fclose has begun). */
-    held = rec_stream_hold(1, f);
-    /* inline bytes still in the buffer reach the file now */
-    rec_stdio_pre(f, rec_stamp());
-    if (rec_filter_may_stand())
-        rec_skipped(REC_SKIP_FILE_SIZE);   /* fstat, fcntl, lseek: not the program's */
-    else if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        ev.has |= IOT_HAS_FILE_SIZE;
-        ev.file_size = size_after_flush(f, fd, (int64_t)st.st_size);
-    }
-    ev.stream = stream_id(f);
-    rec_stream_release(f, held);
-    s0 = rec_stamp();
-    r = CALL_REAL(EOF, fclose, f);
-    s1 = rec_stamp();
-    mark_forget(f);
-    rec_fd_unmark(fd);      /* closed even when fclose fails */
-    ev.op = IOT_OP_FCLOSE;
-    ev.err = r == EOF ? (errno ? errno : EIO) : 0;
-    ev.has |= IOT_HAS_FD | IOT_HAS_STREAM | (ev.err ? IOT_HAS_ERRNO : 0);
-    ev.fd = fd;
-    ev.ret = r;
-    rec_call(&ev, NULL, NULL, NULL, s0, s1);
-    return r;
-}
-
-/* fcloseall is passed through unrecorded: it names no stream (docs). */
-int fcloseall(void)
-{
-    return CALL_REAL(EOF, fcloseall);
-}
-
-/* What inline code left in f's buffer (rec_stdio_pre), f's lock held. */
-static void stdio_pre_held(FILE *f, uint64_t t)
-{
-    int held = rec_stream_hold(1, f);
-
-    rec_stdio_pre(f, t);
-    rec_stream_release(f, held);
-}
-
-int fflush(FILE *f)
-{
-    uint64_t s0, s1;
-    int r, held;
-
-    if (!rec_active)
-        return CALL_REAL(EOF, fflush, f);
-    if (f) {
-        s0 = rec_stdio_enter(1, f, &held);
-    } else {
-        /* every stream: the buffers the recorder can name safely */
-        s0 = rec_stamp();
-        stdio_pre_held(stdout, s0);
-        stdio_pre_held(stderr, s0);
-        held = 0;
-    }
-    r = CALL_REAL(EOF, fflush, f);
-    s1 = rec_stamp();
-    if (!f)
-        mark_forget(NULL);  /* every buffer was emptied: the marks are stale */
-    stdio_rec(IOT_OP_FFLUSH, f, 0, 0, r, r == EOF ? (errno ? errno : EIO) : 0,
-              s0, s1);
-    rec_stream_release(f, held);
-    return r;
-}
-
-static void rec_setvbuf(FILE *f, const char *buf, int mode, size_t size, int r, int err,
-                        uint64_t s0, uint64_t s1)
-{
-    struct iot_event ev = { 0 };
-    int fd = stream_fd(f);
-
-    if (fd < 0)
-        return;
-    if (REC_UNLIKELY(__atomic_load_n(&std_new, __ATOMIC_RELAXED)))
-        std_announce(f, s0);
-    ev.op = IOT_OP_SETVBUF;
-    ev.has = IOT_HAS_FD | IOT_HAS_STREAM | IOT_HAS_SIZE | IOT_HAS_BUFMODE |
-             (err ? IOT_HAS_ERRNO : 0);
-    ev.fd = fd;
-    ev.stream = stream_id(f);
-    ev.bufmode = mode == _IONBF || (buf && !size) ? IOT_BUF_NONE /* glibc: 0-byte buf */
-                 : mode == _IOLBF ? IOT_BUF_LINE : IOT_BUF_FULL;
-    ev.size = ev.bufmode == IOT_BUF_NONE || !buf ? 0 : (int64_t)size; /* NULL: glibc's own */
-    ev.ret = r;
-    ev.err = err;
-    rec_call(&ev, NULL, NULL, NULL, s0, s1);
-    mark_stream(f);
-}
-
-int setvbuf(FILE *f, char *buf, int mode, size_t size)
-{
-    uint64_t s0, s1;
-    int r;
-
-    if (!rec_active)
-        return CALL_REAL(EOF, setvbuf, f, buf, mode, size);
-    s0 = rec_stamp();
-    r = CALL_REAL(EOF, setvbuf, f, buf, mode, size);
-    s1 = rec_stamp();
-    rec_setvbuf(f, buf, mode, size, r, r ? (errno ? errno : EINVAL) : 0, s0, s1);
-    return r;
-}
-
-void setbuf(FILE *f, char *buf)
-{
-    uint64_t s0 = rec_stamp(), s1;
-
-    if (REAL(setbuf))
-        real_setbuf(f, buf);
-    s1 = rec_stamp();
-    if (rec_active)
-        rec_setvbuf(f, buf, buf ? _IOFBF : _IONBF, BUFSIZ, 0, 0, s0, s1);
-}
-
-/* ---------------------------------------------------------------- seeks */
-
-static void rec_fseek(FILE *f, int64_t off, int whence, int r, int err,
-                      uint64_t s0, uint64_t s1)
-{
-    struct iot_event ev = { 0 };
-    int fd = stream_fd(f);
-
-    if (fd < 0)
-        return;
-    if (REC_UNLIKELY(__atomic_load_n(&std_new, __ATOMIC_RELAXED)))
-        std_announce(f, s0);
-    ev.op = IOT_OP_FSEEK;
-    ev.has = IOT_HAS_FD | IOT_HAS_STREAM | IOT_HAS_OFFSET | IOT_HAS_WHENCE |
-             (err ? IOT_HAS_ERRNO : 0);
-    ev.fd = fd;
-    ev.stream = stream_id(f);
-    ev.offset = off;
-    ev.whence = whence;
-    ev.ret = r;
-    ev.err = err;
-    rec_call(&ev, NULL, NULL, NULL, s0, s1);
-    mark_stream(f);
-}
-
-#define WRAP_FSEEK(name, otype)                                                \
-    int name(FILE *f, otype off, int whence)                                   \
-    {                                                                          \
-        STDIO_BODY(1, int, -1, name, f,                                        \
-                  rec_fseek(f, (int64_t)off, whence, r, r ? errno : 0, s0,     \
-                            s1),                                               \
-                  f, off, whence);                                             \
-    }
-
-WRAP_FSEEK(fseek, long)
-WRAP_FSEEK(fseeko, off_t)
-WRAP_FSEEK(fseeko64, off64_t)
-
-void rewind(FILE *f)
-{
-    uint64_t s0, s1;
-    int held = 0;
-
-    s0 = rec_active ? rec_stdio_enter(1, f, &held) : rec_stamp();
-    if (REAL(rewind))
-        real_rewind(f);
-    s1 = rec_stamp();
-    if (rec_active)
-        rec_fseek(f, 0, SEEK_SET, 0, 0, s0, s1);
-    rec_stream_release(f, held);
-}
-
-#define WRAP_FTELL(rtype, name)                                                \
-    rtype name(FILE *f)                                                        \
-    {                                                                          \
-        STDIO_BODY(1, rtype, -1, name, f,                                      \
-                  stdio_rec(IOT_OP_FTELL, f, 0, 0, (int64_t)r,                 \
-                            r < 0 ? errno : 0, s0, s1),                        \
-                  f);                                                          \
-    }
-
-WRAP_FTELL(long, ftell)
-WRAP_FTELL(off_t, ftello)
-WRAP_FTELL(off64_t, ftello64)

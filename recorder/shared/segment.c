@@ -199,7 +199,7 @@ struct rec_seg_slot *rec_seg_slot_take(struct rec_seg_hdr *s, uint32_t proc,
     sl->buf = 0;
     sl->seq = 0;
     sl->pub = 0;
-    sl->stream_id = 0;
+    sl->chain_id = 0;
     sl->base_t = 0;
     sl->snap_buf = 0;
     sl->snap_len = 0;
@@ -319,7 +319,7 @@ static void slot_hdr(const struct rec_seg_slot *sl, struct iot_chunk_hdr *h)
     h->flags = IOT_CHUNK_PARTIAL;
     h->pid = __atomic_load_n(&sl->pid, __ATOMIC_RELAXED);
     h->tid = __atomic_load_n(&sl->tid, __ATOMIC_RELAXED);
-    h->chain_id = __atomic_load_n(&sl->stream_id, __ATOMIC_RELAXED);
+    h->chain_id = __atomic_load_n(&sl->chain_id, __ATOMIC_RELAXED);
     h->seq = __atomic_load_n(&sl->seq, __ATOMIC_RELAXED);
     h->base_t = __atomic_load_n(&sl->base_t, __ATOMIC_RELAXED);
 }

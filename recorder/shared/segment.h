@@ -106,9 +106,9 @@ struct rec_seg_slot {
     int32_t  tid;
     uint32_t gen;
     uint32_t buf;            /* buffer + 1 of the open chunk, 0 none */
-    uint32_t seq;            /* chunk number within the thread's stream */
+    uint32_t seq;            /* chunk number within the thread's chain */
     uint64_t pub;            /* nrec << 32 | bytes: complete records */
-    uint64_t stream_id;
+    uint64_t chain_id;       /* the chunk header's chain_id: per thread life */
     int64_t  base_t;
     /* the writer of the trace's: what it snapshotted last */
     uint32_t snap_buf;

@@ -20,10 +20,31 @@ check() {  # WHAT EXPECTED ACTUAL
 }
 
 "$IORECORD" --help > "$work/help" 2>&1; check "--help exits 0" 0 $?
-grep -q 'usage: iorecord' "$work/help" || bad "--help shows usage"
-"$IORECORD" --version > /dev/null 2>&1; check "--version exits 0" 0 $?
-"$IORECORD" > /dev/null 2>&1; check "no command: exit 2" 2 $?
-"$IORECORD" --bogus true > /dev/null 2>&1; check "unknown option: exit 2" 2 $?
+grep -qx 'usage: iorecord \[-o TRACE\] \[--stacks|--no-stacks\] \[--\] COMMAND \[ARG...\]' "$work/help" ||
+    bad "--help shows usage"
+# the help lists every option the parser takes, ioanalyze's way (common/opt_parse.c)
+for o in '-o, --output TRACE' '--stacks' '--no-stacks' '-h, --help' '--version'; do
+    grep -q -- "^ *$o  " "$work/help" || bad "--help lists '$o'"
+done
+# one version line, shaped as ioanalyze's
+version=$(sed -n 's/^#define IOSCOPE_VERSION "\(.*\)"$/\1/p' "$TOP/common/version.h")
+"$IORECORD" --version > "$work/version" 2>&1; check "--version exits 0" 0 $?
+grep -qx "iorecord $version (trace format [0-9]*)" "$work/version" ||
+    bad "--version output: $(cat "$work/version")"
+"$IORECORD" --vers > "$work/out" 2>&1; check "--vers (abbreviated) exits 0" 0 $?
+cmp -s "$work/out" "$work/version" || bad "--vers prints the version"
+"$IORECORD" > /dev/null 2> "$work/err"; check "no command: exit 2" 2 $?
+grep -qx "iorecord: no command given" "$work/err" || bad "no command message: $(cat "$work/err")"
+"$IORECORD" --bogus true > /dev/null 2> "$work/err"; check "unknown option: exit 2" 2 $?
+grep -qx "iorecord: unknown option '--bogus'; see 'iorecord --help'" "$work/err" ||
+    bad "unknown option message: $(cat "$work/err")"
+"$IORECORD" -o > /dev/null 2> "$work/err"; check "-o without its trace: exit 2" 2 $?
+grep -qx "iorecord: option '-o' needs a value" "$work/err" || bad "-o message: $(cat "$work/err")"
+# options end at COMMAND: its own options stay its own
+"$IORECORD" -o "$work/first.zst" --no-stacks sh -c 'echo "$0" "$1"' --help -o > "$work/out" 2>&1
+check "options end at COMMAND: exit 0" 0 $?
+check "options end at COMMAND: its arguments" "--help -o" "$(cat "$work/out")"
+[ -s "$work/first.zst" ] || bad "options end at COMMAND: the trace is written"
 
 # Refusals: a one-line error, non-zero, and no trace left behind.
 "$IORECORD" -o "$work/m.zst" no-such-command-xyz 2> "$work/err"; rc=$?

@@ -17,6 +17,7 @@
     X(ci)              \
     X(config)          \
     X(recorder)        \
+    X(recorder_procs)  \
     X(engine)          \
     X(reader_damage)   \
     X(infile)          \

@@ -1,10 +1,9 @@
-/* The option loop of every subcommand (opt_parse.h), on getopt_long. */
+/* The option loop of the programs and their commands (opt_parse.h), on getopt_long. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "iotrace.h"
 #include "msg.h"
 #include "opt_parse.h"
 #include "version.h"
@@ -14,6 +13,17 @@
 
 /* Option descriptions start two columns after the widest option, up to here. */
 #define HELP_COL_MAX 30
+
+/* opt_program's, until it is called */
+static const char *program = "ioscope";
+static int format_version;
+
+void opt_program(const char *name, int format)
+{
+    program = name;
+    format_version = format;
+    iot_msg_prog(name);
+}
 
 static const struct opt_spec help_opt = {
     "help", 'h', NULL, .help = "print this help and exit",
@@ -63,7 +73,8 @@ static int bad_option(const struct opt_cmd *cmd, const struct option *lo, int op
         return 2;
     }
     if (optopt_) {
-        iot_error("unknown option '-%c'; see 'ioanalyze %s --help'", optopt_, cmd->name);
+        iot_error("unknown option '-%c'; see '%s%s%s --help'", optopt_, program,
+                  cmd->name ? " " : "", cmd->name ? cmd->name : "");
         return 2;
     }
     /* ambiguous is getopt_long's other reason: more than one long name starts so */
@@ -77,10 +88,11 @@ static int bad_option(const struct opt_cmd *cmd, const struct option *lo, int op
         strncat(list, lo[k].name, sizeof(list) - strlen(list) - 1);
     }
     if (n > 1)
-        iot_error("option '%.*s' is ambiguous (%s); see 'ioanalyze %s --help'", (int)len + 2,
-                  elem, list, cmd->name);
+        iot_error("option '%.*s' is ambiguous (%s); see '%s%s%s --help'", (int)len + 2,
+                  elem, list, program, cmd->name ? " " : "", cmd->name ? cmd->name : "");
     else
-        iot_error("unknown option '%s'; see 'ioanalyze %s --help'", elem, cmd->name);
+        iot_error("unknown option '%s'; see '%s%s%s --help'", elem, program,
+                  cmd->name ? " " : "", cmd->name ? cmd->name : "");
     return 2;
 }
 
@@ -99,9 +111,10 @@ int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list 
     if (!args->v || !lo || !shorts)
         goto out;
     /* '-': other arguments come back in order as code 1, so options and
-       inputs mix freely whatever POSIXLY_CORRECT says; ':': a missing value
-       is ':', told apart from an unknown option */
-    shorts[ns++] = '-';
+       inputs mix freely whatever POSIXLY_CORRECT says; '+' (options_first):
+       the first of them ends the options; ':': a missing value is ':', told
+       apart from an unknown option */
+    shorts[ns++] = cmd->options_first ? '+' : '-';
     shorts[ns++] = ':';
     shorts[ns++] = 'h';
     for (size_t k = 0; k < cmd->nopts; k++) {
@@ -156,7 +169,7 @@ int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list 
             goto out;
         }
         if (o->flag)
-            *o->flag = 1;
+            *o->flag = !o->clears;
         else if (o->check && o->check(optarg) != 0)
             goto out;
         else if (o->list)
@@ -164,7 +177,7 @@ int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list 
         else
             *o->value = optarg;
     }
-    while (optind < argc)                /* what followed '--' */
+    while (optind < argc)                /* what followed '--' (or ended the options) */
         args->v[args->n++] = argv[optind++];
     if (cmd->needs_input && !args->n) {
         iot_error("no input given");
@@ -204,7 +217,7 @@ void opt_usage(const struct opt_cmd *cmd, FILE *f)
         col = n > col ? n : col;
     }
     col = col < HELP_COL_MAX ? col : HELP_COL_MAX;
-    fprintf(f, "usage: ioanalyze %s\n", cmd->synopsis);
+    fprintf(f, "usage: %s %s\n", program, cmd->synopsis);
     if (cmd->about)
         fprintf(f, "%s\n", cmd->about);
     fputc('\n', f);
@@ -218,7 +231,7 @@ void opt_usage(const struct opt_cmd *cmd, FILE *f)
 
 void opt_version(void)
 {
-    printf("ioanalyze %s (trace format %d)\n", IOSCOPE_VERSION, IOT_FORMAT_VERSION);
+    printf("%s %s (trace format %d)\n", program, IOSCOPE_VERSION, format_version);
 }
 
 /* The name that starts row i of a table of row_size-byte rows. */
