@@ -2,7 +2,7 @@
  * Rule fixtures: every tests/fixtures/rules/CASE.jsonl is analysed with the
  * options in CASE.expected.json, and the issues must be exactly the expected
  * ones: same count, same order, every expected key equal (detail key by key).
- * The expected values are derived by hand in tests/fixtures/rules/gen.py.
+ * The expected values are derived by hand in tests/fixtures/rules/gen*.py.
  * "--rules A,B" keeps only those rules' issues (as the option does: the
  * rules are independent of each other).
  */
