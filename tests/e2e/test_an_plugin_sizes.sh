@@ -17,13 +17,15 @@ have python3 || skip "python3 is needed"
 work_dir an-plugin-sizes
 
 # Three rule.h: this one, a newer one (a member appended to rule_session),
-# an older one (its last member, eff_last_bytes, not yet there).
+# an older one (its last member not yet there).
 mkdir -p "$work/now" "$work/newer" "$work/older"
 cp "$TOP/rules/rule.h" "$work/now/rule.h"
-awk '{print} /^    int64_t eff_last_bytes;$/ {print "    uint64_t newer_member;"}' "$TOP/rules/rule.h" >"$work/newer/rule.h"
-grep -v '^    int64_t eff_last_bytes;$' "$TOP/rules/rule.h" >"$work/older/rule.h"
-grep -q newer_member "$work/newer/rule.h" && ! grep -q eff_last_bytes\; "$work/older/rule.h" ||
-    not_ok "rule.h: no 'int64_t eff_last_bytes;' member in rule_session to build the newer and older headers from"
+last=$(awk '/^struct rule_session \{/ {s = 1} s && /^};/ {print prev; exit} s {prev = $0}' "$TOP/rules/rule.h")
+last_name=$(echo "$last" | sed -n 's/^ *[a-z0-9_]* \([a-z_][a-z0-9_]*\);.*$/\1/p')
+awk -v last="$last" '{print} $0 == last {print "    uint64_t newer_member;"}' "$TOP/rules/rule.h" >"$work/newer/rule.h"
+grep -vxF "$last" "$TOP/rules/rule.h" >"$work/older/rule.h"
+[ -n "$last_name" ] && grep -q newer_member "$work/newer/rule.h" && ! grep -qxF "$last" "$work/older/rule.h" ||
+    not_ok "rule.h: no last member of one scalar in rule_session to build the newer and older headers from: '$last'"
 
 cat >"$work/sizes.c" <<'C'
 #include <stdint.h>
@@ -45,9 +47,9 @@ static void check(void *state, const struct rule_ctx *ctx, const struct rule_ses
                             "has_newer", 0,
 #endif
 #ifdef OLDER
-                            "has_eff_last_bytes", 0,
+                            "has_last", 0,
 #else
-                            "has_eff_last_bytes", RULE_HAS(struct rule_session, s, eff_last_bytes),
+                            "has_last", RULE_HAS(struct rule_session, s, LAST_MEMBER),
 #endif
                             "writes", (json_int_t)s->writes)});
 }
@@ -102,7 +104,7 @@ $("$work/host")
 EOF
 for v in now newer older; do
     def=$(echo "$v" | tr a-z A-Z)
-    $CC -shared -fPIC -D"$def" -I"$work/$v" $jflags -o "$work/$v.so" "$work/sizes.c" || not_ok "cannot build the $v plugin"
+    $CC -shared -fPIC -D"$def" -DLAST_MEMBER="$last_name" -I"$work/$v" $jflags -o "$work/$v.so" "$work/sizes.c" || not_ok "cannot build the $v plugin"
 done
 
 FX=$TOP/tests/fixtures/rules/small_buffer_fires.jsonl
@@ -127,11 +129,11 @@ for v in now newer older; do
     expect $v "writes=21"
 done
 expect now "plugin_session=$host_session"
-expect now "has_eff_last_bytes=true"
+expect now "has_last=true"
 # newer plugin, older host: its struct is larger, and it must not read past ours
 expect newer "plugin_session=$((host_session + 8))"
 expect newer "has_newer=false"
-expect newer "has_eff_last_bytes=true"
+expect newer "has_last=true"
 # older plugin, newer host: ours is larger, its members are where it expects
 expect older "plugin_session=$((host_session - 8))"
 
