@@ -8,6 +8,7 @@
 
 #include "codec.h"
 #include "decode.h"
+#include "grow.h"
 #include "records.h"
 
 #define BAD_DAMAGED 1
@@ -100,16 +101,9 @@ static int define_string(struct iot_dec *d, char *errbuf)
     s = get_string(d);
     if (!s)
         goto bad;
-    if (d->nstrs == d->strs_cap) {
-        size_t ncap = d->strs_cap ? d->strs_cap * 2 : 64;
-        const char **n = realloc(d->strs, ncap * sizeof(*n));
-
-        if (!n) {
-            snprintf(errbuf, IOT_ERRBUF_SIZE, "out of memory");
-            return -1;
-        }
-        d->strs = n;
-        d->strs_cap = ncap;
+    if (iot_grow(&d->strs, &d->strs_cap, d->nstrs + 1, sizeof(*d->strs)) < 0) {
+        snprintf(errbuf, IOT_ERRBUF_SIZE, "out of memory");
+        return -1;
     }
     d->strs[d->nstrs++] = s;
     return 0;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "iotrace.h"
 #include "text.h"
 
@@ -27,16 +28,8 @@ static void line_reserve(struct line *l, size_t n)
 {
     if (l->len + n <= l->cap || l->oom)
         return;
-    size_t ncap = l->cap ? l->cap : 512;
-    while (ncap < l->len + n)
-        ncap *= 2;
-    char *np = realloc(l->p, ncap);
-    if (!np) {
+    if (iot_grow(&l->p, &l->cap, l->len + n, 1) < 0)
         l->oom = 1;
-        return;
-    }
-    l->p = np;
-    l->cap = ncap;
 }
 
 static void line_put(struct line *l, const char *s, size_t n)
