@@ -9,8 +9,8 @@ need_built "$IOANALYZE"
 have python3 || skip "python3 is needed"
 work_dir ci-diff
 
-# The fixtures' leaks are one file each, held to exit: one-off handles, which
-# leak's default min_count (2) leaves out. This test is about diffing, so
+# The fixtures' leaks are one file per process, held to exit: one-off
+# handles, which leak's default min_count (3) leaves out. This test is about diffing, so
 # every analysis here shows them (min_count 1); ioan is ioanalyze so.
 ioan() {
     case $1 in
