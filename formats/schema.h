@@ -163,7 +163,7 @@ enum iot_class {
 /*
  * mmap's flags: what its stores do to the file (a map that is shared and
  * writable writes the file with no call the recorder sees). Absent in
- * traces made before they were recorded and in strace imports: unknown.
+ * traces made before they were recorded: unknown.
  */
 #define IOT_MAP_WRITE  1u  /* PROT_WRITE */
 #define IOT_MAP_SHARED 2u  /* MAP_SHARED or MAP_SHARED_VALIDATE */

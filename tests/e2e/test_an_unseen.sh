@@ -8,7 +8,7 @@
 # bytes per sync: true) and through a private map (flags 1: the stores
 # never reach the file, so 0 bytes per sync is true and reported).
 # The program's output and exit status are the same with and without the
-# recorder.
+# recorder. Under strace (when installed) the importer gives the same.
 set -u
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE"
@@ -66,5 +66,20 @@ expect_eq "private map: flags write only" \
     "$(grep '"op":"mmap"' private.jsonl | grep -c '"flags":1,')" 1
 expect_eq "private map: sync_storm, 0 bytes per sync (nothing reaches the file)" \
     "$(issues private.json)" "sync_storm:rec.private:0 bytes written per sync"
+
+# the same from strace's view: the importer reads PROT_WRITE and MAP_SHARED
+if have strace && strace -f -o /dev/null true 2>/dev/null; then
+    strace -f -y -T -tt -o shared.strace python3 changes.py shared strace.shared >/dev/null 2>&1 ||
+        not_ok "shared under strace"
+    "$IOANALYZE" --rules sync_storm shared.strace > shared-strace.json 2>/dev/null
+    expect_eq "strace, shared map: no sync_storm" "$(issues shared-strace.json)" ""
+    strace -f -y -T -tt -o private.strace python3 changes.py private strace.private >/dev/null 2>&1 ||
+        not_ok "private under strace"
+    "$IOANALYZE" --rules sync_storm private.strace > private-strace.json 2>/dev/null
+    expect_eq "strace, private map: sync_storm, 0 bytes per sync" "$(issues private-strace.json)" \
+        "sync_storm:strace.private:0 bytes written per sync"
+else
+    echo "(skipped the strace half: strace is not installed or cannot trace here)"
+fi
 
 exit $fail
