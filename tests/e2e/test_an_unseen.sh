@@ -9,6 +9,8 @@
 # never reach the file, so 0 bytes per sync is true and reported).
 # The program's output and exit status are the same with and without the
 # recorder. Under strace (when installed) the importer gives the same.
+# And a circular redo log (python3, lseek and write) is not write
+# amplification, while the same bytes rewritten in place are.
 set -u
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE"
@@ -44,7 +46,7 @@ expect_eq() {  # WHAT GOT WANT
 issues() {  # JSON
     python3 -c 'import json,sys
 print(" ".join(sorted(i["rule"] + ":" + i["path"].split("/")[-1] + ":" + i["message"].split(",")[1].strip()
-                      for i in json.load(open(sys.argv[1])))))' "$1" 2>/dev/null
+                      for i in json.load(open(sys.argv[1])))))' "$1" 2>&1
 }
 
 for how in shared pwrite private; do
@@ -66,6 +68,40 @@ expect_eq "private map: flags write only" \
     "$(grep '"op":"mmap"' private.jsonl | grep -c '"flags":1,')" 1
 expect_eq "private map: sync_storm, 0 bytes per sync (nothing reaches the file)" \
     "$(issues private.json)" "sync_storm:rec.private:0 bytes written per sync"
+
+# A redo log: 1 MiB written in order in 4 KiB records, round 7 times (lseek
+# back to 0 at the end): new data each round, no write_amplification. The
+# same records written back to offset 0 each time (state_rewrite's shape,
+# 256 records a round for the same byte count) are a rewrite in place.
+cat > redo.py <<'PY'
+import os, sys
+how, path = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+for r in range(7):
+    os.lseek(fd, 0, os.SEEK_SET)
+    for i in range(256):
+        if how == "inplace":
+            os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, bytes([65 + (r + i) % 26]) * 4096)
+os.close(fd)
+print(how, os.path.getsize(path))
+PY
+# "rule:repeat" per issue
+repeats() {  # JSON
+    python3 -c 'import json,sys
+print(" ".join(i["rule"] + ":" + str(i["repeat"]) for i in json.load(open(sys.argv[1]))))' "$1" 2>&1
+}
+
+for how in redo inplace; do
+    native=$(python3 redo.py "$how" "native.$how"; echo "exit $?")
+    recorded=$( (asan_preload "$LIBIORECORD"; exec "$IORECORD" -o "$how.zst" -- \
+        python3 redo.py "$how" "rec.$how") 2>/dev/null; echo "exit $?")
+    expect_eq "$how: output and exit status recorded as native" "$recorded" "$native"
+    "$IOANALYZE" --rules write_amplification "$how.zst" > "$how.json" 2>/dev/null
+done
+expect_eq "circular redo log: no write_amplification" "$(repeats redo.json)" ""
+expect_eq "rewrite in place: write_amplification" "$(repeats inplace.json)" \
+    "write_amplification:1792"
 
 # the same from strace's view: the importer reads PROT_WRITE and MAP_SHARED
 if have strace && strace -f -o /dev/null true 2>/dev/null; then
