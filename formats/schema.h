@@ -160,6 +160,14 @@ enum iot_class {
     IOT_CLASS_FD      /* changes the fd table otherwise (dup, pipe, socket, fcntl) */
 };
 
+/*
+ * mmap's flags: what its stores do to the file (a map that is shared and
+ * writable writes the file with no call the recorder sees). Absent in
+ * traces made before they were recorded: unknown.
+ */
+#define IOT_MAP_WRITE  1u  /* PROT_WRITE */
+#define IOT_MAP_SHARED 2u  /* MAP_SHARED or MAP_SHARED_VALIDATE */
+
 /* Which interface a call belongs to: a STDIO call names its stdio stream. */
 enum iot_api { IOT_API_POSIX = 0, IOT_API_STDIO = 1 };
 
@@ -261,7 +269,7 @@ enum iot_role {
       IOT_F(FD) | IOT_F(SIZE),                                                                     \
       SA(ftruncate, 0, 1, -1) SA(ftruncate64, 0, 1, -1))                                           \
     X(MMAP,            "mmap",            NONE,  0, META,  POSIX, MAP,                             \
-      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET) | IOT_F(FLAGS),                                      \
       SC(mmap, MMAP) SC(mmap2, MMAP2))                                                             \
     X(MUNMAP,          "munmap",          NONE,  0, META,  POSIX, MAP,                             \
       IOT_F(SIZE) | IOT_F(OFFSET),                                                                 \

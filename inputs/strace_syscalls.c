@@ -530,8 +530,12 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         if (fd < 0)
             return 0;  /* anonymous memory is not file I/O */
         set_fd(&ev, fd, path);
-        ev.has |= IOT_HAS_SIZE | IOT_HAS_OFFSET;
+        ev.has |= IOT_HAS_SIZE | IOT_HAS_OFFSET | IOT_HAS_FLAGS;
         ev.size = strace_arg_int(a[1], NULL);
+        /* what its stores do to the file, as the recorder says it (strace
+           names the bits; MAP_SHARED_VALIDATE starts as MAP_SHARED does) */
+        ev.flags = (memmem(a[2].p, a[2].n, "PROT_WRITE", 10) ? IOT_MAP_WRITE : 0) |
+                   (memmem(a[3].p, a[3].n, "MAP_SHARED", 10) ? IOT_MAP_SHARED : 0);
         /* mmap2 counts 4096-byte pages (unsigned: a bad log wraps, never UB) */
         ev.offset = (int64_t)((uint64_t)strace_arg_int(a[5], NULL) *
                               (kind == SC_MMAP2 ? 4096u : 1u));

@@ -127,6 +127,11 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
     if (s->end_unix_ms > f->last_unix_ms)
         f->last_unix_ms = s->end_unix_ms;
     f->timed &= s->timed;
+    f->random_writes += s->random_writes;
+    if (RULE_HAS(struct rule_session, s, write_wraps)) {
+        f->unseen_io |= s->unseen_io;
+        f->write_wraps += s->write_wraps;
+    }
     return f;
 }
 
@@ -163,7 +168,7 @@ double per_file_amplified(const struct per_file *f, int op_type, int64_t min_byt
     int64_t bytes = write ? f->write_bytes : f->read_bytes;
     double factor;
 
-    if (f->max_file_size <= 0 || bytes < min_bytes)
+    if (f->max_file_size <= 0 || bytes < min_bytes || f->unseen_io)
         return 0;
     factor = (double)bytes / (double)f->max_file_size;
     if (factor < min_factor)

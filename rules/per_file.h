@@ -49,6 +49,8 @@ struct per_file {
     int64_t last_file_size;      /* size at the newest close that knew it, -1 none */
     int64_t last_unix_ms;
     int timed;                   /* every session had durations */
+    int unseen_io;               /* the sessions' unseen_io bits, or'ed (RULE_UNSEEN_*) */
+    uint64_t random_writes, write_wraps;
 };
 
 struct per_file_table {
@@ -73,7 +75,9 @@ void per_file_note_sites(const struct per_file *f, json_t *detail);
  * how many times over the file's bytes were moved that way, with *s the
  * issue's session carrying that direction's figures and the largest size;
  * 0 when f moved fewer than min_bytes, less than min_factor times over, or
- * has no known size.
+ * has no known size, and 0 when some of its I/O was unseen (unseen_io):
+ * the bytes the trace has are not all the file's, and its size may have
+ * been made by stores or requests it does not have.
  */
 double per_file_amplified(const struct per_file *f, int op_type, int64_t min_bytes,
                           double min_factor, struct rule_session *s);

@@ -12,7 +12,9 @@
  * the message then says how many were never closed. Sessions that synced are
  * left out (sync_storm's business: a journal reopened per transaction
  * does durable work), and so are directories (opened to be listed or
- * synced, not read). The issue stands at the open site that repeats
+ * synced, not read). A file with I/O the trace did not see (unseen_io:
+ * io_uring, AIO, a shared writable map) is not judged: its bytes per open
+ * are unknown. The issue stands at the open site that repeats
  * (per_file.h), the file's other open sites listed in its detail.
  */
 #include <stdio.h>
@@ -51,8 +53,10 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
         int64_t per_open = (f->read_bytes + f->write_bytes) / (int64_t)f->sessions;
         char msg[400], opened[128];
 
+        /* with I/O the trace did not see (io_uring, AIO, a shared map) the
+           bytes per open are not known: little work per open is no fact */
         if (f->sessions < (uint64_t)ctx->p[P_MIN_OPENS] ||
-            per_open >= (int64_t)ctx->p[P_MAX_BYTES_PER_OPEN])
+            per_open >= (int64_t)ctx->p[P_MAX_BYTES_PER_OPEN] || f->unseen_io)
             continue;
         if (f->left_open)
             snprintf(opened, sizeof(opened), "opened this file %llu times (%llu of them "

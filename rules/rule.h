@@ -167,7 +167,26 @@ struct rule_session {
        none): a handle whose last use came before its site opened the next
        was left behind (leak). */
     int64_t last_data_t;
+    /*
+     * I/O on it that the recorder saw made but could not follow, so that
+     * its byte figures fall short of what the program moved (RULE_UNSEEN_*
+     * bits, 0 none): byte-based judgements on it say so or stay silent.
+     */
+    int unseen_io;
+    /* Of random_writes, the jumps back to the start of the file (below
+       RULE_WRAP_BYTES, before where the previous write started): a
+       circular log going round again, not a rewrite of the same bytes. */
+    uint64_t write_wraps;
 };
+
+/* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it
+   was mapped shared and writable (its writes are stores to memory) */
+#define RULE_UNSEEN_FILE 1
+/* unseen_io: its process submitted I/O whose file the trace does not name
+   (io_uring: the ring's fd only) while it was open */
+#define RULE_UNSEEN_PROCESS 2
+/* write_wraps: how near the start of the file a wrap lands (a log's header) */
+#define RULE_WRAP_BYTES 65536
 
 /*
  * A call that looks a path up without opening it (stat, access, readlink:

@@ -1,16 +1,28 @@
 /*
- * small_buffer (type 2): many small reads/writes, Matrix's detector:
- * op > min_ops and opSize/op < buffer_bytes and max_continual >= min_continual_ms.
+ * small_buffer (type 2): many small reads/writes, Matrix's detector
+ * (op > min_ops and opSize/op < buffer_bytes and max_continual >=
+ * min_continual_ms) with the cost over the whole session counted too:
+ * the calls are reported when a continual run of them took
+ * min_continual_ms, or all of them together took min_total_ms, or there
+ * were at least min_ops_alone of them, however fast. A server's
+ * unbuffered log, one small write per request spread over hours, never
+ * makes a continual run but costs as much; and thousands of small calls
+ * are judged by their count alone, which two runs of one workload share,
+ * so the issue cannot come and go with the run's speed. Timings decide
+ * only between min_ops and min_ops_alone calls.
+ *
  * Stdio sessions are judged by the syscalls their buffer turns the calls
  * into (a buffered 10-byte fwrite is not a syscall); unbuffered streams'
- * calls are syscalls. On timing-free input the continual condition is waived
- * (the counts alone still show the pattern; the summary says so).
+ * calls are syscalls. On timing-free input the time conditions are waived
+ * (the counts alone still show the pattern; the summary says so). When
+ * some of the session's I/O was not seen (io_uring, AIO, a shared map),
+ * the calls seen are still small; the detail says the rest was not seen.
  */
 #include <stdio.h>
 
 #include "rule.h"
 
-enum { P_BUFFER, P_MIN_OPS, P_MIN_CONTINUAL };
+enum { P_BUFFER, P_MIN_OPS, P_MIN_CONTINUAL, P_MIN_TOTAL, P_MIN_OPS_ALONE };
 
 static const struct rule_param small_buffer_params[] = {
     [P_BUFFER]       = {"buffer_bytes", RULE_P_INT, 4096,
@@ -19,6 +31,10 @@ static const struct rule_param small_buffer_params[] = {
                         "... and there are more calls than this"},
     [P_MIN_CONTINUAL] = {"min_continual_ms", RULE_P_DOUBLE, 13,
                         "... and a continual run of them took at least this long"},
+    [P_MIN_TOTAL]    = {"min_total_ms", RULE_P_DOUBLE, 13,
+                        "... or all of them together took at least this long"},
+    [P_MIN_OPS_ALONE] = {"min_ops_alone", RULE_P_INT, 1000,
+                        "... or there were at least this many, however long they took"},
 };
 
 static void small_buffer_check(void *state, const struct rule_ctx *ctx,
@@ -55,8 +71,9 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         judged = (bytes - s->eff_last_bytes) / (int64_t)(ops - 1);
     if (judged >= (int64_t)ctx->p[P_BUFFER])
         return;
-    if (ctx->timing && s->timed &&
-        s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
+    if (ctx->timing && s->timed && ops < (uint64_t)ctx->p[P_MIN_OPS_ALONE] &&
+        s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]) &&
+        s->cost_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_TOTAL]))
         return;
     if (rule_again(ctx, s, 0, 0))
         return;
@@ -106,6 +123,10 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
             json_object_set_new(detail, "direct_syscalls",
                                 json_integer((json_int_t)s->direct_ops));
     }
+    if (RULE_HAS(struct rule_session, s, unseen_io) && s->unseen_io)
+        json_object_set_new(detail, "unseen_io",
+                            json_string("some of its I/O went through io_uring, AIO or a shared "
+                                        "map, which the trace does not see"));
     if (!ctx->timing || !s->timed)
         json_object_set_new(detail, "timing", json_string("unknown: continual condition waived"));
     rule_report(ctx, &(struct rule_report){.s = s, .repeat = 0,

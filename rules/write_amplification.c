@@ -10,6 +10,16 @@
  * at least min_factor times the file's size (the largest seen at their
  * closes; a file whose size the trace never gives is not judged), and at least min_bytes of them, below which
  * the page cache absorbs the rewrites before they reach the device.
+ *
+ * A circular log is not amplification: written in order up to a fixed
+ * size, then from the start again (a redo log), its bytes are new data
+ * each time round. A file is one when every jump its writes made was such
+ * a wrap back to the start (write_wraps), each round wrote at most the
+ * file's size, and the rounds were appended in many pieces (at least
+ * CIRCULAR_WRITES_PER_ROUND writes each on average; a state file
+ * rewritten whole in one or a few writes per round is still reported).
+ * A file with writes the trace did not see (io_uring, AIO, a shared map)
+ * is not judged (per_file_amplified).
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +34,18 @@ static const struct rule_param write_amplification_params[] = {
     [P_MIN_BYTES]  = {"min_bytes", RULE_P_INT, 1048576,
                       "... and at least this many bytes were written to it"},
 };
+
+#define CIRCULAR_WRITES_PER_ROUND 8
+
+/* f's writes went round a fixed-size file, each round new data. */
+static int circular_log(const struct per_file *f)
+{
+    uint64_t rounds = f->write_wraps + 1;
+
+    return f->write_wraps > 0 && f->random_writes == f->write_wraps &&
+           f->writes >= rounds * CIRCULAR_WRITES_PER_ROUND &&
+           (double)f->write_bytes <= (double)rounds * (double)f->max_file_size;
+}
 
 struct write_amplification_state {
     struct per_file_table files;
@@ -51,7 +73,7 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
                                            ctx->p[P_MIN_FACTOR], &s);
         char msg[400];
 
-        if (factor == 0)
+        if (factor == 0 || circular_log(f))
             continue;
         snprintf(msg, sizeof(msg),
                  "%s wrote %lld bytes to this %lld-byte file in %llu writes: each byte was "

@@ -157,6 +157,40 @@ static void on_unseen(struct engine *e, const struct iot_event *ev)
 }
 
 /*
+ * I/O the process submitted that the recorder could not follow: an async
+ * request naming a file's fd (Linux AIO, POSIX aio) marks that file's
+ * session; one naming no file (io_uring's ring) marks the process, and so
+ * every session of it open then or later. A failed submission did none.
+ */
+static void on_async(struct engine_proc *p, const struct iot_event *ev, int failed)
+{
+    const char *what = (ev->has & IOT_HAS_MODE) && ev->mode ? ev->mode : "";
+    struct ofd *o;
+
+    if (failed)
+        return;
+    o = (ev->has & IOT_HAS_FD) && strncmp(what, "io_uring", 8) != 0 ? engine_fd_ofd(p, ev->fd)
+                                                                     : NULL;
+    if (o)
+        o->s.unseen_io |= RULE_UNSEEN_FILE;
+    else
+        p->unseen_io = 1;
+}
+
+/* A map whose stores write the file: its writes are not calls. */
+static void on_map(struct engine_proc *p, const struct iot_event *ev)
+{
+    const unsigned written = IOT_MAP_WRITE | IOT_MAP_SHARED;
+    struct ofd *o;
+
+    if (!(ev->has & IOT_HAS_FLAGS) || ((unsigned)ev->flags & written) != written)
+        return;
+    o = engine_fd_ofd(p, ev->fd);
+    if (o)
+        o->s.unseen_io |= RULE_UNSEEN_FILE;
+}
+
+/*
  * A writeback or cache hint (sync_file_range, posix_fadvise) on o's file:
  * it promises no durability, so it is counted apart from the syncs, which
  * sync_storm and every "syncs" figure count.
@@ -280,7 +314,14 @@ static void on_call(struct engine *e, const struct iot_event *ev)
                 p->threads_created++;
             break;
         }
+        if (ev->op == IOT_OP_MMAP) {
+            if (!failed)
+                on_map(p, ev);
+            break;
+        }
         if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC || ev->op == IOT_OP_LOST) {
+            if (ev->op == IOT_OP_ASYNC)
+                on_async(p, ev, failed);
             on_unseen(e, ev);
             break;
         }

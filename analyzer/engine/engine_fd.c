@@ -85,6 +85,7 @@ static void session_user(struct engine *e, struct ofd *o)
 static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
 {
     struct rule_session *s = &o->s;
+    struct engine_proc *user;
 
     ofd_figures(o);
     session_user(e, o);
@@ -93,6 +94,9 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
        process used the file too, whose thread it was is not known */
     if (o->other_thread_calls && !s->opener_process && o->opener)
         o->opener->other_tid_seen = 1;
+    user = hmap_get(&e->procs, (uint64_t)(uint32_t)s->pid);
+    if ((o->opener && o->opener->unseen_io) || (user && user->unseen_io))
+        s->unseen_io |= RULE_UNSEEN_PROCESS;
     s->end_t = t;
     s->end = end;
     s->end_unix_ms = engine_proc_unix_ms(o->opener,

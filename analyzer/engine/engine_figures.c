@@ -26,6 +26,7 @@
     X(max_once_ns,           max64(d->max_ns[0], d->max_ns[1])) \
     X(reread,                d->again[0])                       \
     X(rewritten,             d->again[1])                       \
+    X(write_wraps,           d->wraps[1])                       \
     X(last_data_t,           d->calls[0] + d->calls[1] ? h->last_end : o->s.open_t)
 
 void ofd_figures(struct ofd *o)

@@ -67,6 +67,7 @@ struct ofd_dirs {
     int64_t prev_end[2];        /* where the previous one ended, -1: none yet or unknown */
     int64_t prev_start[2];      /* ... and where it started */
     uint64_t again[2];          /* of random: back into the previous one's range */
+    uint64_t wraps[2];          /* of random: back to the start of the file (write_wraps) */
 };
 
 /*
@@ -147,6 +148,8 @@ struct engine_proc {
     struct hmap streams;        /* stream id -> struct stdio_stream (engine_stdio.c) */
     int exited;
     int forked;                 /* made by its parent's fork call; its process record is due */
+    int unseen_io;              /* it submitted I/O naming no file (io_uring): every session
+                                   of it open then or later is RULE_UNSEEN_PROCESS */
 };
 
 /* ------------------------------------------------------------ the engine */
@@ -441,6 +444,9 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
     /* a jump back into the bytes the previous call covered reads (writes)
        them again: not a scattered access (prev >= 0 here, so is its start) */
     d->again[is_write] += apart & (uint64_t)((pos >= d->prev_start[is_write]) & (pos < prev));
+    /* ... and a jump from further on back to the file's first bytes goes
+       round again (a circular log): pos >= 0 here when apart is 1 */
+    d->wraps[is_write] += apart & (uint64_t)((pos < RULE_WRAP_BYTES) & (pos < d->prev_start[is_write]));
     SADD(d->bytes[is_write], moved);
     d->prev_end[is_write] = pos >= 0 ? end : -1;
     d->prev_start[is_write] = pos;

@@ -696,9 +696,12 @@ WRAP_COPY(splice, IOT_OP_SPLICE)
         s1 = rec_stamp();                                                      \
         ev.op = IOT_OP_MMAP;                                                   \
         ev.err = r == MAP_FAILED ? errno : 0;                                  \
-        ev.has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET |                  \
+        ev.has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET | IOT_HAS_FLAGS |  \
                  (ev.err ? IOT_HAS_ERRNO : 0);                                 \
         ev.fd = fd;                                                            \
+        ev.flags = ((prot & PROT_WRITE) ? IOT_MAP_WRITE : 0) |                 \
+                   ((flags & MAP_TYPE) == MAP_SHARED ||                        \
+                    (flags & MAP_TYPE) == MAP_SHARED_VALIDATE ? IOT_MAP_SHARED : 0); \
         ev.size = (int64_t)len;                                                \
         ev.offset = (int64_t)off;                                              \
         ev.ret = r == MAP_FAILED ? -1 : (int64_t)(intptr_t)r;                  \

@@ -140,8 +140,8 @@ if have bash; then
         cmp -s "$work/formats" "$work/got" ||
             not_ok "completion of $* --format: $(tr '\n' ' ' <"$work/got")/ table: $(tr '\n' ' ' <"$work/formats")"
     done
-    [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --set small_buffer.min_o)" = \
-        "small_buffer.min_ops=" ] || not_ok "completion of --set"
+    [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --set small_buffer.buffer_b)" = \
+        "small_buffer.buffer_bytes=" ] || not_ok "completion of --set"
     complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" "" >"$work/got"
     for c in analyze profile dump info diff rules; do
         grep -qx "$c" "$work/got" || not_ok "completion of the command: no $c"
