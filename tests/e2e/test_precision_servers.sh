@@ -87,7 +87,7 @@ pg_initdb never random_read postgres [0-9]{1,10}(_fsm|_vm|_init)?(\.[0-9]+)?
 # WAL segment (group commit joins a few): the client's commit pattern, as
 # with sqlite3 without a transaction
 pg_server want sync_storm postgres [0-9A-F]{24}
-# the checkpointer: a sync_file_range per page written (a writeback hint)
+# the checkpointer: a sync_file_range per range written back (a hint)
 # and one fsync per relation file: no storm
 pg_server never sync_storm .* [0-9]{1,10}(_fsm|_vm|_init)?(\.[0-9]+)?
 # the backends' and the checkpointer's fd caches of relation files, held
@@ -103,7 +103,7 @@ pg_server never random_write .* [0-9]{1,10}(_fsm|_vm|_init)?(\.[0-9]+)?
 redis want sync_storm redis-server appendonly\.aof\.[0-9]+\.incr\.aof
 redis never .* redis-check-rdb .*
 # with main_thread.max_once_ms=0 every main-thread call site is reported:
-# the AOF's fdatasync from flushAppendOnlyFile must be among them
+# the AOF's fdatasync (made in flushAppendOnlyFile) must be among them
 redis_mt0 want main_thread redis-server appendonly\.aof\.[0-9]+\.incr\.aof call=fdatasync
 redis_mt0 maybe main_thread redis-server .*
 # the sender's O_PATH|O_DIRECTORY probes fail with ENOTDIR on files that
