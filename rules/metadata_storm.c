@@ -10,7 +10,11 @@
  *    directory of its search path: most lookups find nothing (ENOENT).
  *    Judged per process: at least min_missing distinct paths that did not
  *    exist, looked up with stat, access, readlink or an open (open, fopen,
- *    opendir) that failed with ENOENT. Any other failure found something:
+ *    opendir) that failed with ENOENT, each a name the process also looked
+ *    for in another directory: that is what makes it a search. Names each
+ *    looked up in one directory only are a check whether a file is there
+ *    (rsync's generator asks for each file of a copy into an empty
+ *    directory before it creates it), the program's job, not a search. Any other failure found something:
  *    ENOTDIR and ELOOP a file where a directory was asked for (rsync's
  *    sender probes every file it sends with O_PATH|O_DIRECTORY|O_NOFOLLOW
  *    and gets ENOTDIR), EACCES a path it may not enter. Fix: put the
@@ -82,6 +86,13 @@ struct ms_dir {
     struct ms_site site; /* where its missing lookups were made */
 };
 
+/* A name (a path's last component) that some lookup found missing. */
+struct ms_name {
+    uint64_t dir;        /* dir_key of the first directory it was missing in */
+    uint64_t paths;      /* distinct missing paths of that name */
+    int searched;        /* missing in more than one directory */
+};
+
 struct ms_proc {
     int32_t pid;
     const char *process;
@@ -89,7 +100,9 @@ struct ms_proc {
     struct hmap dirs;    /* hash of a missing path's directory -> struct ms_dir */
     struct hmap parents; /* hash of a directory searched (listed, or the directory of a
                             path looked up) -> (void *)1 */
+    struct hmap names;   /* hash of a missing path's name -> struct ms_name */
     uint64_t missing;    /* distinct paths that were missing */
+    uint64_t searched;   /* ... whose name was missing in another directory too */
     uint64_t missing_calls;
     int64_t missing_ns, missing_last_ms;
 };
@@ -123,6 +136,15 @@ static uint64_t path_key(const char *path)
     while (n > 1 && path[n - 1] == '/')
         n--;
     return iot_fnv64_add(IOT_FNV64_INIT, path, n);
+}
+
+/* A path's last component. */
+static uint64_t name_key(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+
+    return iot_fnv64_add(IOT_FNV64_INIT, name, strlen(name));
 }
 
 /* A process image: its pid and the name it runs under (an exec changes the name). */
@@ -159,6 +181,27 @@ static void site_note(struct ms_site *s, const struct rule_path_call *c)
     s->thread = c->thread;
     s->tid = c->tid;
     s->set = with_stack ? 2 : 1;
+}
+
+/* A distinct missing path: counted as searched once its name was missing
+   in two directories (the first path of the name then too). */
+static void note_name(struct ms_proc *p, const char *path)
+{
+    struct ms_name *n = get_or_new(&p->names, name_key(path), sizeof(*n));
+    uint64_t dir = dir_key(path);
+
+    if (!n)
+        return;
+    if (n->paths++ == 0) {
+        n->dir = dir;
+        return;
+    }
+    if (n->searched)
+        p->searched++;
+    else if (dir != n->dir) {
+        n->searched = 1;
+        p->searched += n->paths;
+    }
 }
 
 static void metadata_storm_call(void *state, const struct rule_ctx *ctx,
@@ -202,6 +245,7 @@ static void metadata_storm_call(void *state, const struct rule_ctx *ctx,
             d->missing++;
         }
         p->missing++;
+        note_name(p, c->path);
     }
     if (d)
         site_note(&d->site, c);
@@ -345,7 +389,7 @@ static void metadata_storm_report(void *state, const struct rule_ctx *ctx)
         if (!st->procs.used || !st->procs.used[i])
             continue;
         p = st->procs.vals[i];
-        if (p->missing >= (uint64_t)ctx->p[P_MIN_MISSING])
+        if (p->searched >= (uint64_t)ctx->p[P_MIN_MISSING])
             report_missing(ctx, p);
         report_repeated(ctx, p);
     }
@@ -371,6 +415,7 @@ static void metadata_storm_fini(void *state)
         p = st->procs.vals[i];
         free_vals(&p->paths);
         free_vals(&p->dirs);
+        free_vals(&p->names);
         hmap_release(&p->parents);
         free(p);
     }
