@@ -9,7 +9,10 @@
  * reads the same bytes again (sqlite re-reading its 100-byte header, bash's
  * `while read` reading 4 KiB and seeking back to the end of the line), and
  * "read sequentially" would be the wrong advice: redundant_read judges
- * that. Those are detail.rereads.
+ * that. Those are detail.rereads. Nor a jump forward, past where the
+ * previous read ended: reads in offset order with gaps (an index scan, a
+ * batch of lookups sorted as the advice says) go the way readahead and the
+ * device go. Those are detail.skips; what is scattered jumps back.
  *
  * The floor: a session that read less than min_bytes is not judged. Below
  * 256 KiB (two of the kernel's default 128 KiB readahead windows) the
@@ -36,7 +39,7 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
 {
     char msg[400];
     double ratio;
-    uint64_t scattered = s->random_reads - s->reread;
+    uint64_t scattered = s->random_reads - s->reread - s->read_skips;
 
     (void)state;
     if (!s->reads || s->reads < (uint64_t)ctx->p[P_MIN_READS] ||
@@ -48,16 +51,17 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
     if (rule_again(ctx, s, (int64_t)scattered, 0))
         return;
     snprintf(msg, sizeof(msg),
-             "%llu of %llu reads (%.0f%%) jump to another part of the file; read sequentially "
-             "or read the needed ranges in larger blocks",
+             "%llu of %llu reads (%.0f%%) jump back to an earlier part of the file; read "
+             "sequentially, or sort the needed ranges by offset and read them in larger blocks",
              (unsigned long long)scattered, (unsigned long long)s->reads, ratio * 100);
     rule_report(ctx, &(struct rule_report){
         .s = s, .repeat = (int64_t)scattered, .message = msg,
-        .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:f}",
+        .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f}",
                             "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                             "reads", (json_int_t)s->reads,
                             "random_reads", (json_int_t)scattered,
                             "rereads", (json_int_t)s->reread,
+                            "skips", (json_int_t)s->read_skips,
                             "read_bytes", (json_int_t)s->read_bytes,
                             "random_ratio", ratio)});
 }

@@ -8,6 +8,11 @@
  * Not scattered: a jump back into the range the previous write covered
  * (the same bytes written again: a header or counter rewritten in place).
  * That is write_amplification's business; detail.rewrites counts them.
+ * Nor a jump forward, past where the previous write ended: pages written
+ * in offset order with gaps (a checkpoint writing its dirty pages sorted)
+ * or a log other processes append to between this one's writes (a
+ * database's WAL, written by every backend that commits). detail.skips
+ * counts them; what is scattered jumps back.
  *
  * The floor: a session that wrote less than min_bytes is not judged. An
  * assembler or linker writes a small object file's sections and then
@@ -34,7 +39,7 @@ static void random_write_check(void *state, const struct rule_ctx *ctx,
 {
     char msg[400];
     double ratio;
-    uint64_t scattered = s->random_writes - s->rewritten;
+    uint64_t scattered = s->random_writes - s->rewritten - s->write_skips;
 
     (void)state;
     if (!s->writes || s->writes < (uint64_t)ctx->p[P_MIN_WRITES] ||
@@ -46,16 +51,17 @@ static void random_write_check(void *state, const struct rule_ctx *ctx,
     if (rule_again(ctx, s, (int64_t)scattered, 0))
         return;
     snprintf(msg, sizeof(msg),
-             "%llu of %llu writes (%.0f%%) jump to another part of the file; batch them or "
-             "write sequentially (e.g. append and compact later)",
+             "%llu of %llu writes (%.0f%%) jump back to an earlier part of the file; batch "
+             "them in offset order or write sequentially (e.g. append and compact later)",
              (unsigned long long)scattered, (unsigned long long)s->writes, ratio * 100);
     rule_report(ctx, &(struct rule_report){
         .s = s, .repeat = (int64_t)scattered, .message = msg,
-        .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:f}",
+        .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f}",
                             "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                             "writes", (json_int_t)s->writes,
                             "random_writes", (json_int_t)scattered,
                             "rewrites", (json_int_t)s->rewritten,
+                            "skips", (json_int_t)s->write_skips,
                             "write_bytes", (json_int_t)s->write_bytes,
                             "random_ratio", ratio)});
 }

@@ -177,6 +177,12 @@ struct rule_session {
        RULE_WRAP_BYTES, before where the previous write started): a
        circular log going round again, not a rewrite of the same bytes. */
     uint64_t write_wraps;
+    /* Of random_reads/random_writes, the jumps forward, past where the
+       previous call of that direction ended: pages taken in offset order
+       with gaps (a checkpoint writing its dirty pages sorted, a log that
+       other processes append to between this one's writes), not a seek
+       back. */
+    uint64_t read_skips, write_skips;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

@@ -27,6 +27,8 @@
     X(reread,                d->again[0])                       \
     X(rewritten,             d->again[1])                       \
     X(write_wraps,           d->wraps[1])                       \
+    X(read_skips,            d->ahead[0])                       \
+    X(write_skips,           d->ahead[1])                       \
     X(last_data_t,           d->calls[0] + d->calls[1] ? h->last_end : o->s.open_t)
 
 void ofd_figures(struct ofd *o)

@@ -68,6 +68,7 @@ struct ofd_dirs {
     int64_t prev_start[2];      /* ... and where it started */
     uint64_t again[2];          /* of random: back into the previous one's range */
     uint64_t wraps[2];          /* of random: back to the start of the file (write_wraps) */
+    uint64_t ahead[2];          /* of random: on past where the previous one ended (skips) */
 };
 
 /*
@@ -447,6 +448,9 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
     /* ... and a jump from further on back to the file's first bytes goes
        round again (a circular log): pos >= 0 here when apart is 1 */
     d->wraps[is_write] += apart & (uint64_t)((pos < RULE_WRAP_BYTES) & (pos < d->prev_start[is_write]));
+    /* ... and a jump forward skips bytes, in the order a sorted batch or a
+       shared log's appends take: not a seek back */
+    d->ahead[is_write] += apart & (uint64_t)(pos > prev);
     SADD(d->bytes[is_write], moved);
     d->prev_end[is_write] = pos >= 0 ? end : -1;
     d->prev_start[is_write] = pos;
