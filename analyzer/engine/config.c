@@ -68,6 +68,11 @@ const char *const config_default_normalize[][2] = {
        directory: gcc's /tmp/ccAb3xYz.s (and .o, .res, .ld), sort -T's
        sortXy12Ab, sed -i's ./sedQ1w2E3; the six characters are random */
     {"(?<=/)(?:cc|sort|sed)\\K[A-Za-z0-9]{6}(?=\\.[A-Za-z0-9]{1,4}$|/|$)", "*"},
+    /* ... and "tmp_<what>_XXXXXX": git's tmp_pack_pC7x3d, tmp_idx_, tmp_obj_ */
+    {"(?<=/)tmp_[A-Za-z0-9]+_\\K[A-Za-z0-9]{6}(?=/|$)", "*"},
+    /* a temp name with a pid or a counter in it: redis's
+       temp-rewriteaof-27208.aof and temp-27208.rdb */
+    {"(?<=/)(?i:te?mp)[-_](?:[A-Za-z0-9_-]*?[-_])?\\K[0-9]{2,10}(?=\\.|/|$)", "<n>"},
     /* stack frames: the offset into a named function ("read_conf+0x1c (app)")
        changes with every rebuild; a frame without a symbol ("app+0x2bf1a")
        keeps its offset into the module - the only thing that tells two

@@ -194,6 +194,12 @@ static void test_default_normalize(void)
     check_norm(&c, "/build/obj/cc4xHpNn.o", "/build/obj/cc*.o");
     check_norm(&c, "/work/out/sort1lF6ZS", "/work/out/sort*");
     check_norm(&c, "/etc/sedQ1w2E3", "/etc/sed*");
+    /* git's tmp_pack_XXXXXX, and temp names holding a pid (redis) */
+    check_norm(&c, "/r/.git/objects/pack/tmp_pack_pC7x3d", "/r/.git/objects/pack/tmp_pack_*");
+    check_norm(&c, "/srv/r/temp-rewriteaof-27208.aof", "/srv/r/temp-rewriteaof-<n>.aof");
+    check_norm(&c, "/srv/r/temp-27208.rdb", "/srv/r/temp-<n>.rdb");
+    check_norm(&c, "/srv/r/appendonly.aof.1.incr.aof", "/srv/r/appendonly.aof.1.incr.aof");
+    check_norm(&c, "/src/template-2024.txt", "/src/template-2024.txt");
     /* ... and not a name that merely starts so */
     check_norm(&c, "/usr/bin/ccache", "/usr/bin/ccache");
     check_norm(&c, "/src/sorting.c", "/src/sorting.c");
