@@ -49,6 +49,8 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         json_t *detail;
         struct rule_session s = per_file_session(f);
         int64_t per_sync = f->write_bytes / (int64_t)f->syncs;
+        int64_t need = ctx->p[P_MAX_BYTES_PER_SYNC] >= 1
+                           ? f->write_bytes / (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC] : 1;
         int64_t io_ns = f->cost_ns + f->sync_ns;
         double share = io_ns > 0 ? (double)f->sync_ns / (double)io_ns : 0;
         int small = per_sync < (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC];
@@ -80,6 +82,10 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)f->syncs, .message = msg,
+            /* the cost: the syncs' time, and the syncs beyond one per
+               max_bytes_per_sync bytes written (at least one) */
+            .time_ns = f->sync_ns,
+            .excess_syncs = (int64_t)f->syncs - (need > 1 ? need : 1),
             .detail = detail});
     }
 }
@@ -100,6 +106,7 @@ const struct rule rule_sync_storm = {
     .on_session = sync_storm_check,
     .on_end = sync_storm_report,
     .fini = sync_storm_fini,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Sync once per batch of writes, not per write; `fdatasync` when the "
            "metadata need not be durable.",
 };

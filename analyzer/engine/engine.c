@@ -192,12 +192,17 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         engine_on_path_call(e, p, ev, failed);
     engine_on_blocking_call(e, p, ev);
     dc = data_class[ev->op];
+    info = &iot_ops[ev->op];
+    /* a data call's time is its session's, added when the session ends */
+    if (!(dc & DC_DATA) && info->cls != IOT_CLASS_COPY &&
+        !(info->api == IOT_API_STDIO && info->cls == IOT_CLASS_DATA) &&
+        !(ev->has & IOT_HAS_NO_DUR))
+        engine_proc_io_add(e, ev->pid, ev->dur);
     if (dc & DC_DATA) {
         if (!failed)
             on_fd_data(e, p, ev, (dc & DC_WRITE) >> 1, ev->fd, (dc & DC_POSITIONAL) != 0);
         return;
     }
-    info = &iot_ops[ev->op];
     if (info->api == IOT_API_STDIO) {
         switch (info->cls) {
         case IOT_CLASS_OPEN:
@@ -514,6 +519,7 @@ void engine_free(struct engine *e)
     engine_procs_free(e);
     hmap_release(&e->ignored);
     hmap_release(&e->async_fds);
+    hmap_release(&e->proc_io_ns);
     for (size_t i = 0; i < e->nslots; i++) {
         if (e->slots[i].rule->fini)
             e->slots[i].rule->fini(e->slots[i].state);

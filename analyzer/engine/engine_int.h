@@ -177,7 +177,14 @@ struct engine {
     struct engine_stats st;
     const char *empty;
     struct hmap async_fds;      /* pid << 32 | fd of async I/O -> (void *)1 */
+    /* pid -> the ns it spent in calls (engine_proc_io_ns_of), as a pointer's
+       value: kept apart from engine_proc, which a pid's exit frees, and off
+       the data calls' fast path (their time is added as a session ends) */
+    struct hmap proc_io_ns;
 };
+
+/* Adds ns to process pid's I/O time (engine_proc_io_ns_of). */
+void engine_proc_io_add(struct engine *e, int32_t pid, int64_t ns);
 
 /* ------------------------------------------------------------ sums */
 

@@ -52,3 +52,17 @@ int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms)
     *ms = ns / 1000000;
     return 1;
 }
+
+void engine_proc_io_add(struct engine *e, int32_t pid, int64_t ns)
+{
+    uint64_t key = (uint32_t)pid;
+    int64_t sum = (int64_t)(intptr_t)hmap_get(&e->proc_io_ns, key);
+
+    if (ns > 0)
+        hmap_put(&e->proc_io_ns, key, (void *)(intptr_t)iot_sadd(sum, ns));
+}
+
+int64_t engine_proc_io_ns_of(const struct engine *e, int32_t pid)
+{
+    return (int64_t)(intptr_t)hmap_get(&e->proc_io_ns, (uint32_t)pid);
+}
