@@ -319,7 +319,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     uint64_t key;
     json_int_t occ = 1, repeat = r->repeat;
     struct issue_cost cost;
-    size_t idx;
+    size_t idx = 0;
 
     if (!detail)
         return;
