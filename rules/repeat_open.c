@@ -74,8 +74,10 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
         per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)f->sessions, .message = msg,
-            /* the cost: every open but the first, and the sessions' calls' time */
-            .time_ns = f->cost_ns, .excess_opens = (int64_t)f->sessions - 1,
+            /* the cost: every open but the first, and their time (the
+               average open's) */
+            .time_ns = f->open_ns / (int64_t)f->sessions * ((int64_t)f->sessions - 1),
+            .excess_opens = (int64_t)f->sessions - 1,
             .detail = detail});
     }
 }

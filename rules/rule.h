@@ -170,6 +170,9 @@ struct rule_session {
        none): a handle whose last use came before its site opened the next
        was left behind (leak). */
     int64_t last_data_t;
+    /* The duration of the call that made it (the open, fopen, opendir; 0
+       unknown): what repeat_open counts as the cost of opening again. */
+    int64_t open_ns;
 };
 
 /*

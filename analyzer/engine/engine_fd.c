@@ -49,6 +49,7 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     o->h.timed = 1;
     o->h.calls_on = ON_NONE;
     o->s.open_t = ev->t;
+    o->s.open_ns = (ev->has & IOT_HAS_NO_DUR) || ev->dur < 0 ? 0 : ev->dur;
     o->s.file_size = -1;
     return o;
 }

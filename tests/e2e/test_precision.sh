@@ -127,7 +127,9 @@ workloads 2
 
 # What each workload must report, exactly, besides small_buffer and
 # repeat_read: "rule file[=repeat]", ";"-separated, "-" for nothing; the
-# default output, which leaves out low-impact issues. Why
+# default output, which leaves out low-impact issues. A trailing "?" marks
+# an issue whose cost sits near the low thresholds: shown or not, as the
+# machine's timing makes it (always there at --min-severity low, below). Why
 # each is right is in docs/analyzer.md ("Precision on real programs").
 cat >"$work/expect" <<'EOF'
 tar_c       -
@@ -138,7 +140,7 @@ sed         -
 bash        repeat_open log.txt=300; redundant_read services
 sqlite_notx metadata_storm notx.db=607; sync_storm notx.db=301; sync_storm notx.db-journal=602; sync_storm w=301; write_amplification notx.db; write_amplification notx.db-journal; random_write notx.db
 sqlite_tx   -
-python      repeat_open app.log=2000
+python      repeat_open app.log=2000; repeat_open app.conf=201?
 git         -
 make        -
 gcc_inc     metadata_storm bits
@@ -161,18 +163,21 @@ for item in table[name].strip().split(";"):
     item = item.strip()
     if item == "-":
         continue
-    rule, rest = item.split(None, 1)
+    optional = item.endswith("?")
+    rule, rest = item.rstrip("?").split(None, 1)
     path, _, rep = rest.partition("=")
-    want[(rule, path)] = int(rep) if rep else None
+    want[(rule, path)] = (int(rep) if rep else None, optional)
 got = {}
 for i in issues:
     if i["rule"] in TIMING:
         continue
     got[(i["rule"], os.path.basename(i["path"]))] = i
 bad = []
-for key, rep in want.items():
-    if key not in got:
+for key, (rep, optional) in want.items():
+    if key not in got and not optional:
         bad.append("missing %s on %s" % key)
+    elif key not in got:
+        continue
     elif rep is not None and got[key]["repeat"] != rep:
         bad.append("%s on %s: repeat %d, expected %d" % (key + (got[key]["repeat"], rep)))
 for key, i in got.items():
@@ -206,15 +211,16 @@ EOF
         python3 -c 'import json, sys; print(" ".join(sorted(i["path"].rsplit("/", 1)[1] for i in json.load(sys.stdin))))')
     [ "$n" = "log3.txt sh.sh" ] || { echo "FAIL: bash: one-off leaks with min_count 1: $n"; fail=1; }
 fi
-# python's 201 opens and 200 reads of its 1800-byte app.conf are found and
-# low (about 0.3 ms, 1% of its I/O time, 358200 bytes read again): not in
-# the default output above, shown with --min-severity low
+# python's 201 opens and 200 reads of its 1800-byte app.conf are found: the
+# reads are low (about 0.3 ms, 1% of its I/O time, 358200 bytes read
+# again), the opens about 1 ms and 4%, low or medium as the run goes
 if [ -s "$work/python.json" ]; then
     "$IOANALYZE" --min-severity low "$work/1/python.zst" 2>/dev/null | python3 -c '
 import json, sys
-got = sorted((i["rule"], i["path"].rsplit("/", 1)[1], i["repeat"], i["severity"])
+got = sorted((i["rule"], i["path"].rsplit("/", 1)[1], i["repeat"],
+              i["severity"] if i["rule"] == "redundant_read" else "any")
              for i in json.load(sys.stdin) if i["path"].endswith("/app.conf"))
-want = [("redundant_read", "app.conf", 200, "low"), ("repeat_open", "app.conf", 201, "low")]
+want = [("redundant_read", "app.conf", 200, "low"), ("repeat_open", "app.conf", 201, "any")]
 if got != want:
     print("FAIL: python: app.conf at --min-severity low: %s, expected %s" % (got, want))
     sys.exit(1)' || fail=1
