@@ -197,7 +197,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     if (!(dc & DC_DATA) && info->cls != IOT_CLASS_COPY &&
         !(info->api == IOT_API_STDIO && info->cls == IOT_CLASS_DATA) &&
         !(ev->has & IOT_HAS_NO_DUR))
-        engine_proc_io_add(e, ev->pid, ev->dur);
+        SADD(p->io_ns, ev->dur);
     if (dc & DC_DATA) {
         if (!failed)
             on_fd_data(e, p, ev, (dc & DC_WRITE) >> 1, ev->fd, (dc & DC_POSITIONAL) != 0);
@@ -519,7 +519,6 @@ void engine_free(struct engine *e)
     engine_procs_free(e);
     hmap_release(&e->ignored);
     hmap_release(&e->async_fds);
-    hmap_release(&e->proc_io_ns);
     for (size_t i = 0; i < e->nslots; i++) {
         if (e->slots[i].rule->fini)
             e->slots[i].rule->fini(e->slots[i].state);

@@ -147,6 +147,10 @@ struct engine_proc {
     struct hmap streams;        /* stream id -> struct stdio_stream (engine_stdio.c) */
     int exited;
     int forked;                 /* made by its parent's fork call; its process record is due */
+    /* the time it spent in calls (engine_proc_io_ns_of): its other calls as
+       they come, its data calls as their session ends, so that the data
+       calls' fast path does not count */
+    int64_t io_ns;
 };
 
 /* ------------------------------------------------------------ the engine */
@@ -177,13 +181,9 @@ struct engine {
     struct engine_stats st;
     const char *empty;
     struct hmap async_fds;      /* pid << 32 | fd of async I/O -> (void *)1 */
-    /* pid -> the ns it spent in calls (engine_proc_io_ns_of), as a pointer's
-       value: kept apart from engine_proc, which a pid's exit frees, and off
-       the data calls' fast path (their time is added as a session ends) */
-    struct hmap proc_io_ns;
 };
 
-/* Adds ns to process pid's I/O time (engine_proc_io_ns_of). */
+/* Adds ns to process pid's io_ns, when the process is known. */
 void engine_proc_io_add(struct engine *e, int32_t pid, int64_t ns);
 
 /* ------------------------------------------------------------ sums */

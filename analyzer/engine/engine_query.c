@@ -55,14 +55,17 @@ int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms)
 
 void engine_proc_io_add(struct engine *e, int32_t pid, int64_t ns)
 {
-    uint64_t key = (uint32_t)pid;
-    int64_t sum = (int64_t)(intptr_t)hmap_get(&e->proc_io_ns, key);
+    /* processes stay in the table after they exit: a session that ends
+       with its process finds it */
+    struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
 
-    if (ns > 0)
-        hmap_put(&e->proc_io_ns, key, (void *)(intptr_t)iot_sadd(sum, ns));
+    if (p && ns > 0)
+        SADD(p->io_ns, ns);
 }
 
 int64_t engine_proc_io_ns_of(const struct engine *e, int32_t pid)
 {
-    return (int64_t)(intptr_t)hmap_get(&e->proc_io_ns, (uint32_t)pid);
+    const struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
+
+    return p ? p->io_ns : 0;
 }
