@@ -206,7 +206,7 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
         }
         rule_report(ctx, &(struct rule_report){
             .s = &g->first, .repeat = (int64_t)g->n, .time_unix_ms = g->last_unix_ms,
-            .message = msg,
+            .message = msg, .time_ns = RULE_NO_TIME, .handles = (int64_t)g->n,
             .detail = json_pack("{s:s,s:I,s:s,s:s}",
                                 "layer", g->first.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                                 "leaked", (json_int_t)g->n,
@@ -236,6 +236,7 @@ const struct rule rule_leak = {
     .on_session = leak_check,
     .on_end = leak_report,
     .fini = leak_fini,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Close the file on every path (one exit label, `goto out`), or read what you "
            "need and close it at once.",
 };

@@ -207,7 +207,7 @@ static void main_thread_report(void *state, const struct rule_ctx *ctx)
             call_message(msg, sizeof(msg), g, ctx);
             rule_report(ctx, &(struct rule_report){
                 .s = &g->first, .repeat = g->bits, .time_unix_ms = g->last_unix_ms,
-                .message = msg,
+                .message = msg, .time_ns = g->cost_ns,
                 .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:i,s:i}",
                                     "call", g->call,
                                     "max_once_us", (json_int_t)(g->max_once_ns / 1000),
@@ -237,6 +237,7 @@ static void main_thread_report(void *state, const struct rule_ctx *ctx)
                      RULE_MS(g->max_once_ns), ctx->p[P_MAX_ONCE], where);
         rule_report(ctx, &(struct rule_report){
             .s = &g->first, .repeat = g->bits, .time_unix_ms = g->last_unix_ms, .message = msg,
+            .time_ns = g->cost_ns,
             .detail = json_pack("{s:I,s:I,s:I,s:I,s:i,s:I,s:i}",
                                 "max_once_us", (json_int_t)(g->max_once_ns / 1000),
                                 "max_continual_us", (json_int_t)(g->max_continual_ns / 1000),
@@ -268,7 +269,8 @@ const struct rule rule_main_thread = {
     .on_end = main_thread_report,
     .on_main_call = main_thread_call,
     .fini = main_thread_fini,
-    .flags = RULE_F_REPEAT_BITS,       /* "repeat" is bit 1 | bit 2 */
+    .flags = RULE_F_REPEAT_BITS |      /* "repeat" is bit 1 | bit 2 */
+             RULE_F_STATES_COST,
     .fix = "Move the I/O to a worker thread and hand the result back; in a UI "
            "program, never block the frame loop on storage.",
 };

@@ -310,7 +310,10 @@ static void report_missing(const struct rule_ctx *ctx, const struct ms_proc *p)
         snprintf(dir, sizeof(dir), "%.*s", (int)n, d->example);
     s = group_session(p, dir, &d->site, p->missing_calls, p->missing_ns,
                       p->missing_last_ms);
-    if (rule_again(ctx, &s, (int64_t)p->missing_calls, 0))
+    /* the cost: the failed lookups' time; none of them was needed */
+    if (rule_again_cost(ctx, &(struct rule_report){.s = &s, .repeat = (int64_t)p->missing_calls,
+                                                   .time_ns = p->missing_ns,
+                                                   .excess_calls = (int64_t)p->missing_calls}))
         return;
     snprintf(msg, sizeof(msg),
              "%s looked up %llu paths that do not exist (%llu calls, %.2f ms, in %zu "
@@ -321,6 +324,7 @@ static void report_missing(const struct rule_ctx *ctx, const struct ms_proc *p)
              RULE_MS(p->missing_ns), p->dirs.n, (unsigned long long)d->missing, dir);
     rule_report(ctx, &(struct rule_report){
         .s = &s, .repeat = (int64_t)p->missing_calls, .message = msg,
+        .time_ns = p->missing_ns, .excess_calls = (int64_t)p->missing_calls,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:s,s:I,s:s,s:I}",
                             "pattern", "missing",
                             "missing_paths", (json_int_t)p->missing,
@@ -357,7 +361,10 @@ static void report_repeated(const struct rule_ctx *ctx, const struct ms_proc *p)
     if (!best)
         return;
     s = group_session(p, best->path, &best->site, best->lookups, best->ns, best->last_ms);
-    if (rule_again(ctx, &s, (int64_t)best->lookups, 0))
+    /* the cost: the path's lookups' time, and every lookup but the first */
+    if (rule_again_cost(ctx, &(struct rule_report){.s = &s, .repeat = (int64_t)best->lookups,
+                                                   .time_ns = best->ns,
+                                                   .excess_calls = (int64_t)best->lookups - 1}))
         return;
     snprintf(none, sizeof(none), " (%llu found nothing)", (unsigned long long)best->missing);
     snprintf(msg, sizeof(msg),
@@ -370,6 +377,7 @@ static void report_repeated(const struct rule_ctx *ctx, const struct ms_proc *p)
              (unsigned long long)min, (unsigned long long)lookups);
     rule_report(ctx, &(struct rule_report){
         .s = &s, .repeat = (int64_t)best->lookups, .message = msg,
+        .time_ns = best->ns, .excess_calls = (int64_t)best->lookups - 1,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}",
                             "pattern", "repeated",
                             "lookups", (json_int_t)best->lookups,
@@ -433,6 +441,7 @@ const struct rule rule_metadata_storm = {
     .on_end = metadata_storm_report,
     .fini = metadata_storm_fini,
     .on_path_call = metadata_storm_call,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Put the search directory that holds the files first and drop the "
            "ones that hold none; remember what `stat`/`access` answered (or watch "
            "the file with inotify) instead of asking again.",

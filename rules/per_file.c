@@ -117,6 +117,7 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
     f->write_bytes += s->write_bytes;
     f->cost_ns += s->cost_ns;
     f->sync_ns += s->sync_ns;
+    f->open_ns += s->open_ns;
     if (s->buffer > f->buffer)
         f->buffer = s->buffer;
     if (s->file_size >= 0) {

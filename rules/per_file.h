@@ -45,6 +45,7 @@ struct per_file {
     int64_t op_size, read_bytes, write_bytes;
     int64_t buffer;              /* largest single request */
     int64_t cost_ns, sync_ns;
+    int64_t open_ns;             /* the opens' durations */
     int64_t max_file_size;       /* largest size seen at a close, -1 none known */
     int64_t last_file_size;      /* size at the newest close that knew it, -1 none */
     int64_t last_unix_ms;

@@ -48,14 +48,16 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
     ratio = (double)scattered / (double)s->reads;
     if (ratio < ctx->p[P_MIN_RATIO])
         return;
-    if (rule_again(ctx, s, (int64_t)scattered, 0))
+    /* the cost: the session's data calls' time */
+    if (rule_again_cost(ctx, &(struct rule_report){.s = s, .repeat = (int64_t)scattered,
+                                                   .time_ns = s->cost_ns}))
         return;
     snprintf(msg, sizeof(msg),
              "%llu of %llu reads (%.0f%%) jump back to an earlier part of the file; read "
              "sequentially, or sort the needed ranges by offset and read them in larger blocks",
              (unsigned long long)scattered, (unsigned long long)s->reads, ratio * 100);
     rule_report(ctx, &(struct rule_report){
-        .s = s, .repeat = (int64_t)scattered, .message = msg,
+        .s = s, .repeat = (int64_t)scattered, .message = msg, .time_ns = s->cost_ns,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f}",
                             "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                             "reads", (json_int_t)s->reads,
@@ -74,6 +76,7 @@ const struct rule rule_random_read = {
     .params = random_read_params,
     .nparams = sizeof(random_read_params) / sizeof(random_read_params[0]),
     .on_session = random_read_check,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Read sequentially in large blocks (or `mmap` with `MADV_SEQUENTIAL`), "
            "sort batched lookups by offset, cache hot pages.",
 };

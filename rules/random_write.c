@@ -48,14 +48,16 @@ static void random_write_check(void *state, const struct rule_ctx *ctx,
     ratio = (double)scattered / (double)s->writes;
     if (ratio < ctx->p[P_MIN_RATIO])
         return;
-    if (rule_again(ctx, s, (int64_t)scattered, 0))
+    /* the cost: the session's data calls' time */
+    if (rule_again_cost(ctx, &(struct rule_report){.s = s, .repeat = (int64_t)scattered,
+                                                   .time_ns = s->cost_ns}))
         return;
     snprintf(msg, sizeof(msg),
              "%llu of %llu writes (%.0f%%) jump back to an earlier part of the file; batch "
              "them in offset order or write sequentially (e.g. append and compact later)",
              (unsigned long long)scattered, (unsigned long long)s->writes, ratio * 100);
     rule_report(ctx, &(struct rule_report){
-        .s = s, .repeat = (int64_t)scattered, .message = msg,
+        .s = s, .repeat = (int64_t)scattered, .message = msg, .time_ns = s->cost_ns,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f}",
                             "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                             "writes", (json_int_t)s->writes,
@@ -74,6 +76,7 @@ const struct rule rule_random_write = {
     .params = random_write_params,
     .nparams = sizeof(random_write_params) / sizeof(random_write_params[0]),
     .on_session = random_write_check,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Sort dirty pages by offset and write them together, or append to a log "
            "and apply it later (as SQLite's WAL does).",
 };

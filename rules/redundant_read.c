@@ -69,6 +69,11 @@ static void redundant_read_report(void *state, const struct rule_ctx *ctx)
         per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
+            /* the cost: the bytes read beyond the file's size, and that
+               share of the sessions' data time */
+            .time_ns = (int64_t)((double)f->cost_ns * (double)(f->read_bytes - f->max_file_size) /
+                                 (double)f->read_bytes),
+            .excess_bytes = f->read_bytes - f->max_file_size,
             .detail = detail});
     }
 }
@@ -89,5 +94,6 @@ const struct rule rule_redundant_read = {
     .on_session = redundant_read_check,
     .on_end = redundant_read_report,
     .fini = redundant_read_fini,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Read each byte once and keep what is needed.",
 };

@@ -78,6 +78,10 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
         per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)f->sessions, .message = msg,
+            /* the cost: every open but the first, and their time (the
+               average open's) */
+            .time_ns = f->open_ns / (int64_t)f->sessions * ((int64_t)f->sessions - 1),
+            .excess_opens = (int64_t)f->sessions - 1,
             .detail = detail});
     }
 }
@@ -98,5 +102,6 @@ const struct rule rule_repeat_open = {
     .on_session = repeat_open_check,
     .on_end = repeat_open_report,
     .fini = repeat_open_fini,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Open the file once and keep the descriptor while it is in use.",
 };

@@ -44,6 +44,7 @@ struct rr_rec {
     int64_t pushed_t;
     int64_t bytes;               /* bytes the last counted session read */
     int held;                    /* reached the threshold: last is to be reported */
+    int64_t cost_ns;             /* the counted sessions' read time */
     struct rule_session last;    /* the newest counted session (strings interned) */
 };
 
@@ -98,8 +99,11 @@ static void rr_report(const struct rule_ctx *ctx, struct rr_rec *r)
                  "(each time %llu reads asking for %lld bytes got %lld); read it once and keep "
                  "the contents", (long long)r->count, (unsigned long long)r->last.op,
                  (long long)r->last.op_size, (long long)r->bytes);
+    /* the cost: every read but the first, which the work needed */
     rule_report(ctx, &(struct rule_report){
         .s = &r->last, .repeat = r->count, .message = msg,
+        .time_ns = r->cost_ns / r->count * (r->count - 1),
+        .excess_bytes = r->bytes * (r->count - 1),
         .detail = json_pack("{s:s,s:I,s:I,s:f}",
                             "layer", r->last.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                             "repeat_count", (json_int_t)r->count,
@@ -137,7 +141,7 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
     struct repeat_read_state *st = state;
     struct rr_path *p = rr_lookup(st, s->path, 0);
     struct rr_rec rec = {s->tid, s->stack, s->file_size, s->op_size, 1, s->end_t,
-                         s->read_bytes, 0, {0}}, *found = NULL;
+                         s->read_bytes, 0, s->cost_ns, {0}}, *found = NULL;
     int timed = ctx->timing && s->timed;
     uint64_t key;
     void *v;
@@ -171,6 +175,7 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
     }
     found->count++;
     found->bytes = s->read_bytes;
+    found->cost_ns += s->cost_ns;
     if (found->count < (int64_t)ctx->p[P_THRESHOLD])
         return;
     found->held = 1;
@@ -208,6 +213,7 @@ const struct rule rule_repeat_read = {
     .on_session = repeat_read_check,
     .on_end = repeat_read_end,
     .fini = repeat_read_fini,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Read the file once and keep its contents; invalidate the copy when the "
            "file's mtime changes if it can change.",
 };

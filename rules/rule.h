@@ -44,9 +44,12 @@
  * ioanalyze it runs in only when RULE_HAS() says that ioanalyze has it
  * (else it would read past the end of the struct), and a plugin built
  * against an older rule.h reads the members it knows, which every newer
- * ioanalyze has. struct
- * rule_param (an array) and struct rule_report, which rules fill in and
- * ioanalyze reads, cannot grow: changing them is a new RULE_ABI_VERSION.
+ * ioanalyze has. struct rule_param (an array) cannot grow: changing it is
+ * a new RULE_ABI_VERSION. struct rule_report, which rules fill in and
+ * ioanalyze reads, grows only at its end: RULE_ABI_HEADER records its size
+ * as the rule was built in struct rule's report_size, and ioanalyze reads
+ * the members that size covers (report_size 0, a rule built before it: the
+ * members up to detail) and takes the others as zero.
  * Every rule starts with RULE_ABI_HEADER (below).
  */
 #define RULE_ABI_VERSION 3
@@ -183,6 +186,9 @@ struct rule_session {
        other processes append to between this one's writes), not a seek
        back. */
     uint64_t read_skips, write_skips;
+    /* The duration of the call that made it (the open, fopen, opendir; 0
+       unknown): what repeat_open counts as the cost of opening again. */
+    int64_t open_ns;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it
@@ -241,7 +247,28 @@ struct rule_report {
     int64_t time_unix_ms;    /* 0: s->end_unix_ms */
     const char *message;     /* one actionable sentence with the figures */
     json_t *detail;          /* the rule's figures; reference stolen (may be NULL) */
+
+    /*
+     * The finding's cost, the figures the issue's impact and severity are
+     * made from (docs/analyzer.md, "Impact and severity"); appended after
+     * detail, read when struct rule's report_size covers them and the rule
+     * has RULE_F_STATES_COST. time_ns:
+     * the time spent in the harmful calls; RULE_NO_TIME when the finding
+     * has no time of its own (a leak, bytes written in excess); with
+     * ctx->timing 0 it is not known, whatever it says. The excess_* are
+     * what the program did beyond what its work needed, 0 where the rule
+     * has no such figure.
+     */
+    int64_t time_ns;
+    int64_t excess_bytes;    /* bytes read again, written in excess */
+    int64_t excess_syncs;    /* syncs beyond what durability needed */
+    int64_t excess_opens;    /* opens beyond the first */
+    int64_t excess_calls;    /* calls beyond what the bytes needed, or not needed at all */
+    int64_t handles;         /* handles held (leak) */
 };
+
+/* rule_report.time_ns of a finding that is not about time */
+#define RULE_NO_TIME (-1)
 
 struct rule {
     unsigned abi;            /* RULE_ABI_VERSION; plugins with another are refused */
@@ -284,17 +311,25 @@ struct rule {
      */
     void (*on_main_call)(void *state, const struct rule_ctx *ctx,
                          const struct rule_path_call *c);
+    /* sizeof(struct rule_report) where the rule was built (RULE_ABI_HEADER);
+       0 in a rule built before it: ioanalyze reads the members up to detail
+       and the finding's cost is not known */
+    unsigned report_size;
 };
 
 /* The first members of every rule: `{RULE_ABI_HEADER, .name = ...}`. */
-#define RULE_ABI_HEADER .abi = RULE_ABI_VERSION, .size = sizeof(struct rule)
+#define RULE_ABI_HEADER \
+    .abi = RULE_ABI_VERSION, .size = sizeof(struct rule), .report_size = sizeof(struct rule_report)
 
 /* The size of the first layout with a size: up to and including fini. */
 #define RULE_SIZE_FIRST (offsetof(struct rule, fini) + sizeof(void (*)(void *)))
 /* Where the members this rule.h knows end (not sizeof: a newer member may
    sit in today's tail padding). Name the last member here when appending. */
 #define RULE_SIZE_KNOWN \
-    (offsetof(struct rule, on_main_call) + sizeof(((const struct rule *)0)->on_main_call))
+    (offsetof(struct rule, report_size) + sizeof(((const struct rule *)0)->report_size))
+/* The size of struct rule_report before report_size: up to and including detail. */
+#define RULE_REPORT_SIZE_FIRST \
+    (offsetof(struct rule_report, detail) + sizeof(((const struct rule_report *)0)->detail))
 
 /*
  * flags: "repeat" is a bitmask of the conditions met, so an issue reported
@@ -303,6 +338,14 @@ struct rule {
  * occurrence's repeat stands.
  */
 #define RULE_F_REPEAT_BITS 1u
+/*
+ * flags: the rule states its findings' cost in struct rule_report's
+ * time_ns, excess_* and handles (with report_size covering them). Without
+ * it, those members are not read, whatever they hold: the cost is not
+ * known and the issue is "medium" (docs/analyzer.md, "Impact and
+ * severity"), as every issue was before severities.
+ */
+#define RULE_F_STATES_COST 2u
 
 /* Report an issue (implemented by the analyzer). The rule and ctx identify it. */
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r);
@@ -315,6 +358,15 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r);
  */
 int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t repeat,
                int64_t time_unix_ms);
+
+/*
+ * rule_again for a rule that states its finding's cost: r->s, r->repeat and
+ * r->time_unix_ms are rule_again's arguments; when it returns 1, r's cost
+ * (time_ns, excess_*, handles) is added to the issue's impact, so that the
+ * impact is the cost over every occurrence. r->message and r->detail are
+ * not used. A plugin that calls it needs an ioanalyze that has it.
+ */
+int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r);
 
 /*
  * Implemented by the analyzer: how many threads process pid has run so far

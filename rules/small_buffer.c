@@ -48,6 +48,8 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     /* the program's own call (fputs is not fwrite), "fwrite" when not known */
     const char *call = s->data_op ? s->data_op : s->op_type == RULE_OP_WRITE ? "fwrite" : "fread";
     json_t *detail;
+    struct rule_report cost;
+    int64_t need;
 
     (void)state;
     if (stdio) {
@@ -75,7 +77,13 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]) &&
         s->cost_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_TOTAL]))
         return;
-    if (rule_again(ctx, s, 0, 0))
+    /* the cost: the small calls' time, and the calls beyond the ones a
+       buffer of the size asked for would have made */
+    need = ctx->p[P_BUFFER] >= 1 ? (bytes + (int64_t)ctx->p[P_BUFFER] - 1) /
+                                       (int64_t)ctx->p[P_BUFFER] : (int64_t)ops;
+    cost = (struct rule_report){.s = s, .time_ns = s->cost_ns,
+                                .excess_calls = (int64_t)ops - (need > 0 ? need : 1)};
+    if (rule_again_cost(ctx, &cost))
         return;
     /* most of a stdio session's syscalls are the program's own, not the stream's */
     direct = stdio && s->direct_ops * 2 >= ops;
@@ -129,8 +137,9 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                                         "map, which the trace does not see"));
     if (!ctx->timing || !s->timed)
         json_object_set_new(detail, "timing", json_string("unknown: continual condition waived"));
-    rule_report(ctx, &(struct rule_report){.s = s, .repeat = 0,
-                                           .message = msg, .detail = detail});
+    cost.message = msg;
+    cost.detail = detail;
+    rule_report(ctx, &cost);
 }
 
 const struct rule rule_small_buffer = {
@@ -141,6 +150,7 @@ const struct rule rule_small_buffer = {
     .params = small_buffer_params,
     .nparams = sizeof(small_buffer_params) / sizeof(small_buffer_params[0]),
     .on_session = small_buffer_check,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Read and write in blocks of 4 KiB or more (64 KiB is better), or keep "
            "stdio buffering on with a buffer of your own: `static char buf[65536]; "
            "setvbuf(f, buf, _IOFBF, sizeof buf)` (glibc ignores the size when buf is NULL).",

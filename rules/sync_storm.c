@@ -111,6 +111,8 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         json_t *detail;
         struct rule_session s = per_file_session(p->top);
         int64_t per_sync = p->write_bytes / (int64_t)p->syncs;
+        int64_t need = ctx->p[P_MAX_BYTES_PER_SYNC] >= 1
+                           ? p->write_bytes / (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC] : 1;
         int64_t io_ns = p->cost_ns + p->sync_ns;
         double share = io_ns > 0 ? (double)p->sync_ns / (double)io_ns : 0;
         int small = per_sync < (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC];
@@ -150,6 +152,10 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         per_file_note_sites(p->top, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)p->syncs, .message = msg,
+            /* the cost: the syncs' time, and the syncs beyond one per
+               max_bytes_per_sync bytes written (at least one) */
+            .time_ns = p->sync_ns,
+            .excess_syncs = (int64_t)p->syncs - (need > 1 ? need : 1),
             .detail = detail});
     }
     free(paths);
@@ -171,6 +177,7 @@ const struct rule rule_sync_storm = {
     .on_session = sync_storm_check,
     .on_end = sync_storm_report,
     .fini = sync_storm_fini,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Sync once per batch of writes, not per write; `fdatasync` when the "
            "metadata need not be durable.",
 };

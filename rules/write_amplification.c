@@ -89,6 +89,8 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
         per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
+            /* the cost: the bytes written beyond the file's size */
+            .time_ns = RULE_NO_TIME, .excess_bytes = f->write_bytes - f->max_file_size,
             .detail = detail});
     }
 }
@@ -109,5 +111,6 @@ const struct rule rule_write_amplification = {
     .on_session = write_amplification_check,
     .on_end = write_amplification_report,
     .fini = write_amplification_fini,
+    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
     .fix = "Write each region once: buffer changes and write them together.",
 };

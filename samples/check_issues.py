@@ -28,6 +28,12 @@ What is masked and why:
   durations in messages     "31.2 ms" becomes "<time>"
   time shares               detail.*_share, and "97% of its I/O time" in
                             messages (sync_storm): ratios of timings
+  impact.time_ms, impact.io_share
+                            measured times and their share; the impact's
+                            excess_* and handles are counts and stay
+  severity                  made from the times where they decide; an
+                            expected issue is never "low", which the
+                            default output leaves out
 Everything else (rule, type, path, op, buffer, opSize, opType, size, repeat,
 thread, process, counts in detail) must match exactly. Issues are compared as
 a set (sorted by type, path, message): their time order is a run-time fact.
@@ -38,7 +44,8 @@ import os
 import re
 import sys
 
-VARYING = ("pid", "tid", "time", "cost")
+VARYING = ("pid", "tid", "time", "cost", "severity")
+VARYING_IMPACT = ("time_ms", "io_share")
 VARYING_DETAIL = re.compile(r"_(us|ms|ns|share)$|(^|_)(pid|tid)$")
 TIME_SHARE = re.compile(r"\d+% of its I/O time")
 DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|us|\u00b5s|ns)\b")
@@ -82,6 +89,8 @@ def mask_issue(issue, outdirs):
     if isinstance(out.get("message"), str):
         out["message"] = DURATION.sub("<time>", out["message"])
         out["message"] = TIME_SHARE.sub("<share> of its I/O time", out["message"])
+    if isinstance(out.get("impact"), dict):
+        out["impact"] = {k: "*" if k in VARYING_IMPACT else v for k, v in out["impact"].items()}
     if isinstance(out.get("detail"), dict):
         out["detail"] = {k: ("*" if VARYING_DETAIL.search(k) else
                              replace_dir(v, outdirs) if isinstance(v, str) else v)

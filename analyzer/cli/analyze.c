@@ -47,6 +47,12 @@ fail:
     return -1;
 }
 
+/* what an issue's share of its process's I/O time is of (issues_finish) */
+static int64_t proc_io_ns(void *e, int32_t pid)
+{
+    return engine_proc_io_ns_of(e, pid);
+}
+
 int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
                 struct analyze_result *res)
 {
@@ -121,7 +127,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         goto out;
     }
     if (is) {
-        res->issues = issues_finish(is);
+        res->issues = issues_finish(is, !res->no_timing, proc_io_ns, e);
         if (!res->issues)
             goto oom;
         if (sym)
@@ -159,7 +165,8 @@ int analyze_collect(const struct analyze_request *req, json_t **issues)
     return rc;
 }
 
-void analyze_summary(const json_t *issues, const struct analyze_result *res, size_t suppressed)
+void analyze_summary(const json_t *issues, const struct analyze_result *res, size_t suppressed,
+                     size_t hidden, int min_severity)
 {
     size_t nrules, n = json_array_size(issues), idx;
     const struct rule *const *rules = rules_all(&nrules);
@@ -186,6 +193,12 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
     fprintf(stderr, " in %llu events from %llu process%s",
             (unsigned long long)res->stats.events, (unsigned long long)res->stats.processes,
             res->stats.processes == 1 ? "" : "es");
+    if (hidden && min_severity == ISSUE_MEDIUM)
+        fprintf(stderr, "; %zu low-impact issue%s not shown; --min-severity low shows them",
+                hidden, hidden == 1 ? "" : "s");
+    else if (hidden)
+        fprintf(stderr, "; %zu issue%s below severity %s not shown; --min-severity low shows "
+                        "them", hidden, hidden == 1 ? "" : "s", issue_severity_name(min_severity));
     if (suppressed)
         fprintf(stderr, "; %zu known issue%s suppressed by the baseline", suppressed,
                 suppressed == 1 ? "" : "s");

@@ -52,8 +52,9 @@ struct analyze_result {
 int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
                 struct analyze_result *res);
 
-/* "3 issues (small_buffer 2, leak 1)"-style one-line summary on stderr. */
+/* "3 issues (small_buffer 2, leak 1)"-style one-line summary on stderr;
+   hidden: the issues below min_severity (issue.h) left out. */
 void analyze_summary(const json_t *issues, const struct analyze_result *res,
-                     size_t suppressed);
+                     size_t suppressed, size_t hidden, int min_severity);
 
 #endif /* CLI_H */

@@ -7,6 +7,7 @@
 
 #include "ci.h"
 #include "cli.h"
+#include "issue.h"
 #include "msg.h"
 #include "opt_parse.h"
 #include "output_format.h"
@@ -27,6 +28,16 @@ static int write_issues(const struct output_format *fmt, const struct output_iss
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
 }
 
+/* --min-severity takes a severity's name. */
+static int check_severity(const char *level)
+{
+    if (issue_severity_parse(level) < 0) {
+        iot_error("--min-severity: expected low, medium or high, not '%s'", level);
+        return 2;
+    }
+    return 0;
+}
+
 /* --format takes one of analyze's formats; another is refused where it is given. */
 static int check_format(const char *format)
 {
@@ -44,6 +55,7 @@ int cmd_analyze(int argc, char **argv)
 {
     struct opt_list inputs = {0}, sets = {0}, plugins = {0}, debug_dirs = {0};
     const char *format = NULL, *csv = NULL, *baseline = NULL, *source_root = ".";
+    const char *min_severity = "medium";
     char *root = NULL;
     struct analyze_request req = {0};
     struct analyze_opts o = {.want_issues = 1, .progress = "ioanalyze analyze"};
@@ -52,7 +64,7 @@ int cmd_analyze(int argc, char **argv)
     const struct output_format *fmt;
     char names[64], footer[1024];
     int fail_on = 0, ret = 2, parsed;
-    size_t suppressed = 0;
+    size_t suppressed = 0, hidden = 0;
     FILE *cf = NULL;
     const struct opt_spec opts[] = {
         {"config", 'c', "FILE", .value = &req.config_path,
@@ -65,8 +77,11 @@ int cmd_analyze(int argc, char **argv)
         {"csv", 0, "FILE", .value = &csv, .help = "also write the per-file profile (CSV)"},
         {"baseline", 0, "FILE", .value = &baseline,
          .help = "drop issues whose fingerprint is in FILE (an issues JSON)"},
+        {"min-severity", 0, "low|medium|high", .value = &min_severity, .check = check_severity,
+         .help = "show only issues at least this severe (default medium; the summary "
+                 "counts the others)"},
         {"fail-on-issues", 0, NULL, .flag = &fail_on,
-         .help = "exit 1 when at least one issue is reported"},
+         .help = "exit 1 when at least one issue is shown"},
         {"strict", 0, NULL, .flag = &req.strict,
          .help = "exit 2 on a damaged trace instead of a warning"},
         {"plugin", 0, "FILE.so", .list = &plugins, .help = "load extra rules (repeatable)"},
@@ -122,6 +137,9 @@ int cmd_analyze(int argc, char **argv)
     }
     if (analyze_run(&req, &o, &res) != 0)
         goto out;
+    /* what the output does not show, the baseline and --fail-on-issues do
+       not see either */
+    hidden = issues_drop_below(res.issues, issue_severity_parse(min_severity));
     if (baseline) {
         json_t *base;
         char errbuf[IOT_ERRBUF_SIZE];
@@ -153,7 +171,7 @@ int cmd_analyze(int argc, char **argv)
         iot_error("cannot write the issues: %s", strerror(errno));
         goto out;
     }
-    analyze_summary(res.issues, &res, suppressed);
+    analyze_summary(res.issues, &res, suppressed, hidden, issue_severity_parse(min_severity));
     ret = fail_on && json_array_size(res.issues) ? 1 : 0;
 out:
     json_decref(res.issues);

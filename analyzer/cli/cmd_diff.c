@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ci.h"
+#include "issue.h"
 #include "cli.h"
 #include "iotrace.h"
 #include "msg.h"
@@ -160,9 +161,32 @@ static void print_rules(const json_t *issues)
     json_decref(counts);
 }
 
+/* --min-severity takes a severity's name. */
+static int check_severity(const char *level)
+{
+    if (issue_severity_parse(level) < 0) {
+        iot_error("--min-severity: expected low, medium or high, not '%s'", level);
+        return 2;
+    }
+    return 0;
+}
+
+/*
+ * The diff as the output shows it: a new or fixed issue below min_severity
+ * is left out. Each side was matched against every issue of the other,
+ * whatever its severity, so an issue that merely crossed a threshold
+ * between two runs is neither new nor fixed.
+ */
+static void diff_drop_below(json_t *out, int min_severity, size_t *nnew)
+{
+    issues_drop_below(json_object_get(out, "new"), min_severity);
+    issues_drop_below(json_object_get(out, "fixed"), min_severity);
+    *nnew = json_array_size(json_object_get(out, "new"));
+}
+
 int cmd_diff(int argc, char **argv)
 {
-    const char *config = NULL, *pos[2] = { NULL, NULL };
+    const char *config = NULL, *pos[2] = { NULL, NULL }, *min_severity = "medium";
     struct opt_list args = { 0 }, sets = { 0 };
     json_t *base = NULL, *next = NULL, *out = NULL;
     size_t nnew = 0;
@@ -170,6 +194,8 @@ int cmd_diff(int argc, char **argv)
     const struct opt_spec opts[] = {
         {"config", 'c', "FILE", .value = &config, .help = "configuration for analysing inputs"},
         {"set", 0, "RULE.PARAM=VALUE", .list = &sets, .help = "override one parameter (repeatable)"},
+        {"min-severity", 0, "low|medium|high", .value = &min_severity, .check = check_severity,
+         .help = "list only new and fixed issues at least this severe (default medium)"},
     };
     const struct opt_cmd cmd = {
         .name = "diff",
@@ -209,6 +235,7 @@ int cmd_diff(int argc, char **argv)
         iot_error("out of memory");
         goto out;
     }
+    diff_drop_below(out, issue_severity_parse(min_severity), &nnew);
     json_dumpf(out, stdout, JSON_INDENT(2));
     fputc('\n', stdout);
     if (fflush(stdout) != 0) {

@@ -226,12 +226,17 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         engine_on_path_call(e, p, ev, failed);
     engine_on_blocking_call(e, p, ev);
     dc = data_class[ev->op];
+    info = &iot_ops[ev->op];
+    /* a data call's time is its session's, added when the session ends */
+    if (!(dc & DC_DATA) && info->cls != IOT_CLASS_COPY &&
+        !(info->api == IOT_API_STDIO && info->cls == IOT_CLASS_DATA) &&
+        !(ev->has & IOT_HAS_NO_DUR))
+        SADD(p->io_ns, ev->dur);
     if (dc & DC_DATA) {
         if (!failed)
             on_fd_data(e, p, ev, (dc & DC_WRITE) >> 1, ev->fd, (dc & DC_POSITIONAL) != 0);
         return;
     }
-    info = &iot_ops[ev->op];
     if (info->api == IOT_API_STDIO) {
         switch (info->cls) {
         case IOT_CLASS_OPEN:

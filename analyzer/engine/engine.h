@@ -75,6 +75,13 @@ const char *engine_proc_exe_of(struct engine *e, int32_t pid);
 /* The working directory of process pid as last recorded (or inherited),
    NULL when not known. */
 const char *engine_proc_cwd_of(struct engine *e, int32_t pid);
+/*
+ * The time process pid spent in the calls the engine followed, ns: its
+ * sessions' data calls (counted when each ends) and its other calls (opens,
+ * closes, syncs, metadata); after engine_finish, the whole run's. 0 for an
+ * unknown pid or an input without durations.
+ */
+int64_t engine_proc_io_ns_of(const struct engine *e, int32_t pid);
 /* Trace time t of process pid in ms since the epoch (floor) into *ms: 1, or 0
    when the process or its start on the epoch is unknown. */
 int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms);

@@ -49,6 +49,7 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     o->h.timed = 1;
     o->h.calls_on = ON_NONE;
     o->s.open_t = ev->t;
+    o->s.open_ns = (ev->has & IOT_HAS_NO_DUR) || ev->dur < 0 ? 0 : ev->dur;
     o->s.file_size = -1;
     return o;
 }
@@ -101,6 +102,7 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
     s->end = end;
     s->end_unix_ms = engine_proc_unix_ms(o->opener,
                                          end == RULE_END_EXIT && o->leak_t ? o->leak_t : t);
+    engine_proc_io_add(e, s->pid, s->cost_ns);
     if (!o->ignored) {
         for (size_t i = 0; i < e->nslots; i++) {
             struct rule_slot *rs = &e->slots[i];

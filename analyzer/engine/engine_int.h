@@ -151,6 +151,10 @@ struct engine_proc {
     int forked;                 /* made by its parent's fork call; its process record is due */
     int unseen_io;              /* it submitted I/O naming no file (io_uring): every session
                                    of it open then or later is RULE_UNSEEN_PROCESS */
+    /* the time it spent in calls (engine_proc_io_ns_of): its other calls as
+       they come, its data calls as their session ends, so that the data
+       calls' fast path does not count */
+    int64_t io_ns;
 };
 
 /* ------------------------------------------------------------ the engine */
@@ -182,6 +186,9 @@ struct engine {
     const char *empty;
     struct hmap async_fds;      /* pid << 32 | fd of async I/O -> (void *)1 */
 };
+
+/* Adds ns to process pid's io_ns, when the process is known. */
+void engine_proc_io_add(struct engine *e, int32_t pid, int64_t ns);
 
 /* ------------------------------------------------------------ sums */
 

@@ -52,3 +52,20 @@ int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms)
     *ms = ns / 1000000;
     return 1;
 }
+
+void engine_proc_io_add(struct engine *e, int32_t pid, int64_t ns)
+{
+    /* processes stay in the table after they exit: a session that ends
+       with its process finds it */
+    struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
+
+    if (p && ns > 0)
+        SADD(p->io_ns, ns);
+}
+
+int64_t engine_proc_io_ns_of(const struct engine *e, int32_t pid)
+{
+    const struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
+
+    return p ? p->io_ns : 0;
+}

@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "engine.h"
+#include "grow.h"
 #include "hash.h"
 #include "hmap.h"
 #include "issue.h"
+#include "issue_cost.h"
 #include "path.h"
 #include "symbolize.h"
 
@@ -20,6 +22,8 @@ struct issues {
     struct hmap seen;       /* fingerprint value -> index in list + 1 */
     struct hmap fps;        /* raw_key() -> fingerprint value (raw_key) */
     struct symbolizer *sym; /* stacks to functions and lines, or NULL */
+    struct issue_cost *costs; /* costs[i]: list[i]'s, over its occurrences */
+    size_t costs_cap;
 };
 
 void issues_set_symbolizer(struct issues *is, struct symbolizer *sym)
@@ -61,6 +65,7 @@ void issues_free(struct issues *is)
     hmap_release(&is->seen);
     hmap_release(&is->fps);
     json_decref(is->list);
+    free(is->costs);
     free(is);
 }
 
@@ -203,21 +208,45 @@ static const char *fingerprint_path(const struct rule_ctx *ctx, const struct rul
     return buf;
 }
 
-int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t repeat,
-               int64_t time_unix_ms)
+/* rule_again, and the index of the issue it counted in *idx */
+static int again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t repeat,
+                 int64_t time_unix_ms, size_t *idx)
 {
     const struct issue_binding *b = ctx->sink;
     struct issues *is = b->issues;
     char fp_path[4096 + 2];
     json_int_t occ, rep = repeat;
-    json_t *prev = seen_issue(is, b->rule,
-                              fingerprint_cached(is, b->rule->name,
-                                                 fingerprint_path(ctx, s, fp_path, sizeof(fp_path)),
-                                                 s->stack),
-                              &occ, &rep);
+    uint64_t key = fingerprint_cached(is, b->rule->name,
+                                      fingerprint_path(ctx, s, fp_path, sizeof(fp_path)),
+                                      s->stack);
+    json_t *prev = seen_issue(is, b->rule, key, &occ, &rep);
 
-    return prev && count_later(prev, b->rule, time_unix_ms ? time_unix_ms : s->end_unix_ms, occ,
-                               rep);
+    if (!prev || !count_later(prev, b->rule, time_unix_ms ? time_unix_ms : s->end_unix_ms, occ,
+                              rep))
+        return 0;
+    *idx = (size_t)(uintptr_t)hmap_get(&is->seen, key) - 1;
+    return 1;
+}
+
+int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t repeat,
+               int64_t time_unix_ms)
+{
+    size_t idx;
+
+    return again(ctx, s, repeat, time_unix_ms, &idx);
+}
+
+int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r)
+{
+    const struct issue_binding *b = ctx->sink;
+    struct issue_cost c;
+    size_t idx;
+
+    if (!again(ctx, r->s, r->repeat, r->time_unix_ms, &idx))
+        return 0;
+    issue_cost_of(b->rule, r, &c);
+    issue_cost_add(&b->issues->costs[idx], &c);
+    return 1;
 }
 
 static json_t *str_or_null(const char *s)
@@ -289,17 +318,26 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     int64_t time = r->time_unix_ms ? r->time_unix_ms : s->end_unix_ms;
     uint64_t key;
     json_int_t occ = 1, repeat = r->repeat;
+    struct issue_cost cost;
+    size_t idx = 0;
 
     if (!detail)
         return;
+    issue_cost_of(b->rule, r, &cost);
     st = issue_stack(is, s->stack);
     key = fingerprint_cached(is, b->rule->name,
                              fingerprint_path(ctx, s, fp_path, sizeof(fp_path)), s->stack);
     snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)key);
     prev = seen_issue(is, b->rule, key, &occ, &repeat);
-    if (prev && count_later(prev, b->rule, time, occ, repeat)) {
-        json_decref(detail);
-        return;
+    if (prev) {
+        /* the impact is over every occurrence, whichever stands for them */
+        idx = (size_t)(uintptr_t)hmap_get(&is->seen, key) - 1;
+        issue_cost_add(&is->costs[idx], &cost);
+        if (count_later(prev, b->rule, time, occ, repeat)) {
+            json_decref(detail);
+            return;
+        }
+        is->costs[idx].pid = cost.pid;
     }
     json_object_set_new(detail, "occurrences", json_integer(occ));
     symbolize_sites(is, detail);
@@ -334,11 +372,18 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
         return;
     json_object_set_new(o, "frames", frames_json(st));
     if (prev) {
-        json_array_set_new(is->list, (size_t)(uintptr_t)hmap_get(&is->seen, key) - 1, o);
+        json_array_set_new(is->list, idx, o);
         return;
     }
-    if (json_array_append_new(is->list, o) == 0)
+    idx = json_array_size(is->list);
+    if (iot_grow(&is->costs, &is->costs_cap, idx + 1, sizeof(*is->costs)) < 0) {
+        json_decref(o);
+        return;
+    }
+    if (json_array_append_new(is->list, o) == 0) {
+        is->costs[idx] = cost;
         hmap_put(&is->seen, key, (void *)(uintptr_t)json_array_size(is->list));
+    }
 }
 
 static int issue_cmp(const void *a, const void *b)
@@ -357,7 +402,8 @@ static int issue_cmp(const void *a, const void *b)
                   json_string_value(json_object_get(y, "fingerprint")));
 }
 
-json_t *issues_finish(struct issues *is)
+json_t *issues_finish(struct issues *is, int timing,
+                      int64_t (*proc_io_ns)(void *arg, int32_t pid), void *arg)
 {
     size_t n = json_array_size(is->list), i;
     json_t **v = calloc(n ? n : 1, sizeof(*v)), *out = json_array();
@@ -367,8 +413,12 @@ json_t *issues_finish(struct issues *is)
         json_decref(out);
         return NULL;
     }
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
+        const struct issue_cost *c = &is->costs[i];
+
         v[i] = json_array_get(is->list, i);
+        issue_judge(v[i], c, proc_io_ns ? proc_io_ns(arg, c->pid) : 0, timing);
+    }
     qsort(v, n, sizeof(*v), issue_cmp);
     for (i = 0; i < n; i++)
         json_array_append(out, v[i]);

@@ -41,10 +41,28 @@ void issue_fingerprint(const struct config *cfg, const char *rule, const char *p
                        const char *stack, char *out);
 
 /*
- * The final issues: one per fingerprint (the earliest, with
- * detail.occurrences), sorted by time, then type. A new reference; the
- * collector is left empty.
+ * How much an issue matters, from its impact (docs/analyzer.md, "Impact
+ * and severity"): the order is the order of the values.
  */
-json_t *issues_finish(struct issues *is);
+enum issue_severity { ISSUE_LOW = 0, ISSUE_MEDIUM, ISSUE_HIGH, ISSUE_NSEVERITIES };
+
+/* "low", "medium", "high"; NULL out of range. */
+const char *issue_severity_name(int severity);
+/* The severity called name, or -1. */
+int issue_severity_parse(const char *name);
+/* An issue's "severity" key as a severity; ISSUE_MEDIUM when it has none
+   (an issue file written before severities). */
+int issue_severity_of(const json_t *issue);
+
+/*
+ * The final issues: one per fingerprint (the earliest, with
+ * detail.occurrences), sorted by time, then type, each with its "impact"
+ * and "severity". timing: 0 when the input had calls without durations;
+ * proc_io_ns(arg, pid): the time process pid spent in its calls, 0 unknown
+ * (engine_proc_io_ns_of after engine_finish; NULL: no shares). A new
+ * reference; the collector is left empty.
+ */
+json_t *issues_finish(struct issues *is, int timing,
+                      int64_t (*proc_io_ns)(void *arg, int32_t pid), void *arg);
 
 #endif /* ISSUE_H */

@@ -15,6 +15,7 @@
 #include "ci.h"
 #include "grow.h"
 #include "iotrace.h"
+#include "issue.h"
 
 /* Read all of f into a new buffer; NULL on error (errno set). */
 static char *slurp(FILE *f, size_t *len)
@@ -154,6 +155,24 @@ int issues_detect(const char *buf, size_t len)
 const char *issue_key(const json_t *issue)
 {
     return json_string_value(json_object_get(issue, "fingerprint"));
+}
+
+size_t issues_drop_below(json_t *issues, int min_severity)
+{
+    size_t i, kept = 0, n = json_array_size(issues);
+
+    for (i = 0; i < n; i++) {
+        json_t *v = json_array_get(issues, i);
+
+        if (issue_severity_of(v) < min_severity)
+            continue;
+        if (kept != i)
+            json_array_set(issues, kept, v);
+        kept++;
+    }
+    while (json_array_size(issues) > kept)
+        json_array_remove(issues, json_array_size(issues) - 1);
+    return n - kept;
 }
 
 size_t issues_drop_baseline(json_t *issues, const json_t *baseline)

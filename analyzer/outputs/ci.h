@@ -37,6 +37,13 @@ const char *issue_key(const json_t *issue);
 size_t issues_drop_baseline(json_t *issues, const json_t *baseline);
 
 /*
+ * Remove from issues (an array, compacted in place) every issue whose
+ * severity (issue.h) is below min_severity; an issue without one counts as
+ * medium. Returns how many were removed.
+ */
+size_t issues_drop_below(json_t *issues, int min_severity);
+
+/*
  * The regression diff of two issue sets, matched by fingerprint: sets "new"
  * (issues of next whose fingerprint base lacks), "fixed" (issues of base
  * whose fingerprint next lacks) and "unchanged" (how many issues of next

@@ -345,11 +345,16 @@
     var detail = Object.keys(is.detail || {}).map(function (k) {
       return k + "=" + JSON.stringify(is.detail[k]);
     }).join("  ");
+    var impact = Object.keys(is.impact || {}).map(function (k) {
+      return k + "=" + JSON.stringify(is.impact[k]);
+    }).join("  ");
     var card = el("div", {cls: "issue", id: "issue-" + i}, [
       el("h3", {}, [el("span", {cls: "rule", text: is.rule + " (type " + is.type + ")"}),
         is.path || "(no path)"]),
       el("div", {cls: "where", text: "process " + is.process + " (pid " + is.pid + "), thread " +
         is.thread + " (tid " + is.tid + ")" + (is.t !== undefined ? ", at " + fmtNs(is.t) : "")}),
+      el("div", {cls: "figs", text: "severity " + (is.severity || "medium") +
+        (impact ? " \u00b7 impact: " + impact : "")}),
       el("div", {cls: "figs", text: figs}),
       detail ? el("div", {cls: "figs", text: detail}) : null,
       el("p", {text: is.message}),

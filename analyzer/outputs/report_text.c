@@ -11,6 +11,7 @@
 
 #include "ci.h"
 #include "iotrace.h"
+#include "issue.h"
 #include "registry.h"
 #include "report.h"
 #include "rule.h"
@@ -104,6 +105,28 @@ static void figures(FILE *f, const json_t *is, const struct paint *c)
     fputc('\n', f);
 }
 
+/* "severity high; impact: time_ms=13.6 io_share=0.8 excess_calls=24" (issue.h) */
+static void impact_line(FILE *f, const json_t *is, const struct paint *c)
+{
+    const json_t *impact = json_object_get(is, "impact");
+    const char *key;
+    json_t *v;
+
+    fprintf(f, "    %sseverity:%s %s", c->dim, c->off, issue_severity_name(issue_severity_of(is)));
+    if (json_object_size(impact))
+        fprintf(f, "  %simpact:%s", c->dim, c->off);
+    json_object_foreach((json_t *)impact, key, v) {
+        char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+
+        fputc(' ', f);
+        iot_text_write(f, key, strlen(key));
+        fputc('=', f);
+        iot_text_write(f, val ? val : "?", val ? strlen(val) : 1);
+        free(val);
+    }
+    fputc('\n', f);
+}
+
 static void issue_block(FILE *f, const json_t *is, const struct paint *c)
 {
     const char *stack = str(is, "stack"), *fix = rules_fix(str(is, "rule"));
@@ -115,6 +138,7 @@ static void issue_block(FILE *f, const json_t *is, const struct paint *c)
     fprintf(f, " (pid %" JSON_INTEGER_FORMAT "), thread ", json_integer_value(json_object_get(is, "pid")));
     put(f, str(is, "thread"));
     fprintf(f, " (tid %" JSON_INTEGER_FORMAT ")\n", json_integer_value(json_object_get(is, "tid")));
+    impact_line(f, is, c);
     figures(f, is, c);
     fputs("    ", f);
     put(f, str(is, "message"));

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ci.h"
+#include "issue.h"
 #include "version.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
@@ -110,7 +111,7 @@ static json_t *result_properties(const json_t *issue)
 {
     static const char *keys[] = { "type", "path", "process", "pid", "tid", "thread", "cost",
                                   "size", "op", "buffer", "opType", "opSize", "repeat", "time",
-                                  "stack", "detail" };
+                                  "stack", "detail", "severity", "impact" };
     json_t *props = json_object();
 
     for (size_t i = 0; props && i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -119,6 +120,21 @@ static json_t *result_properties(const json_t *issue)
             json_object_set(props, keys[i], v);
     }
     return props;
+}
+
+/*
+ * The result's level from the issue's severity: SARIF's "error" is a
+ * serious problem, "warning" a problem, "note" a minor one or an
+ * opportunity (SARIF 2.1.0, 3.27.10). An issue file written before
+ * severities has medium ones: "warning", as before.
+ */
+static const char *sarif_level(const json_t *issue)
+{
+    static const char *const level[ISSUE_NSEVERITIES] = {
+        [ISSUE_LOW] = "note", [ISSUE_MEDIUM] = "warning", [ISSUE_HIGH] = "error",
+    };
+
+    return level[issue_severity_of(issue)];
 }
 
 /* path relative to root ("dir/file.c"), or NULL when it is not under it. */
@@ -242,7 +258,7 @@ static json_t *render_result(json_t *descriptors, const json_t *issue, const cha
     res = json_pack("{s:s, s:i, s:s, s:{s:s}, s:o}",
                     "ruleId", rule,
                     "ruleIndex", idx,
-                    "level", "warning",
+                    "level", sarif_level(issue),
                     "message", "text", text,
                     "properties", result_properties(issue));
     free(text);

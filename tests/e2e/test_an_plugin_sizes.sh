@@ -29,6 +29,7 @@ grep -vxF "$last" "$TOP/rules/rule.h" >"$work/older/rule.h"
 
 cat >"$work/sizes.c" <<'C'
 #include <stdint.h>
+#include <string.h>
 #include "rule.h"
 
 static void check(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
@@ -85,7 +86,50 @@ static void path_calls_report(void *state, const struct rule_ctx *ctx)
 static const struct rule sizes = {RULE_ABI_HEADER, .name = "sizes", .type = 98, .summary = "sizes",
                                   .state_size = sizeof(struct path_calls), .on_session = check,
                                   .on_end = path_calls_report, .on_path_call = path_call};
+
+#ifndef OLDER
+/* The cost a rule states (struct rule_report past detail): read when the
+   rule says so (RULE_F_STATES_COST) and its report_size covers it. */
+static void cost_check(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
+{
+    (void)state;
+    if (s->writes >= 10)
+        rule_report(ctx, &(struct rule_report){.s = s, .message = "cost", .time_ns = 5000000,
+                                               .excess_calls = 7});
+}
+
+/* A rule built before report_size existed: its struct rule_report ends at
+   detail, and what lies past it in memory (here 0x7f bytes) is not its. */
+static void old_cost_check(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
+{
+    struct {
+        struct rule_report r;
+        unsigned char past[64];
+    } w;
+
+    (void)state;
+    if (s->writes < 10)
+        return;
+    memset(&w, 0x7f, sizeof(w));
+    w.r.s = s;
+    w.r.repeat = 0;
+    w.r.time_unix_ms = 0;
+    w.r.message = "old cost";
+    w.r.detail = NULL;
+    rule_report(ctx, &w.r);
+}
+
+static const struct rule cost_new = {RULE_ABI_HEADER, .name = "cost_new", .type = 97,
+                                     .summary = "cost", .on_session = cost_check,
+                                     .flags = RULE_F_STATES_COST};
+/* report_size 0 as the rule.h before it left it (a later designator wins) */
+static const struct rule cost_old = {RULE_ABI_HEADER, .report_size = 0, .name = "cost_old",
+                                     .type = 96, .summary = "cost", .on_session = old_cost_check,
+                                     .flags = RULE_F_STATES_COST};
+const struct rule *const ioscope_rules[] = {&sizes, &cost_new, &cost_old, NULL};
+#else
 const struct rule *const ioscope_rules[] = {&sizes, NULL};
+#endif
 C
 cat >"$work/host.c" <<'C'
 #include <stdio.h>
@@ -148,10 +192,23 @@ assert len(d)==1 and d[0]['detail']=={'path_call': $host_path_call, 'plugin_path
                                       'path_calls': $want_calls, 'occurrences': 1}, d" ||
     not_ok "now.so: path calls of this ioanalyze's size ($host_path_call), $want_calls of them: $(cat "$work/px.out")"
 
+# the cost a rule states: impact and severity from it when it states one,
+# "medium" with no impact from a rule built before rule_report had it (and
+# nothing read past the end of that rule's smaller struct)
+"$IOANALYZE" --plugin "$work/now.so" --rules cost_new,cost_old "$FX" >"$work/cost.out" 2>"$work/cost.err" ||
+    not_ok "now.so, cost rules: $(cat "$work/cost.err")"
+python3 -c "
+import json; d={i['rule']: i for i in json.load(open('$work/cost.out'))}
+n, o = d['cost_new'], d['cost_old']
+assert n['severity'] == 'medium' and n['impact']['time_ms'] == 5 and n['impact']['excess_calls'] == 7, n
+assert set(n['impact']) == {'time_ms', 'io_share', 'excess_calls'}, n
+assert o['severity'] == 'medium' and o['impact'] == {}, o" ||
+    not_ok "now.so: cost_new with impact time_ms 5, excess_calls 7; cost_old medium without impact: $(cat "$work/cost.out")"
+
 # what plugins can link against: rule.h's functions, not the registry's
 if have nm; then
     nm -D --defined-only "$IOANALYZE" | awk '{print $NF}' | grep -E '^rules?_' | sort >"$work/exported"
-    printf '%s\n' rule_again rule_proc_threads rule_report >"$work/want"
+    printf '%s\n' rule_again rule_again_cost rule_proc_threads rule_report >"$work/want"
     cmp -s "$work/exported" "$work/want" ||
         not_ok "ioanalyze exports to plugins: $(tr '\n' ' ' <"$work/exported"), expected rule.h's: $(tr '\n' ' ' <"$work/want")"
 fi

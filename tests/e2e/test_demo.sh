@@ -24,22 +24,30 @@ done
 head -n 1 "$work/demo/profile.csv" | grep -q '^pid,path,opens,reads,' ||
     die "profile.csv does not start with the SPEC's header"
 
-# The traces analysed together give the union of the per-sample issues.
-# main_thread may report more than expected: the demo runs every rule on
-# every sample, and on a busy machine a call of the samples that are not
-# about threads can be descheduled past 13 ms (see test_samples.sh).
-counts=$(python3 - "$work/demo/issues.json" "$TOP"/samples/expected/*.json <<'EOF'
+# The traces analysed together give the union of the per-sample issues,
+# less the low-impact ones the default output leaves out and the summary
+# counts (which of the cheap findings are low follows the machine's
+# timing: test_samples.sh). main_thread may report more than expected: the
+# demo runs every rule on every sample, and on a busy machine a call of the
+# samples that are not about threads can be descheduled past 13 ms.
+hidden=$(sed -n 's/.*; \([0-9]*\) low-impact issues\{0,1\} not shown.*/\1/p' "$work/out" | head -n 1)
+counts=$(python3 - "$work/demo/issues.json" "${hidden:-0}" "$TOP"/samples/expected/*.json <<'EOF'
 import json, sys
 from collections import Counter
 got = Counter(i["rule"] for i in json.load(open(sys.argv[1])))
+hidden = int(sys.argv[2])
 want = Counter()
-for path in sys.argv[2:]:
+for path in sys.argv[3:]:
     want.update(i["rule"] for i in json.load(open(path)))
 print(sum(got.values()))
 for rule in sorted(set(got) | set(want)):
-    ok = got[rule] >= want[rule] if rule == "main_thread" else got[rule] == want[rule]
+    ok = got[rule] >= want[rule] if rule == "main_thread" else got[rule] <= want[rule]
     if not ok:
         print("%s: %d reported, %d expected" % (rule, got[rule], want[rule]))
+extra = got["main_thread"] - want["main_thread"]
+if sum(got.values()) - extra + hidden != sum(want.values()):
+    print("%d shown + %d low-impact not shown, %d expected"
+          % (sum(got.values()) - extra, hidden, sum(want.values())))
 EOF
 )
 total=$(echo "$counts" | head -n 1)
@@ -49,8 +57,8 @@ grep -q "ioanalyze: $total issues (" "$work/out" || die "no summary line with $t
 
 for rule in $(python3 -c '
 import json, sys
-print(" ".join(sorted({i["rule"] for p in sys.argv[1:] for i in json.load(open(p))})))
-' "$TOP"/samples/expected/*.json); do
+print(" ".join(sorted({i["rule"] for i in json.load(open(sys.argv[1]))})))
+' "$work/demo/issues.json"); do
     grep -q "^== $rule (type [0-9]*)$" "$work/out" || die "no group for rule $rule"
 done
 grep -q "^Samples with no issue (as intended): clean, fd_cache, worker_io$" "$work/out" ||

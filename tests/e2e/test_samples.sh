@@ -55,7 +55,10 @@ for src in "$TOP"/samples/*.c; do
     *) rules_opt="--disable main_thread" ;;
     esac
     # shellcheck disable=SC2086 # rules_opt is two words or none
-    if ! "$IOANALYZE" $rules_opt "$work/$name.zst" >"$work/$name.json" 2>"$work/$name.err"; then
+    # every severity: a sample's findings are judged by their figures here,
+    # and the severity of a cheap one (random_read's 0.14 ms of cached
+    # reads) follows the machine's load, as the masked times do
+    if ! "$IOANALYZE" --min-severity low $rules_opt "$work/$name.zst" >"$work/$name.json" 2>"$work/$name.err"; then
         echo "FAIL $name: ioanalyze failed:"
         sed 's/^/    /' "$work/$name.err"
         fail=1

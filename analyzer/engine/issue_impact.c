@@ -1,0 +1,142 @@
+/*
+ * An issue's impact and severity (issue_cost.h, issue.h): the figures a
+ * rule states for its finding, summed over the occurrences, and what they
+ * make of it. The thresholds are docs/analyzer.md's "Impact and severity".
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "issue.h"
+#include "issue_cost.h"
+#include "saturate.h"
+
+static const char *const severity_names[ISSUE_NSEVERITIES] = {
+    [ISSUE_LOW] = "low",
+    [ISSUE_MEDIUM] = "medium",
+    [ISSUE_HIGH] = "high",
+};
+
+/*
+ * Negligible (low): every figure the finding has under these, or, for a
+ * time of a few ms, a sliver of the process's I/O time (PostgreSQL's
+ * bootstrap opening pg_class 593 times: 2 ms, 1.3% of its I/O time); an
+ * issue with no time of its own, or whose time the input does not know, is
+ * never low. Clearly costly (high): any of the "high" figures.
+ * A share of the process's I/O time makes an issue high only with a time
+ * that is felt (a large share of a few microseconds is not).
+ */
+#define LOW_TIME_NS (1000000LL)            /* 1 ms in the harmful calls */
+#define LOW_IO_SHARE 0.05                  /* 5% of the process's I/O time */
+#define LOW_EXCESS_BYTES (1LL << 20)       /* 1 MiB read again or written in excess */
+#define LOW_SLIVER_NS (10000000LL)         /* or under 10 ms ... */
+#define LOW_SLIVER_SHARE 0.02              /* ... and 2% of the process's I/O time */
+#define HIGH_TIME_NS (100000000LL)         /* 100 ms */
+#define HIGH_IO_SHARE 0.10                 /* 10% of the process's I/O time ... */
+#define HIGH_IO_SHARE_MIN_NS (10000000LL)  /* ... with at least 10 ms */
+#define HIGH_EXCESS_BYTES (100LL << 20)    /* 100 MiB */
+
+const char *issue_severity_name(int severity)
+{
+    return severity >= 0 && severity < ISSUE_NSEVERITIES ? severity_names[severity] : NULL;
+}
+
+int issue_severity_parse(const char *name)
+{
+    for (int i = 0; name && i < ISSUE_NSEVERITIES; i++)
+        if (strcmp(name, severity_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int issue_severity_of(const json_t *issue)
+{
+    int s = issue_severity_parse(json_string_value(json_object_get(issue, "severity")));
+
+    return s < 0 ? ISSUE_MEDIUM : s;
+}
+
+void issue_cost_of(const struct rule *rule, const struct rule_report *r, struct issue_cost *c)
+{
+    struct rule_report rr;
+    size_t n = rule->report_size ? rule->report_size : RULE_REPORT_SIZE_FIRST;
+
+    /* only what the rule was built with: a plugin's older struct is smaller */
+    memset(&rr, 0, sizeof(rr));
+    memcpy(&rr, r, n < sizeof(rr) ? n : sizeof(rr));
+    memset(c, 0, sizeof(*c));
+    c->pid = r->s ? r->s->pid : 0;
+    c->known = (rule->flags & RULE_F_STATES_COST) &&
+               n >= offsetof(struct rule_report, handles) + sizeof(rr.handles);
+    if (!c->known)
+        return;
+    c->has_time = rr.time_ns != RULE_NO_TIME;
+    c->time_ns = rr.time_ns > 0 ? rr.time_ns : 0;
+    c->excess_bytes = rr.excess_bytes > 0 ? rr.excess_bytes : 0;
+    c->excess_syncs = rr.excess_syncs > 0 ? rr.excess_syncs : 0;
+    c->excess_opens = rr.excess_opens > 0 ? rr.excess_opens : 0;
+    c->excess_calls = rr.excess_calls > 0 ? rr.excess_calls : 0;
+    c->handles = rr.handles > 0 ? rr.handles : 0;
+}
+
+void issue_cost_add(struct issue_cost *dst, const struct issue_cost *src)
+{
+    dst->time_ns = iot_sadd(dst->time_ns, src->time_ns);
+    dst->excess_bytes = iot_sadd(dst->excess_bytes, src->excess_bytes);
+    dst->excess_syncs = iot_sadd(dst->excess_syncs, src->excess_syncs);
+    dst->excess_opens = iot_sadd(dst->excess_opens, src->excess_opens);
+    dst->excess_calls = iot_sadd(dst->excess_calls, src->excess_calls);
+    dst->handles = iot_sadd(dst->handles, src->handles);
+}
+
+/* x rounded to 4 significant decimals, so that reports stay short */
+static double round4(double x)
+{
+    return (double)(int64_t)(x * 10000.0 + 0.5) / 10000.0;
+}
+
+static int severity(const struct issue_cost *c, int timed, double share)
+{
+    if (!c->known)
+        return ISSUE_MEDIUM;
+    if ((timed && (c->time_ns >= HIGH_TIME_NS ||
+                   (share >= HIGH_IO_SHARE && c->time_ns >= HIGH_IO_SHARE_MIN_NS))) ||
+        c->excess_bytes >= HIGH_EXCESS_BYTES)
+        return ISSUE_HIGH;
+    /* low needs a time that is known to be negligible */
+    if (c->has_time && timed && c->excess_bytes < LOW_EXCESS_BYTES &&
+        ((c->time_ns < LOW_TIME_NS && share < LOW_IO_SHARE) ||
+         (c->time_ns < LOW_SLIVER_NS && share < LOW_SLIVER_SHARE)))
+        return ISSUE_LOW;
+    return ISSUE_MEDIUM;
+}
+
+void issue_judge(json_t *issue, const struct issue_cost *c, int64_t proc_io_ns, int timing)
+{
+    json_t *impact = json_object();
+    int timed = timing && c->has_time;
+    double share = 0;
+
+    if (!impact)
+        return;
+    if (timed && proc_io_ns > 0) {
+        share = (double)c->time_ns / (double)proc_io_ns;
+        share = share > 1 ? 1 : share;
+    }
+    if (c->known && c->has_time)
+        json_object_set_new(impact, "time_ms",
+                            timed ? json_real(round4((double)c->time_ns / 1e6)) : json_null());
+    if (timed && proc_io_ns > 0)
+        json_object_set_new(impact, "io_share", json_real(round4(share)));
+    if (c->excess_bytes)
+        json_object_set_new(impact, "excess_bytes", json_integer(c->excess_bytes));
+    if (c->excess_syncs)
+        json_object_set_new(impact, "excess_syncs", json_integer(c->excess_syncs));
+    if (c->excess_opens)
+        json_object_set_new(impact, "excess_opens", json_integer(c->excess_opens));
+    if (c->excess_calls)
+        json_object_set_new(impact, "excess_calls", json_integer(c->excess_calls));
+    if (c->handles)
+        json_object_set_new(impact, "handles", json_integer(c->handles));
+    json_object_set_new(issue, "impact", impact);
+    json_object_set_new(issue, "severity", json_string(severity_names[severity(c, timed, share)]));
+}
