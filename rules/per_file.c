@@ -101,7 +101,10 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
             hmap_put(&t->idx, key, (void *)(uintptr_t)(t->n + 1)) < 0)
             return NULL;
         f = &t->v[t->n++];
-        *f = (struct per_file){.first = *s, .max_file_size = -1, .last_file_size = -1,
+        *f = (struct per_file){.first = {s->path, s->process, s->thread, s->stack,
+                                         s->opener_process, s->data_op, s->pid, s->tid,
+                                         s->opener_pid, s->layer, s->op_type, s->directory},
+                               .max_file_size = -1, .last_file_size = -1,
                                .timed = 1};
     }
     if (f->sessions && site_add(f, s) < 0)
@@ -138,7 +141,13 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
 
 struct rule_session per_file_session(const struct per_file *f)
 {
-    struct rule_session s = f->first;
+    const struct per_file_first *p = &f->first;
+    struct rule_session s = {.size = sizeof(s), .path = p->path, .process = p->process,
+                             .thread = p->thread, .stack = p->stack, .pid = p->pid,
+                             .tid = p->tid, .layer = p->layer, .op_type = p->op_type,
+                             .directory = p->directory, .opener_process = p->opener_process,
+                             .opener_pid = p->opener_pid, .data_op = p->data_op,
+                             .timed = f->timed};
     struct per_file_site top;
 
     if (top_site(f, &top)) {

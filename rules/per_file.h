@@ -36,8 +36,17 @@ struct per_file_sites {
     int64_t other_cost_ns;
 };
 
+/* What an issue takes of a file's first session (per_file_session makes a
+   session of it again): kept small, since a file has one per rule that
+   adds its sessions up, and a trace may name millions of files. */
+struct per_file_first {
+    const char *path, *process, *thread, *stack, *opener_process, *data_op;
+    int32_t pid, tid, opener_pid;
+    int layer, op_type, directory;
+};
+
 struct per_file {
-    struct rule_session first;   /* the first session added: pid, path, process, first site */
+    struct per_file_first first; /* the first session added: pid, path, process, first site */
     struct per_file_sites *more; /* NULL while every session came from first's stack */
     uint64_t sessions;
     uint64_t left_open;          /* sessions still open when their process or the trace ended */
