@@ -32,7 +32,8 @@
  *    same three frames at the checkpoint before.
  *
  * One issue per process, site and shape; its repeat is the handles held.
- * With min_count 1 every handle held at exit is reported.
+ * With min_count 1 every handle held at exit is reported, at a site that
+ * closes handles too (bash's `exec 3>>log` beside its `>> log` redirections).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,7 +190,8 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
                      "(%zu handles held when process %s exited); use the handle you hold, or "
                      "close it before opening again", again, again == 1 ? " was" : "s were",
                      again == 1 ? "it" : "each", g->n, g->first.process);
-        } else if (!(g->key && hmap_get(&st->closed, site_key(g->first.pid, g->key))) &&
+        } else if (!(ctx->p[P_MIN_COUNT] > 1 && g->key &&
+                     hmap_get(&st->closed, site_key(g->first.pid, g->key))) &&
                    leak_abandoned(g, ctx)) {
             shape = "abandoned";
             if (g->n == 1)
