@@ -45,8 +45,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < 100; i++)
         if (write(fd, buf, 16) != 16)
             return 1;
+    /* last slot first: each write jumps back before the previous one */
     for (int i = 0; i < 60; i++)
-        if (pwrite(fd, buf, 32, (off_t)((i * 13) % 60) * 32) != 32)
+        if (pwrite(fd, buf, 32, (off_t)(59 - i) * 32) != 32)
             return 1;
     for (int i = 0; i < 60; i++)
         if (pread(fd, buf, 32, (off_t)((i * 17) % 60) * 32) != 32)

@@ -59,8 +59,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < 200; i++)
         if (write(fd, buf, 16) != 16)
             return 1;
-    for (int i = 0; i < 50; i++)
-        if (pwrite(fd, buf, 64, (off_t)((i * 37) % 50) * 64) != 64)
+    /* last slot first: each write jumps back before the previous one */
+    for (int i = 0; i < 60; i++)
+        if (pwrite(fd, buf, 64, (off_t)(59 - i) * 64) != 64)
             return 1;
     close(fd);
     fd = open(leaked, O_WRONLY | O_CREAT | O_TRUNC, 0644);
