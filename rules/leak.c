@@ -18,7 +18,9 @@
  *  - abandoned in a loop: at least min_count handles, each one left unused
  *    once the site opened the next (its last read or write came before the
  *    next open), opened on and on: the site's opens span at least
- *    spread_pct of the time from its first open to the exit. A loader
+ *    spread_pct of the time from its first open to the process's last
+ *    call on a file (its exit itself, which strace and a loaded machine
+ *    stretch, does not count). A loader
  *    that opens 8 manifests, reads each once and forgets them is one; the
  *    same opens made in a burst at start-up, then held while the process
  *    works on, are a set that stopped growing (PostgreSQL's catalogs: the
@@ -52,7 +54,7 @@ static const struct rule_param leak_params[] = {
     [P_MIN_COUNT] = {"min_count", RULE_P_INT, 3,
                      "report handles abandoned in a loop from this many (one site, one process)"},
     [P_SPREAD_PCT] = {"spread_pct", RULE_P_INT, 50,
-                      "... when the site's opens span at least this share of its time to the exit"},
+                      "... when the site's opens span at least this share of the time to its last call"},
 };
 
 /* A handle held at exit: what the judgement needs of its session. */
@@ -66,14 +68,28 @@ struct leak_group {
     const char *key;             /* stack, or NULL: the process's handles of no stack */
     struct leak_handle *h;
     size_t n, cap;
-    int64_t exit_t, last_unix_ms;
+    int64_t last_unix_ms;
 };
 
 struct leak_state {
     struct leak_group *g;
     size_t n, cap;
     struct hmap closed;          /* site_key() -> handles the site closed itself */
+    struct hmap active;          /* pid -> when its last call on a file ended (trace ns) */
 };
+
+/* The process's last call on a file so far: an open, a read or write, a close. */
+static void note_active(struct leak_state *st, const struct rule_session *s)
+{
+    uint64_t pid = (uint64_t)(uint32_t)s->pid;
+    int64_t t = s->end == RULE_END_CLOSE ? s->end_t : s->open_t;
+    int64_t seen = (int64_t)(uintptr_t)hmap_get(&st->active, pid);
+
+    if (RULE_HAS(struct rule_session, s, last_data_t) && s->last_data_t > t)
+        t = s->last_data_t;
+    if (t > seen)   /* out of memory: the group's own last open stands in */
+        hmap_put(&st->active, pid, (void *)(uintptr_t)t);
+}
 
 /* A process's open site: its pid and its stack's SITE_FRAMES innermost frames. */
 static uint64_t site_key(int32_t pid, const char *stack)
@@ -93,6 +109,8 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
     size_t i;
 
     (void)ctx;
+    if (s->open_t >= 0)
+        note_active(st, s);
     if (s->directory)
         return;
     if (!s->leaked) {
@@ -117,7 +135,7 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
         if (iot_grow(&st->g, &st->cap, st->n + 1, sizeof(*st->g)) < 0)
             return;
         g = &st->g[st->n++];
-        *g = (struct leak_group){.first = *s, .key = key, .exit_t = s->end_t};
+        *g = (struct leak_group){.first = *s, .key = key};
     }
     if (iot_grow(&g->h, &g->cap, g->n + 1, sizeof(*g->h)) < 0)
         return;
@@ -157,11 +175,15 @@ static size_t leak_reopened(const struct leak_group *g)
 }
 
 /* Whether each handle of g (sorted by open) was left unused once the next
-   was opened, and the opens went on for spread_pct of the time to exit. */
-static int leak_abandoned(const struct leak_group *g, const struct rule_ctx *ctx)
+   was opened, and the opens went on for spread_pct of the time to the
+   process's last call on a file. */
+static int leak_abandoned(const struct leak_state *st, const struct leak_group *g,
+                          const struct rule_ctx *ctx)
 {
     int64_t span = g->h[g->n - 1].open_t - g->h[0].open_t;
-    int64_t life = g->exit_t - g->h[0].open_t;
+    int64_t last = (int64_t)(uintptr_t)hmap_get(&st->active, (uint64_t)(uint32_t)g->first.pid);
+    int64_t life = (last > g->h[g->n - 1].last_data_t ? last : g->h[g->n - 1].last_data_t) -
+                   g->h[0].open_t;
 
     if ((double)g->n < ctx->p[P_MIN_COUNT])
         return 0;
@@ -192,7 +214,7 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
                      again == 1 ? "it" : "each", g->n, g->first.process);
         } else if (!(ctx->p[P_MIN_COUNT] > 1 && g->key &&
                      hmap_get(&st->closed, site_key(g->first.pid, g->key))) &&
-                   leak_abandoned(g, ctx)) {
+                   leak_abandoned(st, g, ctx)) {
             shape = "abandoned";
             if (g->n == 1)
                 snprintf(msg, sizeof(msg),
@@ -225,6 +247,7 @@ static void leak_fini(void *state)
         free(st->g[i].h);
     free(st->g);
     hmap_release(&st->closed);
+    hmap_release(&st->active);
 }
 
 const struct rule rule_leak = {
