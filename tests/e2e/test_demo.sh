@@ -61,6 +61,10 @@ print(" ".join(sorted({i["rule"] for i in json.load(open(sys.argv[1]))})))
 ' "$work/demo/issues.json"); do
     grep -q "^== $rule (type [0-9]*)$" "$work/out" || die "no group for rule $rule"
 done
-grep -q "^Samples with no issue (as intended): clean, fd_cache, worker_io$" "$work/out" ||
-    die "clean, fd_cache and worker_io are not listed as quiet"
+# the samples that must stay quiet are among the quiet ones (a sample whose
+# finding came out low-impact on this machine is listed there too)
+quiet=$(sed -n 's/^Samples with no issue (as intended): //p' "$work/out")
+for s in clean fd_cache worker_io; do
+    case ", $quiet," in *", $s,"*) ;; *) die "$s is not listed as quiet: '$quiet'" ;; esac
+done
 echo "demo: $total issues, all groups shown"
