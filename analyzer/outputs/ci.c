@@ -157,14 +157,17 @@ const char *issue_key(const json_t *issue)
     return json_string_value(json_object_get(issue, "fingerprint"));
 }
 
-size_t issues_drop_below(json_t *issues, int min_severity)
+/* Removes the issues drop() says to, keeping the others' order, in place;
+   how many were removed. */
+static size_t issues_drop_if(json_t *issues, int (*drop)(json_t *issue, const void *arg),
+                             const void *arg)
 {
     size_t i, kept = 0, n = json_array_size(issues);
 
     for (i = 0; i < n; i++) {
         json_t *v = json_array_get(issues, i);
 
-        if (issue_severity_of(v) < min_severity)
+        if (drop(v, arg))
             continue;
         if (kept != i)
             json_array_set(issues, kept, v);
@@ -175,35 +178,39 @@ size_t issues_drop_below(json_t *issues, int min_severity)
     return n - kept;
 }
 
+static int below(json_t *issue, const void *min_severity)
+{
+    return issue_severity_of(issue) < *(const int *)min_severity;
+}
+
+size_t issues_drop_below(json_t *issues, int min_severity)
+{
+    return issues_drop_if(issues, below, &min_severity);
+}
+
+/* known: the fingerprints of a baseline, as keys */
+static int known(json_t *issue, const void *known)
+{
+    const char *k = issue_key(issue);
+
+    return k && json_object_get(known, k);
+}
+
 size_t issues_drop_baseline(json_t *issues, const json_t *baseline)
 {
-    json_t *known = json_object();
-    size_t i, kept = 0, dropped = 0;
+    json_t *keys = json_object();
+    size_t i, dropped;
     json_t *v;
 
-    if (!known)
+    if (!keys)
         return 0;
     json_array_foreach(baseline, i, v) {
         const char *k = issue_key(v);
         if (k)
-            json_object_set_new(known, k, json_true());
+            json_object_set_new(keys, k, json_true());
     }
-    /* compact in place: keep what the baseline does not know */
-    for (i = 0; i < json_array_size(issues); i++) {
-        const char *k;
-        v = json_array_get(issues, i);
-        k = issue_key(v);
-        if (k && json_object_get(known, k)) {
-            dropped++;
-            continue;
-        }
-        if (kept != i)
-            json_array_set(issues, kept, v);
-        kept++;
-    }
-    while (json_array_size(issues) > kept)
-        json_array_remove(issues, json_array_size(issues) - 1);
-    json_decref(known);
+    dropped = issues_drop_if(issues, known, keys);
+    json_decref(keys);
     return dropped;
 }
 
