@@ -21,7 +21,8 @@
     X(repeat_open)       \
     X(redundant_read)    \
     X(write_amplification) \
-    X(metadata_storm)
+    X(metadata_storm)    \
+    X(unobserved)
 
 #define RULE_DECL_(n) extern const struct rule rule_##n;
 BUILTIN_RULES(RULE_DECL_)
@@ -105,7 +106,8 @@ static int plugin_rule(const char *path, size_t i, const struct rule *r, struct 
             return -1;
         }
     }
-    if (!out->name || (!out->on_session && !out->on_path_call && !out->on_main_call) ||
+    if (!out->name || (!out->on_session && !out->on_path_call && !out->on_main_call &&
+                        !out->on_unobserved) ||
         out->nparams > RULE_MAX_PARAMS) {
         snprintf(errbuf, 256, "plugin '%s': malformed rule #%zu", path, i);
         return -1;

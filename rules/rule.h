@@ -230,6 +230,25 @@ struct rule_path_call {
     int64_t unix_ms;         /* ms since the epoch when the call ended */
 };
 
+/*
+ * A program, or a part of one, whose file calls no recorder saw: a static or
+ * setuid program exec'd by a recorded process (the preload cannot enter
+ * it), a Go program or a liburing user making raw system calls past libc.
+ * Handed to rules that have on_unobserved at the end of the run, one at a
+ * time in time order, for each that no kernel capture made up for. Strings
+ * are interned as in sessions.
+ */
+struct rule_unobserved {
+    unsigned size;           /* sizeof(struct rule_unobserved) in the ioanalyze (RULE_HAS) */
+    const char *path;        /* the program (or library) nothing could see into */
+    const char *why;         /* the recorder's word: "static", "setuid", "fcaps", "go", ... */
+    const char *process;     /* the process it ran as (its argv[0]'s basename, else path's) */
+    int32_t pid;
+    int64_t t;               /* ns, when the recorder said so */
+    int64_t unix_ms;
+    int64_t missed;          /* file calls known to be missed (a kernel count), -1 unknown */
+};
+
 /* What a rule sees besides the session. */
 struct rule_ctx {
     unsigned size;           /* sizeof(struct rule_ctx) in the ioanalyze (RULE_HAS) */
@@ -315,6 +334,10 @@ struct rule {
        0 in a rule built before it: ioanalyze reads the members up to detail
        and the finding's cost is not known */
     unsigned report_size;
+    /* Optional: every program or part of one that nothing could see
+       (struct rule_unobserved), after the last session. */
+    void (*on_unobserved)(void *state, const struct rule_ctx *ctx,
+                          const struct rule_unobserved *u);
 };
 
 /* The first members of every rule: `{RULE_ABI_HEADER, .name = ...}`. */
@@ -326,7 +349,7 @@ struct rule {
 /* Where the members this rule.h knows end (not sizeof: a newer member may
    sit in today's tail padding). Name the last member here when appending. */
 #define RULE_SIZE_KNOWN \
-    (offsetof(struct rule, report_size) + sizeof(((const struct rule *)0)->report_size))
+    (offsetof(struct rule, on_unobserved) + sizeof(((const struct rule *)0)->on_unobserved))
 /* The size of struct rule_report before report_size: up to and including detail. */
 #define RULE_REPORT_SIZE_FIRST \
     (offsetof(struct rule_report, detail) + sizeof(((const struct rule_report *)0)->detail))

@@ -86,8 +86,9 @@ static void tinfo_set(struct info *in, int32_t pid, int32_t tid, const char *nam
 /*
  * One unrecorded record, worded by its mode: the process exec'd a program
  * the preload cannot enter (static, setuid, ...), went on unrecorded itself
- * from a credential change (creds), or made a child by a raw clone that
- * cannot be recorded (raw_clone...: no path).
+ * from a credential change (creds), made a child by a raw clone that
+ * cannot be recorded (raw_clone...: no path), or makes file calls past
+ * libc (go, liburing: the program or the library).
  */
 static void print_unrecorded(const struct unseen *u)
 {
@@ -98,6 +99,9 @@ static void print_unrecorded(const struct unseen *u)
     if (strcmp(u->why, "creds") == 0)
         printf("  pid %d %s went on unrecorded from a credential change (%s)\n", (int)u->pid, what,
                why);
+    else if (strcmp(u->why, "go") == 0 || strcmp(u->why, "liburing") == 0)
+        printf("  pid %d makes file calls past libc through %s, unrecorded (%s)\n", (int)u->pid,
+               what, why);
     else if (strncmp(u->why, "raw_clone", 9) == 0)
         printf("  pid %d made a child by a raw clone, unrecorded (%s)\n", (int)u->pid, why);
     else

@@ -327,6 +327,8 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC || ev->op == IOT_OP_LOST) {
             if (ev->op == IOT_OP_ASYNC)
                 on_async(p, ev, failed);
+            if (ev->op == IOT_OP_UNRECORDED)
+                engine_unobserved_note(e, p, ev);
             on_unseen(e, ev);
             break;
         }
@@ -532,6 +534,7 @@ void engine_finish(struct engine *e)
         if (!p->exited)
             engine_proc_drop_all(e, p, end, RULE_END_TRACE, 0);
     }
+    engine_unobserved_report(e);
     for (size_t i = 0; i < e->nslots; i++) {
         struct rule_slot *rs = &e->slots[i];
 
@@ -560,6 +563,7 @@ void engine_free(struct engine *e)
     engine_procs_free(e);
     hmap_release(&e->ignored);
     hmap_release(&e->async_fds);
+    engine_unobserved_free(e);
     for (size_t i = 0; i < e->nslots; i++) {
         if (e->slots[i].rule->fini)
             e->slots[i].rule->fini(e->slots[i].state);

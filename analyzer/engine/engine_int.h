@@ -185,6 +185,17 @@ struct engine {
     struct engine_stats st;
     const char *empty;
     struct hmap async_fds;      /* pid << 32 | fd of async I/O -> (void *)1 */
+    /* what nothing could see (engine_unobserved.c), in time order; bounded */
+    struct engine_unobserved *unobs;
+    size_t nunobs, capunobs;
+};
+
+/* A program or process whose file calls no recorder saw (rule_unobserved). */
+struct engine_unobserved {
+    int32_t pid;
+    const char *path, *why, *process;
+    int64_t t, unix_ms;
+    int covered;                /* a kernel capture recorded its calls after all */
 };
 
 /* Adds ns to process pid's io_ns, when the process is known. */
@@ -223,6 +234,16 @@ struct engine_proc *engine_proc_lookup(struct engine *e, int32_t pid);
 struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t tid);
 /* ms since the epoch at trace time t of p (t itself when p's start is unknown) */
 int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t);
+
+/* ------------------------------------------------------------ engine_unobserved.c */
+
+/* An unrecorded record of p: what it ran, or itself, went unseen. */
+void engine_unobserved_note(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
+/* A kernel capture recorded pid's calls: what was said unseen of it is seen. */
+void engine_unobserved_covered(struct engine *e, int32_t pid);
+/* At the end: each unseen one to the rules that have on_unobserved. */
+void engine_unobserved_report(struct engine *e);
+void engine_unobserved_free(struct engine *e);
 
 /* ------------------------------------------------------------ engine_proc.c */
 

@@ -249,6 +249,12 @@ void rec_thread_name_record(struct rec_thread *t, int64_t now);
 /* Another thread renamed this one: its thread record now. */
 void rec_renamed_here(struct rec_thread *t);
 
+/* ------------------------------------------------------------ bypass.c */
+
+/* At start: an unrecorded record when the program is Go or has liburing
+   loaded (their file calls go past libc). */
+void rec_bypass_startup(void);
+
 /* ------------------------------------------------------------ finish.c */
 
 extern int rec_finished;                  /* exit recorded */
