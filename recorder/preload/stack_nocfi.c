@@ -1,0 +1,109 @@
+/*
+ * stack_nocfi.c - the unwinder's step over code without CFI (stack_nocfi.h).
+ *
+ * JIT code keeps rbp as a frame pointer (V8's frames, CPython 3.13's
+ * trampolines), so the return address is at rbp+8 and the caller's rbp at
+ * rbp; a few known stubs keep none and are recognised by their code. Nothing
+ * vouches for the rbp or the stack words it leads to, so every word is read
+ * only where it is known to be mapped, or by the kernel, and the chain must
+ * climb the stack: the recorder never faults on a stack it does not
+ * understand, it stops walking it.
+ */
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "rec.h"
+#include "sandbox.h"
+#include "stack_nocfi.h"
+
+/*
+ * The two words at a frame pointer of code without CFI - the caller's rbp
+ * and the return address - into two[], when bp is a frame of this stack:
+ * above sp, aligned, and readable. The main thread's stack is mapped from
+ * sp up to __libc_stack_end (the kernel grows it down, nothing is mapped
+ * within RLIMIT_STACK below its top), so there a bound does; elsewhere
+ * (other threads' stacks, whose bounds would cost glibc a malloc to learn)
+ * the kernel copies the words, and an unmapped bp fails the copy instead of
+ * faulting.
+ */
+extern void *__libc_stack_end;
+#define MAIN_STACK_SPAN ((uintptr_t)1 << 27)
+
+static int fp_read(uintptr_t bp, uintptr_t sp, uintptr_t two[2])
+{
+    uintptr_t top = (uintptr_t)__libc_stack_end;
+    struct iovec local = { two, 2 * sizeof(uintptr_t) };
+    struct iovec remote = { (void *)bp, 2 * sizeof(uintptr_t) };
+
+    if (bp < sp || (bp & 7) || bp - sp > MAIN_STACK_SPAN)
+        return -1;
+    if (sp <= top && top - sp < MAIN_STACK_SPAN) {
+        if (bp + 2 * sizeof(uintptr_t) > top)
+            return -1;
+        memcpy(two, (const void *)bp, 2 * sizeof(uintptr_t));
+        return 0;
+    }
+    if (rec_filter_may_stand())
+        return -1;
+    return syscall(SYS_process_vm_readv, (long)rec_pid, &local, 1UL, &remote, 1UL, 0UL) ==
+                   (long)(2 * sizeof(uintptr_t)) ? 0 : -1;
+}
+
+/*
+ * Stubs without CFI that keep no frame pointer, known by the instructions
+ * that end at their return address: the caller's frame is at sp + cfa
+ * (the return address at cfa - 8, rbp unchanged). CPython 3.12's perf
+ * trampoline (Python/asm_trampoline.S: sub $8,%rsp; call *%rcx; add
+ * $8,%rsp; ret) is one; one copy of it per Python function is what
+ * `-X perf` names in the perf map.
+ */
+static const struct {
+    uint8_t len, code[6];
+    uint8_t cfa;
+} frameless_stubs[] = {
+    { 6, { 0x48, 0x83, 0xec, 0x08, 0xff, 0xd1 }, 16 },
+};
+
+/* The CFA offset of the stub that returns to pc, or 0 when it is none. */
+static unsigned frameless_stub(uintptr_t pc)
+{
+    for (size_t i = 0; i < sizeof(frameless_stubs) / sizeof(frameless_stubs[0]); i++) {
+        uintptr_t at = pc - frameless_stubs[i].len, code[2];
+
+        /* the call before pc ran, so its page is mapped; a stub that starts
+           on the page before is read by the kernel */
+        if (((at ^ (pc - 1)) >> 12) == 0)
+            memcpy(code, (const void *)at, frameless_stubs[i].len);
+        else if (rec_filter_may_stand() ||
+                 syscall(SYS_process_vm_readv, (long)rec_pid,
+                         &(struct iovec){ code, frameless_stubs[i].len }, 1UL,
+                         &(struct iovec){ (void *)at, frameless_stubs[i].len }, 1UL, 0UL) !=
+                     (long)frameless_stubs[i].len)
+            continue;
+        if (memcmp(code, frameless_stubs[i].code, frameless_stubs[i].len) == 0)
+            return frameless_stubs[i].cfa;
+    }
+    return 0;
+}
+
+int rec_stack_nocfi_step(uintptr_t *pc, uintptr_t *sp, uintptr_t *bp)
+{
+    uintptr_t two[2];
+    unsigned stub = frameless_stub(*pc);
+
+    if (stub) {
+        if (fp_read(*sp + stub - 2 * sizeof(uintptr_t), *sp, two) < 0)
+            return -1;
+        *pc = two[1];
+        *sp += stub;
+        return 0;
+    }
+    if (fp_read(*bp, *sp, two) < 0)
+        return -1;
+    *pc = two[1];
+    *sp = *bp + 2 * sizeof(uintptr_t);
+    *bp = two[0];
+    return 0;
+}

@@ -1,0 +1,22 @@
+/*
+ * stack_nocfi.h - one step of the unwinder (stack.c) over a frame of code
+ * that no FDE covers: JIT code, interpreter trampolines, a runtime's
+ * hand-made code.
+ */
+#ifndef REC_STACK_NOCFI_H
+#define REC_STACK_NOCFI_H
+
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+/*
+ * *pc is a return address into such code, *sp the stack pointer and *bp
+ * the rbp it had there: the caller's three, and 0; -1 when the frame cannot
+ * be stepped over safely (the walk ends there).
+ */
+int rec_stack_nocfi_step(uintptr_t *pc, uintptr_t *sp, uintptr_t *bp);
+
+#pragma GCC visibility pop
+
+#endif
