@@ -12,6 +12,8 @@
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have python3 || skip "no python3"
 work_dir script-frames
+# node writes its isolate-*-v8.log into the working directory
+cd "$work" || exit 1
 REC_ENV=$(asan_env "$LIBIORECORD")
 
 NODE=$(command -v node)
@@ -53,16 +55,24 @@ run() {
     for n in native 1 2; do
         rm -f "$work/$name.out"
         if [ $n = native ]; then
-            "$@" "$work/$name" "$work/$name.out" > "$work/$name.$n.stdout" 2>&1
+            sh -c 'echo $$ > "$0"; exec "$@"' "$work/native.pid" "$@" "$work/$name" "$work/$name.out" \
+                > "$work/$name.$n.stdout" 2>&1
         else
             env $REC_ENV "$IORECORD" -o "$work/$name.$n.zst" -- "$@" "$work/$name" "$work/$name.out" \
                 > "$work/$name.$n.stdout" 2>&1
         fi
         echo $? > "$work/$name.$n.rc"
         cp "$work/$name.out" "$work/$name.$n.out" 2>/dev/null
-        [ $n = native ] && continue
+        if [ $n = native ]; then
+            rm -f "/tmp/perf-$(cat "$work/native.pid").map"
+            continue
+        fi
         "$IOANALYZE" dump --format jsonl "$work/$name.$n.zst" > "$work/$name.$n.jsonl" ||
             not_ok "$name: dump $n"
+        # the runtime's perf maps: /tmp/perf-PID.map of each recorded process
+        for pid in $(sed -n 's/^{"ev":"process",[^}]*"pid":\([0-9]*\),.*/\1/p' "$work/$name.$n.jsonl"); do
+            rm -f "/tmp/perf-$pid.map"
+        done
         # every severity: the issue's impact is measured time, which load moves
         "$IOANALYZE" analyze --min-severity low "$work/$name.$n.zst" > "$work/$name.$n.json" \
             2> "$work/$name.$n.err" ||
