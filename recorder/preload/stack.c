@@ -673,12 +673,13 @@ void rec_stack_init(void)
  * One frame as "MODULE+0xOFF", or outside every module (JIT code) as
  * "[jit:PID]+0xADDR": the address means something only in this process.
  */
-static int frame_text(char *buf, size_t cap, uintptr_t pc)
+static int frame_text(char *buf, size_t cap, uintptr_t pc, int *jit)
 {
     const struct rec_module *m = rec_module_at(pc - 1);
 
     if (m)
         return snprintf(buf, cap, "%s+0x%lx", m->path, (unsigned long)(pc - m->bias));
+    *jit = 1;
     return snprintf(buf, cap, "[jit:%d]+0x%lx", (int)rec_pid, (unsigned long)pc);
 }
 
@@ -690,7 +691,7 @@ const char *rec_stack_capture(void)
     char buf[MAX_FRAMES * (PATH_MAX / 4)], *s;
     size_t len = 0;
     unsigned gen = __atomic_load_n(&modules_gen, __ATOMIC_ACQUIRE), slot;
-    int n = walk(pcs, gen);
+    int n = walk(pcs, gen), jit = 0;
 
     if (n == 0)
         return NULL;
@@ -717,7 +718,7 @@ const char *rec_stack_capture(void)
         }
     }
     for (int i = 0; i < n; i++) {
-        int w = frame_text(buf + len, sizeof(buf) - len, pcs[i]);
+        int w = frame_text(buf + len, sizeof(buf) - len, pcs[i], &jit);
 
         if (w < 0 || (size_t)w + 1 >= sizeof(buf) - len)
             break;
@@ -731,7 +732,8 @@ const char *rec_stack_capture(void)
     if (rec_modules_unrecorded)
         rec_modules_record();
     /* and so do the runtime's names for its JIT frames */
-    rec_perfmap_name(pcs, n);
+    if (jit)
+        rec_perfmap_name(pcs, n);
     s = rec_arena_alloc(len);
     if (!s)
         goto out;
