@@ -616,7 +616,7 @@ static __attribute__((noinline)) int walk(uintptr_t *pcs, unsigned gen)
 
     for (int i = 0; i < MAX_WALK && n < MAX_FRAMES && pc; i++) {
         uint64_t r;
-        uintptr_t cfa;
+        uintptr_t cfa, ra_at, bp_at;
 
         if (pc < self_lo || pc >= self_hi)
             pcs[n++] = pc;
@@ -632,9 +632,19 @@ static __attribute__((noinline)) int walk(uintptr_t *pcs, unsigned gen)
         /* the stack grows down: a caller's frame lies above, and not far */
         if (cfa <= sp || (cfa & 7) || cfa - bottom > ((uintptr_t)1 << 28))
             break;
-        pc = *(const uintptr_t *)(cfa + (intptr_t)((r >> 33) & 0xff) - 128);
-        if (r & RULE_BP_SAVED)
-            bp = *(const uintptr_t *)(cfa + (intptr_t)((r >> 42) & 0xff) - 128);
+        ra_at = cfa + (intptr_t)((r >> 33) & 0xff) - 128;
+        bp_at = cfa + (intptr_t)((r >> 42) & 0xff) - 128;
+        /* past a frame without CFI, the rbp the CFA may come from is
+           not vouched for: the loads are checked */
+        if (REC_UNLIKELY(fp_steps)) {
+            if (rec_stack_read(ra_at, sp, &pc, 1) < 0 ||
+                ((r & RULE_BP_SAVED) && rec_stack_read(bp_at, sp, &bp, 1) < 0))
+                break;
+        } else {
+            pc = *(const uintptr_t *)ra_at;
+            if (r & RULE_BP_SAVED)
+                bp = *(const uintptr_t *)bp_at;
+        }
         sp = cfa;
     }
     return n;

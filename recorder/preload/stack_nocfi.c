@@ -19,36 +19,34 @@
 #include "stack_nocfi.h"
 
 /*
- * The two words at a frame pointer of code without CFI - the caller's rbp
- * and the return address - into two[], when bp is a frame of this stack:
- * above sp, aligned, and readable. The main thread's stack is mapped from
- * sp up to __libc_stack_end (the kernel grows it down, nothing is mapped
- * within RLIMIT_STACK below its top), so there a bound does; elsewhere
- * (other threads' stacks, whose bounds would cost glibc a malloc to learn)
- * the kernel copies the words, and an unmapped bp fails the copy instead of
- * faulting.
+ * The main thread's stack is mapped from sp up to __libc_stack_end (the
+ * kernel grows it down, and puts nothing else within 128 MiB below its
+ * top), so there a bound does; elsewhere (other threads' stacks, whose
+ * bounds would cost glibc a malloc to learn) the kernel copies the words,
+ * and an unmapped address fails the copy instead of faulting.
  */
 extern void *__libc_stack_end;
 #define MAIN_STACK_SPAN ((uintptr_t)1 << 27)
 
-static int fp_read(uintptr_t bp, uintptr_t sp, uintptr_t two[2])
+int rec_stack_read(uintptr_t addr, uintptr_t sp, uintptr_t *out, unsigned nwords)
 {
     uintptr_t top = (uintptr_t)__libc_stack_end;
-    struct iovec local = { two, 2 * sizeof(uintptr_t) };
-    struct iovec remote = { (void *)bp, 2 * sizeof(uintptr_t) };
+    size_t len = nwords * sizeof(uintptr_t);
+    struct iovec local = { out, len };
+    struct iovec remote = { (void *)addr, len };
 
-    if (bp < sp || (bp & 7) || bp - sp > MAIN_STACK_SPAN)
+    if (addr < sp || (addr & 7) || addr - sp > MAIN_STACK_SPAN)
         return -1;
     if (sp <= top && top - sp < MAIN_STACK_SPAN) {
-        if (bp + 2 * sizeof(uintptr_t) > top)
+        if (addr + len > top)
             return -1;
-        memcpy(two, (const void *)bp, 2 * sizeof(uintptr_t));
+        memcpy(out, (const void *)addr, len);
         return 0;
     }
     if (rec_filter_may_stand())
         return -1;
     return syscall(SYS_process_vm_readv, (long)rec_pid, &local, 1UL, &remote, 1UL, 0UL) ==
-                   (long)(2 * sizeof(uintptr_t)) ? 0 : -1;
+                   (long)len ? 0 : -1;
 }
 
 /*
@@ -94,13 +92,14 @@ int rec_stack_nocfi_step(uintptr_t *pc, uintptr_t *sp, uintptr_t *bp)
     unsigned stub = frameless_stub(*pc);
 
     if (stub) {
-        if (fp_read(*sp + stub - 2 * sizeof(uintptr_t), *sp, two) < 0)
+        if (rec_stack_read(*sp + stub - 2 * sizeof(uintptr_t), *sp, two, 2) < 0)
             return -1;
         *pc = two[1];
         *sp += stub;
         return 0;
     }
-    if (fp_read(*bp, *sp, two) < 0)
+    /* the caller's rbp and the return address */
+    if (rec_stack_read(*bp, *sp, two, 2) < 0)
         return -1;
     *pc = two[1];
     *sp = *bp + 2 * sizeof(uintptr_t);

@@ -17,6 +17,13 @@
  */
 int rec_stack_nocfi_step(uintptr_t *pc, uintptr_t *sp, uintptr_t *bp);
 
+/*
+ * nwords words of this thread's stack at addr into out: 0, or -1 when addr
+ * is below sp (sp: the stack pointer of the frame being walked), not
+ * aligned, far above it, or not mapped. Never faults.
+ */
+int rec_stack_read(uintptr_t addr, uintptr_t sp, uintptr_t *out, unsigned nwords);
+
 #pragma GCC visibility pop
 
 #endif
