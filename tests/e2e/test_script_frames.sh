@@ -6,9 +6,9 @@
 # and file (node: and the function's line) among its frames, and fingerprint
 # the same in a second recording; the trace must carry only perf map lines
 # that cover recorded frames, and not the recorder's reading of the map;
-# the program's output, exit status and file
-# must be the same with and without the recorder. A runtime that is not
-# installed is skipped (node: Debian's nodejs; python3.12: pyenv).
+# the program's output, exit status and file must be the same with and
+# without the recorder. A runtime that is not installed is skipped (node:
+# Debian's nodejs; python3.12: pyenv).
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have python3 || skip "no python3"
