@@ -61,7 +61,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * the CFA + 128, 50-59 the module generation it was worked out in (a rule
  * of an older one is worked out again: the code at its address may be
  * another module's since a dlclose); bits 60-61 the kind; bit 62 (with
- * RULE_STOP) says no FDE covers the address: walk by frame pointer.
+ * RULE_STOP) says no FDE covers the address: walk by frame pointer, or,
+ * when bits 0-7 are not 0, as a frameless stub whose CFA is sp plus them
+ * (stack_nocfi.c).
  */
 #define RULE_WALK   (1ull << 60)     /* a frame the walk goes through */
 #define RULE_END    (2ull << 60)     /* the outermost frame */
@@ -510,7 +512,7 @@ static uint64_t work_out_rule(uintptr_t pc)
     int32_t cie_off;
 
     if (!m || !m->eh_hdr || (fde = find_fde(m->eh_hdr, pc - 1)) == NULL)
-        return RULE_STOP | RULE_NO_CFI;
+        return RULE_STOP | RULE_NO_CFI | (m ? 0 : rec_stack_nocfi_stub(pc));
     if (record(fde, &c) < 0)
         return RULE_STOP;
     memcpy(&cie_off, c.p, 4);
@@ -624,7 +626,7 @@ static __attribute__((noinline)) int walk(uintptr_t *pcs, unsigned gen)
         if (RULE_KIND(r) != RULE_WALK) {
             /* code without CFI: stepped over by its frame pointer */
             if (!(r & RULE_NO_CFI) || ++fp_steps > MAX_FP_STEPS ||
-                rec_stack_nocfi_step(&pc, &sp, &bp) < 0)
+                rec_stack_nocfi_step(&pc, &sp, &bp, (unsigned)(r & 0xff)) < 0)
                 break;
             continue;
         }

@@ -64,32 +64,28 @@ static const struct {
     { 6, { 0x48, 0x83, 0xec, 0x08, 0xff, 0xd1 }, 16 },
 };
 
-/* The CFA offset of the stub that returns to pc, or 0 when it is none. */
-static unsigned frameless_stub(uintptr_t pc)
+unsigned rec_stack_nocfi_stub(uintptr_t pc)
 {
+    if (rec_filter_may_stand())
+        return 0;
     for (size_t i = 0; i < sizeof(frameless_stubs) / sizeof(frameless_stubs[0]); i++) {
-        uintptr_t at = pc - frameless_stubs[i].len, code[2];
+        size_t len = frameless_stubs[i].len;
+        uint8_t code[sizeof(frameless_stubs[i].code)];
+        struct iovec local = { code, len }, remote = { (void *)(pc - len), len };
 
-        /* the call before pc ran, so its page is mapped; a stub that starts
-           on the page before is read by the kernel */
-        if (((at ^ (pc - 1)) >> 12) == 0)
-            memcpy(code, (const void *)at, frameless_stubs[i].len);
-        else if (rec_filter_may_stand() ||
-                 syscall(SYS_process_vm_readv, (long)rec_pid,
-                         &(struct iovec){ code, frameless_stubs[i].len }, 1UL,
-                         &(struct iovec){ (void *)at, frameless_stubs[i].len }, 1UL, 0UL) !=
-                     (long)frameless_stubs[i].len)
-            continue;
-        if (memcmp(code, frameless_stubs[i].code, frameless_stubs[i].len) == 0)
+        /* by the kernel: a return address read off an unknown frame may
+           point anywhere */
+        if (syscall(SYS_process_vm_readv, (long)rec_pid, &local, 1UL, &remote, 1UL, 0UL) ==
+                (long)len &&
+            memcmp(code, frameless_stubs[i].code, len) == 0)
             return frameless_stubs[i].cfa;
     }
     return 0;
 }
 
-int rec_stack_nocfi_step(uintptr_t *pc, uintptr_t *sp, uintptr_t *bp)
+int rec_stack_nocfi_step(uintptr_t *pc, uintptr_t *sp, uintptr_t *bp, unsigned stub)
 {
     uintptr_t two[2];
-    unsigned stub = frameless_stub(*pc);
 
     if (stub) {
         if (rec_stack_read(*sp + stub - 2 * sizeof(uintptr_t), *sp, two, 2) < 0)
