@@ -161,10 +161,15 @@ void rec_perfmap_name(const uintptr_t *pcs, int n)
         return;
     for (int i = 0; i < n && nwant < 64; i++) {
         struct jit_pc *s;
+        unsigned k = 0;
 
         if (rec_module_at(pcs[i] - 1) || !(s = slot_of(pcs[i])) || s->done)
             continue;
-        want[nwant++] = s;
+        /* a recursive function's frame comes more than once */
+        while (k < nwant && want[k] != s)
+            k++;
+        if (k == nwant)
+            want[nwant++] = s;
     }
     if (nwant == 0 || nreads >= MAX_READS)
         return;
