@@ -430,6 +430,42 @@ bad:
 }
 
 /*
+ * A JIT symbol record (5.13), read within its length like a module record.
+ * A size of 0 or one past the address space is damage.
+ */
+static int get_jit_symbol(struct iot_dec *d, struct iot_event *ev)
+{
+    const uint8_t *end = d->end, *stop;
+    uint64_t v, len, size;
+    int ret = -1;
+
+    if (iot_get_varint(&d->p, d->end, &len) < 0 || len > (uint64_t)(d->end - d->p))
+        return -1;
+    stop = d->p + len;
+    d->end = stop;
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = IOT_EV_JIT_SYMBOL;
+    GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
+    if (!time_ok(ev->t))
+        goto bad;
+    ev->t -= d->origin;
+    GET(ev->bias);
+    GET(size);
+    if (size == 0 || size > (uint64_t)INT64_MAX || size - 1 > UINT64_MAX - ev->bias)
+        goto bad;
+    ev->code_size = size;
+    if (!(ev->symbol = get_string(d)))
+        goto bad;
+    ev->pid = d->pid;
+    ev->tid = d->tid;
+    ret = 0;
+bad:
+    d->end = end;
+    d->p = stop;
+    return ret;
+}
+
+/*
  * One event into evs[n]. d->held[n] says which call record's fields that
  * slot holds (NULL: none of this chunk's), so that a REPEAT of it only has
  * to set the times. Returns 1, 2 for a process event, 0 at the chunk's end,
@@ -520,6 +556,21 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             /* a payload that is no module record (written before the tag
                was taken) is stepped over like an unknown kind, when its
                length holds */
+            d->p = at;
+            p = at;
+            if (iot_get_varint(&p, d->end, &v) < 0 || v > (uint64_t)(d->end - p))
+                goto bad;
+            p += v;
+            d->p = p;
+            d->records_unknown++;
+            continue;
+        } else if (tag == IOT_TAG_JIT_SYMBOL) {
+            const uint8_t *at = d->p;
+
+            *held = NULL;
+            if (get_jit_symbol(d, ev) == 0)
+                return 1;
+            /* damaged within its length: stepped over and counted */
             d->p = at;
             p = at;
             if (iot_get_varint(&p, d->end, &v) < 0 || v > (uint64_t)(d->end - p))

@@ -224,6 +224,32 @@ int iot_enc_module(struct iot_enc *e, int64_t t, const char *path, uint64_t bias
     return 0;
 }
 
+int iot_enc_jit_symbol(struct iot_enc *e, int64_t t, uint64_t start, uint64_t size,
+                       const char *name, size_t name_len)
+{
+    size_t body;
+    uint8_t tmp[4 * IOT_VARINT_MAX], *q, *p;
+
+    /* the payload's length comes first: its fixed-size parts are sized here */
+    q = iot_put_varint(tmp, iot_zigzag(t - e->base_t));
+    q = iot_put_varint(q, start);
+    q = iot_put_varint(q, size);
+    q = iot_put_varint(q, name_len);
+    body = (size_t)(q - tmp) + name_len;
+    if (room(e) < 1 + IOT_VARINT_MAX + body)
+        return -1;
+    p = e->buf + e->len;
+    *p++ = IOT_TAG_JIT_SYMBOL;
+    p = iot_put_varint(p, body);
+    p = iot_put_varint(p, iot_zigzag(t - e->base_t));
+    p = iot_put_varint(p, start);
+    p = iot_put_varint(p, size);
+    p = put_bytes(p, name, name_len);
+    e->len = (size_t)(p - e->buf);
+    e->nrec++;
+    return 0;
+}
+
 int iot_enc_kill_chunk(void *buf, size_t cap, int32_t pid, int sig, int64_t t,
                        uint64_t chain_id, struct iot_chunk_hdr *h)
 {

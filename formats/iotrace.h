@@ -157,6 +157,16 @@ struct iot_event {
     uint64_t bias;
     const char *build_id;
 
+    /*
+     * IOT_EV_JIT_SYMBOL: the code at [bias, bias + code_size) in the
+     * process's memory, which no module covers (JIT code, interpreter
+     * trampolines), is `symbol` as its runtime's perf map wrote it
+     * ("JS:~main /app/x.js:3:1", "py::main:/app/x.py"); `bias` is its
+     * start address.
+     */
+    uint64_t code_size;
+    const char *symbol;
+
     /* IOT_EV_EXIT */
     int32_t  status;     /* exit status (0..255); when killed, 128 + signal */
     int32_t  signal;     /* killing signal when has & IOT_HAS_SIGNAL */
@@ -286,6 +296,9 @@ int iot_enc_exit(struct iot_enc *e, int64_t t, int32_t status, int32_t sig);
 /* A module record (IOT_EV_MODULE): build_id is raw bytes, id_len of them. */
 int iot_enc_module(struct iot_enc *e, int64_t t, const char *path, uint64_t bias,
                    const void *build_id, size_t id_len);
+/* A JIT symbol record (IOT_EV_JIT_SYMBOL): code at [start, start + size) is name. */
+int iot_enc_jit_symbol(struct iot_enc *e, int64_t t, uint64_t start, uint64_t size,
+                       const char *name, size_t name_len);
 
 /* ------------------------------------------------------ chunk framing */
 

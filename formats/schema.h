@@ -102,7 +102,8 @@
     X(PROCESS, "process", OPT)  /* a process (or an exec'd image) started */                  \
     X(THREAD,  "thread",  OPT)  /* a thread was seen first or renamed */                      \
     X(EXIT,    "exit",    REQ)  /* a process ended */                                         \
-    X(MODULE,  "module",  OPT)  /* a module (executable, shared object) is loaded in a process */
+    X(MODULE,  "module",  OPT)  /* a module (executable, shared object) is loaded in a process */ \
+    X(JIT_SYMBOL, "jit_symbol", OPT)  /* code with no ELF file (JIT, trampolines) named by its runtime */
 
 /*
  * X(KIND, member, type, "key", "text key", need, "placeholder")
@@ -141,7 +142,11 @@
     X(MODULE,  tid,           I32,   "tid",           "tid",           TID, "") \
     X(MODULE,  path,          STR,   "path",          "path",          REQ, "?") \
     X(MODULE,  bias,          U64,   "bias",          "bias",          OPT, "") \
-    X(MODULE,  build_id,      HEXID, "build_id",      "build_id",      OPT, "-")
+    X(MODULE,  build_id,      HEXID, "build_id",      "build_id",      OPT, "-") \
+    X(JIT_SYMBOL, tid,        I32,   "tid",           "tid",           TID, "") \
+    X(JIT_SYMBOL, bias,       U64,   "start",         "start",         REQ, "") \
+    X(JIT_SYMBOL, code_size,  U64,   "code_size",     "code_size",     REQ, "") \
+    X(JIT_SYMBOL, symbol,     STR,   "symbol",        "symbol",        REQ, "?")
 
 /* ------------------------------------------------------------------- ops */
 

@@ -124,6 +124,11 @@ static int encode(struct wchain *s, const struct iot_event *ev)
     case IOT_EV_EXIT:
         return iot_enc_exit(&s->enc, ev->t, ev->status,
                             (ev->has & IOT_HAS_SIGNAL) ? ev->signal : 0);
+    case IOT_EV_JIT_SYMBOL:
+        return ev->code_size > 0 && ev->symbol
+                   ? iot_enc_jit_symbol(&s->enc, ev->t, ev->bias, ev->code_size, ev->symbol,
+                                        strlen(ev->symbol))
+                   : -1;
     }
     return -1;
 }

@@ -428,6 +428,10 @@ static void event_dispatch(struct engine *e, const struct iot_event *ev)
         if (e->issues)
             issues_module(e->issues, ev->path, ev->build_id);
         break;
+    case IOT_EV_JIT_SYMBOL:
+        if (e->issues)
+            issues_jit_symbol(e->issues, ev->pid, ev->bias, ev->code_size, ev->symbol);
+        break;
     default:
         break;
     }

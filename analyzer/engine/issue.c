@@ -37,6 +37,13 @@ void issues_module(struct issues *is, const char *path, const char *build_id)
         symbolizer_module(is->sym, path, build_id);
 }
 
+void issues_jit_symbol(struct issues *is, int32_t pid, uint64_t start, uint64_t size,
+                       const char *name)
+{
+    if (is->sym)
+        symbolizer_jit_symbol(is->sym, pid, start, size, name);
+}
+
 /* The stack as issues show it, symbolized; NULL without a symbolizer. */
 static const struct sym_stack *issue_stack(struct issues *is, const char *stack)
 {

@@ -22,6 +22,7 @@
 #include "hmap.h"
 #include "iotrace.h"
 #include "symbolize.h"
+#include "symbolize_jit.h"
 
 #define MAX_INLINE 16
 /*
@@ -61,6 +62,8 @@ struct symbolizer {
     struct hmap mods;           /* interned path -> struct smod */
     struct hmap addrs;          /* hash of (path, offset) -> struct saddr */
     struct hmap stacks;         /* interned stack -> struct sstack */
+    struct jit_table *jit;      /* the JIT symbol records */
+    const char *jit_module;     /* "[jit]": the module of a JIT frame with no name */
     size_t nframes, nunresolved;
 };
 
@@ -89,7 +92,9 @@ struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs)
     s->strs = iot_strtab_create();
     s->debuginfo_path = malloc(len);
     s->dirs_path = malloc(len);
-    if (!s->strs || !s->debuginfo_path || !s->dirs_path) {
+    s->jit = jit_table_create();
+    if (!s->strs || !s->debuginfo_path || !s->dirs_path || !s->jit ||
+        !(s->jit_module = intern(s, "[jit]"))) {
         symbolizer_free(s);
         return NULL;
     }
@@ -138,6 +143,7 @@ void symbolizer_free(struct symbolizer *s)
     hmap_release(&s->mods);
     hmap_release(&s->addrs);
     hmap_release(&s->stacks);
+    jit_table_free(s->jit);
     iot_strtab_free(s->strs);
     free(s->debuginfo_path);
     free(s->dirs_path);
@@ -446,6 +452,61 @@ static size_t raw_frame(struct symbolizer *s, const char *text, size_t len,
     return a->n;
 }
 
+void symbolizer_jit_symbol(struct symbolizer *s, int32_t pid, uint64_t start, uint64_t size,
+                           const char *name)
+{
+    /* out of memory: the frames it names stay unnamed */
+    (void)jit_table_add(s->jit, pid, start, size, intern(s, name));
+}
+
+/*
+ * A frame in code no module covers, "[jit:PID]+0xADDR" (ADDR a return
+ * address): 1 and *out when it is one. Named by the process's JIT symbol
+ * records: the script function, and its file (and line, where the runtime
+ * gives one) as the frame's file and module, so that a fingerprint takes
+ * the function and the script's name, not an address. Without a record it
+ * stays "[jit]+0xADDR".
+ */
+static int jit_frame(struct symbolizer *s, const char *text, size_t len, struct sym_frame *out)
+{
+    static const char prefix[] = "[jit:";
+    const size_t plen = sizeof(prefix) - 1;
+    const char *p = text + plen, *end = text + len, *name;
+    uint64_t addr = 0;
+    int64_t pid = 0;
+    struct jit_name jn;
+
+    if (len <= plen || memcmp(text, prefix, plen) != 0)
+        return 0;
+    for (; p < end && *p >= '0' && *p <= '9' && pid <= INT32_MAX; p++)
+        pid = pid * 10 + (*p - '0');
+    if (p == text + plen || pid > INT32_MAX || end - p < 5 || memcmp(p, "]+0x", 4) != 0)
+        return 0;
+    for (p += 4; p < end; p++) {
+        int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+
+        if (d < 0 || addr >> 60)
+            return 0;
+        addr = addr << 4 | (uint64_t)d;
+    }
+    s->nframes++;
+    /* a return address: the call is the byte before it */
+    name = addr ? jit_table_find(s->jit, (int32_t)pid, addr - 1) : NULL;
+    if (!name) {
+        s->nunresolved++;
+        *out = (struct sym_frame){ .module = s->jit_module, .offset = addr, .has_offset = 1 };
+        return 1;
+    }
+    jit_name_parse(name, &jn);
+    *out = (struct sym_frame){
+        .function = iot_intern(s->strs, jn.function, jn.function_len),
+        .file = jn.file ? iot_intern(s->strs, jn.file, jn.file_len) : NULL,
+        .line = jn.line,
+    };
+    out->module = out->file;
+    return 1;
+}
+
 /* An older frame: "function+0xOFF (module)", "module+0xOFF" or anything else. */
 static struct sym_frame text_frame(struct symbolizer *s, const char *text, size_t len)
 {
@@ -483,13 +544,16 @@ static struct sym_frame text_frame(struct symbolizer *s, const char *text, size_
 }
 
 /* One frame's text in the stack, and its part of the fingerprint key. */
-static void frame_text(FILE *t, FILE *k, const struct sym_frame *f, const char *orig, size_t len)
+static void frame_text(FILE *t, FILE *k, const struct sym_frame *f, const char *orig, size_t len,
+                       int jit)
 {
     const char *mod = base_name(f->module);
 
     if (f->function && f->file && f->line)
         fprintf(t, "%s (%s:%d)%s", f->function, base_name(f->file), f->line,
                 f->inlined ? " [inlined]" : "");
+    else if (f->function && f->file && f->file == f->module)
+        fprintf(t, "%s (%s)", f->function, base_name(f->file));   /* a script's, no line */
     else if (f->function && f->has_fn_offset && mod)
         fprintf(t, "%s+0x%llx (%s)", f->function, (unsigned long long)f->fn_offset, mod);
     else if (f->function && mod)
@@ -500,6 +564,8 @@ static void frame_text(FILE *t, FILE *k, const struct sym_frame *f, const char *
         fwrite(orig, 1, len, t);
     if (f->function)
         fprintf(k, "%s (%s)", f->function, mod ? mod : "?");
+    else if (jit)
+        fputs(mod, k);   /* an unnamed JIT frame: its address changes every run */
     else if (f->has_offset && mod)
         fprintf(k, "%s+0x%llx", mod, (unsigned long long)f->offset);
     else
@@ -535,7 +601,11 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
             fputs(p, t);
             break;
         }
-        m = raw_frame(s, p, len, &got);
+        m = jit_frame(s, p, len, &one);
+        if (m)
+            got = &one;
+        else
+            m = raw_frame(s, p, len, &got);
         raw = m > 0;
         if (!raw) {
             one = text_frame(s, p, len);
@@ -548,7 +618,7 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
             if (n)
                 fputc('\n', t), fputc('\n', kf);
             if (raw) {
-                frame_text(t, kf, &got[i], p, len);
+                frame_text(t, kf, &got[i], p, len, got[i].module == s->jit_module);
             } else {
                 /* a frame of another shape is shown, and fingerprinted, as given */
                 fwrite(p, 1, len, t);

@@ -49,6 +49,15 @@ void symbolizer_free(struct symbolizer *s);
 /* A module record: the build-id that the file at path had when it was recorded. */
 void symbolizer_module(struct symbolizer *s, const char *path, const char *build_id);
 
+/*
+ * A JIT symbol record: in process pid the code at [start, start + size),
+ * which no module covers, is name as its runtime's perf map wrote it. The
+ * recorder writes such frames as "[jit:PID]+0xADDR" (docs/trace-format.md,
+ * 5.11); a later record for an address wins over an earlier one.
+ */
+void symbolizer_jit_symbol(struct symbolizer *s, int32_t pid, uint64_t start, uint64_t size,
+                           const char *name);
+
 /* The symbolized stack, or NULL on out of memory; owned by s. */
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack);
 

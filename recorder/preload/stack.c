@@ -15,9 +15,15 @@
  * needs. That rule is worked out once per return address from the FDE that
  * .eh_frame_hdr finds (a binary search), by running its CFI program up to
  * the address, and kept in a lock-free table, so a repeated stack costs a
- * table probe and two loads per frame. Code without CFI, a CFA given by a
- * DWARF expression (signal trampolines) or an undefined return address
- * (_start, thread starts) ends the walk there.
+ * table probe and two loads per frame. A CFA given by a DWARF expression
+ * (signal trampolines) or an undefined return address (_start, thread
+ * starts) ends the walk there.
+ *
+ * Code that no FDE covers - JIT code and interpreter trampolines in
+ * anonymous memory, a runtime's hand-made code in its binary (V8's
+ * builtins) - is stepped over by its frame pointer (stack_nocfi.c). Such
+ * a frame outside every module is stored as "[jit:PID]+0xADDR", and
+ * perfmap.c copies the runtime's name for it into the trace.
  *
  * The recorder's own frames (anything in this library) are dropped, so the
  * first frame is the caller of the libc function. Whole stack strings are
@@ -35,10 +41,13 @@
 #include "hash.h"
 #include "sandbox.h"
 #include "modules.h"
+#include "perfmap.h"
 #include "rec.h"
+#include "stack_nocfi.h"
 
 #define MAX_FRAMES   24
 #define MAX_WALK     64            /* frames walked, the recorder's included */
+#define MAX_FP_STEPS 32            /* of them, by frame pointer */
 #define PC_SLOTS     8192
 #define STACK_SLOTS  4096
 
@@ -51,12 +60,16 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * address's offset from the CFA + 128, 41 rbp saved, 42-49 its offset from
  * the CFA + 128, 50-59 the module generation it was worked out in (a rule
  * of an older one is worked out again: the code at its address may be
- * another module's since a dlclose); bits 60-61 the kind.
+ * another module's since a dlclose); bits 60-61 the kind; bit 62 (with
+ * RULE_STOP) says no FDE covers the address: walk by frame pointer, or,
+ * when bits 0-7 are not 0, as a frameless stub whose CFA is sp plus them
+ * (stack_nocfi.c).
  */
 #define RULE_WALK   (1ull << 60)     /* a frame the walk goes through */
 #define RULE_END    (2ull << 60)     /* the outermost frame */
 #define RULE_STOP   (3ull << 60)     /* no usable rule: stop here */
 #define RULE_KIND(r) ((r) & (3ull << 60))
+#define RULE_NO_CFI (1ull << 62)
 #define RULE_CFA_BP (1ull << 32)
 #define RULE_BP_SAVED (1ull << 41)
 #define RULE_GEN_SHIFT 50
@@ -498,17 +511,20 @@ static uint64_t work_out_rule(uintptr_t pc)
     uintptr_t begin, range;
     int32_t cie_off;
 
-    if (!m || !m->eh_hdr || (fde = find_fde(m->eh_hdr, pc - 1)) == NULL ||
-        record(fde, &c) < 0)
+    if (!m || !m->eh_hdr || (fde = find_fde(m->eh_hdr, pc - 1)) == NULL)
+        return RULE_STOP | RULE_NO_CFI | (m ? 0 : rec_stack_nocfi_stub(pc));
+    if (record(fde, &c) < 0)
         return RULE_STOP;
     memcpy(&cie_off, c.p, 4);
     if (cie_off <= 0 || parse_cie(c.p - cie_off, &cie) < 0 || cie.ra_reg != REG_RA)
         return RULE_STOP;
     c.p += 4;
     if (encoded(&c, cie.fde_enc, 0, &begin) < 0 ||
-        encoded(&c, cie.fde_enc & 0x0f, 0, &range) < 0 ||
-        pc - 1 < begin || pc - 1 >= begin + range)
+        encoded(&c, cie.fde_enc & 0x0f, 0, &range) < 0)
         return RULE_STOP;
+    /* the nearest FDE ends before pc: code between functions' CFI */
+    if (pc - 1 < begin || pc - 1 >= begin + range)
+        return RULE_STOP | RULE_NO_CFI;
     if (cie.has_aug) {
         uint64_t n;
 
@@ -598,24 +614,39 @@ static __attribute__((noinline)) int walk(uintptr_t *pcs, unsigned gen)
     const uintptr_t *fp = __builtin_frame_address(0);
     uintptr_t sp = (uintptr_t)(fp + 2), bp = fp[0], pc = fp[1];
     uintptr_t bottom = sp;
-    int n = 0;
+    int n = 0, fp_steps = 0;
 
     for (int i = 0; i < MAX_WALK && n < MAX_FRAMES && pc; i++) {
         uint64_t r;
-        uintptr_t cfa;
+        uintptr_t cfa, ra_at, bp_at;
 
         if (pc < self_lo || pc >= self_hi)
             pcs[n++] = pc;
         r = rule_for(pc, gen);
-        if (RULE_KIND(r) != RULE_WALK)
-            break;
+        if (RULE_KIND(r) != RULE_WALK) {
+            /* code without CFI: stepped over by its frame pointer */
+            if (!(r & RULE_NO_CFI) || ++fp_steps > MAX_FP_STEPS ||
+                rec_stack_nocfi_step(&pc, &sp, &bp, (unsigned)(r & 0xff)) < 0)
+                break;
+            continue;
+        }
         cfa = ((r & RULE_CFA_BP) ? bp : sp) + (uintptr_t)(intptr_t)(int32_t)(uint32_t)r;
         /* the stack grows down: a caller's frame lies above, and not far */
         if (cfa <= sp || (cfa & 7) || cfa - bottom > ((uintptr_t)1 << 28))
             break;
-        pc = *(const uintptr_t *)(cfa + (intptr_t)((r >> 33) & 0xff) - 128);
-        if (r & RULE_BP_SAVED)
-            bp = *(const uintptr_t *)(cfa + (intptr_t)((r >> 42) & 0xff) - 128);
+        ra_at = cfa + (intptr_t)((r >> 33) & 0xff) - 128;
+        bp_at = cfa + (intptr_t)((r >> 42) & 0xff) - 128;
+        /* past a frame without CFI, the rbp the CFA may come from is
+           not vouched for: the loads are checked */
+        if (REC_UNLIKELY(fp_steps)) {
+            if (rec_stack_read(ra_at, sp, &pc, 1) < 0 ||
+                ((r & RULE_BP_SAVED) && rec_stack_read(bp_at, sp, &bp, 1) < 0))
+                break;
+        } else {
+            pc = *(const uintptr_t *)ra_at;
+            if (r & RULE_BP_SAVED)
+                bp = *(const uintptr_t *)bp_at;
+        }
         sp = cfa;
     }
     return n;
@@ -631,6 +662,7 @@ void rec_stack_fork_child(void)
 {
     pthread_mutex_init(&lock, NULL);
     rec_modules_forked();
+    rec_perfmap_forked();
 }
 
 /*
@@ -649,14 +681,18 @@ void rec_stack_init(void)
     self_hi = (uintptr_t)_end;
 }
 
-/* One frame as "MODULE+0xOFF" (or "0xADDR" outside every module) into buf. */
-static int frame_text(char *buf, size_t cap, uintptr_t pc)
+/*
+ * One frame as "MODULE+0xOFF", or outside every module (JIT code) as
+ * "[jit:PID]+0xADDR": the address means something only in this process.
+ */
+static int frame_text(char *buf, size_t cap, uintptr_t pc, int *jit)
 {
     const struct rec_module *m = rec_module_at(pc - 1);
 
     if (m)
         return snprintf(buf, cap, "%s+0x%lx", m->path, (unsigned long)(pc - m->bias));
-    return snprintf(buf, cap, "0x%lx", (unsigned long)pc);
+    *jit = 1;
+    return snprintf(buf, cap, "[jit:%d]+0x%lx", (int)rec_pid, (unsigned long)pc);
 }
 
 const char *rec_stack_capture(void)
@@ -667,7 +703,7 @@ const char *rec_stack_capture(void)
     char buf[MAX_FRAMES * (PATH_MAX / 4)], *s;
     size_t len = 0;
     unsigned gen = __atomic_load_n(&modules_gen, __ATOMIC_ACQUIRE), slot;
-    int n = walk(pcs, gen);
+    int n = walk(pcs, gen), jit = 0;
 
     if (n == 0)
         return NULL;
@@ -694,7 +730,7 @@ const char *rec_stack_capture(void)
         }
     }
     for (int i = 0; i < n; i++) {
-        int w = frame_text(buf + len, sizeof(buf) - len, pcs[i]);
+        int w = frame_text(buf + len, sizeof(buf) - len, pcs[i], &jit);
 
         if (w < 0 || (size_t)w + 1 >= sizeof(buf) - len)
             break;
@@ -707,6 +743,9 @@ const char *rec_stack_capture(void)
     /* a frame in a module loaded just now: its record goes before the call */
     if (rec_modules_unrecorded)
         rec_modules_record();
+    /* and so do the runtime's names for its JIT frames */
+    if (jit)
+        rec_perfmap_name(pcs, n);
     s = rec_arena_alloc(len);
     if (!s)
         goto out;

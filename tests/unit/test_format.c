@@ -571,6 +571,80 @@ static void test_module_record(void)
 }
 
 /*
+ * JIT symbol records (tag 0x46): start, code size and name read back, in
+ * JSONL and back; bytes a later version appends are stepped over, and a
+ * record of size 0 (no code) is skipped like an unknown kind, the records
+ * after it intact.
+ */
+static void test_jit_symbol_record(void)
+{
+    static uint8_t rec[1024], frames[4096];
+    struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION, .pid = 8, .tid = 8, .chain_id = 1,
+                               .base_t = 5000 };
+    struct iot_chunker *c = iot_chunker_create(1);
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_jsonl_scratch *js = iot_jsonl_scratch_create();
+    struct iot_trace_stats ts;
+    struct iot_event *evs = NULL, back;
+    struct iot_enc e;
+    char err[IOT_ERRBUF_SIZE] = "", *line = NULL;
+    static const char name1[] = "JS:~writeMany /app/w.js:2:19", name2[] = "py::main:/app/w.py";
+    size_t len = 0, at;
+    FILE *f;
+    long n;
+
+    iot_enc_begin(&e, rec, sizeof(rec), h.base_t);
+    CU_ASSERT_FATAL(iot_enc_jit_symbol(&e, 5010, 0x7f1c28569000ull, 0x378, name1,
+                                       strlen(name1)) == 0);
+    /* a later version's: one more byte at the payload's end */
+    at = e.len;
+    CU_ASSERT_FATAL(iot_enc_jit_symbol(&e, 5020, 0x7f1c285697bcull, 11, name2,
+                                       strlen(name2)) == 0);
+    CU_ASSERT_FATAL(rec[at] == 0x46 && rec[at + 1] < 0x7f);
+    rec[at + 1]++;
+    rec[e.len++] = 0x2a;
+    /* size 0: no code */
+    CU_ASSERT_FATAL(iot_enc_jit_symbol(&e, 5025, 0x1000, 0, "x", 1) == 0);
+    CU_ASSERT_FATAL(iot_enc_exit(&e, 5030, 0, 0) == 0);
+    h.bytes = (uint32_t)e.len;
+    h.nrec = e.nrec;
+    n = (long)iot_chunk_compress(c, &h, rec, frames, sizeof(frames));
+    CU_ASSERT_FATAL(n > 0);
+    spill(tmp_path("jit.zst"), frames, (size_t)n);
+    n = read_all(tmp_path("jit.zst"), &evs, st, &ts, err);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    CU_ASSERT_EQUAL(ts.chunks_damaged, 0);
+    CU_ASSERT_EQUAL(ts.records_unknown, 1);
+    CU_ASSERT_EQUAL(evs[0].kind, IOT_EV_JIT_SYMBOL);
+    CU_ASSERT_EQUAL(evs[0].pid, 8);
+    CU_ASSERT_EQUAL(evs[0].t, 10);
+    CU_ASSERT_EQUAL(evs[0].bias, 0x7f1c28569000ull);
+    CU_ASSERT_EQUAL(evs[0].code_size, 0x378);
+    CU_ASSERT_STRING_EQUAL(evs[0].symbol, name1);
+    CU_ASSERT_EQUAL(evs[1].kind, IOT_EV_JIT_SYMBOL);
+    CU_ASSERT_EQUAL(evs[1].t, 20);
+    CU_ASSERT_EQUAL(evs[1].code_size, 11);
+    CU_ASSERT_STRING_EQUAL(evs[1].symbol, name2);
+    CU_ASSERT_EQUAL(evs[2].kind, IOT_EV_EXIT);
+
+    /* JSONL and back */
+    f = open_memstream(&line, &len);
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(iot_jsonl_write(f, &evs[0]) == 0);
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"ev\":\"jit_symbol\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"code_size\":888"));
+    CU_ASSERT_EQUAL(iot_jsonl_parse(line, len, &back, st, js, err), 1);
+    CU_ASSERT(iot_event_equal(&back, &evs[0]));
+    CU_ASSERT_STRING_EQUAL(back.symbol, name1);
+    free(line);
+    free(evs);
+    iot_jsonl_scratch_free(js);
+    iot_strtab_free(st);
+    iot_chunker_free(c);
+}
+
+/*
  * A process's trace time as Unix time and back (iot_unix_ns_of,
  * iot_trace_t_of); an unknown start or a sum past int64_t gives none and
  * stores nothing.
@@ -610,6 +684,7 @@ void format_suite(void)
     CU_add_test(s, "tight read loop <= 4 bytes/event", test_tight_loop_compact);
     CU_add_test(s, "string de-duplication and full buffers", test_string_dedup);
     CU_add_test(s, "module records, in JSONL too; a payload that is none skipped", test_module_record);
+    CU_add_test(s, "JIT symbol records, in JSONL too; one of no code skipped", test_jit_symbol_record);
     CU_add_test(s, "trace time as Unix time and back", test_unix_time);
     format_damage_tests(s);
 }

@@ -57,7 +57,7 @@ static char *line_of(const struct iot_event *ev, const struct iot_jsonl_extra *x
 }
 
 /*
- * An event of every kind (IOT_KINDS), module included, reads back equal
+ * An event of every kind (IOT_KINDS), module and JIT symbol included, reads back equal
  * from its own line and from the dump's line, whose keys are every kind's
  * in one order; equality tells a module's members apart.
  */
@@ -77,6 +77,9 @@ static void test_every_kind(void)
         [IOT_EV_MODULE] = { .kind = IOT_EV_MODULE, .pid = 7, .tid = 7, .t = 3,
                             .path = "/lib/libz.so.1", .bias = 0x7f0000001000ull,
                             .build_id = "8563cc5c" },
+        [IOT_EV_JIT_SYMBOL] = { .kind = IOT_EV_JIT_SYMBOL, .pid = 7, .tid = 7, .t = 4,
+                                .bias = 0x7f1c28569000ull, .code_size = 0x378,
+                                .symbol = "JS:~writeMany /app/w.js:2:19" },
     };
     struct iot_strtab *st = iot_strtab_create();
     struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
@@ -121,6 +124,12 @@ static void test_every_kind(void)
         other = evs[IOT_EV_MODULE];
         other.bias = 0;
         CU_ASSERT(!iot_event_equal(&evs[IOT_EV_MODULE], &other));
+        other = evs[IOT_EV_JIT_SYMBOL];
+        other.code_size++;
+        CU_ASSERT(!iot_event_equal(&evs[IOT_EV_JIT_SYMBOL], &other));
+        other = evs[IOT_EV_JIT_SYMBOL];
+        other.symbol = "py::main:/app/w.py";
+        CU_ASSERT(!iot_event_equal(&evs[IOT_EV_JIT_SYMBOL], &other));
     }
     iot_jsonl_scratch_free(sc);
     iot_strtab_free(st);

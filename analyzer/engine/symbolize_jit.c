@@ -1,0 +1,142 @@
+/*
+ * symbolize_jit.c - JIT symbol records and perf map names (symbolize_jit.h).
+ *
+ * The recorder writes a record only for the map lines that cover a frame it
+ * stored, so a process holds few: each process's entries are one array,
+ * searched from its newest entry back (code freed and its addresses reused
+ * gets a newer line, which wins).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "hmap.h"
+#include "symbolize_jit.h"
+
+struct jit_entry {
+    uint64_t start, size;
+    const char *name;       /* points into the reader's string table */
+};
+
+struct jit_proc {
+    struct jit_entry *e;
+    size_t n, cap;
+};
+
+struct jit_table {
+    struct hmap procs;      /* pid -> struct jit_proc */
+};
+
+struct jit_table *jit_table_create(void)
+{
+    return calloc(1, sizeof(struct jit_table));
+}
+
+void jit_table_free(struct jit_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->procs.cap; i++)
+        if (t->procs.used && t->procs.used[i]) {
+            struct jit_proc *p = t->procs.vals[i];
+
+            free(p->e);
+            free(p);
+        }
+    hmap_release(&t->procs);
+    free(t);
+}
+
+/* pid's key: a pid is positive, and 0 stands for an empty slot in some maps */
+static uint64_t pid_key(int32_t pid)
+{
+    return (uint64_t)(uint32_t)pid + 1;
+}
+
+int jit_table_add(struct jit_table *t, int32_t pid, uint64_t start, uint64_t size,
+                  const char *name)
+{
+    struct jit_proc *p = hmap_get(&t->procs, pid_key(pid));
+
+    if (!name || !*name || size == 0)
+        return 0;
+    if (!p) {
+        if (!(p = calloc(1, sizeof(*p))))
+            return -1;
+        if (hmap_put(&t->procs, pid_key(pid), p) < 0) {
+            free(p);
+            return -1;
+        }
+    }
+    if (iot_grow(&p->e, &p->cap, p->n + 1, sizeof(*p->e)) < 0)
+        return -1;
+    p->e[p->n++] = (struct jit_entry){ start, size, name };
+    return 0;
+}
+
+const char *jit_table_find(const struct jit_table *t, int32_t pid, uint64_t addr)
+{
+    const struct jit_proc *p = hmap_get(&t->procs, pid_key(pid));
+
+    for (size_t i = p ? p->n : 0; i-- > 0;)
+        if (addr >= p->e[i].start && addr - p->e[i].start < p->e[i].size)
+            return p->e[i].name;
+    return NULL;
+}
+
+/* The number that ends s[0..*len) after a ':', taken off *len; 0 when none. */
+static int take_number(const char *s, size_t *len)
+{
+    size_t i = *len;
+    int v = 0, scale = 1;
+
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9' && scale <= 100000000) {
+        v += (s[i - 1] - '0') * scale;
+        scale *= 10;
+        i--;
+    }
+    if (i == *len || i < 2 || s[i - 1] != ':')
+        return 0;
+    *len = i - 1;
+    return v;
+}
+
+void jit_name_parse(const char *name, struct jit_name *out)
+{
+    const char *sp, *colon;
+
+    memset(out, 0, sizeof(*out));
+    out->function = name;
+    out->function_len = strlen(name);
+    if (strncmp(name, "JS:", 3) == 0) {
+        /* "JS:" tier-mark? function " " file ":" line ":" column */
+        const char *f = name + 3;
+        size_t flen;
+
+        if (*f == '~' || *f == '^' || *f == '+' || *f == '*')
+            f++;
+        sp = strrchr(f, ' ');
+        flen = sp ? (size_t)(sp - f) : strlen(f);
+        out->function = flen ? f : "(anonymous)";
+        out->function_len = flen ? flen : strlen("(anonymous)");
+        if (sp && sp[1]) {
+            size_t len = strlen(sp + 1);
+            int col = take_number(sp + 1, &len), line = take_number(sp + 1, &len);
+
+            /* "file:line:col"; a name with one number is "file:line" */
+            if (!line && col)
+                line = col;
+            out->file = sp + 1;
+            out->file_len = len;
+            out->line = line;
+        }
+    } else if (strncmp(name, "py::", 4) == 0 && (colon = strchr(name + 4, ':')) != NULL) {
+        /* "py::" qualified name ":" file */
+        out->function = name + 4;
+        out->function_len = (size_t)(colon - (name + 4));
+        if (colon[1]) {
+            out->file = colon + 1;
+            out->file_len = strlen(colon + 1);
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/*
+ * symbolize_jit.h - the names runtimes give code that has no ELF file (JIT
+ * code, interpreter trampolines), from the trace's JIT symbol records, for
+ * the symbolizer (internal to the engine).
+ */
+#ifndef SYMBOLIZE_JIT_H
+#define SYMBOLIZE_JIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct jit_table;
+
+struct jit_table *jit_table_create(void);
+void jit_table_free(struct jit_table *t);
+/* Process pid's code at [start, start + size) is name; -1 on out of memory. */
+int jit_table_add(struct jit_table *t, int32_t pid, uint64_t start, uint64_t size,
+                  const char *name);
+/* The name of the code at addr in process pid (the latest record that covers it), or NULL. */
+const char *jit_table_find(const struct jit_table *t, int32_t pid, uint64_t addr);
+
+/*
+ * A perf map name split into what a frame shows. node writes
+ * "JS:~writeMany /app/w.js:2:19" (the mark after "JS:" is the tier, which
+ * changes as code warms up and is left out), CPython "py::writer:/app/w.py";
+ * another runtime's name is a function with no file. The parts point into
+ * name; file is NULL and line 0 where it does not say.
+ */
+struct jit_name {
+    const char *function, *file;
+    size_t function_len, file_len;
+    int line;
+};
+void jit_name_parse(const char *name, struct jit_name *out);
+
+#endif /* SYMBOLIZE_JIT_H */

@@ -1,0 +1,124 @@
+/*
+ * The symbolizer's JIT frames: "[jit:PID]+0xADDR" named from the process's
+ * JIT symbol records, as node and CPython write their perf map names.
+ */
+#include <CUnit/CUnit.h>
+#include <string.h>
+
+#include "symbolize.h"
+#include "unit.h"
+
+/* The only frame of stack (one frame, so no other module is looked up). */
+static const struct sym_frame *one_frame(struct symbolizer *s, const char *stack,
+                                         const struct sym_stack **out)
+{
+    const struct sym_stack *st = symbolizer_stack(s, stack);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    CU_ASSERT_EQUAL_FATAL(st->n, 1);
+    *out = st;
+    return &st->frames[0];
+}
+
+/*
+ * node's "JS:<tier>name file:line:column": the function without its tier
+ * mark, the script as file and module, the line; CPython's
+ * "py::name:file": no line. A return address is looked up one byte back,
+ * so an address one past a record's end is still its code, and one more is
+ * not.
+ */
+static void test_jit_names(void)
+{
+    struct symbolizer *s = symbolizer_create(NULL, 0);
+    const struct sym_stack *st;
+    const struct sym_frame *f;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    symbolizer_jit_symbol(s, 41, 0x7f0000001000ull, 0x100, "JS:~writeMany /app/w.js:2:19");
+    symbolizer_jit_symbol(s, 41, 0x7f0000002000ull, 0x40, "py::App.write_many:/app/w.py");
+    symbolizer_jit_symbol(s, 41, 0x7f0000003000ull, 0x40, "JS:^ node:internal/main/run:1:1");
+    symbolizer_jit_symbol(s, 41, 0x7f0000004000ull, 0x40, "Builtin:ArrayPrototypePush");
+
+    f = one_frame(s, "[jit:41]+0x7f0000001100", &st);
+    CU_ASSERT_STRING_EQUAL(f->function, "writeMany");
+    CU_ASSERT_STRING_EQUAL(f->file, "/app/w.js");
+    CU_ASSERT_STRING_EQUAL(f->module, "/app/w.js");
+    CU_ASSERT_EQUAL(f->line, 2);
+    CU_ASSERT_FALSE(f->has_offset);
+    CU_ASSERT_STRING_EQUAL(st->text, "writeMany (w.js:2)");
+    CU_ASSERT_STRING_EQUAL(st->key, "writeMany (w.js)");
+
+    f = one_frame(s, "[jit:41]+0x7f0000002011", &st);
+    CU_ASSERT_STRING_EQUAL(f->function, "App.write_many");
+    CU_ASSERT_STRING_EQUAL(f->file, "/app/w.py");
+    CU_ASSERT_EQUAL(f->line, 0);
+    CU_ASSERT_STRING_EQUAL(st->text, "App.write_many (w.py)");
+    CU_ASSERT_STRING_EQUAL(st->key, "App.write_many (w.py)");
+
+    f = one_frame(s, "[jit:41]+0x7f0000003001", &st);
+    CU_ASSERT_STRING_EQUAL(f->function, "(anonymous)");
+    CU_ASSERT_STRING_EQUAL(f->file, "node:internal/main/run");
+    CU_ASSERT_EQUAL(f->line, 1);
+
+    /* another runtime's name: a function, no file */
+    f = one_frame(s, "[jit:41]+0x7f0000004010", &st);
+    CU_ASSERT_STRING_EQUAL(f->function, "Builtin:ArrayPrototypePush");
+    CU_ASSERT_PTR_NULL(f->file);
+
+    /* past the code, another process, an unknown one: unnamed, keyed without the address */
+    for (int i = 0; i < 3; i++) {
+        static const char *const unnamed[] = { "[jit:41]+0x7f0000001101", "[jit:42]+0x7f0000001100",
+                                               "[jit:7]+0x10" };
+
+        f = one_frame(s, unnamed[i], &st);
+        CU_ASSERT_PTR_NULL(f->function);
+        CU_ASSERT_STRING_EQUAL(f->module, "[jit]");
+        CU_ASSERT_TRUE(f->has_offset);
+        CU_ASSERT_STRING_EQUAL(st->key, "[jit]");
+    }
+    CU_ASSERT_STRING_EQUAL(symbolizer_stack(s, "[jit:42]+0x7f0000001100")->text,
+                           "[jit]+0x7f0000001100");
+    symbolizer_free(s);
+}
+
+/* A later record for an address wins: the runtime freed the code and reused its memory. */
+static void test_jit_reuse(void)
+{
+    struct symbolizer *s = symbolizer_create(NULL, 0);
+    const struct sym_stack *st;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    symbolizer_jit_symbol(s, 9, 0x5000, 0x100, "JS:*old /a.js:1:1");
+    symbolizer_jit_symbol(s, 9, 0x5080, 0x100, "JS:*young /a.js:7:1");
+    CU_ASSERT_STRING_EQUAL(one_frame(s, "[jit:9]+0x5010", &st)->function, "old");
+    CU_ASSERT_STRING_EQUAL(one_frame(s, "[jit:9]+0x5090", &st)->function, "young");
+    symbolizer_free(s);
+}
+
+/* Text that only looks like a JIT frame is kept as given. */
+static void test_jit_not_frames(void)
+{
+    static const char *const texts[] = { "[jit:]+0x10", "[jit:12]+0x", "[jit:12]+0xzz",
+                                         "[jit:12]-0x10", "[jit:99999999999]+0x10",
+                                         "[jit:1]+0x10000000000000000" };
+    struct symbolizer *s = symbolizer_create(NULL, 0);
+    const struct sym_stack *st;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    symbolizer_jit_symbol(s, 12, 0, 0x100, "JS:~f /a.js:1:1");
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        one_frame(s, texts[i], &st);
+        CU_ASSERT_STRING_EQUAL(st->text, texts[i]);
+        CU_ASSERT_STRING_EQUAL(st->key, texts[i]);
+    }
+    symbolizer_free(s);
+}
+
+void symbolize_suite(void)
+{
+    CU_pSuite s = CU_add_suite("symbolize", NULL, NULL);
+
+    CU_add_test(s, "JIT frames named as node and CPython name them", test_jit_names);
+    CU_add_test(s, "a later JIT record for an address wins", test_jit_reuse);
+    CU_add_test(s, "text that is no JIT frame kept as given", test_jit_not_frames);
+}
