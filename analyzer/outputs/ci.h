@@ -51,6 +51,14 @@ size_t issues_drop_below(json_t *issues, int min_severity);
  */
 int issues_diff(const json_t *base, const json_t *next, json_t *out, size_t *nnew);
 
+/*
+ * Where an issue's stack starts, as "function (file:line)", "function
+ * (module)" or the first line of its "stack" text, in buf; "" when it has
+ * no stack. Returns buf. The text is the issue file's own: a writer makes
+ * it safe for its format.
+ */
+const char *issue_top_frame(const json_t *issue, char *buf, size_t size);
+
 /* One rule as SARIF describes it. type is the issue type number. */
 struct sarif_rule {
     const char *id;    /* the rule name, e.g. "small_buffer" */
