@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ci.h"
+#include "config.h"
 #include "issue.h"
 #include "cli.h"
 #include "iotrace.h"
@@ -89,7 +90,7 @@ static const char *side_path(const char *path, char *copy, size_t size, int *fd)
 
 /* The issues in the file, or of the inputs, at path: 0, or 2 after printing the error. */
 static int load_path(const char *path, const char *config, const char *const *sets,
-                     size_t nsets, json_t **issues)
+                     size_t nsets, int untimed, json_t **issues)
 {
     char errbuf[IOT_ERRBUF_SIZE];
     int kind = is_issue_file(path);
@@ -112,6 +113,7 @@ static int load_path(const char *path, const char *config, const char *const *se
         req.config_path = config;
         req.sets = sets;
         req.nsets = nsets;
+        req.untimed = untimed;
         if (analyze_run(&req, &o, &res) != 0)
             return 2;
         *issues = res.issues;
@@ -121,7 +123,7 @@ static int load_path(const char *path, const char *config, const char *const *se
 
 /* The issues of one side: 0, or 2 after printing the error. */
 static int load_side(const char *given, const char *config, const char *const *sets,
-                     size_t nsets, json_t **issues)
+                     size_t nsets, int untimed, json_t **issues)
 {
     char copy[32];
     int fd, rc;
@@ -129,7 +131,7 @@ static int load_side(const char *given, const char *config, const char *const *s
 
     if (!path)
         return 2;
-    rc = load_path(path, config, sets, nsets, issues);
+    rc = load_path(path, config, sets, nsets, untimed, issues);
     if (fd >= 0)
         close(fd);
     return rc;
@@ -205,6 +207,37 @@ static json_t *diff_kept(const json_t *next, const json_t *added)
     return kept;
 }
 
+/*
+ * --ci: the new and fixed issues near their threshold (ci.h) go to near,
+ * judged with the thresholds --config and --set give. 0, or -1 after
+ * printing the error.
+ */
+static int diff_near(json_t *out, json_t *near, const char *config, const struct opt_list *sets)
+{
+    struct config cfg;
+    char errbuf[256];
+    int rc = -1;
+
+    if (config_init(&cfg) < 0) {
+        iot_error("out of memory");
+        return -1;
+    }
+    if (config && config_load_file(&cfg, config, errbuf) < 0)
+        goto fail;
+    for (size_t i = 0; i < sets->n; i++)
+        if (config_set(&cfg, sets->v[i], errbuf) < 0)
+            goto fail;
+    rc = issues_diff_near(json_object_get(out, "new"), json_object_get(out, "fixed"), near, &cfg);
+    if (rc < 0)
+        iot_error("out of memory");
+    config_release(&cfg);
+    return rc;
+fail:
+    iot_error("%s", errbuf);
+    config_release(&cfg);
+    return -1;
+}
+
 /* --format takes one of diff's formats. */
 static int check_format(const char *format)
 {
@@ -228,7 +261,7 @@ int cmd_diff(int argc, char **argv)
     char *root = NULL;
     char names[64], footer[1024];
     size_t nnew = 0;
-    int ret = 2, parsed;
+    int ret = 2, parsed, ci = 0;
     const struct opt_spec opts[] = {
         {"config", 'c', "FILE", .value = &config, .help = "configuration for analysing inputs"},
         {"set", 0, "RULE.PARAM=VALUE", .list = &sets, .help = "override one parameter (repeatable)"},
@@ -238,6 +271,8 @@ int cmd_diff(int argc, char **argv)
          .value = &format, .check = check_format, .help = "how the diff is written (below)"},
         {"source-root", 0, "DIR", .value = &source_root,
          .help = "where the program's sources are (SARIF locations; default .)"},
+        {"ci", 0, NULL, .flag = &ci,
+         .help = "analyse inputs as 'analyze --ci' does; a finding near its threshold is unchanged"},
     };
     const struct opt_cmd cmd = {
         .name = "diff",
@@ -279,14 +314,16 @@ int cmd_diff(int argc, char **argv)
         iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
         goto out;
     }
-    if (load_side(pos[0], config, sets.v, sets.n, &base) ||
-        load_side(pos[1], config, sets.v, sets.n, &next))
+    if (load_side(pos[0], config, sets.v, sets.n, ci, &base) ||
+        load_side(pos[1], config, sets.v, sets.n, ci, &next))
         goto out;
     if (!(out = json_object()) || issues_diff(base, next, out, &nnew) < 0 ||
         !(kept = diff_kept(next, json_object_get(out, "new"))) || !(near = json_array())) {
         iot_error("out of memory");
         goto out;
     }
+    if (ci && diff_near(out, near, config, &sets) < 0)
+        goto out;
     diff_drop_below(out, issue_severity_parse(min_severity), &nnew);
     if (fmt->write_diff(stdout, &(struct output_diff){json_object_get(out, "new"),
                                                       json_object_get(out, "fixed"), kept, near,
