@@ -106,7 +106,7 @@ diff_baseline() {
     if [ $status -eq 1 ]; then
         say "new I/O issues (all of them in $out/diff.json):"
         ioanalyze diff $ci_flag ${IOSCOPE_CONFIG:+"--config=$IOSCOPE_CONFIG"} \
-            --format text "$baseline" "$out/issues.json" 2>/dev/null >&2
+            --format text "$baseline" "$out/issues.json" >&2 2>/dev/null
         say "fix them, or accept them: cp $out/issues.json $baseline"
     fi
     return $status
