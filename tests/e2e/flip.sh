@@ -46,7 +46,7 @@ flip_record() {
     rm -rf "$work/run$1"
     mkdir -p "$work/run$1" || return 1
     (cd "$work/run$1" &&
-        "$IORECORD" -o "$work/run$1.zst" -- sh -c \
+        env $(asan_env "$LIBIORECORD") "$IORECORD" -o "$work/run$1.zst" -- sh -c \
             '"$1" . && "$2" && "$3"' sh "$BUILD/bin/progs/ci_flip" \
             "$BUILD/bin/samples/repeat_read" "$BUILD/bin/samples/small_writes" >/dev/null)
 }
