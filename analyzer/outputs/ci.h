@@ -63,8 +63,8 @@ struct config;
 
 /*
  * 1 when the finding rests on what the machine's load moves (a duration,
- * or a count within a time window with less than a factor of two of
- * margin), judged with the thresholds of cfg (NULL: the defaults). The
+ * a ratio of times, or a count within a time window with less than a
+ * factor of two of margin), judged with the thresholds of cfg (NULL: the defaults). The
  * rules and margins are ci_near.c's table; docs/ci.md lists them.
  */
 int issue_near_threshold(const json_t *issue, const struct config *cfg);

@@ -5,7 +5,8 @@
  * in the gaps between calls, never in counts, bytes, syncs or opens. A
  * finding that rests on a duration or a time window is "near its
  * threshold" when its figures leave less than a factor of two of margin;
- * one judged on a duration alone always is. The table below is the whole
+ * one judged on a duration alone, or on a ratio of times the issue does
+ * not state, always is. The table below is the whole
  * list; docs/ci.md states it for users.
  */
 #include <string.h>
@@ -70,6 +71,18 @@ static int repeat_read_near(const json_t *issue, const struct config *cfg)
            NEAR_FACTOR * param_of(cfg, "repeat_read", "threshold", 5);
 }
 
+/* leak: handles abandoned in a loop are judged by how far their opens
+   spread over the time to the process's last call, a ratio of times that
+   load moves and the issue does not state; one handle, or a file opened
+   again while held, is a count. */
+static int leak_near(const json_t *issue, const struct config *cfg)
+{
+    const char *shape = json_string_value(json_object_get(json_object_get(issue, "detail"), "shape"));
+
+    (void)cfg;
+    return shape && strcmp(shape, "abandoned") == 0 && detail_int(issue, "leaked") > 1;
+}
+
 static const struct {
     const char *rule;
     int (*near)(const json_t *issue, const struct config *cfg);
@@ -78,6 +91,7 @@ static const struct {
     {"small_buffer", small_buffer_near},
     {"sync_storm", sync_storm_near},
     {"repeat_read", repeat_read_near},
+    {"leak", leak_near},
 };
 
 int issue_near_threshold(const json_t *issue, const struct config *cfg)

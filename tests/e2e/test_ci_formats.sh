@@ -145,20 +145,21 @@ new = [issue("mt", "main_thread"),
        issue("sb_many", "small_buffer", syscalls=1000),
        issue("rr9", "repeat_read", repeat_count=9), issue("rr10", "repeat_read", repeat_count=10),
        issue("ss_big", "sync_storm", bytes_per_sync=65536), issue("ss_small", "sync_storm", bytes_per_sync=4096),
-       issue("leak", "leak")]
+       issue("leak", "leak", shape="abandoned", leaked=1),
+       issue("leak_loop", "leak", shape="abandoned", leaked=8)]
 json.dump([], open("n0.json", "w")); json.dump(new, open("n1.json", "w"))
 PY
 near() {
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(sorted(i["fingerprint"] for i in d["new"])), "/", " ".join(sorted(i["fingerprint"] for i in d.get("near_threshold", []))), "/", d["unchanged"])' "$1"
 }
 expect 1 n.json "$IOANALYZE" diff --ci n0.json n1.json
-[ "$(near n.json)" = "leak rr10 sb_many sb_waived ss_small / mt rr9 sb_timed ss_big / 4" ] ||
+[ "$(near n.json)" = "leak rr10 sb_many sb_waived ss_small / leak_loop mt rr9 sb_timed ss_big / 5" ] ||
     not_ok "diff --ci margin: $(near n.json)"
-grep -qx "diff: 5 new, 0 fixed, 4 unchanged (new: small_buffer 2, repeat_read 1, sync_storm 1, leak 1)" err ||
+grep -qx "diff: 5 new, 0 fixed, 5 unchanged (new: small_buffer 2, repeat_read 1, sync_storm 1, leak 1)" err ||
     not_ok "diff --ci summary: $(cat err)"
 # thresholds from --set: repeat_read.threshold 4 puts 9 past twice it
 expect 1 n.json "$IOANALYZE" diff --ci --set repeat_read.threshold=4 n0.json n1.json
-[ "$(near n.json)" = "leak rr10 rr9 sb_many sb_waived ss_small / mt sb_timed ss_big / 3" ] ||
+[ "$(near n.json)" = "leak rr10 rr9 sb_many sb_waived ss_small / leak_loop mt sb_timed ss_big / 4" ] ||
     not_ok "diff --ci with --set: $(near n.json)"
 # the other way round: fixed near the threshold is unchanged too
 expect 0 n.json "$IOANALYZE" diff --ci --min-severity low n1.json n0.json
@@ -168,6 +169,6 @@ expect 1 n.md "$IOANALYZE" diff --ci -f markdown n0.json n1.json
 grep -qx '\*\*Near the threshold (counted unchanged by --ci)\*\*' n.md || not_ok "markdown near: $(cat n.md)"
 # without --ci every one is new
 expect 1 n.json "$IOANALYZE" diff n0.json n1.json
-[ "$(near n.json)" = "leak mt rr10 rr9 sb_many sb_timed sb_waived ss_big ss_small /  / 0" ] ||
+[ "$(near n.json)" = "leak leak_loop mt rr10 rr9 sb_many sb_timed sb_waived ss_big ss_small /  / 0" ] ||
     not_ok "diff without --ci: $(near n.json)"
 exit $fail

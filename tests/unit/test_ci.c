@@ -373,6 +373,9 @@ static void test_near_threshold(void)
         {"{\"rule\":\"sync_storm\",\"detail\":{\"bytes_per_sync\":65536}}", 1},
         {"{\"rule\":\"sync_storm\",\"detail\":{\"bytes_per_sync\":65535}}", 0},
         {"{\"rule\":\"leak\"}", 0},
+        {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"abandoned\",\"leaked\":1}}", 0},
+        {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"abandoned\",\"leaked\":8}}", 1},
+        {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"reopened\",\"leaked\":8}}", 0},
         {"{}", 0},
     };
 
