@@ -31,6 +31,7 @@ static int setup_config(struct config *cfg, const struct analyze_request *req,
         iot_error("out of memory");
         return -1;
     }
+    cfg->untimed = req->untimed;
     if (req->config_path && config_load_file(cfg, req->config_path, errbuf) < 0)
         goto fail;
     for (size_t i = 0; i < req->nsets; i++)
@@ -127,7 +128,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         goto out;
     }
     if (is) {
-        res->issues = issues_finish(is, !res->no_timing, proc_io_ns, e);
+        res->issues = issues_finish(is, !res->no_timing && !cfg.untimed, proc_io_ns, e);
         if (!res->issues)
             goto oom;
         if (sym)

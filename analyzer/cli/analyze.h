@@ -17,6 +17,7 @@ struct analyze_request {
     const char *const *debug_dirs; size_t ndebug_dirs;  /* --debug-dir: .build-id/ trees */
     int strict;
     int no_symbolize;                             /* stacks as recorded (--no-symbolize) */
+    int untimed;                                  /* --ci: judge without durations (config.h) */
 };
 
 /* Analyze the inputs; *issues gets the final array (fingerprinted, de-duplicated, sorted). Prints its own

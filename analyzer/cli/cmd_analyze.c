@@ -28,6 +28,66 @@ static int write_issues(const struct output_format *fmt, const struct output_iss
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
 }
 
+/* The format an --output value "FORMAT=FILE" names; NULL when it names none. */
+static const struct output_format *output_of(const char *value, const char **file)
+{
+    const char *eq = strchr(value, '=');
+    char name[32];
+
+    if (!eq || eq == value || !eq[1] || (size_t)(eq - value) >= sizeof(name))
+        return NULL;
+    snprintf(name, sizeof(name), "%.*s", (int)(eq - value), value);
+    *file = eq + 1;
+    return output_format_find(OUTPUT_ANALYZE, name);
+}
+
+/* -o takes FORMAT=FILE, FORMAT one of analyze's formats. */
+static int check_output(const char *value)
+{
+    const char *file;
+    char buf[96];
+
+    if (!output_of(value, &file)) {
+        iot_error("--output: expected FORMAT=FILE with FORMAT %s, not '%s'",
+                  output_format_names(OUTPUT_ANALYZE, ", ", " or ", buf, sizeof(buf)), value);
+        return 2;
+    }
+    return 0;
+}
+
+/* Each --output FORMAT=FILE, the same issues as stdout gets. 0, or -1
+   after printing the error. */
+static int write_outputs(const struct opt_list *outputs, const struct output_issues *in)
+{
+    for (size_t i = 0; i < outputs->n; i++) {
+        const char *file;
+        const struct output_format *fmt = output_of(outputs->v[i], &file);
+        FILE *f = fopen(file, "w");
+        struct output_issues plain = *in;
+
+        plain.color = 0;  /* a file is no terminal */
+        if (!f || fmt->write_issues(f, &plain) < 0 || ferror(f) || fclose(f) != 0) {
+            iot_error("cannot write '%s': %s", file, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Whether a format in --output needs what writer fmt needs: the report or
+   --source-root. */
+static int outputs_need(const struct opt_list *outputs, int report)
+{
+    for (size_t i = 0; i < outputs->n; i++) {
+        const char *file;
+        const struct output_format *fmt = output_of(outputs->v[i], &file);
+
+        if (report ? fmt->report : fmt->source_root)
+            return 1;
+    }
+    return 0;
+}
+
 /* --min-severity takes a severity's name. */
 static int check_severity(const char *level)
 {
@@ -53,7 +113,7 @@ static int check_format(const char *format)
 
 int cmd_analyze(int argc, char **argv)
 {
-    struct opt_list inputs = {0}, sets = {0}, plugins = {0}, debug_dirs = {0};
+    struct opt_list inputs = {0}, sets = {0}, plugins = {0}, debug_dirs = {0}, outputs = {0};
     const char *format = NULL, *csv = NULL, *baseline = NULL, *source_root = ".";
     const char *min_severity = "medium";
     char *root = NULL;
@@ -74,7 +134,11 @@ int cmd_analyze(int argc, char **argv)
         {"disable", 0, "LIST", .value = &o.disable_rules, .help = "skip these rules"},
         {"format", 'f', output_format_names(OUTPUT_ANALYZE, "|", "|", names, sizeof(names)),
          .value = &format, .check = check_format, .help = "how the issues are written (below)"},
+        {"output", 'o', "FORMAT=FILE", .list = &outputs, .check = check_output,
+         .help = "also write the issues in FORMAT to FILE (repeatable)"},
         {"csv", 0, "FILE", .value = &csv, .help = "also write the per-file profile (CSV)"},
+        {"ci", 0, NULL, .flag = &req.untimed,
+         .help = "judge without call durations: findings the machine's load cannot change"},
         {"baseline", 0, "FILE", .value = &baseline,
          .help = "drop issues whose fingerprint is in FILE (an issues JSON)"},
         {"min-severity", 0, "low|medium|high", .value = &min_severity, .check = check_severity,
@@ -121,7 +185,7 @@ int cmd_analyze(int argc, char **argv)
        terminal wants the report */
     fmt = output_format_find(OUTPUT_ANALYZE,
                              format ? format : isatty(STDOUT_FILENO) ? "text" : "json");
-    if (fmt->report) {
+    if (fmt->report || outputs_need(&outputs, 1)) {
         rep = report_create();
         if (!rep) {
             iot_error("out of memory");
@@ -163,10 +227,12 @@ int cmd_analyze(int argc, char **argv)
         }
     }
     root = realpath(source_root, NULL);
-    if (!root && fmt->source_root) {
+    if (!root && (fmt->source_root || outputs_need(&outputs, 0))) {
         iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
         goto out;
     }
+    if (write_outputs(&outputs, &(struct output_issues){res.issues, rep, root, 0}) < 0)
+        goto out;
     if (write_issues(fmt, &(struct output_issues){res.issues, rep, root, want_color()}) < 0) {
         iot_error("cannot write the issues: %s", strerror(errno));
         goto out;
@@ -181,6 +247,7 @@ out:
     free(sets.v);
     free(plugins.v);
     free(debug_dirs.v);
+    free(outputs.v);
     free(root);
     return ret;
 }

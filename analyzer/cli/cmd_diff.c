@@ -1,5 +1,5 @@
 /*
- * ioanalyze diff [--config FILE] [--set R.P=V]... BASE NEW
+ * ioanalyze diff [--config FILE] [--set R.P=V]... [--format F] BASE NEW
  *
  * Compares two issue sets by fingerprint: an issue of NEW whose fingerprint
  * BASE lacks is new, one of BASE that NEW lacks is fixed, the rest are
@@ -18,11 +18,13 @@
 #include <unistd.h>
 
 #include "ci.h"
+#include "config.h"
 #include "issue.h"
 #include "cli.h"
 #include "iotrace.h"
 #include "msg.h"
 #include "opt_parse.h"
+#include "output_format.h"
 #include "spool.h"
 #include "text.h"
 
@@ -88,7 +90,7 @@ static const char *side_path(const char *path, char *copy, size_t size, int *fd)
 
 /* The issues in the file, or of the inputs, at path: 0, or 2 after printing the error. */
 static int load_path(const char *path, const char *config, const char *const *sets,
-                     size_t nsets, json_t **issues)
+                     size_t nsets, int untimed, json_t **issues)
 {
     char errbuf[IOT_ERRBUF_SIZE];
     int kind = is_issue_file(path);
@@ -111,6 +113,7 @@ static int load_path(const char *path, const char *config, const char *const *se
         req.config_path = config;
         req.sets = sets;
         req.nsets = nsets;
+        req.untimed = untimed;
         if (analyze_run(&req, &o, &res) != 0)
             return 2;
         *issues = res.issues;
@@ -120,7 +123,7 @@ static int load_path(const char *path, const char *config, const char *const *se
 
 /* The issues of one side: 0, or 2 after printing the error. */
 static int load_side(const char *given, const char *config, const char *const *sets,
-                     size_t nsets, json_t **issues)
+                     size_t nsets, int untimed, json_t **issues)
 {
     char copy[32];
     int fd, rc;
@@ -128,7 +131,7 @@ static int load_side(const char *given, const char *config, const char *const *s
 
     if (!path)
         return 2;
-    rc = load_path(path, config, sets, nsets, issues);
+    rc = load_path(path, config, sets, nsets, untimed, issues);
     if (fd >= 0)
         close(fd);
     return rc;
@@ -184,31 +187,108 @@ static void diff_drop_below(json_t *out, int min_severity, size_t *nnew)
     *nnew = json_array_size(json_object_get(out, "new"));
 }
 
+/* The issues of next that the diff did not call new: the unchanged ones. */
+static json_t *diff_kept(const json_t *next, const json_t *added)
+{
+    json_t *kept = json_array(), *v, *a;
+    size_t i, j;
+
+    json_array_foreach(next, i, v) {
+        int is_new = 0;
+
+        json_array_foreach(added, j, a)
+            if (a == v) {
+                is_new = 1;
+                break;
+            }
+        if (kept && !is_new)
+            json_array_append(kept, v);
+    }
+    return kept;
+}
+
+/*
+ * --ci: the new and fixed issues near their threshold (ci.h) go to near,
+ * judged with the thresholds --config and --set give. 0, or -1 after
+ * printing the error.
+ */
+static int diff_near(json_t *out, json_t *near, const char *config, const struct opt_list *sets)
+{
+    struct config cfg;
+    char errbuf[256];
+    int rc = -1;
+
+    if (config_init(&cfg) < 0) {
+        iot_error("out of memory");
+        return -1;
+    }
+    if (config && config_load_file(&cfg, config, errbuf) < 0)
+        goto fail;
+    for (size_t i = 0; i < sets->n; i++)
+        if (config_set(&cfg, sets->v[i], errbuf) < 0)
+            goto fail;
+    rc = issues_diff_near(json_object_get(out, "new"), json_object_get(out, "fixed"), near, &cfg);
+    if (rc < 0)
+        iot_error("out of memory");
+    config_release(&cfg);
+    return rc;
+fail:
+    iot_error("%s", errbuf);
+    config_release(&cfg);
+    return -1;
+}
+
+/* --format takes one of diff's formats. */
+static int check_format(const char *format)
+{
+    char buf[96];
+
+    if (!output_format_find(OUTPUT_DIFF, format)) {
+        iot_error("--format: expected %s, not '%s'",
+                  output_format_names(OUTPUT_DIFF, ", ", " or ", buf, sizeof(buf)), format);
+        return 2;
+    }
+    return 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
     const char *config = NULL, *pos[2] = { NULL, NULL }, *min_severity = "medium";
+    const char *format = "json", *source_root = ".";
     struct opt_list args = { 0 }, sets = { 0 };
-    json_t *base = NULL, *next = NULL, *out = NULL;
+    json_t *base = NULL, *next = NULL, *out = NULL, *kept = NULL, *near = NULL;
+    const struct output_format *fmt;
+    char *root = NULL;
+    char names[64], footer[1024];
     size_t nnew = 0;
-    int ret = 2, parsed;
+    int ret = 2, parsed, ci = 0;
     const struct opt_spec opts[] = {
         {"config", 'c', "FILE", .value = &config, .help = "configuration for analysing inputs"},
         {"set", 0, "RULE.PARAM=VALUE", .list = &sets, .help = "override one parameter (repeatable)"},
         {"min-severity", 0, "low|medium|high", .value = &min_severity, .check = check_severity,
          .help = "list only new and fixed issues at least this severe (default medium)"},
+        {"format", 'f', output_format_names(OUTPUT_DIFF, "|", "|", names, sizeof(names)),
+         .value = &format, .check = check_format, .help = "how the diff is written (below)"},
+        {"source-root", 0, "DIR", .value = &source_root,
+         .help = "where the program's sources are (SARIF locations; default .)"},
+        {"ci", 0, NULL, .flag = &ci,
+         .help = "analyse inputs as 'analyze --ci' does; a finding near its threshold is unchanged"},
     };
     const struct opt_cmd cmd = {
         .name = "diff",
         .synopsis = "diff [OPTIONS] BASE NEW",
-        .about = "Compares two issue sets by fingerprint and writes\n"
-                 "{\"new\":[...],\"fixed\":[...],\"unchanged\":N} on stdout.\n"
-                 "BASE and NEW are issue files written by 'ioanalyze analyze' (JSON or JSONL,\n"
-                 "'-' reads one from standard input) or inputs (trace, strace log, JSONL events,\n"
-                 "directory), which are analysed first.",
+        .about = "Compares two issue sets by fingerprint and writes the new, fixed and\n"
+                 "unchanged issues on stdout (--format json: {\"new\":[...],\"fixed\":[...],\n"
+                 "\"unchanged\":N}). BASE and NEW are issue files written by 'ioanalyze\n"
+                 "analyze' (JSON or JSONL, '-' reads one from standard input) or inputs\n"
+                 "(trace, strace log, JSONL events, directory), which are analysed first.",
         OPT_SPECS(opts),
-        .footer = "Exit: 0 nothing new, 1 something new, 2 usage or input error.",
+        .footer = footer,
     };
 
+    output_format_help(OUTPUT_DIFF, footer, sizeof(footer));
+    snprintf(footer + strlen(footer), sizeof(footer) - strlen(footer),
+             "\nExit: 0 nothing new, 1 something new, 2 usage or input error.");
     parsed = opt_parse(&cmd, argc, argv, &args);
     if (parsed >= 0) {
         ret = parsed;
@@ -228,23 +308,33 @@ int cmd_diff(int argc, char **argv)
         iot_error("diff: only one of BASE and NEW can be standard input");
         goto out;
     }
-    if (load_side(pos[0], config, sets.v, sets.n, &base) ||
-        load_side(pos[1], config, sets.v, sets.n, &next))
+    fmt = output_format_find(OUTPUT_DIFF, format);
+    root = realpath(source_root, NULL);
+    if (!root && fmt->source_root) {
+        iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
         goto out;
-    if (!(out = json_object()) || issues_diff(base, next, out, &nnew) < 0) {
+    }
+    if (load_side(pos[0], config, sets.v, sets.n, ci, &base) ||
+        load_side(pos[1], config, sets.v, sets.n, ci, &next))
+        goto out;
+    if (!(out = json_object()) || issues_diff(base, next, out, &nnew) < 0 ||
+        !(kept = diff_kept(next, json_object_get(out, "new"))) || !(near = json_array())) {
         iot_error("out of memory");
         goto out;
     }
+    if (ci && diff_near(out, near, config, &sets) < 0)
+        goto out;
     diff_drop_below(out, issue_severity_parse(min_severity), &nnew);
-    json_dumpf(out, stdout, JSON_INDENT(2));
-    fputc('\n', stdout);
-    if (fflush(stdout) != 0) {
+    if (fmt->write_diff(stdout, &(struct output_diff){json_object_get(out, "new"),
+                                                      json_object_get(out, "fixed"), kept, near,
+                                                      root}) < 0 ||
+        fflush(stdout) != 0 || ferror(stdout)) {
         iot_error("cannot write the diff: %s", strerror(errno));
         goto out;
     }
-    fprintf(stderr, "diff: %zu new, %zu fixed, %lld unchanged", nnew,
+    fprintf(stderr, "diff: %zu new, %zu fixed, %zu unchanged", nnew,
             json_array_size(json_object_get(out, "fixed")),
-            (long long)json_integer_value(json_object_get(out, "unchanged")));
+            json_array_size(kept) + json_array_size(near));
     if (nnew) {
         fputs(" (new: ", stderr);
         print_rules(json_object_get(out, "new"));
@@ -256,6 +346,9 @@ out:
     json_decref(base);
     json_decref(next);
     json_decref(out);
+    json_decref(kept);
+    json_decref(near);
+    free(root);
     free(args.v);
     free(sets.v);
     return ret;

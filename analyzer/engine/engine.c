@@ -542,7 +542,7 @@ void engine_finish(struct engine *e)
     for (size_t i = 0; i < e->nslots; i++) {
         struct rule_slot *rs = &e->slots[i];
 
-        rs->ctx.timing = e->st.calls_no_dur == 0;
+        rs->ctx.timing = engine_timing(e);
         if (rs->rule->on_end)
             rs->rule->on_end(rs->state, &rs->ctx);
     }

@@ -75,7 +75,7 @@ void engine_on_blocking_call(struct engine *e, struct engine_proc *p, const stru
         struct rule_slot *rs = &e->slots[i];
 
         if (rs->rule->on_main_call) {
-            rs->ctx.timing = e->st.calls_no_dur == 0;
+            rs->ctx.timing = engine_timing(e);
             rs->rule->on_main_call(rs->state, &rs->ctx, &c);
         }
     }

@@ -109,7 +109,7 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
 
             if (!rs->rule->on_session)
                 continue;
-            rs->ctx.timing = e->st.calls_no_dur == 0;
+            rs->ctx.timing = engine_timing(e);
             rs->rule->on_session(rs->state, &rs->ctx, s);
         }
     }

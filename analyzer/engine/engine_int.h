@@ -198,6 +198,13 @@ struct engine_unobserved {
     int covered;                /* a kernel capture recorded its calls after all */
 };
 
+/* What the rules' ctx.timing says: every call had a duration, and the
+   configuration does not ask to judge without them (config.h). */
+static inline int engine_timing(const struct engine *e)
+{
+    return !e->cfg->untimed && e->st.calls_no_dur == 0;
+}
+
 /* Adds ns to process pid's io_ns, when the process is known. */
 void engine_proc_io_add(struct engine *e, int32_t pid, int64_t ns);
 

@@ -251,3 +251,23 @@ out:
     json_decref(fixed);
     return ret;
 }
+
+const char *issue_top_frame(const json_t *issue, char *buf, size_t size)
+{
+    const json_t *f = json_array_get(json_object_get(issue, "frames"), 0);
+    const char *fn = json_string_value(json_object_get(f, "function"));
+    const char *file = json_string_value(json_object_get(f, "file"));
+    const char *module = json_string_value(json_object_get(f, "module"));
+    const char *stack = json_string_value(json_object_get(issue, "stack"));
+    json_int_t line = json_integer_value(json_object_get(f, "line"));
+
+    buf[0] = 0;
+    if (fn && file && line > 0)
+        snprintf(buf, size, "%s (%s:%lld)", fn, file, (long long)line);
+    else if (fn || module)
+        snprintf(buf, size, "%s%s%s%s", fn ? fn : "", fn && module ? " (" : "",
+                 module ? module : "", fn && module ? ")" : "");
+    else if (stack)
+        snprintf(buf, size, "%.*s", (int)strcspn(stack, "\n"), stack);
+    return buf;
+}

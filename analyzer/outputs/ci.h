@@ -51,6 +51,31 @@ size_t issues_drop_below(json_t *issues, int min_severity);
  */
 int issues_diff(const json_t *base, const json_t *next, json_t *out, size_t *nnew);
 
+/*
+ * Where an issue's stack starts, as "function (file:line)", "function
+ * (module)" or the first line of its "stack" text, in buf; "" when it has
+ * no stack. Returns buf. The text is the issue file's own: a writer makes
+ * it safe for its format.
+ */
+const char *issue_top_frame(const json_t *issue, char *buf, size_t size);
+
+struct config;
+
+/*
+ * 1 when the finding rests on what the machine's load moves (a duration,
+ * a ratio of times, or a count within a time window with less than a
+ * factor of two of margin), judged with the thresholds of cfg (NULL: the defaults). The
+ * rules and margins are ci_near.c's table; docs/ci.md lists them.
+ */
+int issue_near_threshold(const json_t *issue, const struct config *cfg);
+
+/*
+ * diff --ci: moves the issues of added (new) and of fixed that are near
+ * their threshold to near, which the diff counts as unchanged. 0, or -1
+ * out of memory.
+ */
+int issues_diff_near(json_t *added, json_t *fixed, json_t *near, const struct config *cfg);
+
 /* One rule as SARIF describes it. type is the issue type number. */
 struct sarif_rule {
     const char *id;    /* the rule name, e.g. "small_buffer" */

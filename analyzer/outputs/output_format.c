@@ -45,6 +45,16 @@ static const struct output_format formats[] = {
     {OUTPUT_DUMP, "perfetto", "a timeline for Perfetto (Chrome trace-event JSON), the issues marked",
      .observe = perfetto_observe, .begin = perfetto_start, .end = perfetto_finish,
      .want_issues = 1},
+    {OUTPUT_DIFF, "json", "{\"new\":[...],\"fixed\":[...],\"unchanged\":N} (the default)",
+     .write_diff = diff_write_json},
+    {OUTPUT_DIFF, "text", "the new issues first, then the fixed ones, a few lines each",
+     .write_diff = diff_write_text},
+    {OUTPUT_DIFF, "markdown", "a summary for a pull request or $GITHUB_STEP_SUMMARY",
+     .write_diff = diff_write_markdown},
+    {OUTPUT_DIFF, "junit", "JUnit XML, one test case per fingerprint, the new ones failed",
+     .write_diff = diff_write_junit},
+    {OUTPUT_DIFF, "sarif", "the new issues as a SARIF 2.1.0 log",
+     .write_diff = diff_write_sarif, .source_root = 1},
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 

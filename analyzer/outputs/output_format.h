@@ -18,7 +18,7 @@
 #include "report.h"
 
 /* The commands that take --format. */
-enum output_command { OUTPUT_ANALYZE, OUTPUT_DUMP };
+enum output_command { OUTPUT_ANALYZE, OUTPUT_DUMP, OUTPUT_DIFF };
 
 /* What an issues writer (analyze) is given. */
 struct output_issues {
@@ -26,6 +26,17 @@ struct output_issues {
     const struct report *report;  /* the collector's sums, when the format asks for them */
     const char *source_root;      /* --source-root resolved; NULL when it cannot be */
     int color;                    /* the output is a terminal that wants color */
+};
+
+/* What a diff writer (diff) is given: the two sides matched by fingerprint
+   (ci.h's issues_diff), new and fixed already cut to --min-severity. */
+struct output_diff {
+    const json_t *added;          /* issues of NEW whose fingerprint BASE lacks */
+    const json_t *fixed;          /* issues of BASE whose fingerprint NEW lacks */
+    const json_t *kept;           /* the other issues of NEW (the unchanged ones) */
+    const json_t *near;           /* of added and fixed, what --ci counted as
+                                     unchanged (near its threshold); empty without */
+    const char *source_root;      /* --source-root resolved; NULL when it cannot be */
 };
 
 /* An event hook of the analysis (struct analyze_opts' observe). */
@@ -50,6 +61,8 @@ struct output_format {
     int (*end)(void *state, const json_t *issues);
     int want_issues;
     void (*write_event)(FILE *f, const struct iot_event *ev);
+    /* diff: the diff once both sides are matched. 0, or -1 on a write error. */
+    int (*write_diff)(FILE *f, const struct output_diff *in);
 };
 
 /* The format of command c called name; NULL when c has none by that name. */
@@ -67,5 +80,10 @@ int issues_write_json(FILE *f, const struct output_issues *in);
 int issues_write_jsonl(FILE *f, const struct output_issues *in);
 int issues_write_sarif(FILE *f, const struct output_issues *in);
 void dump_text(FILE *f, const struct iot_event *ev);
+int diff_write_json(FILE *f, const struct output_diff *in);
+int diff_write_sarif(FILE *f, const struct output_diff *in);
+int diff_write_text(FILE *f, const struct output_diff *in);
+int diff_write_markdown(FILE *f, const struct output_diff *in);
+int diff_write_junit(FILE *f, const struct output_diff *in);
 
 #endif /* OUTPUT_FORMAT_H */

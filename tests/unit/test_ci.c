@@ -331,6 +331,63 @@ static void test_sarif(void)
     json_decref(issues);
 }
 
+/* Where the text, markdown and JUnit diffs say an issue's stack starts. */
+static void test_top_frame(void)
+{
+    static const struct {
+        const char *issue, *want;
+    } cases[] = {
+        {"{\"frames\":[{\"function\":\"logger\",\"file\":\"a.c\",\"line\":48,\"module\":\"app\"}]}",
+         "logger (a.c:48)"},
+        {"{\"frames\":[{\"function\":\"logger\",\"file\":null,\"line\":null,\"module\":\"app\"}]}",
+         "logger (app)"},
+        {"{\"frames\":[{\"function\":null,\"module\":\"app\"}]}", "app"},
+        {"{\"frames\":[],\"stack\":\"app+0x1193\\nlibc+0x10\"}", "app+0x1193"},
+        {"{\"frames\":[],\"stack\":\"\"}", ""},
+        {"{}", ""},
+    };
+    char buf[64];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *v = json_loads(cases[i].issue, 0, NULL);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+        CU_ASSERT_STRING_EQUAL(issue_top_frame(v, buf, sizeof(buf)), cases[i].want);
+        json_decref(v);
+    }
+}
+
+/* diff --ci's margin with the default thresholds (cfg NULL). */
+static void test_near_threshold(void)
+{
+    static const struct {
+        const char *issue;
+        int near;
+    } cases[] = {
+        {"{\"rule\":\"main_thread\"}", 1},
+        {"{\"rule\":\"small_buffer\",\"detail\":{\"syscalls\":999}}", 1},
+        {"{\"rule\":\"small_buffer\",\"detail\":{\"syscalls\":1000}}", 0},
+        {"{\"rule\":\"small_buffer\",\"detail\":{\"syscalls\":20,\"timing\":\"waived\"}}", 0},
+        {"{\"rule\":\"repeat_read\",\"detail\":{\"repeat_count\":9}}", 1},
+        {"{\"rule\":\"repeat_read\",\"detail\":{\"repeat_count\":10}}", 0},
+        {"{\"rule\":\"sync_storm\",\"detail\":{\"bytes_per_sync\":65536}}", 1},
+        {"{\"rule\":\"sync_storm\",\"detail\":{\"bytes_per_sync\":65535}}", 0},
+        {"{\"rule\":\"leak\"}", 0},
+        {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"abandoned\",\"leaked\":1}}", 0},
+        {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"abandoned\",\"leaked\":8}}", 1},
+        {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"reopened\",\"leaked\":8}}", 0},
+        {"{}", 0},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *v = json_loads(cases[i].issue, 0, NULL);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+        CU_ASSERT_EQUAL(issue_near_threshold(v, NULL), cases[i].near);
+        json_decref(v);
+    }
+}
+
 void ci_suite(void)
 {
     CU_pSuite s = CU_add_suite("ci", ci_init, ci_clean);
@@ -340,4 +397,6 @@ void ci_suite(void)
     CU_add_test(s, "baseline", test_baseline);
     CU_add_test(s, "diff_outcomes", test_diff);
     CU_add_test(s, "sarif_required_fields", test_sarif);
+    CU_add_test(s, "top_frame", test_top_frame);
+    CU_add_test(s, "near_threshold", test_near_threshold);
 }

@@ -1,0 +1,128 @@
+/*
+ * ci_near.c - which findings `diff --ci` counts as unchanged however they
+ * moved (ci.h): those whose judgement the machine's load can move. Two
+ * runs of one workload on a loaded machine differ in every duration and
+ * in the gaps between calls, never in counts, bytes, syncs or opens. A
+ * finding that rests on a duration or a time window is "near its
+ * threshold" when its figures leave less than a factor of two of margin;
+ * one judged on a duration alone, or on a ratio of times the issue does
+ * not state, always is. The table below is the whole
+ * list; docs/ci.md states it for users.
+ */
+#include <string.h>
+
+#include "ci.h"
+#include "config.h"
+
+/* The value of rule's param in cfg, or def when either is unknown. */
+static double param_of(const struct config *cfg, const char *rule, const char *param, double def)
+{
+    int ri = cfg ? config_rule_index(cfg, rule, strlen(rule)) : -1;
+
+    if (ri < 0)
+        return def;
+    for (size_t j = 0; j < cfg->rules[ri]->nparams; j++)
+        if (strcmp(cfg->rules[ri]->params[j].name, param) == 0)
+            return cfg->params[ri][j];
+    return def;
+}
+
+static json_int_t detail_int(const json_t *issue, const char *key)
+{
+    return json_integer_value(json_object_get(json_object_get(issue, "detail"), key));
+}
+
+/* The margin every count judged within a time window must clear. */
+#define NEAR_FACTOR 2
+
+/* main_thread: a call's or a run's duration, nothing else. */
+static int main_thread_near(const json_t *issue, const struct config *cfg)
+{
+    (void)issue;
+    (void)cfg;
+    return 1;
+}
+
+/* small_buffer: below min_ops_alone calls the time conditions decided it,
+   unless the input had no durations (then "timing" says they were waived). */
+static int small_buffer_near(const json_t *issue, const struct config *cfg)
+{
+    const json_t *detail = json_object_get(issue, "detail");
+
+    return !json_object_get(detail, "timing") &&
+           (double)detail_int(issue, "syscalls") <
+               param_of(cfg, "small_buffer", "min_ops_alone", 1000);
+}
+
+/* sync_storm: with enough bytes per sync it was the syncs' share of the
+   file's I/O time that made it. */
+static int sync_storm_near(const json_t *issue, const struct config *cfg)
+{
+    return (double)detail_int(issue, "bytes_per_sync") >=
+           param_of(cfg, "sync_storm", "max_bytes_per_sync", 65536);
+}
+
+/* repeat_read: re-reads count within window_ms of each other, so a slower
+   run splits a run of re-reads in two; its first session was also judged
+   on its continual time. */
+static int repeat_read_near(const json_t *issue, const struct config *cfg)
+{
+    return (double)detail_int(issue, "repeat_count") <
+           NEAR_FACTOR * param_of(cfg, "repeat_read", "threshold", 5);
+}
+
+/* leak: handles abandoned in a loop are judged by how far their opens
+   spread over the time to the process's last call, a ratio of times that
+   load moves and the issue does not state; one handle, or a file opened
+   again while held, is a count. */
+static int leak_near(const json_t *issue, const struct config *cfg)
+{
+    const char *shape = json_string_value(json_object_get(json_object_get(issue, "detail"), "shape"));
+
+    (void)cfg;
+    return shape && strcmp(shape, "abandoned") == 0 && detail_int(issue, "leaked") > 1;
+}
+
+static const struct {
+    const char *rule;
+    int (*near)(const json_t *issue, const struct config *cfg);
+} near_rules[] = {
+    {"main_thread", main_thread_near},
+    {"small_buffer", small_buffer_near},
+    {"sync_storm", sync_storm_near},
+    {"repeat_read", repeat_read_near},
+    {"leak", leak_near},
+};
+
+int issue_near_threshold(const json_t *issue, const struct config *cfg)
+{
+    const char *rule = json_string_value(json_object_get(issue, "rule"));
+
+    for (size_t i = 0; rule && i < sizeof(near_rules) / sizeof(near_rules[0]); i++)
+        if (strcmp(near_rules[i].rule, rule) == 0)
+            return near_rules[i].near(issue, cfg);
+    return 0;
+}
+
+/* Moves the issues of from that are near their threshold to the end of to. */
+static int move_near(json_t *from, json_t *to, const struct config *cfg)
+{
+    size_t i = 0;
+
+    while (i < json_array_size(from)) {
+        json_t *v = json_array_get(from, i);
+
+        if (!issue_near_threshold(v, cfg)) {
+            i++;
+            continue;
+        }
+        if (json_array_append(to, v) < 0 || json_array_remove(from, i) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int issues_diff_near(json_t *added, json_t *fixed, json_t *near, const struct config *cfg)
+{
+    return move_near(added, near, cfg) < 0 || move_near(fixed, near, cfg) < 0 ? -1 : 0;
+}

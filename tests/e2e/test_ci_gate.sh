@@ -1,0 +1,189 @@
+#!/bin/sh
+# The ready gate, end to end on a sample project: the "ioscope: ..." steps
+# of ci/github/action.yml run as written there (their env with the
+# action's inputs, $GITHUB_ACTION_PATH, $GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY)
+# and the script of ci/gitlab/ioscope.gitlab-ci.yml: no baseline yet
+# passes, the same suite again passes, a planted regression fails with a
+# markdown summary naming it (and a failed JUnit case, SARIF of it), the
+# fix passes again; a failing suite fails with its own status. The install
+# step is not run here (it would build ioscope again): PATH has the build.
+# e2e: slow (about 10 s here: a dozen recordings and analyses)
+. "$(dirname "$0")/lib.sh"
+S=$BUILD/bin/samples
+need_built "$IOANALYZE" "$IORECORD" "$S/fd_leak" "$S/random_write" "$S/small_writes"
+have python3 || skip "python3 is needed"
+have bash || skip "bash is needed (the action's steps are bash)"
+work_dir ci-gate
+REC_ENV=$(asan_env "$LIBIORECORD")
+PATH=$BUILD/bin:$PATH
+export PATH
+
+# The sample project: its "test suite" runs sample programs, each in a new
+# temporary directory; REGRESS=1 plants a regression (small_writes' 32-byte
+# writes), SUITE_STATUS makes the suite fail.
+mkdir -p "$work/project/tmp" || exit 1
+cat >"$work/project/suite.sh" <<SUITE
+#!/bin/sh
+TMPDIR=$work/project/tmp
+export TMPDIR
+"$S/fd_leak" "\$(mktemp -d)" >/dev/null
+"$S/random_write" "\$(mktemp -d)" >/dev/null
+[ "\${REGRESS:-0}" = 1 ] && "$S/small_writes" "\$(mktemp -d)" >/dev/null
+exit \${SUITE_STATUS:-0}
+SUITE
+chmod +x "$work/project/suite.sh"
+
+# action STATUS [VAR=VALUE...]: the action's steps in order, as the runner
+# would run them with command "sh suite.sh"; STATUS is the job's (the last
+# step's) exit status. Each step's output is in $work/stepN.out.
+action() {
+    want=$1; shift
+    : >"$work/summary.md"
+    rm -f "$work"/step*.out
+    got=$(cd "$work/project" && env $REC_ENV "$@" python3 - "$TOP/ci/github/action.yml" \
+        "$TOP/ci/github" "$work" <<'PY'
+import os, re, subprocess, sys
+lines = open(sys.argv[1]).read().split("\n")
+action_path, work = sys.argv[2], sys.argv[3]
+inputs = {"command": "sh suite.sh", "baseline": ".ioscope-baseline.json", "out": "ioscope-out",
+          "config": "", "ci": "true", "install": "false", "upload-sarif": "true"}
+# the steps: name, id, env, run
+steps, i = [], 0
+while i < len(lines):
+    m = re.match(r'^    - name: "?([^"]*)"?\s*$', lines[i])
+    i += 1
+    if not m:
+        continue
+    step = {"name": m.group(1), "env": {}, "run": None, "id": None}
+    while i < len(lines) and not lines[i].startswith("    - "):
+        l = lines[i]
+        if re.match(r"^      id: ", l):
+            step["id"] = l.split(":", 1)[1].strip()
+        if l.strip() == "env:":
+            i += 1
+            while i < len(lines) and lines[i].startswith("        ") and ":" in lines[i]:
+                k, v = lines[i].strip().split(":", 1)
+                step["env"][k] = v.strip()
+                i += 1
+            continue
+        if l.strip() == "run: |":
+            body = []
+            i += 1
+            while i < len(lines) and (lines[i].startswith("        ") or not lines[i].strip()):
+                body.append(lines[i][8:])
+                i += 1
+            step["run"] = "\n".join(body)
+            continue
+        i += 1
+    steps.append(step)
+names = [s["name"] for s in steps if s["name"].startswith("ioscope: ")]
+assert names == ["ioscope: install", "ioscope: record", "ioscope: analyze", "ioscope: diff",
+                 "ioscope: fail on new issues"], names
+outputs = {}
+def expr(v):
+    v = re.sub(r"\$\{\{ inputs\.ci == 'true' && '1' \|\| '0' \}\}",
+               lambda m: "1" if inputs["ci"] == "true" else "0", v)
+    v = re.sub(r"\$\{\{ inputs\.([\w-]+) \}\}", lambda m: inputs[m.group(1)], v)
+    v = re.sub(r"\$\{\{ steps\.(\w+)\.outputs\.(\w+) \}\}",
+               lambda m: outputs.get(m.group(1), {}).get(m.group(2), ""), v)
+    assert "${{" not in v, v
+    return v
+status = 0
+for n, s in enumerate(steps):
+    if not s["name"].startswith("ioscope: ") or s["name"] == "ioscope: install":
+        continue
+    env = dict(os.environ, GITHUB_ACTION_PATH=action_path, GITHUB_OUTPUT=work + "/gh_output",
+               GITHUB_STEP_SUMMARY=work + "/summary.md", GITHUB_PATH=work + "/gh_path")
+    env.update({k: expr(v) for k, v in s["env"].items()})
+    open(work + "/gh_output", "w").close()
+    with open("%s/step%d.out" % (work, n), "w") as out:
+        status = subprocess.call(["bash", "-e", "-c", s["run"]], env=env, stdout=out,
+                                 stderr=subprocess.STDOUT)
+    if s["id"]:
+        outputs[s["id"]] = dict(l.split("=", 1) for l in open(work + "/gh_output").read().split())
+print(status)
+PY
+    )
+    [ "$got" = "$want" ] || not_ok "action $* exited '$got', expected $want: $(cat "$work"/step*.out)"
+}
+
+out=$work/project/ioscope-out
+# counts: "NEW FIXED UNCHANGED" of the last diff
+counts() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["new"]), len(d["fixed"]), d["unchanged"])' "$out/diff.json"
+}
+
+# 1. no baseline yet: passes, says what to commit
+action 0
+grep -q "no baseline yet" "$work/summary.md" || not_ok "first summary: $(cat "$work/summary.md")"
+python3 - "$out/issues.json" "$out/ioscope.sarif" <<'PY' || not_ok "first run's outputs"
+import json, sys
+issues = json.load(open(sys.argv[1]))
+# random_write is judged on counts; fd_leak's loop of handles on how its
+# opens spread in time, which a slow (sanitizer) run may not reach
+rules = set(i["rule"] for i in issues)
+assert "random_write" in rules, rules
+sarif = json.load(open(sys.argv[2]))
+assert len(sarif["runs"][0]["results"]) == len(issues)
+PY
+[ -s "$out/report.html" ] || not_ok "no HTML report"
+cp "$out/issues.json" "$work/project/.ioscope-baseline.json"
+nbase=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$out/issues.json")
+
+# 2. the same suite again (other temp dirs and pids): passes
+action 0
+[ "$(counts)" = "0 0 $nbase" ] || not_ok "rerun: $(counts)"
+grep -q "^### ioscope: no new I/O issues" "$work/summary.md" || not_ok "rerun summary: $(cat "$work/summary.md")"
+
+# 3. the planted regression fails, the summary names it
+action 1 REGRESS=1
+[ "$(counts)" = "1 0 $nbase" ] || not_ok "regression: $(counts)"
+grep -q "^### ioscope: 1 new I/O issue$" "$work/summary.md" || not_ok "regression summary: $(cat "$work/summary.md")"
+grep -q "^| medium | small_buffer | .*/app.log | logger (.*small_writes.c:[0-9]*) | " "$work/summary.md" ||
+    not_ok "the summary does not name the new issue: $(cat "$work/summary.md")"
+grep -q "::error::new I/O issues" "$work"/step*.out || not_ok "no error annotation"
+grep -q 'failures="1"' "$out/diff.junit.xml" || not_ok "JUnit: $(cat "$out/diff.junit.xml")"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]["results"]; assert [x["ruleId"] for x in r] == ["small_buffer"], r' \
+    "$out/diff.sarif" || not_ok "diff.sarif is not the new issue"
+
+# 4. the fix passes again
+action 0
+[ "$(counts)" = "0 0 $nbase" ] || not_ok "fixed: $(counts)"
+
+# 5. a failing suite fails the job with its status, after the analysis
+rm -f "$out/issues.json"
+action 3 SUITE_STATUS=3
+[ -s "$out/issues.json" ] || not_ok "no analysis after a failing suite"
+
+# The GitLab template's variables and script, as written
+python3 - "$TOP/ci/gitlab/ioscope.gitlab-ci.yml" >"$work/gitlab.sh" <<'PY' || not_ok "cannot read the GitLab template"
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = lines.index("  variables:") + 1
+while lines[i].startswith("    "):
+    k, v = lines[i].split("#")[0].strip().split(":", 1)
+    v = v.strip().strip('"')
+    if k != "IOSCOPE_COMMAND":      # the test's own command is given
+        print("%s='%s'; export %s" % (k, v, k))
+    i += 1
+i = lines.index("  script:") + 1
+script = []
+while lines[i].startswith("    - "):
+    script.append(lines[i][6:])
+    i += 1
+assert script and all("gate.sh" in l for l in script), script
+print("\n".join(script))
+PY
+mkdir -p "$work/project/third_party"
+ln -s "$TOP" "$work/project/third_party/ioscope"
+gitlab() {
+    want=$1; shift
+    (cd "$work/project" && env $REC_ENV "$@" IOSCOPE_COMMAND="sh suite.sh" sh -c \
+        ". '$work/gitlab.sh'") >"$work/gl.out" 2>&1
+    got=$?
+    [ "$got" -eq "$want" ] || not_ok "gitlab $* exited $got, expected $want: $(cat "$work/gl.out")"
+}
+gitlab 0
+gitlab 1 REGRESS=1
+grep -q 'failures="1"' "$out/diff.junit.xml" || not_ok "GitLab JUnit: $(cat "$out/diff.junit.xml")"
+exit $fail
