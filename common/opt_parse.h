@@ -72,6 +72,14 @@ void opt_program(const char *name, int format_version);
  */
 int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list *args);
 
+/*
+ * A usage error in one line on stderr: "PROGRAM: WHAT; see 'PROGRAM
+ * COMMAND --help'" (fmt and its arguments say WHAT). Every wrong argument
+ * gets this one line, never the whole --help, so the error is what shows.
+ */
+void opt_usage_error(const struct opt_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* The command's --help text. */
 void opt_usage(const struct opt_cmd *cmd, FILE *f);
 

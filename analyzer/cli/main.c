@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "iotrace.h"
@@ -54,11 +55,29 @@ static void usage(FILE *f)
                "'ioanalyze COMMAND --help' describes a command's options.\n");
 }
 
+/*
+ * Whether word, not a command, is a misspelt one rather than an input: it
+ * names no file and is a plain lowercase word, as every command is. An
+ * input that does not exist ("trace.zst", "out/x", "-") keeps its own
+ * "cannot open" message.
+ */
+static int looks_like_command(const char *word)
+{
+    struct stat st;
+
+    if (!*word || strspn(word, "abcdefghijklmnopqrstuvwxyz-_") != strlen(word) || word[0] == '-')
+        return 0;
+    return stat(word, &st) != 0;
+}
+
 int main(int argc, char **argv)
 {
+    /* the program itself, for the errors that come before any command */
+    static const struct opt_cmd program = { .synopsis = "" };
+
     opt_program("ioanalyze", IOT_FORMAT_VERSION);
     if (argc < 2) {
-        usage(stderr);
+        opt_usage_error(&program, "no command or input given");
         return 2;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
@@ -73,6 +92,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
+    if (looks_like_command(argv[1])) {
+        opt_usage_error(&program, "unknown command '%s'", argv[1]);
+        return 2;
+    }
     /* No subcommand: analyze; argv[0] stands in for the command name. */
     argv[0] = "analyze";
     return cmd_analyze(argc, argv);

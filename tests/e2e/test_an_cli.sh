@@ -36,7 +36,7 @@ for c in analyze profile dump info diff rules; do
 done
 expect 2 "$IOANALYZE"
 expect 2 "$IOANALYZE" analyze
-grep -qx "ioanalyze: no input given" "$work/err" || not_ok "no input message: $(cat "$work/err")"
+grep -qx "ioanalyze: no input given; see 'ioanalyze analyze --help'" "$work/err" || not_ok "no input message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" analyze --bogus "$FX/leak_fires.jsonl"
 grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "unknown option message: $(cat "$work/err")"
 for c in profile dump info diff rules; do
@@ -56,11 +56,11 @@ expect 2 "$IOANALYZE" --f jsonl "$FX/small_buffer_fires.jsonl"
 grep -qx "ioanalyze: option '--f' is ambiguous (--format, --fail-on-issues); see 'ioanalyze analyze --help'" "$work/err" ||
     not_ok "ambiguous option message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" "$FX/small_buffer_fires.jsonl" --config
-grep -qx "ioanalyze: option '--config' needs a value" "$work/err" || not_ok "missing value message: $(cat "$work/err")"
+grep -qx "ioanalyze: option '--config' needs a value; see 'ioanalyze analyze --help'" "$work/err" || not_ok "missing value message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" "$FX/small_buffer_fires.jsonl" -c
-grep -qx "ioanalyze: option '-c' needs a value" "$work/err" || not_ok "missing value message (-c): $(cat "$work/err")"
+grep -qx "ioanalyze: option '-c' needs a value; see 'ioanalyze analyze --help'" "$work/err" || not_ok "missing value message (-c): $(cat "$work/err")"
 expect 2 "$IOANALYZE" --strict=yes "$FX/small_buffer_fires.jsonl"
-grep -qx "ioanalyze: option '--strict' takes no value" "$work/err" || not_ok "flag with a value message: $(cat "$work/err")"
+grep -qx "ioanalyze: option '--strict' takes no value; see 'ioanalyze analyze --help'" "$work/err" || not_ok "flag with a value message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" -x "$FX/small_buffer_fires.jsonl"
 grep -qx "ioanalyze: unknown option '-x'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "unknown short option message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" -f xml "$FX/small_buffer_fires.jsonl"
@@ -69,7 +69,7 @@ cp "$FX/small_buffer_fires.jsonl" "$work/-dash.jsonl"
 (cd "$work" && "$IOANALYZE" --fail-on-issues -- -dash.jsonl >/dev/null 2>&1)
 [ $? -eq 1 ] || not_ok "'--' must make '-dash.jsonl' an input"
 expect 2 "$IOANALYZE" rules extra
-grep -qx "ioanalyze: rules: unexpected argument 'extra'; see 'ioanalyze rules --help'" "$work/err" || not_ok "rules argument message: $(cat "$work/err")"
+grep -qx "ioanalyze: unexpected argument 'extra'; see 'ioanalyze rules --help'" "$work/err" || not_ok "rules argument message: $(cat "$work/err")"
 
 # unreadable and unrecognisable inputs
 expect 2 "$IOANALYZE" "$work/missing.zst"
