@@ -116,6 +116,13 @@ for l in open('$work/out'): json.loads(l)" || not_ok "--format jsonl lines must 
 expect 2 "$IOANALYZE" --format xml "$FX/small_buffer_fires.jsonl"
 expect 0 "$IOANALYZE" --format sarif "$FX/small_buffer_fires.jsonl"
 python3 -c "import json; d=json.load(open('$work/out')); assert d['version']=='2.1.0'" || not_ok "--format sarif"
+# each rule's name differs from its id, case aside (the SARIF multitool's SARIF1001)
+python3 -c "
+import json; rules=json.load(open('$work/out'))['runs'][0]['tool']['driver']['rules']
+names={r['id']: r['name'] for r in rules}
+assert len(names) >= 11 and names['leak']=='FileHandleLeak', names
+assert all(n.lower()!=i.lower() for i, n in names.items()), names
+assert len(set(names.values()))==len(names), names" || not_ok "--format sarif: rule names"
 
 # several inputs merge; stdin; directories
 mkdir "$work/dir"
