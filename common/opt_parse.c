@@ -184,11 +184,22 @@ int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list 
             ret = 0;
             goto out;
         }
-        if (o->flag)
+        if (o->flag) {
             *o->flag = !o->clears;
-        else if (o->check && o->check(optarg) != 0)
-            goto out;
-        else if (o->list)
+            continue;
+        }
+        if (o->check) {
+            char see[96], name[64];
+            int refused;
+
+            snprintf(see, sizeof(see), "; see '%s --help'", cmd_name(cmd, name, sizeof(name)));
+            iot_msg_error_suffix(see);
+            refused = o->check(optarg) != 0;
+            iot_msg_error_suffix(NULL);
+            if (refused)
+                goto out;
+        }
+        if (o->list)
             o->list->v[o->list->n++] = optarg;
         else
             *o->value = optarg;

@@ -31,7 +31,8 @@ struct opt_spec {
     int *flag;                      /* no value: set to 1 */
     const char **value;             /* one value; the last given wins */
     struct opt_list *list;          /* repeatable: each value appended */
-    /* value and list only, may be NULL: 0 to take VALUE, 2 after printing why not */
+    /* value and list only, may be NULL: 0 to take VALUE, 2 after printing why not
+       with iot_error() (one line; the parser ends it with "; see ... --help") */
     int (*check)(const char *value);
     const char *help;               /* one line for --help */
     int clears;                     /* flag only: sets *flag to 0 (--no-X beside --X) */

@@ -64,7 +64,7 @@ grep -qx "ioanalyze: option '--strict' takes no value; see 'ioanalyze analyze --
 expect 2 "$IOANALYZE" -x "$FX/small_buffer_fires.jsonl"
 grep -qx "ioanalyze: unknown option '-x'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "unknown short option message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" -f xml "$FX/small_buffer_fires.jsonl"
-grep -qx "ioanalyze: --format: expected json, jsonl, sarif, text or html, not 'xml'" "$work/err" || not_ok "refused value message: $(cat "$work/err")"
+grep -qx "ioanalyze: --format: expected json, jsonl, sarif, text or html, not 'xml'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "refused value message: $(cat "$work/err")"
 cp "$FX/small_buffer_fires.jsonl" "$work/-dash.jsonl"
 (cd "$work" && "$IOANALYZE" --fail-on-issues -- -dash.jsonl >/dev/null 2>&1)
 [ $? -eq 1 ] || not_ok "'--' must make '-dash.jsonl' an input"
@@ -159,7 +159,7 @@ cp "$work/out" "$work/dump.text"
 expect 0 "$IOANALYZE" dump "$FX/leak_fires.jsonl" -ftext
 cmp -s "$work/out" "$work/dump.text" || not_ok "dump -ftext differs from --format text"
 expect 2 "$IOANALYZE" dump --format xml "$FX/leak_fires.jsonl"
-grep -qx "ioanalyze: dump --format: expected jsonl, text or perfetto, not 'xml'" "$work/err" || not_ok "dump --format message: $(cat "$work/err")"
+grep -qx "ioanalyze: dump --format: expected jsonl, text or perfetto, not 'xml'; see 'ioanalyze dump --help'" "$work/err" || not_ok "dump --format message: $(cat "$work/err")"
 
 # dump of a damaged trace (SPEC): what can be read, a warning naming the
 # file, exit 0; --strict makes it 2

@@ -90,11 +90,14 @@ one_line "ioanalyze: cannot open trace 'x.zst': No such file or directory" "$IOA
 # refused values: one line naming the option and what it takes
 for a in "--format xml" "--min-severity severe"; do
     "$IOANALYZE" $a "$IN" >"$work/out" 2>"$work/err"
-    [ $? -eq 2 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "^ioanalyze: ${a%% *}: expected .*, not '${a#* }'" "$work/err" ||
+    [ $? -eq 2 ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+        grep -q "^ioanalyze: ${a%% *}: expected .*, not '${a#* }'; see 'ioanalyze analyze --help'$" "$work/err" ||
         not_ok "'$a': $(cat "$work/err")"
 done
-"$IOANALYZE" dump --format xml "$IN" >"$work/out" 2>"$work/err"
-[ $? -eq 2 ] && [ "$(wc -l <"$work/err")" -eq 1 ] || not_ok "dump --format xml: $(cat "$work/err")"
+one_line "ioanalyze: --min-severity: expected low, medium or high, not 'x'; see 'ioanalyze diff --help'" \
+    "$IOANALYZE" diff --min-severity x "$IN" "$IN"
+one_line "ioanalyze: dump --format: expected jsonl, text or perfetto, not 'xml'; see 'ioanalyze dump --help'" \
+    "$IOANALYZE" dump --format xml "$IN"
 
 [ $fail = 0 ] && echo "ok   $checked options of iorecord and ioanalyze's commands: one line per error"
 exit $fail
