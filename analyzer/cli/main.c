@@ -70,6 +70,46 @@ static int looks_like_command(const char *word)
     return stat(word, &st) != 0;
 }
 
+/*
+ * The command nearest to word, if at most two edits (a letter added,
+ * dropped, changed or two swapped) away, else NULL: what a misspelt
+ * command was meant to be.
+ */
+static const char *nearest_command(const char *word)
+{
+    size_t n = strlen(word), best_d = 3;
+    const char *best = NULL;
+
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        const char *c = commands[i].name;
+        size_t m = strlen(c), d[16][16];
+
+        if (n >= 15 || m >= 15)
+            continue;
+        /* Damerau-Levenshtein distance (optimal string alignment) */
+        for (size_t a = 0; a <= n; a++)
+            for (size_t b = 0; b <= m; b++) {
+                if (!a || !b) {
+                    d[a][b] = a + b;
+                    continue;
+                }
+                d[a][b] = d[a - 1][b - 1] + (word[a - 1] != c[b - 1]);
+                if (d[a - 1][b] + 1 < d[a][b])
+                    d[a][b] = d[a - 1][b] + 1;
+                if (d[a][b - 1] + 1 < d[a][b])
+                    d[a][b] = d[a][b - 1] + 1;
+                if (a > 1 && b > 1 && word[a - 1] == c[b - 2] && word[a - 2] == c[b - 1] &&
+                    d[a - 2][b - 2] + 1 < d[a][b])
+                    d[a][b] = d[a - 2][b - 2] + 1;
+            }
+        if (d[n][m] < best_d) {
+            best_d = d[n][m];
+            best = c;
+        }
+    }
+    return best;
+}
+
 int main(int argc, char **argv)
 {
     /* the program itself, for the errors that come before any command */
@@ -93,7 +133,12 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
     if (looks_like_command(argv[1])) {
-        opt_usage_error(&program, "unknown command '%s'", argv[1]);
+        const char *meant = nearest_command(argv[1]);
+
+        if (meant)
+            opt_usage_error(&program, "unknown command '%s' (did you mean '%s'?)", argv[1], meant);
+        else
+            opt_usage_error(&program, "unknown command '%s'", argv[1]);
         return 2;
     }
     /* No subcommand: analyze; argv[0] stands in for the command name. */

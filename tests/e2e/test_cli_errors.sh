@@ -80,6 +80,9 @@ one_line "ioanalyze: only one of BASE and NEW can be standard input; see 'ioanal
     "$IOANALYZE" diff - -
 one_line "ioanalyze: unexpected argument 'extra'; see 'ioanalyze rules --help'" "$IOANALYZE" rules extra
 one_line "ioanalyze: unknown command 'frobnicate'; see 'ioanalyze --help'" "$IOANALYZE" frobnicate x.zst
+one_line "ioanalyze: unknown command 'anlyze' (did you mean 'analyze'?); see 'ioanalyze --help'" \
+    "$IOANALYZE" anlyze x.zst
+one_line "ioanalyze: unknown command 'dif' (did you mean 'diff'?); see 'ioanalyze --help'" "$IOANALYZE" dif a b
 one_line "iorecord: no command given; see 'iorecord --help'" "$IORECORD"
 one_line "iorecord: option '--output' needs a file name, not ''; see 'iorecord --help'" "$IORECORD" -o "" true
 # a word that names a file, or does not look like a command, is an input
