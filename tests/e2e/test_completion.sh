@@ -42,5 +42,10 @@ once "ioanalyze dump --format" text "$A" _ioanalyze "$IOANALYZE" dump --format "
 once "ioanalyze --plugin" x.so "$A" _ioanalyze "$IOANALYZE" --plugin ""
 once "ioanalyze --rules" leak "$A" _ioanalyze "$IOANALYZE" --rules ""
 [ "$(complete_words "$R" _iorecord "$IORECORD" ech | grep -cx echo)" = 1 ] || not_ok "iorecord ech: echo not offered once"
+# each file registers its function for its program
+for p in "ioanalyze $A" "iorecord $R"; do
+    got=$(bash -c '. "$1"; complete -p "$2"' sh "${p#* }" "${p%% *}")
+    [ "$got" = "complete -o default -F _${p%% *} ${p%% *}" ] || not_ok "complete -p ${p%% *}: $got"
+done
 [ $fail = 0 ] && echo "ok   $checked command lines completed, no word offered twice"
 exit $fail
