@@ -102,5 +102,13 @@ one_line "ioanalyze: --min-severity: expected low, medium or high, not 'x'; see 
 one_line "ioanalyze: dump --format: expected jsonl, text or perfetto, not 'xml'; see 'ioanalyze dump --help'" \
     "$IOANALYZE" dump --format xml "$IN"
 
+# values refused after parsing (files, rules, parameters): one line each
+for a in "--config $work/nope.json" "--set x" "--rules nope" "--disable nope" "--baseline $work/nope" \
+         "--csv $work/nope/x.csv" "-f sarif --source-root $work/nope" "--plugin $work/nope.so"; do
+    "$IOANALYZE" $a "$IN" >"$work/out" 2>"$work/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "^ioanalyze: " "$work/err" ||
+        not_ok "'$a': exit $rc, $(wc -l <"$work/err") lines: $(head -3 "$work/err")"
+done
 [ $fail = 0 ] && echo "ok   $checked options of iorecord and ioanalyze's commands: one line per error"
 exit $fail
