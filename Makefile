@@ -10,6 +10,7 @@
 #                   SARIF multitool) fetch them; without it nothing is
 #                   fetched from the network and those parts are skipped
 #   make demo       record the bundled samples and analyze them
+#   make readme-figures  measure the figures README.md quotes (WRITE=1 rewrites them)
 #   make asan       the tests again under AddressSanitizer + UBSan
 #   make bench      throughput and overhead figures (never pass/fail)
 #   make fuzz       run the libFuzzer targets (clang; FUZZ_SECONDS=N each)
@@ -111,7 +112,7 @@ ifneq ($(PRELOAD_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
 
-.PHONY: all deps check test unit e2e e2e-fast demo asan bench fuzz install uninstall clean
+.PHONY: all deps check test unit e2e e2e-fast demo readme-figures asan bench fuzz install uninstall clean
 
 all: $(BUILD)/.deps
 	@$(MAKE) --no-print-directory build-all
@@ -225,6 +226,11 @@ e2e-fast:
 
 demo: all
 	@BUILD=$(BUILD) samples/demo.sh
+
+# the README's figures of the quick start and the demo, measured anew;
+# WRITE=1 puts them into README.md
+readme-figures: all
+	@BUILD=$(BUILD) sh samples/readme_figures.sh $(if $(WRITE),--write)
 
 # A separate build tree so sanitized objects never mix with normal ones.
 asan: $(BUILD)/.deps

@@ -1,12 +1,14 @@
 /* msg.c - see msg.h. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "text.h"
 #include "msg.h"
 
 static const char *prog = "ioscope";
 static void (*before)(void);
+static const char *error_suffix;
 
 void iot_msg_prog(const char *name)
 {
@@ -18,7 +20,12 @@ void iot_msg_before(void (*fn)(void))
     before = fn;
 }
 
-static void say(const char *kind, const char *fmt, va_list ap)
+void iot_msg_error_suffix(const char *suffix)
+{
+    error_suffix = suffix;
+}
+
+static void say(const char *kind, const char *suffix, const char *fmt, va_list ap)
 {
     /* one fprintf per part, but stderr is unbuffered: build the line first
        so that two processes writing at once do not interleave mid-line.
@@ -30,6 +37,8 @@ static void say(const char *kind, const char *fmt, va_list ap)
     if (n < 0 || (size_t)n >= sizeof(line))
         n = 0;
     vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    if (suffix)
+        snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s", suffix);
     if (before)
         before();
     fprintf(stderr, "%s\n", iot_text_safe(shown, sizeof(shown), line));
@@ -40,7 +49,7 @@ int iot_error(const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    say("", fmt, ap);
+    say("", error_suffix, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -50,6 +59,6 @@ void iot_warn(const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    say("warning: ", fmt, ap);
+    say("warning: ", NULL, fmt, ap);
     va_end(ap);
 }

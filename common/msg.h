@@ -17,6 +17,14 @@ void iot_msg_prog(const char *name);
  */
 void iot_msg_before(void (*fn)(void));
 
+/*
+ * While suffix is set (not NULL), every error line ends with it: the option
+ * parser sets "; see 'PROG CMD --help'" while a command's check of a value
+ * runs, so that the check's one line points to the help as every usage
+ * error does (common/opt_parse.h).
+ */
+void iot_msg_error_suffix(const char *suffix);
+
 /* "PROG: <fmt>\n" on stderr; returns -1, so `return iot_error(...)` reads well. */
 int iot_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

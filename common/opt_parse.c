@@ -1,5 +1,6 @@
 /* The option loop of the programs and their commands (opt_parse.h), on getopt_long. */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,24 @@ static const struct opt_spec help_opt = {
 static const struct opt_spec version_opt = {
     "version", 0, NULL, .help = "print the version and exit",
 };
+
+/* The command whose --help an error points to: "ioanalyze diff", "iorecord". */
+static const char *cmd_name(const struct opt_cmd *cmd, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%s", program, cmd->name ? " " : "", cmd->name ? cmd->name : "");
+    return buf;
+}
+
+void opt_usage_error(const struct opt_cmd *cmd, const char *fmt, ...)
+{
+    char what[512], name[64];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    iot_error("%s; see '%s --help'", what, cmd_name(cmd, name, sizeof(name)));
+}
 
 static int val_of(const struct opt_spec *o, size_t k)
 {
@@ -69,12 +88,11 @@ static int bad_option(const struct opt_cmd *cmd, const struct option *lo, int op
     size_t len, n = 0;
 
     if (o) {
-        iot_error("option '--%s' takes no value", o->name);
+        opt_usage_error(cmd, "option '--%s' takes no value", o->name);
         return 2;
     }
     if (optopt_) {
-        iot_error("unknown option '-%c'; see '%s%s%s --help'", optopt_, program,
-                  cmd->name ? " " : "", cmd->name ? cmd->name : "");
+        opt_usage_error(cmd, "unknown option '-%c'", optopt_);
         return 2;
     }
     /* ambiguous is getopt_long's other reason: more than one long name starts so */
@@ -88,11 +106,9 @@ static int bad_option(const struct opt_cmd *cmd, const struct option *lo, int op
         strncat(list, lo[k].name, sizeof(list) - strlen(list) - 1);
     }
     if (n > 1)
-        iot_error("option '%.*s' is ambiguous (%s); see '%s%s%s --help'", (int)len + 2,
-                  elem, list, program, cmd->name ? " " : "", cmd->name ? cmd->name : "");
+        opt_usage_error(cmd, "option '%.*s' is ambiguous (%s)", (int)len + 2, elem, list);
     else
-        iot_error("unknown option '%s'; see '%s%s%s --help'", elem, program,
-                  cmd->name ? " " : "", cmd->name ? cmd->name : "");
+        opt_usage_error(cmd, "unknown option '%s'", elem);
     return 2;
 }
 
@@ -152,9 +168,9 @@ int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list 
         if (c == ':') {
             o = spec_of(cmd, optopt);
             if (strncmp(argv[optind - 1], "--", 2) == 0)
-                iot_error("option '--%s' needs a value", o->name);
+                opt_usage_error(cmd, "option '--%s' needs a value", o->name);
             else
-                iot_error("option '-%c' needs a value", o->short_name);
+                opt_usage_error(cmd, "option '-%c' needs a value", o->short_name);
             goto out;
         }
         o = spec_of(cmd, c);
@@ -168,11 +184,22 @@ int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list 
             ret = 0;
             goto out;
         }
-        if (o->flag)
+        if (o->flag) {
             *o->flag = !o->clears;
-        else if (o->check && o->check(optarg) != 0)
-            goto out;
-        else if (o->list)
+            continue;
+        }
+        if (o->check) {
+            char see[96], name[64];
+            int refused;
+
+            snprintf(see, sizeof(see), "; see '%s --help'", cmd_name(cmd, name, sizeof(name)));
+            iot_msg_error_suffix(see);
+            refused = o->check(optarg) != 0;
+            iot_msg_error_suffix(NULL);
+            if (refused)
+                goto out;
+        }
+        if (o->list)
             o->list->v[o->list->n++] = optarg;
         else
             *o->value = optarg;
@@ -180,8 +207,7 @@ int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list 
     while (optind < argc)                /* what followed '--' (or ended the options) */
         args->v[args->n++] = argv[optind++];
     if (cmd->needs_input && !args->n) {
-        iot_error("no input given");
-        opt_usage(cmd, stderr);
+        opt_usage_error(cmd, "no input given");
         goto out;
     }
     ret = -1;

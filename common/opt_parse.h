@@ -31,7 +31,8 @@ struct opt_spec {
     int *flag;                      /* no value: set to 1 */
     const char **value;             /* one value; the last given wins */
     struct opt_list *list;          /* repeatable: each value appended */
-    /* value and list only, may be NULL: 0 to take VALUE, 2 after printing why not */
+    /* value and list only, may be NULL: 0 to take VALUE, 2 after printing why not
+       with iot_error() (one line; the parser ends it with "; see ... --help") */
     int (*check)(const char *value);
     const char *help;               /* one line for --help */
     int clears;                     /* flag only: sets *flag to 0 (--no-X beside --X) */
@@ -71,6 +72,14 @@ void opt_program(const char *name, int format_version);
  * ambiguous option, missing or refused value, no input).
  */
 int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, struct opt_list *args);
+
+/*
+ * A usage error in one line on stderr: "PROGRAM: WHAT; see 'PROGRAM
+ * COMMAND --help'" (fmt and its arguments say WHAT). Every wrong argument
+ * gets this one line, never the whole --help, so the error is what shows.
+ */
+void opt_usage_error(const struct opt_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* The command's --help text. */
 void opt_usage(const struct opt_cmd *cmd, FILE *f);

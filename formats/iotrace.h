@@ -61,6 +61,15 @@ extern const struct iot_op_info iot_ops[IOT_OP_COUNT];
 const char *iot_op_name(unsigned op);
 /* The op whose JSON name is `name`, or -1. */
 int iot_op_from_name(const char *name, size_t len);
+/*
+ * Whether op is a note the recorder writes, not a call the program made:
+ * what an fd it first saw in use names (fdpath), the working directory
+ * (cwd). Tables of calls per op leave notes out.
+ */
+static inline int iot_op_is_note(unsigned op)
+{
+    return op == IOT_OP_FDPATH || op == IOT_OP_CWD;
+}
 
 /* --------------------------------------------------------------- events */
 

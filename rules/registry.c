@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "registry.h"
 
@@ -117,9 +118,19 @@ static int plugin_rule(const char *path, size_t i, const struct rule *r, struct 
 
 int rules_load_plugin(const char *path, char *errbuf)
 {
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     const struct rule *const *list;
+    char here[4096];
     size_t n = 0;
+    void *h;
+
+    /* dlopen searches the library path for a name without a slash; a user
+       who names a plugin means the file, so an existing one is loaded from
+       where it is ("slow_file.so" in the current directory) */
+    if (!strchr(path, '/') && access(path, F_OK) == 0 &&
+        (size_t)snprintf(here, sizeof(here), "./%s", path) < sizeof(here))
+        h = dlopen(here, RTLD_NOW | RTLD_LOCAL);
+    else
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 
     if (!h) {
         snprintf(errbuf, 256, "cannot load plugin '%s': %s", path, dlerror());

@@ -295,17 +295,19 @@ int cmd_diff(int argc, char **argv)
         goto out;
     }
     if (args.n > 2) {
-        iot_error("diff takes two sets, BASE and NEW; '%s' is a third", args.v[2]);
+        opt_usage_error(&cmd, "diff takes two sets, BASE and NEW: '%s' is a third", args.v[2]);
         goto out;
     }
     if (args.n != 2) {
-        opt_usage(&cmd, stderr);
+        opt_usage_error(&cmd, args.n ? "diff takes two sets, BASE and NEW: only '%s' is given"
+                                     : "diff takes two sets, BASE and NEW: none is given",
+                        args.n ? args.v[0] : "");
         goto out;
     }
     pos[0] = args.v[0];
     pos[1] = args.v[1];
     if (strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0) {
-        iot_error("diff: only one of BASE and NEW can be standard input");
+        opt_usage_error(&cmd, "only one of BASE and NEW can be standard input");
         goto out;
     }
     fmt = output_format_find(OUTPUT_DIFF, format);

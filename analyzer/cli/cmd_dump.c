@@ -87,7 +87,7 @@ int cmd_dump(int argc, char **argv)
     const struct opt_cmd cmd = {
         .name = "dump",
         .synopsis = "dump [--format FORMAT] [--strict] INPUT...",
-        .about = "Writes every event in time order: JSONL (the SPEC's interchange format,\n"
+        .about = "Writes every event in time order: JSONL (the interchange format,\n"
                  "readable by every ioanalyze command), one aligned text line per event, or\n"
                  "a Perfetto / chrome://tracing timeline with the issues marked.",
         OPT_SPECS(opts),

@@ -168,7 +168,7 @@ static void info_event(struct info *in, const struct iot_event *ev)
             info_unseen(in, ev);
         if (ev->has & IOT_HAS_NO_DUR)
             in->no_dur++;
-        if ((p = pinfo_get(in, ev->pid)) != NULL)
+        if ((p = pinfo_get(in, ev->pid)) != NULL && !iot_op_is_note(ev->op))
             p->calls++;
         if (!hmap_get(&in->tidx, (uint64_t)(uint32_t)ev->tid))
             tinfo_set(in, ev->pid, ev->tid, NULL);
@@ -319,8 +319,17 @@ static void info_print(struct info *in, struct input *inp)
     }
     printf("calls per op:\n");
     for (unsigned op = 0; op < IOT_OP_COUNT; op++)
-        if (in->per_op[op])
+        if (in->per_op[op] && !iot_op_is_note(op))
             printf("  %-16s %llu\n", iot_op_name(op), (unsigned long long)in->per_op[op]);
+    for (unsigned op = 0, n = 0; op < IOT_OP_COUNT; op++)
+        if (in->per_op[op] && iot_op_is_note(op))
+            printf("%s %s %llu", n++ ? "," : "the recorder's notes (not calls):", iot_op_name(op),
+                   (unsigned long long)in->per_op[op]);
+    for (unsigned op = 0; op < IOT_OP_COUNT; op++)
+        if (in->per_op[op] && iot_op_is_note(op)) {
+            putchar('\n');
+            break;
+        }
 }
 
 int cmd_info(int argc, char **argv)

@@ -50,7 +50,7 @@ int cmd_rules(int argc, char **argv)
         goto out;
     }
     if (args.n) {
-        iot_error("rules: unexpected argument '%s'; see 'ioanalyze rules --help'", args.v[0]);
+        opt_usage_error(&cmd, "unexpected argument '%s'", args.v[0]);
         goto out;
     }
     for (size_t i = 0; i < plugins.n; i++) {

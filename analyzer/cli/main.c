@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "iotrace.h"
@@ -54,11 +55,69 @@ static void usage(FILE *f)
                "'ioanalyze COMMAND --help' describes a command's options.\n");
 }
 
+/*
+ * Whether word, not a command, is a misspelt one rather than an input: it
+ * names no file and is a plain lowercase word, as every command is. An
+ * input that does not exist ("trace.zst", "out/x", "-") keeps its own
+ * "cannot open" message.
+ */
+static int looks_like_command(const char *word)
+{
+    struct stat st;
+
+    if (!*word || strspn(word, "abcdefghijklmnopqrstuvwxyz-_") != strlen(word) || word[0] == '-')
+        return 0;
+    return stat(word, &st) != 0;
+}
+
+/*
+ * The command nearest to word, if at most two edits (a letter added,
+ * dropped, changed or two swapped) away, else NULL: what a misspelt
+ * command was meant to be.
+ */
+static const char *nearest_command(const char *word)
+{
+    size_t n = strlen(word), best_d = 3;
+    const char *best = NULL;
+
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        const char *c = commands[i].name;
+        size_t m = strlen(c), d[16][16];
+
+        if (n >= 15 || m >= 15)
+            continue;
+        /* Damerau-Levenshtein distance (optimal string alignment) */
+        for (size_t a = 0; a <= n; a++)
+            for (size_t b = 0; b <= m; b++) {
+                if (!a || !b) {
+                    d[a][b] = a + b;
+                    continue;
+                }
+                d[a][b] = d[a - 1][b - 1] + (word[a - 1] != c[b - 1]);
+                if (d[a - 1][b] + 1 < d[a][b])
+                    d[a][b] = d[a - 1][b] + 1;
+                if (d[a][b - 1] + 1 < d[a][b])
+                    d[a][b] = d[a][b - 1] + 1;
+                if (a > 1 && b > 1 && word[a - 1] == c[b - 2] && word[a - 2] == c[b - 1] &&
+                    d[a - 2][b - 2] + 1 < d[a][b])
+                    d[a][b] = d[a - 2][b - 2] + 1;
+            }
+        if (d[n][m] < best_d) {
+            best_d = d[n][m];
+            best = c;
+        }
+    }
+    return best;
+}
+
 int main(int argc, char **argv)
 {
+    /* the program itself, for the errors that come before any command */
+    static const struct opt_cmd program = { .synopsis = "" };
+
     opt_program("ioanalyze", IOT_FORMAT_VERSION);
     if (argc < 2) {
-        usage(stderr);
+        opt_usage_error(&program, "no command or input given");
         return 2;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
@@ -73,6 +132,15 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
+    if (looks_like_command(argv[1])) {
+        const char *meant = nearest_command(argv[1]);
+
+        if (meant)
+            opt_usage_error(&program, "unknown command '%s' (did you mean '%s'?)", argv[1], meant);
+        else
+            opt_usage_error(&program, "unknown command '%s'", argv[1]);
+        return 2;
+    }
     /* No subcommand: analyze; argv[0] stands in for the command name. */
     argv[0] = "analyze";
     return cmd_analyze(argc, argv);

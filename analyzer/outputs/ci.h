@@ -79,7 +79,7 @@ int issues_diff_near(json_t *added, json_t *fixed, json_t *near, const struct co
 /* One rule as SARIF describes it. type is the issue type number. */
 struct sarif_rule {
     const char *id;    /* the rule name, e.g. "small_buffer" */
-    const char *name;  /* a CamelCase name, e.g. "SmallBuffer"; id when NULL */
+    const char *name;  /* a CamelCase name, e.g. "SmallBufferIo", never id case aside; id when NULL */
     const char *help;  /* one or two sentences: what it finds and why it hurts */
     int type;
     const char *fix;   /* how to fix it (markdown), or NULL */

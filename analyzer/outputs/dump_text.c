@@ -72,30 +72,47 @@ static void dump_text_kind(FILE *f, const struct iot_event *ev)
     fputc('\n', f);
 }
 
+/*
+ * Whether the call's result is the stream it made (fopen, fdopen, tmpfile,
+ * freopen): the stream id is then shown once, as the result, in the base
+ * of every stream id (hex), rather than as an argument and again in decimal.
+ */
+static int returns_stream(const struct iot_event *ev)
+{
+    const struct iot_op_info *op = ev->op < IOT_OP_COUNT ? &iot_ops[ev->op] : NULL;
+
+    return op && op->api == IOT_API_STDIO && op->role == IOT_ROLE_OPEN &&
+           (ev->has & IOT_HAS_STREAM) && ev->stream != 0 && (uint64_t)ev->ret == ev->stream;
+}
+
 /* One aligned, human-readable line per event; every string from the trace
    goes through put(), so the line holds no control byte. */
 void dump_text(FILE *f, const struct iot_event *ev)
 {
+    int stream_result;
+
     fprintf(f, "%16.9f %7d", ev->t / 1e9, (int)ev->pid);
     if (ev->kind != IOT_EV_CALL && iot_kind_name(ev->kind)) {
         dump_text_kind(f, ev);
         return;
     }
     fprintf(f, "/%-7d %-10s", (int)ev->tid, iot_op_name(ev->op) ? iot_op_name(ev->op) : "?");
+    stream_result = returns_stream(ev);
     /* the arguments, in field order; errno, path and stack follow the result, as in strace */
     for (unsigned i = 0; i < IOT_FIELD_COUNT; i++) {
         const struct iot_field_info *fi = &iot_fields[i];
         int64_t v = iot_field_int(ev, i);
 
         if (!(ev->has & fi->bit) ||
-            (fi->bit & (IOT_HAS_ERRNO | IOT_HAS_PATH | IOT_HAS_STACK)))
+            (fi->bit & (IOT_HAS_ERRNO | IOT_HAS_PATH | IOT_HAS_STACK)) ||
+            (stream_result && fi->bit == IOT_HAS_STREAM))
             continue;
         switch (fi->type) {
         case IOT_FT_OCT:
             fprintf(f, " %s=0%" PRIo64, fi->key, (uint64_t)v);
             break;
         case IOT_FT_HEX:
-            fprintf(f, " %s=%" PRIx64, fi->key, (uint64_t)v);
+            fprintf(f, " %s=0x%" PRIx64, fi->key, (uint64_t)v);
             break;
         case IOT_FT_STR:
             fprintf(f, " %s=", fi->key);
@@ -109,7 +126,10 @@ void dump_text(FILE *f, const struct iot_event *ev)
             break;
         }
     }
-    fprintf(f, " = %" PRId64, ev->ret);
+    if (stream_result)
+        fprintf(f, " = stream 0x%" PRIx64, ev->stream);
+    else
+        fprintf(f, " = %" PRId64, ev->ret);
     if (ev->has & IOT_HAS_ERRNO)
         fprintf(f, " errno=%d", (int)ev->err);
     if (!(ev->has & IOT_HAS_NO_DUR))

@@ -5,18 +5,50 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ci.h"
 #include "output_format.h"
 #include "registry.h"
 #include "rule.h"
 
-/* "small_buffer" -> "SmallBuffer" (SARIF's rule names) */
-static char *camel(const char *s)
+/*
+ * SARIF's rule names, one per built-in rule: what a reader of a code
+ * scanning page sees beside the id. A name must differ from its id, case
+ * aside (the SARIF multitool's SARIF1001), so a one-word id gets more words.
+ */
+static const struct {
+    const char *id, *name;
+} rule_names[] = {
+    {"main_thread",         "BlockingIoOnMainThread"},
+    {"small_buffer",        "SmallBufferIo"},
+    {"repeat_read",         "RepeatedRead"},
+    {"leak",                "FileHandleLeak"},
+    {"random_write",        "RandomWrite"},
+    {"random_read",         "RandomRead"},
+    {"sync_storm",          "SyncStorm"},
+    {"repeat_open",         "RepeatedOpen"},
+    {"redundant_read",      "RedundantRead"},
+    {"write_amplification", "WriteAmplification"},
+    {"metadata_storm",      "MetadataStorm"},
+    {"unobserved",          "UnobservedIo"},
+};
+
+/*
+ * The SARIF name of rule id: its row above, else (a plugin's rule) id in
+ * CamelCase ("slow_file" -> "SlowFile"), with "Rule" after a one-word id
+ * so that it still differs from it. Allocated.
+ */
+static char *sarif_name(const char *s)
 {
-    char *out = malloc(strlen(s) + 1), *p = out;
+    const char *id = s;
+    char *out, *p;
     int up = 1;
 
+    for (size_t i = 0; i < sizeof(rule_names) / sizeof(rule_names[0]); i++)
+        if (strcmp(rule_names[i].id, s) == 0)
+            return strdup(rule_names[i].name);
+    out = p = malloc(strlen(s) + sizeof("Rule"));
     if (!out)
         return NULL;
     for (; *s; s++) {
@@ -28,6 +60,8 @@ static char *camel(const char *s)
         up = 0;
     }
     *p = 0;
+    if (strcasecmp(out, id) == 0)
+        strcat(out, "Rule");
     return out;
 }
 
@@ -41,7 +75,7 @@ int issues_write_sarif(FILE *f, const struct output_issues *in)
     if (!sr)
         return -1;
     for (i = 0; i < n; i++)
-        sr[i] = (struct sarif_rule){rules[i]->name, camel(rules[i]->name), rules[i]->summary,
+        sr[i] = (struct sarif_rule){rules[i]->name, sarif_name(rules[i]->name), rules[i]->summary,
                                     rules[i]->type, rules[i]->fix};
     log = sarif_render(in->issues, sr, n, in->source_root);
     for (i = 0; i < n; i++)

@@ -38,7 +38,7 @@ static const struct output_format formats[] = {
      .write_issues = write_report_text, .report = 1},
     {OUTPUT_ANALYZE, "html", "the report as one HTML page",
      .write_issues = write_report_html, .report = 1},
-    {OUTPUT_DUMP, "jsonl", "the events as JSONL, the SPEC's interchange format (the default)",
+    {OUTPUT_DUMP, "jsonl", "the events as JSONL, the interchange format every command reads (the default)",
      .observe = dump_jsonl_observe},
     {OUTPUT_DUMP, "text", "one aligned text line per event",
      .write_event = dump_text},

@@ -197,6 +197,10 @@ static void on_call(struct report *r, struct engine *e, const struct iot_event *
     struct report_file *f = NULL;
     struct report_call c;
 
+    /* a note names an fd or a directory; the engine follows it, the
+       figures of calls do not count it */
+    if (iot_op_is_note(ev->op))
+        return;
     sum_add(&r->ops[ev->op], dir, err, dur, bytes);
     sum_add(&r->total, dir, err, dur, bytes);
     if (p)

@@ -54,6 +54,24 @@
     return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   }
 
+  /* An issue's figure as figure_text.c writes it in the text report: an
+     integer as it is, another number to 3 significant digits (from 100 up,
+     to the unit), anything else as JSON. The page's data keeps it exact. */
+  function fmtVal(v) {
+    if (typeof v !== "number" || Number.isInteger(v)) return JSON.stringify(v);
+    return Math.abs(v) >= 100 ? String(Math.round(v)) : String(Number(v.toPrecision(3)));
+  }
+
+  /* Nodes for a message or fix: each `span` between backticks a code
+     element, the rest text; with an odd backtick, the text as written. */
+  function richText(s) {
+    var parts = String(s).split("`");
+    if (parts.length % 2 === 0) return [String(s)];
+    return parts.map(function (p, i) {
+      return i % 2 ? el("code", {text: p}) : p;
+    }).filter(function (n) { return n !== ""; });
+  }
+
   /* ------------------------------------------------------------ header */
 
   var nIssues = D.issues.length;
@@ -343,10 +361,10 @@
       return k + " " + is[k] + (k === "cost" ? " ms" : "");
     }).join(" \u00b7 ");
     var detail = Object.keys(is.detail || {}).map(function (k) {
-      return k + "=" + JSON.stringify(is.detail[k]);
+      return k + "=" + fmtVal(is.detail[k]);
     }).join("  ");
     var impact = Object.keys(is.impact || {}).map(function (k) {
-      return k + "=" + JSON.stringify(is.impact[k]);
+      return k + "=" + fmtVal(is.impact[k]);
     }).join("  ");
     var card = el("div", {cls: "issue", id: "issue-" + i}, [
       el("h3", {}, [el("span", {cls: "rule", text: is.rule + " (type " + is.type + ")"}),
@@ -357,8 +375,8 @@
         (impact ? " \u00b7 impact: " + impact : "")}),
       el("div", {cls: "figs", text: figs}),
       detail ? el("div", {cls: "figs", text: detail}) : null,
-      el("p", {text: is.message}),
-      is.fix ? el("div", {cls: "fix"}, [el("b", {text: "Fix: "}), is.fix]) : null,
+      el("p", {}, richText(is.message)),
+      is.fix ? el("div", {cls: "fix"}, [el("b", {text: "Fix: "})].concat(richText(is.fix))) : null,
       is.stack ? el("pre", {text: is.stack}) : null,
       is.t !== undefined ? el("button", {text: "show in timeline", onclick: function () {
         var span = Math.max(full / 50, 10000);

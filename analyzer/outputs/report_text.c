@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ci.h"
+#include "figure_text.h"
 #include "iotrace.h"
 #include "issue.h"
 #include "registry.h"
@@ -87,7 +88,7 @@ static void figures(FILE *f, const json_t *is, const struct paint *c)
     fprintf(f, "    %sdetail:%s", c->dim, c->off);
     col = 11;
     json_object_foreach((json_t *)detail, key, v) {
-        char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        char *val = figure_text(v);
         int w = (int)(strlen(key) + (val ? strlen(val) : 0) + 3);
 
         /* items of a line two spaces apart, lines of at most 100 columns */
@@ -116,7 +117,7 @@ static void impact_line(FILE *f, const json_t *is, const struct paint *c)
     if (json_object_size(impact))
         fprintf(f, "  %simpact:%s", c->dim, c->off);
     json_object_foreach((json_t *)impact, key, v) {
-        char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+        char *val = figure_text(v);
 
         fputc(' ', f);
         iot_text_write(f, key, strlen(key));

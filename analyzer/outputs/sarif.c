@@ -86,6 +86,9 @@ static json_t *rule_descriptor(const struct sarif_rule *r)
                   "defaultConfiguration", "level", "warning",
                   "properties", "type", r->type, "tags", "io", "performance",
                   "precision", "high");
+    /* a name equal to the id is a fault to SARIF validators: none is better */
+    if (d && !r->name)
+        json_object_del(d, "name");
     free(text);
     free(md);
     return d;

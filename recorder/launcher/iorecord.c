@@ -530,15 +530,16 @@ int main(int argc, char **argv)
     }
     if (command.n == 0) {
         free(command.v);
-        iot_error("no command given");
-        opt_usage(&iorecord_cmd, stderr);
+        opt_usage_error(&iorecord_cmd, "no command given");
         return 2;
     }
     /* COMMAND and its arguments are the last command.n words of argv */
     i = argc - (int)command.n;
     free(command.v);
-    if (!*output)
-        die(2, 0, "empty trace file name");
+    if (!*output) {
+        opt_usage_error(&iorecord_cmd, "option '--output' needs a file name, not ''");
+        return 2;
+    }
     find_library(lib, sizeof(lib));
     resolve_command(argv[i], cmd, sizeof(cmd));
     check_executable(cmd, asan);

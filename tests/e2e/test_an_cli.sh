@@ -36,7 +36,7 @@ for c in analyze profile dump info diff rules; do
 done
 expect 2 "$IOANALYZE"
 expect 2 "$IOANALYZE" analyze
-grep -qx "ioanalyze: no input given" "$work/err" || not_ok "no input message: $(cat "$work/err")"
+grep -qx "ioanalyze: no input given; see 'ioanalyze analyze --help'" "$work/err" || not_ok "no input message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" analyze --bogus "$FX/leak_fires.jsonl"
 grep -qx "ioanalyze: unknown option '--bogus'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "unknown option message: $(cat "$work/err")"
 for c in profile dump info diff rules; do
@@ -56,20 +56,20 @@ expect 2 "$IOANALYZE" --f jsonl "$FX/small_buffer_fires.jsonl"
 grep -qx "ioanalyze: option '--f' is ambiguous (--format, --fail-on-issues); see 'ioanalyze analyze --help'" "$work/err" ||
     not_ok "ambiguous option message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" "$FX/small_buffer_fires.jsonl" --config
-grep -qx "ioanalyze: option '--config' needs a value" "$work/err" || not_ok "missing value message: $(cat "$work/err")"
+grep -qx "ioanalyze: option '--config' needs a value; see 'ioanalyze analyze --help'" "$work/err" || not_ok "missing value message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" "$FX/small_buffer_fires.jsonl" -c
-grep -qx "ioanalyze: option '-c' needs a value" "$work/err" || not_ok "missing value message (-c): $(cat "$work/err")"
+grep -qx "ioanalyze: option '-c' needs a value; see 'ioanalyze analyze --help'" "$work/err" || not_ok "missing value message (-c): $(cat "$work/err")"
 expect 2 "$IOANALYZE" --strict=yes "$FX/small_buffer_fires.jsonl"
-grep -qx "ioanalyze: option '--strict' takes no value" "$work/err" || not_ok "flag with a value message: $(cat "$work/err")"
+grep -qx "ioanalyze: option '--strict' takes no value; see 'ioanalyze analyze --help'" "$work/err" || not_ok "flag with a value message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" -x "$FX/small_buffer_fires.jsonl"
 grep -qx "ioanalyze: unknown option '-x'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "unknown short option message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" -f xml "$FX/small_buffer_fires.jsonl"
-grep -qx "ioanalyze: --format: expected json, jsonl, sarif, text or html, not 'xml'" "$work/err" || not_ok "refused value message: $(cat "$work/err")"
+grep -qx "ioanalyze: --format: expected json, jsonl, sarif, text or html, not 'xml'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "refused value message: $(cat "$work/err")"
 cp "$FX/small_buffer_fires.jsonl" "$work/-dash.jsonl"
 (cd "$work" && "$IOANALYZE" --fail-on-issues -- -dash.jsonl >/dev/null 2>&1)
 [ $? -eq 1 ] || not_ok "'--' must make '-dash.jsonl' an input"
 expect 2 "$IOANALYZE" rules extra
-grep -qx "ioanalyze: rules: unexpected argument 'extra'; see 'ioanalyze rules --help'" "$work/err" || not_ok "rules argument message: $(cat "$work/err")"
+grep -qx "ioanalyze: unexpected argument 'extra'; see 'ioanalyze rules --help'" "$work/err" || not_ok "rules argument message: $(cat "$work/err")"
 
 # unreadable and unrecognisable inputs
 expect 2 "$IOANALYZE" "$work/missing.zst"
@@ -116,6 +116,13 @@ for l in open('$work/out'): json.loads(l)" || not_ok "--format jsonl lines must 
 expect 2 "$IOANALYZE" --format xml "$FX/small_buffer_fires.jsonl"
 expect 0 "$IOANALYZE" --format sarif "$FX/small_buffer_fires.jsonl"
 python3 -c "import json; d=json.load(open('$work/out')); assert d['version']=='2.1.0'" || not_ok "--format sarif"
+# each rule's name differs from its id, case aside (the SARIF multitool's SARIF1001)
+python3 -c "
+import json; rules=json.load(open('$work/out'))['runs'][0]['tool']['driver']['rules']
+names={r['id']: r['name'] for r in rules}
+assert len(names) >= 11 and names['leak']=='FileHandleLeak', names
+assert all(n.lower()!=i.lower() for i, n in names.items()), names
+assert len(set(names.values()))==len(names), names" || not_ok "--format sarif: rule names"
 
 # several inputs merge; stdin; directories
 mkdir "$work/dir"
@@ -152,7 +159,7 @@ cp "$work/out" "$work/dump.text"
 expect 0 "$IOANALYZE" dump "$FX/leak_fires.jsonl" -ftext
 cmp -s "$work/out" "$work/dump.text" || not_ok "dump -ftext differs from --format text"
 expect 2 "$IOANALYZE" dump --format xml "$FX/leak_fires.jsonl"
-grep -qx "ioanalyze: dump --format: expected jsonl, text or perfetto, not 'xml'" "$work/err" || not_ok "dump --format message: $(cat "$work/err")"
+grep -qx "ioanalyze: dump --format: expected jsonl, text or perfetto, not 'xml'; see 'ioanalyze dump --help'" "$work/err" || not_ok "dump --format message: $(cat "$work/err")"
 
 # dump of a damaged trace (SPEC): what can be read, a warning naming the
 # file, exit 0; --strict makes it 2

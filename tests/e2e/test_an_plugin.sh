@@ -168,6 +168,13 @@ assert d[0]['detail']['cost_us']==21000 and d[0]['detail']['calls']==21, d" || n
 [ "$(cat "$work/out")" = "[]" ] || not_ok "the TEMPLATE's example must not fire at its threshold: $(cat "$work/out")"
 "$IOANALYZE" rules --plugin "$work/slow_file.so" >"$work/out" 2>&1
 grep -q "^slow_file (type 100): " "$work/out" || not_ok "rules --plugin of the TEMPLATE's example"
+# a plugin named without a directory is the file in the current directory
+(cd "$work" && "$IOANALYZE" rules --plugin slow_file.so) >"$work/out" 2>&1
+grep -q "^slow_file (type 100): " "$work/out" || not_ok "rules --plugin slow_file.so in its directory: $(cat "$work/out")"
+(cd "$work" && "$IOANALYZE" --plugin slow_file.so --rules slow_file --set slow_file.max_cost_ms=20 "$FX") >"$work/out" 2>"$work/err" ||
+    not_ok "--plugin slow_file.so in its directory: $(cat "$work/err")"
+python3 -c "import json; d=json.load(open('$work/out')); assert [i['rule'] for i in d]==['slow_file'], d" ||
+    not_ok "--plugin slow_file.so in its directory: $(cat "$work/out")"
 # a plugin's fix shows as a built-in rule's does: under its issues in the
 # text report, in its SARIF rule's help
 "$IOANALYZE" --plugin "$work/slow_file.so" --rules slow_file --set slow_file.max_cost_ms=20 -f text "$FX" >"$work/out" 2>/dev/null

@@ -56,7 +56,7 @@ assert lv(sys.argv[1]) == ['note'] and lv(sys.argv[2]) == ['error'], (lv(sys.arg
 
 # the text report shows severity and impact
 run 0 text "$IOANALYZE" analyze --rules sync_storm -f text "$HIGH"
-grep -q "severity: high  impact: time_ms=20.0 io_share=0.1666 excess_syncs=19" "$work/text" ||
+grep -q "severity: high  impact: time_ms=20 io_share=0.167 excess_syncs=19" "$work/text" ||
     not_ok "text report: severity and impact: $(grep -i severity "$work/text")"
 
 # diff: the low issue in BASE, the same issue medium in NEW (its durations

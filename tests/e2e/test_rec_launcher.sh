@@ -34,12 +34,12 @@ grep -qx "iorecord $version (trace format [0-9]*)" "$work/version" ||
 "$IORECORD" --vers > "$work/out" 2>&1; check "--vers (abbreviated) exits 0" 0 $?
 cmp -s "$work/out" "$work/version" || bad "--vers prints the version"
 "$IORECORD" > /dev/null 2> "$work/err"; check "no command: exit 2" 2 $?
-grep -qx "iorecord: no command given" "$work/err" || bad "no command message: $(cat "$work/err")"
+grep -qx "iorecord: no command given; see 'iorecord --help'" "$work/err" || bad "no command message: $(cat "$work/err")"
 "$IORECORD" --bogus true > /dev/null 2> "$work/err"; check "unknown option: exit 2" 2 $?
 grep -qx "iorecord: unknown option '--bogus'; see 'iorecord --help'" "$work/err" ||
     bad "unknown option message: $(cat "$work/err")"
 "$IORECORD" -o > /dev/null 2> "$work/err"; check "-o without its trace: exit 2" 2 $?
-grep -qx "iorecord: option '-o' needs a value" "$work/err" || bad "-o message: $(cat "$work/err")"
+grep -qx "iorecord: option '-o' needs a value; see 'iorecord --help'" "$work/err" || bad "-o message: $(cat "$work/err")"
 # options end at COMMAND: its own options stay its own
 "$IORECORD" -o "$work/first.zst" --no-stacks sh -c 'echo "$0" "$1"' --help -o > "$work/out" 2>&1
 check "options end at COMMAND: exit 0" 0 $?
