@@ -24,6 +24,7 @@
 #define IOT_TAG_MODULE    0x44  /* length, then t, path, bias, build-id (5.10) */
 /* length (0 so far): the previous call again, untimed (5.12) */
 #define IOT_TAG_REPEAT_UNTIMED 0x45
+#define IOT_TAG_LABEL     0x46  /* length, then t, key, value (5.13) */
 #define IOT_TAG_EXT_LAST  0x7f
 #define IOT_TAG_REPEAT    0x80  /* gap, dur: otherwise the previous call again */
 /* Tags 0x81..0xff are invalid: the chunk is damaged from there on. */

@@ -102,7 +102,8 @@
     X(PROCESS, "process", OPT)  /* a process (or an exec'd image) started */                  \
     X(THREAD,  "thread",  OPT)  /* a thread was seen first or renamed */                      \
     X(EXIT,    "exit",    REQ)  /* a process ended */                                         \
-    X(MODULE,  "module",  OPT)  /* a module (executable, shared object) is loaded in a process */
+    X(MODULE,  "module",  OPT)  /* a module (executable, shared object) is loaded in a process */ \
+    X(LABEL,   "label",   OPT)  /* a label (KEY=VALUE) the recording was given */
 
 /*
  * X(KIND, member, type, "key", "text key", need, "placeholder")
@@ -141,7 +142,9 @@
     X(MODULE,  tid,           I32,   "tid",           "tid",           TID, "") \
     X(MODULE,  path,          STR,   "path",          "path",          REQ, "?") \
     X(MODULE,  bias,          U64,   "bias",          "bias",          OPT, "") \
-    X(MODULE,  build_id,      HEXID, "build_id",      "build_id",      OPT, "-")
+    X(MODULE,  build_id,      HEXID, "build_id",      "build_id",      OPT, "-") \
+    X(LABEL,   label_key,     STR,   "key",           "key",           REQ, "?") \
+    X(LABEL,   label_value,   STR,   "value",         "value",         OPT, "")
 
 /* ------------------------------------------------------------------- ops */
 

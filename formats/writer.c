@@ -124,6 +124,8 @@ static int encode(struct wchain *s, const struct iot_event *ev)
     case IOT_EV_EXIT:
         return iot_enc_exit(&s->enc, ev->t, ev->status,
                             (ev->has & IOT_HAS_SIGNAL) ? ev->signal : 0);
+    case IOT_EV_LABEL:
+        return iot_enc_label(&s->enc, ev->t, ev->label_key, ev->label_value);
     }
     return -1;
 }

@@ -426,6 +426,10 @@ static void event_dispatch(struct engine *e, const struct iot_event *ev)
         if (e->issues)
             issues_module(e->issues, ev->path, ev->build_id);
         break;
+    case IOT_EV_LABEL:
+        if (e->issues)
+            issues_label(e->issues, ev->label_key, ev->label_value);
+        break;
     default:
         break;
     }

@@ -32,6 +32,10 @@ void issues_set_symbolizer(struct issues *is, struct symbolizer *sym);
 /* A module record of the input (path, build-id in hex) for the symbolizer. */
 void issues_module(struct issues *is, const char *path, const char *build_id);
 
+/* A label record of the input: every issue carries the input's labels
+   ("labels": an object, {} when none; the first value of a key wins). */
+void issues_label(struct issues *is, const char *key, const char *value);
+
 /*
  * The fingerprint: 16 hex digits of a 64-bit FNV-1a over the rule name, the
  * normalised path and the top 4 stack frames (normalised, "+0x..." offsets

@@ -44,6 +44,7 @@ static inline uint8_t *put_blob(uint8_t *p, const char *s);
 #define iot_enc_thread  future_enc_thread
 #define iot_enc_exit    future_enc_exit
 #define iot_enc_module  future_enc_module
+#define iot_enc_label   future_enc_label
 #define iot_enc_kill_chunk future_enc_kill_chunk
 #include "encode.c"
 

@@ -77,6 +77,8 @@ static void test_every_kind(void)
         [IOT_EV_MODULE] = { .kind = IOT_EV_MODULE, .pid = 7, .tid = 7, .t = 3,
                             .path = "/lib/libz.so.1", .bias = 0x7f0000001000ull,
                             .build_id = "8563cc5c" },
+        [IOT_EV_LABEL] = { .kind = IOT_EV_LABEL, .pid = 7, .tid = 7, .t = 1,
+                           .label_key = "version", .label_value = "1.2" },
     };
     struct iot_strtab *st = iot_strtab_create();
     struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
@@ -121,6 +123,15 @@ static void test_every_kind(void)
         other = evs[IOT_EV_MODULE];
         other.bias = 0;
         CU_ASSERT(!iot_event_equal(&evs[IOT_EV_MODULE], &other));
+    }
+    {
+        struct iot_event other = evs[IOT_EV_LABEL];
+
+        other.label_value = "1.3";
+        CU_ASSERT(!iot_event_equal(&evs[IOT_EV_LABEL], &other));
+        other = evs[IOT_EV_LABEL];
+        other.label_key = "versio";
+        CU_ASSERT(!iot_event_equal(&evs[IOT_EV_LABEL], &other));
     }
     iot_jsonl_scratch_free(sc);
     iot_strtab_free(st);
