@@ -104,3 +104,10 @@ def analyse(trace, ioanalyze, extra_args):
     if not out["issues"]:
         out["labels"] = dump_labels(exe, trace)
     return out
+
+
+def analyse_batch(traces, ioanalyze, extra_args):
+    """Several traces in one task: the scheduler's cost per task is spread
+    over them. A task lost with its worker is run again whole (retries), and
+    analysing a trace twice gives the same result."""
+    return [analyse(t, ioanalyze, extra_args) for t in traces]
