@@ -94,8 +94,10 @@ def analyse(trace, ioanalyze, extra_args):
         return out
     out["ok"] = True
     # a damaged trace is analysed as far as it reads: said, not fatal
-    if "damage" in err or "damaged" in err:
-        out["error"] = err.splitlines()[0][:ERR_BYTES]
+    for line in err.splitlines():
+        if "damaged trace" in line:
+            out["error"] = line[:ERR_BYTES]
+            break
     for issue in issues:
         if isinstance(issue, dict) and isinstance(issue.get("fingerprint"), str):
             out["issues"].append({k: issue[k] for k in KEPT if k in issue})

@@ -1,8 +1,8 @@
 #!/bin/sh
 # ioanalyze fleet on Dask: 2,000 traces made from the samples, labelled
 # with a release (version) and a host, one release with a planted
-# regression (fd_leak's leak only in 1.3), and three traces that cannot be
-# read. Analysed
+# regression (fd_leak's leak only in 1.3), three traces that cannot be
+# read and one damaged in its middle (read as far as it can be). Analysed
 #   - on a LocalCluster (the default) from a list file (@list),
 #   - on a real dask-scheduler and two dask-worker processes this test
 #     starts on 127.0.0.1 (free ports) and tears down however it ends,
@@ -49,12 +49,17 @@ for rel in 1.1 1.2 1.3; do
         done
     done
 done
+# a trace of several chunks (small_writes: small_buffer), damaged below
+"$IORECORD" --no-stacks -o big.zst --label version=1.1 --label host=h0 \
+    -- "$BUILD/bin/samples/small_writes" "$work/data/small_writes" >/dev/null 2>&1 ||
+    die "recording small_writes failed"
 [ "$ASAN_RUN" = 1 ] && unset LD_PRELOAD
-# 1,997 copies spread over them, and three traces that cannot be read
+# 1,996 copies spread over them, three traces that cannot be read and one
+# with 8 bytes of its middle overwritten
 $PY - <<'PY' || die "making the traces failed"
 import os, shutil
 rels, hosts = ["1.1", "1.2", "1.3"], ["h0", "h1", "h2", "h3"]
-for i in range(1997):
+for i in range(1996):
     r, h = rels[i % 3], hosts[(i // 3) % 4]
     samples = ["clean", "state_rewrite", "sync_per_write"] + (["fd_leak"] if r == "1.3" else [])
     s = samples[(i // 12) % len(samples)]
@@ -63,6 +68,10 @@ for i in range(1997):
 open("traces/1.2/garbage.zst", "wb").write(b"not a trace\n")
 open("traces/1.3/empty.zst", "wb").close()
 open("traces/1.1/truncated.zst", "wb").write(open("base/1.1-h0-state_rewrite.zst", "rb").read()[:200])
+big = bytearray(open("big.zst", "rb").read())
+assert len(big) > 100008, len(big)
+big[100000:100008] = b"\xff" * 8
+open("traces/1.1/damaged.zst", "wb").write(big)
 PY
 find traces -type f | sort >list.txt
 [ "$(wc -l <list.txt)" -eq 2000 ] || die "$(wc -l <list.txt) traces made, 2000 expected"
@@ -111,16 +120,17 @@ check("hosts", rep["hosts"], 4)
 check("fingerprints", sorted(got), sorted(exp["fps"]))
 for fp in exp["fps"]:
     check(fp, got.get(fp), exp["fps"][fp])
-# by construction: 1,997 readable traces, 666 of 1.3 of which every 4th
-# group of 12 is fd_leak's, 3 rules, the leak in 1.3 only
+# by construction: 1,997 readable traces (one damaged), 665 of 1.3 of
+# which every 4th group of 12 is fd_leak's, 4 rules, the leak in 1.3 only
 check("analysed by construction", rep["analysed"], 1997)
+check("damaged", [d["trace"].split("/")[-1] for d in rep["damaged_traces"]], ["damaged.zst"])
 check("rules", sorted(o["rule"] for o in rep["issues"]),
-      ["leak", "sync_storm", "write_amplification"])
+      ["leak", "small_buffer", "sync_storm", "write_amplification"])
 leak = [o for o in rep["issues"] if o["rule"] == "leak"]
-n13 = sum(1 for i in range(1997) if i % 3 == 2 and (i // 12) % 4 == 3)
+n13 = sum(1 for i in range(1996) if i % 3 == 2 and (i // 12) % 4 == 3)
 check("leak per version", leak and leak[0]["labels"]["version"], {"1.3": n13})
 check("label totals", rep["labels"]["version"],
-      {"1.1": 666, "1.2": 666, "1.3": 665})
+      {"1.1": 667, "1.2": 665, "1.3": 665})
 sys.exit(0 if ok else 1)
 PY
 }
@@ -192,10 +202,10 @@ d = json.load(open("diff.json"))
 exp = json.load(open("expected.json"))["fps"]
 leak = [fp for fp, e in exp.items() if e["rule"] == "leak"]
 assert [r["fingerprint"] for r in d["new"]] == leak, d["new"]
-n13 = sum(1 for i in range(1997) if i % 3 == 2 and (i // 12) % 4 == 3)
+n13 = sum(1 for i in range(1996) if i % 3 == 2 and (i // 12) % 4 == 3)
 assert d["new"][0]["cur_traces"] == n13 and d["new"][0]["base_traces"] == 0, d["new"]
 assert d["rising"] == [] and d["gone"] == [], d
-assert (d["base_traces"], d["cur_traces"]) == (666, 665), d
+assert (d["base_traces"], d["cur_traces"]) == (665, 665), d
 assert d["steady"] == 2, d
 PY
 "$IOANALYZE" fleet --scheduler "$addr" --progress never --baseline-label version=1.2 \
