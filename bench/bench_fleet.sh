@@ -1,11 +1,12 @@
 #!/bin/sh
-# ioanalyze fleet: traces per second on a LocalCluster of 1 and of 2 worker
-# processes (BENCH_FLEET_RATE traces, default 2,000; goal >= 1.7x with 2 on
-# 2 cores), and the client's peak RSS for BENCH_FLEET_TRACES (default
-# 20,000) traces on a dask-scheduler with two dask-workers, so that only
-# the client process is measured; beside it the same for a tenth as many,
-# which bounded memory keeps about equal. The traces are copies of four
-# small labelled recordings of the samples. Figures only: never pass/fail.
+# ioanalyze fleet: traces per second on a dask-scheduler with 1 and then 2
+# dask-workers (BENCH_FLEET_RATE traces, default 2,000; goal >= 1.7x with 2
+# on 2 cores), and on a LocalCluster of 2 (its start included); the
+# client's peak RSS for BENCH_FLEET_TRACES (default 20,000) traces on the
+# scheduler with two workers, so that only the client process is measured,
+# beside the same for a tenth as many, which bounded memory keeps about
+# equal. The traces are copies of four small labelled recordings of the
+# samples. Figures only: never pass/fail.
 BUILD=${BUILD:-build}
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
@@ -44,15 +45,6 @@ PY
 }
 now() { date +%s.%N; }
 corpus rate "$RATE_N"
-for w in 1 2; do
-    t0=$(now)
-    "$A" fleet --workers $w --progress never -o /dev/null rate 2>/dev/null
-    t1=$(now)
-    echo "fleet, LocalCluster of $w worker(s): $RATE_N traces in $(echo "$t1 - $t0" | bc) s," \
-         "$(echo "$RATE_N / ($t1 - $t0)" | bc) traces/s (cluster start included)"
-done
-rm -rf rate
-
 port=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 dask-scheduler --host 127.0.0.1 --port "$port" --no-dashboard >/dev/null 2>&1 &
 started="$started $!"
@@ -60,11 +52,22 @@ for w in 1 2; do
     dask-worker tcp://127.0.0.1:$port --nthreads 1 --no-nanny --no-dashboard \
         --host 127.0.0.1 >/dev/null 2>&1 &
     started="$started $!"
-done
-$PY -c "
+    $PY -c "
 from dask.distributed import Client
-c = Client('tcp://127.0.0.1:$port', timeout=60); c.wait_for_workers(2, timeout=60); c.close()" ||
-    { echo "bench_fleet: the cluster did not start"; exit 0; }
+c = Client('tcp://127.0.0.1:$port', timeout=60); c.wait_for_workers($w, timeout=60); c.close()" ||
+        { echo "bench_fleet: the cluster did not start"; exit 0; }
+    t0=$(now)
+    "$A" fleet --scheduler tcp://127.0.0.1:$port --progress never -o /dev/null rate 2>/dev/null
+    t1=$(now)
+    echo "fleet, dask-scheduler with $w dask-worker(s): $RATE_N traces in" \
+         "$(echo "$t1 - $t0" | bc) s, $(echo "$RATE_N / ($t1 - $t0)" | bc) traces/s"
+done
+t0=$(now)
+"$A" fleet --workers 2 --progress never -o /dev/null rate 2>/dev/null
+t1=$(now)
+echo "fleet, LocalCluster of 2 workers: $RATE_N traces in $(echo "$t1 - $t0" | bc) s," \
+     "$(echo "$RATE_N / ($t1 - $t0)" | bc) traces/s (cluster start included)"
+rm -rf rate
 for n in $((RSS_N / 10)) $RSS_N; do
     corpus rss$n $n
     t0=$(now)
