@@ -107,7 +107,11 @@ BENCHES     := $(patsubst bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 
 # ioscope.pc is made here too, so that `sudo make install` after `make`
 # writes nothing into the build tree.
-ALL := $(LIBIOTRACE) $(IOANALYZE) $(UNIT_TESTS) $(FUZZ_REPLAY) $(SAMPLES) $(PROGS) $(BUILD)/gen/ioscope.pc
+# ioanalyze fleet's program (Python on Dask), beside the preload library as
+# it is installed, so that ioanalyze finds it in the build tree too
+FLEET_SRC   := fleet/ioanalyze-fleet $(wildcard fleet/*.py)
+FLEET       := $(addprefix $(LIB)/fleet/,$(notdir $(FLEET_SRC)))
+ALL := $(LIBIOTRACE) $(IOANALYZE) $(UNIT_TESTS) $(FUZZ_REPLAY) $(SAMPLES) $(PROGS) $(BUILD)/gen/ioscope.pc $(FLEET)
 ifneq ($(PRELOAD_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
@@ -204,6 +208,10 @@ $(LIB)/test/%.so: tests/preload/%.c tests/progs/rawsys.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) -shared -fPIC -o $@ $< -ldl
 
+$(LIB)/fleet/%: fleet/%
+	@mkdir -p $(dir $@)
+	cp -p $< $@
+
 $(BIN)/bench/%: bench/%.c $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(INC_all) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
@@ -260,10 +268,11 @@ IOSCOPE_PC      := $(BUILD)/gen/ioscope.pc
 INSTALLED := $(BINDIR)/ioanalyze $(BINDIR)/iorecord $(PKGLIBDIR)/libiorecord.so \
     $(addprefix $(INCLUDEDIR)/ioscope/,$(notdir $(INSTALL_HEADERS))) \
     $(PKGCONFIGDIR)/ioscope.pc $(addprefix $(MANDIR)/man1/,$(notdir $(INSTALL_MANS))) \
-    $(addprefix $(DOCDIR)/,$(INSTALL_DOCS)) $(BASHCOMPDIR)/ioanalyze $(BASHCOMPDIR)/iorecord
+    $(addprefix $(DOCDIR)/,$(INSTALL_DOCS)) $(BASHCOMPDIR)/ioanalyze $(BASHCOMPDIR)/iorecord \
+    $(addprefix $(PKGLIBDIR)/fleet/,$(notdir $(FLEET_SRC)))
 # The directories that are ioscope's own, deepest first: uninstall removes
 # them once empty; the shared ones (bin, man1, ...) stay.
-INSTALLED_DIRS := $(PKGLIBDIR) $(INCLUDEDIR)/ioscope $(DOCDIR)/docs $(DOCDIR)/rules $(DOCDIR)
+INSTALLED_DIRS := $(PKGLIBDIR)/fleet $(PKGLIBDIR) $(INCLUDEDIR)/ioscope $(DOCDIR)/docs $(DOCDIR)/rules $(DOCDIR)
 
 # iorecord looks for the library in PKGLIBDIR, seen from BINDIR
 # (recorder/launcher/iorecord.c): the two are compiled in through a header rewritten
@@ -276,6 +285,8 @@ $(BUILD)/gen/install_dirs.h: FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 $(OBJ)/recorder/launcher/iorecord.o: $(BUILD)/gen/install_dirs.h
 $(OBJ)/recorder/launcher/iorecord.o: CPPFLAGS += -I$(BUILD)/gen
+$(OBJ)/analyzer/cli/cmd_fleet.o: $(BUILD)/gen/install_dirs.h
+$(OBJ)/analyzer/cli/cmd_fleet.o: CPPFLAGS += -I$(BUILD)/gen
 
 # The pkg-config file plugins build with; paths under PREFIX stay relative
 # to ${prefix}, so that PKG_CONFIG_SYSROOT_DIR and relocation work.
@@ -293,11 +304,13 @@ FORCE:
 
 install: $(BUILD)/.deps-programs
 	@$(MAKE) --no-print-directory $(IOANALYZE) $(IORECORD) $(LIBIORECORD) $(IOSCOPE_PC)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(INCLUDEDIR)/ioscope \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR)/fleet $(DESTDIR)$(INCLUDEDIR)/ioscope \
 	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
 	    $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/rules
 	install -m 755 $(IOANALYZE) $(IORECORD) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(LIBIORECORD) $(DESTDIR)$(PKGLIBDIR)/
+	install -m 755 fleet/ioanalyze-fleet $(DESTDIR)$(PKGLIBDIR)/fleet/
+	install -m 644 $(filter %.py,$(FLEET_SRC)) $(DESTDIR)$(PKGLIBDIR)/fleet/
 	install -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/ioscope/
 	install -m 644 $(IOSCOPE_PC) $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 644 $(INSTALL_MANS) $(DESTDIR)$(MANDIR)/man1/

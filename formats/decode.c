@@ -466,6 +466,37 @@ bad:
 }
 
 /*
+ * A label record (5.14): t, key, value, read within its length like a
+ * module record's payload.
+ */
+static int get_label(struct iot_dec *d, struct iot_event *ev)
+{
+    const uint8_t *end = d->end, *stop;
+    uint64_t v, len;
+    int ret = -1;
+
+    if (iot_get_varint(&d->p, d->end, &len) < 0 || len > (uint64_t)(d->end - d->p))
+        return -1;
+    stop = d->p + len;
+    d->end = stop;
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = IOT_EV_LABEL;
+    GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
+    if (!time_ok(ev->t))
+        goto bad;
+    ev->t -= d->origin;
+    if (!(ev->label_key = get_string(d)) || !(ev->label_value = get_string(d)))
+        goto bad;
+    ev->pid = d->pid;
+    ev->tid = d->tid;
+    ret = 0;
+bad:
+    d->end = end;
+    d->p = stop;
+    return ret;
+}
+
+/*
  * One event into evs[n]. d->held[n] says which call record's fields that
  * slot holds (NULL: none of this chunk's), so that a REPEAT of it only has
  * to set the times. Returns 1, 2 for a process event, 0 at the chunk's end,
@@ -547,11 +578,11 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                 return -1;
             *held = d->prev_fields;
             d->fields_unknown += (d->prev_has & ~IOT_CALL_HAS_MASK) != 0;
-        } else if (tag == IOT_TAG_MODULE) {
+        } else if (tag == IOT_TAG_MODULE || tag == IOT_TAG_LABEL) {
             const uint8_t *at = d->p;
 
             *held = NULL;
-            if (get_module(d, ev) == 0)
+            if ((tag == IOT_TAG_MODULE ? get_module(d, ev) : get_label(d, ev)) == 0)
                 return 1;
             /* a payload that is no module record (written before the tag
                was taken) is stepped over like an unknown kind, when its

@@ -250,6 +250,27 @@ int iot_enc_jit_symbol(struct iot_enc *e, int64_t t, uint64_t start, uint64_t si
     return 0;
 }
 
+int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, const char *value)
+{
+    size_t klen = strlen(key), vlen = strlen(value), body;
+    uint8_t tmp[IOT_VARINT_MAX], *p;
+
+    body = (size_t)(iot_put_varint(tmp, iot_zigzag(t - e->base_t)) - tmp);
+    body += (size_t)(iot_put_varint(tmp, klen) - tmp) + klen;
+    body += (size_t)(iot_put_varint(tmp, vlen) - tmp) + vlen;
+    if (room(e) < 1 + IOT_VARINT_MAX + body)
+        return -1;
+    p = e->buf + e->len;
+    *p++ = IOT_TAG_LABEL;
+    p = iot_put_varint(p, body);
+    p = iot_put_varint(p, iot_zigzag(t - e->base_t));
+    p = put_bytes(p, key, klen);
+    p = put_bytes(p, value, vlen);
+    e->len = (size_t)(p - e->buf);
+    e->nrec++;
+    return 0;
+}
+
 int iot_enc_kill_chunk(void *buf, size_t cap, int32_t pid, int sig, int64_t t,
                        uint64_t chain_id, struct iot_chunk_hdr *h)
 {

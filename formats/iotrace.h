@@ -176,6 +176,14 @@ struct iot_event {
     uint64_t code_size;
     const char *symbol;
 
+    /*
+     * IOT_EV_LABEL: one KEY=VALUE the recording was given (iorecord
+     * --label, IORECORD_LABELS), recorded once per process after its
+     * process record.
+     */
+    const char *label_key;
+    const char *label_value;
+
     /* IOT_EV_EXIT */
     int32_t  status;     /* exit status (0..255); when killed, 128 + signal */
     int32_t  signal;     /* killing signal when has & IOT_HAS_SIGNAL */
@@ -308,6 +316,27 @@ int iot_enc_module(struct iot_enc *e, int64_t t, const char *path, uint64_t bias
 /* A JIT symbol record (IOT_EV_JIT_SYMBOL): code at [start, start + size) is name. */
 int iot_enc_jit_symbol(struct iot_enc *e, int64_t t, uint64_t start, uint64_t size,
                        const char *name, size_t name_len);
+
+/*
+ * Labels (KEY=VALUE) given to a recording: a key of [A-Za-z0-9_.-], 1 to
+ * IOT_LABEL_MAX_KEY bytes; a value of printable ASCII but ',', at most
+ * IOT_LABEL_MAX_VALUE bytes; at most IOT_LABEL_MAX_COUNT of them.
+ */
+#define IOT_LABEL_MAX_COUNT 32
+#define IOT_LABEL_MAX_KEY   64
+#define IOT_LABEL_MAX_VALUE 256
+/* 0 when key[0..klen) = value[0..vlen) is a valid label; else -1 and why in errbuf (may be NULL). */
+int iot_label_check(const char *key, size_t klen, const char *value, size_t vlen, char *errbuf);
+typedef void iot_label_fn(void *arg, const char *key, size_t klen, const char *value, size_t vlen);
+/*
+ * The labels of list ("k=v,k2=v2"; NULL or "" holds none), each given to
+ * each (may be NULL) in order: their number, or -1 and why in errbuf at the
+ * first invalid one (those before it were given: check with each NULL first).
+ */
+int iot_labels_parse(const char *list, iot_label_fn *each, void *arg, char *errbuf);
+
+/* A label record (IOT_EV_LABEL): key and value, neither NULL. */
+int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, const char *value);
 
 /* ------------------------------------------------------ chunk framing */
 

@@ -103,7 +103,8 @@
     X(THREAD,  "thread",  OPT)  /* a thread was seen first or renamed */                      \
     X(EXIT,    "exit",    REQ)  /* a process ended */                                         \
     X(MODULE,  "module",  OPT)  /* a module (executable, shared object) is loaded in a process */ \
-    X(JIT_SYMBOL, "jit_symbol", OPT)  /* code with no ELF file (JIT, trampolines) named by its runtime */
+    X(JIT_SYMBOL, "jit_symbol", OPT)  /* code with no ELF file (JIT, trampolines) named by its runtime */ \
+    X(LABEL,   "label",   OPT)  /* a label (KEY=VALUE) the recording was given */
 
 /*
  * X(KIND, member, type, "key", "text key", need, "placeholder")
@@ -146,7 +147,9 @@
     X(JIT_SYMBOL, tid,        I32,   "tid",           "tid",           TID, "") \
     X(JIT_SYMBOL, bias,       U64,   "start",         "start",         REQ, "") \
     X(JIT_SYMBOL, code_size,  U64,   "code_size",     "code_size",     REQ, "") \
-    X(JIT_SYMBOL, symbol,     STR,   "symbol",        "symbol",        REQ, "?")
+    X(JIT_SYMBOL, symbol,     STR,   "symbol",        "symbol",        REQ, "?") \
+    X(LABEL,   label_key,     STR,   "key",           "key",           REQ, "?") \
+    X(LABEL,   label_value,   STR,   "value",         "value",         OPT, "")
 
 /* ------------------------------------------------------------------- ops */
 

@@ -22,6 +22,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 
 /* The full analysis with what the CLI needs beyond analyze_collect(). */
 struct analyze_opts {

@@ -46,7 +46,21 @@ struct info {
     struct hmap async_fds;         /* pid << 32 | fd -> (void *)1 */
     uint64_t per_op[IOT_OP_COUNT], events, calls, kinds[IOT_KIND_COUNT], no_dur;
     int64_t first_t, last_t;
+    /* the labels, each key once (its first value), interned by the input */
+    struct { const char *key, *value; } labels[IOT_LABEL_MAX_COUNT];
+    size_t nlabels;
 };
+
+static void info_label(struct info *in, const struct iot_event *ev)
+{
+    for (size_t i = 0; i < in->nlabels; i++)
+        if (strcmp(in->labels[i].key, ev->label_key) == 0)
+            return;
+    if (in->nlabels < IOT_LABEL_MAX_COUNT) {
+        in->labels[in->nlabels].key = ev->label_key;
+        in->labels[in->nlabels++].value = ev->label_value;
+    }
+}
 
 static struct pinfo *pinfo_get(struct info *in, int32_t pid)
 {
@@ -199,6 +213,9 @@ static void info_event(struct info *in, const struct iot_event *ev)
     case IOT_EV_THREAD:
         tinfo_set(in, ev->pid, ev->tid, ev->name);
         break;
+    case IOT_EV_LABEL:
+        info_label(in, ev);
+        break;
     case IOT_EV_EXIT:
         if ((p = pinfo_get(in, ev->pid)) != NULL) {
             p->exited = 1;
@@ -272,6 +289,11 @@ static void info_print(struct info *in, struct input *inp)
                in->first_t / 1e9, in->last_t / 1e9);
     if (in->no_dur)
         printf("durations: missing on %llu calls\n", (unsigned long long)in->no_dur);
+    if (in->nlabels)
+        printf("labels: %zu\n", in->nlabels);
+    for (size_t i = 0; i < in->nlabels; i++)
+        printf("  %s=%s\n", iot_text_safe(sa, sizeof(sa), in->labels[i].key),
+               iot_text_safe(sb, sizeof(sb), in->labels[i].value));
     printf("processes: %zu\n", in->np);
     for (size_t i = 0; i < in->np; i++) {
         struct pinfo *p = &in->p[i];

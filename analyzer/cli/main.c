@@ -26,6 +26,8 @@ static const struct cmd {
     {"info",    cmd_info,    "INPUT...", "processes, threads, counts, time span, bytes/event", -1},
     {"diff",    cmd_diff,    "[OPTIONS] BASE NEW", "regression diff of two issue sets", -1},
     {"rules",   cmd_rules,   "", "each rule: name, type, parameters, defaults", -1},
+    {"fleet",   cmd_fleet,   "[--scheduler ADDR] [--format json|csv|text|html] INPUT...",
+     "each trace on its own on a Dask cluster, reduced by fingerprint", -1},
 };
 
 /* The width of the synopses' column; a longer one is followed by two spaces. */

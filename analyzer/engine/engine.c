@@ -432,6 +432,10 @@ static void event_dispatch(struct engine *e, const struct iot_event *ev)
         if (e->issues)
             issues_jit_symbol(e->issues, ev->pid, ev->bias, ev->code_size, ev->symbol);
         break;
+    case IOT_EV_LABEL:
+        if (e->issues)
+            issues_label(e->issues, ev->label_key, ev->label_value);
+        break;
     default:
         break;
     }

@@ -24,6 +24,7 @@ struct issues {
     struct symbolizer *sym; /* stacks to functions and lines, or NULL */
     struct issue_cost *costs; /* costs[i]: list[i]'s, over its occurrences */
     size_t costs_cap;
+    json_t *labels;         /* the input's labels: key -> value, the first value a key had */
 };
 
 void issues_set_symbolizer(struct issues *is, struct symbolizer *sym)
@@ -44,6 +45,16 @@ void issues_jit_symbol(struct issues *is, int32_t pid, uint64_t start, uint64_t 
         symbolizer_jit_symbol(is->sym, pid, start, size, name);
 }
 
+void issues_label(struct issues *is, const char *key, const char *value)
+{
+    /* a trace from elsewhere may carry anything: only valid labels, a bounded number */
+    if (!is->labels || json_object_get(is->labels, key) ||
+        json_object_size(is->labels) >= IOT_LABEL_MAX_COUNT ||
+        iot_label_check(key, strlen(key), value, strlen(value), NULL) < 0)
+        return;
+    json_object_set_new(is->labels, key, json_string(value));
+}
+
 /* The stack as issues show it, symbolized; NULL without a symbolizer. */
 static const struct sym_stack *issue_stack(struct issues *is, const char *stack)
 {
@@ -58,7 +69,10 @@ struct issues *issues_create(const struct config *cfg)
         return NULL;
     is->cfg = cfg;
     is->list = json_array();
-    if (!is->list) {
+    is->labels = json_object();
+    if (!is->list || !is->labels) {
+        json_decref(is->list);
+        json_decref(is->labels);
         free(is);
         return NULL;
     }
@@ -72,6 +86,7 @@ void issues_free(struct issues *is)
     hmap_release(&is->seen);
     hmap_release(&is->fps);
     json_decref(is->list);
+    json_decref(is->labels);
     free(is->costs);
     free(is);
 }
@@ -425,6 +440,7 @@ json_t *issues_finish(struct issues *is, int timing,
 
         v[i] = json_array_get(is->list, i);
         issue_judge(v[i], c, proc_io_ns ? proc_io_ns(arg, c->pid) : 0, timing);
+        json_object_set_new(v[i], "labels", json_deep_copy(is->labels));
     }
     qsort(v, n, sizeof(*v), issue_cmp);
     for (i = 0; i < n; i++)

@@ -35,6 +35,10 @@ void issues_module(struct issues *is, const char *path, const char *build_id);
 void issues_jit_symbol(struct issues *is, int32_t pid, uint64_t start, uint64_t size,
                        const char *name);
 
+/* A label record of the input: every issue carries the input's labels
+   ("labels": an object, {} when none; the first value of a key wins). */
+void issues_label(struct issues *is, const char *key, const char *value);
+
 /*
  * The fingerprint: 16 hex digits of a 64-bit FNV-1a over the rule name, the
  * normalised path and the top 4 stack frames (normalised, "+0x..." offsets

@@ -499,15 +499,70 @@ static void close_output(const char *output, const char *out)
  */
 static const char *output = "iorecord.zst";
 static int stacks = -1;     /* -1: the library's default */
+static struct opt_list labels;
+
+/* One --label: KEY=VALUE, valid (iot_label_check). */
+static int check_label(const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    char errbuf[IOT_ERRBUF_SIZE];
+
+    if (!eq) {
+        iot_error("label '%s': not KEY=VALUE", kv);
+        return 2;
+    }
+    if (iot_label_check(kv, (size_t)(eq - kv), eq + 1, strlen(eq + 1), errbuf) < 0) {
+        iot_error("%s", errbuf);
+        return 2;
+    }
+    return 0;
+}
+
+/*
+ * The labels reach every process as IORECORD_LABELS (labels.c in the
+ * preload): the --label values joined by ',', or else the environment's
+ * own list, which must be valid too. 0, or 2 after saying why not.
+ */
+static int labels_env(void)
+{
+    char list[IOT_LABEL_MAX_COUNT * (IOT_LABEL_MAX_KEY + IOT_LABEL_MAX_VALUE + 2)];
+    char errbuf[IOT_ERRBUF_SIZE];
+    size_t len = 0;
+
+    if (labels.n == 0) {
+        if (iot_labels_parse(getenv("IORECORD_LABELS"), NULL, NULL, errbuf) < 0) {
+            iot_error("IORECORD_LABELS: %s", errbuf);
+            return 2;
+        }
+        return 0;
+    }
+    if (labels.n > IOT_LABEL_MAX_COUNT) {
+        iot_error("more than %d labels", IOT_LABEL_MAX_COUNT);
+        return 2;
+    }
+    for (size_t i = 0; i < labels.n; i++) {
+        size_t n = strlen(labels.v[i]);
+
+        if (i)
+            list[len++] = ',';
+        memcpy(list + len, labels.v[i], n);   /* bounded by check_label */
+        len += n;
+    }
+    list[len] = '\0';
+    setenv("IORECORD_LABELS", list, 1);
+    return 0;
+}
 
 static const struct opt_spec iorecord_opts[] = {
     {"output", 'o', "TRACE", .value = &output, .help = "trace file (default: iorecord.zst)"},
     {"stacks", 0, NULL, .flag = &stacks, .help = "record call stacks at open/fopen (default)"},
     {"no-stacks", 0, NULL, .flag = &stacks, .clears = 1, .help = "do not record call stacks"},
+    {"label", 'l', "KEY=VALUE", .list = &labels, .check = check_label,
+     .help = "store a label in the trace (repeatable: version, device, test)"},
 };
 
 static const struct opt_cmd iorecord_cmd = {
-    .synopsis = "[-o TRACE] [--stacks|--no-stacks] [--] COMMAND [ARG...]",
+    .synopsis = "[-o TRACE] [--stacks|--no-stacks] [--label KEY=VALUE]... [--] COMMAND [ARG...]",
     .about = "Run COMMAND with the ioscope recorder preloaded and write the I/O trace\n"
              "of COMMAND and every process it forks or execs to TRACE.",
     OPT_SPECS(iorecord_opts),
@@ -540,6 +595,8 @@ int main(int argc, char **argv)
         opt_usage_error(&iorecord_cmd, "option '--output' needs a file name, not ''");
         return 2;
     }
+    if (labels_env() != 0)
+        return 2;
     find_library(lib, sizeof(lib));
     resolve_command(argv[i], cmd, sizeof(cmd));
     check_executable(cmd, asan);

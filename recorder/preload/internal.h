@@ -244,6 +244,10 @@ void rec_image_args(int argc, char **argv);
 const char *rec_image_exe(void);
 /* The process record (pid, parent, exe, argv, wall clock) at `now`. */
 void rec_process_record(struct rec_thread *t, int64_t now);
+/* IORECORD_LABELS read and checked (at start); its labels appended by t
+   (which holds the guard), after a process record (labels.c). */
+void rec_labels_init(void);
+void rec_labels_record(struct rec_thread *t, int64_t now);
 /* The thread's name as the kernel has it, as a thread record. */
 void rec_thread_name_record(struct rec_thread *t, int64_t now);
 /* Another thread renamed this one: its thread record now. */

@@ -55,7 +55,9 @@ mk install || { tail -n 20 "$work/make.log"; not_ok "make install failed"; exit 
         $PREFIX/include/ioscope/grow.h $PREFIX/include/ioscope/hmap.h $LIBDIR/pkgconfig/ioscope.pc \
         $PREFIX/share/bash-completion/completions/ioanalyze \
         $PREFIX/share/bash-completion/completions/iorecord \
-        $PREFIX/share/doc/ioscope/README.md $PREFIX/share/doc/ioscope/rules/TEMPLATE.md
+        $PREFIX/share/doc/ioscope/README.md $PREFIX/share/doc/ioscope/rules/TEMPLATE.md \
+        $LIBDIR/ioscope/fleet/ioanalyze-fleet $LIBDIR/ioscope/fleet/fleet_reduce.py \
+        $LIBDIR/ioscope/fleet/fleet_report.py $LIBDIR/ioscope/fleet/fleet_task.py
     for f in "$TOP"/man/*.1; do echo "$MANDIR/man1/${f##*/}"; done
     for f in "$TOP"/docs/*.md "$TOP"/docs/*.png; do
         [ -e "$f" ] && echo "$PREFIX/share/doc/ioscope/docs/${f##*/}"
@@ -64,6 +66,12 @@ mk install || { tail -n 20 "$work/make.log"; not_ok "make install failed"; exit 
 diff "$work/want" "$work/tree" >"$work/tree.diff" || not_ok "installed files differ from the expected (< expected, > installed):
 $(cat "$work/tree.diff")"
 [ -x "$P/bin/iorecord" ] && [ -x "$P/bin/ioanalyze" ] || not_ok "the programs are not executable"
+# ioanalyze fleet runs the staged fleet program (its --help needs no Dask)
+if [ -x /usr/bin/python3 ]; then
+    "$P/bin/ioanalyze" fleet --help >"$work/fleet.help" 2>&1 &&
+        grep -q '^usage: ioanalyze fleet' "$work/fleet.help" ||
+        not_ok "the staged ioanalyze fleet: $(head -3 "$work/fleet.help")"
+fi
 
 # the installed headers need nothing of the source tree: each header an
 # installed header includes with quotes is installed beside it
@@ -143,13 +151,13 @@ if have bash; then
     [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" --set small_buffer.buffer_b)" = \
         "small_buffer.buffer_bytes=" ] || not_ok "completion of --set"
     complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" "" >"$work/got"
-    for c in analyze profile dump info diff rules; do
+    for c in analyze profile dump info diff rules fleet; do
         grep -qx "$c" "$work/got" || not_ok "completion of the command: no $c"
     done
     [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" info -- | tr '\n' ' ')" = \
         "--help --version " ] || not_ok "completion of info's options"
     [ "$(complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -- | tr '\n' ' ')" = \
-        "--help --no-stacks --output --stacks --version " ] || not_ok "completion of iorecord's options"
+        "--help --label --no-stacks --output --stacks --version " ] || not_ok "completion of iorecord's options"
     complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -o t.zst -- ioanal >"$work/got"
     complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -o t.zst ioanal >>"$work/got"
     [ -z "$(grep -v '^ioanal' "$work/got")" ] || not_ok "completion of iorecord's command: $(cat "$work/got")"

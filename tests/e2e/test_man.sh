@@ -59,7 +59,7 @@ for tool in iorecord ioanalyze; do
         fail=1
     fi
     if [ "$tool" = ioanalyze ]; then
-        for cmd in analyze profile dump info diff rules; do
+        for cmd in analyze profile dump info diff rules fleet; do
             "$bin" "$cmd" --help >>"$work/$tool.help" 2>&1 || true
         done
     fi

@@ -20,7 +20,7 @@ check() {  # WHAT EXPECTED ACTUAL
 }
 
 "$IORECORD" --help > "$work/help" 2>&1; check "--help exits 0" 0 $?
-grep -qx 'usage: iorecord \[-o TRACE\] \[--stacks|--no-stacks\] \[--\] COMMAND \[ARG...\]' "$work/help" ||
+grep -qx 'usage: iorecord \[-o TRACE\] \[--stacks|--no-stacks\] \[--label KEY=VALUE\]\.\.\. \[--\] COMMAND \[ARG...\]' "$work/help" ||
     bad "--help shows usage"
 # the help lists every option the parser takes, ioanalyze's way (common/opt_parse.c)
 for o in '-o, --output TRACE' '--stacks' '--no-stacks' '-h, --help' '--version'; do

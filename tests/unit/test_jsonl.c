@@ -80,6 +80,8 @@ static void test_every_kind(void)
         [IOT_EV_JIT_SYMBOL] = { .kind = IOT_EV_JIT_SYMBOL, .pid = 7, .tid = 7, .t = 4,
                                 .bias = 0x7f1c28569000ull, .code_size = 0x378,
                                 .symbol = "JS:~writeMany /app/w.js:2:19" },
+        [IOT_EV_LABEL] = { .kind = IOT_EV_LABEL, .pid = 7, .tid = 7, .t = 1,
+                           .label_key = "version", .label_value = "1.2" },
     };
     struct iot_strtab *st = iot_strtab_create();
     struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
@@ -130,6 +132,15 @@ static void test_every_kind(void)
         other = evs[IOT_EV_JIT_SYMBOL];
         other.symbol = "py::main:/app/w.py";
         CU_ASSERT(!iot_event_equal(&evs[IOT_EV_JIT_SYMBOL], &other));
+    }
+    {
+        struct iot_event other = evs[IOT_EV_LABEL];
+
+        other.label_value = "1.3";
+        CU_ASSERT(!iot_event_equal(&evs[IOT_EV_LABEL], &other));
+        other = evs[IOT_EV_LABEL];
+        other.label_key = "versio";
+        CU_ASSERT(!iot_event_equal(&evs[IOT_EV_LABEL], &other));
     }
     iot_jsonl_scratch_free(sc);
     iot_strtab_free(st);
