@@ -423,6 +423,7 @@ json_t *issues_finish(struct issues *is, int timing,
     for (i = 0; i < n; i++)
         json_array_append(out, v[i]);
     free(v);
+    issues_group(out);
     hmap_release(&is->seen);
     json_array_clear(is->list);
     return out;
