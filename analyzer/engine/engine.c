@@ -301,6 +301,8 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         /* the profile's fsyncs and sync_time_us read these (profile.h) */
         o->s.syncs++;
         SADD(o->s.sync_ns, dur);
+        if (!o->s.sync_op)
+            o->s.sync_op = info->name;
         break;
     }
     case IOT_CLASS_META:
