@@ -106,6 +106,23 @@ assert len(d) == 4, d
 assert g["/data/db"] == g["/data/db-journal"] == g["/data"] != g["/data/kept"], g
 assert all(len(v) == 8 for v in g.values()), g
 EOF
+# SARIF: one result per issue, the group and the issue's own fix among its properties
+"$IOANALYZE" --format sarif --no-symbolize --rules sync_storm,leak --set leak.min_count=1 \
+    "$work/rank.jsonl" 2>/dev/null >"$work/rank.sarif" || die "sarif exit $?"
+python3 - "$work/rank.sarif" "$work/rank.json" <<'EOF' || die "sarif groups"
+import json, sys
+res = json.load(open(sys.argv[1]))["runs"][0]["results"]
+iss = json.load(open(sys.argv[2]))
+assert len(res) == 4, res
+assert {r["properties"]["path"]: r["properties"]["group"] for r in res} == \
+    {i["path"]: i["group"] for i in iss}
+fix = {r["properties"]["path"]: r["properties"].get("fix") for r in res}
+assert fix["/data/db-journal"].startswith("A journal is synced once per commit"), fix
+assert fix["/data/db-journal"].endswith("`fdatasync` instead of `fsync` skips the metadata "
+                                        "flush when only the data must be durable."), fix
+assert fix["/data"].startswith("The directory is synced (`fsync`)"), fix
+assert fix["/data/kept"] is None, fix
+EOF
 
 # On a terminal: the report by default, in color unless NO_COLOR is set.
 if have script && script -qc true /dev/null >/dev/null 2>&1; then
