@@ -137,11 +137,12 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
         f->unseen_io |= s->unseen_io;
         f->write_wraps += s->write_wraps;
     }
-    if (RULE_HAS(struct rule_session, s, sync_op)) {
+    if (RULE_HAS(struct rule_session, s, sync_ops_mixed)) {
         if (!f->sync_op)
             f->sync_op = s->sync_op;
         else if (s->sync_op && strcmp(s->sync_op, f->sync_op) != 0)
             f->sync_ops_mixed = 1;
+        f->sync_ops_mixed |= s->sync_ops_mixed;
         if (!f->exe)
             f->exe = s->exe;
     }
@@ -166,6 +167,7 @@ struct rule_session per_file_session(const struct per_file *f)
     }
 
     s.sync_op = f->sync_op;
+    s.sync_ops_mixed = f->sync_ops_mixed;
     s.exe = f->exe;
     s.op = f->ops;
     s.op_size = f->op_size;

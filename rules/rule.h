@@ -197,6 +197,8 @@ struct rule_session {
     /* The op of its first sync ("fsync", "fdatasync"; NULL none): the
        call the advice is about. Interned. */
     const char *sync_op;
+    /* 1 when a later sync used another op than sync_op */
+    int sync_ops_mixed;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it
