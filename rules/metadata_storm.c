@@ -73,6 +73,7 @@ struct ms_site {
 
 struct ms_path {
     const char *path;
+    uint64_t opens;      /* sessions of it ended after its first lookup */
     uint64_t lookups;    /* lookups of it, found or not */
     uint64_t missing;    /* ... that found nothing */
     int64_t ns;
@@ -254,6 +255,132 @@ static void metadata_storm_call(void *state, const struct rule_ctx *ctx,
     p->missing_last_ms = c->unix_ms;
 }
 
+/* A session of a path looked up before: a stat before each open shows as
+   as many opens as lookups. Paths never looked up are not kept. */
+static void metadata_storm_session(void *state, const struct rule_ctx *ctx,
+                                   const struct rule_session *s)
+{
+    struct metadata_storm_state *st = state;
+    struct ms_proc *p = hmap_get(&st->procs, proc_key(s->pid, s->process));
+    struct ms_path *f = p ? hmap_get(&p->paths, hmap_ptr_key(s->path)) : NULL;
+
+    (void)ctx;
+    if (f)
+        f->opens++;
+}
+
+/* --------------------------------------------------------------- advice */
+
+/*
+ * What a search looked for, told by a missing path's name and directory:
+ * the search path named in the advice only when the names look like it.
+ */
+enum ms_search { MS_PATH, MS_INCLUDE, MS_PYTHON, MS_LIBRARY, MS_OTHER };
+
+static const struct {
+    const char *what;   /* the message's "a search path probed for every name (WHAT)" */
+    const char *fix;
+} ms_searches[] = {
+    [MS_PATH] = {" (a command in each PATH directory)",
+                 "Put the directory that holds the command first in `PATH`, or run it by its "
+                 "full path; a shell that forgets its command hash searches again."},
+    [MS_INCLUDE] = {" (a header in each -I directory)",
+                    "Put the `-I` directory that holds most headers first and drop those that "
+                    "hold none (or use a precompiled header)."},
+    [MS_PYTHON] = {" (a module in each sys.path directory)",
+                   "Shorten `sys.path` (`PYTHONPATH`, `.pth` files) and put the directory that "
+                   "holds most modules first; `python -X importtime` shows what is imported."},
+    /* a program's own plugin search looks alike: the fix fits both */
+    [MS_LIBRARY] = {" (a library or plugin in each directory of a search list)",
+                    "Put the directory that holds the libraries first in the search list and "
+                    "drop those that hold none (for the dynamic linker: `RPATH`/`RUNPATH`, "
+                    "`LD_LIBRARY_PATH`)."},
+    [MS_OTHER] = {"",
+                  "Look in the directory that holds the files first, drop the directories that "
+                  "hold none, or remember what was found."},
+};
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static enum ms_search search_kind(const char *example)
+{
+    const char *slash = strrchr(example, '/'), *name = slash ? slash + 1 : example;
+    size_t dl = dir_len(example);
+
+    if ((dl >= 4 && strncmp(example + dl - 4, "/bin", 4) == 0) || !strchr(name, '.'))
+        return dl >= 4 && strncmp(example + dl - 4, "/bin", 4) == 0 ? MS_PATH : MS_OTHER;
+    if (has_suffix(name, ".h") || has_suffix(name, ".hpp") || has_suffix(name, ".hh") ||
+        has_suffix(name, ".inc"))
+        return MS_INCLUDE;
+    if (has_suffix(name, ".py") || has_suffix(name, ".pyc") || strstr(name, ".cpython-") ||
+        strstr(example, "site-packages") || strstr(example, "/python3"))
+        return MS_PYTHON;
+    if (strstr(name, ".so"))
+        return MS_LIBRARY;
+    return MS_OTHER;
+}
+
+/* What made one path's lookups repeat (report_repeated). */
+enum ms_repeat { MR_DATABASE, MR_STAT_OPEN, MR_POLL_MISSING, MR_REPEATED };
+
+static const struct {
+    const char *advice;  /* the message's end */
+    const char *fix;
+} ms_repeats[] = {
+    [MR_DATABASE] = {"the database checks it and its journal at every transaction: run many "
+                     "statements per transaction",
+                     "Each transaction looks the database and its journal up again: put many "
+                     "statements in one transaction (BEGIN ... COMMIT)."},
+    [MR_STAT_OPEN] = {"a lookup before each open: open it and handle the error, or `fstat` the "
+                      "open descriptor, instead of asking first",
+                      "Open the file and handle ENOENT, or `fstat` the descriptor you have, "
+                      "instead of a `stat`/`access` before every open."},
+    [MR_POLL_MISSING] = {"polled for a path that is not there: watch its directory (inotify) "
+                         "instead of asking again",
+                         "Watch the directory with inotify (or ask less often) instead of "
+                         "polling for the file."},
+    [MR_REPEATED] = {"remember the answer or watch the file (inotify) instead of asking again",
+                     "Remember what `stat`/`access` answered, or watch the file with inotify, "
+                     "instead of asking again."},
+};
+
+/* Whether p looked up path followed by one of a database journal's suffixes. */
+static int journal_looked_up(const struct ms_proc *p, const char *path)
+{
+    static const char *const suffixes[] = {"-journal", "-wal"};
+    size_t n = strlen(path);
+
+    for (size_t i = 0; i < p->paths.cap; i++) {
+        const struct ms_path *f;
+
+        if (!p->paths.used || !p->paths.used[i])
+            continue;
+        f = p->paths.vals[i];
+        if (strncmp(f->path, path, n) != 0)
+            continue;
+        for (size_t k = 0; k < sizeof(suffixes) / sizeof(suffixes[0]); k++)
+            if (strcmp(f->path + n, suffixes[k]) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+static enum ms_repeat repeat_kind(const struct ms_proc *p, const struct ms_path *f)
+{
+    if (journal_looked_up(p, f->path))
+        return MR_DATABASE;
+    if (f->opens * 2 >= f->lookups)
+        return MR_STAT_OPEN;
+    if (f->missing == f->lookups)
+        return MR_POLL_MISSING;
+    return MR_REPEATED;
+}
+
 /* --------------------------------------------------------------- report */
 
 /* The evidence as a session: Matrix's keys for a group of path calls. */
@@ -300,6 +427,7 @@ static void report_missing(const struct rule_ctx *ctx, const struct ms_proc *p)
     char dir[4096], msg[sizeof(dir) + 1024];
     size_t n;
     struct rule_session s;
+    enum ms_search kind;
 
     if (!d)
         return;
@@ -315,15 +443,18 @@ static void report_missing(const struct rule_ctx *ctx, const struct ms_proc *p)
                                                    .time_ns = p->missing_ns,
                                                    .excess_calls = (int64_t)p->missing_calls}))
         return;
+    kind = search_kind(d->example);
     snprintf(msg, sizeof(msg),
              "%s looked up %llu paths that do not exist (%llu calls, %.2f ms, in %zu "
-             "directories; %llu in %s): a search path probed for every name (PATH, -I, "
-             "sys.path); put the directory that holds the files first, drop the directories "
-             "that hold none, or remember what was found",
+             "directories; %llu in %s): a search path probed for every name%s; put the "
+             "directory that holds the files first, drop the directories that hold none, or "
+             "remember what was found",
              p->process, (unsigned long long)p->missing, (unsigned long long)p->missing_calls,
-             RULE_MS(p->missing_ns), p->dirs.n, (unsigned long long)d->missing, dir);
+             RULE_MS(p->missing_ns), p->dirs.n, (unsigned long long)d->missing, dir,
+             ms_searches[kind].what);
     rule_report(ctx, &(struct rule_report){
         .s = &s, .repeat = (int64_t)p->missing_calls, .message = msg,
+        .fix = ms_searches[kind].fix,
         .time_ns = p->missing_ns, .excess_calls = (int64_t)p->missing_calls,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:s,s:I,s:s,s:I}",
                             "pattern", "missing",
@@ -342,6 +473,7 @@ static void report_repeated(const struct rule_ctx *ctx, const struct ms_proc *p)
     uint64_t min = (uint64_t)ctx->p[P_MIN_REPEATS], paths = 0, lookups = 0;
     char msg[1200], none[64];
     struct rule_session s;
+    enum ms_repeat kind;
 
     for (size_t i = 0; i < p->paths.cap; i++) {
         const struct ms_path *f;
@@ -367,16 +499,16 @@ static void report_repeated(const struct rule_ctx *ctx, const struct ms_proc *p)
                                                    .excess_calls = (int64_t)best->lookups - 1}))
         return;
     snprintf(none, sizeof(none), " (%llu found nothing)", (unsigned long long)best->missing);
+    kind = repeat_kind(p, best);
     snprintf(msg, sizeof(msg),
              "%s looked this path up %llu times%s, %.2f ms; %llu path%s looked up at least "
-             "%llu times each, %llu lookups in all: remember the answer, watch the file "
-             "(inotify), or batch the work that asks (one transaction for many statements) "
-             "instead of asking again",
+             "%llu times each, %llu lookups in all: %s",
              p->process, (unsigned long long)best->lookups, best->missing ? none : "",
              RULE_MS(best->ns), (unsigned long long)paths, paths == 1 ? " was" : "s were",
-             (unsigned long long)min, (unsigned long long)lookups);
+             (unsigned long long)min, (unsigned long long)lookups, ms_repeats[kind].advice);
     rule_report(ctx, &(struct rule_report){
         .s = &s, .repeat = (int64_t)best->lookups, .message = msg,
+        .fix = ms_repeats[kind].fix,
         .time_ns = best->ns, .excess_calls = (int64_t)best->lookups - 1,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}",
                             "pattern", "repeated",
@@ -441,7 +573,9 @@ const struct rule rule_metadata_storm = {
     .on_end = metadata_storm_report,
     .fini = metadata_storm_fini,
     .on_path_call = metadata_storm_call,
+    .on_session = metadata_storm_session,
     .flags = RULE_F_STATES_COST,      /* the cost is in every report */
+    /* each issue's own fix follows its pattern (ms_searches, ms_repeats) */
     .fix = "Put the search directory that holds the files first and drop the "
            "ones that hold none; remember what `stat`/`access` answered (or watch "
            "the file with inotify) instead of asking again.",

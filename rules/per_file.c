@@ -1,5 +1,6 @@
 /* A process's sessions of one path added up (per_file.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "grow.h"
 #include "hash.h"
@@ -136,6 +137,15 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
         f->unseen_io |= s->unseen_io;
         f->write_wraps += s->write_wraps;
     }
+    if (RULE_HAS(struct rule_session, s, sync_ops_mixed)) {
+        if (!f->sync_op)
+            f->sync_op = s->sync_op;
+        else if (s->sync_op && strcmp(s->sync_op, f->sync_op) != 0)
+            f->sync_ops_mixed = 1;
+        f->sync_ops_mixed |= s->sync_ops_mixed;
+        if (!f->exe)
+            f->exe = s->exe;
+    }
     return f;
 }
 
@@ -156,6 +166,9 @@ struct rule_session per_file_session(const struct per_file *f)
         s.tid = top.tid;
     }
 
+    s.sync_op = f->sync_op;
+    s.sync_ops_mixed = f->sync_ops_mixed;
+    s.exe = f->exe;
     s.op = f->ops;
     s.op_size = f->op_size;
     s.buffer = f->buffer;

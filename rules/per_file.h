@@ -61,6 +61,11 @@ struct per_file {
     int timed;                   /* every session had durations */
     int unseen_io;               /* the sessions' unseen_io bits, or'ed (RULE_UNSEEN_*) */
     uint64_t random_writes, write_wraps;
+    /* What the advice is made of: the op of the first sync (NULL none),
+       whether a later sync used another op, and the process's executable
+       (NULL unknown); from an ioanalyze that fills them in (RULE_HAS). */
+    const char *sync_op, *exe;
+    int sync_ops_mixed;
 };
 
 struct per_file_table {

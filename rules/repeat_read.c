@@ -82,12 +82,27 @@ static struct rr_path *rr_lookup(struct repeat_read_state *st, const char *path,
 static void rr_report(const struct rule_ctx *ctx, struct rr_rec *r)
 {
     char msg[400];
+    const char *fix = NULL;   /* the rule's: read the whole file once */
 
     if (!r->held)
         return;
     r->held = 0;
-    /* opSize is Matrix's, the bytes asked for; the message says what came back */
-    if (r->last.file_size >= 0)
+    /*
+     * opSize is Matrix's, the bytes asked for; the message says what came
+     * back, per pass. A pass that read less than the file (a header, an
+     * index, the first 256 KiB of a large file) is named by its own size:
+     * the file's size would overstate what was read again.
+     */
+    if (r->last.file_size >= 0 && r->bytes < r->last.file_size) {
+        snprintf(msg, sizeof(msg),
+                 "the same %lld bytes of this %lld-byte file were read %lld times in a row by "
+                 "one thread from the same code (%lld bytes per pass: %llu reads asking for "
+                 "%lld bytes); keep what the first pass read", (long long)r->bytes,
+                 (long long)r->last.file_size, (long long)r->count, (long long)r->bytes,
+                 (unsigned long long)r->last.op, (long long)r->last.op_size);
+        fix = "Keep the part read on the first pass (a parsed header or index) in memory, "
+              "or map the file, instead of reading it again on every pass.";
+    } else if (r->last.file_size >= 0)
         snprintf(msg, sizeof(msg),
                  "this %lld-byte file was read %lld times in a row by one thread from the same "
                  "code (each time %llu reads asking for %lld bytes got %lld); read it once and "
@@ -101,7 +116,7 @@ static void rr_report(const struct rule_ctx *ctx, struct rr_rec *r)
                  (long long)r->last.op_size, (long long)r->bytes);
     /* the cost: every read but the first, which the work needed */
     rule_report(ctx, &(struct rule_report){
-        .s = &r->last, .repeat = r->count, .message = msg,
+        .s = &r->last, .repeat = r->count, .message = msg, .fix = fix,
         .time_ns = r->cost_ns / r->count * (r->count - 1),
         .excess_bytes = r->bytes * (r->count - 1),
         .detail = json_pack("{s:s,s:I,s:I,s:f}",

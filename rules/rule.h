@@ -189,6 +189,16 @@ struct rule_session {
     /* The duration of the call that made it (the open, fopen, opendir; 0
        unknown): what repeat_open counts as the cost of opening again. */
     int64_t open_ns;
+    /* Appended to layout 3 (test with RULE_HAS): what a rule's advice is
+       made of. The executable process ran when the session ended (its
+       full path, NULL unknown): the language runtime whose API the advice
+       names (python3.12, node, java) when argv[0] does not say. */
+    const char *exe;
+    /* The op of its first sync ("fsync", "fdatasync"; NULL none): the
+       call the advice is about. Interned. */
+    const char *sync_op;
+    /* 1 when a later sync used another op than sync_op */
+    int sync_ops_mixed;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it
@@ -284,6 +294,13 @@ struct rule_report {
     int64_t excess_opens;    /* opens beyond the first */
     int64_t excess_calls;    /* calls beyond what the bytes needed, or not needed at all */
     int64_t handles;         /* handles held (leak) */
+    /*
+     * How to fix this finding, built from its evidence (the op used, the
+     * layer, the runtime, the kind of file): one or two sentences of
+     * markdown, the issue's "fix". NULL: struct rule's fix. Read when
+     * report_size covers it.
+     */
+    const char *fix;
 };
 
 /* rule_report.time_ns of a finding that is not about time */

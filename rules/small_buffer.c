@@ -19,6 +19,7 @@
  * the calls seen are still small; the detail says the rest was not seen.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "rule.h"
 
@@ -36,6 +37,70 @@ static const struct rule_param small_buffer_params[] = {
     [P_MIN_OPS_ALONE] = {"min_ops_alone", RULE_P_INT, 1000,
                         "... or there were at least this many, however long they took"},
 };
+
+/*
+ * The fix in the program's own terms. A language runtime reads and writes
+ * files with its own buffer over raw syscalls, not through stdio, so
+ * small syscalls from one mean its buffer was turned off or flushed per
+ * item; the runtime is told by the process's name or executable
+ * (python3.12, node, java), and the advice names its API.
+ */
+static const struct {
+    const char *prefix;   /* of the process's or executable's base name */
+    const char *read_fix, *write_fix;
+} runtime_fixes[] = {
+    {"python",
+     "In Python, read in large blocks: `f.read(65536)` on a file opened with a buffer "
+     "(`open(path, 'rb', buffering=65536)`), not small reads on an unbuffered one.",
+     "In Python, open the file with a buffer, `open(path, 'ab', buffering=65536)`, and do not "
+     "`flush()` per record: `buffering=0` (or `1`, line buffering of a text file) makes each "
+     "write a syscall."},
+    {"node",
+     "In Node.js, read with a stream, `fs.createReadStream(path, {highWaterMark: 65536})`, or "
+     "`fs.readFile` once, not `fs.readSync` of a few bytes at a time.",
+     "In Node.js, write through a stream, `fs.createWriteStream(path, {highWaterMark: 65536})`, "
+     "which gathers the writes, not `fs.writeSync`/`fs.appendFileSync` per item."},
+    {"java",
+     "In Java, wrap the stream: `new BufferedInputStream(new FileInputStream(path), 65536)` "
+     "(`BufferedReader` for text).",
+     "In Java, wrap the stream: `new BufferedOutputStream(new FileOutputStream(path), 65536)` "
+     "(`BufferedWriter` for text), and flush it once per batch, not per item."},
+};
+
+static const char *base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+
+    return slash ? slash + 1 : path ? path : "";
+}
+
+static const char *runtime_fix(const struct rule_session *s, int write)
+{
+    const char *exe = RULE_HAS(struct rule_session, s, exe) ? base_name(s->exe) : "";
+    const char *proc = base_name(s->process);
+
+    for (size_t i = 0; i < sizeof(runtime_fixes) / sizeof(runtime_fixes[0]); i++) {
+        size_t n = strlen(runtime_fixes[i].prefix);
+
+        if (strncmp(proc, runtime_fixes[i].prefix, n) == 0 ||
+            strncmp(exe, runtime_fixes[i].prefix, n) == 0)
+            return write ? runtime_fixes[i].write_fix : runtime_fixes[i].read_fix;
+    }
+    return NULL;
+}
+
+/* The fixes of C programs: raw syscalls, and each shape of stdio stream. */
+#define FIX_RAW "Read and write in blocks of 64 KiB: gather small writes in a buffer of your " \
+                "own, or use a stdio stream (`fopen` buffers)."
+#define FIX_STDIO_LINE "Buffer the stream fully: `setvbuf(f, NULL, _IOFBF, 65536)` before its " \
+                       "first use (line buffering writes every line)."
+#define FIX_STDIO_EARLY "Flush less often: `fflush` (and `fseek`) empty the buffer, so one " \
+                        "per record makes each record a syscall."
+#define FIX_STDIO_SMALL "Give the stream a larger buffer of your own: `static char " \
+                        "buf[65536]; setvbuf(f, buf, _IOFBF, sizeof buf)` (glibc ignores " \
+                        "the size when buf is NULL)."
+#define FIX_STDIO_NONE "Make the stream buffered: `setvbuf(f, NULL, _IOFBF, 65536)` (it was " \
+                       "set unbuffered, or is stderr)."
 
 static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                                const struct rule_session *s)
@@ -87,38 +152,46 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         return;
     /* most of a stdio session's syscalls are the program's own, not the stream's */
     direct = stdio && s->direct_ops * 2 >= ops;
-    if (!stdio || direct)
+    if (!stdio || direct) {
+        cost.fix = runtime_fix(s, s->op_type == RULE_OP_WRITE);
+        if (!cost.fix)
+            cost.fix = FIX_RAW;
         snprintf(msg, sizeof(msg),
                  "%lld-byte %ss: %llu %s() calls%s; use a buffer of at least %lld bytes",
                  (long long)avg, what, (unsigned long long)(direct ? s->direct_ops : ops),
                  what, s->main_ops ? " on the main thread" : "",
                  (long long)ctx->p[P_BUFFER]);
-    else if (s->stream_buffer > 0 && s->bufmode == RULE_BUF_LINE)
+    } else if (s->stream_buffer > 0 && s->bufmode == RULE_BUF_LINE) {
+        cost.fix = FIX_STDIO_LINE;
         snprintf(msg, sizeof(msg),
                  "line-buffered stdio stream: %llu %s calls became about %llu %s() syscalls "
                  "of %lld bytes on average; buffer it fully (setvbuf _IOFBF, at least %lld "
                  "bytes) or write whole blocks",
                  (unsigned long long)s->op, call, (unsigned long long)ops, what,
                  (long long)avg, (long long)ctx->p[P_BUFFER]);
-    else if (s->stream_buffer >= ctx->p[P_BUFFER])
+    } else if (s->stream_buffer >= ctx->p[P_BUFFER]) {
         /* the buffer is big enough: what empties it early is the program */
+        cost.fix = FIX_STDIO_EARLY;
         snprintf(msg, sizeof(msg),
                  "%lld-byte stdio buffer emptied early: %llu %s calls became about %llu "
                  "%s() syscalls of %lld bytes on average; flush less often (fflush and "
                  "fseek empty the buffer)",
                  (long long)s->stream_buffer, (unsigned long long)s->op, call,
                  (unsigned long long)ops, what, (long long)avg);
-    else if (s->stream_buffer > 0)
+    } else if (s->stream_buffer > 0) {
+        cost.fix = FIX_STDIO_SMALL;
         snprintf(msg, sizeof(msg),
                  "%lld-byte stdio buffer: %llu %s calls became about %llu %s() syscalls "
                  "of %lld bytes on average; give the stream a buffer of at least %lld bytes (setvbuf)",
                  (long long)s->stream_buffer, (unsigned long long)s->op, call,
                  (unsigned long long)ops, what, (long long)avg, (long long)ctx->p[P_BUFFER]);
-    else
+    } else {
+        cost.fix = FIX_STDIO_NONE;
         snprintf(msg, sizeof(msg),
                  "unbuffered stdio stream: %llu %s calls of %lld bytes on average, each a syscall; "
                  "make the stream buffered (setvbuf with at least %lld bytes)",
                  (unsigned long long)ops, call, (long long)avg, (long long)ctx->p[P_BUFFER]);
+    }
     detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
                        "layer", stdio ? "stdio" : "syscall",
                        "avg_bytes", (json_int_t)avg,

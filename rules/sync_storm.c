@@ -21,10 +21,21 @@
  * judged: neither its bytes per sync nor its syncs' share of its I/O
  * time is known (a database writing its tables through io_uring writes
  * more than the 0 bytes the trace has).
+ *
+ * The advice follows what the file is (sync_kinds below): a journal or
+ * write-ahead log is synced once per commit by design, so its advice is
+ * to commit in batches (group commit), never to add a journal; a
+ * database whose journal is synced too, to run many statements per
+ * transaction; a directory, to create and delete in batches; an
+ * append-only file (every write at its end), to make records durable in
+ * groups. The op named is the one the program used, and fdatasync is
+ * suggested only to a program that used fsync.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "hash.h"
 #include "per_file.h"
 
 enum { P_MIN_SYNCS, P_MAX_BYTES_PER_SYNC, P_MIN_TIME_SHARE };
@@ -100,12 +111,153 @@ static struct synced_path *synced_paths(const struct per_file_table *t, size_t *
     return v;
 }
 
+/* What a synced file is, for the advice (sync_kind). */
+enum sync_kind {
+    SK_FILE,          /* rewritten in place */
+    SK_LOG,           /* append-only: every write at the end of the previous */
+    SK_JOURNAL,       /* a journal or write-ahead log by its name */
+    SK_DATABASE,      /* a file whose journal (NAME-journal, NAME-wal) was synced too */
+    SK_JOURNAL_DIR,   /* a directory holding a synced journal */
+    SK_DIR,           /* another directory */
+};
+
+static const struct {
+    const char *noun;    /* "this NOUN" in the message */
+    const char *advice;  /* the message's end */
+    const char *fix;     /* the fix; %s: the op used */
+} sync_kinds[] = {
+    [SK_FILE] = {"file", "sync once per batch of writes, not per write",
+                 "Make a batch of writes durable together: one `%s` after the batch, not one "
+                 "per write."},
+    [SK_LOG] = {"append-only file", "make records durable in batches (group commit)",
+                "Each record is synced on its own: append the records that arrive together "
+                "and make them durable with one `%s` (group commit); whoever needs a record "
+                "durable waits for its batch's sync."},
+    [SK_JOURNAL] = {"journal", "each sync is a commit: commit in batches (group commit)",
+                    "A journal is synced once per commit by design: commit less often, with "
+                    "more changes per transaction, or let commits that arrive together share "
+                    "one `%s` (group commit)."},
+    [SK_DATABASE] = {"database", "each transaction syncs it and its journal: run many "
+                                 "statements per transaction",
+                     "Each commit syncs the database and its journal (`%s`): put many "
+                     "statements in one transaction (BEGIN ... COMMIT), or commit in "
+                     "batches."},
+    [SK_JOURNAL_DIR] = {"directory", "synced each time the journal in it is created or "
+                                     "deleted, once per transaction: commit in batches",
+                        "The directory is synced (`%s`) to make each journal's creation and "
+                        "deletion durable, once per transaction: fewer, larger transactions "
+                        "sync it less."},
+    [SK_DIR] = {"directory", "each create, rename or unlink in it is made durable on its "
+                             "own: do them in batches, one sync per batch",
+                "Create, rename or delete the files of a batch first and `%s` the directory "
+                "once for all of them."},
+};
+
+/* Journals and write-ahead logs by name: a suffix of the name, or a
+   directory that holds only log segments. */
+static const char *const journal_suffixes[] = {"-journal", "-wal", ".wal", ".aof"};
+static const char *const journal_dirs[] = {"/pg_wal/", "/pg_xlog/"};
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+
+    return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int journal_named(const char *path)
+{
+    for (size_t i = 0; i < sizeof(journal_suffixes) / sizeof(journal_suffixes[0]); i++)
+        if (ends_with(path, journal_suffixes[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof(journal_dirs) / sizeof(journal_dirs[0]); i++)
+        if (strstr(path, journal_dirs[i]))
+            return 1;
+    return 0;
+}
+
+/* The key of (pid, path's bytes) in the synced paths' set */
+static uint64_t path_key(int32_t pid, const char *path, size_t len)
+{
+    return iot_fnv64_add(iot_fnv64_add(IOT_FNV64_INIT, &pid, sizeof(pid)), path, len);
+}
+
+/* Whether pid synced path + suffix (suffix "" for the path itself); paths
+   names the synced paths by path_key. */
+static int synced(const struct hmap *paths, int32_t pid, const char *path, size_t len,
+                  const char *suffix)
+{
+    char buf[4096];
+    size_t k = strlen(suffix);
+
+    if (len + k >= sizeof(buf))
+        return 0;
+    memcpy(buf, path, len);
+    memcpy(buf + len, suffix, k + 1);
+    return hmap_get(paths, path_key(pid, buf, len + k)) != NULL;
+}
+
+/* What p is, with its process's other synced paths in paths. */
+static enum sync_kind sync_kind(const struct synced_path *p, const struct hmap *paths)
+{
+    const struct per_file *f = p->top;
+    const char *path = f->first.path;
+    int32_t pid = f->first.pid;
+
+    /* a directory (opened with O_DIRECTORY, or without: sqlite opens
+       its directory O_RDONLY) moves no data itself */
+    if (f->first.directory || (!f->writes && !f->reads)) {
+        /* a journal synced right in it: a database's rollback journal */
+        for (size_t i = 0; i < sizeof(journal_suffixes) / sizeof(journal_suffixes[0]); i++)
+            if (hmap_get(paths, path_key(pid, path, strlen(path)) ^
+                                    iot_fnv64_add(IOT_FNV64_INIT, journal_suffixes[i],
+                                                  strlen(journal_suffixes[i]))))
+                return SK_JOURNAL_DIR;
+        if (f->first.directory)
+            return SK_DIR;
+    }
+    if (synced(paths, pid, path, strlen(path), "-journal") ||
+        synced(paths, pid, path, strlen(path), "-wal"))
+        return SK_DATABASE;
+    if (journal_named(path))
+        return SK_JOURNAL;
+    if (f->writes && !f->random_writes)
+        return SK_LOG;
+    return SK_FILE;
+}
+
+/*
+ * The set of synced paths by path_key, and for each directory-and-suffix
+ * pair of a journal-named path synced in it, the key of the directory
+ * xor'ed with the suffix's hash (what sync_kind asks of a directory).
+ */
+static void synced_set(const struct synced_path *v, size_t n, struct hmap *set)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *path = v[i].top->first.path, *slash = strrchr(path, '/');
+        int32_t pid = v[i].top->first.pid;
+
+        hmap_put(set, path_key(pid, path, strlen(path)), (void *)1);
+        if (!slash || slash == path)
+            continue;
+        for (size_t k = 0; k < sizeof(journal_suffixes) / sizeof(journal_suffixes[0]); k++)
+            if (ends_with(path, journal_suffixes[k]))
+                hmap_put(set, path_key(pid, path, (size_t)(slash - path)) ^
+                                  iot_fnv64_add(IOT_FNV64_INIT, journal_suffixes[k],
+                                                strlen(journal_suffixes[k])),
+                         (void *)1);
+    }
+}
+
 static void sync_storm_report(void *state, const struct rule_ctx *ctx)
 {
     struct sync_storm_state *st = state;
     size_t n;
     struct synced_path *paths = synced_paths(&st->files, &n);
+    struct hmap set = {0};
 
+    if (paths)
+        synced_set(paths, n, &set);
     for (size_t i = 0; paths && i < n; i++) {
         const struct synced_path *p = &paths[i];
         json_t *detail;
@@ -117,7 +269,8 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         double share = io_ns > 0 ? (double)p->sync_ns / (double)io_ns : 0;
         int small = per_sync < (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC];
         int slow = ctx->timing && p->timed && io_ns > 0 && share >= ctx->p[P_MIN_TIME_SHARE];
-        char msg[400], by[160];
+        char msg[600], by[160], fix[600], op[40];
+        enum sync_kind kind;
 
         /* writes the trace did not see: neither the bytes per sync nor the
            share of the file's I/O time is known */
@@ -133,12 +286,25 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
                      p->processes == 2 ? "" : "es");
         else
             snprintf(by, sizeof(by), "%s", s.process);
+        kind = sync_kind(p, &set);
+        /* the op the program used; both when it used two */
+        snprintf(op, sizeof(op), "%s%s", p->top->sync_op ? p->top->sync_op : "sync",
+                 p->top->sync_ops_mixed ? " (and other syncs)" : "");
         snprintf(msg, sizeof(msg),
-                 "%llu syncs of this %s by %s, %lld bytes written per sync, %.1f ms "
-                 "waiting for them (%.0f%% of its I/O time); group the writes and sync "
-                 "once per batch (one transaction, or a WAL journal)",
-                 (unsigned long long)p->syncs, s.directory ? "directory" : "file", by,
-                 (long long)per_sync, RULE_MS(p->sync_ns), share * 100);
+                 "%llu %s calls on this %s by %s, %lld bytes written per sync, %.1f ms "
+                 "waiting for them (%.0f%% of its I/O time); %s",
+                 (unsigned long long)p->syncs, op, sync_kinds[kind].noun, by,
+                 (long long)per_sync, RULE_MS(p->sync_ns), share * 100,
+                 sync_kinds[kind].advice);
+        snprintf(fix, sizeof(fix), sync_kinds[kind].fix,
+                 p->top->sync_op ? p->top->sync_op : "fsync");
+        /* fdatasync skips the metadata flush: worth saying only to a
+           program that used fsync on a file (a directory needs fsync) */
+        if (p->top->sync_op && strcmp(p->top->sync_op, "fsync") == 0 && kind != SK_DIR &&
+            kind != SK_JOURNAL_DIR && !p->top->sync_ops_mixed)
+            snprintf(fix + strlen(fix), sizeof(fix) - strlen(fix),
+                     " `fdatasync` instead of `fsync` skips the metadata flush when only the "
+                     "data must be durable.");
         detail = json_pack("{s:I,s:I,s:I,s:I,s:I,s:f,s:I}",
                            "syncs", (json_int_t)p->syncs,
                            "sync_us", (json_int_t)(p->sync_ns / 1000),
@@ -151,13 +317,14 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
             json_object_set_new(detail, "processes", json_integer((json_int_t)p->processes));
         per_file_note_sites(p->top, detail);
         rule_report(ctx, &(struct rule_report){
-            .s = &s, .repeat = (int64_t)p->syncs, .message = msg,
+            .s = &s, .repeat = (int64_t)p->syncs, .message = msg, .fix = fix,
             /* the cost: the syncs' time, and the syncs beyond one per
                max_bytes_per_sync bytes written (at least one) */
             .time_ns = p->sync_ns,
             .excess_syncs = (int64_t)p->syncs - (need > 1 ? need : 1),
             .detail = detail});
     }
+    hmap_release(&set);
     free(paths);
 }
 
@@ -178,6 +345,6 @@ const struct rule rule_sync_storm = {
     .on_end = sync_storm_report,
     .fini = sync_storm_fini,
     .flags = RULE_F_STATES_COST,      /* the cost is in every report */
-    .fix = "Sync once per batch of writes, not per write; `fdatasync` when the "
-           "metadata need not be durable.",
+    /* each issue's own fix names what was seen (sync_kinds) */
+    .fix = "Sync once per batch of writes, not per write.",
 };

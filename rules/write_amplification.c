@@ -23,6 +23,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "per_file.h"
 
@@ -51,6 +52,76 @@ struct write_amplification_state {
     struct per_file_table files;
 };
 
+/*
+ * The advice follows what was rewritten: a journal is written again by
+ * every commit, a database's pages by every transaction, a file written
+ * whole in each session by every save; else the generic one.
+ */
+enum wa_kind { WA_JOURNAL, WA_DATABASE, WA_WHOLE, WA_REGIONS };
+
+static const struct {
+    const char *advice, *fix;
+} wa_kinds[] = {
+    [WA_JOURNAL] = {"each commit writes the journal again: commit in batches",
+                    "Each commit writes the journal anew: put more changes in each "
+                    "transaction, so that it is written once per batch."},
+    [WA_DATABASE] = {"each transaction rewrites its pages: run many statements per transaction",
+                     "Each transaction writes the changed pages again (and their journal): "
+                     "put many statements in one transaction (BEGIN ... COMMIT)."},
+    [WA_WHOLE] = {"the whole file is written again at each save: save less often, or append "
+                  "the changes",
+                  "The file is rewritten whole on every change: save less often, or append "
+                  "the changes to a log and compact it now and then."},
+    [WA_REGIONS] = {"batch changes and write each block once",
+                    "Write each region once: buffer changes and write them together."},
+};
+
+static const char *const journal_suffixes[] = {"-journal", "-wal", ".wal"};
+
+static int journal_named(const char *path)
+{
+    size_t n = strlen(path);
+
+    for (size_t i = 0; i < sizeof(journal_suffixes) / sizeof(journal_suffixes[0]); i++) {
+        size_t k = strlen(journal_suffixes[i]);
+
+        if (n > k && strcmp(path + n - k, journal_suffixes[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether f's process wrote f's path with a journal's suffix too. */
+static int has_journal(const struct per_file_table *t, const struct per_file *f)
+{
+    const char *path = f->first.path;
+    size_t n = strlen(path);
+
+    PER_FILE_FOREACH(t, g) {
+        if (g->first.pid != f->first.pid || strncmp(g->first.path, path, n) != 0)
+            continue;
+        for (size_t i = 0; i < sizeof(journal_suffixes) / sizeof(journal_suffixes[0]); i++)
+            if (strcmp(g->first.path + n, journal_suffixes[i]) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+static enum wa_kind wa_kind(const struct per_file_table *t, const struct per_file *f)
+{
+    if (journal_named(f->first.path))
+        return WA_JOURNAL;
+    if (has_journal(t, f))
+        return WA_DATABASE;
+    /* each session, or each write, moved about the file's size: saved
+       whole each time (a session per save, or one write per save) */
+    if ((f->sessions > 1 && f->write_bytes / (int64_t)f->sessions >= f->max_file_size / 2 &&
+         f->write_bytes / (int64_t)f->sessions <= f->max_file_size) ||
+        (f->writes && f->write_bytes / (int64_t)f->writes >= f->max_file_size / 2))
+        return WA_WHOLE;
+    return WA_REGIONS;
+}
+
 static void write_amplification_check(void *state, const struct rule_ctx *ctx,
                                       const struct rule_session *s)
 {
@@ -72,14 +143,16 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
         double factor = per_file_amplified(f, RULE_OP_WRITE, (int64_t)ctx->p[P_MIN_BYTES],
                                            ctx->p[P_MIN_FACTOR], &s);
         char msg[400];
+        enum wa_kind kind;
 
         if (factor == 0 || circular_log(f))
             continue;
+        kind = wa_kind(&st->files, f);
         snprintf(msg, sizeof(msg),
                  "%s wrote %lld bytes to this %lld-byte file in %llu writes: each byte was "
-                 "written %.1f times on average; batch changes and write each block once",
+                 "written %.1f times on average; %s",
                  s.process, (long long)f->write_bytes, (long long)f->max_file_size,
-                 (unsigned long long)f->writes, factor);
+                 (unsigned long long)f->writes, factor, wa_kinds[kind].advice);
         detail = json_pack("{s:I,s:I,s:I,s:I,s:f}",
                            "write_bytes", (json_int_t)f->write_bytes,
                            "file_size", (json_int_t)f->max_file_size,
@@ -89,6 +162,7 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
         per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
+            .fix = wa_kinds[kind].fix,
             /* the cost: the bytes written beyond the file's size */
             .time_ns = RULE_NO_TIME, .excess_bytes = f->write_bytes - f->max_file_size,
             .detail = detail});

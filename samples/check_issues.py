@@ -34,6 +34,10 @@ What is masked and why:
   severity                  made from the times where they decide; an
                             expected issue is never "low", which the
                             default output leaves out
+  group                     a digest of the stack and path; kept as
+                            "<group N>", N counting the distinct groups
+                            in the sorted issues, so that which issues
+                            share a group is compared
 Everything else (rule, type, path, op, buffer, opSize, opType, size, repeat,
 thread, process, counts in detail) must match exactly. Issues are compared as
 a set (sorted by type, path, message): their time order is a run-time fact.
@@ -110,6 +114,10 @@ def masked(issues_path, outdir):
     outdirs = sorted({outdir.rstrip("/"), os.path.realpath(outdir)}, key=len, reverse=True)
     result = [mask_issue(i, outdirs) for i in issues]
     result.sort(key=lambda i: (i.get("type", 0), i.get("path", ""), i.get("message", "")))
+    groups = {}
+    for issue in result:
+        if isinstance(issue.get("group"), str):
+            issue["group"] = "<group %d>" % groups.setdefault(issue["group"], len(groups) + 1)
     return result
 
 

@@ -12,6 +12,7 @@
 #include "issue.h"
 #include "msg.h"
 #include "progress.h"
+#include "report.h"
 #include "registry.h"
 #include "symbolize.h"
 #include "text.h"
@@ -174,8 +175,12 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
     const json_t *v;
     int first = 1;
 
+    char sev[96];
+
+    /* by severity first (what to look at), then by rule (what was found) */
     if (n)
-        fprintf(stderr, "ioanalyze: %zu issue%s (", n, n == 1 ? "" : "s");
+        fprintf(stderr, "ioanalyze: %zu issue%s (%s; ", n, n == 1 ? "" : "s",
+                report_severity_counts(issues, sev, sizeof(sev)));
     else
         fprintf(stderr, "ioanalyze: no issues");
     for (size_t r = 0; n && r < nrules; r++) {

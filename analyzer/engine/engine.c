@@ -301,6 +301,10 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         /* the profile's fsyncs and sync_time_us read these (profile.h) */
         o->s.syncs++;
         SADD(o->s.sync_ns, dur);
+        if (!o->s.sync_op)
+            o->s.sync_op = info->name;
+        else if (o->s.sync_op != info->name)
+            o->s.sync_ops_mixed = 1;
         break;
     }
     case IOT_CLASS_META:

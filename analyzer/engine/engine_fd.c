@@ -98,6 +98,7 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
     user = hmap_get(&e->procs, (uint64_t)(uint32_t)s->pid);
     if ((o->opener && o->opener->unseen_io) || (user && user->unseen_io))
         s->unseen_io |= RULE_UNSEEN_PROCESS;
+    s->exe = user ? user->exe : NULL;
     s->end_t = t;
     s->end = end;
     s->end_unix_ms = engine_proc_unix_ms(o->opener,

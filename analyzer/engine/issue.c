@@ -1,4 +1,5 @@
 /* Issues (issue.h). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,6 +329,16 @@ static void note_exe(const struct rule_ctx *ctx, const struct rule_session *s, j
         json_object_set_new(detail, "exe", json_string(exe));
 }
 
+/* The finding's own fix (struct rule_report's fix) when the rule was built
+   with that member and set it, else NULL: the rule's fix stands. */
+static const char *report_fix(const struct rule *rule, const struct rule_report *r)
+{
+    return rule->report_size >= offsetof(struct rule_report, fix) + sizeof(r->fix) && r->fix &&
+                   *r->fix
+               ? r->fix
+               : NULL;
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
@@ -393,6 +404,8 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     if (!o)
         return;
     json_object_set_new(o, "frames", frames_json(st));
+    if (report_fix(b->rule, r))
+        json_object_set_new(o, "fix", json_string(report_fix(b->rule, r)));
     if (prev) {
         json_array_set_new(is->list, idx, o);
         return;
@@ -446,6 +459,7 @@ json_t *issues_finish(struct issues *is, int timing,
     for (i = 0; i < n; i++)
         json_array_append(out, v[i]);
     free(v);
+    issues_group(out);
     hmap_release(&is->seen);
     json_array_clear(is->list);
     return out;

@@ -62,9 +62,24 @@ int issue_severity_parse(const char *name);
 int issue_severity_of(const json_t *issue);
 
 /*
+ * The order of the human reports: by impact, largest first (severity,
+ * then impact.time_ms, then the excess figures), then time, type and
+ * fingerprint, so that two runs list equal issues alike. qsort-style.
+ */
+int issue_rank_cmp(const json_t *x, const json_t *y);
+
+/*
+ * Sets every issue's "group": 8 hex digits, equal for the issues of one
+ * cause, those of one process on one file at one stack (docs/analyzer.md,
+ * "One cause, one finding": a database's journal and its synced directory
+ * count as the database's file). Needs their impact and severity.
+ */
+void issues_group(json_t *issues);
+
+/*
  * The final issues: one per fingerprint (the earliest, with
  * detail.occurrences), sorted by time, then type, each with its "impact"
- * and "severity". timing: 0 when the input had calls without durations;
+ * and "severity" and "group". timing: 0 when the input had calls without durations;
  * proc_io_ns(arg, pid): the time process pid spent in its calls, 0 unknown
  * (engine_proc_io_ns_of after engine_finish; NULL: no shares). A new
  * reference; the collector is left empty.

@@ -130,13 +130,32 @@ static json_t *calls_json(const struct report *r, json_t *paths, struct hmap *th
     return a;
 }
 
+/* An issue as the page shows it: with its time on the timeline and its fix. */
+static json_t *issue_json(const struct report *r, const json_t *is)
+{
+    json_t *o = json_deep_copy(is);
+    const char *fix = json_string_value(json_object_get(is, "fix"));
+    int64_t t;
+
+    if (!o)
+        return json_object();
+    if (!fix)
+        fix = rules_fix(json_string_value(json_object_get(is, "rule")));
+    if (report_issue_t(r, is, &t))
+        json_object_set_new(o, "t", jint(since_t0(r, t)));
+    if (fix)
+        json_object_set_new(o, "fix", json_string(fix));
+    return o;
+}
+
 static json_t *build(const struct report *r, const json_t *issues)
 {
     json_t *d = json_object(), *procs = json_array(), *threads = json_array(), *files = json_array();
     json_t *ops = json_array(), *opnames = json_array(), *iss = json_array(), *paths = json_array();
     struct hmap thr_index = HMAP_INIT;
-    size_t i;
-    const json_t *is;
+    struct report_finding *fv;
+    size_t i, nf = 0;
+    char sev[96];
 
     json_object_set_new(d, "version", json_string(IOSCOPE_VERSION));
     json_object_set_new(d, "events", jint((int64_t)r->events));
@@ -184,19 +203,20 @@ static json_t *build(const struct report *r, const json_t *issues)
             json_array_append_new(ops, o);
         }
     }
-    json_array_foreach(issues, i, is) {
-        json_t *o = json_deep_copy(is);
-        const char *fix = rules_fix(json_string_value(json_object_get(is, "rule")));
-        int64_t t;
+    fv = report_findings(issues, &nf);
+    /* a finding per cause, by impact: its main issue with its symptoms */
+    for (i = 0; fv && i < nf; i++) {
+        json_t *o = issue_json(r, fv[i].main), *sym = json_array();
 
-        if (!o)
-            continue;
-        if (report_issue_t(r, is, &t))
-            json_object_set_new(o, "t", jint(since_t0(r, t)));
-        if (fix)
-            json_object_set_new(o, "fix", json_string(fix));
+        for (size_t k = 0; k < fv[i].nsymptoms; k++)
+            json_array_append_new(sym, issue_json(r, fv[i].symptoms[k]));
+        json_object_set_new(o, "symptoms", sym);
         json_array_append_new(iss, o);
     }
+    report_findings_free(fv, nf);
+    json_object_set_new(d, "nissues", jint((int64_t)json_array_size(issues)));
+    json_object_set_new(d, "severities",
+                        json_string(report_severity_counts(issues, sev, sizeof(sev))));
     json_object_set_new(d, "calls", calls_json(r, paths, &thr_index));
     json_object_set_new(d, "paths", paths);
     json_object_set_new(d, "procs", procs);

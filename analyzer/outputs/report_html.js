@@ -74,10 +74,14 @@
 
   /* ------------------------------------------------------------ header */
 
-  var nIssues = D.issues.length;
+  /* D.issues: one entry per finding (a cause), its other issues in .symptoms */
+  var nIssues = D.nissues !== undefined ? D.nissues : D.issues.length;
+  var nFindings = D.issues.length;
   document.body.appendChild(el("header", {}, [
     el("h1", {text: "ioscope report"}),
-    el("p", {text: nIssues + " issue" + (nIssues === 1 ? "" : "s") + " \u00b7 " +
+    el("p", {text: nIssues + " issue" + (nIssues === 1 ? "" : "s") +
+      (nIssues ? " (" + D.severities + ") as " + nFindings + " finding" +
+        (nFindings === 1 ? "" : "s") : "") + " \u00b7 " +
       fmtInt(D.events) + " events \u00b7 " + D.procs.length + " process" +
       (D.procs.length === 1 ? "" : "es") + " \u00b7 " + D.threads.length + " thread" +
       (D.threads.length === 1 ? "" : "s") + " \u00b7 " + fmtNs(D.total.ns) +
@@ -85,7 +89,7 @@
   ]));
   document.body.appendChild(el("nav", {}, [
     el("a", {href: "#sec-timeline", text: "Timeline"}),
-    el("a", {href: "#sec-issues", text: "Issues (" + nIssues + ")"}),
+    el("a", {href: "#sec-issues", text: "Findings (" + nFindings + ")"}),
     el("a", {href: "#sec-files", text: "Files (" + D.files.length + ")"}),
     el("a", {href: "#sec-procs", text: "Processes"}),
     el("a", {href: "#sec-ops", text: "Calls by op"})
@@ -348,7 +352,7 @@
 
   /* ------------------------------------------------------------ issues */
 
-  var isec = el("section", {id: "sec-issues"}, [el("h2", {text: "Issues"})]);
+  var isec = el("section", {id: "sec-issues"}, [el("h2", {text: "Findings, by impact"})]);
   var cards = [];
   function showIssue(i) {
     cards.forEach(function (c) { c.classList.remove("hl"); });
@@ -366,9 +370,16 @@
     var impact = Object.keys(is.impact || {}).map(function (k) {
       return k + "=" + fmtVal(is.impact[k]);
     }).join("  ");
-    var card = el("div", {cls: "issue", id: "issue-" + i}, [
-      el("h3", {}, [el("span", {cls: "rule", text: is.rule + " (type " + is.type + ")"}),
-        is.path || "(no path)"]),
+    var symptoms = (is.symptoms || []).map(function (sy) {
+      var fig = Object.keys(sy.impact || {}).map(function (k) {
+        return k + "=" + JSON.stringify(sy.impact[k]);
+      }).join(" ");
+      return el("li", {text: (sy.severity || "medium") + " \u00b7 " + sy.rule + " on " +
+        (sy.path || "(no path)") + (fig ? ": " + fig : "")});
+    });
+    var card = el("div", {cls: "issue sev-" + (is.severity || "medium"), id: "issue-" + i}, [
+      el("h3", {}, [el("span", {cls: "rule", text: (i + 1) + ". " + (is.severity || "medium") +
+        ": " + is.rule + " (type " + is.type + ")"}), is.path || "(no path)"]),
       el("div", {cls: "where", text: "process " + is.process + " (pid " + is.pid + "), thread " +
         is.thread + " (tid " + is.tid + ")" + (is.t !== undefined ? ", at " + fmtNs(is.t) : "")}),
       el("div", {cls: "figs", text: "severity " + (is.severity || "medium") +
@@ -377,6 +388,8 @@
       detail ? el("div", {cls: "figs", text: detail}) : null,
       el("p", {}, richText(is.message)),
       is.fix ? el("div", {cls: "fix"}, [el("b", {text: "Fix: "})].concat(richText(is.fix))) : null,
+      symptoms.length ? el("div", {cls: "symptoms"}, [el("b", {text: "Symptoms of the same cause:"}),
+        el("ul", {}, symptoms)]) : null,
       is.stack ? el("pre", {text: is.stack}) : null,
       is.t !== undefined ? el("button", {text: "show in timeline", onclick: function () {
         var span = Math.max(full / 50, 10000);

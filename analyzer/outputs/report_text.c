@@ -1,7 +1,7 @@
 /*
- * --format text: the report a person reads in a terminal. The issues grouped
- * by rule, each with its file, process, thread, figures, message, fix and
- * stack; then where the I/O time went: per process, per file, and per op
+ * --format text: the report a person reads in a terminal. The findings by
+ * impact (report_findings: the issues of one cause as one), each with its
+ * file, process, thread, figures, message, fix, symptoms and stack; then where the I/O time went: per process, per file, and per op
  * as `strace -c` prints it.
  */
 #include <inttypes.h>
@@ -128,9 +128,39 @@ static void impact_line(FILE *f, const json_t *is, const struct paint *c)
     fputc('\n', f);
 }
 
-static void issue_block(FILE *f, const json_t *is, const struct paint *c)
+/* A symptom: "high    sync_storm on PATH: time_ms=52.1 excess_syncs=245" */
+static void symptom_line(FILE *f, const json_t *is)
 {
-    const char *stack = str(is, "stack"), *fix = rules_fix(str(is, "rule"));
+    const json_t *impact = json_object_get(is, "impact");
+    const char *key, *path = str(is, "path");
+    json_t *v;
+    int first = 1;
+
+    fprintf(f, "      %-7s ", issue_severity_name(issue_severity_of(is)));
+    put(f, str(is, "rule"));
+    fputs(" on ", f);
+    put(f, *path ? path : "(no path)");
+    json_object_foreach((json_t *)impact, key, v) {
+        char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+
+        fputs(first ? ": " : " ", f);
+        first = 0;
+        iot_text_write(f, key, strlen(key));
+        fputc('=', f);
+        iot_text_write(f, val ? val : "?", val ? strlen(val) : 1);
+        free(val);
+    }
+    fputc('\n', f);
+}
+
+static void issue_block(FILE *f, const json_t *is, const json_t *const *symptoms,
+                        size_t nsymptoms, const struct paint *c)
+{
+    const char *stack = str(is, "stack"), *fix = str(is, "fix");
+
+    /* the issue's own advice, built from its evidence; else the rule's */
+    if (!*fix)
+        fix = rules_fix(str(is, "rule"));
 
     fprintf(f, "  %s", c->bold);
     put(f, *str(is, "path") ? str(is, "path") : "(no path)");
@@ -146,6 +176,10 @@ static void issue_block(FILE *f, const json_t *is, const struct paint *c)
     fputc('\n', f);
     if (fix)
         fprintf(f, "    %sfix:%s %s\n", c->dim, c->off, fix);
+    if (nsymptoms)
+        fprintf(f, "    %ssymptoms of the same cause:%s\n", c->dim, c->off);
+    for (size_t k = 0; k < nsymptoms; k++)
+        symptom_line(f, symptoms[k]);
     if (*stack) {
         fprintf(f, "    %sstack:%s\n", c->dim, c->off);
         while (*stack) {
@@ -161,39 +195,34 @@ static void issue_block(FILE *f, const json_t *is, const struct paint *c)
     fputc('\n', f);
 }
 
-/* The issues grouped by rule, rules in the registry's order, then unknown ones. */
+/*
+ * The findings by impact, largest first: each its main issue under a
+ * heading with its rank, severity and rule, and the issues of the same
+ * cause as symptoms, one line each.
+ */
 static void issues_section(FILE *f, const json_t *issues, const struct paint *c)
 {
-    size_t nrules, i, shown = 0;
-    const struct rule *const *rules = rules_all(&nrules);
-    const json_t *is;
+    size_t n = 0;
+    struct report_finding *fv = report_findings(issues, &n);
 
-    for (size_t r = 0; r <= nrules; r++) {
-        size_t cnt = 0;
+    for (size_t i = 0; fv && i < n; i++) {
+        const json_t *is = fv[i].main;
+        const struct rule *rule = rules_find(str(is, "rule"), strlen(str(is, "rule")));
 
-        json_array_foreach(issues, i, is) {
-            const char *name = str(is, "rule");
-            int known = 0;
-
-            for (size_t k = 0; k < nrules && !known; k++)
-                known = strcmp(name, rules[k]->name) == 0;
-            if (r < nrules ? strcmp(name, rules[r]->name) != 0 : known)
-                continue;
-            if (!cnt++) {
-                fprintf(f, "%s== %s", c->warn, r < nrules ? rules[r]->name : "other rules");
-                if (r < nrules)
-                    fprintf(f, " (type %d)", rules[r]->type);
-                fprintf(f, "%s\n", c->off);
-                if (r < nrules && rules[r]->summary)
-                    fprintf(f, "%s%s%s\n", c->dim, rules[r]->summary, c->off);
-                fputc('\n', f);
-            }
-            issue_block(f, is, c);
-            shown++;
-        }
+        fprintf(f, "%s== %zu. %s: ", c->warn, i + 1,
+                issue_severity_name(issue_severity_of(is)));
+        put(f, str(is, "rule"));
+        if (rule)
+            fprintf(f, " (type %d)", rule->type);
+        fprintf(f, "%s\n", c->off);
+        if (rule && rule->summary)
+            fprintf(f, "%s%s%s\n", c->dim, rule->summary, c->off);
+        fputc('\n', f);
+        issue_block(f, is, fv[i].symptoms, fv[i].nsymptoms, c);
     }
-    if (!shown)
+    if (!json_array_size(issues))
         fprintf(f, "%sNo issues.%s\n\n", c->bold, c->off);
+    report_findings_free(fv, n);
 }
 
 static void procs_section(FILE *f, const struct report *r, const struct paint *c)
@@ -283,11 +312,17 @@ static void ops_section(FILE *f, const struct report *r, const struct paint *c)
 int report_text(FILE *f, const struct report *r, const json_t *issues, int color)
 {
     const struct paint *c = color ? &colored : &plain;
-    char d[32];
+    char d[32], sev[96];
+    size_t n = json_array_size(issues), nf = 0;
+    struct report_finding *fv = report_findings(issues, &nf);
 
-    fprintf(f, "%sioscope report:%s %zu issue%s in %" PRIu64 " events from %zu process%s, "
-               "%zu thread%s; %s of I/O calls\n\n", c->bold, c->off, json_array_size(issues),
-            json_array_size(issues) == 1 ? "" : "s", r->events, r->nproc,
+    report_findings_free(fv, nf);
+    fprintf(f, "%sioscope report:%s %zu issue%s", c->bold, c->off, n, n == 1 ? "" : "s");
+    if (n)
+        fprintf(f, " (%s) as %zu finding%s", report_severity_counts(issues, sev, sizeof(sev)),
+                nf, nf == 1 ? "" : "s");
+    fprintf(f, " in %" PRIu64 " events from %zu process%s, "
+               "%zu thread%s; %s of I/O calls\n\n", r->events, r->nproc,
             r->nproc == 1 ? "" : "es", r->nthr, r->nthr == 1 ? "" : "s",
             dur_str(d, sizeof(d), (double)r->total.ns));
     issues_section(f, issues, c);

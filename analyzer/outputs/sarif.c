@@ -114,7 +114,7 @@ static json_t *result_properties(const json_t *issue)
 {
     static const char *keys[] = { "type", "path", "process", "pid", "tid", "thread", "cost",
                                   "size", "op", "buffer", "opType", "opSize", "repeat", "time",
-                                  "stack", "detail", "severity", "impact", "labels" };
+                                  "stack", "detail", "severity", "impact", "labels", "group", "fix" };
     json_t *props = json_object();
 
     for (size_t i = 0; props && i < sizeof(keys) / sizeof(keys[0]); i++) {

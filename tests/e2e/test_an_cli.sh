@@ -84,7 +84,7 @@ grep -q "^ioanalyze: '$work/bad.jsonl': line [12]: " "$work/err" || not_ok "malf
 # default command, summary on stderr, JSON on stdout
 expect 0 "$IOANALYZE" "$FX/small_buffer_fires.jsonl"
 python3 -c "import json,sys; d=json.load(open('$work/out')); assert len(d)==1 and d[0]['type']==2" || not_ok "analyze output"
-grep -qx "ioanalyze: 1 issue (small_buffer 1) in 26 events from 1 process" "$work/err" || not_ok "summary: $(cat "$work/err")"
+grep -qx "ioanalyze: 1 issue (1 high; small_buffer 1) in 26 events from 1 process" "$work/err" || not_ok "summary: $(cat "$work/err")"
 expect 0 "$IOANALYZE" analyze "$FX/small_buffer_20_ops.jsonl"
 [ "$(cat "$work/out")" = "[]" ] || not_ok "no issues must print []"
 

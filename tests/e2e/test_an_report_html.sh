@@ -72,6 +72,44 @@ EOF
 
 # The page in a real browser, where one is installed (Debian: apt-get install chromium).
 browser=
+# Findings: a database that syncs its journal (30 x 5 ms), itself (30 x 2
+# ms) and its directory (30 x 1 ms) per commit, and a leak: two findings,
+# by impact, the journal's syncs first with the database's and the
+# directory's as symptoms (same process, file unit and stack).
+{
+    echo '{"ev":"process","t":0,"pid":7,"ppid":1,"exe":"/usr/bin/dbapp","cmdline":["dbapp"],"start_unix_ns":1763800000000000000}'
+    echo '{"ev":"call","t":1000,"pid":7,"tid":7,"op":"open","dur":1000,"ret":3,"path":"/data/kept","flags":0}'
+    echo '{"ev":"call","t":2000,"pid":7,"tid":7,"op":"open","dur":1000,"ret":4,"path":"/data/db","flags":2}'
+    echo '{"ev":"call","t":3000,"pid":7,"tid":7,"op":"open","dur":1000,"ret":5,"path":"/data/db-journal","flags":2}'
+    i=0 t=10000
+    while [ $i -lt 30 ]; do
+        echo '{"ev":"call","t":'$t',"pid":7,"tid":7,"op":"write","dur":1000,"ret":100,"fd":5,"size":100}'
+        echo '{"ev":"call","t":'$((t + 2000))',"pid":7,"tid":7,"op":"fsync","dur":5000000,"ret":0,"fd":5}'
+        echo '{"ev":"call","t":'$((t + 5010000))',"pid":7,"tid":7,"op":"write","dur":1000,"ret":100,"fd":4,"size":100}'
+        echo '{"ev":"call","t":'$((t + 5020000))',"pid":7,"tid":7,"op":"fsync","dur":2000000,"ret":0,"fd":4}'
+        echo '{"ev":"call","t":'$((t + 7030000))',"pid":7,"tid":7,"op":"open","dur":1000,"ret":6,"path":"/data","flags":65536}'
+        echo '{"ev":"call","t":'$((t + 7040000))',"pid":7,"tid":7,"op":"fsync","dur":1000000,"ret":0,"fd":6}'
+        echo '{"ev":"call","t":'$((t + 8050000))',"pid":7,"tid":7,"op":"close","dur":1000,"ret":0,"fd":6}'
+        i=$((i + 1)) t=$((t + 9000000))
+    done
+    echo '{"ev":"call","t":'$t',"pid":7,"tid":7,"op":"close","dur":1000,"ret":0,"fd":4}'
+    echo '{"ev":"call","t":'$((t + 1000))',"pid":7,"tid":7,"op":"close","dur":1000,"ret":0,"fd":5}'
+    echo '{"ev":"exit","t":'$((t + 2000))',"pid":7,"status":0}'
+} >"$work/rank.jsonl"
+"$IOANALYZE" --format html --rules sync_storm,leak --set leak.min_count=1 "$work/rank.jsonl" \
+    >"$work/rank.html" 2>"$work/err" || die "exit $?: $(cat "$work/err")"
+python3 - "$work/rank.html" <<'EOF' || die "the findings' data is not as expected"
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<script id="ioscope-data" type="application/json">(.*?)</script>', page, re.S)
+d = json.loads(m.group(1))
+assert d["nissues"] == 4 and d["severities"] == "3 high, 1 medium", (d["nissues"], d["severities"])
+f = [(i["rule"], i["path"], [(s["rule"], s["path"]) for s in i["symptoms"]]) for i in d["issues"]]
+assert f == [("sync_storm", "/data/db-journal", [("sync_storm", "/data/db"), ("sync_storm", "/data")]),
+             ("leak", "/data/kept", [])], f
+assert d["issues"][0]["fix"].startswith("A journal is synced once per commit"), d["issues"][0]["fix"]
+EOF
+
 for b in chromium chromium-browser google-chrome; do
     have "$b" && browser=$b && break
 done
@@ -91,6 +129,14 @@ for want in 'data-ready="1"' 'data-rows="3"' 'data-issues="1"' 'data-files="3"' 
     case $body in *"$want"*) ;; *) die "drawn page lacks $want: $body" ;; esac
 done
 case $body in *data-errors*) die "script errors: $body" ;; esac
+# the findings' page: one card per finding, its symptoms listed in it
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" \
+    --enable-logging=stderr --v=0 --window-size=1400,1000 --dump-dom "file://$work/rank.html" \
+    >"$work/rdom" 2>"$work/rank.err" || die "$browser exited with $?"
+! grep -q 'CONSOLE' "$work/rank.err" || die "console messages: $(grep CONSOLE "$work/rank.err")"
+grep -q 'data-issues="2"' "$work/rdom" || die "not two finding cards: $(grep -o '<body[^>]*>' "$work/rdom")"
+grep -q 'Symptoms of the same cause' "$work/rdom" || die "no symptoms in the first card"
+grep -q '1\. high: sync_storm (type 9)' "$work/rdom" || die "no ranked heading"
 # Zoomed in with the wheel (events sent by a script added to a copy): the
 # range shown narrows around the pointer, and still nothing is logged.
 sed 's#</body>#<script>var c = document.getElementById("timeline"), r = c.getBoundingClientRect();\

@@ -1,12 +1,15 @@
 /*
  * fuzz_issues.c - issue files as `diff` and `--baseline` read them, then
- * what those commands do with what loads: baseline, diff, SARIF.
+ * what those commands do with what loads: baseline, diff, SARIF, and the
+ * findings of the human reports (groups and ranks).
  */
 #include <jansson.h>
 
 #include "ci.h"
 #include "fuzz.h"
 #include "iotrace.h"
+#include "issue.h"
+#include "report.h"
 
 void fuzz_issues(const uint8_t *data, size_t size)
 {
@@ -26,7 +29,13 @@ void fuzz_issues(const uint8_t *data, size_t size)
         json_decref(sarif);
         copy = json_deep_copy(issues);
         if (copy) {
+            struct report_finding *f;
+            size_t nf = 0;
+
             issues_drop_baseline(copy, issues);
+            issues_group(copy);
+            f = report_findings(copy, &nf);
+            report_findings_free(f, nf);
             json_decref(copy);
         }
         json_decref(issues);
