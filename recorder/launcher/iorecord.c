@@ -537,7 +537,7 @@ static int labels_env(void)
         return 0;
     }
     if (labels.n > IOT_LABEL_MAX_COUNT) {
-        iot_error("more than %d labels", IOT_LABEL_MAX_COUNT);
+        opt_usage_error(&iorecord_cmd, "more than %d labels", IOT_LABEL_MAX_COUNT);
         return 2;
     }
     for (size_t i = 0; i < labels.n; i++) {

@@ -89,7 +89,7 @@ sed -n 's/^== //p' "$work/out3" | head -n 2 | tr '\n' ';' >"$work/heads"
     die "findings not by impact: $(cat "$work/heads")"
 awk '/^== 1\./ { f = 1 } /^== 2\./ { f = 0 } f' "$work/out3" >"$work/first"
 grep -qx '  /data/db-journal' "$work/first" || die "main issue is not the journal's"
-grep -q '^    severity: high  impact: time_ms=150.0 io_share=0\.[0-9]* excess_syncs=29$' "$work/first" ||
+grep -q '^    severity: high  impact: time_ms=150 io_share=0\.[0-9]* excess_syncs=29$' "$work/first" ||
     die "journal impact: $(grep severity: "$work/first")"
 grep -A2 '^    symptoms of the same cause:$' "$work/first" | tail -n 2 | sed 's/ io_share=[0-9.]*//' >"$work/sym"
 printf '%s\n' '      high    sync_storm on /data/db: time_ms=60.0 excess_syncs=29' \
