@@ -521,7 +521,8 @@ static int check_label(const char *kv)
 /*
  * The labels reach every process as IORECORD_LABELS (labels.c in the
  * preload): the --label values joined by ',', or else the environment's
- * own list, which must be valid too. 0, or 2 after saying why not.
+ * own list, which must be valid too. 0; 2 after saying why not; -1 for
+ * more --label values than a trace keeps.
  */
 static int labels_env(void)
 {
@@ -537,8 +538,7 @@ static int labels_env(void)
         return 0;
     }
     if (labels.n > IOT_LABEL_MAX_COUNT) {
-        opt_usage_error(&iorecord_cmd, "more than %d labels", IOT_LABEL_MAX_COUNT);
-        return 2;
+        return -1;   /* a bad argument: main says so */
     }
     for (size_t i = 0; i < labels.n; i++) {
         size_t n = strlen(labels.v[i]);
@@ -595,8 +595,15 @@ int main(int argc, char **argv)
         opt_usage_error(&iorecord_cmd, "option '--output' needs a file name, not ''");
         return 2;
     }
-    if (labels_env() != 0)
+    switch (labels_env()) {
+    case 0:
+        break;
+    case -1:
+        opt_usage_error(&iorecord_cmd, "more than %d labels", IOT_LABEL_MAX_COUNT);
         return 2;
+    default:
+        return 2;
+    }
     find_library(lib, sizeof(lib));
     resolve_command(argv[i], cmd, sizeof(cmd));
     check_executable(cmd, asan);
