@@ -50,6 +50,11 @@ struct output_format {
     int (*end)(void *state, const json_t *issues);
     int want_issues;
     void (*write_event)(FILE *f, const struct iot_event *ev);
+    /* dump --top: one call written to `to` as one element of the output
+       (arg: the state begin made, else the output FILE), and an element so
+       written put into the output (NULL: its bytes as they are) */
+    void (*write_call)(void *arg, FILE *to, struct engine *e, const struct iot_event *ev);
+    int (*put_element)(void *arg, const char *s, size_t len);
 };
 
 /* The format of command c called name; NULL when c has none by that name. */

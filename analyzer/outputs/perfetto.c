@@ -47,12 +47,24 @@ static void put_str(FILE *f, const char *s)
     iot_json_write_string(f, s ? s : "", s ? strlen(s) : 0);
 }
 
+/* The keys every event has, first in it. */
+static void event_keys(FILE *f, const char *ph, int32_t pid, int32_t tid)
+{
+    fprintf(f, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d", ph, (int)pid, (int)tid);
+}
+
+/* The separator before the next element of the array. */
+static void next_element(struct perfetto *pf)
+{
+    fputs(pf->first ? "\n" : ",\n", pf->f);
+    pf->first = 0;
+}
+
 /* The start of one event: the separator and the keys every event has. */
 static void open_event(struct perfetto *pf, const char *ph, int32_t pid, int32_t tid)
 {
-    fprintf(pf->f, "%s\n{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d", pf->first ? "" : ",", ph, (int)pid,
-            (int)tid);
-    pf->first = 0;
+    next_element(pf);
+    event_keys(pf->f, ph, pid, tid);
 }
 
 static void name_meta(struct perfetto *pf, const char *what, int32_t pid, int32_t tid,
@@ -81,12 +93,12 @@ static void on_process(struct perfetto *pf, const struct iot_event *ev)
     name_meta(pf, "thread_name", ev->pid, ev->pid, base);
 }
 
-static void on_call(struct perfetto *pf, struct engine *e, const struct iot_event *ev)
+/* One call as a complete event, to f. */
+static void call_slice(FILE *f, struct engine *e, const struct iot_event *ev)
 {
     const char *path = engine_call_path(e, ev), *op = iot_op_name(ev->op);
-    FILE *f = pf->f;
 
-    open_event(pf, "X", ev->pid, ev->tid);
+    event_keys(f, "X", ev->pid, ev->tid);
     fputs(",\"cat\":\"io\",\"name\":", f);
     put_str(f, op ? op : "?");
     fputs(",\"ts\":", f);
@@ -108,6 +120,26 @@ static void on_call(struct perfetto *pf, struct engine *e, const struct iot_even
     if (ev->has & IOT_HAS_ERRNO)
         fprintf(f, "\"errno\":%u,", (unsigned)ev->err);
     fprintf(f, "\"ret\":%" PRId64 "}}", ev->ret);
+}
+
+static void on_call(struct perfetto *pf, struct engine *e, const struct iot_event *ev)
+{
+    next_element(pf);
+    call_slice(pf->f, e, ev);
+}
+
+void perfetto_write_call(void *arg, FILE *to, struct engine *e, const struct iot_event *ev)
+{
+    (void)arg;
+    call_slice(to, e, ev);
+}
+
+int perfetto_put_element(void *arg, const char *s, size_t len)
+{
+    struct perfetto *pf = arg;
+
+    next_element(pf);
+    return fwrite(s, 1, len, pf->f) == len ? 0 : -1;
 }
 
 /* An exit's args: its integer members (IOT_KIND_MEMBERS) but the thread. */
