@@ -175,7 +175,7 @@ int cmd_dump(int argc, char **argv)
 {
     struct opt_list inputs = {0};
     const char *format = "jsonl", *config = NULL, *filter_values[NFILTERS] = {0};
-    int ret = 2, rc, parsed, strict = 0;
+    int ret = 2, rc, parsed, strict = 0, schema = 0;
     const struct output_format *fmt;
     char names[64], help[512], err[256];
     struct iot_strtab *st = NULL;
@@ -185,17 +185,19 @@ int cmd_dump(int argc, char **argv)
     struct dump_filter flt = {0};
     const struct iot_event *ev;
     struct progress progress_buf, *pr;
-    struct opt_spec opts[3 + NFILTERS] = {
+    struct opt_spec opts[4 + NFILTERS] = {
         {"format", 'f', output_format_names(OUTPUT_DUMP, "|", "|", names, sizeof(names)),
          .value = &format, .check = check_format, .help = "how the events are written (below)"},
         {"strict", 0, NULL, .flag = &strict,
          .help = "exit 2 on a damaged trace instead of a warning"},
         {"config", 'c', "FILE", .value = &config,
          .help = "leave out the calls on paths its ignore_paths match"},
+        {"schema", 0, NULL, .flag = &schema,
+         .help = "write the type of each JSONL column, for data tools (no INPUT)"},
     };
     const struct opt_cmd cmd = {
         .name = "dump",
-        .synopsis = "dump [--format FORMAT] [FILTER...] [--strict] INPUT...",
+        .synopsis = "dump [--format FORMAT] [FILTER...] [--strict] INPUT... (or: dump --schema)",
         .about = "Writes every event in time order: JSONL (the SPEC's interchange format,\n"
                  "readable by every ioanalyze command), one aligned text line per event, or\n"
                  "a Perfetto / chrome://tracing timeline with the issues marked. The filters\n"
@@ -203,15 +205,33 @@ int cmd_dump(int argc, char **argv)
                  "exits) follow --pid, --since and --until while no other filter is given.",
         OPT_SPECS(opts),
         .footer = output_format_help(OUTPUT_DUMP, help, sizeof(help)),
-        .needs_input = 1,
     };
 
     for (size_t i = 0; i < NFILTERS; i++)
-        opts[3 + i] = (struct opt_spec){filter_opts[i].name, 0, filter_opts[i].arg,
+        opts[4 + i] = (struct opt_spec){filter_opts[i].name, 0, filter_opts[i].arg,
                                         .value = &filter_values[i], .help = filter_opts[i].help};
     parsed = opt_parse(&cmd, argc, argv, &inputs);
     if (parsed >= 0) {
         ret = parsed;
+        goto out;
+    }
+    fmt = output_format_find(OUTPUT_DUMP, format);
+    if (schema) {
+        /* what data tools need to type the columns; takes no input */
+        if (!fmt->write_schema)
+            iot_error("dump --schema: the %s format has no columns (jsonl has)", format);
+        else if (inputs.n)
+            iot_error("dump --schema takes no INPUT");
+        else if (fmt->write_schema(stdout) < 0)
+            iot_error("cannot write the schema: %s", strerror(errno));
+        else
+            ret = 0;
+        goto out;
+    }
+    if (!inputs.n) {
+        /* needs_input, but for --schema */
+        iot_error("no input given");
+        opt_usage(&cmd, stderr);
         goto out;
     }
     for (size_t i = 0; i < NFILTERS; i++)
@@ -233,7 +253,6 @@ int cmd_dump(int argc, char **argv)
         }
         flt.ignore = &cfg;
     }
-    fmt = output_format_find(OUTPUT_DUMP, format);
     if (!fmt->write_event || dump_filter_any(&flt)) {
         ret = dump_analyzed(fmt, &inputs, strict, config, &flt);
         if (ret == 0 && have_cfg && config_failure(&cfg)) {

@@ -55,6 +55,8 @@ struct output_format {
        written put into the output (NULL: its bytes as they are) */
     void (*write_call)(void *arg, FILE *to, struct engine *e, const struct iot_event *ev);
     int (*put_element)(void *arg, const char *s, size_t len);
+    /* dump --schema: the type of each column the format writes; 0 or -1 */
+    int (*write_schema)(FILE *f);
 };
 
 /* The format of command c called name; NULL when c has none by that name. */
