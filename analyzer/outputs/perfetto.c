@@ -29,6 +29,7 @@ struct run {
     int64_t busy;               /* the calls' summed durations */
     uint64_t calls, bytes;      /* bytes: what reads and writes moved */
     uint64_t ops[OP_WORDS];
+    struct run *next;           /* the next run of the same process (perfetto.procs) */
 };
 
 struct perfetto {
@@ -38,8 +39,9 @@ struct perfetto {
     struct hmap starts;
     /* the name last written for a track (track_key), so each is written once */
     struct hmap names;
-    /* (pid, tid) -> its pending run (struct run) */
-    struct hmap runs;
+    /* (pid, tid) -> its pending run (struct run), and pid -> the first of
+       its threads' runs, which its exit writes and frees */
+    struct hmap runs, procs;
     int first;                  /* no event written yet: no comma before it */
 };
 
@@ -228,9 +230,16 @@ static void on_call(struct perfetto *pf, struct engine *e, const struct iot_even
 
     if (r && r->calls && !(small && joins(r, ev, path)))
         write_run(pf, r);
-    if (small && !r && (r = calloc(1, sizeof(*r))) && hmap_put(&pf->runs, key, r) < 0) {
-        free(r);
-        r = NULL;
+    if (small && !r && (r = calloc(1, sizeof(*r)))) {
+        r->next = hmap_get(&pf->procs, (uint32_t)ev->pid);
+        if (hmap_put(&pf->runs, key, r) < 0) {
+            free(r);
+            r = NULL;
+        } else if (hmap_put(&pf->procs, (uint32_t)ev->pid, r) < 0) {
+            hmap_del(&pf->runs, key);   /* not freed at the exit: never made */
+            free(r);
+            r = NULL;
+        }
     }
     if (!small || !r) {
         next_element(pf);
@@ -256,18 +265,30 @@ static void on_call(struct perfetto *pf, struct engine *e, const struct iot_even
     }
 }
 
-/* Write the pending runs: all of them (pid 0), or a process's. */
-static void flush_runs(struct perfetto *pf, int32_t pid)
+/* Write a process's pending runs and free them: its threads are done. */
+static void end_runs(struct perfetto *pf, int32_t pid)
 {
-    for (size_t k = 0; k < pf->runs.cap; k++) {
-        struct run *r;
+    struct run *r = hmap_del(&pf->procs, (uint32_t)pid), *next;
 
-        if (!pf->runs.used || !pf->runs.used[k])
-            continue;
-        r = pf->runs.vals[k];
-        if (r->calls && (!pid || r->first.pid == pid))
+    for (; r; r = next) {
+        next = r->next;
+        if (r->calls)
             write_run(pf, r);
+        hmap_del(&pf->runs, track_key(r->first.pid, r->first.tid));
+        free(r);
     }
+}
+
+/* Write every pending run (the end of the trace); the runs are freed with the map. */
+static void write_all_runs(struct perfetto *pf)
+{
+    for (size_t k = 0; k < pf->runs.cap; k++)
+        if (pf->runs.used && pf->runs.used[k]) {
+            struct run *r = pf->runs.vals[k];
+
+            if (r->calls)
+                write_run(pf, r);
+        }
 }
 
 void perfetto_write_call(void *arg, FILE *to, struct engine *e, const struct iot_event *ev)
@@ -330,7 +351,7 @@ void perfetto_observe(void *arg, struct engine *e, const struct iot_event *const
                 name_meta(pf, "thread_name", ev->pid, ev->tid, ev->name);
             break;
         case IOT_EV_EXIT:
-            flush_runs(pf, ev->pid);
+            end_runs(pf, ev->pid);
             open_event(pf, "i", ev->pid, ev->tid ? ev->tid : ev->pid);
             fputs(",\"s\":\"p\",\"cat\":\"process\",\"name\":\"exit\",\"ts\":", pf->f);
             put_us(pf->f, ev->t);
@@ -365,7 +386,7 @@ int perfetto_end(struct perfetto *pf, const json_t *issues)
     struct hmap *maps[] = {&pf->starts, &pf->names, &pf->runs};   /* each value malloc'd */
     int ret;
 
-    flush_runs(pf, 0);
+    write_all_runs(pf);
     json_array_foreach(issues, i, is) {
         int32_t pid = (int32_t)json_integer_value(json_object_get(is, "pid"));
         int32_t tid = (int32_t)json_integer_value(json_object_get(is, "tid"));
@@ -398,6 +419,7 @@ int perfetto_end(struct perfetto *pf, const json_t *issues)
                 free(maps[j]->vals[k]);
         hmap_release(maps[j]);
     }
+    hmap_release(&pf->procs);   /* its values are the runs' */
     free(pf);
     return ret;
 }
