@@ -41,6 +41,16 @@ cmp -s plain.json got.json || not_ok "zstd log from standard input: issues diffe
 cat app.log.gz | "$IOANALYZE" - >got.json 2>/dev/null || not_ok "gzip log from a pipe"
 cmp -s plain.json got.json || not_ok "gzip log from a pipe: issues differ"
 
+# strace -ff logs compressed one by one: each file's pid is still its
+# name's, before the suffix (LOG.PID.gz), so the processes stay apart.
+mkdir ff
+for f in "$TOP"/tests/fixtures/strace/ff/*; do
+    gzip -c "$f" >"ff/$(basename "$f").gz"
+done
+"$IOANALYZE" dump "$TOP/tests/fixtures/strace/ff" >ff_plain.jsonl 2>/dev/null || die "dump of the -ff logs"
+"$IOANALYZE" dump ff >ff_gz.jsonl 2>/dev/null || not_ok "dump of the compressed -ff logs"
+cmp -s ff_plain.jsonl ff_gz.jsonl || not_ok "compressed -ff logs: not the plain logs' events"
+
 # JSONL: the dump of the log, compressed both ways, gives the same issues
 # and dumps back to the same lines.
 "$IOANALYZE" dump app.log >app.jsonl 2>/dev/null || die "dump of the log"
