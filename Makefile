@@ -55,6 +55,8 @@ LDFLAGS  += $(SANITIZE)
 # recorder and the launcher do not.
 PKG_CFLAGS = $(shell pkg-config --cflags jansson libzstd libpcre2-8 libdw 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs jansson libzstd libpcre2-8 2>/dev/null)
+# zlib: the analyzer's inputs read gzip-compressed logs (inputs/decompress.c)
+Z_LIBS     = $(shell pkg-config --libs zlib 2>/dev/null)
 DW_LIBS    = $(shell pkg-config --libs libdw 2>/dev/null)
 TEST_LIBS  = $(shell pkg-config --libs cunit 2>/dev/null)
 CPPFLAGS  += $(PKG_CFLAGS)
@@ -151,7 +153,7 @@ $(call obj,$(RULES_SRC)): CFLAGS += -fvisibility=hidden
 
 $(IOANALYZE): $(call obj,$(ANALYZER_SRC) $(INPUTS_SRC) $(RULES_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(PKG_LIBS) $(Z_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
 # The preload library links the format library statically so it carries no
 # dependency the traced program might lack; its symbols stay hidden
@@ -186,11 +188,11 @@ $(IORECORD): $(call obj,$(LAUNCHER_SRC) $(RECSHARED_SRC)) $(LIBIOTRACE)
 ANALYZER_LIB_OBJ := $(call obj,$(filter-out analyzer/cli/main.c,$(ANALYZER_SRC)) $(INPUTS_SRC) $(RULES_SRC))
 $(UNIT_TESTS): $(call obj,$(UNIT_SRC)) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) $(TEST_LIBS) -ldl -lpthread -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(Z_LIBS) $(DW_LIBS) $(TEST_LIBS) -ldl -lpthread -lm
 
 $(FUZZ_REPLAY): $(call obj,tests/fuzz/replay.c $(FUZZ_SRC)) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(Z_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
 # Samples and test programs are ordinary programs: no ioscope code inside.
 # Samples export their symbols (-rdynamic) so stacks in their issues name
@@ -214,7 +216,7 @@ $(LIB)/fleet/%: fleet/%
 
 $(BIN)/bench/%: bench/%.c $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(INC_all) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(DW_LIBS) -ldl -lpthread -lm
+	$(CC) $(CPPFLAGS) $(INC_all) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(Z_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
 check: all
 	@$(MAKE) --no-print-directory unit e2e-fast

@@ -36,10 +36,10 @@ engine.dir      := analyzer/engine
 engine.uses     := rules formats common
 engine.public   := engine.h issue.h config.h symbolize.h profile.h
 
-# reports, SARIF, the CI fingerprints and diff, dumps
+# reports, SARIF, the CI fingerprints and diff, dumps and their filters
 outputs.dir     := analyzer/outputs
 outputs.uses    := engine rules formats common
-outputs.public  := report.h ci.h output_format.h
+outputs.public  := report.h ci.h output_format.h dump_filter.h dump_top.h
 
 # ioanalyze's commands and options
 cli.dir         := analyzer/cli

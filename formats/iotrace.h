@@ -552,6 +552,17 @@ struct iot_jsonl_extra {
 /* iot_jsonl_write, or with x the dump's line. */
 int iot_jsonl_write_line(FILE *f, const struct iot_event *ev, const struct iot_jsonl_extra *x);
 
+/* What a column of the dump's lines holds, null aside (STRINGS: an array of strings). */
+enum iot_jsonl_type {
+    IOT_JSONL_STRING, IOT_JSONL_INT32, IOT_JSONL_INT64, IOT_JSONL_UINT64, IOT_JSONL_STRINGS
+};
+struct iot_jsonl_column {
+    char name[40];
+    enum iot_jsonl_type type;
+};
+/* The dump line's columns in order into out[0..cap); returns how many there are. */
+size_t iot_jsonl_dump_columns(struct iot_jsonl_column *out, size_t cap);
+
 /* ----------------------------------------------------- small utilities */
 
 /* Write a JSON string literal (with quotes) of s[0..len) to f. */

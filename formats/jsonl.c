@@ -201,6 +201,52 @@ static inline int is_call_member(size_t off)
         ;
 }
 
+/*
+ * The bytes of s in hex when they are not UTF-8 (a path is bytes: the
+ * string beside it shows each stray byte as U+FFFD, and two paths can
+ * become one), else null: the lossless column is there only when needed.
+ */
+static void put_hex_if_not_utf8(struct line *l, const char *s)
+{
+    static const char digits[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = s ? strlen(s) : 0, i = 0;
+
+    while (i < n) {
+        size_t k = u[i] < 0x80 ? 1 : iot_utf8_len(u + i, n - i);
+
+        if (!k)
+            break;
+        i += k;
+    }
+    if (i == n) {
+        line_put(l, "null", 4);
+        return;
+    }
+    line_reserve(l, 2 * n + 2);
+    line_put(l, "\"", 1);
+    for (i = 0; i < n; i++) {
+        char b[2] = {digits[u[i] >> 4], digits[u[i] & 15]};
+
+        line_put(l, b, 2);
+    }
+    line_put(l, "\"", 1);
+}
+
+/* A Unix time in ns also as a decimal string: exact for every reader,
+   those whose numbers are doubles included. */
+static void key_int_string_or_null(struct line *l, const char *k, int have, int64_t v)
+{
+    key(l, k);
+    if (!have) {
+        line_put(l, "null", 4);
+        return;
+    }
+    line_put(l, "\"", 1);
+    line_int(l, v);
+    line_put(l, "\"", 1);
+}
+
 /* key with its last two letters (ns) made ms, in buf */
 static const char *ms_key(const char *k, char *buf, size_t size)
 {
@@ -251,8 +297,9 @@ static void all_members(struct line *l, const struct iot_event *ev)
 #define JSONL_MS_TWIN_STR(l, k, own, v)
 #define JSONL_MS_TWIN_HEXID(l, k, own, v)
 #define JSONL_MS_TWIN_ARGV(l, k, own, v)
-#define JSONL_MS_TWIN_UNIXNS(l, k, own, v) \
-    key_int_or_null(l, ms_key(k, (char[40]){ 0 }, 40), own, (int64_t)(v) / 1000000)
+#define JSONL_MS_TWIN_UNIXNS(l, k, own, v)                                      \
+    (key_int_or_null(l, ms_key(k, (char[40]){ 0 }, 40), own, (int64_t)(v) / 1000000), \
+     key_int_string_or_null(l, k "_str", own, (int64_t)(v)))
     IOT_KIND_MEMBERS(JSONL_ALL_)
 #undef JSONL_ALL_
 }
@@ -300,6 +347,8 @@ int iot_jsonl_write_line(FILE *f, const struct iot_event *ev, const struct iot_j
     if (x && IOT_HAS_##name == IOT_HAS_PATH) {                              \
         key(&l, k);                                                         \
         put_str(&l, x->path, 1);                                            \
+        key(&l, "path_hex");                                                \
+        put_hex_if_not_utf8(&l, x->path);                                   \
     } else if (has & IOT_HAS_##name) {                                      \
         JSONL_PUT_##type(&l, ",\"" k "\":", ev->member);                     \
     } else if (x) {                                                         \
@@ -318,12 +367,86 @@ int iot_jsonl_write_line(FILE *f, const struct iot_event *ev, const struct iot_j
     return ret;
 }
 
+static void column(struct iot_jsonl_column *out, size_t cap, size_t *n, const char *name,
+                   enum iot_jsonl_type type)
+{
+    if (*n < cap) {
+        snprintf(out[*n].name, sizeof(out[*n].name), "%s", name);
+        out[*n].type = type;
+    }
+    (*n)++;
+}
+
+/*
+ * The dump line's columns, in its order (iot_jsonl_write_line with x): the
+ * same tables in the same order as the writer above, which a unit test
+ * holds to every line written.
+ */
+size_t iot_jsonl_dump_columns(struct iot_jsonl_column *out, size_t cap)
+{
+    size_t n = 0;
+
+#define JSONL_COL(k, type) column(out, cap, &n, k, IOT_JSONL_##type)
+    JSONL_COL("ev", STRING);
+    JSONL_COL("t", INT64);
+    JSONL_COL("unix_ms", INT64);
+    JSONL_COL("pid", INT32);
+    JSONL_COL("tid", INT32);
+    JSONL_COL("process", STRING);
+    JSONL_COL("op", STRING);
+    JSONL_COL("dur", INT64);
+    JSONL_COL("ret", INT64);
+#define JSONL_COL_I32     INT32
+#define JSONL_COL_U32     INT64
+#define JSONL_COL_I64     INT64
+#define JSONL_COL_OCT     INT64
+#define JSONL_COL_HEX     UINT64
+#define JSONL_COL_STR     STRING
+#define JSONL_COL_BUFMODE STRING
+#define JSONL_COL_UNIXNS  INT64
+#define JSONL_COL_U64     INT64
+#define JSONL_COL_HEXID   STRING
+#define JSONL_COL_ARGV    STRINGS
+#define JSONL_COL_TYPE_(t) JSONL_COL_TYPE2_(t)
+#define JSONL_COL_TYPE2_(t) IOT_JSONL_##t
+#define JSONL_COL_FIELD_(name, bit, member, type, k)                        \
+    column(out, cap, &n, k, JSONL_COL_TYPE_(JSONL_COL_##type));            \
+    if (IOT_HAS_##name == IOT_HAS_PATH)                                     \
+        JSONL_COL("path_hex", STRING);
+    IOT_FIELDS(JSONL_COL_FIELD_)
+#undef JSONL_COL_FIELD_
+#define JSONL_COL_TWIN_I32(k)
+#define JSONL_COL_TWIN_I64(k)
+#define JSONL_COL_TWIN_U64(k)
+#define JSONL_COL_TWIN_STR(k)
+#define JSONL_COL_TWIN_HEXID(k)
+#define JSONL_COL_TWIN_ARGV(k)
+#define JSONL_COL_TWIN_UNIXNS(k)                                            \
+    column(out, cap, &n, ms_key(k, (char[40]){ 0 }, 40), IOT_JSONL_INT64);  \
+    JSONL_COL(k "_str", STRING);
+#define JSONL_COL_MEMBER_(KIND, m, type, k, tk, need, ph)                   \
+    if (!is_call_member(offsetof(struct iot_event, m))) {                   \
+        column(out, cap, &n, k, JSONL_COL_TYPE_(JSONL_COL_##type));        \
+        JSONL_COL_TWIN_##type(k)                                            \
+    }
+    IOT_KIND_MEMBERS(JSONL_COL_MEMBER_)
+#undef JSONL_COL_MEMBER_
+#undef JSONL_COL
+    return n;
+}
+
 int iot_jsonl_write(FILE *f, const struct iot_event *ev)
 {
     return iot_jsonl_write_line(f, ev, NULL);
 }
 
 /* ------------------------------------------------------------ parsing */
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
 
 struct iot_jsonl_scratch {
     const char **argv;
@@ -430,6 +553,38 @@ static int need(struct parse *p, int r, const char *key)
 /* An optional field: sets the has-bit when present. */
 #define OPT(r, bit) do { int r_ = (r); if (r_ < 0) return -1; if (r_) ev->has |= (bit); } while (0)
 
+/*
+ * The path's bytes from "path_hex" when the line has it (the dump writes it
+ * when the path is not UTF-8): the path read back is the one recorded, not
+ * its U+FFFD-substituted text. 1 taken, 0 none, -1 malformed.
+ */
+static int get_path_hex(struct parse *p, struct iot_strtab *st, const char **out)
+{
+    json_t *v = json_object_get(p->obj, "path_hex");
+    const char *h;
+    size_t n;
+    char *bytes;
+
+    if (!v || json_is_null(v))
+        return 0;
+    h = json_string_value(v);
+    n = h ? strlen(h) : 1;
+    if (n % 2 || !(bytes = malloc(n / 2 + 1)))
+        return bad(p, "path_hex", "expected an even number of hex digits");
+    for (size_t i = 0; i < n; i += 2) {
+        int hi = hex_digit(h[i]), lo = hex_digit(h[i + 1]);
+
+        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+            free(bytes);
+            return bad(p, "path_hex", "expected hex digits of a path");
+        }
+        bytes[i / 2] = (char)(hi << 4 | lo);
+    }
+    *out = iot_intern(st, bytes, n / 2);
+    free(bytes);
+    return *out ? 1 : bad(p, "path_hex", "out of memory");
+}
+
 static int parse_call(struct parse *p, struct iot_event *ev, struct iot_strtab *st)
 {
     json_t *op = json_object_get(p->obj, "op");
@@ -467,6 +622,7 @@ static int parse_call(struct parse *p, struct iot_event *ev, struct iot_strtab *
     OPT(JSONL_GET_##type(key, member), IOT_HAS_##name);
     IOT_FIELDS(JSONL_GET_FIELD_)
 #undef JSONL_GET_FIELD_
+    OPT(get_path_hex(p, st, &ev->path), IOT_HAS_PATH);
     return 0;
 }
 
@@ -545,6 +701,8 @@ static int parse_kind(struct parse *p, struct iot_event *ev, struct iot_strtab *
     }
     IOT_KIND_MEMBERS(JSONL_GET_MEMBER_)
 #undef JSONL_GET_MEMBER_
+    if (ev->kind == IOT_EV_MODULE && get_path_hex(p, st, &ev->path) < 0)
+        return -1;
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decompress.h"
 #include "grow.h"
 #include "infile.h"
 #include "iotrace.h"
@@ -16,11 +17,18 @@ struct infile {
     struct stat sb;             /* as opened: a reopen must find the same dev:ino */
     int fd;                     /* -1: parked or done */
     FILE *f;                    /* over fd, made at the first read */
-    off_t pos;                  /* where a parked file resumes */
+    off_t pos;                  /* where a parked file resumes (a compressed one: in
+                                   its compressed bytes, counted as they are read) */
     int unseekable, is_stdin, done;
     char *head;                 /* an unseekable file's peeked bytes, given back first */
     size_t nhead, headpos;
     uint64_t nread;             /* an unseekable file's bytes read so far, peek included */
+    struct decomp *dec;         /* a compressed file's decoder: f gives its decoded bytes
+                                   and outlives a parking, only fd is closed */
+    char *dtext;                /* decoded bytes: [dpos, dready) are given next, the
+                                   rest of [0, dlen) waits for its line's end */
+    size_t dlen, dcap, dready, dpos;
+    int deof;
     struct infile *prev, *next; /* open regular files, most recently read first */
 };
 
@@ -72,7 +80,7 @@ static void release(struct infile *f)
     if (f->fd < 0)
         return;
     if (!f->unseekable) {
-        if (f->f) {
+        if (f->f && !f->dec) {
             off_t at = ftello(f->f);
 
             f->pos = at < 0 ? f->pos : at;
@@ -80,11 +88,12 @@ static void release(struct infile *f)
         lru_unlink(f->pool, f);
         f->pool->nopen--;
     }
-    if (f->f)
+    if (f->f && !f->dec) {
         fclose(f->f);   /* closes fd too (standard input: a duplicate) */
-    else if (!f->is_stdin || f->fd != 0)
+        f->f = NULL;
+    } else if (!f->is_stdin || f->fd != 0) {
         close(f->fd);
-    f->f = NULL;
+    }
     f->fd = -1;
 }
 
@@ -132,6 +141,10 @@ static int peek_enough(const char *peek, size_t n)
 {
     size_t i = 0;
 
+    /* compressed (a native trace is zstd too): what it decodes to is
+       detected, from as much of it as the peek holds */
+    if (decomp_detect(peek, n) != DECOMP_NONE)
+        return n >= INFILE_PEEK;
     while (i < n && strchr(" \t\r\n", peek[i]))
         i++;
     return iot_is_native_trace(peek, n) || memchr(peek + i, '\n', n - i) != NULL;
@@ -239,6 +252,8 @@ uint64_t infile_pos(const struct infile *f)
 
     if (f->unseekable)
         return f->nread;
+    if (f->dec && !f->done)
+        return (uint64_t)f->pos;   /* its compressed bytes, as its size is */
     if (f->done)
         return (uint64_t)f->sb.st_size;
     if (f->f && (at = ftello(f->f)) >= 0)
@@ -274,6 +289,115 @@ static int unpark(struct infile *f)
     return 0;
 }
 
+/* A compressed file's next compressed bytes (decomp_src_fn), its
+   descriptor reopened where it stopped when it was parked. */
+static ssize_t compressed_read(void *ctx, void *buf, size_t size)
+{
+    struct infile *f = ctx;
+    ssize_t n;
+
+    if (f->unseekable)
+        return unseekable_read(f, buf, size);
+    if (f->fd < 0 && unpark(f) < 0)
+        return -1;
+    if (f->pool->lru_first != f) {
+        lru_unlink(f->pool, f);
+        lru_push(f->pool, f);
+    }
+    do
+        n = read(f->fd, buf, size);
+    while (n < 0 && errno == EINTR);
+    if (n > 0)
+        f->pos += n;
+    return n;
+}
+
+/* A decoded line longer than this is given without waiting for its end. */
+#define DECODED_LINE_MAX (1u << 20)
+#define DECODED_STEP (64u * 1024)
+
+/*
+ * The decoded bytes, whole lines at a time: a stream cut short ends on the
+ * last whole line, so its damage is said once (infile_damage) instead of
+ * also as a malformed last line.
+ */
+static ssize_t decoded_read(void *cookie, char *buf, size_t size)
+{
+    struct infile *f = cookie;
+
+    for (;;) {
+        ssize_t n;
+        char *nl;
+
+        if (f->dpos < f->dready) {
+            size_t k = f->dready - f->dpos < size ? f->dready - f->dpos : size;
+
+            memcpy(buf, f->dtext + f->dpos, k);
+            f->dpos += k;
+            if (f->dpos == f->dready) {
+                memmove(f->dtext, f->dtext + f->dready, f->dlen - f->dready);
+                f->dlen -= f->dready;
+                f->dready = f->dpos = 0;
+            }
+            return (ssize_t)k;
+        }
+        if (f->deof) {
+            /* an intact stream's unterminated last line is a line */
+            if (!f->dlen || decomp_damage(f->dec))
+                return 0;
+            f->dready = f->dlen;
+            continue;
+        }
+        if (iot_grow(&f->dtext, &f->dcap, f->dlen + DECODED_STEP, 1) < 0) {
+            errno = ENOMEM;
+            return -1;
+        }
+        n = decomp_read(f->dec, f->dtext + f->dlen, DECODED_STEP);
+        if (n < 0)
+            return -1;
+        if (n == 0) {
+            f->deof = 1;
+            continue;
+        }
+        nl = memrchr(f->dtext + f->dlen, '\n', (size_t)n);
+        f->dlen += (size_t)n;
+        if (nl)
+            f->dready = (size_t)(nl - f->dtext) + 1;
+        else if (f->dlen > DECODED_LINE_MAX)
+            f->dready = f->dlen;
+    }
+}
+
+/* The descriptor is the infile's to close (release): the FILE holds none. */
+static int decoded_close(void *cookie)
+{
+    (void)cookie;
+    return 0;
+}
+
+int infile_decompress(struct infile *f, enum decomp_kind kind)
+{
+    cookie_io_functions_t io = {.read = decoded_read, .close = decoded_close};
+
+    if (f->f || f->dec || f->done) {
+        errno = EINVAL;
+        return -1;
+    }
+    f->dec = decomp_create(kind, compressed_read, f);
+    if (!f->dec || !(f->f = fopencookie(f, "r", io))) {
+        decomp_free(f->dec);
+        f->dec = NULL;
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+const char *infile_damage(const struct infile *f)
+{
+    return f->dec ? decomp_damage(f->dec) : NULL;
+}
+
 FILE *infile_file(struct infile *f)
 {
     if (f->done) {
@@ -281,7 +405,7 @@ FILE *infile_file(struct infile *f)
         return NULL;
     }
     if (f->f) {
-        if (!f->unseekable && f->pool->lru_first != f) {
+        if (!f->unseekable && f->fd >= 0 && f->pool->lru_first != f) {
             lru_unlink(f->pool, f);
             lru_push(f->pool, f);
         }
@@ -308,6 +432,18 @@ FILE *infile_file(struct infile *f)
 void infile_done(struct infile *f)
 {
     release(f);
+    if (f->dec) {
+        if (f->f)
+            fclose(f->f);
+        f->f = NULL;
+        free(f->dtext);
+        f->dtext = NULL;
+        /* its damage is asked after the reading: keep the message */
+        if (!decomp_damage(f->dec)) {
+            decomp_free(f->dec);
+            f->dec = NULL;
+        }
+    }
     free(f->head);
     f->head = NULL;
     f->done = 1;
@@ -344,6 +480,7 @@ void infiles_free(struct infiles *p)
         return;
     for (size_t i = 0; i < p->n; i++) {
         infile_done(p->all[i]);
+        decomp_free(p->all[i]->dec);
         free(p->all[i]->path);
         free(p->all[i]);
     }

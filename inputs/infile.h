@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "decompress.h"
+
 /* What detection reads of each file at most. */
 #define INFILE_PEEK 4096
 
@@ -56,6 +58,16 @@ uint64_t infile_pos(const struct infile *f);
  * now names another file) or the file is done.
  */
 FILE *infile_file(struct infile *f);
+/*
+ * From now on the file is read decompressed: infile_file gives the bytes the
+ * kind's stream decodes to, from its start (the peek is not taken from it).
+ * A parked file keeps its decoder and resumes in its compressed bytes.
+ * 0, or -1 with errno set (ENOMEM; EINVAL once it has been read).
+ */
+int infile_decompress(struct infile *f, enum decomp_kind kind);
+/* A compressed file's damage (decomp_damage), also once it is done; NULL when intact. */
+const char *infile_damage(const struct infile *f);
+
 /* Done reading: its descriptor is released for good. */
 void infile_done(struct infile *f);
 

@@ -106,6 +106,28 @@ static int detect(const char *buf, size_t n)
     return -1;
 }
 
+/*
+ * The kind of the file opened as inf, from its first bytes peek[0..n);
+ * -1 when unrecognisable, -2 out of memory. A strace log or JSONL file
+ * compressed with gzip or zstd is read decompressed from then on; a native
+ * trace begins with zstd's magic too, and is one when its start does not
+ * decode to a log or JSONL.
+ */
+static int detect_file(struct infile *inf, const char *peek, size_t n)
+{
+    enum decomp_kind z = decomp_detect(peek, n);
+
+    if (z != DECOMP_NONE) {
+        char plain[INFILE_PEEK];
+        ssize_t k = decomp_peek(z, peek, n, plain, sizeof(plain));
+        int kind = k > 0 ? detect(plain, (size_t)k) : -1;
+
+        if (kind == INPUT_JSONL || kind == INPUT_STRACE)
+            return infile_decompress(inf, z) < 0 ? -2 : kind;
+    }
+    return detect(peek, n);
+}
+
 static int source_next(struct input *in, struct source *s, struct iot_event *ev)
 {
     char errbuf[IOT_ERRBUF_SIZE];   /* not zero-filled: this runs per event */
@@ -301,10 +323,13 @@ static int add_input(struct input *in, const char *path)
         iot_error("cannot open trace '%s': %s", path, strerror(errno));
         return -1;
     }
-    kind = detect(peek, npeek);
+    kind = detect_file(inf, peek, npeek);
     if (kind < 0) {
         infile_done(inf);
-        iot_error("'%s': not a trace, JSONL event file or strace log", path);
+        if (kind == -2)
+            iot_error("out of memory");
+        else
+            iot_error("'%s': not a trace, JSONL event file or strace log", path);
         return -1;
     }
     if (add_file(in, path, (enum input_kind)kind, inf) < 0) {
@@ -321,8 +346,10 @@ static enum input_dir_took take_dir_file(void *ctx, const char *path)
     char peek[INFILE_PEEK];
     size_t npeek;
     struct infile *inf = infile_open(in->pool, path, peek, &npeek);
-    int kind = inf ? detect(peek, npeek) : -1;
+    int kind = inf ? detect_file(inf, peek, npeek) : -1;
 
+    if (kind == -2)
+        return INPUT_DIR_NO_MEMORY;
     if (kind >= 0)
         return add_file(in, path, (enum input_kind)kind, inf) < 0 ? INPUT_DIR_NO_MEMORY
                                                                     : INPUT_DIR_TAKEN;
@@ -536,6 +563,14 @@ int input_report_damage(struct input *in)
                      (unsigned long long)in->src[i].unknown,
                      (unsigned long long)in->src[i].unknown_line, in->src[i].unknown_what);
     damaged = report_strace(in);
+    for (size_t i = 0; i < in->nfiles; i++) {
+        const char *what = infile_damage(in->infs[i]);
+
+        if (what) {
+            iot_warn("'%s': %s: what it held up to there is read", in->files[i].name, what);
+            damaged = 1;
+        }
+    }
     for (size_t i = 0; i < in->nsrc; i++) {
         const struct source *s = &in->src[i];
 

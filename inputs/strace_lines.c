@@ -161,15 +161,27 @@ int strace_log_advance(struct strace_src *s, struct strace_log *l)
     return rc;
 }
 
-/* The pid in a -ff log name "LOG.PID", or 0. */
+/* The pid in a -ff log name "LOG.PID", or 0; a log compressed after (gzip
+   or zstd: decompress.h) keeps its pid before the suffix, "LOG.PID.gz". */
 static int32_t pid_from_name(const char *name)
 {
-    const char *dot = name ? strrchr(name, '.') : NULL;
+    static const char *const suffixes[] = {".gz", ".zst"};
+    size_t n = name ? strlen(name) : 0;
+    const char *dot;
     long v = 0;
 
-    if (!dot || !dot[1])
+    for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+        size_t k = strlen(suffixes[i]);
+
+        if (n > k && strcmp(name + n - k, suffixes[i]) == 0) {
+            n -= k;
+            break;
+        }
+    }
+    dot = n ? memrchr(name, '.', n) : NULL;
+    if (!dot || dot + 1 == name + n)
         return 0;
-    for (const char *p = dot + 1; *p; p++) {
+    for (const char *p = dot + 1; p < name + n; p++) {
         if (*p < '0' || *p > '9' || v > INT32_MAX / 10)
             return 0;
         v = v * 10 + (*p - '0');

@@ -19,6 +19,8 @@
  * ioanalyze's own JSONL reader takes null as absent, so the dump reads back
  * as the same events. The lines are iot_jsonl_write's, with every key.
  */
+#include <string.h>
+
 #include "dump_jsonl.h"
 #include "path.h"
 
@@ -44,4 +46,46 @@ void dump_jsonl_observe(void *arg, struct engine *e, const struct iot_event *con
         }
         iot_jsonl_write_line(f, ev, &x);
     }
+}
+
+/* Each column type as DuckDB's read_json(columns=...) and pandas take it. */
+static const struct {
+    enum iot_jsonl_type type;
+    const char *duckdb, *pandas;
+} column_types[] = {
+    {IOT_JSONL_STRING, "VARCHAR", "string"},
+    {IOT_JSONL_INT32, "INTEGER", "Int32"},
+    {IOT_JSONL_INT64, "BIGINT", "Int64"},
+    {IOT_JSONL_UINT64, "UBIGINT", "UInt64"},
+    {IOT_JSONL_STRINGS, "VARCHAR[]", "object"},
+};
+
+/* "name": "TYPE" for every column, in the dump's order, as one object. */
+static void write_map(FILE *f, const struct iot_jsonl_column *cols, size_t n, int pandas)
+{
+    fputs("{", f);
+    for (size_t i = 0; i < n; i++) {
+        const char *t = "VARCHAR";
+
+        for (size_t k = 0; k < sizeof(column_types) / sizeof(column_types[0]); k++)
+            if (column_types[k].type == cols[i].type)
+                t = pandas ? column_types[k].pandas : column_types[k].duckdb;
+        fprintf(f, "%s\n    \"%s\": \"%s\"", i ? "," : "", cols[i].name, t);
+    }
+    fputs("\n  }", f);
+}
+
+int dump_jsonl_schema(FILE *f)
+{
+    struct iot_jsonl_column cols[96];
+    size_t n = iot_jsonl_dump_columns(cols, sizeof(cols) / sizeof(cols[0]));
+
+    if (n > sizeof(cols) / sizeof(cols[0]))
+        return -1;
+    fputs("{\n  \"duckdb\": ", f);
+    write_map(f, cols, n, 0);
+    fputs(",\n  \"pandas\": ", f);
+    write_map(f, cols, n, 1);
+    fputs("\n}\n", f);
+    return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }

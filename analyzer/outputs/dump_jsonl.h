@@ -13,4 +13,12 @@
 /* struct analyze_opts' observe hook: arg is the FILE written to. */
 void dump_jsonl_observe(void *arg, struct engine *e, const struct iot_event *const *evs, size_t n);
 
+/*
+ * The type of every column of the dump's lines, as one JSON object of two
+ * maps in the lines' order: "duckdb" (for read_json's columns=) and
+ * "pandas" (nullable dtypes: Int64, UInt64, string). 0, or -1 on a write
+ * error.
+ */
+int dump_jsonl_schema(FILE *f);
+
 #endif /* DUMP_JSONL_H */

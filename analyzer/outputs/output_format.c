@@ -27,6 +27,19 @@ static int perfetto_finish(void *state, const json_t *issues)
     return perfetto_end(state, issues);
 }
 
+static void dump_jsonl_call(void *arg, FILE *to, struct engine *e, const struct iot_event *ev)
+{
+    (void)arg;
+    dump_jsonl_observe(to, e, &ev, 1);
+}
+
+static void dump_text_call(void *arg, FILE *to, struct engine *e, const struct iot_event *ev)
+{
+    (void)arg;
+    (void)e;
+    dump_text(to, ev);
+}
+
 static const struct output_format formats[] = {
     {OUTPUT_ANALYZE, "json", "the issues as one JSON array (the default into a pipe or file)",
      .write_issues = issues_write_json},
@@ -39,12 +52,13 @@ static const struct output_format formats[] = {
     {OUTPUT_ANALYZE, "html", "the report as one HTML page",
      .write_issues = write_report_html, .report = 1},
     {OUTPUT_DUMP, "jsonl", "the events as JSONL, the interchange format every command reads (the default)",
-     .observe = dump_jsonl_observe},
+     .observe = dump_jsonl_observe, .write_call = dump_jsonl_call,
+     .write_schema = dump_jsonl_schema},
     {OUTPUT_DUMP, "text", "one aligned text line per event",
-     .write_event = dump_text},
+     .write_event = dump_text, .write_call = dump_text_call},
     {OUTPUT_DUMP, "perfetto", "a timeline for Perfetto (Chrome trace-event JSON), the issues marked",
      .observe = perfetto_observe, .begin = perfetto_start, .end = perfetto_finish,
-     .want_issues = 1},
+     .want_issues = 1, .write_call = perfetto_write_call, .put_element = perfetto_put_element},
     {OUTPUT_DIFF, "json", "{\"new\":[...],\"fixed\":[...],\"unchanged\":N} (the default)",
      .write_diff = diff_write_json},
     {OUTPUT_DIFF, "text", "the new issues first, then the fixed ones, a few lines each",

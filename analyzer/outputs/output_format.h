@@ -63,6 +63,13 @@ struct output_format {
     void (*write_event)(FILE *f, const struct iot_event *ev);
     /* diff: the diff once both sides are matched. 0, or -1 on a write error. */
     int (*write_diff)(FILE *f, const struct output_diff *in);
+    /* dump --top: one call written to `to` as one element of the output
+       (arg: the state begin made, else the output FILE), and an element so
+       written put into the output (NULL: its bytes as they are) */
+    void (*write_call)(void *arg, FILE *to, struct engine *e, const struct iot_event *ev);
+    int (*put_element)(void *arg, const char *s, size_t len);
+    /* dump --schema: the type of each column the format writes; 0 or -1 */
+    int (*write_schema)(FILE *f);
 };
 
 /* The format of command c called name; NULL when c has none by that name. */

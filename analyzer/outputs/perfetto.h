@@ -21,6 +21,10 @@ struct perfetto;
 struct perfetto *perfetto_begin(FILE *f);
 /* struct analyze_opts' observe hook: arg is the struct perfetto. */
 void perfetto_observe(void *arg, struct engine *e, const struct iot_event *const *evs, size_t n);
+/* dump --top (output_format.h): one call as one complete event to `to`,
+   and such an event put into the array. */
+void perfetto_write_call(void *arg, FILE *to, struct engine *e, const struct iot_event *ev);
+int perfetto_put_element(void *arg, const char *s, size_t len);
 /* The issues as instants on their threads, then the end of the JSON; frees
    pf. 0, or -1 on a write error. */
 int perfetto_end(struct perfetto *pf, const json_t *issues);

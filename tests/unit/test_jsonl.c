@@ -3,6 +3,7 @@
  * SPEC examples parse, malformed lines are refused with the key named.
  */
 #include <CUnit/CUnit.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,12 +251,99 @@ static void test_escaping(void)
     free(out);
 }
 
+/* Whether v (not null) is what a column of type t holds. */
+static int of_type(const json_t *v, enum iot_jsonl_type t)
+{
+    switch (t) {
+    case IOT_JSONL_STRING:
+        return json_is_string(v);
+    case IOT_JSONL_INT32:
+        return json_is_integer(v) && json_integer_value(v) >= INT32_MIN &&
+               json_integer_value(v) <= INT32_MAX;
+    case IOT_JSONL_INT64:
+    case IOT_JSONL_UINT64:
+        return json_is_integer(v);
+    case IOT_JSONL_STRINGS:
+        return json_is_array(v);
+    }
+    return 0;
+}
+
+/*
+ * Every dump line has the columns iot_jsonl_dump_columns lists (what
+ * `dump --schema` gives data tools), in its order, each null or of its
+ * type; a path that is not UTF-8 also has its bytes in hex, the Unix start
+ * also as a string.
+ */
+static void test_dump_columns(void)
+{
+    static const char *const argv[] = { "app", NULL };
+    const struct iot_event evs[] = {
+        { .kind = IOT_EV_CALL, .op = IOT_OP_OPEN, .pid = 7, .tid = 8, .t = 5, .dur = 3,
+          .ret = 3, .has = IOT_HAS_PATH | IOT_HAS_FLAGS, .path = "/d/\xff\xfe", .flags = 0 },
+        { .kind = IOT_EV_CALL, .op = IOT_OP_READ, .pid = 7, .tid = 8, .t = 6, .dur = 3,
+          .ret = 10, .has = IOT_HAS_FD | IOT_HAS_SIZE, .fd = 3, .size = 10 },
+        { .kind = IOT_EV_PROCESS, .pid = 7, .tid = 7, .t = 1, .ppid = 1, .exe = "/bin/app",
+          .argc = 1, .argv = argv, .start_unix_ns = 1763800000123456789LL },
+        { .kind = IOT_EV_THREAD, .pid = 7, .tid = 8, .t = 2, .name = "worker" },
+        { .kind = IOT_EV_EXIT, .pid = 7, .tid = 7, .t = 9, .status = 137, .signal = 9,
+          .has = IOT_HAS_SIGNAL },
+        { .kind = IOT_EV_MODULE, .pid = 7, .tid = 7, .t = 3, .path = "/lib/libz.so.1",
+          .bias = 0x7f0000001000ull, .build_id = "8563cc5c" },
+    };
+    const char *paths[] = { "/d/\xff\xfe", "/d/caf\xc3\xa9", NULL, NULL, NULL, "/lib/libz.so.1" };
+    struct iot_jsonl_column cols[96];
+    size_t ncols = iot_jsonl_dump_columns(cols, 96);
+
+    CU_ASSERT_FATAL(ncols > 30 && ncols <= 96);
+    for (size_t k = 0; k < sizeof(evs) / sizeof(evs[0]); k++) {
+        struct iot_jsonl_extra x = { 1, 42, "app", paths[k] };
+        size_t len, i = 0;
+        char *line = line_of(&evs[k], &x, &len);
+        json_t *o = json_loadb(line, len, 0, NULL), *v;
+        const char *key;
+
+        CU_ASSERT_FATAL(o != NULL);
+        json_object_foreach(o, key, v) {
+            CU_ASSERT(i < ncols && strcmp(key, cols[i].name) == 0);
+            CU_ASSERT(i >= ncols || json_is_null(v) || of_type(v, cols[i].type));
+            i++;
+        }
+        CU_ASSERT_EQUAL(i, ncols);
+        v = json_object_get(o, "path_hex");
+        if (k == 0) {
+            struct iot_strtab *st = iot_strtab_create();
+            struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
+            struct iot_event back;
+            char err[IOT_ERRBUF_SIZE];
+
+            CU_ASSERT_STRING_EQUAL(json_string_value(v), "2f642ffffe");
+            /* read back, the path is the bytes recorded, not their U+FFFD text */
+            CU_ASSERT_EQUAL(iot_jsonl_parse(line, len, &back, st, sc, err), 1);
+            CU_ASSERT(back.path && strcmp(back.path, paths[0]) == 0);
+            iot_jsonl_scratch_free(sc);
+            iot_strtab_free(st);
+        } else {
+            CU_ASSERT(json_is_null(v));   /* UTF-8 (or none): the path says it all */
+        }
+        v = json_object_get(o, "start_unix_ns_str");
+        if (evs[k].kind == IOT_EV_PROCESS) {
+            CU_ASSERT_STRING_EQUAL(json_string_value(v), "1763800000123456789");
+        } else {
+            CU_ASSERT(json_is_null(v));
+        }
+        json_decref(o);
+        free(line);
+    }
+}
+
 void jsonl_suite(void)
 {
     CU_pSuite s = CU_add_suite("jsonl", NULL, NULL);
 
     CU_add_test(s, "events -> JSONL -> events", test_roundtrip);
     CU_add_test(s, "every kind, its own line and the dump's, back equal", test_every_kind);
+    CU_add_test(s, "the dump's columns, their order and types", test_dump_columns);
     CU_add_test(s, "SPEC examples", test_spec_examples);
     CU_add_test(s, "malformed lines name the key", test_malformed);
     CU_add_test(s, "a newer writer's op or event is skipped", test_unknown);
