@@ -230,8 +230,7 @@ int cmd_dump(int argc, char **argv)
     }
     if (!inputs.n) {
         /* needs_input, but for --schema */
-        iot_error("no input given");
-        opt_usage(&cmd, stderr);
+        opt_usage_error(&cmd, "no input given");
         goto out;
     }
     for (size_t i = 0; i < NFILTERS; i++)
