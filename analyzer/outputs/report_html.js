@@ -360,6 +360,9 @@
       el("p", {text: is.message}),
       is.fix ? el("div", {cls: "fix"}, [el("b", {text: "Fix: "}), is.fix]) : null,
       is.stack ? el("pre", {text: is.stack}) : null,
+      // where the file was opened, when the harmful calls are elsewhere: its top frames
+      is.open_stack ? el("pre", {cls: "opened", text: "opened at:\n" +
+        is.open_stack.split("\n").slice(0, 3).join("\n")}) : null,
       is.t !== undefined ? el("button", {text: "show in timeline", onclick: function () {
         var span = Math.max(full / 50, 10000);
         view.a = is.t - span / 2;

@@ -127,9 +127,30 @@ static void impact_line(FILE *f, const json_t *is, const struct paint *c)
     fputc('\n', f);
 }
 
+/* How many frames of the open's stack "opened at:" shows: where the file
+   came from, not the whole way there. */
+#define OPEN_FRAMES_SHOWN 3
+
+/* "label:" and the stack's frames under it, at most max of them (0: all). */
+static void stack_lines(FILE *f, const char *label, const char *stack, int max,
+                        const struct paint *c)
+{
+    fprintf(f, "    %s%s:%s\n", c->dim, label, c->off);
+    for (int n = 0; *stack && (max == 0 || n < max); n++) {
+        const char *nl = strchr(stack, '\n');
+        int len = nl ? (int)(nl - stack) : (int)strlen(stack);
+
+        fputs("      ", f);
+        iot_text_write(f, stack, (size_t)len);
+        fputc('\n', f);
+        stack += len + (nl != NULL);
+    }
+}
+
 static void issue_block(FILE *f, const json_t *is, const struct paint *c)
 {
     const char *stack = str(is, "stack"), *fix = rules_fix(str(is, "rule"));
+    const char *open_stack = str(is, "open_stack");
 
     fprintf(f, "  %s", c->bold);
     put(f, *str(is, "path") ? str(is, "path") : "(no path)");
@@ -145,18 +166,11 @@ static void issue_block(FILE *f, const json_t *is, const struct paint *c)
     fputc('\n', f);
     if (fix)
         fprintf(f, "    %sfix:%s %s\n", c->dim, c->off, fix);
-    if (*stack) {
-        fprintf(f, "    %sstack:%s\n", c->dim, c->off);
-        while (*stack) {
-            const char *nl = strchr(stack, '\n');
-            int len = nl ? (int)(nl - stack) : (int)strlen(stack);
-
-            fputs("      ", f);
-            iot_text_write(f, stack, (size_t)len);
-            fputc('\n', f);
-            stack += len + (nl != NULL);
-        }
-    }
+    /* the site of the harmful calls, then where the file was opened */
+    if (*stack)
+        stack_lines(f, "stack", stack, 0, c);
+    if (*open_stack)
+        stack_lines(f, "opened at", open_stack, OPEN_FRAMES_SHOWN, c);
     fputc('\n', f);
 }
 
