@@ -324,7 +324,9 @@ struct rule {
      * rename, mkdir, rmdir, link, symlink, chmod, chown, utimes, truncate,
      * readdir). c->kind is RULE_PATH_MAIN_BLOCKING; c->path is the file's
      * (an fd call's is its session's); c->stack is the call's own, or,
-     * for an fd call recorded without one, its session's open stack.
+     * for an fd call recorded without one (the recorder stacks a sync at
+     * its site's first calls), the stack its session's earlier calls of
+     * that kind carried most, else its open stack.
      */
     void (*on_main_call)(void *state, const struct rule_ctx *ctx,
                          const struct rule_path_call *c);

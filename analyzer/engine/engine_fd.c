@@ -98,6 +98,13 @@ static const char *site_top(const struct ofd *o, unsigned kind, const char *none
     return top ? top->stack : none;
 }
 
+const char *ofd_site_of(const struct ofd *o, unsigned op)
+{
+    unsigned kind = site_kind(op);
+
+    return kind == OFD_SITE_KINDS ? o->s.stack : site_top(o, kind, o->s.stack);
+}
+
 /*
  * Whose session it is: a file opened by one process and used by another
  * only, from its main thread (calls_on: that tid), is judged as the

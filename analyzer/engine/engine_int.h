@@ -284,6 +284,9 @@ void ofd_unref(struct engine *e, struct ofd *o, int64_t t, int end);
 /* A call of op on o carried ev's stack: counted for o's site of op's kind
    (reads, writes, syncs; other ops are not counted). */
 void ofd_site_seen(struct ofd *o, const struct iot_event *ev);
+/* The site of o's calls of op's kind seen so far (the stack the most of them
+   carried), else o's open stack: for a call of op recorded without one. */
+const char *ofd_site_of(const struct ofd *o, unsigned op);
 /* o is held as fd by process pid as it exits normally at t: a leak, or not. */
 void ofd_mark_leak(struct ofd *o, int32_t pid, int32_t fd, int64_t t);
 /* p's entry of fd, the table grown to hold it when create; NULL for an fd out of
