@@ -198,7 +198,9 @@ struct rule_session {
      * call of a site, so the most-seen stack is the busiest site's.
      * stack above stays the open's.
      */
-    const char *read_stack, *write_stack, *sync_stack;
+    const char *read_stack;
+    const char *write_stack;
+    const char *sync_stack;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it
