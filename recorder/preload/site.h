@@ -100,7 +100,8 @@ static inline __attribute__((always_inline)) int rec_site_due(int fd, unsigned c
     return rec_site_first(fd, cls, pc);
 }
 
-/* A call with no fd (a metadata call on a path): the process-wide doubling. */
+/* A call with no fd (a metadata call on a path): the process-wide doubling
+   up to the 64th call of the site, then every 64th. */
 int rec_site_sampled(uintptr_t pc);
 
 /* fd starts or ends a session: its sites are forgotten. */

@@ -17,8 +17,8 @@
  * hundreds of thousands, so a stack at every call (+~110 ns for the walk)
  * would cost the most exactly where the storms are. Instead each call site
  * (the return address into the program) gets a stack at its 1st, 2nd, 4th,
- * 8th ... call (site.h): a storm from one site always carries some, and
- * the sampling is a probe of the call-site table. The syncs on an fd
+ * ... 64th call, then at every 64th (site.h): a storm from one site
+ * always carries some, and the sampling is a probe of the call-site table. The syncs on an fd
  * (syncfs, sync_file_range) are sampled as fsync is: also at the first
  * call of each site in the fd's session.
  */
