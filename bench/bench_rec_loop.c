@@ -10,6 +10,10 @@
  * multi-threaded process: stdio takes the FILE's lock, and so does the
  * recorder's path).
  * open: one open + close of FILE per iteration (stack capture cost).
+ * write64: 64-byte write() to FILE; fsync: fsync() of FILE (open for
+ * writing, nothing dirty): loops of one call site, whose calls carry a stack
+ * only at the site's 1st, 2nd, 4th ... call (docs/recorder.md, "Call-site
+ * stacks").
  * spawn: fork, exec of /bin/true and waitpid per iteration (the cost of
  * each recorded process's start-up and exit).
  * fork64: fork, _exit and waitpid per iteration while 64 other threads do
@@ -43,11 +47,12 @@ static int64_t ns(clockid_t c)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-enum loop { READ1, PREAD4K, FWRITE64, FWRITE64U, FWRITE64T, OPEN, SPAWN, FORK64, NLOOPS };
+enum loop { READ1, PREAD4K, FWRITE64, FWRITE64U, FWRITE64T, OPEN, SPAWN, FORK64, WRITE64, FSYNC,
+            NLOOPS };
 
 static const char *const loop_names[NLOOPS] = {
     "read1", "pread4k", "fwrite64", "fwrite64u", "fwrite64t", "open", "spawn",
-    "fork64",
+    "fork64", "write64", "fsync",
 };
 
 static volatile int stop;
@@ -98,7 +103,7 @@ int main(int argc, char **argv)
         mode++;
     if (argc != 4 || mode == NLOOPS) {
         fprintf(stderr, "usage: bench_rec_loop read1|pread4k|fwrite64|fwrite64u|"
-                        "fwrite64t|open|spawn|fork64 CALLS FILE\n");
+                        "fwrite64t|open|spawn|fork64|write64|fsync CALLS FILE\n");
         return 2;
     }
     calls = atol(argv[2]);
@@ -107,6 +112,8 @@ int main(int argc, char **argv)
         fd = open("/dev/zero", O_RDONLY);
     else if (mode == FWRITE64 || mode == FWRITE64U || mode == FWRITE64T)
         f = fopen(argv[3], "w");
+    else if (mode == WRITE64 || mode == FSYNC)
+        fd = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     else
         fd = open(argv[3], O_RDONLY);
     if (fd < 0 && !f) {
@@ -147,6 +154,14 @@ int main(int argc, char **argv)
                 if (p == 0)
                     _exit(0);
                 if (p < 0 || waitpid(p, NULL, 0) != p)
+                    return 1;
+            } else if (mode == WRITE64) {
+                if (write(fd, buf, 64) != 64)
+                    return 1;
+                if ((i & 4095) == 4095 && lseek(fd, 0, SEEK_SET) != 0)
+                    return 1;   /* keep the file small: 256 KiB */
+            } else if (mode == FSYNC) {
+                if (fsync(fd) != 0)
                     return 1;
             } else if (mode == OPEN) {
                 int o = open(argv[3], O_RDONLY);

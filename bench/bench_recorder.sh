@@ -12,14 +12,22 @@
 #   fwrite64t fwrite() while a second thread waits: a multi-threaded
 #             process, where stdio and the recorder keep the stdio stream's lock
 #   open      open()+close() of a file, with and without call stacks
+#   write64   64-byte write() to a file, 1M calls, with and without stacks
+#   fsync     fsync() of a file, 100k calls, with and without stacks: one
+#             call site each, stacked at its 1st, 2nd, 4th ... call only;
+#             the file is on tmpfs (/dev/shm) where there is one, so that
+#             the figure is the recorder's cost, not a disk's (1-2 ms each)
 #   spawn     fork + exec /bin/true + waitpid (a recorded process's start-up
 #             and exit; CPU columns count only the parent)
 #   fork64    fork + _exit + waitpid while 64 threads do bursts of 1-byte reads
 # Setups: native; recorder (iorecord: the collector compresses and writes);
 # preload (LD_PRELOAD alone: each process compresses and writes its own
-# chunks); nostacks (iorecord --no-stacks, for open).
+# chunks); nostacks (iorecord --no-stacks, for open, write64 and fsync;
+# "stacks/nostacks" is the recorder's time over it, wall and thread CPU: a
+# loop of writes to disk varies in wall time more than stacks cost).
 # Goals: read1 +30 ns wall (1.2x), fwrite64 1.3x, open without
-# stacks 1.3x, spawn 1.5x, fork64 2x, <= 4 bytes/event. Figures only: never
+# stacks 1.3x and with them 1.4x, write64 and fsync with stacks under 1.05x
+# of nostacks, spawn 1.5x, fork64 2x, <= 4 bytes/event. Figures only: never
 # pass/fail on time.
 # BENCH_CALLS (default 2000000) sets the calls per run; strace gets 1/100.
 BUILD=${BUILD:-build}
@@ -36,7 +44,8 @@ if ldd "$BUILD/lib/libiorecord.so" | grep -q libasan; then
     echo "bench_recorder: a sanitizer build; measure a plain build"; exit 0
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-rec.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+shm=$(mktemp -d /dev/shm/ioscope-bench-rec.XXXXXX 2>/dev/null) || shm=$work
+trap 'rm -rf "$work" "$shm"' EXIT INT TERM
 head -c 1048576 /dev/urandom > "$work/cached.dat"
 cat "$work/cached.dat" > /dev/null
 have_strace=0
@@ -53,13 +62,23 @@ best3() {
     echo "$best"
 }
 
-file_for() { case $1 in fwrite64*) echo "$work/out.dat" ;; *) echo "$work/cached.dat" ;; esac; }
+file_for() {
+    case $1 in
+    fsync) echo "$shm/synced.dat" ;;
+    fwrite64* | write64) echo "$work/out.dat" ;;
+    *) echo "$work/cached.dat" ;;
+    esac
+}
+# the loops timed with and without stacks
+with_nostacks() { case $1 in open | write64 | fsync) return 0 ;; esac; return 1; }
 
 echo "calls per run: $N (strace: $((N / 100))); ns per call; best of 3 by thread CPU"
 printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' workload setup wall_ns thread_ns proc_ns x_wall x_proc bytes/event
-for w in read1 pread4k fwrite64 fwrite64u fwrite64t open spawn fork64; do
+for w in read1 pread4k fwrite64 fwrite64u fwrite64t open write64 fsync spawn fork64; do
     n=$N
     [ $w = open ] && n=$((N / 10))
+    [ $w = write64 ] && n=$((N / 2))
+    [ $w = fsync ] && n=$((N / 20))
     [ $w = spawn ] && n=$((N / 2000))
     [ $w = fork64 ] && n=$((N / 10000))
     f=$(file_for $w)
@@ -67,7 +86,7 @@ for w in read1 pread4k fwrite64 fwrite64u fwrite64t open spawn fork64; do
     set -- $nat; nw=$1; nc=$3
     printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' $w native $1 $2 $3 1.00 1.00 -
     for setup in recorder preload nostacks; do
-        [ $setup = nostacks ] && [ $w != open ] && continue
+        [ $setup = nostacks ] && ! with_nostacks $w && continue
         rm -f "$work/t.zst"
         case $setup in
         recorder) rec=$(best3 "$REC" -o "$work/t.zst" -- "$LOOP" $w $n "$f") ;;
@@ -85,6 +104,9 @@ for w in read1 pread4k fwrite64 fwrite64u fwrite64t open spawn fork64; do
             "$(echo "$1 $nw" | awk '{ printf "%.2f", $1 / $2 }')" \
             "$(echo "$3 $nc" | awk '{ printf "%.2f", $1 / $2 }')" \
             "$(echo "$size $calls" | awk '{ printf "%.2f", $1 / $2 }')"
+        [ $setup = recorder ] && stacked="$1 $2"
+        [ $setup = nostacks ] &&
+            echo "          stacks/nostacks: $(echo "$stacked $1 $2" | awk '{ printf "%.3f wall, %.3f thread CPU", $1 / $3, $2 / $4 }')"
         [ $w = read1 ] && [ $setup = recorder ] &&
             echo "          added per 1-byte read: $(echo "$1 $nw $2 $nat" | awk '{ printf "%d ns wall, %d ns thread CPU", $1 - $2, $3 - $5 }')"
     done

@@ -508,7 +508,7 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
     const uint8_t **held = &d->held[n];
     const uint8_t *p = d->p;  /* in a register for REPEATs; the others use d->p */
     uint64_t v, g, dur;       /* g, dur: a repeat's times */
-    int damaged;
+    int damaged, untimed = 0;
 
     while (p < d->end) {
         unsigned tag = *p++;
@@ -539,6 +539,14 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                 else
                     refill_prev(d, ev);
                 *held = d->prev_fields;
+            }
+            if (__builtin_expect(untimed && (ev->has & IOT_HAS_STACK), 0)) {
+                /* an untimed repeat carries no stack: it was the previous
+                   call's own (5.12); the slot is filled afresh for the next
+                   REPEAT */
+                ev->has &= ~IOT_HAS_STACK;
+                ev->stack = NULL;
+                *held = NULL;
             }
             if (__builtin_expect(damaged, 0)) {
                 /* a large gap or duration: this event is not plain, and the
@@ -620,6 +628,7 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             p += v;
             g = 0;
             dur = 0;
+            untimed = 1;
             goto repeat;
         } else if (tag >= IOT_TAG_EXT_FIRST && tag <= IOT_TAG_EXT_LAST) {
             /* a record of a kind a newer writer added: skipped whole */

@@ -85,6 +85,30 @@ static const struct per_file_site *top_site(const struct per_file *f, struct per
     return best;
 }
 
+/* One session's say on a kind's site: its stack, weighing its calls. */
+static void vote(struct per_file_vote *v, const char *stack, uint64_t calls)
+{
+    if (!stack || !*stack || calls == 0)
+        return;
+    if (v->stack == stack) {
+        v->weight += calls;
+    } else if (v->weight >= calls) {
+        v->weight -= calls;
+    } else {
+        v->stack = stack;
+        v->weight = calls - v->weight;
+    }
+}
+
+static void vote_sites(struct per_file *f, const struct rule_session *s)
+{
+    if (!RULE_HAS(struct rule_session, s, sync_stack))
+        return;
+    vote(&f->call_site[PER_FILE_READS], s->read_stack, s->reads);
+    vote(&f->call_site[PER_FILE_WRITES], s->write_stack, s->writes);
+    vote(&f->call_site[PER_FILE_SYNCS], s->sync_stack, s->syncs);
+}
+
 struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s)
 {
     struct per_file *f = NULL;
@@ -133,6 +157,7 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
         f->last_unix_ms = s->end_unix_ms;
     f->timed &= s->timed;
     f->random_writes += s->random_writes;
+    vote_sites(f, s);
     if (RULE_HAS(struct rule_session, s, write_wraps)) {
         f->unseen_io |= s->unseen_io;
         f->write_wraps += s->write_wraps;
@@ -181,6 +206,9 @@ struct rule_session per_file_session(const struct per_file *f)
     s.write_bytes = f->write_bytes;
     s.syncs = f->syncs;
     s.sync_ns = f->sync_ns;
+    s.read_stack = f->call_site[PER_FILE_READS].stack ? f->call_site[PER_FILE_READS].stack : "";
+    s.write_stack = f->call_site[PER_FILE_WRITES].stack ? f->call_site[PER_FILE_WRITES].stack : "";
+    s.sync_stack = f->call_site[PER_FILE_SYNCS].stack ? f->call_site[PER_FILE_SYNCS].stack : "";
     return s;
 }
 

@@ -45,6 +45,20 @@ struct per_file_first {
     int layer, op_type, directory;
 };
 
+/*
+ * Where a file's calls of one kind (reads, writes, syncs) were made over
+ * its sessions: each session's most-seen stack of that kind
+ * (rule_session's read_stack, ...), weighing its calls of that kind, in a
+ * weighted majority vote: a stack behind more than half of the calls
+ * stands; else the vote keeps the stack the later sessions favour. Two
+ * words per kind, as files are many.
+ */
+enum per_file_kind { PER_FILE_READS, PER_FILE_WRITES, PER_FILE_SYNCS, PER_FILE_KINDS };
+struct per_file_vote {
+    const char *stack;           /* interned; NULL none yet */
+    uint64_t weight;
+};
+
 struct per_file {
     struct per_file_first first; /* the first session added: pid, path, process, first site */
     struct per_file_sites *more; /* NULL while every session came from first's stack */
@@ -66,6 +80,7 @@ struct per_file {
        (NULL unknown); from an ioanalyze that fills them in (RULE_HAS). */
     const char *sync_op, *exe;
     int sync_ops_mixed;
+    struct per_file_vote call_site[PER_FILE_KINDS];
 };
 
 struct per_file_table {
@@ -78,7 +93,8 @@ struct per_file_table {
 struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s);
 /* A session for the issue of entry f: its first session, opened at the
    site that repeats most, with the whole file's figures (op, opSize,
-   buffer, cost, size, and the evidence's end). */
+   buffer, cost, size, and the evidence's end) and its call sites
+   (read_stack, write_stack, sync_stack: the votes' winners). */
 struct rule_session per_file_session(const struct per_file *f);
 /* Adds "open_sites" to detail when f was opened at more than one site: each
    site's stack and session count, the issue's first, and "other_sessions"

@@ -58,6 +58,7 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
              (unsigned long long)scattered, (unsigned long long)s->reads, ratio * 100);
     rule_report(ctx, &(struct rule_report){
         .s = s, .repeat = (int64_t)scattered, .message = msg, .time_ns = s->cost_ns,
+        .stack = RULE_SITE(s, read_stack),      /* where the reads are made */
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f}",
                             "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                             "reads", (json_int_t)s->reads,

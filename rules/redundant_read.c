@@ -69,6 +69,7 @@ static void redundant_read_report(void *state, const struct rule_ctx *ctx)
         per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
+            .stack = s.read_stack,      /* where the re-reads are made */
             /* the cost: the bytes read beyond the file's size, and that
                share of the sessions' data time */
             .time_ns = (int64_t)((double)f->cost_ns * (double)(f->read_bytes - f->max_file_size) /

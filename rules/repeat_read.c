@@ -117,6 +117,7 @@ static void rr_report(const struct rule_ctx *ctx, struct rr_rec *r)
     /* the cost: every read but the first, which the work needed */
     rule_report(ctx, &(struct rule_report){
         .s = &r->last, .repeat = r->count, .message = msg, .fix = fix,
+        .stack = RULE_SITE(&r->last, read_stack),       /* where the re-reads are made */
         .time_ns = r->cost_ns / r->count * (r->count - 1),
         .excess_bytes = r->bytes * (r->count - 1),
         .detail = json_pack("{s:s,s:I,s:I,s:f}",

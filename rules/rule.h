@@ -189,6 +189,18 @@ struct rule_session {
     /* The duration of the call that made it (the open, fopen, opendir; 0
        unknown): what repeat_open counts as the cost of opening again. */
     int64_t open_ns;
+    /*
+     * The site of its calls of each kind: of the stacks its reads (read
+     * role), writes (write role) and syncs (fsync, fdatasync) carried, the
+     * one seen on the most calls (ties: the earliest), "" when none carried
+     * one (an strace or JSONL input, stacks off). The recorder stacks the
+     * first call of each site in a session and then the 1st, 2nd, 4th ...
+     * call of a site, so the most-seen stack is the busiest site's.
+     * stack above stays the open's.
+     */
+    const char *read_stack;
+    const char *write_stack;
+    const char *sync_stack;
     /* Appended to layout 3 (test with RULE_HAS): what a rule's advice is
        made of. The executable process ran when the session ended (its
        full path, NULL unknown): the language runtime whose API the advice
@@ -295,6 +307,13 @@ struct rule_report {
     int64_t excess_calls;    /* calls beyond what the bytes needed, or not needed at all */
     int64_t handles;         /* handles held (leak) */
     /*
+     * The stack of the calls the finding is about (s->write_stack for a
+     * write pattern, s->sync_stack for syncs, ...): the issue's stack, with
+     * s->stack (the open's) as a related location when it differs. NULL or
+     * "": s->stack is the issue's stack. Read when report_size covers it.
+     */
+    const char *stack;
+    /*
      * How to fix this finding, built from its evidence (the op used, the
      * layer, the runtime, the kind of file): one or two sentences of
      * markdown, the issue's "fix". NULL: struct rule's fix. Read when
@@ -343,7 +362,9 @@ struct rule {
      * rename, mkdir, rmdir, link, symlink, chmod, chown, utimes, truncate,
      * readdir). c->kind is RULE_PATH_MAIN_BLOCKING; c->path is the file's
      * (an fd call's is its session's); c->stack is the call's own, or,
-     * for an fd call recorded without one, its session's open stack.
+     * for an fd call recorded without one (the recorder stacks a sync at
+     * its site's first calls), the stack its session's earlier calls of
+     * that kind carried most, else its open stack.
      */
     void (*on_main_call)(void *state, const struct rule_ctx *ctx,
                          const struct rule_path_call *c);
@@ -417,6 +438,9 @@ int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r);
 int rule_proc_threads(const struct rule_ctx *ctx, int32_t pid);
 
 /* Helpers for rules */
+/* Session s's call site m (read_stack, write_stack, sync_stack), or NULL
+   where the ioanalyze that filled s has none: for rule_report's stack. */
+#define RULE_SITE(s, m) (RULE_HAS(struct rule_session, (s), m) ? (s)->m : NULL)
 #define RULE_MS(ns) ((double)(ns) / 1e6)
 #define RULE_NS_FROM_MS(ms) ((int64_t)((ms) * 1e6 + 0.5))
 

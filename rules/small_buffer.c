@@ -147,6 +147,9 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     need = ctx->p[P_BUFFER] >= 1 ? (bytes + (int64_t)ctx->p[P_BUFFER] - 1) /
                                        (int64_t)ctx->p[P_BUFFER] : (int64_t)ops;
     cost = (struct rule_report){.s = s, .time_ns = s->cost_ns,
+                                /* where the small calls are made */
+                                .stack = s->op_type == RULE_OP_WRITE ? RULE_SITE(s, write_stack)
+                                                                     : RULE_SITE(s, read_stack),
                                 .excess_calls = (int64_t)ops - (need > 0 ? need : 1)};
     if (rule_again_cost(ctx, &cost))
         return;

@@ -318,6 +318,7 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         per_file_note_sites(p->top, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)p->syncs, .message = msg, .fix = fix,
+            .stack = s.sync_stack,      /* where the syncs are made */
             /* the cost: the syncs' time, and the syncs beyond one per
                max_bytes_per_sync bytes written (at least one) */
             .time_ns = p->sync_ns,

@@ -163,6 +163,7 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
             .fix = wa_kinds[kind].fix,
+            .stack = s.write_stack,     /* where the writes are made */
             /* the cost: the bytes written beyond the file's size */
             .time_ns = RULE_NO_TIME, .excess_bytes = f->write_bytes - f->max_file_size,
             .detail = detail});

@@ -20,7 +20,9 @@ What is masked and why:
                             none is, "" when there is no stack;
                             frames as "<frames>", [] when there are none;
                             detail.open_sites' stacks as "<stack>" (their
-                            sessions are kept)
+                            sessions are kept); open_stack and open_frames
+                            (the open's, where the harmful calls are made
+                            elsewhere) as stack and frames
   fingerprint               a digest that includes the path; kept as
                             "<hex>" when it looks like one
   detail.*_us/_ms/_ns       measured timings
@@ -85,6 +87,11 @@ def mask_issue(issue, outdirs):
         out["stack"] = mask_stack(out["stack"], out.get("process", ""), out.get("frames"))
     if "frames" in out:
         out["frames"] = "<frames>" if out["frames"] else []
+    if "open_stack" in out:
+        out["open_stack"] = mask_stack(out["open_stack"], out.get("process", ""),
+                                       out.get("open_frames"))
+    if "open_frames" in out:
+        out["open_frames"] = "<frames>" if out["open_frames"] else []
     if isinstance(out.get("fingerprint"), str) and HEX.fullmatch(out["fingerprint"]):
         out["fingerprint"] = "<hex>"
     for key in ("path", "message"):

@@ -98,6 +98,7 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
 
     if (!o)
         return;
+    ofd_site_seen(o, ev);
     fd_data(o, ev, main_thread, calls_on_key(main_thread, ev->tid), is_write, positional,
             (ev->has & IOT_HAS_SIZE) ? ev->size : moved, moved, timed ? ev->dur : 0, timed,
             e->gap);
@@ -299,6 +300,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
             break;
         }
         /* the profile's fsyncs and sync_time_us read these (profile.h) */
+        ofd_site_seen(o, ev);
         o->s.syncs++;
         SADD(o->s.sync_ns, dur);
         if (!o->s.sync_op)
@@ -491,7 +493,8 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
      * range: t in [-LIM_T, LIM_T).
      */
     _Static_assert(IOT_PLAIN_LIMIT <= LIM_V, "a plain event's quantities are in bounds");
-    bad = !ev->plain | !(dc & (DC_DATA | DC_SEEK)) | ((uint64_t)ev->t + LIM_T) >> 61;
+    bad = !ev->plain | !(dc & (DC_DATA | DC_SEEK)) | ((uint64_t)ev->t + LIM_T) >> 61 |
+          !!(has & IOT_HAS_STACK);      /* its site is counted on the slow path */
     if (__builtin_expect(bad || !p || p->pid != ev->pid || (uint32_t)ev->fd >= (uint32_t)p->nfds ||
                          !(o = p->fds[ev->fd].o), 0))
         return event_slow(e, ev);

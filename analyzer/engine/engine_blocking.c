@@ -54,7 +54,8 @@ void engine_on_blocking_call(struct engine *e, struct engine_proc *p, const stru
     if ((ev->has & IOT_HAS_STACK) && ev->stack)
         stack = ev->stack;
     else if (o)
-        stack = o->s.stack;     /* the file's open site: the closest the trace knows */
+        stack = ofd_site_of(o, ev->op);   /* its site's stack, sampled on an earlier call
+                                             (a sync), else the file's open site */
     th = engine_thread_get(e, ev->pid, ev->tid);
     c = (struct rule_path_call){
         .size = sizeof(c),

@@ -54,6 +54,57 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     return o;
 }
 
+/* The kind of site op's calls count for, OFD_SITE_KINDS for none. */
+static unsigned site_kind(unsigned op)
+{
+    switch (op < IOT_OP_COUNT ? iot_ops[op].role : IOT_ROLE_OPEN) {
+    case IOT_ROLE_READ:
+        return OFD_SITE_READ;
+    case IOT_ROLE_WRITE:
+        return OFD_SITE_WRITE;
+    case IOT_ROLE_SYNC:
+        return OFD_SITE_SYNC;
+    default:
+        return OFD_SITE_KINDS;
+    }
+}
+
+void ofd_site_seen(struct ofd *o, const struct iot_event *ev)
+{
+    unsigned kind = site_kind(ev->op);
+
+    if (!o || kind == OFD_SITE_KINDS || !(ev->has & IOT_HAS_STACK) || !ev->stack ||
+        !*ev->stack)
+        return;
+    for (struct ofd_site *v = o->sites[kind]; v < o->sites[kind] + OFD_SITES; v++) {
+        if (!v->stack)
+            v->stack = ev->stack;
+        if (v->stack == ev->stack) {
+            v->calls++;
+            return;
+        }
+    }
+}
+
+/* The stack seen on the most calls of kind (ties: the first met), or none. */
+static const char *site_top(const struct ofd *o, unsigned kind, const char *none)
+{
+    const struct ofd_site *top = NULL;
+
+    for (const struct ofd_site *v = o->sites[kind]; v < o->sites[kind] + OFD_SITES && v->stack;
+         v++)
+        if (!top || v->calls > top->calls)
+            top = v;
+    return top ? top->stack : none;
+}
+
+const char *ofd_site_of(const struct ofd *o, unsigned op)
+{
+    unsigned kind = site_kind(op);
+
+    return kind == OFD_SITE_KINDS ? o->s.stack : site_top(o, kind, o->s.stack);
+}
+
 /*
  * Whose session it is: a file opened by one process and used by another
  * only, from its main thread (calls_on: that tid), is judged as the
@@ -89,6 +140,9 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
     struct engine_proc *user;
 
     ofd_figures(o);
+    s->read_stack = site_top(o, OFD_SITE_READ, e->empty);
+    s->write_stack = site_top(o, OFD_SITE_WRITE, e->empty);
+    s->sync_stack = site_top(o, OFD_SITE_SYNC, e->empty);
     session_user(e, o);
     /* a thread known only by its data calls on a file its process opened
        is a thread of that process (main_thread's scope); when another

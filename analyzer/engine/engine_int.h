@@ -109,6 +109,19 @@ enum calls_on {
 
 struct engine_proc;
 
+/*
+ * The stacks a session's calls of one kind carried (reads, writes, syncs)
+ * and on how many calls each, for its read_stack, write_stack and
+ * sync_stack: a session has few call sites; a stack beyond OFD_SITES
+ * distinct ones is not counted (the first ones met stand).
+ */
+enum ofd_site_kind { OFD_SITE_READ, OFD_SITE_WRITE, OFD_SITE_SYNC, OFD_SITE_KINDS };
+#define OFD_SITES 8
+struct ofd_site {
+    const char *stack;          /* interned; NULL: a free entry */
+    uint64_t calls;
+};
+
 struct ofd {
     struct ofd_hot h;           /* first: with dir, the lines a data call touches */
     struct ofd_dirs dir;
@@ -119,6 +132,7 @@ struct ofd {
     int ignored;
     int other_thread_calls;     /* a data call from a thread that is not a main one */
     int64_t leak_t;
+    struct ofd_site sites[OFD_SITE_KINDS][OFD_SITES];
 };
 
 /* ------------------------------------------------------------ processes */
@@ -295,6 +309,12 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
                     const char *path, int layer);
 /* One reference to o goes; the last ends the session at t (end: enum rule_end). */
 void ofd_unref(struct engine *e, struct ofd *o, int64_t t, int end);
+/* A call of op on o carried ev's stack: counted for o's site of op's kind
+   (reads, writes, syncs; other ops are not counted). */
+void ofd_site_seen(struct ofd *o, const struct iot_event *ev);
+/* The site of o's calls of op's kind seen so far (the stack the most of them
+   carried), else o's open stack: for a call of op recorded without one. */
+const char *ofd_site_of(const struct ofd *o, unsigned op);
 /* o is held as fd by process pid as it exits normally at t: a leak, or not. */
 void ofd_mark_leak(struct ofd *o, int32_t pid, int32_t fd, int64_t t);
 /* p's entry of fd, the table grown to hold it when create; NULL for an fd out of

@@ -339,6 +339,31 @@ static const char *report_fix(const struct rule *rule, const struct rule_report 
                : NULL;
 }
 
+/* The stack of the calls the finding is about (the rule's r->stack, when
+   its report has one), else its session's (the open's). */
+static const char *report_stack(const struct rule *rule, const struct rule_report *r)
+{
+    size_t n = rule->report_size ? rule->report_size : RULE_REPORT_SIZE_FIRST;
+
+    if (n >= offsetof(struct rule_report, stack) + sizeof(r->stack) && r->stack && *r->stack)
+        return r->stack;
+    return r->s->stack ? r->s->stack : "";
+}
+
+/* The open's stack as a related location: open_stack and open_frames, when
+   the issue's stack is another one. */
+static void note_open_site(struct issues *is, const struct rule_session *s, const char *site,
+                           json_t *o)
+{
+    const struct sym_stack *st;
+
+    if (!s->stack || !*s->stack || strcmp(s->stack, site) == 0)
+        return;
+    st = issue_stack(is, s->stack);
+    json_object_set_new(o, "open_stack", json_string(st ? st->text : s->stack));
+    json_object_set_new(o, "open_frames", frames_json(st));
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
@@ -348,6 +373,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     char fp[17];
     json_t *o, *detail = r->detail ? r->detail : json_object(), *prev;
     const struct sym_stack *st;
+    const char *site;
     int64_t time = r->time_unix_ms ? r->time_unix_ms : s->end_unix_ms;
     uint64_t key;
     json_int_t occ = 1, repeat = r->repeat;
@@ -357,7 +383,8 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     if (!detail)
         return;
     issue_cost_of(b->rule, r, &cost);
-    st = issue_stack(is, s->stack);
+    site = report_stack(b->rule, r);
+    st = issue_stack(is, site);
     key = fingerprint_cached(is, b->rule->name,
                              fingerprint_path(ctx, s, fp_path, sizeof(fp_path)), s->stack);
     snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)key);
@@ -393,7 +420,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
                   "opType", s->op_type,
                   "opSize", (json_int_t)s->op_size,
                   "thread", s->thread ? s->thread : "",
-                  "stack", st ? st->text : s->stack ? s->stack : "",
+                  "stack", st ? st->text : site,
                   "repeat", (json_int_t)repeat,
                   "rule", b->rule->name,
                   "pid", (int)s->pid,
@@ -406,6 +433,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     json_object_set_new(o, "frames", frames_json(st));
     if (report_fix(b->rule, r))
         json_object_set_new(o, "fix", json_string(report_fix(b->rule, r)));
+    note_open_site(is, s, site, o);
     if (prev) {
         json_array_set_new(is->list, idx, o);
         return;

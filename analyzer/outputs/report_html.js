@@ -391,6 +391,9 @@
       symptoms.length ? el("div", {cls: "symptoms"}, [el("b", {text: "Symptoms of the same cause:"}),
         el("ul", {}, symptoms)]) : null,
       is.stack ? el("pre", {text: is.stack}) : null,
+      // where the file was opened, when the harmful calls are elsewhere: its top frames
+      is.open_stack ? el("pre", {cls: "opened", text: "opened at:\n" +
+        is.open_stack.split("\n").slice(0, 3).join("\n")}) : null,
       is.t !== undefined ? el("button", {text: "show in timeline", onclick: function () {
         var span = Math.max(full / 50, 10000);
         view.a = is.t - span / 2;

@@ -128,6 +128,26 @@ static void impact_line(FILE *f, const json_t *is, const struct paint *c)
     fputc('\n', f);
 }
 
+/* How many frames of the open's stack "opened at:" shows: where the file
+   came from, not the whole way there. */
+#define OPEN_FRAMES_SHOWN 3
+
+/* "label:" and the stack's frames under it, at most max of them (0: all). */
+static void stack_lines(FILE *f, const char *label, const char *stack, int max,
+                        const struct paint *c)
+{
+    fprintf(f, "    %s%s:%s\n", c->dim, label, c->off);
+    for (int n = 0; *stack && (max == 0 || n < max); n++) {
+        const char *nl = strchr(stack, '\n');
+        int len = nl ? (int)(nl - stack) : (int)strlen(stack);
+
+        fputs("      ", f);
+        iot_text_write(f, stack, (size_t)len);
+        fputc('\n', f);
+        stack += len + (nl != NULL);
+    }
+}
+
 /* A symptom: "high    sync_storm on PATH: time_ms=52.1 excess_syncs=245" */
 static void symptom_line(FILE *f, const json_t *is)
 {
@@ -141,7 +161,7 @@ static void symptom_line(FILE *f, const json_t *is)
     fputs(" on ", f);
     put(f, *path ? path : "(no path)");
     json_object_foreach((json_t *)impact, key, v) {
-        char *val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+        char *val = figure_text(v);
 
         fputs(first ? ": " : " ", f);
         first = 0;
@@ -157,6 +177,7 @@ static void issue_block(FILE *f, const json_t *is, const json_t *const *symptoms
                         size_t nsymptoms, const struct paint *c)
 {
     const char *stack = str(is, "stack"), *fix = str(is, "fix");
+    const char *open_stack = str(is, "open_stack");
 
     /* the issue's own advice, built from its evidence; else the rule's */
     if (!*fix)
@@ -180,18 +201,11 @@ static void issue_block(FILE *f, const json_t *is, const json_t *const *symptoms
         fprintf(f, "    %ssymptoms of the same cause:%s\n", c->dim, c->off);
     for (size_t k = 0; k < nsymptoms; k++)
         symptom_line(f, symptoms[k]);
-    if (*stack) {
-        fprintf(f, "    %sstack:%s\n", c->dim, c->off);
-        while (*stack) {
-            const char *nl = strchr(stack, '\n');
-            int len = nl ? (int)(nl - stack) : (int)strlen(stack);
-
-            fputs("      ", f);
-            iot_text_write(f, stack, (size_t)len);
-            fputc('\n', f);
-            stack += len + (nl != NULL);
-        }
-    }
+    /* the site of the harmful calls, then where the file was opened */
+    if (*stack)
+        stack_lines(f, "stack", stack, 0, c);
+    if (*open_stack)
+        stack_lines(f, "opened at", open_stack, OPEN_FRAMES_SHOWN, c);
     fputc('\n', f);
 }
 

@@ -7,7 +7,10 @@
  * SRCROOT base (the run's originalUriBaseIds says where that is on the
  * machine that analysed), with the frame's line. The whole stack follows
  * as a thread flow (frames outside the root by name only) and the frames in
- * the user's code as related locations. The data file the program touched
+ * the user's code as related locations. The issue's stack is the site of
+ * the harmful calls (the sync loop, the small writes); where the file was
+ * opened elsewhere, the open's frames in the user's code are related
+ * locations too, their messages saying so. The data file the program touched
  * goes in the message and the properties: its path changes from run to run
  * (temporary directories) and is no place to put an alert. An issue with no
  * frame in the user's code is placed on the module under the root that
@@ -114,7 +117,8 @@ static json_t *result_properties(const json_t *issue)
 {
     static const char *keys[] = { "type", "path", "process", "pid", "tid", "thread", "cost",
                                   "size", "op", "buffer", "opType", "opSize", "repeat", "time",
-                                  "stack", "detail", "severity", "impact", "labels", "group", "fix" };
+                                  "stack", "open_stack", "detail", "severity", "impact", "labels",
+                                  "group", "fix" };
     json_t *props = json_object();
 
     for (size_t i = 0; props && i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -179,6 +183,29 @@ static json_t *frame_message(const json_t *f)
     return json_pack("{s:s}", "text", buf);
 }
 
+/* The open's frames in the user's code (open_frames: the issue's open
+   site, where its stack is another) as related locations from id on. */
+static void open_locations(json_t *related, const json_t *issue, const char *root, int id)
+{
+    const json_t *f;
+    size_t i;
+
+    json_array_foreach(json_object_get(issue, "open_frames"), i, f) {
+        const char *rel = under_root(json_string_value(json_object_get(f, "file")), root);
+        json_int_t line = json_integer_value(json_object_get(f, "line"));
+        const char *fn = json_string_value(json_object_get(f, "function"));
+        char text[512];
+
+        if (!rel || line <= 0)
+            continue;
+        snprintf(text, sizeof(text), "the file was opened here%s%s", fn ? ": " : "",
+                 fn ? fn : "");
+        json_array_append_new(related, json_pack("{s:i, s:o, s:{s:s}}", "id", id++,
+                                                 "physicalLocation", physical(rel, line),
+                                                 "message", "text", text));
+    }
+}
+
 /* Primary location, thread flow and related locations from the issue's frames. */
 static int frame_locations(json_t *res, const json_t *issue, const char *root)
 {
@@ -223,6 +250,7 @@ static int frame_locations(json_t *res, const json_t *issue, const char *root)
         primary = json_pack("{s:o}", "physicalLocation",
                             physical(rel && *rel ? rel : "unknown", 1));
     }
+    open_locations(related, issue, root, id);
     json_object_set_new(res, "locations", json_pack("[o]", primary));
     if (json_array_size(flow))
         json_object_set_new(res, "codeFlows",

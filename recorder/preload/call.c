@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "internal.h"
+#include "wrap.h"
 
 void rec_call(struct iot_event *ev, const char *path, const char *mode,
               const char *stack, uint64_t s0, uint64_t s1)
@@ -36,6 +37,19 @@ void rec_call_stacked(struct iot_event *ev, uint64_t s0, uint64_t s1)
     }
     rec_call_in(t, ev, NULL, NULL, rec_stacks ? rec_stack_capture() : NULL, s0, s1);
     rec_leave();
+}
+
+/* wrap.h: rec_data's record, with the call's stack. */
+void rec_data_stacked(unsigned op, int32_t fd, uint64_t stream, int64_t size, int64_t ret,
+                      int32_t err, uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = rec_event(op, ret, err);
+
+    ev.has |= IOT_HAS_FD | IOT_HAS_SIZE | (stream ? IOT_HAS_STREAM : 0);
+    ev.fd = fd;
+    ev.stream = stream;
+    ev.size = size;
+    rec_call_stacked(&ev, s0, s1);
 }
 
 /* A lost record through rec_call. */

@@ -9,6 +9,7 @@
  */
 #include "internal.h"
 #include "sandbox.h"
+#include "site.h"
 
 static int locked;   /* the prepare handler took rec_flush_lock */
 
@@ -42,6 +43,7 @@ void rec_fork_child(void)
     rec_sandbox_fork_child(rec_pid);
     rec_chain_ids_fork_child();
     rec_slots_fork_child(self);
+    rec_site_fork_child();
     if (rec_collect_fork_child() != 0) {
         /* no entry left for one more process: this one goes unrecorded */
         rec_self = NULL;

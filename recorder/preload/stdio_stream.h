@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "rec.h"
+#include "wrap.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -97,8 +98,8 @@ void rec_std_announce(FILE *f, uint64_t s0);
  * same for the other wrapper files.
  */
 static inline __attribute__((always_inline)) void
-stdio_rec(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
-          int err, uint64_t s0, uint64_t s1)
+stdio_rec_at(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
+             int err, uint64_t s0, uint64_t s1, const void *ra)
 {
     struct iot_event ev;
     int fd = stream_fd(f);
@@ -111,7 +112,7 @@ stdio_rec(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
         rec_std_announce(f, s0);
     if (REC_LIKELY(f && more == IOT_HAS_SIZE)) {
         /* fread, fwrite and their kin: the inline path */
-        rec_data(op, fd, stream_id(f), size, ret, err, s0, s1);
+        rec_data_at(op, fd, stream_id(f), size, ret, err, s0, s1, ra);
         mark_stream(f);
         return;
     }
@@ -131,6 +132,9 @@ stdio_rec(unsigned op, FILE *f, uint32_t more, int64_t size, int64_t ret,
     if (f)
         mark_stream(f);
 }
+
+/* stdio_rec_at from a wrapper: its caller's site (site.h) decides the stack. */
+#define stdio_rec(...) stdio_rec_at(__VA_ARGS__, __builtin_return_address(0))
 
 #pragma GCC visibility pop
 

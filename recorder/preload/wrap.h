@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 
 #include "rec.h"
+#include "site.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -72,6 +73,7 @@ void rec_fd_name(int fd, uint64_t s0);
 static inline void rec_fd_mark(int fd)
 {
     rec_fd_set(fd, REC_FD_QUIET);
+    rec_site_fd_reset(fd);
 }
 
 /* fd shares its open file with another fd: data through either changes it. */
@@ -88,6 +90,7 @@ void rec_fd_shared_all(void);
 static inline void rec_fd_unmark(int fd)
 {
     rec_fd_set(fd, REC_FD_UNSEEN);
+    rec_site_fd_reset(fd);
 }
 
 static inline int rec_fd_unseen(int fd)
@@ -206,9 +209,31 @@ static inline int iov_read(int64_t r, int err)
 /* The bytes an iovec array asks for, or 0 when the call did not read it. */
 int64_t iov_sum(const struct iovec *iov, int n, int64_t r, int err);
 
-/* Record a call on fd with a size, and with an offset when more says so. */
+/*
+ * Record a call on fd with a size, and with an offset when more says so;
+ * ra: the call's return address into the program, whose site may give it
+ * a stack (site.h), or NULL for none.
+ */
 void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err, uint32_t more,
-                 int64_t offset, uint64_t s0, uint64_t s1);
+                 int64_t offset, const void *ra, uint64_t s0, uint64_t s1);
+
+/* rec_data() of a call that carries its stack (call.c): the rare side. */
+void rec_data_stacked(unsigned op, int32_t fd, uint64_t stream, int64_t size, int64_t ret,
+                      int32_t err, uint64_t s0, uint64_t s1);
+
+/*
+ * rec_data() of a call returning to ra: with its stack when its site is
+ * due one (site.h), a predictable branch otherwise.
+ */
+static inline __attribute__((always_inline)) void
+rec_data_at(unsigned op, int32_t fd, uint64_t stream, int64_t size, int64_t ret, int32_t err,
+            uint64_t s0, uint64_t s1, const void *ra)
+{
+    if (REC_UNLIKELY(rec_site_due(fd, rec_site_class(op), ra)))
+        rec_data_stacked(op, fd, stream, size, ret, err, s0, s1);
+    else
+        rec_data(op, fd, stream, size, ret, err, s0, s1);
+}
 
 /*
  * The absolute form of a path given relative to dirfd (AT_FDCWD: the cwd),

@@ -16,10 +16,11 @@
  * Stacks. A metadata call is cheap (a stat is ~1 us) and some programs make
  * hundreds of thousands, so a stack at every call (+~110 ns for the walk)
  * would cost the most exactly where the storms are. Instead each call site
- * (the return address into the program) gets a stack at its first 4 calls
- * and then at every 64th: a storm from one site always carries some, which
- * is all the rule needs (it reports the first stack of the group), and the
- * sampling is a hash-table probe on the call's return address.
+ * (the return address into the program) gets a stack at its 1st, 2nd, 4th,
+ * ... 64th call, then at every 64th (site.h): a storm from one site
+ * always carries some, and the sampling is a probe of the call-site table. The syncs on an fd
+ * (syncfs, sync_file_range) are sampled as fsync is: also at the first
+ * call of each site in the fd's session.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -32,38 +33,6 @@
 #include "real.h"
 #include "rec.h"
 #include "wrap.h"
-
-/* ---------------------------------------------------------- stack sampling */
-
-#define SITE_SLOTS  1024   /* call sites followed per process (then: no stacks) */
-#define SITE_PROBES 8
-#define SITE_FIRST  4      /* the first calls of a site that carry a stack ... */
-#define SITE_EVERY  64     /* ... and then every this many */
-
-static uintptr_t site_pc[SITE_SLOTS];
-static uint32_t site_calls[SITE_SLOTS];
-
-/* Whether this call from return address pc should carry a stack. */
-static int site_wants_stack(uintptr_t pc)
-{
-    unsigned h = (unsigned)((pc * 0x9e3779b97f4a7c15ull) >> 54);
-
-    for (unsigned i = 0; i < SITE_PROBES; i++) {
-        unsigned k = (h + i) & (SITE_SLOTS - 1);
-        uintptr_t cur = __atomic_load_n(&site_pc[k], __ATOMIC_RELAXED);
-        uint32_t n;
-
-        if (cur == 0 && !__atomic_compare_exchange_n(&site_pc[k], &cur, pc, 0,
-                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
-            cur != pc)
-            continue;   /* another site took the slot first */
-        if (cur != 0 && cur != pc)
-            continue;
-        n = __atomic_fetch_add(&site_calls[k], 1, __ATOMIC_RELAXED);
-        return n < SITE_FIRST || n % SITE_EVERY == 0;
-    }
-    return 0;
-}
 
 /* ------------------------------------------------------------ recording */
 
@@ -130,7 +99,10 @@ static void rec_meta(const struct meta *m, int64_t r, int err, const void *ra, u
             rec_defer(&ev, path, NULL, s0, s1);   /* a handler's: no stack, no newpath */
         return;
     }
-    stack = rec_stacks && site_wants_stack((uintptr_t)ra) ? rec_stack_capture() : NULL;
+    if (m->fd >= 0 && rec_site_class(m->op) == REC_SITE_SYNC)
+        stack = rec_site_due(m->fd, REC_SITE_SYNC, ra) ? rec_stack_capture() : NULL;
+    else
+        stack = rec_site_sampled((uintptr_t)ra) ? rec_stack_capture() : NULL;
     if (newpath)
         put_newpath(t, &ev, newpath, path, stack, s0);
     rec_call_in(t, &ev, path, NULL, stack, s0, s1);

@@ -32,7 +32,8 @@
         s0 = rec_stamp();                                                      \
         r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
         s1 = rec_stamp();                                                      \
-        rec_io(op, fd, (int64_t)(size), r, ERR_OF(r), s0, s1);                 \
+        rec_data_at(op, fd, 0, (int64_t)(size), r, ERR_OF(r), s0, s1,          \
+                    __builtin_return_address(0));                              \
         return r;                                                              \
     }
 
@@ -59,7 +60,7 @@ int64_t iov_sum(const struct iovec *iov, int n, int64_t r, int err)
 
 /* wrap.h: a call on fd with a size (and an offset: more). */
 void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err, uint32_t more,
-                 int64_t offset, uint64_t s0, uint64_t s1)
+                 int64_t offset, const void *ra, uint64_t s0, uint64_t s1)
 {
     /* Not zeroed: only what `has` names is read (see rec_stdio). */
     struct iot_event ev;
@@ -71,7 +72,10 @@ void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err, uint32
     ev.ret = ret;
     ev.err = err;
     ev.offset = offset;
-    rec_call(&ev, NULL, NULL, NULL, s0, s1);
+    if (ra && rec_site_due(fd, rec_site_class(op), ra))
+        rec_call_stacked(&ev, s0, s1);
+    else
+        rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 
 #define WRAP_OFF(rtype, name, op, params, fd, size, off, ...)                  \
@@ -86,7 +90,7 @@ void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err, uint32
         r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
         s1 = rec_stamp();                                                      \
         rec_fd_call(op, fd, (int64_t)(size), r, ERR_OF(r), IOT_HAS_OFFSET,     \
-                    (int64_t)(off), s0, s1);                                   \
+                    (int64_t)(off), __builtin_return_address(0), s0, s1);      \
         return r;                                                              \
     }
 
@@ -140,10 +144,12 @@ WRAP_IO(ssize_t, writev, IOT_OP_WRITEV,
         r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
         s1 = rec_stamp();                                                      \
         if (off == -1)                                                         \
-            rec_io(op_pos, fd, iov_sum(iov, c, r, ERR_OF(r)), r, ERR_OF(r), s0, s1);         \
+            rec_data_at(op_pos, fd, 0, iov_sum(iov, c, r, ERR_OF(r)), r,       \
+                        ERR_OF(r), s0, s1, __builtin_return_address(0));       \
         else                                                                   \
             rec_fd_call(op_off, fd, iov_sum(iov, c, r, ERR_OF(r)), r, ERR_OF(r),             \
-                        IOT_HAS_OFFSET, (int64_t)off, s0, s1);                 \
+                        IOT_HAS_OFFSET, (int64_t)off, __builtin_return_address(0), \
+                        s0, s1);                                               \
         return r;                                                              \
     }
 
@@ -288,25 +294,27 @@ WRAP_SEEK(off64_t, lseek64, off64_t)
 
 /* ---------------------------------------------------- sync and truncate */
 
+/* ra: the call's return address (NULL: ftruncate, whose site is not followed) */
 static void rec_simple(unsigned op, int fd, uint32_t more, int64_t size,
-                       int64_t ret, int err, uint64_t s0, uint64_t s1)
+                       int64_t ret, int err, const void *ra, uint64_t s0, uint64_t s1)
 {
     struct iot_event ev = rec_event(op, ret, err);
 
     ev.has |= IOT_HAS_FD | more;
     ev.fd = fd;
     ev.size = size;
-    if (op == IOT_OP_FTRUNCATE)
-        rec_call(&ev, NULL, NULL, NULL, s0, s1);
-    else
+    if (ra && rec_site_due(fd, REC_SITE_SYNC, ra))
         rec_call_stacked(&ev, s0, s1);     /* a sync: its own call site */
+    else
+        rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 
 #define WRAP_SYNC(name, op)                                                    \
     int name(int fd)                                                           \
     {                                                                          \
         WRAP_BODY_FD(int, -1, fd, name,                                        \
-                  rec_simple(op, fd, 0, 0, r, ERR_OF(r), s0, s1), fd);         \
+                  rec_simple(op, fd, 0, 0, r, ERR_OF(r),                       \
+                             __builtin_return_address(0), s0, s1), fd);        \
     }
 
 WRAP_SYNC(fsync, IOT_OP_FSYNC)
@@ -319,7 +327,7 @@ WRAP_SYNC(fdatasync, IOT_OP_FDATASYNC)
             rec_fd_check(fd);  /* the size it sets is worth its close's fstat */\
         WRAP_BODY_FD(int, -1, fd, name,                                        \
                   rec_simple(IOT_OP_FTRUNCATE, fd, IOT_HAS_SIZE, (int64_t)len, \
-                             r, ERR_OF(r), s0, s1),                            \
+                             r, ERR_OF(r), NULL, s0, s1),                      \
                   fd, len);                                                    \
     }
 

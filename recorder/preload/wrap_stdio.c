@@ -168,7 +168,7 @@ static inline int repeats_prev(const struct iot_enc *e, unsigned op, FILE *f,
 
     return e->have_prev && pv->op == op && pv->stream == stream_id(f) &&
            pv->size == bytes && pv->ret == bytes &&
-           pv->has == (IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_STREAM);
+           (pv->has & ~IOT_HAS_STACK) == (IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_STREAM);
 }
 
 /* Where op moves f's buffer pointer. */

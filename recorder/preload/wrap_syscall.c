@@ -146,7 +146,7 @@ __attribute__((no_sanitize_address)) long syscall(long n, ...)
     case SYS_pread64:
     case SYS_pwrite64:
         rec_fd_call(n == SYS_pread64 ? IOT_OP_PREAD : IOT_OP_PWRITE, fd, a[2], r, err,
-                    IOT_HAS_OFFSET, a[3], s0, s1);
+                    IOT_HAS_OFFSET, a[3], NULL, s0, s1);
         break;
     case SYS_open:
         rec_open_as(IOT_OP_OPEN, AT_FDCWD, (const char *)a[0], (int)a[1], (int)r, err, s0, s1);

@@ -21,7 +21,8 @@ work_dir an-plugin-sizes
 mkdir -p "$work/now" "$work/newer" "$work/older"
 cp "$TOP/rules/rule.h" "$work/now/rule.h"
 last=$(awk '/^struct rule_session \{/ {s = 1} s && /^};/ {print prev; exit} s {prev = $0}' "$TOP/rules/rule.h")
-last_name=$(echo "$last" | sed -n 's/^ *[a-z0-9_]* \([a-z_][a-z0-9_]*\);.*$/\1/p')
+# one declarator: "int64_t open_ns;", "const char *sync_stack;"
+last_name=$(echo "$last" | sed -n 's/^ *[a-z0-9_ ]*[ *]\([a-z_][a-z0-9_]*\);.*$/\1/p')
 awk -v last="$last" '{print} $0 == last {print "    uint64_t newer_member;"}' "$TOP/rules/rule.h" >"$work/newer/rule.h"
 grep -vxF "$last" "$TOP/rules/rule.h" >"$work/older/rule.h"
 [ -n "$last_name" ] && grep -q newer_member "$work/newer/rule.h" && ! grep -qxF "$last" "$work/older/rule.h" ||

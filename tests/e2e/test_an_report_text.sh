@@ -92,8 +92,8 @@ grep -qx '  /data/db-journal' "$work/first" || die "main issue is not the journa
 grep -q '^    severity: high  impact: time_ms=150 io_share=0\.[0-9]* excess_syncs=29$' "$work/first" ||
     die "journal impact: $(grep severity: "$work/first")"
 grep -A2 '^    symptoms of the same cause:$' "$work/first" | tail -n 2 | sed 's/ io_share=[0-9.]*//' >"$work/sym"
-printf '%s\n' '      high    sync_storm on /data/db: time_ms=60.0 excess_syncs=29' \
-    '      high    sync_storm on /data: time_ms=30.0 excess_syncs=29' | cmp -s - "$work/sym" ||
+printf '%s\n' '      high    sync_storm on /data/db: time_ms=60 excess_syncs=29' \
+    '      high    sync_storm on /data: time_ms=30 excess_syncs=29' | cmp -s - "$work/sym" ||
     die "symptoms: $(cat "$work/sym")"
 # the JSON keeps one object per issue, in time order, with the shared group
 "$IOANALYZE" --no-symbolize --rules sync_storm,leak --set leak.min_count=1 "$work/rank.jsonl" \

@@ -414,6 +414,52 @@ static void test_untimed_repeats(void)
 }
 
 /*
+ * An untimed repeat of a call that carried a stack carries none (5.12):
+ * the stack was that call's own site; a timed REPEAT of the call after it
+ * has the stack again.
+ */
+static void test_untimed_after_stack(void)
+{
+    enum { T0 = 5000000 };
+    const char *path = tmp_path("untimed_stack.zst");
+    static uint8_t rec[1024];
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_event *got = NULL, ev = { 0 };
+    struct iot_enc e;
+    char err[IOT_ERRBUF_SIZE] = "";
+    static const char stack[] = "/bin/app+0x1234\n/bin/app+0x99";
+
+    iot_enc_begin(&e, rec, sizeof(rec), T0);
+    ev.kind = IOT_EV_CALL;
+    ev.op = IOT_OP_FWRITE;
+    ev.has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_STREAM | IOT_HAS_STACK;
+    ev.fd = 3;
+    ev.stream = 0x55;
+    ev.size = ev.ret = 64;
+    CU_ASSERT_FATAL(iot_enc_str(&e, stack, strlen(stack), &ev.stack_id) == 0);
+    ev.t = T0 + 100;
+    ev.dur = 40;
+    CU_ASSERT_FATAL(iot_enc_call(&e, &ev) == 0);
+    CU_ASSERT_FATAL(iot_enc_repeat_untimed(&e) == 0);
+    CU_ASSERT_FATAL(iot_enc_repeat_untimed(&e) == 0);
+    ev.t = T0 + 500;
+    CU_ASSERT_FATAL(iot_enc_call(&e, &ev) == 0);     /* a timed REPEAT */
+    spill_chunk(path, rec, e.len, e.nrec, T0);
+    CU_ASSERT_EQUAL_FATAL(read_all(path, &got, st, NULL, err), 4);
+    for (int i = 0; i < 4; i++) {
+        int stacked = i == 0 || i == 3;
+
+        CU_ASSERT_EQUAL(got[i].op, IOT_OP_FWRITE);
+        CU_ASSERT_EQUAL(got[i].size, 64);
+        CU_ASSERT_EQUAL(got[i].dur, stacked ? 40 : 0);
+        CU_ASSERT_EQUAL((got[i].has & IOT_HAS_STACK) != 0, stacked);
+        CU_ASSERT(stacked ? got[i].stack && strcmp(got[i].stack, stack) == 0 : !got[i].stack);
+    }
+    free(got);
+    iot_strtab_free(st);
+}
+
+/*
  * Times beyond the merge's clamp (2^58 ns from the origin): every event
  * comes back, the near ones in time order and before the far ones, and
  * each thread's own in order; with few streams (the scan) and many (the
@@ -770,6 +816,7 @@ void format_suite(void)
     CU_add_test(s, "equal times: one order of streams, each thread's kept", test_equal_times);
     CU_add_test(s, "plain events among REPEATs of a large duration", test_plain_repeats);
     CU_add_test(s, "untimed repeats: at the previous end, lasting 0", test_untimed_repeats);
+    CU_add_test(s, "untimed repeats of a stacked call carry no stack", test_untimed_after_stack);
     CU_add_test(s, "times beyond the merge's clamp", test_far_times);
     CU_add_test(s, "an exec's argv while its batch is handed out", test_exec_argv_in_batch);
     CU_add_test(s, "tight read loop <= 4 bytes/event", test_tight_loop_compact);
