@@ -489,6 +489,12 @@ enum iot_role {
     X(CWD,             "cwd",             NONE,  0, META,  POSIX, PROC,                            \
       IOT_F(PATH),                                                                                 \
       )                                                                                            \
+    /* which capture path recorded this process, once at its end: mode "kernel" (the kernel path  \
+       recorded its calls: size = how many) or "preload" (the preload did, and the kernel path     \
+       counted size file syscalls in it, none of them recorded again) */                           \
+    X(COVERAGE,        "coverage",        NONE,  0, META,  POSIX, UNSEEN,                          \
+      IOT_F(MODE) | IOT_F(SIZE),                                                                   \
+      )                                                                                            \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

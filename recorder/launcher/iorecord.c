@@ -1,7 +1,8 @@
 /*
  * iorecord - run a command with libiorecord.so preloaded.
  *
- *   iorecord [-o TRACE] [--stacks|--no-stacks] [--] COMMAND [ARG...]
+ *   iorecord [-o TRACE] [--stacks|--no-stacks] [--capture MODE] [--] COMMAND [ARG...]
+ *   iorecord [-o TRACE] -p PID [-d SECONDS]
  *
  * Checks everything that would make a silent empty trace before running:
  * the command exists, is dynamically linked (the preload needs the dynamic
@@ -34,6 +35,7 @@
 #include "exejudge.h"
 #include "install_dirs.h"
 #include "iotrace.h"
+#include "kcapture.h"
 #include "launch.h"
 #include "msg.h"
 #include "opt_parse.h"
@@ -184,7 +186,7 @@ static void resolve_command(const char *cmd, char *out, size_t cap)
  * asan (REC_EXE_NAME bytes): the ASan runtime the program needs first in
  * LD_PRELOAD, or "".
  */
-static void check_executable(const char *path, char *asan)
+static void check_executable(const char *path, char *asan, const char *kernel_why)
 {
     struct rec_exe_verdict v;
     struct stat st;
@@ -201,10 +203,22 @@ static void check_executable(const char *path, char *asan)
         what = "has file capabilities";
     else if (v.why)
         what = "is statically linked";
+    if (what && kernel_why)
+        die(126, 0, "'%s' %s: the recorder cannot be preloaded into it, and %s",
+            v.file[0] ? v.file : path, what, kernel_why);
     if (what)
         die(126, 0, "'%s' %s: the recorder cannot be preloaded into it", v.file[0] ? v.file : path,
             what);
     memcpy(asan, v.asan, sizeof(v.asan));
+}
+
+/* Whether the preload can enter the program at path (no message). */
+static int preload_can_enter(const char *path)
+{
+    struct rec_exe_verdict v;
+
+    rec_exe_judge(path, &v);
+    return v.why == NULL;
 }
 
 /* The TSC rate, measured once here so every recorded process can skip it. */
@@ -499,15 +513,23 @@ static void close_output(const char *output, const char *out)
  */
 static const char *output = "iorecord.zst";
 static int stacks = -1;     /* -1: the library's default */
+static const char *capture, *attach_pid, *attach_seconds;
 
 static const struct opt_spec iorecord_opts[] = {
     {"output", 'o', "TRACE", .value = &output, .help = "trace file (default: iorecord.zst)"},
     {"stacks", 0, NULL, .flag = &stacks, .help = "record call stacks at open/fopen (default)"},
     {"no-stacks", 0, NULL, .flag = &stacks, .clears = 1, .help = "do not record call stacks"},
+    {"capture", 0, "MODE", .value = &capture,
+     .help = "preload, kernel or both (default: preload, and the kernel path for the rest as root)"},
+    {"pid", 'p', "PID", .value = &attach_pid,
+     .help = "record the running process PID (kernel path) instead of a COMMAND"},
+    {"duration", 'd', "SECONDS", .value = &attach_seconds,
+     .help = "with -p: stop after SECONDS (default: at Ctrl-C, SIGTERM or its end)"},
 };
 
 static const struct opt_cmd iorecord_cmd = {
-    .synopsis = "[-o TRACE] [--stacks|--no-stacks] [--] COMMAND [ARG...]",
+    .synopsis = "[-o TRACE] [--stacks|--no-stacks] [--capture MODE] [--] COMMAND [ARG...]\n"
+                "       iorecord [-o TRACE] -p PID [-d SECONDS]",
     .about = "Run COMMAND with the ioscope recorder preloaded and write the I/O trace\n"
              "of COMMAND and every process it forks or execs to TRACE.",
     OPT_SPECS(iorecord_opts),
@@ -515,18 +537,142 @@ static const struct opt_cmd iorecord_cmd = {
     .options_first = 1,
 };
 
+/* The kernel path's trace fd: the FIFO or the spool, appended to. */
+static int kernel_trace_fd(const char *out)
+{
+    if (fifo_fd >= 0)
+        return fcntl(fifo_fd, F_DUPFD_CLOEXEC, 3);
+    return open(spool[0] ? spool : out, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Start the kernel path (kcapture.h) or say why not in why. */
+static struct kcap *start_kernel(const char *out, kconv_preload_judge judge, char *why,
+                                 size_t cap)
+{
+    struct kcap *kc;
+    int fd;
+
+    if (!kcap_built()) {
+        kcap_open(-1, NULL, why, cap);
+        return NULL;
+    }
+    if (!launch_may_bpf()) {
+        snprintf(why, cap, "the kernel path needs root or CAP_BPF and CAP_PERFMON");
+        return NULL;
+    }
+    fd = kernel_trace_fd(out);
+    if (fd < 0) {
+        snprintf(why, cap, "cannot open the trace: %s", strerror(errno));
+        return NULL;
+    }
+    kc = kcap_open(fd, judge, why, cap);
+    /* kconv writes through its own fd for as long as it runs */
+    if (!kc)
+        close(fd);
+    return kc;
+}
+
+static void stop_kernel(struct kcap *kc, const char *output)
+{
+    if (kc && kcap_close(kc) != 0)
+        iot_error("cannot write trace '%s': %s", output, strerror(errno));
+}
+
+/* -p: a signal ends the attach; the process goes on. */
+static volatile sig_atomic_t attach_stop;
+
+static void on_attach_signal(int sig)
+{
+    (void)sig;
+    attach_stop = 1;
+}
+
+/*
+ * iorecord -p PID [-d SECONDS]: record a running process, its threads and
+ * the processes it starts from now on, through the kernel path, until a
+ * signal, the duration, or its end. Exits 0, or 2 when it cannot attach.
+ */
+static int attach(const char *out)
+{
+    struct timespec tick = { 0, 2000000L };
+    char why[256], *end;
+    long pid = strtol(attach_pid, &end, 10);
+    double seconds = 0;
+    int64_t until = 0;
+    struct sigaction sa;
+    struct kcap *kc;
+
+    if (*end || pid <= 0 || pid > INT32_MAX)
+        die(2, 0, "-p: '%s' is not a process id", attach_pid);
+    if (attach_seconds) {
+        seconds = strtod(attach_seconds, &end);
+        if (*end || !(seconds > 0))
+            die(2, 0, "-d: '%s' is not a number of seconds", attach_seconds);
+        until = rec_mono_ns() + (int64_t)(seconds * 1e9);
+    }
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        die(2, 0, "-p: no process %ld", pid);
+    open_output(output, out);
+    kc = start_kernel(out, NULL, why, sizeof(why));
+    if (!kc) {
+        if (spool[0])
+            unlink(spool);
+        die(2, 0, "cannot attach to process %ld: %s", pid, why);
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_attach_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    kcap_trace(kc, (pid_t)pid);
+    kcap_attach(kc, (pid_t)pid);
+    while (!attach_stop && !(until && rec_mono_ns() >= until) &&
+           !(kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+        kcap_poll(kc);
+        nanosleep(&tick, NULL);
+    }
+    stop_kernel(kc, output);
+    close_output(output, out);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char out[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX], asan[REC_EXE_NAME];
+    char kernel_why[256] = "";
     struct opt_list command = { 0 };
     struct collector col;
-    int parsed, i, status;
+    struct kcap *kc = NULL;
+    int parsed, i, status, mode, gate[2] = { -1, -1 }, cmd_preloaded = 1;
 
     opt_program("iorecord", IOT_FORMAT_VERSION);
     parsed = opt_parse(&iorecord_cmd, argc, argv, &command);
     if (parsed >= 0) {
         free(command.v);
         return parsed;
+    }
+    mode = launch_capture_mode(capture);
+    if (mode < 0) {
+        free(command.v);
+        die(2, 0, "--capture: '%s' is not preload, kernel or both", capture);
+    }
+    if (!*output) {
+        free(command.v);
+        die(2, 0, "empty trace file name");
+    }
+    if (attach_pid) {
+        size_t n = command.n;
+
+        free(command.v);
+        if (n)
+            die(2, 0, "-p records a running process: no COMMAND with it");
+        absolutize(output, out, sizeof(out));
+        return attach(out);
+    }
+    if (attach_seconds) {
+        free(command.v);
+        die(2, 0, "-d goes with -p");
     }
     if (command.n == 0) {
         free(command.v);
@@ -537,17 +683,48 @@ int main(int argc, char **argv)
     /* COMMAND and its arguments are the last command.n words of argv */
     i = argc - (int)command.n;
     free(command.v);
-    if (!*output)
-        die(2, 0, "empty trace file name");
-    find_library(lib, sizeof(lib));
+    if (mode != LAUNCH_CAPTURE_KERNEL)
+        find_library(lib, sizeof(lib));
     resolve_command(argv[i], cmd, sizeof(cmd));
-    check_executable(cmd, asan);
+    if (mode == LAUNCH_CAPTURE_KERNEL) {
+        cmd_preloaded = 0;
+    } else if (mode == LAUNCH_CAPTURE_PRELOAD) {
+        check_executable(cmd, asan, NULL);
+    } else if (preload_can_enter(cmd)) {
+        check_executable(cmd, asan, NULL);
+    } else if (!kcap_built() || !launch_may_bpf()) {
+        /* the same message as without the kernel path, and why it cannot help */
+        start_kernel("", NULL, kernel_why, sizeof(kernel_why));
+        check_executable(cmd, asan, kernel_why);
+    } else {
+        cmd_preloaded = 0;
+    }
     absolutize(output, out, sizeof(out));
     open_output(output, out);
-    start_collector(&col, output, out);
-    set_env(lib, asan, out, stacks, &col);
+    if (mode != LAUNCH_CAPTURE_PRELOAD && (mode != LAUNCH_CAPTURE_AUTO || launch_may_bpf())) {
+        kc = start_kernel(out, mode == LAUNCH_CAPTURE_KERNEL ? NULL : launch_preload_enters,
+                          kernel_why, sizeof(kernel_why));
+        if (!kc && (mode != LAUNCH_CAPTURE_AUTO || !cmd_preloaded)) {
+            if (spool[0])
+                unlink(spool);
+            die(2, 0, "cannot start the kernel capture path: %s", kernel_why);
+        }
+        if (!kc)
+            iot_warn("kernel capture path not started (%s): static and set-id programs and "
+                     "raw syscalls (Go, io_uring) are not recorded", kernel_why);
+    }
+    if (mode != LAUNCH_CAPTURE_KERNEL) {
+        start_collector(&col, output, out);
+        set_env(lib, asan, out, stacks, &col);
+    } else {
+        memset(&col, 0, sizeof(col));
+        col.pid = -1;
+    }
     make_once_flag();
     forward_signals();
+    /* the command waits at the gate until the kernel path follows it */
+    if (kc && pipe2(gate, O_CLOEXEC) != 0)
+        die(2, errno, "cannot make a pipe");
     child = fork();
     if (child < 0) {
         int err = errno;
@@ -558,18 +735,42 @@ int main(int argc, char **argv)
     }
     if (child == 0) {
         int err;
+        char c;
 
+        if (gate[0] >= 0) {
+            close(gate[1]);
+            while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+                ;
+        }
         execv(cmd, argv + i);
         err = errno;
         iot_error("cannot run '%s': %s", argv[i], strerror(err));
         _exit(err == ENOENT ? 127 : 126);
     }
+    if (kc) {
+        kcap_trace(kc, child);
+        kcap_expect_exec(kc, child);
+        close(gate[0]);
+        close(gate[1]);
+    }
     if (col.pid > 0)
         collector_command_started(&col);
-    while (waitpid(child, &status, 0) < 0)
-        if (errno != EINTR)
+    for (;;) {
+        pid_t r = waitpid(child, &status, kc ? WNOHANG : 0);
+        struct timespec tick = { 0, 2000000L };
+
+        if (r == child)
+            break;
+        if (r < 0 && errno != EINTR)
             die(2, errno, "cannot wait for the command");
-    if (WIFSIGNALED(status))
+        if (kc && r == 0) {
+            kcap_poll(kc);
+            nanosleep(&tick, NULL);
+        }
+    }
+    stop_kernel(kc, output);
+    /* the kernel path wrote the exit of a command it recorded */
+    if (WIFSIGNALED(status) && (cmd_preloaded || !kc))
         record_kill(spool[0] ? spool : out, output, child, WTERMSIG(status));
     if (col.pid > 0)
         collector_flush(&col);

@@ -21,4 +21,24 @@ int launch_fifo_open(const char *path);
  */
 int launch_spool_claim(int fd, const char *spool);
 
+/*
+ * Which capture paths record a run (--capture; launch_capture.c):
+ *   AUTO     the preload where it applies, the kernel path for the rest
+ *            when this user may load BPF programs (else the preload alone);
+ *   PRELOAD  the preload alone;
+ *   KERNEL   the kernel path alone, for every process;
+ *   BOTH     as AUTO, but the kernel path must start.
+ */
+enum launch_capture { LAUNCH_CAPTURE_AUTO, LAUNCH_CAPTURE_PRELOAD, LAUNCH_CAPTURE_KERNEL,
+                      LAUNCH_CAPTURE_BOTH };
+/* The mode named by s (NULL: AUTO), or -1. */
+int launch_capture_mode(const char *s);
+/* Whether this process may load BPF programs: root, or CAP_BPF and CAP_PERFMON. */
+int launch_may_bpf(void);
+/*
+ * The kernel path's judge in AUTO and BOTH (kconvert.h): 1 when the
+ * preload enters the program at path, which then records it.
+ */
+int launch_preload_enters(const char *path);
+
 #endif

@@ -1,0 +1,45 @@
+/*
+ * kevent.h - the records the kernel capture's BPF program (capture.bpf.c)
+ * hands to user space (kcapture.c) through its ring buffer. Shared by both
+ * sides, so it uses only fixed-width types that vmlinux.h and <stdint.h>
+ * both give.
+ *
+ * Records are small: a syscall without a path is KEV_BASE_SIZE bytes; one
+ * with a path carries it (and a second for rename) read at enter, bounded
+ * by KEV_PATH_MAX each. They are converted to the trace's records in user
+ * space, so their layout is no part of the trace format.
+ */
+#ifndef REC_KEVENT_H
+#define REC_KEVENT_H
+
+#define KEV_PATH_MAX 256
+
+/* What a record is about. */
+enum kev_kind {
+    KEV_SYSCALL = 1,   /* a file syscall of a traced thread, at its exit */
+    KEV_FORK    = 2,   /* a traced process made a process: a0 = the child's tgid */
+    KEV_EXEC    = 3,   /* a traced process exec'd path */
+    KEV_EXIT    = 4,   /* a thread ended: a0 = its exit code, a1 = 1 when the process did */
+    KEV_URING   = 5,   /* an io_uring request completed: nr = its opcode, ret = res,
+                          a0 = fd, a1 = length asked, a2 = offset; t = submit time */
+};
+
+struct kev {
+    __u64 t;           /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns) at enter */
+    __u64 dur;         /* ns from enter to exit */
+    __s64 ret;         /* the syscall's return value (-errno on failure) */
+    __u64 a0, a1, a2, a3;  /* the syscall's arguments, as the kernel got them */
+    __u32 pid;         /* tgid */
+    __u32 tid;
+    __u16 nr;          /* syscall number (x86_64), or io_uring opcode */
+    __u8 kind;         /* enum kev_kind */
+    __u8 npaths;       /* paths that follow: 0, 1 or 2 */
+    __s64 size;        /* vectored calls: the bytes the iovecs ask; openat2: flags */
+    char path[KEV_PATH_MAX];   /* present when npaths >= 1 */
+    char path2[KEV_PATH_MAX];  /* present when npaths == 2 */
+};
+
+#define KEV_BASE_SIZE  ((unsigned long)&((struct kev *)0)->path)
+#define KEV_PATH1_SIZE ((unsigned long)&((struct kev *)0)->path2)
+
+#endif
