@@ -331,17 +331,34 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     __u32 tgid = p->tgid;
     struct kev *e;
 
+    __u64 arg_start, arg_end, len;
+
     if (!bpf_map_lookup_elem(&traced, &tgid))
         return 0;
-    e = life_record(1);
-    if (!e)
+    e = bpf_ringbuf_reserve(&events, sizeof(struct kev), 0);
+    if (!e) {
+        count_drop();
         return 0;
+    }
+    __builtin_memset(e, 0, KEV_BASE_SIZE);
+    e->t = bpf_ktime_get_ns();
     e->kind = KEV_EXEC;
     e->pid = tgid;
     e->tid = p->pid;
-    e->npaths = 1;
+    e->npaths = 2;
+    e->a1 = BPF_CORE_READ(p, real_parent, tgid);
     if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename)) < 0)
         e->path[0] = 0;
+    /* argv now, in the new image: the process may be gone before user
+       space could read /proc (its NUL-separated words, the first 255 bytes) */
+    arg_start = BPF_CORE_READ(p, mm, arg_start);
+    arg_end = BPF_CORE_READ(p, mm, arg_end);
+    len = arg_end > arg_start ? arg_end - arg_start : 0;
+    if (len > sizeof(e->path2) - 1)
+        len = sizeof(e->path2) - 1;
+    e->a2 = 0;
+    if (len > 0 && bpf_probe_read_user(e->path2, len & 255, (void *)arg_start) == 0)
+        e->a2 = len;
     bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
     return 0;
 }

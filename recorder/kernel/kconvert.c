@@ -244,19 +244,28 @@ static int32_t proc_ppid(int32_t pid)
  * when empty), argv from /proc now (the process may be gone: then none),
  * then its working directory.
  */
-static void put_process(struct kconv *k, struct kproc *p, int64_t t, const char *exe)
+static void put_process(struct kconv *k, struct kproc *p, int64_t t, const char *exe,
+                        const char *args, size_t args_len)
 {
     static char cmdline[8192];
     const char *argv[ARGV_MAX];
     char exe_buf[PATH_MAX];
     struct timespec rt;
     struct kchain *c = chain_get(k, p, p->pid, t);
-    ssize_t n = proc_read(p->pid, "cmdline", cmdline, sizeof(cmdline));
+    ssize_t n = -1;
     int argc = 0;
     int64_t unix_ns;
 
     if (!c)
         return;
+    /* the words the kernel path read at exec, else /proc's now */
+    if (args && args_len > 0 && args_len < sizeof(cmdline)) {
+        memcpy(cmdline, args, args_len);
+        cmdline[args_len] = '\0';
+        n = (ssize_t)args_len;
+    } else {
+        n = proc_read(p->pid, "cmdline", cmdline, sizeof(cmdline));
+    }
     if (!exe || !*exe) {
         proc_link(p->pid, "exe", exe_buf, sizeof(exe_buf));
         exe = exe_buf;
@@ -271,7 +280,6 @@ static void put_process(struct kconv *k, struct kproc *p, int64_t t, const char 
         write_chunk(k, p->pid, c, 0);
         iot_enc_process(&c->enc, p->ppid, t, unix_ns, exe, argc < 8 ? argc : 8, argv);
     }
-    proc_link(p->pid, "cwd", p->cwd, sizeof(p->cwd));
     if (p->cwd[0] == '/') {
         struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_CWD, .pid = p->pid,
                                 .tid = p->pid, .t = t, .has = IOT_HAS_PATH };
@@ -286,8 +294,12 @@ void kconv_expect_exec(struct kconv *k, pid_t pid)
 {
     struct kproc *p = proc_get(k, pid);
 
-    if (p)
-        p->before_exec = 1;
+    if (!p)
+        return;
+    p->before_exec = 1;
+    /* the launcher's child starts in the launcher's directory */
+    if (!getcwd(p->cwd, sizeof(p->cwd)))
+        p->cwd[0] = '\0';
 }
 
 /* The open flags of fd from /proc/PID/fdinfo/FD ("flags:\t0100002", octal). */
@@ -317,7 +329,10 @@ void kconv_attach(struct kconv *k, pid_t pid)
     if (!p)
         return;
     p->ppid = proc_ppid(pid);
-    put_process(k, p, t, NULL);
+    proc_link(pid, "cwd", p->cwd, sizeof(p->cwd));
+    if (p->cwd[0] != '/')
+        p->cwd[0] = '\0';
+    put_process(k, p, t, NULL, NULL, 0);
     snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
     d = opendir(dir);
     if (!d)
@@ -337,6 +352,7 @@ void kconv_attach(struct kconv *k, pid_t pid)
             continue;
         target[n] = '\0';
         ev.fd = atoi(de->d_name);
+        ev.ret = ev.fd;
         fd_info(pid, de->d_name, &ev.flags, &ev.offset);
         put_call(k, p, &ev, target, NULL, NULL);
     }
@@ -557,7 +573,7 @@ static void on_exec(struct kconv *k, const struct kev *e)
 {
     struct kproc *p = proc_get(k, (int32_t)e->pid);
     const char *exe = e->npaths ? e->path : "";
-    char exe_abs[PATH_MAX];
+    char exe_abs[PATH_MAX], exe_real[PATH_MAX], cwd[PATH_MAX];
 
     if (!p)
         return;
@@ -566,17 +582,21 @@ static void on_exec(struct kconv *k, const struct kev *e)
     chains_end(k, p);
     p->before_exec = 0;
     p->calls = 0;
-    if (!p->ppid)
-        p->ppid = proc_ppid(p->pid);
-    /* a relative name is the exec'ing process's: its cwd now */
-    proc_link(p->pid, "cwd", p->cwd, sizeof(p->cwd));
-    if (p->cwd[0] != '/')
-        p->cwd[0] = '\0';
+    /* its cwd now, when it is still there; else the one it inherited */
+    proc_link(p->pid, "cwd", cwd, sizeof(cwd));
+    if (cwd[0] == '/')
+        memcpy(p->cwd, cwd, sizeof(cwd));
+    if (e->a1)
+        p->ppid = (int32_t)e->a1;
     exe = abs_path(p, AT_FDCWD_, exe, exe_abs, sizeof(exe_abs));
+    /* "/dir/./prog" as /proc names it, when the file is still there */
+    if (realpath(exe, exe_real))
+        exe = exe_real;
     p->preload = k->judge && exe[0] ? k->judge(exe) : 0;
     /* the preload writes its own process record */
     if (!p->preload)
-        put_process(k, p, (int64_t)e->t, exe);
+        put_process(k, p, (int64_t)e->t, exe, e->npaths == 2 ? e->path2 : NULL,
+                    e->npaths == 2 && e->a2 < KEV_PATH_MAX ? (size_t)e->a2 : 0);
 }
 
 static void on_fork(struct kconv *k, const struct kev *e)
@@ -591,7 +611,7 @@ static void on_fork(struct kconv *k, const struct kev *e)
     child->preload = parent->preload;
     memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
     if (!child->before_exec && !child->preload)
-        put_process(k, child, (int64_t)e->t, NULL);
+        put_process(k, child, (int64_t)e->t, NULL, NULL, 0);
 }
 
 static void proc_free(struct kconv *k, struct kproc *p)

@@ -18,7 +18,8 @@
 enum kev_kind {
     KEV_SYSCALL = 1,   /* a file syscall of a traced thread, at its exit */
     KEV_FORK    = 2,   /* a traced process made a process: a0 = the child's tgid */
-    KEV_EXEC    = 3,   /* a traced process exec'd path */
+    KEV_EXEC    = 3,   /* a traced process exec'd path; a1 = its parent's tgid,
+                          path2[0..a2) = its argv, NUL-separated */
     KEV_EXIT    = 4,   /* a thread ended: a0 = its exit code, a1 = 1 when the process did */
     KEV_URING   = 5,   /* an io_uring request completed: nr = its opcode, ret = res,
                           a0 = fd, a1 = length asked, a2 = offset; t = submit time */
