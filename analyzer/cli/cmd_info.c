@@ -18,6 +18,13 @@ struct pinfo {
     char *argv;
     int exited, status, signal;
     uint64_t calls;
+    /*
+     * The coverage records (schema.h): the calls the kernel path recorded
+     * in it, the file syscalls it counted in it while the preload recorded
+     * it, and the calls of those syscalls' kinds the preload recorded.
+     */
+    int has_coverage;
+    uint64_t kernel_recorded, kernel_counted, syscall_calls;
 };
 
 struct tinfo {
@@ -142,6 +149,69 @@ static void info_unseen(struct info *in, const struct iot_event *ev)
         in->un[i].count_unknown = 1;
 }
 
+/* The ops of the file syscalls the kernel path records and counts. */
+static int kernel_kind(unsigned op)
+{
+    switch (op) {
+    case IOT_OP_OPEN: case IOT_OP_CLOSE: case IOT_OP_READ: case IOT_OP_WRITE:
+    case IOT_OP_PREAD: case IOT_OP_PWRITE: case IOT_OP_READV: case IOT_OP_WRITEV:
+    case IOT_OP_PREADV: case IOT_OP_PWRITEV: case IOT_OP_LSEEK: case IOT_OP_FSYNC:
+    case IOT_OP_FDATASYNC: case IOT_OP_SYNC_FILE_RANGE: case IOT_OP_STAT:
+    case IOT_OP_UNLINK: case IOT_OP_RMDIR: case IOT_OP_RENAME: case IOT_OP_MKDIR:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void info_coverage(struct pinfo *p, const struct iot_event *ev)
+{
+    uint64_t n = (ev->has & IOT_HAS_SIZE) && ev->size > 0 ? (uint64_t)ev->size : 0;
+
+    if (ev->op == IOT_OP_COVERAGE) {
+        p->has_coverage = 1;
+        if ((ev->has & IOT_HAS_MODE) && strcmp(ev->mode, "preload") == 0)
+            p->kernel_counted += n;
+        else
+            p->kernel_recorded += n;
+    } else if (kernel_kind(ev->op)) {
+        p->syscall_calls++;
+    }
+}
+
+/*
+ * Which capture path recorded each process the kernel path followed; for
+ * one the preload recorded, how many more file syscalls the kernel saw
+ * than the preload recorded calls of their kinds (its stdio calls make
+ * some of them; raw syscalls, as Go's and liburing's, the rest).
+ */
+static void print_coverage(const struct info *in)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < in->np; i++)
+        n += in->p[i].has_coverage;
+    if (!n)
+        return;
+    printf("coverage: %zu process%s followed by the kernel path\n", n, n == 1 ? "" : "es");
+    for (size_t i = 0; i < in->np; i++) {
+        const struct pinfo *p = &in->p[i];
+
+        if (!p->has_coverage)
+            continue;
+        if (p->kernel_recorded || !p->kernel_counted)
+            printf("  pid %d: %llu file calls recorded by the kernel path\n", (int)p->pid,
+                   (unsigned long long)p->kernel_recorded);
+        if (p->kernel_counted)
+            printf("  pid %d: recorded by the preload; the kernel saw %llu file syscalls, the "
+                   "preload recorded %llu calls of their kinds (%llu more seen by the kernel)\n",
+                   (int)p->pid, (unsigned long long)p->kernel_counted,
+                   (unsigned long long)(p->syscall_calls),
+                   (unsigned long long)(p->kernel_counted > p->syscall_calls
+                                            ? p->kernel_counted - p->syscall_calls : 0));
+    }
+}
+
 static void info_event(struct info *in, const struct iot_event *ev)
 {
     struct pinfo *p;
@@ -164,8 +234,10 @@ static void info_event(struct info *in, const struct iot_event *ev)
             info_unseen(in, ev);
         if (ev->has & IOT_HAS_NO_DUR)
             in->no_dur++;
-        if ((p = pinfo_get(in, ev->pid)) != NULL)
+        if ((p = pinfo_get(in, ev->pid)) != NULL) {
             p->calls++;
+            info_coverage(p, ev);
+        }
         if (!hmap_get(&in->tidx, (uint64_t)(uint32_t)ev->tid))
             tinfo_set(in, ev->pid, ev->tid, NULL);
         break;
@@ -281,6 +353,7 @@ static void info_print(struct info *in, struct input *inp)
         else
             printf("exit status %d\n", p->status);
     }
+    print_coverage(in);
     printf("threads: %zu\n", in->nt);
     for (size_t i = 0; i < in->nt; i++)
         printf("  tid %d (pid %d) %s\n", (int)in->t[i].tid, (int)in->t[i].pid,
