@@ -489,9 +489,10 @@ enum iot_role {
     X(CWD,             "cwd",             NONE,  0, META,  POSIX, PROC,                            \
       IOT_F(PATH),                                                                                 \
       )                                                                                            \
-    /* which capture path recorded this process, once at its end: mode "kernel" (the kernel path  \
-       recorded its calls: size = how many) or "preload" (the preload did, and the kernel path     \
-       counted size file syscalls in it, none of them recorded again) */                           \
+    /* which capture path recorded this process, at its end (and at an exec): mode "kernel" (the  \
+       kernel path recorded its calls: size = how many) or "preload" (the preload did; size = the  \
+       file syscalls the kernel saw that the preload did not, made outside the C library, which   \
+       the kernel path recorded) */                                                                \
     X(COVERAGE,        "coverage",        NONE,  0, META,  POSIX, UNSEEN,                          \
       IOT_F(MODE) | IOT_F(SIZE),                                                                   \
       )                                                                                            \

@@ -20,11 +20,11 @@ struct pinfo {
     uint64_t calls;
     /*
      * The coverage records (schema.h): the calls the kernel path recorded
-     * in it, the file syscalls it counted in it while the preload recorded
-     * it, and the calls of those syscalls' kinds the preload recorded.
+     * in a process only it followed, and in one the preload recorded, the
+     * file syscalls the kernel saw that the preload did not.
      */
     int has_coverage;
-    uint64_t kernel_recorded, kernel_counted, syscall_calls;
+    uint64_t kernel_recorded, preload_missed;
 };
 
 struct tinfo {
@@ -149,42 +149,20 @@ static void info_unseen(struct info *in, const struct iot_event *ev)
         in->un[i].count_unknown = 1;
 }
 
-/* The ops of the file syscalls the kernel path records and counts. */
-static int kernel_kind(unsigned op)
-{
-    switch (op) {
-    case IOT_OP_OPEN: case IOT_OP_CLOSE: case IOT_OP_READ: case IOT_OP_WRITE:
-    case IOT_OP_PREAD: case IOT_OP_PWRITE: case IOT_OP_READV: case IOT_OP_WRITEV:
-    case IOT_OP_PREADV: case IOT_OP_PWRITEV: case IOT_OP_LSEEK: case IOT_OP_FSYNC:
-    case IOT_OP_FDATASYNC: case IOT_OP_SYNC_FILE_RANGE: case IOT_OP_STAT:
-    case IOT_OP_UNLINK: case IOT_OP_RMDIR: case IOT_OP_RENAME: case IOT_OP_MKDIR:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 static void info_coverage(struct pinfo *p, const struct iot_event *ev)
 {
     uint64_t n = (ev->has & IOT_HAS_SIZE) && ev->size > 0 ? (uint64_t)ev->size : 0;
 
-    if (ev->op == IOT_OP_COVERAGE) {
-        p->has_coverage = 1;
-        if ((ev->has & IOT_HAS_MODE) && strcmp(ev->mode, "preload") == 0)
-            p->kernel_counted += n;
-        else
-            p->kernel_recorded += n;
-    } else if (kernel_kind(ev->op)) {
-        p->syscall_calls++;
-    }
+    if (ev->op != IOT_OP_COVERAGE)
+        return;
+    p->has_coverage = 1;
+    if ((ev->has & IOT_HAS_MODE) && strcmp(ev->mode, "preload") == 0)
+        p->preload_missed += n;
+    else
+        p->kernel_recorded += n;
 }
 
-/*
- * Which capture path recorded each process the kernel path followed; for
- * one the preload recorded, how many more file syscalls the kernel saw
- * than the preload recorded calls of their kinds (its stdio calls make
- * some of them; raw syscalls, as Go's and liburing's, the rest).
- */
+/* Which capture path recorded each process the kernel path followed. */
 static void print_coverage(const struct info *in)
 {
     size_t n = 0;
@@ -199,16 +177,13 @@ static void print_coverage(const struct info *in)
 
         if (!p->has_coverage)
             continue;
-        if (p->kernel_recorded || !p->kernel_counted)
-            printf("  pid %d: %llu file calls recorded by the kernel path\n", (int)p->pid,
-                   (unsigned long long)p->kernel_recorded);
-        if (p->kernel_counted)
-            printf("  pid %d: recorded by the preload; the kernel saw %llu file syscalls, the "
-                   "preload recorded %llu calls of their kinds (%llu more seen by the kernel)\n",
-                   (int)p->pid, (unsigned long long)p->kernel_counted,
-                   (unsigned long long)(p->syscall_calls),
-                   (unsigned long long)(p->kernel_counted > p->syscall_calls
-                                            ? p->kernel_counted - p->syscall_calls : 0));
+        if (p->kernel_recorded)
+            printf("  pid %d: %llu file call%s recorded by the kernel path\n", (int)p->pid,
+                   (unsigned long long)p->kernel_recorded, p->kernel_recorded == 1 ? "" : "s");
+        else
+            printf("  pid %d: recorded by the preload; the kernel saw %llu file syscall%s it did "
+                   "not (recorded from the kernel)\n", (int)p->pid,
+                   (unsigned long long)p->preload_missed, p->preload_missed == 1 ? "" : "s");
     }
 }
 

@@ -77,6 +77,84 @@ struct {
     __type(value, struct uring_req);
 } uring_reqs SEC(".maps");
 
+/*
+ * Where a process's syscall instructions are: per process, the last few
+ * text mappings met, each known to belong to the C library, the loader or
+ * the recorder (libc = 1) or not. A syscall from an address none of them
+ * holds has its mapping looked up (bpf_find_vma) once.
+ */
+#define LIB_SLOTS 8
+struct text_ranges {
+    __u64 start[LIB_SLOTS], end[LIB_SLOTS];
+    __u8 libc[LIB_SLOTS];
+    __u32 next;
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 65536);
+    __type(key, __u32);     /* tgid */
+    __type(value, struct text_ranges);
+} text_of SEC(".maps");
+
+struct vma_seen {
+    __u64 start, end;
+    __u8 libc;
+};
+
+/* Whether name starts with prefix (a literal). */
+static __always_inline int starts(const char *name, const char *prefix, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (name[i] != prefix[i])
+            return 0;
+    return 1;
+}
+
+static long on_vma(struct task_struct *task, struct vm_area_struct *vma, struct vma_seen *seen)
+{
+    char name[16] = {};
+    struct file *f = vma->vm_file;
+
+    seen->start = vma->vm_start;
+    seen->end = vma->vm_end;
+    seen->libc = 0;
+    if (!f)
+        return 0;
+    bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(f, f_path.dentry, d_name.name));
+    seen->libc = starts(name, "libc.so", 7) || starts(name, "libc-", 5) ||
+                 starts(name, "ld-linux", 8) || starts(name, "libiorecord", 11) ||
+                 starts(name, "libpthread", 10);
+    return 0;
+}
+
+/* Whether the syscall instruction before ip is in the C library (KEV_F_LIBC). */
+static __always_inline __u32 layer_of(__u32 tgid, __u64 ip)
+{
+    struct text_ranges *r = bpf_map_lookup_elem(&text_of, &tgid);
+    struct text_ranges fresh = {};
+    struct vma_seen seen = {};
+    __u32 slot;
+
+    if (r) {
+        for (int i = 0; i < LIB_SLOTS; i++)
+            if (ip >= r->start[i] && ip < r->end[i])
+                return r->libc[i] ? KEV_F_LIBC : 0;
+    } else {
+        bpf_map_update_elem(&text_of, &tgid, &fresh, BPF_NOEXIST);
+        r = bpf_map_lookup_elem(&text_of, &tgid);
+        if (!r)
+            return 0;
+    }
+    if (bpf_find_vma(bpf_get_current_task_btf(), ip, on_vma, &seen, 0) != 0)
+        return 0;
+    slot = r->next++ % LIB_SLOTS;
+    r->start[slot] = seen.start;
+    r->end[slot] = seen.end;
+    r->libc[slot] = seen.libc;
+    return seen.libc ? KEV_F_LIBC : 0;
+}
+
 /* x86_64 syscall numbers of the calls recorded (a bit per number < 512). */
 #define NR_read 0
 #define NR_write 1
@@ -225,6 +303,7 @@ static __always_inline void fill(struct kev *e, struct pt_regs *regs, long nr, l
     e->nr = nr;
     e->kind = KEV_SYSCALL;
     e->npaths = npaths;
+    e->flags = layer_of(e->pid, BPF_CORE_READ(regs, ip));
     e->size = 0;
     if (nr == NR_readv || nr == NR_writev || nr == NR_preadv || nr == NR_pwritev ||
         nr == NR_preadv2 || nr == NR_pwritev2)
@@ -342,6 +421,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     }
     __builtin_memset(e, 0, KEV_BASE_SIZE);
     e->t = bpf_ktime_get_ns();
+    /* a new image: its mappings are new */
+    bpf_map_delete_elem(&text_of, &tgid);
     e->kind = KEV_EXEC;
     e->pid = tgid;
     e->tid = p->pid;
@@ -371,8 +452,10 @@ int BPF_PROG(on_task_exit, struct task_struct *p, bool group_dead)
 
     if (!bpf_map_lookup_elem(&traced, &tgid))
         return 0;
-    if (group_dead)
+    if (group_dead) {
         bpf_map_delete_elem(&traced, &tgid);
+        bpf_map_delete_elem(&text_of, &tgid);
+    }
     e = life_record(0);
     if (!e)
         return 0;

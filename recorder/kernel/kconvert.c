@@ -7,10 +7,12 @@
  *    chains and starts new ones with new chain ids, as the preload's do;
  *  - a process's process record (and cwd) opens its main thread's chain,
  *    before any of its calls;
- *  - a process the judge gives to the preload has none of its calls
- *    written here, only counted (its coverage record), so no call is in
- *    the trace twice; a process the launcher started has its calls before
- *    its first exec (the launcher's own) dropped;
+ *  - in a process the judge gives to the preload, a syscall made from the
+ *    C library's (or the loader's, or the recorder's) text is the
+ *    preload's and is not written here; one made from anywhere else (Go's
+ *    runtime, liburing, code of its own) no preload saw, and is. So no
+ *    call is in the trace twice. A process the launcher started has its
+ *    calls before its first exec (the launcher's own) dropped;
  *  - a chunk goes to the trace in one write() on an O_APPEND fd, so it
  *    never interleaves with another writer's (the collector's, the
  *    preload's).
@@ -46,8 +48,8 @@ struct kproc {
     struct kproc *next;
     int32_t pid, ppid;
     int before_exec;       /* the launcher's child before its exec: drop */
-    int preload;           /* the preload records it: count only */
-    uint64_t calls;        /* file calls recorded (or counted) */
+    int preload;           /* the preload records it: its libc calls are not written */
+    uint64_t calls;        /* file calls written by the kernel path */
     char cwd[PATH_MAX];    /* "" when unknown */
     struct kchain *chains;
 };
@@ -539,11 +541,10 @@ static void on_call(struct kconv *k, const struct kev *e)
         return;
     ok = e->kind == KEV_URING ? uring_call_of(e, &ev)
                               : call_of(p, e, &ev, &path, &newpath, b1, b2, sizeof(b1));
-    if (!ok)
+    /* the preload's (or the loader's, or its own): not again */
+    if (!ok || (p->preload && (e->flags & KEV_F_LIBC)))
         return;
     p->calls++;
-    if (p->preload)
-        return;
     ev.pid = (int32_t)e->pid;
     ev.tid = (int32_t)e->tid;
     ev.t = (int64_t)e->t;
@@ -559,7 +560,11 @@ static void on_call(struct kconv *k, const struct kev *e)
 
 /* -------------------------------------------------------- process life */
 
-/* The coverage record of p: which path recorded it, how many calls. */
+/*
+ * The coverage record of p: which path recorded it, and how many calls
+ * the kernel path wrote (for a process the preload recorded: the file
+ * syscalls the kernel saw that the preload did not).
+ */
 static void put_coverage(struct kconv *k, struct kproc *p, int64_t t)
 {
     struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_COVERAGE, .pid = p->pid,

@@ -25,6 +25,15 @@ enum kev_kind {
                           a0 = fd, a1 = length asked, a2 = offset; t = submit time */
 };
 
+/*
+ * The syscall instruction is in the C library, the dynamic loader or the
+ * recorder's own library: in a process the preload is in, a call the
+ * preload recorded (or the loader's or the recorder's own). Without it the
+ * call was made by the program's own syscall instruction (Go, liburing,
+ * a static program), which no preload sees.
+ */
+#define KEV_F_LIBC 1u
+
 struct kev {
     __u64 t;           /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns) at enter */
     __u64 dur;         /* ns from enter to exit */
@@ -35,6 +44,7 @@ struct kev {
     __u16 nr;          /* syscall number (x86_64), or io_uring opcode */
     __u8 kind;         /* enum kev_kind */
     __u8 npaths;       /* paths that follow: 0, 1 or 2 */
+    __u32 flags;       /* KEV_F_* */
     __s64 size;        /* vectored calls: the bytes the iovecs ask; openat2: flags */
     char path[KEV_PATH_MAX];   /* present when npaths >= 1 */
     char path2[KEV_PATH_MAX];  /* present when npaths == 2 */
