@@ -9,7 +9,9 @@
  *  - only processes whose tgid is in `traced` are recorded; a process a
  *    traced one forks is added at sched_process_fork (in BPF, so no call of
  *    the child is missed), and removed when its last thread exits. Names
- *    (comm) are never used: they are not unique.
+ *    (comm) are never used: they are not unique. In a process user space
+ *    has set to TRACE_RAW (the preload is in it) a syscall made from the C
+ *    library's text costs only its classification: the preload records it;
  *  - the syscall number is checked first against a constant bitmap, so any
  *    other syscall of any process costs one bounds check and one bit test;
  *  - a record is made at the syscall's exit, when its return value is
@@ -29,11 +31,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* A traced process (kevent.h) by its tgid. */
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, 65536);
     __type(key, __u32);     /* tgid */
-    __type(value, __u32);   /* 1 */
+    __type(value, struct tgid_state);
 } traced SEC(".maps");
 
 struct {
@@ -48,9 +51,11 @@ struct {
     __type(value, __u64);
 } dropped SEC(".maps");
 
-/* The enter time of the thread's syscall in flight, 0 when none is. */
+/* The enter time of the thread's syscall in flight (0 when none is) and its KEV_F_*. */
 struct in_flight {
     __u64 t;
+    __s64 file_size;    /* close: the size of the regular file it closes, else -1 */
+    __u32 flags;
 };
 
 struct {
@@ -76,26 +81,6 @@ struct {
     __type(key, __u64);     /* the request's address */
     __type(value, struct uring_req);
 } uring_reqs SEC(".maps");
-
-/*
- * Where a process's syscall instructions are: per process, the last few
- * text mappings met, each known to belong to the C library, the loader or
- * the recorder (libc = 1) or not. A syscall from an address none of them
- * holds has its mapping looked up (bpf_find_vma) once.
- */
-#define LIB_SLOTS 8
-struct text_ranges {
-    __u64 start[LIB_SLOTS], end[LIB_SLOTS];
-    __u8 libc[LIB_SLOTS];
-    __u32 next;
-};
-
-struct {
-    __uint(type, BPF_MAP_TYPE_HASH);
-    __uint(max_entries, 65536);
-    __type(key, __u32);     /* tgid */
-    __type(value, struct text_ranges);
-} text_of SEC(".maps");
 
 struct vma_seen {
     __u64 start, end;
@@ -129,29 +114,20 @@ static long on_vma(struct task_struct *task, struct vm_area_struct *vma, struct 
 }
 
 /* Whether the syscall instruction before ip is in the C library (KEV_F_LIBC). */
-static __always_inline __u32 layer_of(__u32 tgid, __u64 ip)
+static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip)
 {
-    struct text_ranges *r = bpf_map_lookup_elem(&text_of, &tgid);
-    struct text_ranges fresh = {};
     struct vma_seen seen = {};
     __u32 slot;
 
-    if (r) {
-        for (int i = 0; i < LIB_SLOTS; i++)
-            if (ip >= r->start[i] && ip < r->end[i])
-                return r->libc[i] ? KEV_F_LIBC : 0;
-    } else {
-        bpf_map_update_elem(&text_of, &tgid, &fresh, BPF_NOEXIST);
-        r = bpf_map_lookup_elem(&text_of, &tgid);
-        if (!r)
-            return 0;
-    }
+    for (int i = 0; i < LIB_SLOTS; i++)
+        if (ip >= st->start[i] && ip < st->end[i])
+            return st->libc[i] ? KEV_F_LIBC : 0;
     if (bpf_find_vma(bpf_get_current_task_btf(), ip, on_vma, &seen, 0) != 0)
         return 0;
-    slot = r->next++ % LIB_SLOTS;
-    r->start[slot] = seen.start;
-    r->end[slot] = seen.end;
-    r->libc[slot] = seen.libc;
+    slot = st->next++ % LIB_SLOTS;
+    st->start[slot] = seen.start;
+    st->end[slot] = seen.end;
+    st->libc[slot] = seen.libc;
     return seen.libc ? KEV_F_LIBC : 0;
 }
 
@@ -209,12 +185,6 @@ static __always_inline int is_file_nr(long nr)
     return (file_nrs[(nr >> 6) & 7] >> (nr & 63)) & 1;
 }
 
-static __always_inline int is_traced(void)
-{
-    __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-
-    return bpf_map_lookup_elem(&traced, &tgid) != NULL;
-}
 
 static __always_inline void count_drop(void)
 {
@@ -225,17 +195,48 @@ static __always_inline void count_drop(void)
         (*n)++;
 }
 
+/* The size of the regular file fd names in the current process, or -1. */
+static __always_inline __s64 file_size_of(__u64 fd)
+{
+    struct task_struct *task = bpf_get_current_task_btf();
+    struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+    struct file **fds = BPF_CORE_READ(fdt, fd);
+    struct file *file = NULL;
+    unsigned int max = BPF_CORE_READ(fdt, max_fds);
+    struct inode *inode;
+
+    if (fd >= max || bpf_probe_read_kernel(&file, sizeof(file), &fds[fd & 0xfffff]) != 0 || !file)
+        return -1;
+    inode = BPF_CORE_READ(file, f_inode);
+    if ((BPF_CORE_READ(inode, i_mode) & 0170000) != 0100000)
+        return -1;
+    return BPF_CORE_READ(inode, i_size);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_enter, struct pt_regs *regs, long id)
 {
+    __u32 tgid, flags;
+    struct tgid_state *st;
     struct in_flight *f;
 
-    if (!is_file_nr(id) || !is_traced())
+    if (!is_file_nr(id))
+        return 0;
+    tgid = bpf_get_current_pid_tgid() >> 32;
+    st = bpf_map_lookup_elem(&traced, &tgid);
+    if (!st)
+        return 0;
+    flags = layer_of(st, BPF_CORE_READ(regs, ip));
+    /* the preload records this one: nothing more to do, at exit either */
+    if (st->mode == TRACE_RAW && (flags & KEV_F_LIBC))
         return 0;
     f = bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0,
                              BPF_LOCAL_STORAGE_GET_F_CREATE);
-    if (f)
+    if (f) {
         f->t = bpf_ktime_get_ns();
+        f->flags = flags;
+        f->file_size = id == NR_close ? file_size_of(BPF_CORE_READ(regs, di)) : -1;
+    }
     return 0;
 }
 
@@ -287,7 +288,8 @@ static __always_inline __s64 iov_bytes(__u64 uiov, __u64 cnt)
 }
 
 static __always_inline void fill(struct kev *e, struct pt_regs *regs, long nr, long ret,
-                                 __u64 t0, __u64 now, int npaths)
+                                 __u64 t0, __u64 now, int npaths, __u32 flags,
+                                 __s64 file_size)
 {
     __u64 id = bpf_get_current_pid_tgid();
 
@@ -303,9 +305,11 @@ static __always_inline void fill(struct kev *e, struct pt_regs *regs, long nr, l
     e->nr = nr;
     e->kind = KEV_SYSCALL;
     e->npaths = npaths;
-    e->flags = layer_of(e->pid, BPF_CORE_READ(regs, ip));
+    e->flags = flags;
     e->size = 0;
-    if (nr == NR_readv || nr == NR_writev || nr == NR_preadv || nr == NR_pwritev ||
+    if (nr == NR_close)
+        e->size = file_size;
+    else if (nr == NR_readv || nr == NR_writev || nr == NR_preadv || nr == NR_pwritev ||
         nr == NR_preadv2 || nr == NR_pwritev2)
         e->size = iov_bytes(e->a1, e->a2);
     else if (nr == NR_openat2) {
@@ -322,6 +326,8 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
     long nr = BPF_CORE_READ(regs, orig_ax);
     struct in_flight *f;
     __u64 t0, now;
+    __s64 file_size;
+    __u32 flags;
     int first = -1, second = -1, npaths;
     struct kev *e;
 
@@ -331,6 +337,8 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
     if (!f || !f->t)
         return 0;
     t0 = f->t;
+    flags = f->flags;
+    file_size = f->file_size;
     f->t = 0;
     now = bpf_ktime_get_ns();
     npaths = path_args(nr, &first, &second);
@@ -340,14 +348,14 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
             count_drop();
             return 0;
         }
-        fill(e, regs, nr, ret, t0, now, 0);
+        fill(e, regs, nr, ret, t0, now, 0, flags, file_size);
     } else if (npaths == 1) {
         e = bpf_ringbuf_reserve(&events, KEV_PATH1_SIZE, 0);
         if (!e) {
             count_drop();
             return 0;
         }
-        fill(e, regs, nr, ret, t0, now, 1);
+        fill(e, regs, nr, ret, t0, now, 1, flags, file_size);
         if (bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)arg_of(regs, first)) < 0)
             e->path[0] = 0;
     } else {
@@ -356,7 +364,7 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
             count_drop();
             return 0;
         }
-        fill(e, regs, nr, ret, t0, now, 2);
+        fill(e, regs, nr, ret, t0, now, 2, flags, file_size);
         if (bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)arg_of(regs, first)) < 0)
             e->path[0] = 0;
         if (bpf_probe_read_user_str(e->path2, sizeof(e->path2), (void *)arg_of(regs, second)) < 0)
@@ -387,12 +395,15 @@ static __always_inline struct kev *life_record(int with_path)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-    __u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
+    __u32 ptgid = parent->tgid, ctgid = child->tgid;
+    struct tgid_state *pst, cst = {};
     struct kev *e;
 
-    if (ptgid == ctgid || !bpf_map_lookup_elem(&traced, &ptgid))
+    if (ptgid == ctgid || !(pst = bpf_map_lookup_elem(&traced, &ptgid)))
         return 0;
-    bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+    /* the same image, the same mappings: what the parent learnt holds */
+    __builtin_memcpy(&cst, pst, sizeof(cst));
+    bpf_map_update_elem(&traced, &ctgid, &cst, BPF_ANY);
     e = life_record(0);
     if (!e)
         return 0;
@@ -411,6 +422,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     struct kev *e;
 
     __u64 arg_start, arg_end, len;
+    struct tgid_state *st;
 
     if (!bpf_map_lookup_elem(&traced, &tgid))
         return 0;
@@ -421,8 +433,13 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     }
     __builtin_memset(e, 0, KEV_BASE_SIZE);
     e->t = bpf_ktime_get_ns();
-    /* a new image: its mappings are new */
-    bpf_map_delete_elem(&text_of, &tgid);
+    /* a new image: new mappings, and everything recorded until user
+       space has judged whether the preload is in it */
+    st = bpf_map_lookup_elem(&traced, &tgid);
+    if (st) {
+        __builtin_memset(st, 0, sizeof(*st));
+        st->mode = TRACE_ALL;
+    }
     e->kind = KEV_EXEC;
     e->pid = tgid;
     e->tid = p->pid;
@@ -452,10 +469,8 @@ int BPF_PROG(on_task_exit, struct task_struct *p, bool group_dead)
 
     if (!bpf_map_lookup_elem(&traced, &tgid))
         return 0;
-    if (group_dead) {
+    if (group_dead)
         bpf_map_delete_elem(&traced, &tgid);
-        bpf_map_delete_elem(&text_of, &tgid);
-    }
     e = life_record(0);
     if (!e)
         return 0;

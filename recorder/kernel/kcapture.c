@@ -49,6 +49,24 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
     return 0;
 }
 
+/*
+ * The preload is in process pid's image: only its calls from outside the
+ * C library are to be handed over. Only an entry still there is changed
+ * (BPF_EXIST): one its exit removed must not come back for a later
+ * process that reuses the pid. The BPF side sets an image back to
+ * TRACE_ALL at each exec.
+ */
+static void on_judged(void *ctx, pid_t pid, int preload)
+{
+    struct kcap *c = ctx;
+    struct tgid_state st;
+    __u32 key = (__u32)pid;
+
+    memset(&st, 0, sizeof(st));
+    st.mode = preload ? TRACE_RAW : TRACE_ALL;
+    bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_EXIST);
+}
+
 static int on_record(void *ctx, void *data, size_t len)
 {
     kconv_event(ctx, data, len);
@@ -79,7 +97,7 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         err = errno;
         goto fail;
     }
-    c->conv = kconv_create(trace_fd, judge);
+    c->conv = kconv_create(trace_fd, judge, on_judged, c);
     c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_record, c->conv, NULL);
     if (!c->conv || !c->rb) {
         err = errno ? errno : ENOMEM;
@@ -102,9 +120,12 @@ fail:
 
 int kcap_trace(struct kcap *c, pid_t pid)
 {
-    __u32 key = (__u32)pid, one = 1;
+    struct tgid_state st;
+    __u32 key = (__u32)pid;
 
-    return bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &one, BPF_ANY);
+    memset(&st, 0, sizeof(st));
+    st.mode = TRACE_ALL;
+    return bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY);
 }
 
 void kcap_expect_exec(struct kcap *c, pid_t pid)

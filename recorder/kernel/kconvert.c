@@ -60,6 +60,8 @@ struct kconv {
     int fd;
     int err;               /* first write error */
     kconv_preload_judge judge;
+    kconv_judged judged;
+    void *judged_ctx;
     struct iot_chunker *ch;
     uint64_t next_chain;
     uint64_t dropped;
@@ -67,7 +69,8 @@ struct kconv {
     uint8_t frame[CHUNK_BYTES + 4096];
 };
 
-struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge)
+struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge, kconv_judged judged,
+                           void *ctx)
 {
     struct kconv *k = calloc(1, sizeof(*k));
 
@@ -81,6 +84,8 @@ struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge)
     }
     k->fd = trace_fd;
     k->judge = judge;
+    k->judged = judged;
+    k->judged_ctx = ctx;
     /* chain ids distinct from the preload's and another run's */
     k->next_chain = ((uint64_t)getpid() << 40) ^ ((uint64_t)time(NULL) << 8) ^
                     0x6b65726eULL;
@@ -447,6 +452,10 @@ static int call_of(const struct kproc *p, const struct kev *e, struct iot_event 
     case NR_close:
         ev->op = IOT_OP_CLOSE;
         ev->has = IOT_HAS_FD;
+        if (e->size >= 0) {
+            ev->has |= IOT_HAS_FILE_SIZE;
+            ev->file_size = e->size;
+        }
         break;
     case NR_open: case NR_creat: case NR_openat: case NR_openat2:
         ev->op = IOT_OP_OPEN;
@@ -598,6 +607,8 @@ static void on_exec(struct kconv *k, const struct kev *e)
     if (realpath(exe, exe_real))
         exe = exe_real;
     p->preload = k->judge && exe[0] ? k->judge(exe) : 0;
+    if (k->judged && p->preload)
+        k->judged(k->judged_ctx, p->pid, 1);
     /* the preload writes its own process record */
     if (!p->preload)
         put_process(k, p, (int64_t)e->t, exe, e->npaths == 2 ? e->path2 : NULL,

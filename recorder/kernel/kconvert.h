@@ -21,8 +21,15 @@ struct kconv;
  */
 typedef int (*kconv_preload_judge)(const char *path);
 
+/*
+ * Told of each process image judged (preload 1: the preload is in it), so
+ * that the BPF side stops handing over the calls the preload records.
+ */
+typedef void (*kconv_judged)(void *ctx, pid_t pid, int preload);
+
 /* Appending to trace_fd (O_APPEND; not taken). NULL when out of memory. */
-struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge);
+struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge, kconv_judged judged,
+                           void *ctx);
 
 /*
  * A process the launcher started: its calls before its first exec are the

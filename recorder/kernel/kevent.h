@@ -34,6 +34,28 @@ enum kev_kind {
  */
 #define KEV_F_LIBC 1u
 
+/* What the BPF side records of a traced process (its `traced` entry). */
+enum kev_trace_mode {
+    TRACE_ALL = 0,     /* every file syscall: the preload is not in it (or not yet judged) */
+    TRACE_RAW = 1,     /* only those made outside the C library: the preload records the rest */
+};
+
+/*
+ * A traced process, the value of the BPF side's `traced` map: what to
+ * record of it, and where its syscall instructions are (the last few text
+ * mappings met, each known to belong to the C library, the loader or the
+ * recorder, libc = 1, or not). A syscall from an address none of them
+ * holds has its mapping looked up (bpf_find_vma) once. User space writes
+ * it zeroed but for mode.
+ */
+#define LIB_SLOTS 8
+struct tgid_state {
+    __u32 mode;             /* enum kev_trace_mode */
+    __u32 next;             /* the slot the next mapping met takes */
+    __u64 start[LIB_SLOTS], end[LIB_SLOTS];
+    __u8 libc[LIB_SLOTS];
+};
+
 struct kev {
     __u64 t;           /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns) at enter */
     __u64 dur;         /* ns from enter to exit */
@@ -45,7 +67,8 @@ struct kev {
     __u8 kind;         /* enum kev_kind */
     __u8 npaths;       /* paths that follow: 0, 1 or 2 */
     __u32 flags;       /* KEV_F_* */
-    __s64 size;        /* vectored calls: the bytes the iovecs ask; openat2: flags */
+    __s64 size;        /* vectored calls: the bytes the iovecs ask; openat2: flags;
+                          close: the size of the regular file closed, else -1 */
     char path[KEV_PATH_MAX];   /* present when npaths >= 1 */
     char path2[KEV_PATH_MAX];  /* present when npaths == 2 */
 };
