@@ -18,6 +18,9 @@
  *    known; its enter time is kept in task storage. Paths are read at exit
  *    (the kernel has just copied them, so their pages are resident, where
  *    at enter a page not yet faulted in would read as nothing);
+ *  - the syscall's registers are read directly (tp_btf gives a typed
+ *    pointer), not through probe-read helpers: a traced call's cost is
+ *    mostly the tracepoint's own;
  *  - records are submitted without waking user space (BPF_RB_NO_WAKEUP):
  *    user space polls, so a syscall never pays for a wake-up. A record that
  *    finds the ring full is counted in `dropped`, never blocks.
@@ -226,7 +229,7 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id)
     st = bpf_map_lookup_elem(&traced, &tgid);
     if (!st)
         return 0;
-    flags = layer_of(st, BPF_CORE_READ(regs, ip));
+    flags = layer_of(st, regs->ip);
     /* the preload records this one: nothing more to do, at exit either */
     if (st->mode == TRACE_RAW && (flags & KEV_F_LIBC))
         return 0;
@@ -235,7 +238,7 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id)
     if (f) {
         f->t = bpf_ktime_get_ns();
         f->flags = flags;
-        f->file_size = id == NR_close ? file_size_of(BPF_CORE_READ(regs, di)) : -1;
+        f->file_size = id == NR_close ? file_size_of(regs->di) : -1;
     }
     return 0;
 }
@@ -263,11 +266,11 @@ static __always_inline int path_args(long nr, int *first, int *second)
 static __always_inline __u64 arg_of(struct pt_regs *regs, int i)
 {
     switch (i) {
-    case 0: return BPF_CORE_READ(regs, di);
-    case 1: return BPF_CORE_READ(regs, si);
-    case 2: return BPF_CORE_READ(regs, dx);
-    case 3: return BPF_CORE_READ(regs, r10);
-    default: return BPF_CORE_READ(regs, r8);
+    case 0: return regs->di;
+    case 1: return regs->si;
+    case 2: return regs->dx;
+    case 3: return regs->r10;
+    default: return regs->r8;
     }
 }
 
@@ -323,7 +326,7 @@ static __always_inline void fill(struct kev *e, struct pt_regs *regs, long nr, l
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
 {
-    long nr = BPF_CORE_READ(regs, orig_ax);
+    long nr = regs->orig_ax;
     struct in_flight *f;
     __u64 t0, now;
     __s64 file_size;
