@@ -652,6 +652,9 @@ int main(int argc, char **argv)
         free(command.v);
         return parsed;
     }
+    /* IORECORD_CAPTURE: the default of --capture (a CI's, a test's) */
+    if (!capture && getenv("IORECORD_CAPTURE") && *getenv("IORECORD_CAPTURE"))
+        capture = getenv("IORECORD_CAPTURE");
     mode = launch_capture_mode(capture);
     if (mode < 0) {
         free(command.v);

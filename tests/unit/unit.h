@@ -22,7 +22,8 @@
     X(reader_damage)   \
     X(infile)          \
     X(scale)           \
-    X(text)
+    X(text)            \
+    X(kconvert)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)
