@@ -100,4 +100,21 @@ grep -q "\"op\":\"fdpath\".*\"fd\":3,.*\"path\":\"$work/loop.dat\"" att.jsonl ||
 "$IORECORD" -o none.zst -p 999999999 2> none.err; rc=$?
 [ $rc = 2 ] || not_ok "attach to no process: exit $rc, not 2"
 
+# --- without the privilege: said once, and why
+if have setpriv && id nobody >/dev/null 2>&1 &&
+    setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
+    asnobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+    asnobody "$IORECORD" --capture kernel -o /dev/null true 2> nobody.err; rc=$?
+    [ $rc = 2 ] || not_ok "unprivileged --capture kernel: exit $rc, not 2"
+    [ "$(grep -c 'needs root or CAP_BPF and CAP_PERFMON' nobody.err)" = 1 ] ||
+        not_ok "unprivileged --capture kernel says why once: $(cat nobody.err)"
+    chmod 755 "$work"
+    asnobody "$IORECORD" -o /dev/null ./smallio_static /dev/null 2> nobody.err; rc=$?
+    [ $rc = 126 ] || not_ok "unprivileged static command: exit $rc, not 126"
+    [ "$(grep -c 'statically linked.*needs root' nobody.err)" = 1 ] ||
+        not_ok "unprivileged static command: why, once: $(cat nobody.err)"
+else
+    echo "(skipped the unprivileged runs: no setpriv or no user nobody)"
+fi
+
 exit $fail
