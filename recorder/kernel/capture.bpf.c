@@ -110,9 +110,12 @@ static long on_vma(struct task_struct *task, struct vm_area_struct *vma, struct 
     if (!f)
         return 0;
     bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(f, f_path.dentry, d_name.name));
+    /* a sanitizer runtime preloaded before the recorder makes syscalls
+       of its own (/proc/self/maps): the program's no more than the loader's */
     seen->libc = starts(name, "libc.so", 7) || starts(name, "libc-", 5) ||
                  starts(name, "ld-linux", 8) || starts(name, "libiorecord", 11) ||
-                 starts(name, "libpthread", 10);
+                 starts(name, "libpthread", 10) || starts(name, "libasan", 7) ||
+                 starts(name, "libubsan", 8);
     return 0;
 }
 

@@ -26,9 +26,10 @@ enum kev_kind {
 };
 
 /*
- * The syscall instruction is in the C library, the dynamic loader or the
- * recorder's own library: in a process the preload is in, a call the
- * preload recorded (or the loader's or the recorder's own). Without it the
+ * The syscall instruction is in the C library, the dynamic loader, the
+ * recorder's own library or a sanitizer runtime (libasan, libubsan): in a
+ * process the preload is in, a call the preload recorded (or the loader's,
+ * the recorder's or the sanitizer's own). Without it the
  * call was made by the program's own syscall instruction (Go, liburing,
  * a static program), which no preload sees.
  */
