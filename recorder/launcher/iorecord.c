@@ -704,7 +704,10 @@ int main(int argc, char **argv)
     }
     absolutize(output, out, sizeof(out));
     open_output(output, out);
-    if (mode != LAUNCH_CAPTURE_PRELOAD && (mode != LAUNCH_CAPTURE_AUTO || launch_may_bpf())) {
+    /* by default only where it can run: a build without it, or a user
+       without the privilege, gets the preload alone, as before */
+    if (mode == LAUNCH_CAPTURE_KERNEL || mode == LAUNCH_CAPTURE_BOTH ||
+        (mode == LAUNCH_CAPTURE_AUTO && kcap_built() && launch_may_bpf())) {
         kc = start_kernel(out, mode == LAUNCH_CAPTURE_KERNEL ? NULL : launch_preload_enters,
                           kernel_why, sizeof(kernel_why));
         if (!kc && (mode != LAUNCH_CAPTURE_AUTO || !cmd_preloaded)) {
