@@ -107,8 +107,11 @@ static void write_chunk(struct kconv *k, int32_t pid, struct kchain *c, uint32_t
     struct iot_chunk_hdr h;
     size_t n;
 
-    if (c->enc.nrec == 0 && !(flags & IOT_CHUNK_LAST))
+    /* after a failed write nothing more: the run's warning is said once */
+    if ((c->enc.nrec == 0 && !(flags & IOT_CHUNK_LAST)) || k->err) {
+        iot_enc_begin(&c->enc, c->buf, sizeof(c->buf), c->enc.prev_end);
         return;
+    }
     memset(&h, 0, sizeof(h));
     h.version = IOT_FORMAT_VERSION;
     h.flags = flags;

@@ -39,6 +39,7 @@
 #include "launch.h"
 #include "msg.h"
 #include "opt_parse.h"
+#include "segment.h"
 
 static pid_t child;
 
@@ -537,45 +538,30 @@ static const struct opt_cmd iorecord_cmd = {
     .options_first = 1,
 };
 
-/* The kernel path's trace fd: the FIFO or the spool, appended to. */
-static int kernel_trace_fd(const char *out)
-{
-    if (fifo_fd >= 0)
-        return fcntl(fifo_fd, F_DUPFD_CLOEXEC, 3);
-    return open(spool[0] ? spool : out, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-}
-
-/* Start the kernel path (kcapture.h) or say why not in why. */
+/* The kernel path (launch_capture.c), appending to the FIFO or the spool. */
 static struct kcap *start_kernel(const char *out, kconv_preload_judge judge, char *why,
                                  size_t cap)
 {
-    struct kcap *kc;
-    int fd;
-
-    if (!kcap_built()) {
-        kcap_open(-1, NULL, why, cap);
-        return NULL;
-    }
-    if (!launch_may_bpf()) {
-        snprintf(why, cap, "the kernel path needs root or CAP_BPF and CAP_PERFMON");
-        return NULL;
-    }
-    fd = kernel_trace_fd(out);
-    if (fd < 0) {
-        snprintf(why, cap, "cannot open the trace: %s", strerror(errno));
-        return NULL;
-    }
-    kc = kcap_open(fd, judge, why, cap);
-    /* kconv writes through its own fd for as long as it runs */
-    if (!kc)
-        close(fd);
-    return kc;
+    return launch_kernel_start(fifo_fd, spool[0] ? spool : out, judge, why, cap);
 }
 
-static void stop_kernel(struct kcap *kc, const char *output)
+/* Stop the kernel path: 0, or the errno its writes failed with. */
+static int stop_kernel(struct kcap *kc)
 {
-    if (kc && kcap_close(kc) != 0)
-        iot_error("cannot write trace '%s': %s", output, strerror(errno));
+    return kc && kcap_close(kc) != 0 ? errno : 0;
+}
+
+/*
+ * The run's one warning about the trace (docs/reliability.md): the kernel
+ * path's write error is said unless the collector has said its own, or a
+ * recorded process the run's.
+ */
+static void say_kernel_error(int err, const struct collector *col, const char *output)
+{
+    if (!err || run_warned() ||
+        (col->pid > 0 && col->seg && __atomic_load_n(&col->seg->stopped, __ATOMIC_ACQUIRE)))
+        return;
+    iot_error("cannot write trace '%s': %s", output, strerror(err));
 }
 
 /* -p: a signal ends the attach; the process goes on. */
@@ -601,6 +587,7 @@ static int attach(const char *out)
     int64_t until = 0;
     struct sigaction sa;
     struct kcap *kc;
+    int err;
 
     if (*end || pid <= 0 || pid > INT32_MAX)
         die(2, 0, "-p: '%s' is not a process id", attach_pid);
@@ -632,7 +619,8 @@ static int attach(const char *out)
         kcap_poll(kc);
         nanosleep(&tick, NULL);
     }
-    stop_kernel(kc, output);
+    if ((err = stop_kernel(kc)) != 0)
+        iot_error("cannot write trace '%s': %s", output, strerror(err));
     close_output(output, out);
     return 0;
 }
@@ -644,7 +632,7 @@ int main(int argc, char **argv)
     struct opt_list command = { 0 };
     struct collector col;
     struct kcap *kc = NULL;
-    int parsed, i, status, mode, gate[2] = { -1, -1 }, cmd_preloaded = 1;
+    int parsed, i, status, mode, gate[2] = { -1, -1 }, cmd_preloaded = 1, kernel_err;
 
     opt_program("iorecord", IOT_FORMAT_VERSION);
     parsed = opt_parse(&iorecord_cmd, argc, argv, &command);
@@ -754,6 +742,10 @@ int main(int argc, char **argv)
         _exit(err == ENOENT ? 127 : 126);
     }
     if (kc) {
+        /* the kernel path writes the trace from here: past a file size
+           limit its write fails (EFBIG) rather than kill iorecord; set
+           after the fork, so the command keeps its own disposition */
+        signal(SIGXFSZ, SIG_IGN);
         kcap_trace(kc, child);
         kcap_expect_exec(kc, child);
         close(gate[0]);
@@ -774,12 +766,13 @@ int main(int argc, char **argv)
             nanosleep(&tick, NULL);
         }
     }
-    stop_kernel(kc, output);
+    kernel_err = stop_kernel(kc);
     /* the kernel path wrote the exit of a command it recorded */
     if (WIFSIGNALED(status) && (cmd_preloaded || !kc))
         record_kill(spool[0] ? spool : out, output, child, WTERMSIG(status));
     if (col.pid > 0)
         collector_flush(&col);
+    say_kernel_error(kernel_err, &col, output);
     close_output(output, out);
     if (col.pid > 0)
         collector_end(&col);

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "kcapture.h"
+
 /*
  * The FIFO at path opened for writing once a reader has it open, waiting
  * at most LAUNCH_FIFO_WAIT_MS: the fd (blocking), or -1 (errno ENXIO when
@@ -40,5 +42,13 @@ int launch_may_bpf(void);
  * preload enters the program at path, which then records it.
  */
 int launch_preload_enters(const char *path);
+
+/*
+ * Start the kernel path (kcapture.h) appending to the FIFO fifo_fd (when
+ * >= 0) or to the file trace_path, or say why not in why: not built, not
+ * permitted, the trace cannot be opened, the kernel refused the program.
+ */
+struct kcap *launch_kernel_start(int fifo_fd, const char *trace_path, kconv_preload_judge judge,
+                                 char *why, size_t cap);
 
 #endif

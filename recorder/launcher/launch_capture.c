@@ -9,12 +9,15 @@
  * in the others it only counts the file syscalls, for the coverage record.
  * So no call is recorded twice.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "exejudge.h"
+#include "kcapture.h"
 #include "launch.h"
 
 int launch_capture_mode(const char *s)
@@ -58,4 +61,31 @@ int launch_preload_enters(const char *path)
 
     rec_exe_judge(path, &v);
     return v.why == NULL;
+}
+
+struct kcap *launch_kernel_start(int fifo_fd, const char *trace_path, kconv_preload_judge judge,
+                                 char *why, size_t cap)
+{
+    struct kcap *kc;
+    int fd;
+
+    if (!kcap_built()) {
+        kcap_open(-1, NULL, why, cap);
+        return NULL;
+    }
+    if (!launch_may_bpf()) {
+        snprintf(why, cap, "the kernel path needs root or CAP_BPF and CAP_PERFMON");
+        return NULL;
+    }
+    fd = fifo_fd >= 0 ? fcntl(fifo_fd, F_DUPFD_CLOEXEC, 3)
+                      : open(trace_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, cap, "cannot open the trace: %s", strerror(errno));
+        return NULL;
+    }
+    kc = kcap_open(fd, judge, why, cap);
+    /* on success the kernel path writes through fd for as long as it runs */
+    if (!kc)
+        close(fd);
+    return kc;
 }
