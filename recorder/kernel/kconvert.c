@@ -15,7 +15,11 @@
  *    calls before its first exec (the launcher's own) dropped;
  *  - a chunk goes to the trace in one write() on an O_APPEND fd, so it
  *    never interleaves with another writer's (the collector's, the
- *    preload's).
+ *    preload's), through the collector's framer (frame.h): whole frames
+ *    only, cut to what RLIMIT_FSIZE leaves;
+ *  - a process the preload records gets a coverage record only when the
+ *    kernel path wrote calls of it: a trace the preload alone could have
+ *    made stays as it was.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "frame.h"
 #include "iotrace.h"
 #include "kconvert.h"
 #include "kevent.h"
@@ -62,7 +67,7 @@ struct kconv {
     kconv_preload_judge judge;
     kconv_judged judged;
     void *judged_ctx;
-    struct iot_chunker *ch;
+    struct rec_framer framer;    /* the collector's writer: whole frames, within RLIMIT_FSIZE */
     uint64_t next_chain;
     uint64_t dropped;
     struct kproc *procs[PROC_BUCKETS];
@@ -76,9 +81,11 @@ struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge, kconv_judged
 
     if (!k)
         return NULL;
-    k->ch = iot_chunker_create(1);
-    if (!k->ch || iot_chunk_bound(CHUNK_BYTES) > sizeof(k->frame)) {
-        iot_chunker_free(k->ch);
+    k->framer.chunker = iot_chunker_create(1);
+    k->framer.buf = k->frame;
+    k->framer.cap = sizeof(k->frame);
+    if (!k->framer.chunker || iot_chunk_bound(CHUNK_BYTES) > sizeof(k->frame)) {
+        iot_chunker_free(k->framer.chunker);
         free(k);
         return NULL;
     }
@@ -105,7 +112,7 @@ static int64_t mono_ns(void)
 static void write_chunk(struct kconv *k, int32_t pid, struct kchain *c, uint32_t flags)
 {
     struct iot_chunk_hdr h;
-    size_t n;
+    int err;
 
     /* after a failed write nothing more: the run's warning is said once */
     if ((c->enc.nrec == 0 && !(flags & IOT_CHUNK_LAST)) || k->err) {
@@ -122,9 +129,9 @@ static void write_chunk(struct kconv *k, int32_t pid, struct kchain *c, uint32_t
     h.nrec = c->enc.nrec;
     h.base_t = c->enc.base_t;
     h.bytes = (uint32_t)c->enc.len;
-    n = iot_chunk_compress(k->ch, &h, c->enc.buf, k->frame, sizeof(k->frame));
-    if (n && write(k->fd, k->frame, n) != (ssize_t)n && !k->err)
-        k->err = errno ? errno : EIO;
+    err = rec_frame_write(&k->framer, k->fd, &h, c->enc.buf);
+    if (err && !k->err)
+        k->err = err;
     iot_enc_begin(&c->enc, c->buf, sizeof(c->buf), c->enc.prev_end);
 }
 
@@ -579,6 +586,8 @@ static void on_call(struct kconv *k, const struct kev *e)
  */
 static void put_coverage(struct kconv *k, struct kproc *p, int64_t t)
 {
+    if (p->preload && !p->calls)
+        return;
     struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_COVERAGE, .pid = p->pid,
                             .tid = p->pid, .t = t, .has = IOT_HAS_MODE | IOT_HAS_SIZE,
                             .size = (int64_t)p->calls };
@@ -722,7 +731,7 @@ int kconv_finish(struct kconv *k)
             proc_free(k, p);
         }
     err = k->err;
-    iot_chunker_free(k->ch);
+    iot_chunker_free(k->framer.chunker);
     free(k);
     if (err) {
         errno = err;
