@@ -128,8 +128,12 @@ static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip)
     for (int i = 0; i < LIB_SLOTS; i++)
         if (ip >= st->start[i] && ip < st->end[i])
             return st->libc[i] ? KEV_F_LIBC : 0;
+    /* bpf_find_vma only try-locks the mappings: while another thread
+       maps or unmaps it fails. Not cached, and taken for the C library's:
+       in a preloaded process a call counted twice would be a false fact,
+       where one the kernel path misses is still the preload's to see */
     if (bpf_find_vma(bpf_get_current_task_btf(), ip, on_vma, &seen, 0) != 0)
-        return 0;
+        return KEV_F_LIBC;
     slot = st->next++ % LIB_SLOTS;
     st->start[slot] = seen.start;
     st->end[slot] = seen.end;
