@@ -86,6 +86,8 @@ ANALYZER_SRC  := $(foreach p,engine outputs cli,$(call part_src,$(p)))
 RECSHARED_SRC := $(call part_src,rec_shared)
 PRELOAD_SRC   := $(call part_src,preload)
 LAUNCHER_SRC  := $(call part_src,launcher)
+# the BPF program is compiled for the kernel, not with the part's C
+KERNEL_SRC    := $(filter-out %.bpf.c,$(call part_src,kernel))
 
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
@@ -180,13 +182,36 @@ $(LIBIORECORD): $(call obj,$(PRELOAD_SRC) $(RECSHARED_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,-z,now -Wl,--exclude-libs,ALL -o $@ $^ -ldl -lpthread
 
-$(IORECORD): $(call obj,$(LAUNCHER_SRC) $(RECSHARED_SRC)) $(LIBIOTRACE)
+$(IORECORD): $(call obj,$(LAUNCHER_SRC) $(RECSHARED_SRC) $(KERNEL_SRC)) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(KERNEL_LIBS)
+
+# The kernel capture path (recorder/kernel/) is built when clang (for the
+# BPF target), bpftool and libbpf are there and the kernel publishes its
+# BTF; otherwise kcapture.c only says "kernel capture not built". The BPF
+# program is CO-RE: vmlinux.h is this kernel's types, dumped at build
+# time, and the skeleton embeds the object.
+BPF_CLANG   ?= clang
+KERNEL_BUILT := $(shell command -v $(BPF_CLANG) >/dev/null 2>&1 && command -v bpftool >/dev/null 2>&1 \
+    && pkg-config --exists libbpf 2>/dev/null && test -r /sys/kernel/btf/vmlinux && echo 1)
+BPF_GEN     := $(BUILD)/gen/bpf
+BPF_ARCH    := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ifeq ($(KERNEL_BUILT),1)
+KERNEL_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null)
+$(BPF_GEN)/vmlinux.h:
+	@mkdir -p $(dir $@)
+	bpftool btf dump file /sys/kernel/btf/vmlinux format c >$@.tmp && mv $@.tmp $@
+$(BPF_GEN)/capture.bpf.o: recorder/kernel/capture.bpf.c recorder/kernel/kevent.h $(BPF_GEN)/vmlinux.h
+	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_GEN) -Irecorder/kernel -c $< -o $@
+$(BPF_GEN)/capture.skel.h: $(BPF_GEN)/capture.bpf.o
+	bpftool gen skeleton $< name capture >$@.tmp && mv $@.tmp $@
+$(OBJ)/recorder/kernel/kcapture.o: $(BPF_GEN)/capture.skel.h
+$(OBJ)/recorder/kernel/kcapture.o: CPPFLAGS += -DREC_KERNEL_BUILT -I$(BPF_GEN) $(shell pkg-config --cflags libbpf 2>/dev/null)
+endif
 
 # Unit tests link the analyzer's objects except its main().
 ANALYZER_LIB_OBJ := $(call obj,$(filter-out analyzer/cli/main.c,$(ANALYZER_SRC)) $(INPUTS_SRC) $(RULES_SRC))
-$(UNIT_TESTS): $(call obj,$(UNIT_SRC)) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
+$(UNIT_TESTS): $(call obj,$(UNIT_SRC) recorder/kernel/kconvert.c recorder/shared/frame.c) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(Z_LIBS) $(DW_LIBS) $(TEST_LIBS) -ldl -lpthread -lm
 

@@ -6,7 +6,7 @@
 # no files of one part call each other round in a circle.
 # docs/architecture.md draws it.
 
-PARTS := common formats inputs rules engine outputs cli rec_shared preload launcher
+PARTS := common formats inputs rules engine outputs cli rec_shared preload kernel launcher
 
 # helpers every part may use: each header is public
 common.dir      := common
@@ -57,9 +57,16 @@ preload.dir     := recorder/preload
 preload.uses    := rec_shared formats common
 preload.public  :=
 
+# the kernel capture path: a BPF program (capture.bpf.c, built only when
+# clang, bpftool and libbpf are there) and the conversion of its records
+# into the trace; linked into iorecord
+kernel.dir      := recorder/kernel
+kernel.uses     := rec_shared formats common
+kernel.public   := kcapture.h kconvert.h
+
 # iorecord and its collector
 launcher.dir    := recorder/launcher
-launcher.uses   := rec_shared formats common
+launcher.uses   := kernel rec_shared formats common
 launcher.public :=
 
 # Headers published to plugins with rule.h (make install).

@@ -20,11 +20,16 @@
 #   spawn     fork + exec /bin/true + waitpid (a recorded process's start-up
 #             and exit; CPU columns count only the parent)
 #   fork64    fork + _exit + waitpid while 64 threads do bursts of 1-byte reads
-# Setups: native; recorder (iorecord: the collector compresses and writes);
-# preload (LD_PRELOAD alone: each process compresses and writes its own
-# chunks); nostacks (iorecord --no-stacks, for open, write64 and fsync;
-# "stacks/nostacks" is the recorder's time over it, wall and thread CPU: a
-# loop of writes to disk varies in wall time more than stacks cost).
+# Setups: native; recorder (iorecord --capture preload: the collector
+# compresses and writes); preload (LD_PRELOAD alone: each process compresses
+# and writes its own chunks); nostacks (iorecord --no-stacks, for open,
+# write64 and fsync; "stacks/nostacks" is the recorder's time over it, wall
+# and thread CPU: a loop of writes to disk varies in wall time more than
+# stacks cost); kernel (iorecord --capture kernel: the BPF capture path
+# alone) and both (iorecord --capture both, root's default: the preload
+# records, the BPF side classifies each file syscall and drops it), for
+# read1, pread4k and fwrite64, when the kernel path can run (root, BTF,
+# built with libbpf). Kernel path goals: read1 +200 ns, <= 4 bytes/event.
 # Goals: read1 +30 ns wall (1.2x), fwrite64 1.3x, open without
 # stacks 1.3x and with them 1.4x, write64 and fsync with stacks under 1.05x
 # of nostacks, spawn 1.5x, fork64 2x, <= 4 bytes/event. Figures only: never
@@ -48,6 +53,8 @@ shm=$(mktemp -d /dev/shm/ioscope-bench-rec.XXXXXX 2>/dev/null) || shm=$work
 trap 'rm -rf "$work" "$shm"' EXIT INT TERM
 head -c 1048576 /dev/urandom > "$work/cached.dat"
 cat "$work/cached.dat" > /dev/null
+have_kernel=0
+"$REC" --capture kernel -o "$work/probe.zst" true 2>/dev/null && have_kernel=1
 have_strace=0
 command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null && have_strace=1
 
@@ -85,11 +92,16 @@ for w in read1 pread4k fwrite64 fwrite64u fwrite64t open write64 fsync spawn for
     nat=$(best3 "$LOOP" $w $n "$f")
     set -- $nat; nw=$1; nc=$3
     printf '%-9s %-10s %9s %9s %9s %8s %8s %11s\n' $w native $1 $2 $3 1.00 1.00 -
-    for setup in recorder preload nostacks; do
+    for setup in recorder preload nostacks kernel both; do
         [ $setup = nostacks ] && ! with_nostacks $w && continue
+        case $setup.$have_kernel.$w in
+        kernel.1.read1|kernel.1.pread4k|kernel.1.fwrite64|both.1.read1|both.1.pread4k|both.1.fwrite64) ;;
+        kernel.*|both.*) continue ;;
+        esac
         rm -f "$work/t.zst"
         case $setup in
-        recorder) rec=$(best3 "$REC" -o "$work/t.zst" -- "$LOOP" $w $n "$f") ;;
+        recorder) rec=$(best3 "$REC" --capture preload -o "$work/t.zst" -- "$LOOP" $w $n "$f") ;;
+        kernel|both) rec=$(best3 "$REC" --capture $setup -o "$work/t.zst" -- "$LOOP" $w $n "$f") ;;
         preload)  rec=$(best3 env LD_PRELOAD="$LIBREC" IORECORD_OUTPUT="$work/t.zst" \
                         "$LOOP" $w $n "$f") ;;
         nostacks) rec=$(best3 "$REC" --no-stacks -o "$work/t.zst" -- "$LOOP" $w $n "$f") ;;
@@ -107,7 +119,7 @@ for w in read1 pread4k fwrite64 fwrite64u fwrite64t open write64 fsync spawn for
         [ $setup = recorder ] && stacked="$1 $2"
         [ $setup = nostacks ] &&
             echo "          stacks/nostacks: $(echo "$stacked $1 $2" | awk '{ printf "%.3f wall, %.3f thread CPU", $1 / $3, $2 / $4 }')"
-        [ $w = read1 ] && [ $setup = recorder ] &&
+        [ $w = read1 ] && { [ $setup = recorder ] || [ $setup = kernel ] || [ $setup = both ]; } &&
             echo "          added per 1-byte read: $(echo "$1 $nw $2 $nat" | awk '{ printf "%d ns wall, %d ns thread CPU", $1 - $2, $3 - $5 }')"
     done
     if [ $have_strace = 1 ]; then

@@ -497,6 +497,14 @@ enum iot_role {
     X(CWD,             "cwd",             NONE,  0, META,  POSIX, PROC,                            \
       IOT_F(PATH),                                                                                 \
       )                                                                                            \
+    /* which capture path recorded this process, at its end (and at an exec), when the kernel path \
+       wrote calls of it: mode "kernel" (the                                                       \
+       kernel path recorded its calls: size = how many) or "preload" (the preload did; size = the  \
+       file syscalls the kernel saw that the preload did not, made outside the C library, which   \
+       the kernel path recorded) */                                                                \
+    X(COVERAGE,        "coverage",        NONE,  0, META,  POSIX, UNSEEN,                          \
+      IOT_F(MODE) | IOT_F(SIZE),                                                                   \
+      )                                                                                            \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

@@ -18,6 +18,13 @@ struct pinfo {
     char *argv;
     int exited, status, signal;
     uint64_t calls;
+    /*
+     * The coverage records (schema.h): the calls the kernel path recorded
+     * in a process only it followed, and in one the preload recorded, the
+     * file syscalls the kernel saw that the preload did not.
+     */
+    int has_coverage;
+    uint64_t kernel_recorded, preload_missed;
 };
 
 struct tinfo {
@@ -160,6 +167,44 @@ static void info_unseen(struct info *in, const struct iot_event *ev)
         in->un[i].count_unknown = 1;
 }
 
+static void info_coverage(struct pinfo *p, const struct iot_event *ev)
+{
+    uint64_t n = (ev->has & IOT_HAS_SIZE) && ev->size > 0 ? (uint64_t)ev->size : 0;
+
+    if (ev->op != IOT_OP_COVERAGE)
+        return;
+    p->has_coverage = 1;
+    if ((ev->has & IOT_HAS_MODE) && strcmp(ev->mode, "preload") == 0)
+        p->preload_missed += n;
+    else
+        p->kernel_recorded += n;
+}
+
+/* Which capture path recorded each process the kernel path followed. */
+static void print_coverage(const struct info *in)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < in->np; i++)
+        n += in->p[i].has_coverage;
+    if (!n)
+        return;
+    printf("coverage: %zu process%s followed by the kernel path\n", n, n == 1 ? "" : "es");
+    for (size_t i = 0; i < in->np; i++) {
+        const struct pinfo *p = &in->p[i];
+
+        if (!p->has_coverage)
+            continue;
+        if (p->kernel_recorded)
+            printf("  pid %d: %llu file call%s recorded by the kernel path\n", (int)p->pid,
+                   (unsigned long long)p->kernel_recorded, p->kernel_recorded == 1 ? "" : "s");
+        else
+            printf("  pid %d: recorded by the preload; the kernel saw %llu file syscall%s it did "
+                   "not (recorded from the kernel)\n", (int)p->pid,
+                   (unsigned long long)p->preload_missed, p->preload_missed == 1 ? "" : "s");
+    }
+}
+
 static void info_event(struct info *in, const struct iot_event *ev)
 {
     struct pinfo *p;
@@ -182,8 +227,11 @@ static void info_event(struct info *in, const struct iot_event *ev)
             info_unseen(in, ev);
         if (ev->has & IOT_HAS_NO_DUR)
             in->no_dur++;
-        if ((p = pinfo_get(in, ev->pid)) != NULL && !iot_op_is_note(ev->op))
-            p->calls++;
+        if ((p = pinfo_get(in, ev->pid)) != NULL) {
+            if (!iot_op_is_note(ev->op))
+                p->calls++;
+            info_coverage(p, ev);
+        }
         if (!hmap_get(&in->tidx, (uint64_t)(uint32_t)ev->tid))
             tinfo_set(in, ev->pid, ev->tid, NULL);
         break;
@@ -307,6 +355,7 @@ static void info_print(struct info *in, struct input *inp)
         else
             printf("exit status %d\n", p->status);
     }
+    print_coverage(in);
     printf("threads: %zu\n", in->nt);
     for (size_t i = 0; i < in->nt; i++)
         printf("  tid %d (pid %d) %s\n", (int)in->t[i].tid, (int)in->t[i].pid,

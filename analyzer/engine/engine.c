@@ -330,6 +330,11 @@ static void on_call(struct engine *e, const struct iot_event *ev)
                 on_map(p, ev);
             break;
         }
+        if (ev->op == IOT_OP_COVERAGE) {
+            /* the kernel path recorded what the preload could not see of it */
+            engine_unobserved_covered(e, p);
+            break;
+        }
         if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC || ev->op == IOT_OP_LOST) {
             if (ev->op == IOT_OP_ASYNC)
                 on_async(p, ev, failed);

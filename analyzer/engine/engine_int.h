@@ -260,8 +260,9 @@ int64_t engine_proc_unix_ms(const struct engine_proc *p, int64_t t);
 
 /* An unrecorded record of p: what it ran, or itself, went unseen. */
 void engine_unobserved_note(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
-/* A kernel capture recorded pid's calls: what was said unseen of it is seen. */
-void engine_unobserved_covered(struct engine *e, int32_t pid);
+/* A kernel capture recorded p's calls (its coverage record): what was said
+   unseen of it, by itself or by the parent that spawned it, is seen. */
+void engine_unobserved_covered(struct engine *e, const struct engine_proc *p);
 /* At the end: each unseen one to the rules that have on_unobserved. */
 void engine_unobserved_report(struct engine *e);
 void engine_unobserved_free(struct engine *e);

@@ -7,12 +7,14 @@
  * pid runs that program from then on), when it stops recording itself
  * (creds), makes a child by a raw clone, or makes its file calls past libc
  * (go, liburing). A kernel capture may record that process's calls after
- * all (engine_unobserved_covered): then it was seen and is not handed on.
+ * all (a coverage record: engine_unobserved_covered): then it was seen and
+ * is not handed on.
  * Kept in time order, and at most UNOBSERVED_MAX of them, so that a trace
  * of a shell running a static program a million times stays bounded: the
  * rule reports one issue per program and reason, and the first ones name
  * every program there is in practice.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,15 +55,55 @@ void engine_unobserved_note(struct engine *e, struct engine_proc *p, const struc
     };
 }
 
-void engine_unobserved_covered(struct engine *e, int32_t pid)
+void engine_unobserved_covered(struct engine *e, const struct engine_proc *p)
 {
+    const char *base = p->exe ? iot_path_base(p->exe) : NULL;
+
     for (size_t i = 0; i < e->nunobs; i++)
-        if (e->unobs[i].pid == pid)
+        if (e->unobs[i].pid == p->pid)
             e->unobs[i].covered = 1;
+    /* A program spawned (vfork, posix_spawn) is said unrecorded by its
+       parent, under the parent's pid: the first such of the same program
+       is the one this process ran. */
+    for (size_t i = 0; base && i < e->nunobs; i++) {
+        struct engine_unobserved *u = &e->unobs[i];
+
+        if (!u->covered && u->pid == p->ppid && is_exec_why(u->why) &&
+            strcmp(iot_path_base(u->path), base) == 0) {
+            u->covered = 1;
+            break;
+        }
+    }
+}
+
+/*
+ * The summary's "ran unrecorded" names what no path saw: a program the
+ * kernel path recorded after all is left out of its count and names.
+ */
+static void unrecorded_stats(struct engine *e)
+{
+    struct engine_stats *st = &e->st;
+    uint64_t covered = 0, named = 0;
+
+    for (size_t k = 0; k < e->nunobs; k++) {
+        const struct engine_unobserved *u = &e->unobs[k];
+
+        if (u->covered) {
+            covered++;
+            continue;
+        }
+        if (named < ENGINE_UNSEEN_NAMED) {
+            snprintf(st->unrecorded_path[named], sizeof(st->unrecorded_path[0]), "%s", u->path);
+            snprintf(st->unrecorded_why[named], sizeof(st->unrecorded_why[0]), "%s", u->why);
+            named++;
+        }
+    }
+    st->unrecorded = st->unrecorded > covered ? st->unrecorded - covered : 0;
 }
 
 void engine_unobserved_report(struct engine *e)
 {
+    unrecorded_stats(e);
     for (size_t k = 0; k < e->nunobs; k++) {
         const struct engine_unobserved *u = &e->unobs[k];
         struct rule_unobserved ru = {

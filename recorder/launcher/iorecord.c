@@ -1,7 +1,8 @@
 /*
  * iorecord - run a command with libiorecord.so preloaded.
  *
- *   iorecord [-o TRACE] [--stacks|--no-stacks] [--] COMMAND [ARG...]
+ *   iorecord [-o TRACE] [--stacks|--no-stacks] [--capture MODE] [--] COMMAND [ARG...]
+ *   iorecord [-o TRACE] -p PID [-d SECONDS]
  *
  * Checks everything that would make a silent empty trace before running:
  * the command exists, is dynamically linked (the preload needs the dynamic
@@ -34,9 +35,11 @@
 #include "exejudge.h"
 #include "install_dirs.h"
 #include "iotrace.h"
+#include "kcapture.h"
 #include "launch.h"
 #include "msg.h"
 #include "opt_parse.h"
+#include "segment.h"
 
 static pid_t child;
 
@@ -184,7 +187,7 @@ static void resolve_command(const char *cmd, char *out, size_t cap)
  * asan (REC_EXE_NAME bytes): the ASan runtime the program needs first in
  * LD_PRELOAD, or "".
  */
-static void check_executable(const char *path, char *asan)
+static void check_executable(const char *path, char *asan, const char *kernel_why)
 {
     struct rec_exe_verdict v;
     struct stat st;
@@ -201,48 +204,22 @@ static void check_executable(const char *path, char *asan)
         what = "has file capabilities";
     else if (v.why)
         what = "is statically linked";
+    if (what && kernel_why)
+        die(126, 0, "'%s' %s: the recorder cannot be preloaded into it, and %s",
+            v.file[0] ? v.file : path, what, kernel_why);
     if (what)
         die(126, 0, "'%s' %s: the recorder cannot be preloaded into it", v.file[0] ? v.file : path,
             what);
     memcpy(asan, v.asan, sizeof(v.asan));
 }
 
-/* The TSC rate, measured once here so every recorded process can skip it. */
-static unsigned long long tsc_mult(void)
+/* Whether the preload can enter the program at path (no message). */
+static int preload_can_enter(const char *path)
 {
-#if REC_HAVE_TSC
-    uint64_t tsc;
-    int64_t ns;
+    struct rec_exe_verdict v;
 
-    if (!rec_tsc_invariant())
-        return 0;
-    /* 2 ms, before the command starts: within 0.002% (see clock.c) */
-    return rec_tsc_measure(2000000, &tsc, &ns);
-#else
-    return 0;
-#endif
-}
-
-/*
- * Whether a seccomp filter stands over the launcher, and so over the
- * command: "Seccomp:" in /proc/self/status. The library takes it from
- * IORECORD_SANDBOX instead of reading the file in every process.
- */
-static const char *sandbox_env(void)
-{
-    char line[256];
-    const char *v = "none";
-    FILE *f = fopen("/proc/self/status", "re");
-
-    if (!f)
-        return "filter";    /* unknown: the library assumes the worst */
-    while (fgets(line, sizeof(line), f))
-        if (strncmp(line, "Seccomp:", 8) == 0) {
-            v = atoi(line + 8) != 0 ? "filter" : "none";
-            break;
-        }
-    fclose(f);
-    return v;
+    rec_exe_judge(path, &v);
+    return v.why == NULL;
 }
 
 static void set_env(const char *lib, const char *asan, const char *out, int stacks,
@@ -275,9 +252,9 @@ static void set_env(const char *lib, const char *asan, const char *out, int stac
         unsetenv("IORECORD_SPOOL");
     if (stacks >= 0)
         setenv("IORECORD_STACKS", stacks ? "1" : "0", 1);
-    snprintf(num, sizeof(num), "%llu", tsc_mult());
+    snprintf(num, sizeof(num), "%llu", launch_tsc_mult());
     setenv("IORECORD_TSC", num, 1);
-    setenv("IORECORD_SANDBOX", sandbox_env(), 1);
+    setenv("IORECORD_SANDBOX", launch_sandbox_env(), 1);
     unsetenv("IORECORD_DISABLE");
     unsetenv("IORECORD_WARNED");
     unsetenv("IORECORD_PROC");
@@ -501,68 +478,26 @@ static const char *output = "iorecord.zst";
 static int stacks = -1;     /* -1: the library's default */
 static struct opt_list labels;
 
-/* One --label: KEY=VALUE, valid (iot_label_check). */
-static int check_label(const char *kv)
-{
-    const char *eq = strchr(kv, '=');
-    char errbuf[IOT_ERRBUF_SIZE];
-
-    if (!eq) {
-        iot_error("label '%s': not KEY=VALUE", kv);
-        return 2;
-    }
-    if (iot_label_check(kv, (size_t)(eq - kv), eq + 1, strlen(eq + 1), errbuf) < 0) {
-        iot_error("%s", errbuf);
-        return 2;
-    }
-    return 0;
-}
-
-/*
- * The labels reach every process as IORECORD_LABELS (labels.c in the
- * preload): the --label values joined by ',', or else the environment's
- * own list, which must be valid too. 0; 2 after saying why not; -1 for
- * more --label values than a trace keeps.
- */
-static int labels_env(void)
-{
-    char list[IOT_LABEL_MAX_COUNT * (IOT_LABEL_MAX_KEY + IOT_LABEL_MAX_VALUE + 2)];
-    char errbuf[IOT_ERRBUF_SIZE];
-    size_t len = 0;
-
-    if (labels.n == 0) {
-        if (iot_labels_parse(getenv("IORECORD_LABELS"), NULL, NULL, errbuf) < 0) {
-            iot_error("IORECORD_LABELS: %s", errbuf);
-            return 2;
-        }
-        return 0;
-    }
-    if (labels.n > IOT_LABEL_MAX_COUNT) {
-        return -1;   /* a bad argument: main says so */
-    }
-    for (size_t i = 0; i < labels.n; i++) {
-        size_t n = strlen(labels.v[i]);
-
-        if (i)
-            list[len++] = ',';
-        memcpy(list + len, labels.v[i], n);   /* bounded by check_label */
-        len += n;
-    }
-    list[len] = '\0';
-    setenv("IORECORD_LABELS", list, 1);
-    return 0;
-}
+static const char *capture, *attach_pid, *attach_seconds;
 
 static const struct opt_spec iorecord_opts[] = {
     {"output", 'o', "TRACE", .value = &output, .help = "trace file (default: iorecord.zst)"},
     {"stacks", 0, NULL, .flag = &stacks, .help = "record call stacks at open/fopen (default)"},
     {"no-stacks", 0, NULL, .flag = &stacks, .clears = 1, .help = "do not record call stacks"},
-    {"label", 'l', "KEY=VALUE", .list = &labels, .check = check_label,
+    {"label", 'l', "KEY=VALUE", .list = &labels, .check = launch_label_check,
      .help = "store a label in the trace (repeatable: version, device, test)"},
+    {"capture", 0, "MODE", .value = &capture,
+     .help = "preload, kernel or both (default: preload, and the kernel path for the rest as root)"},
+    {"pid", 'p', "PID", .value = &attach_pid,
+     .help = "record the running process PID (kernel path) instead of a COMMAND"},
+    {"duration", 'd', "SECONDS", .value = &attach_seconds,
+     .help = "with -p: stop after SECONDS (default: at Ctrl-C, SIGTERM or its end)"},
 };
 
 static const struct opt_cmd iorecord_cmd = {
-    .synopsis = "[-o TRACE] [--stacks|--no-stacks] [--label KEY=VALUE]... [--] COMMAND [ARG...]",
+    .synopsis = "[-o TRACE] [--stacks|--no-stacks] [--label KEY=VALUE]... [--capture MODE]\n"
+                "       [--] COMMAND [ARG...]\n"
+                "       iorecord [-o TRACE] -p PID [-d SECONDS]",
     .about = "Run COMMAND with the ioscope recorder preloaded and write the I/O trace\n"
              "of COMMAND and every process it forks or execs to TRACE.",
     OPT_SPECS(iorecord_opts),
@@ -570,18 +505,149 @@ static const struct opt_cmd iorecord_cmd = {
     .options_first = 1,
 };
 
+/* The kernel path (launch_capture.c), appending to the FIFO or the spool. */
+static struct kcap *start_kernel(const char *out, kconv_preload_judge judge, char *why,
+                                 size_t cap)
+{
+    return launch_kernel_start(fifo_fd, spool[0] ? spool : out, judge, why, cap);
+}
+
+/* Stop the kernel path: 0, or the errno its writes failed with. */
+static int stop_kernel(struct kcap *kc)
+{
+    return kc && kcap_close(kc) != 0 ? errno : 0;
+}
+
+/*
+ * The run's one warning about the trace (docs/reliability.md): the kernel
+ * path's write error is said unless the collector has said its own, or a
+ * recorded process the run's.
+ */
+static void say_kernel_error(int err, const struct collector *col, const char *output)
+{
+    if (!err || run_warned() ||
+        (col->pid > 0 && col->seg && __atomic_load_n(&col->seg->stopped, __ATOMIC_ACQUIRE)))
+        return;
+    iot_error("cannot write trace '%s': %s", output, strerror(err));
+}
+
+/* -p: a signal ends the attach; the process goes on. */
+static volatile sig_atomic_t attach_stop;
+
+static void on_attach_signal(int sig)
+{
+    (void)sig;
+    attach_stop = 1;
+}
+
+/*
+ * iorecord -p PID [-d SECONDS]: record a running process, its threads and
+ * the processes it starts from now on, through the kernel path, until a
+ * signal, the duration, or its end. Exits 0, or 2 when it cannot attach.
+ */
+static int attach(const char *out)
+{
+    struct timespec tick = { 0, 2000000L };
+    char why[256], *end;
+    long pid = strtol(attach_pid, &end, 10);
+    double seconds = 0;
+    int64_t until = 0;
+    struct sigaction sa;
+    struct kcap *kc;
+    int err;
+
+    if (*end || pid <= 0 || pid > INT32_MAX)
+        die(2, 0, "-p: '%s' is not a process id", attach_pid);
+    if (attach_seconds) {
+        seconds = strtod(attach_seconds, &end);
+        if (*end || !(seconds > 0))
+            die(2, 0, "-d: '%s' is not a number of seconds", attach_seconds);
+        until = rec_mono_ns() + (int64_t)(seconds * 1e9);
+    }
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        die(2, 0, "-p: no process %ld", pid);
+    open_output(output, out);
+    kc = start_kernel(out, NULL, why, sizeof(why));
+    if (!kc) {
+        if (spool[0])
+            unlink(spool);
+        die(2, 0, "cannot attach to process %ld: %s", pid, why);
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_attach_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    kcap_trace(kc, (pid_t)pid);
+    kcap_attach(kc, (pid_t)pid);
+    while (!attach_stop && !(until && rec_mono_ns() >= until) &&
+           !(kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+        kcap_poll(kc);
+        nanosleep(&tick, NULL);
+    }
+    if ((err = stop_kernel(kc)) != 0)
+        iot_error("cannot write trace '%s': %s", output, strerror(err));
+    close_output(output, out);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char out[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX], asan[REC_EXE_NAME];
+    char kernel_why[256] = "";
     struct opt_list command = { 0 };
     struct collector col;
-    int parsed, i, status;
+    struct kcap *kc = NULL;
+    int parsed, i, status, mode, gate[2] = { -1, -1 }, cmd_preloaded = 1, kernel_err;
 
     opt_program("iorecord", IOT_FORMAT_VERSION);
     parsed = opt_parse(&iorecord_cmd, argc, argv, &command);
     if (parsed >= 0) {
         free(command.v);
         return parsed;
+    }
+    /* IORECORD_CAPTURE: the default of --capture (a CI's, a test's) */
+    if (!capture && getenv("IORECORD_CAPTURE") && *getenv("IORECORD_CAPTURE"))
+        capture = getenv("IORECORD_CAPTURE");
+    mode = launch_capture_mode(capture);
+    if (mode < 0) {
+        free(command.v);
+        opt_usage_error(&iorecord_cmd, "--capture: expected preload, kernel or both, not '%s'",
+                        capture);
+        return 2;
+    }
+    if (!*output) {
+        free(command.v);
+        opt_usage_error(&iorecord_cmd, "option '--output' needs a file name, not ''");
+        return 2;
+    }
+    switch (launch_labels_env(&labels)) {
+    case 0:
+        break;
+    case -1:
+        free(command.v);
+        opt_usage_error(&iorecord_cmd, "more than %d labels", IOT_LABEL_MAX_COUNT);
+        return 2;
+    default:
+        free(command.v);
+        return 2;
+    }
+    if (attach_pid) {
+        size_t n = command.n;
+
+        free(command.v);
+        if (n) {
+            opt_usage_error(&iorecord_cmd, "-p records a running process: no COMMAND with it");
+            return 2;
+        }
+        absolutize(output, out, sizeof(out));
+        return attach(out);
+    }
+    if (attach_seconds) {
+        free(command.v);
+        opt_usage_error(&iorecord_cmd, "-d goes with -p");
+        return 2;
     }
     if (command.n == 0) {
         free(command.v);
@@ -591,28 +657,51 @@ int main(int argc, char **argv)
     /* COMMAND and its arguments are the last command.n words of argv */
     i = argc - (int)command.n;
     free(command.v);
-    if (!*output) {
-        opt_usage_error(&iorecord_cmd, "option '--output' needs a file name, not ''");
-        return 2;
-    }
-    switch (labels_env()) {
-    case 0:
-        break;
-    case -1:
-        opt_usage_error(&iorecord_cmd, "more than %d labels", IOT_LABEL_MAX_COUNT);
-        return 2;
-    default:
-        return 2;
-    }
-    find_library(lib, sizeof(lib));
+    if (mode != LAUNCH_CAPTURE_KERNEL)
+        find_library(lib, sizeof(lib));
     resolve_command(argv[i], cmd, sizeof(cmd));
-    check_executable(cmd, asan);
+    if (mode == LAUNCH_CAPTURE_KERNEL) {
+        cmd_preloaded = 0;
+    } else if (mode == LAUNCH_CAPTURE_PRELOAD) {
+        check_executable(cmd, asan, NULL);
+    } else if (preload_can_enter(cmd)) {
+        check_executable(cmd, asan, NULL);
+    } else if (!kcap_built() || !launch_may_bpf()) {
+        /* the same message as without the kernel path, and why it cannot help */
+        start_kernel("", NULL, kernel_why, sizeof(kernel_why));
+        check_executable(cmd, asan, kernel_why);
+    } else {
+        cmd_preloaded = 0;
+    }
     absolutize(output, out, sizeof(out));
     open_output(output, out);
-    start_collector(&col, output, out);
-    set_env(lib, asan, out, stacks, &col);
+    /* by default only where it can run: a build without it, or a user
+       without the privilege, gets the preload alone, as before */
+    if (mode == LAUNCH_CAPTURE_KERNEL || mode == LAUNCH_CAPTURE_BOTH ||
+        (mode == LAUNCH_CAPTURE_AUTO && kcap_built() && launch_may_bpf())) {
+        kc = start_kernel(out, mode == LAUNCH_CAPTURE_KERNEL ? NULL : launch_preload_enters,
+                          kernel_why, sizeof(kernel_why));
+        if (!kc && (mode != LAUNCH_CAPTURE_AUTO || !cmd_preloaded)) {
+            if (spool[0])
+                unlink(spool);
+            die(2, 0, "cannot start the kernel capture path: %s", kernel_why);
+        }
+        if (!kc)
+            iot_warn("kernel capture path not started (%s): static and set-id programs and "
+                     "raw syscalls (Go, io_uring) are not recorded", kernel_why);
+    }
+    if (mode != LAUNCH_CAPTURE_KERNEL) {
+        start_collector(&col, output, out);
+        set_env(lib, asan, out, stacks, &col);
+    } else {
+        memset(&col, 0, sizeof(col));
+        col.pid = -1;
+    }
     make_once_flag();
     forward_signals();
+    /* the command waits at the gate until the kernel path follows it */
+    if (kc && pipe2(gate, O_CLOEXEC) != 0)
+        die(2, errno, "cannot make a pipe");
     child = fork();
     if (child < 0) {
         int err = errno;
@@ -623,21 +712,50 @@ int main(int argc, char **argv)
     }
     if (child == 0) {
         int err;
+        char c;
 
+        if (gate[0] >= 0) {
+            close(gate[1]);
+            while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+                ;
+        }
         execv(cmd, argv + i);
         err = errno;
         iot_error("cannot run '%s': %s", argv[i], strerror(err));
         _exit(err == ENOENT ? 127 : 126);
     }
+    if (kc) {
+        /* the kernel path writes the trace from here: past a file size
+           limit its write fails (EFBIG) rather than kill iorecord; set
+           after the fork, so the command keeps its own disposition */
+        signal(SIGXFSZ, SIG_IGN);
+        kcap_trace(kc, child);
+        kcap_expect_exec(kc, child);
+        close(gate[0]);
+        close(gate[1]);
+    }
     if (col.pid > 0)
         collector_command_started(&col);
-    while (waitpid(child, &status, 0) < 0)
-        if (errno != EINTR)
+    for (;;) {
+        pid_t r = waitpid(child, &status, kc ? WNOHANG : 0);
+        struct timespec tick = { 0, 2000000L };
+
+        if (r == child)
+            break;
+        if (r < 0 && errno != EINTR)
             die(2, errno, "cannot wait for the command");
-    if (WIFSIGNALED(status))
+        if (kc && r == 0) {
+            kcap_poll(kc);
+            nanosleep(&tick, NULL);
+        }
+    }
+    kernel_err = stop_kernel(kc);
+    /* the kernel path wrote the exit of a command it recorded */
+    if (WIFSIGNALED(status) && (cmd_preloaded || !kc))
         record_kill(spool[0] ? spool : out, output, child, WTERMSIG(status));
     if (col.pid > 0)
         collector_flush(&col);
+    say_kernel_error(kernel_err, &col, output);
     close_output(output, out);
     if (col.pid > 0)
         collector_end(&col);

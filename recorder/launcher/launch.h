@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "kcapture.h"
+
 /*
  * The FIFO at path opened for writing once a reader has it open, waiting
  * at most LAUNCH_FIFO_WAIT_MS: the fd (blocking), or -1 (errno ENXIO when
@@ -20,5 +22,54 @@ int launch_fifo_open(const char *path);
  * another run is writing a spool of the same output: 0, or -1 when one is.
  */
 int launch_spool_claim(int fd, const char *spool);
+
+/*
+ * Which capture paths record a run (--capture; launch_capture.c):
+ *   AUTO     the preload where it applies, the kernel path for the rest
+ *            when this user may load BPF programs (else the preload alone);
+ *   PRELOAD  the preload alone;
+ *   KERNEL   the kernel path alone, for every process;
+ *   BOTH     as AUTO, but the kernel path must start.
+ */
+enum launch_capture { LAUNCH_CAPTURE_AUTO, LAUNCH_CAPTURE_PRELOAD, LAUNCH_CAPTURE_KERNEL,
+                      LAUNCH_CAPTURE_BOTH };
+/* The mode named by s (NULL: AUTO), or -1. */
+int launch_capture_mode(const char *s);
+/* Whether this process may load BPF programs: root, or CAP_BPF and CAP_PERFMON. */
+int launch_may_bpf(void);
+/*
+ * The kernel path's judge in AUTO and BOTH (kconvert.h): 1 when the
+ * preload enters the program at path, which then records it.
+ */
+int launch_preload_enters(const char *path);
+
+/*
+ * Start the kernel path (kcapture.h) appending to the FIFO fifo_fd (when
+ * >= 0) or to the file trace_path, or say why not in why: not built, not
+ * permitted, the trace cannot be opened, the kernel refused the program.
+ */
+struct kcap *launch_kernel_start(int fifo_fd, const char *trace_path, kconv_preload_judge judge,
+                                 char *why, size_t cap);
+
+/* ------------------------------------------------------------ launch_labels.c */
+
+struct opt_list;
+/* One --label: KEY=VALUE and valid (iot_label_check); 0, or 2 after saying why not. */
+int launch_label_check(const char *kv);
+/*
+ * The labels to every process as IORECORD_LABELS: the --label values joined
+ * by ',', or else the environment's own list, which must be valid too. 0;
+ * 2 after saying why not; -1 for more --label values than a trace keeps
+ * (a bad argument: the caller says so).
+ */
+int launch_labels_env(const struct opt_list *labels);
+
+/* ------------------------------------------------------------ launch_env.c */
+
+/* The TSC's rate (IORECORD_TSC_MULT), measured here once; 0 when unusable. */
+unsigned long long launch_tsc_mult(void);
+/* "filter" when a seccomp filter stands over the launcher (or it cannot
+   tell), else "none": IORECORD_SANDBOX. */
+const char *launch_sandbox_env(void);
 
 #endif

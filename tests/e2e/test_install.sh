@@ -157,7 +157,8 @@ if have bash; then
     [ "$(complete_words "$C/ioanalyze" _ioanalyze "$P/bin/ioanalyze" info -- | tr '\n' ' ')" = \
         "--help --version " ] || not_ok "completion of info's options"
     [ "$(complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -- | tr '\n' ' ')" = \
-        "--help --label --no-stacks --output --stacks --version " ] || not_ok "completion of iorecord's options"
+        "--capture --duration --help --label --no-stacks --output --pid --stacks --version " ] ||
+        not_ok "completion of iorecord's options"
     complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -o t.zst -- ioanal >"$work/got"
     complete_words "$C/iorecord" _iorecord "$P/bin/iorecord" -o t.zst ioanal >>"$work/got"
     [ -z "$(grep -v '^ioanal' "$work/got")" ] || not_ok "completion of iorecord's command: $(cat "$work/got")"

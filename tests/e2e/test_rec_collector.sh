@@ -14,6 +14,11 @@ need_built "$IOANALYZE" "$IORECORD" "$BUILD/bin/progs/rec_bytewriter"
 have setsid || skip "setsid (util-linux) is not installed"
 work_dir collector
 asan=$(asan_env "$LIBIORECORD")
+# The collector's own cases: as root iorecord would first load its kernel
+# path (0.1 s and more), which the launcher case's kill -9 would hit
+# instead of a run under way
+IORECORD_CAPTURE=preload
+export IORECORD_CAPTURE
 
 # wait_for FILE PATTERN: until `ioanalyze info FILE` matches (10 s at most)
 wait_for() {

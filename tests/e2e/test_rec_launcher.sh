@@ -20,10 +20,12 @@ check() {  # WHAT EXPECTED ACTUAL
 }
 
 "$IORECORD" --help > "$work/help" 2>&1; check "--help exits 0" 0 $?
-grep -qx 'usage: iorecord \[-o TRACE\] \[--stacks|--no-stacks\] \[--label KEY=VALUE\]\.\.\. \[--\] COMMAND \[ARG...\]' "$work/help" ||
+grep -qx 'usage: iorecord \[-o TRACE\] \[--stacks|--no-stacks\] \[--label KEY=VALUE\]\.\.\. \[--capture MODE\]' "$work/help" ||
     bad "--help shows usage"
+grep -qx '       iorecord \[-o TRACE\] -p PID \[-d SECONDS\]' "$work/help" || bad "--help shows the attach usage"
 # the help lists every option the parser takes, ioanalyze's way (common/opt_parse.c)
-for o in '-o, --output TRACE' '--stacks' '--no-stacks' '-h, --help' '--version'; do
+for o in '-o, --output TRACE' '--stacks' '--no-stacks' '--capture MODE' '-p, --pid PID' \
+         '-d, --duration SECONDS' '-h, --help' '--version'; do
     grep -q -- "^ *$o  " "$work/help" || bad "--help lists '$o'"
 done
 # one version line, shaped as ioanalyze's
@@ -60,7 +62,8 @@ grep -q "cannot open trace '/nonexistent-dir/t.zst': No such file or directory" 
 
 printf 'int main(void) { return 0; }\n' > "$work/s.c"
 if ${CC:-cc} -static -o "$work/static" "$work/s.c" 2>/dev/null; then
-    "$IORECORD" -o "$work/s.zst" "$work/static" 2> "$work/err"; rc=$?
+    # (as root the kernel path records it instead: test_rec_kernel.sh)
+    "$IORECORD" --capture preload -o "$work/s.zst" "$work/static" 2> "$work/err"; rc=$?
     check "static command: exit 126" 126 $rc
     grep -q "statically linked" "$work/err" || bad "static message: $(cat "$work/err")"
     [ ! -e "$work/s.zst" ] || bad "static command: no trace created"
@@ -70,7 +73,7 @@ fi
 
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
     cp /bin/true "$work/suid" && chown nobody "$work/suid" && chmod 4755 "$work/suid"
-    "$IORECORD" -o "$work/u.zst" "$work/suid" 2> "$work/err"; rc=$?
+    "$IORECORD" --capture preload -o "$work/u.zst" "$work/suid" 2> "$work/err"; rc=$?
     check "setuid command: exit 126" 126 $rc
     grep -q "setuid" "$work/err" || bad "setuid message: $(cat "$work/err")"
 else

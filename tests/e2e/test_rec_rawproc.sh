@@ -32,9 +32,11 @@ run_in() {
     how=$1 d=$2
     shift 2
     mkdir -p "$d"
+    # (the preload's records only: as root the kernel path would add the
+    # counts the programs write with raw syscalls)
     if [ "$how" = collector ]; then
         (asan_preload "$LIBIORECORD"
-         exec timeout -k 5 120 "$IORECORD" -o "$d/trace.zst" -- "$@" >"$d/out" 2>"$d/err")
+         exec timeout -k 5 120 "$IORECORD" --capture preload -o "$d/trace.zst" -- "$@" >"$d/out" 2>"$d/err")
     else
         (asan_preload "$LIBIORECORD"
          LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}$LIBIORECORD IORECORD_OUTPUT=$d/trace.zst

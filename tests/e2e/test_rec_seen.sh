@@ -31,9 +31,12 @@ need_built "$IORECORD" "$IOANALYZE" "$PROG"
 work_dir seen
 cd "$work" || exit 1
 
+# What the preload alone sees and says: as root iorecord would also run the
+# kernel path, which records what this test finds missing
+# (test_rec_kernel.sh, test_rec_kernel_raw.sh)
 rec() {  # TRACE CMD...
     _t=$1; shift
-    (asan_preload "$LIBIORECORD"; exec "$IORECORD" -o "$_t" -- "$@")
+    (asan_preload "$LIBIORECORD"; exec "$IORECORD" --capture preload -o "$_t" -- "$@")
 }
 
 # calls and bytes (sum of ret) of OP by process NAME on fd FD, from a JSONL dump

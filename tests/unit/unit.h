@@ -23,7 +23,8 @@
     X(infile)          \
     X(scale)           \
     X(text)            \
-    X(symbolize)
+    X(symbolize)       \
+    X(kconvert)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)

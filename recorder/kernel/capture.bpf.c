@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capture.bpf.c - the kernel capture path's BPF side: the file-I/O
+ * syscalls and io_uring requests of a chosen process tree, as small
+ * records (kevent.h) in one ring buffer that user space (kcapture.c)
+ * drains by polling.
+ *
+ * Invariants:
+ *  - only processes whose tgid is in `traced` are recorded; a process a
+ *    traced one forks is added at sched_process_fork (in BPF, so no call of
+ *    the child is missed), and removed when its last thread exits. Names
+ *    (comm) are never used: they are not unique. In a process user space
+ *    has set to TRACE_RAW (the preload is in it) a syscall made from the C
+ *    library's text costs only its classification: the preload records it;
+ *  - the syscall number is checked first against a constant bitmap, so any
+ *    other syscall of any process costs one bounds check and one bit test;
+ *  - a record is made at the syscall's exit, when its return value is
+ *    known; its enter time is kept in task storage. Paths are read at exit
+ *    (the kernel has just copied them, so their pages are resident, where
+ *    at enter a page not yet faulted in would read as nothing);
+ *  - the syscall's registers are read directly (tp_btf gives a typed
+ *    pointer), not through probe-read helpers: a traced call's cost is
+ *    mostly the tracepoint's own;
+ *  - records are submitted without waking user space (BPF_RB_NO_WAKEUP):
+ *    user space polls, so a syscall never pays for a wake-up. A record that
+ *    finds the ring full is counted in `dropped`, never blocks.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "kevent.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* A traced process (kevent.h) by its tgid. */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 65536);
+    __type(key, __u32);     /* tgid */
+    __type(value, struct tgid_state);
+} traced SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_RINGBUF);
+    __uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, __u64);
+} dropped SEC(".maps");
+
+/* The enter time of the thread's syscall in flight (0 when none is) and its KEV_F_*. */
+struct in_flight {
+    __u64 t;
+    __s64 file_size;    /* close: the size of the regular file it closes, else -1 */
+    __u32 flags;
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __type(key, int);
+    __type(value, struct in_flight);
+} enter_time SEC(".maps");
+
+/* An io_uring request submitted by a traced process, until it completes. */
+struct uring_req {
+    __u64 t;
+    __u64 off;
+    __u32 pid, tid;
+    __s32 fd;
+    __u32 len;
+    __u8 opcode;
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 16384);
+    __type(key, __u64);     /* the request's address */
+    __type(value, struct uring_req);
+} uring_reqs SEC(".maps");
+
+struct vma_seen {
+    __u64 start, end;
+    __u8 libc;
+};
+
+/* Whether name starts with prefix (a literal). */
+static __always_inline int starts(const char *name, const char *prefix, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (name[i] != prefix[i])
+            return 0;
+    return 1;
+}
+
+static long on_vma(struct task_struct *task, struct vm_area_struct *vma, struct vma_seen *seen)
+{
+    char name[16] = {};
+    struct file *f = vma->vm_file;
+
+    seen->start = vma->vm_start;
+    seen->end = vma->vm_end;
+    seen->libc = 0;
+    if (!f)
+        return 0;
+    bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(f, f_path.dentry, d_name.name));
+    /* a sanitizer runtime preloaded before the recorder makes syscalls
+       of its own (/proc/self/maps): the program's no more than the loader's */
+    seen->libc = starts(name, "libc.so", 7) || starts(name, "libc-", 5) ||
+                 starts(name, "ld-linux", 8) || starts(name, "libiorecord", 11) ||
+                 starts(name, "libpthread", 10) || starts(name, "libasan", 7) ||
+                 starts(name, "libubsan", 8);
+    return 0;
+}
+
+/* Whether the syscall instruction before ip is in the C library (KEV_F_LIBC). */
+static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip)
+{
+    struct vma_seen seen = {};
+    __u32 slot;
+
+    for (int i = 0; i < LIB_SLOTS; i++)
+        if (ip >= st->start[i] && ip < st->end[i])
+            return st->libc[i] ? KEV_F_LIBC : 0;
+    /* bpf_find_vma only try-locks the mappings: while another thread
+       maps or unmaps it fails. Not cached, and taken for the C library's:
+       in a preloaded process a call counted twice would be a false fact,
+       where one the kernel path misses is still the preload's to see */
+    if (bpf_find_vma(bpf_get_current_task_btf(), ip, on_vma, &seen, 0) != 0)
+        return KEV_F_LIBC;
+    slot = st->next++ % LIB_SLOTS;
+    st->start[slot] = seen.start;
+    st->end[slot] = seen.end;
+    st->libc[slot] = seen.libc;
+    return seen.libc ? KEV_F_LIBC : 0;
+}
+
+/* x86_64 syscall numbers of the calls recorded (a bit per number < 512). */
+#define NR_read 0
+#define NR_write 1
+#define NR_open 2
+#define NR_close 3
+#define NR_stat 4
+#define NR_fstat 5
+#define NR_lstat 6
+#define NR_lseek 8
+#define NR_pread64 17
+#define NR_pwrite64 18
+#define NR_readv 19
+#define NR_writev 20
+#define NR_fsync 74
+#define NR_fdatasync 75
+#define NR_rename 82
+#define NR_mkdir 83
+#define NR_creat 85
+#define NR_unlink 87
+#define NR_openat 257
+#define NR_mkdirat 258
+#define NR_newfstatat 262
+#define NR_unlinkat 263
+#define NR_renameat 264
+#define NR_sync_file_range 277
+#define NR_preadv 295
+#define NR_pwritev 296
+#define NR_renameat2 316
+#define NR_preadv2 327
+#define NR_pwritev2 328
+#define NR_statx 332
+#define NR_openat2 437
+
+#define BIT(n) (1ULL << ((n) & 63))
+#define W(n, w) (((n) >> 6) == (w) ? BIT(n) : 0)
+#define ROW(w) (W(NR_read, w) | W(NR_write, w) | W(NR_open, w) | W(NR_close, w) |          \
+                W(NR_stat, w) | W(NR_fstat, w) | W(NR_lstat, w) | W(NR_lseek, w) |        \
+                W(NR_pread64, w) | W(NR_pwrite64, w) | W(NR_readv, w) | W(NR_writev, w) | \
+                W(NR_fsync, w) | W(NR_fdatasync, w) | W(NR_rename, w) | W(NR_mkdir, w) |  \
+                W(NR_creat, w) | W(NR_unlink, w) | W(NR_openat, w) | W(NR_mkdirat, w) |   \
+                W(NR_newfstatat, w) | W(NR_unlinkat, w) | W(NR_renameat, w) |             \
+                W(NR_sync_file_range, w) | W(NR_preadv, w) | W(NR_pwritev, w) |           \
+                W(NR_renameat2, w) | W(NR_preadv2, w) | W(NR_pwritev2, w) |               \
+                W(NR_statx, w) | W(NR_openat2, w))
+static const volatile __u64 file_nrs[8] = { ROW(0), ROW(1), ROW(2), ROW(3),
+                                            ROW(4), ROW(5), ROW(6), ROW(7) };
+
+static __always_inline int is_file_nr(long nr)
+{
+    if (nr < 0 || nr >= 512)
+        return 0;
+    return (file_nrs[(nr >> 6) & 7] >> (nr & 63)) & 1;
+}
+
+
+static __always_inline void count_drop(void)
+{
+    __u32 zero = 0;
+    __u64 *n = bpf_map_lookup_elem(&dropped, &zero);
+
+    if (n)
+        (*n)++;
+}
+
+/* The size of the regular file fd names in the current process, or -1. */
+static __always_inline __s64 file_size_of(__u64 fd)
+{
+    struct task_struct *task = bpf_get_current_task_btf();
+    struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+    struct file **fds = BPF_CORE_READ(fdt, fd);
+    struct file *file = NULL;
+    unsigned int max = BPF_CORE_READ(fdt, max_fds);
+    struct inode *inode;
+
+    if (fd >= max || bpf_probe_read_kernel(&file, sizeof(file), &fds[fd & 0xfffff]) != 0 || !file)
+        return -1;
+    inode = BPF_CORE_READ(file, f_inode);
+    if ((BPF_CORE_READ(inode, i_mode) & 0170000) != 0100000)
+        return -1;
+    return BPF_CORE_READ(inode, i_size);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_enter, struct pt_regs *regs, long id)
+{
+    __u32 tgid, flags;
+    struct tgid_state *st;
+    struct in_flight *f;
+
+    if (!is_file_nr(id))
+        return 0;
+    tgid = bpf_get_current_pid_tgid() >> 32;
+    st = bpf_map_lookup_elem(&traced, &tgid);
+    if (!st)
+        return 0;
+    flags = layer_of(st, regs->ip);
+    /* the preload records this one: nothing more to do, at exit either */
+    if (st->mode == TRACE_RAW && (flags & KEV_F_LIBC))
+        return 0;
+    f = bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0,
+                             BPF_LOCAL_STORAGE_GET_F_CREATE);
+    if (f) {
+        f->t = bpf_ktime_get_ns();
+        f->flags = flags;
+        f->file_size = id == NR_close ? file_size_of(regs->di) : -1;
+    }
+    return 0;
+}
+
+/* Which arguments of a syscall are paths: 0, 1 or 2, and where. */
+static __always_inline int path_args(long nr, int *first, int *second)
+{
+    switch (nr) {
+    case NR_open: case NR_creat: case NR_stat: case NR_lstat: case NR_mkdir:
+    case NR_unlink: case NR_rename:
+        *first = 0;
+        *second = nr == NR_rename ? 1 : -1;
+        break;
+    case NR_openat: case NR_openat2: case NR_newfstatat: case NR_statx:
+    case NR_mkdirat: case NR_unlinkat: case NR_renameat: case NR_renameat2:
+        *first = 1;
+        *second = (nr == NR_renameat || nr == NR_renameat2) ? 3 : -1;
+        break;
+    default:
+        return 0;
+    }
+    return *second >= 0 ? 2 : 1;
+}
+
+static __always_inline __u64 arg_of(struct pt_regs *regs, int i)
+{
+    switch (i) {
+    case 0: return regs->di;
+    case 1: return regs->si;
+    case 2: return regs->dx;
+    case 3: return regs->r10;
+    default: return regs->r8;
+    }
+}
+
+/* The bytes a vector of iovecs asks, as far as the first 16. */
+static __always_inline __s64 iov_bytes(__u64 uiov, __u64 cnt)
+{
+    struct iovec v;
+    __s64 sum = 0;
+
+    for (int i = 0; i < 16; i++) {
+        if ((__u64)i >= cnt)
+            break;
+        if (bpf_probe_read_user(&v, sizeof(v), (void *)(uiov + i * sizeof(v))) != 0)
+            break;
+        sum += (__s64)v.iov_len;
+    }
+    return sum;
+}
+
+static __always_inline void fill(struct kev *e, struct pt_regs *regs, long nr, long ret,
+                                 __u64 t0, __u64 now, int npaths, __u32 flags,
+                                 __s64 file_size)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+
+    e->t = t0;
+    e->dur = now - t0;
+    e->ret = ret;
+    e->a0 = arg_of(regs, 0);
+    e->a1 = arg_of(regs, 1);
+    e->a2 = arg_of(regs, 2);
+    e->a3 = arg_of(regs, 3);
+    e->pid = id >> 32;
+    e->tid = (__u32)id;
+    e->nr = nr;
+    e->kind = KEV_SYSCALL;
+    e->npaths = npaths;
+    e->flags = flags;
+    e->size = 0;
+    if (nr == NR_close)
+        e->size = file_size;
+    else if (nr == NR_readv || nr == NR_writev || nr == NR_preadv || nr == NR_pwritev ||
+        nr == NR_preadv2 || nr == NR_pwritev2)
+        e->size = iov_bytes(e->a1, e->a2);
+    else if (nr == NR_openat2) {
+        __u64 flags = 0;
+
+        bpf_probe_read_user(&flags, sizeof(flags), (void *)e->a2);
+        e->size = (__s64)flags;
+    }
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
+{
+    long nr = regs->orig_ax;
+    struct in_flight *f;
+    __u64 t0, now;
+    __s64 file_size;
+    __u32 flags;
+    int first = -1, second = -1, npaths;
+    struct kev *e;
+
+    if (!is_file_nr(nr))
+        return 0;
+    f = bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0, 0);
+    if (!f || !f->t)
+        return 0;
+    t0 = f->t;
+    flags = f->flags;
+    file_size = f->file_size;
+    f->t = 0;
+    now = bpf_ktime_get_ns();
+    npaths = path_args(nr, &first, &second);
+    if (npaths == 0) {
+        e = bpf_ringbuf_reserve(&events, KEV_BASE_SIZE, 0);
+        if (!e) {
+            count_drop();
+            return 0;
+        }
+        fill(e, regs, nr, ret, t0, now, 0, flags, file_size);
+    } else if (npaths == 1) {
+        e = bpf_ringbuf_reserve(&events, KEV_PATH1_SIZE, 0);
+        if (!e) {
+            count_drop();
+            return 0;
+        }
+        fill(e, regs, nr, ret, t0, now, 1, flags, file_size);
+        if (bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)arg_of(regs, first)) < 0)
+            e->path[0] = 0;
+    } else {
+        e = bpf_ringbuf_reserve(&events, sizeof(struct kev), 0);
+        if (!e) {
+            count_drop();
+            return 0;
+        }
+        fill(e, regs, nr, ret, t0, now, 2, flags, file_size);
+        if (bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)arg_of(regs, first)) < 0)
+            e->path[0] = 0;
+        if (bpf_probe_read_user_str(e->path2, sizeof(e->path2), (void *)arg_of(regs, second)) < 0)
+            e->path2[0] = 0;
+    }
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    return 0;
+}
+
+/* A small record of a process's life: fork, exec, exit. */
+static __always_inline struct kev *life_record(int with_path)
+{
+    struct kev *e;
+
+    if (with_path)
+        e = bpf_ringbuf_reserve(&events, KEV_PATH1_SIZE, 0);
+    else
+        e = bpf_ringbuf_reserve(&events, KEV_BASE_SIZE, 0);
+    if (!e) {
+        count_drop();
+        return NULL;
+    }
+    __builtin_memset(e, 0, KEV_BASE_SIZE);
+    e->t = bpf_ktime_get_ns();
+    return e;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+    __u32 ptgid = parent->tgid, ctgid = child->tgid;
+    struct tgid_state *pst, cst = {};
+    struct kev *e;
+
+    if (ptgid == ctgid || !(pst = bpf_map_lookup_elem(&traced, &ptgid)))
+        return 0;
+    /* the same image, the same mappings: what the parent learnt holds */
+    __builtin_memcpy(&cst, pst, sizeof(cst));
+    bpf_map_update_elem(&traced, &ctgid, &cst, BPF_ANY);
+    e = life_record(0);
+    if (!e)
+        return 0;
+    e->kind = KEV_FORK;
+    e->pid = ptgid;
+    e->tid = parent->pid;
+    e->a0 = ctgid;
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+    __u32 tgid = p->tgid;
+    struct kev *e;
+
+    __u64 arg_start, arg_end, len;
+    struct tgid_state *st;
+
+    if (!bpf_map_lookup_elem(&traced, &tgid))
+        return 0;
+    e = bpf_ringbuf_reserve(&events, sizeof(struct kev), 0);
+    if (!e) {
+        count_drop();
+        return 0;
+    }
+    __builtin_memset(e, 0, KEV_BASE_SIZE);
+    e->t = bpf_ktime_get_ns();
+    /* a new image: new mappings, and everything recorded until user
+       space has judged whether the preload is in it */
+    st = bpf_map_lookup_elem(&traced, &tgid);
+    if (st) {
+        __builtin_memset(st, 0, sizeof(*st));
+        st->mode = TRACE_ALL;
+    }
+    e->kind = KEV_EXEC;
+    e->pid = tgid;
+    e->tid = p->pid;
+    e->npaths = 2;
+    e->a1 = BPF_CORE_READ(p, real_parent, tgid);
+    if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename)) < 0)
+        e->path[0] = 0;
+    /* argv now, in the new image: the process may be gone before user
+       space could read /proc (its NUL-separated words, the first 255 bytes) */
+    arg_start = BPF_CORE_READ(p, mm, arg_start);
+    arg_end = BPF_CORE_READ(p, mm, arg_end);
+    len = arg_end > arg_start ? arg_end - arg_start : 0;
+    if (len > sizeof(e->path2) - 1)
+        len = sizeof(e->path2) - 1;
+    e->a2 = 0;
+    if (len > 0 && bpf_probe_read_user(e->path2, len & 255, (void *)arg_start) == 0)
+        e->a2 = len;
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_task_exit, struct task_struct *p, bool group_dead)
+{
+    __u32 tgid = p->tgid;
+    struct kev *e;
+
+    if (!bpf_map_lookup_elem(&traced, &tgid))
+        return 0;
+    if (group_dead)
+        bpf_map_delete_elem(&traced, &tgid);
+    e = life_record(0);
+    if (!e)
+        return 0;
+    e->kind = KEV_EXIT;
+    e->pid = tgid;
+    e->tid = p->pid;
+    /* the group's code once the whole group is going (exit_group, a signal) */
+    e->a0 = BPF_CORE_READ(p, signal, group_exit_code);
+    if (!e->a0)
+        e->a0 = p->exit_code;
+    e->a1 = group_dead;
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    return 0;
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(on_uring_submit, struct io_kiocb *req)
+{
+    __u64 id = bpf_get_current_pid_tgid(), key = (__u64)req;
+    __u32 tgid = id >> 32;
+    struct io_rw *rw = (struct io_rw *)&req->cmd;
+    struct uring_req r = {};
+
+    if (!bpf_map_lookup_elem(&traced, &tgid))
+        return 0;
+    r.t = bpf_ktime_get_ns();
+    r.pid = tgid;
+    r.tid = (__u32)id;
+    r.opcode = BPF_CORE_READ(req, opcode);
+    r.fd = BPF_CORE_READ(req, cqe.fd);
+    r.len = BPF_CORE_READ(rw, len);
+    r.off = BPF_CORE_READ(rw, kiocb.ki_pos);
+    bpf_map_update_elem(&uring_reqs, &key, &r, BPF_ANY);
+    return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(on_uring_complete, struct io_ring_ctx *ring, void *req, struct io_uring_cqe *cqe)
+{
+    __u64 key = (__u64)req;
+    struct uring_req *r = bpf_map_lookup_elem(&uring_reqs, &key);
+    struct kev *e;
+
+    if (!r)
+        return 0;
+    e = life_record(0);
+    if (e) {
+        e->kind = KEV_URING;
+        e->t = r->t;
+        e->dur = bpf_ktime_get_ns() - r->t;
+        e->pid = r->pid;
+        e->tid = r->tid;
+        e->nr = r->opcode;
+        e->ret = BPF_CORE_READ(cqe, res);
+        e->a0 = (__u64)(__s64)r->fd;
+        e->a1 = r->len;
+        e->a2 = r->off;
+        bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    }
+    bpf_map_delete_elem(&uring_reqs, &key);
+    return 0;
+}

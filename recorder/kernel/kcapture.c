@@ -1,0 +1,224 @@
+/*
+ * kcapture.c - loading the kernel capture's BPF program (capture.bpf.c,
+ * through the skeleton bpftool made of it) and draining its ring buffer
+ * into kconvert.c.
+ *
+ * The ring buffer is drained by polling (kcap_poll, every few ms from the
+ * launcher), never by wake-ups: the BPF side submits without waking, which
+ * keeps a recorded syscall's cost to the record itself.
+ *
+ * Without REC_KERNEL_BUILT (the Makefile found no clang, bpftool or
+ * libbpf) this file only says so.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kcapture.h"
+
+#ifdef REC_KERNEL_BUILT
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include "capture.skel.h"
+#include "kevent.h"
+
+struct kcap {
+    struct capture *skel;
+    struct ring_buffer *rb;
+    struct kconv *conv;
+    int ncpu;
+};
+
+int kcap_built(void)
+{
+    return 1;
+}
+
+/* libbpf's own messages would go to the traced program's terminal. */
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+    (void)level;
+    (void)fmt;
+    (void)ap;
+    return 0;
+}
+
+/*
+ * The preload is in process pid's image: only its calls from outside the
+ * C library are to be handed over. Only an entry still there is changed
+ * (BPF_EXIST): one its exit removed must not come back for a later
+ * process that reuses the pid. The BPF side sets an image back to
+ * TRACE_ALL at each exec.
+ */
+static void on_judged(void *ctx, pid_t pid, int preload)
+{
+    struct kcap *c = ctx;
+    struct tgid_state st;
+    __u32 key = (__u32)pid;
+
+    memset(&st, 0, sizeof(st));
+    st.mode = preload ? TRACE_RAW : TRACE_ALL;
+    bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_EXIST);
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+    kconv_event(ctx, data, len);
+    return 0;
+}
+
+struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_t cap)
+{
+    struct kcap *c = calloc(1, sizeof(*c));
+    int err;
+
+    if (!c) {
+        snprintf(why, cap, "out of memory");
+        return NULL;
+    }
+    libbpf_set_print(quiet);
+    c->ncpu = libbpf_num_possible_cpus();
+    c->skel = capture__open();
+    if (!c->skel) {
+        err = errno;
+        goto fail;
+    }
+    if (capture__load(c->skel) != 0) {
+        err = errno;
+        goto fail;
+    }
+    if (capture__attach(c->skel) != 0) {
+        err = errno;
+        goto fail;
+    }
+    c->conv = kconv_create(trace_fd, judge, on_judged, c);
+    c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_record, c->conv, NULL);
+    if (!c->conv || !c->rb) {
+        err = errno ? errno : ENOMEM;
+        goto fail;
+    }
+    return c;
+fail:
+    if (err == EPERM || err == EACCES)
+        snprintf(why, cap, "not permitted to load BPF programs (root or CAP_BPF and "
+                 "CAP_PERFMON are needed)");
+    else
+        snprintf(why, cap, "the kernel refused the BPF program: %s", strerror(err));
+    ring_buffer__free(c->rb);
+    if (c->conv)
+        kconv_finish(c->conv);
+    capture__destroy(c->skel);
+    free(c);
+    return NULL;
+}
+
+int kcap_trace(struct kcap *c, pid_t pid)
+{
+    struct tgid_state st;
+    __u32 key = (__u32)pid;
+
+    memset(&st, 0, sizeof(st));
+    st.mode = TRACE_ALL;
+    return bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY);
+}
+
+void kcap_expect_exec(struct kcap *c, pid_t pid)
+{
+    kconv_expect_exec(c->conv, pid);
+}
+
+void kcap_attach(struct kcap *c, pid_t pid)
+{
+    kconv_attach(c->conv, pid);
+}
+
+/* The records the ring had no room for, summed over the CPUs. */
+static void count_dropped(struct kcap *c)
+{
+    __u64 vals[c->ncpu > 0 ? c->ncpu : 1], sum = 0;
+    __u32 zero = 0;
+
+    if (c->ncpu <= 0 ||
+        bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.dropped), &zero, vals) != 0)
+        return;
+    for (int i = 0; i < c->ncpu; i++)
+        sum += vals[i];
+    kconv_dropped(c->conv, sum);
+}
+
+void kcap_poll(struct kcap *c)
+{
+    ring_buffer__consume(c->rb);
+}
+
+int kcap_close(struct kcap *c)
+{
+    int rc;
+
+    /* detach first: nothing comes in after the last drain */
+    capture__detach(c->skel);
+    ring_buffer__consume(c->rb);
+    count_dropped(c);
+    rc = kconv_finish(c->conv);
+    ring_buffer__free(c->rb);
+    capture__destroy(c->skel);
+    free(c);
+    return rc;
+}
+
+#else /* !REC_KERNEL_BUILT */
+
+struct kcap {
+    int unused;
+};
+
+int kcap_built(void)
+{
+    return 0;
+}
+
+struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_t cap)
+{
+    (void)trace_fd;
+    (void)judge;
+    snprintf(why, cap, "kernel capture not built (it needs clang, bpftool and libbpf-dev)");
+    return NULL;
+}
+
+int kcap_trace(struct kcap *c, pid_t pid)
+{
+    (void)c;
+    (void)pid;
+    return -1;
+}
+
+void kcap_expect_exec(struct kcap *c, pid_t pid)
+{
+    (void)c;
+    (void)pid;
+}
+
+void kcap_attach(struct kcap *c, pid_t pid)
+{
+    (void)c;
+    (void)pid;
+}
+
+void kcap_poll(struct kcap *c)
+{
+    (void)c;
+}
+
+int kcap_close(struct kcap *c)
+{
+    (void)c;
+    return 0;
+}
+
+#endif

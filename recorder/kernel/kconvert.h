@@ -1,0 +1,59 @@
+/*
+ * kconvert.h - the kernel capture's records (kevent.h) turned into the
+ * trace's: one chain per thread, process records at exec and fork, exit
+ * records, each chunk compressed and appended to the trace in one write.
+ * Needs no libbpf: kcapture.c feeds it.
+ */
+#ifndef REC_KCONVERT_H
+#define REC_KCONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct kev;
+struct kconv;
+
+/*
+ * Whether the preload records a process that exec'd the program at path:
+ * 1, and the kernel path then only counts its file syscalls (nothing is
+ * counted twice); 0, and the kernel path records it. NULL: it records all.
+ */
+typedef int (*kconv_preload_judge)(const char *path);
+
+/*
+ * Told of each process image judged (preload 1: the preload is in it), so
+ * that the BPF side stops handing over the calls the preload records.
+ */
+typedef void (*kconv_judged)(void *ctx, pid_t pid, int preload);
+
+/* Appending to trace_fd (O_APPEND; not taken). NULL when out of memory. */
+struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge, kconv_judged judged,
+                           void *ctx);
+
+/*
+ * A process the launcher started: its calls before its first exec are the
+ * launcher's own, never recorded.
+ */
+void kconv_expect_exec(struct kconv *k, pid_t pid);
+
+/*
+ * A process already running (attach): its process record from /proc, its
+ * working directory, and an fdpath record naming each fd it holds now.
+ */
+void kconv_attach(struct kconv *k, pid_t pid);
+
+/* One ring buffer record of len bytes. */
+void kconv_event(struct kconv *k, const struct kev *e, size_t len);
+
+/* Records the ring buffer had no room for, in all, so far. */
+void kconv_dropped(struct kconv *k, uint64_t total);
+
+/*
+ * Write out everything: each process's coverage record (and lost record
+ * when records were dropped), every open chain. 0, or -1 when a write
+ * failed (errno). Frees k.
+ */
+int kconv_finish(struct kconv *k);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * kevent.h - the records the kernel capture's BPF program (capture.bpf.c)
+ * hands to user space (kcapture.c) through its ring buffer. Shared by both
+ * sides, so it uses only fixed-width types that vmlinux.h and <stdint.h>
+ * both give.
+ *
+ * Records are small: a syscall without a path is KEV_BASE_SIZE bytes; one
+ * with a path carries it (and a second for rename) read at enter, bounded
+ * by KEV_PATH_MAX each. They are converted to the trace's records in user
+ * space, so their layout is no part of the trace format.
+ */
+#ifndef REC_KEVENT_H
+#define REC_KEVENT_H
+
+#define KEV_PATH_MAX 256
+
+/* What a record is about. */
+enum kev_kind {
+    KEV_SYSCALL = 1,   /* a file syscall of a traced thread, at its exit */
+    KEV_FORK    = 2,   /* a traced process made a process: a0 = the child's tgid */
+    KEV_EXEC    = 3,   /* a traced process exec'd path; a1 = its parent's tgid,
+                          path2[0..a2) = its argv, NUL-separated */
+    KEV_EXIT    = 4,   /* a thread ended: a0 = its exit code, a1 = 1 when the process did */
+    KEV_URING   = 5,   /* an io_uring request completed: nr = its opcode, ret = res,
+                          a0 = fd, a1 = length asked, a2 = offset; t = submit time */
+};
+
+/*
+ * The syscall instruction is in the C library, the dynamic loader, the
+ * recorder's own library or a sanitizer runtime (libasan, libubsan): in a
+ * process the preload is in, a call the preload recorded (or the loader's,
+ * the recorder's or the sanitizer's own). Without it the
+ * call was made by the program's own syscall instruction (Go, liburing,
+ * a static program), which no preload sees.
+ */
+#define KEV_F_LIBC 1u
+
+/* What the BPF side records of a traced process (its `traced` entry). */
+enum kev_trace_mode {
+    TRACE_ALL = 0,     /* every file syscall: the preload is not in it (or not yet judged) */
+    TRACE_RAW = 1,     /* only those made outside the C library: the preload records the rest */
+};
+
+/*
+ * A traced process, the value of the BPF side's `traced` map: what to
+ * record of it, and where its syscall instructions are (the last few text
+ * mappings met, each known to belong to the C library, the loader or the
+ * recorder, libc = 1, or not). A syscall from an address none of them
+ * holds has its mapping looked up (bpf_find_vma) once. User space writes
+ * it zeroed but for mode.
+ */
+#define LIB_SLOTS 8
+struct tgid_state {
+    __u32 mode;             /* enum kev_trace_mode */
+    __u32 next;             /* the slot the next mapping met takes */
+    __u64 start[LIB_SLOTS], end[LIB_SLOTS];
+    __u8 libc[LIB_SLOTS];
+};
+
+struct kev {
+    __u64 t;           /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns) at enter */
+    __u64 dur;         /* ns from enter to exit */
+    __s64 ret;         /* the syscall's return value (-errno on failure) */
+    __u64 a0, a1, a2, a3;  /* the syscall's arguments, as the kernel got them */
+    __u32 pid;         /* tgid */
+    __u32 tid;
+    __u16 nr;          /* syscall number (x86_64), or io_uring opcode */
+    __u8 kind;         /* enum kev_kind */
+    __u8 npaths;       /* paths that follow: 0, 1 or 2 */
+    __u32 flags;       /* KEV_F_* */
+    __s64 size;        /* vectored calls: the bytes the iovecs ask; openat2: flags;
+                          close: the size of the regular file closed, else -1 */
+    char path[KEV_PATH_MAX];   /* present when npaths >= 1 */
+    char path2[KEV_PATH_MAX];  /* present when npaths == 2 */
+};
+
+#define KEV_BASE_SIZE  ((unsigned long)&((struct kev *)0)->path)
+#define KEV_PATH1_SIZE ((unsigned long)&((struct kev *)0)->path2)
+
+#endif

@@ -1,0 +1,3 @@
+module smallio
+
+go 1.19
