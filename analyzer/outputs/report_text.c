@@ -67,6 +67,24 @@ static void put(FILE *f, const char *s)
     iot_text_write(f, s, s ? strlen(s) : 0);
 }
 
+/*
+ * A detail value as the text report shows it: a list of records (the open
+ * sites of a file, with their stacks) by its length, since each record is
+ * a paragraph of its own that the JSON holds; any other value as
+ * figure_text rounds it. Allocated; NULL when out of memory.
+ */
+static char *detail_text(const json_t *v)
+{
+    char *val;
+
+    if (!json_is_array(v) || !json_array_size(v) || !json_is_object(json_array_get(v, 0)))
+        return figure_text(v);
+    val = malloc(48);
+    if (val)
+        snprintf(val, 48, "%zu (listed in the JSON)", json_array_size(v));
+    return val;
+}
+
 /* The figures: Matrix's keys that mean something for its rule, then detail. */
 static void figures(FILE *f, const json_t *is, const struct paint *c)
 {
@@ -88,7 +106,7 @@ static void figures(FILE *f, const json_t *is, const struct paint *c)
     fprintf(f, "    %sdetail:%s", c->dim, c->off);
     col = 11;
     json_object_foreach((json_t *)detail, key, v) {
-        char *val = figure_text(v);
+        char *val = detail_text(v);
         int w = (int)(strlen(key) + (val ? strlen(val) : 0) + 3);
 
         /* items of a line two spaces apart, lines of at most 100 columns */
