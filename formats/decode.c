@@ -387,27 +387,67 @@ bad:
 }
 
 /*
+ * Where an extension record's payload (5.9) is read: the decoder bounded to
+ * it, so that bytes a later version appends are stepped over.
+ */
+struct ext {
+    const uint8_t *end, *stop;   /* the chunk's end, the payload's */
+};
+
+/*
+ * Enter an extension record's payload and start ev with its kind and
+ * time: 0; 1 when its time is damaged (ext_close then restores); -1 when
+ * its length is (nothing entered).
+ */
+static int ext_open(struct iot_dec *d, struct ext *x, struct iot_event *ev, int kind)
+{
+    uint64_t len, v;
+
+    if (iot_get_varint(&d->p, d->end, &len) < 0 || len > (uint64_t)(d->end - d->p))
+        return -1;
+    x->end = d->end;
+    x->stop = d->p + len;
+    d->end = x->stop;
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = kind;
+    if (iot_get_varint(&d->p, d->end, &v) < 0)
+        return 1;
+    ev->t = tadd(d->base_t, iot_unzigzag(v));
+    if (!time_ok(ev->t))
+        return 1;
+    ev->t -= d->origin;
+    return 0;
+}
+
+/* Leave the payload, past its end whatever was read of it; ret (0 or -1)
+   says whether ev was read whole, and then it gets the chunk's pid and tid. */
+static int ext_close(struct iot_dec *d, const struct ext *x, struct iot_event *ev, int ret)
+{
+    if (ret == 0) {
+        ev->pid = d->pid;
+        ev->tid = d->tid;
+    }
+    d->end = x->end;
+    d->p = x->stop;
+    return ret;
+}
+
+/*
  * A module record (5.10): its payload is read within its length, so bytes a
  * later version appends to it are stepped over.
  */
 static int get_module(struct iot_dec *d, struct iot_event *ev)
 {
     static const char hex[] = "0123456789abcdef";
-    const uint8_t *end = d->end, *stop;
     char id[2 * 64];
-    uint64_t v, len;
-    int ret = -1;
+    uint64_t v;
+    struct ext x;
+    int opened = ext_open(d, &x, ev, IOT_EV_MODULE);
 
-    if (iot_get_varint(&d->p, d->end, &len) < 0 || len > (uint64_t)(d->end - d->p))
+    if (opened < 0)
         return -1;
-    stop = d->p + len;
-    d->end = stop;
-    memset(ev, 0, sizeof(*ev));
-    ev->kind = IOT_EV_MODULE;
-    GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
-    if (!time_ok(ev->t))
+    if (opened > 0)
         goto bad;
-    ev->t -= d->origin;
     if (!(ev->path = get_string(d)))
         goto bad;
     GET(ev->bias);
@@ -420,13 +460,9 @@ static int get_module(struct iot_dec *d, struct iot_event *ev)
     }
     if (!(ev->build_id = iot_intern(d->st, id, (size_t)(2 * v))))
         goto bad;
-    ev->pid = d->pid;
-    ev->tid = d->tid;
-    ret = 0;
+    return ext_close(d, &x, ev, 0);
 bad:
-    d->end = end;
-    d->p = stop;
-    return ret;
+    return ext_close(d, &x, ev, -1);
 }
 
 /*
@@ -435,20 +471,14 @@ bad:
  */
 static int get_jit_symbol(struct iot_dec *d, struct iot_event *ev)
 {
-    const uint8_t *end = d->end, *stop;
-    uint64_t v, len, size;
-    int ret = -1;
+    uint64_t size;
+    struct ext x;
+    int opened = ext_open(d, &x, ev, IOT_EV_JIT_SYMBOL);
 
-    if (iot_get_varint(&d->p, d->end, &len) < 0 || len > (uint64_t)(d->end - d->p))
+    if (opened < 0)
         return -1;
-    stop = d->p + len;
-    d->end = stop;
-    memset(ev, 0, sizeof(*ev));
-    ev->kind = IOT_EV_JIT_SYMBOL;
-    GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
-    if (!time_ok(ev->t))
+    if (opened > 0)
         goto bad;
-    ev->t -= d->origin;
     GET(ev->bias);
     GET(size);
     if (size == 0 || size > (uint64_t)INT64_MAX || size - 1 > UINT64_MAX - ev->bias)
@@ -456,13 +486,9 @@ static int get_jit_symbol(struct iot_dec *d, struct iot_event *ev)
     ev->code_size = size;
     if (!(ev->symbol = get_string(d)))
         goto bad;
-    ev->pid = d->pid;
-    ev->tid = d->tid;
-    ret = 0;
+    return ext_close(d, &x, ev, 0);
 bad:
-    d->end = end;
-    d->p = stop;
-    return ret;
+    return ext_close(d, &x, ev, -1);
 }
 
 /*
@@ -471,29 +497,18 @@ bad:
  */
 static int get_label(struct iot_dec *d, struct iot_event *ev)
 {
-    const uint8_t *end = d->end, *stop;
-    uint64_t v, len;
-    int ret = -1;
+    struct ext x;
+    int opened = ext_open(d, &x, ev, IOT_EV_LABEL);
 
-    if (iot_get_varint(&d->p, d->end, &len) < 0 || len > (uint64_t)(d->end - d->p))
+    if (opened < 0)
         return -1;
-    stop = d->p + len;
-    d->end = stop;
-    memset(ev, 0, sizeof(*ev));
-    ev->kind = IOT_EV_LABEL;
-    GET(v); ev->t = tadd(d->base_t, iot_unzigzag(v));
-    if (!time_ok(ev->t))
+    if (opened > 0)
         goto bad;
-    ev->t -= d->origin;
     if (!(ev->label_key = get_string(d)) || !(ev->label_value = get_string(d)))
         goto bad;
-    ev->pid = d->pid;
-    ev->tid = d->tid;
-    ret = 0;
+    return ext_close(d, &x, ev, 0);
 bad:
-    d->end = end;
-    d->p = stop;
-    return ret;
+    return ext_close(d, &x, ev, -1);
 }
 
 /*
