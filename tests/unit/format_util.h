@@ -38,5 +38,7 @@ void spill_chunk(const char *path, const uint8_t *rec, size_t len, uint32_t nrec
 
 /* The damage tests (test_format_damage.c), added to the format suite. */
 void format_damage_tests(CU_pSuite s);
+/* The extension records' tests (test_format_ext.c), in the same suite. */
+void format_extension_tests(CU_pSuite s);
 
 #endif
