@@ -396,8 +396,8 @@ struct ext {
 
 /*
  * Enter an extension record's payload and start ev with its kind and
- * time: 0; 1 when its time is damaged (ext_close then restores); -1 when
- * its length is (nothing entered).
+ * time: 0, or -1 when its length or time is damaged (then past it, or
+ * nothing entered: the caller is done).
  */
 static int ext_open(struct iot_dec *d, struct ext *x, struct iot_event *ev, int kind)
 {
@@ -410,11 +410,12 @@ static int ext_open(struct iot_dec *d, struct ext *x, struct iot_event *ev, int 
     d->end = x->stop;
     memset(ev, 0, sizeof(*ev));
     ev->kind = kind;
-    if (iot_get_varint(&d->p, d->end, &v) < 0)
-        return 1;
-    ev->t = tadd(d->base_t, iot_unzigzag(v));
-    if (!time_ok(ev->t))
-        return 1;
+    if (iot_get_varint(&d->p, d->end, &v) < 0 ||
+        !time_ok(ev->t = tadd(d->base_t, iot_unzigzag(v)))) {
+        d->end = x->end;
+        d->p = x->stop;
+        return -1;
+    }
     ev->t -= d->origin;
     return 0;
 }
@@ -442,12 +443,9 @@ static int get_module(struct iot_dec *d, struct iot_event *ev)
     char id[2 * 64];
     uint64_t v;
     struct ext x;
-    int opened = ext_open(d, &x, ev, IOT_EV_MODULE);
 
-    if (opened < 0)
+    if (ext_open(d, &x, ev, IOT_EV_MODULE) < 0)
         return -1;
-    if (opened > 0)
-        goto bad;
     if (!(ev->path = get_string(d)))
         goto bad;
     GET(ev->bias);
@@ -473,12 +471,9 @@ static int get_jit_symbol(struct iot_dec *d, struct iot_event *ev)
 {
     uint64_t size;
     struct ext x;
-    int opened = ext_open(d, &x, ev, IOT_EV_JIT_SYMBOL);
 
-    if (opened < 0)
+    if (ext_open(d, &x, ev, IOT_EV_JIT_SYMBOL) < 0)
         return -1;
-    if (opened > 0)
-        goto bad;
     GET(ev->bias);
     GET(size);
     if (size == 0 || size > (uint64_t)INT64_MAX || size - 1 > UINT64_MAX - ev->bias)
@@ -498,12 +493,9 @@ bad:
 static int get_label(struct iot_dec *d, struct iot_event *ev)
 {
     struct ext x;
-    int opened = ext_open(d, &x, ev, IOT_EV_LABEL);
 
-    if (opened < 0)
+    if (ext_open(d, &x, ev, IOT_EV_LABEL) < 0)
         return -1;
-    if (opened > 0)
-        goto bad;
     if (!(ev->label_key = get_string(d)) || !(ev->label_value = get_string(d)))
         goto bad;
     return ext_close(d, &x, ev, 0);
