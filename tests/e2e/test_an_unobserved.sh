@@ -12,7 +12,7 @@
 # golang-go or liburing-dev is missing.
 set -u
 . "$(dirname "$0")/lib.sh"
-need_built "$IORECORD" "$IOANALYZE"
+need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have cc || skip "no C compiler"
 work_dir unobserved
 cd "$work" || exit 1
@@ -45,7 +45,9 @@ for i in json.load(open(sys.argv[1])):
 
 # same output and status with and without the recorder, then every output names it
 native=$(sh -c './static_writes a.bin; ./static_writes b.bin'; echo "status $?")
-recorded=$("$IORECORD" --capture preload -o static.zst -- sh -c './static_writes a.bin; ./static_writes b.bin' 2>/dev/null
+recorded=$( (asan_preload "$LIBIORECORD"
+            exec "$IORECORD" --capture preload -o static.zst -- \
+                sh -c './static_writes a.bin; ./static_writes b.bin' 2>/dev/null)
            echo "status $?")
 [ "$native" = "$recorded" ] || not_ok "static: '$recorded' recorded, '$native' native"
 "$IOANALYZE" static.zst > static.json 2>/dev/null
@@ -94,7 +96,9 @@ GO
     if (cd gocgo && HOME=$work GOCACHE=$work/gocache GOFLAGS=-mod=mod CGO_ENABLED=1 \
             go build -o ../cgo_writes . ) > go.log 2>&1; then
         native=$(./cgo_writes; echo "status $?")
-        recorded=$("$IORECORD" --capture preload -o go.zst -- ./cgo_writes 2>/dev/null; echo "status $?")
+        recorded=$( (asan_preload "$LIBIORECORD"
+                    exec "$IORECORD" --capture preload -o go.zst -- ./cgo_writes 2>/dev/null)
+                   echo "status $?")
         [ "$native" = "$recorded" ] || not_ok "go: '$recorded' recorded, '$native' native"
         "$IOANALYZE" go.zst > go.json 2>/dev/null
         [ "$(whys go.json)" = "go:1:medium" ] || not_ok "go: issues $(whys go.json)"
@@ -136,7 +140,9 @@ int main(void)
 C
     cc -O2 -o uring_writes uring.c -luring || die "cannot build the liburing program"
     native=$(./uring_writes; echo "status $?")
-    recorded=$("$IORECORD" --capture preload -o uring.zst -- ./uring_writes 2>/dev/null; echo "status $?")
+    recorded=$( (asan_preload "$LIBIORECORD"
+                exec "$IORECORD" --capture preload -o uring.zst -- ./uring_writes 2>/dev/null)
+               echo "status $?")
     [ "$native" = "$recorded" ] || not_ok "liburing: '$recorded' recorded, '$native' native"
     "$IOANALYZE" uring.zst > uring.json 2>/dev/null
     [ "$(whys uring.json)" = "liburing:1:medium" ] || not_ok "liburing: issues $(whys uring.json)"
@@ -147,10 +153,12 @@ fi
 # where the kernel path can run, it sees what the preload could not: the
 # same programs recorded by the default give no unobserved issue, and the
 # summary names no program as unrecorded
-if "$IORECORD" --capture kernel -o probe.zst -- true >/dev/null 2>&1; then
+if (asan_preload "$LIBIORECORD"; exec "$IORECORD" --capture kernel -o probe.zst -- true) \
+        >/dev/null 2>&1; then
     for prog in static_writes cgo_writes uring_writes; do
         [ -x "$prog" ] || continue
-        "$IORECORD" -o "k_$prog.zst" -- sh -c "./$prog a.bin" >/dev/null 2>&1
+        (asan_preload "$LIBIORECORD"; exec "$IORECORD" -o "k_$prog.zst" -- sh -c "./$prog a.bin") \
+            >/dev/null 2>&1
         "$IOANALYZE" --min-severity low "k_$prog.zst" > "k_$prog.json" 2>"k_$prog.err"
         [ -z "$(whys "k_$prog.json")" ] || not_ok "kernel path, $prog: $(whys "k_$prog.json")"
         grep -q "ran unrecorded" "k_$prog.err" && not_ok "kernel path, $prog: $(cat "k_$prog.err")"

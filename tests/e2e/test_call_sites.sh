@@ -85,8 +85,10 @@ else:
     assert sites["fdatasync"] == [8], stacked
     assert sites["open"] == [2], stacked
     assert sum(stacked.values()) == 8 + 8 + 2 + n.bit_length(), stacked
-# the stacks cost the trace a few KB, not a few bytes per call
-assert size - size0 < 16384, (size, size0)
+# the stacks cost the trace a few KB, not a few bytes per call (under a
+# sanitizer the calls' timings, which the encoding follows, differ between
+# the two runs by more than that)
+assert asan or size - size0 < 16384, (size, size0)
 assert open(work + "/nostack.count").read().strip() == "0", "a stack with IORECORD_STACKS=0"
 
 def fn(frames):
