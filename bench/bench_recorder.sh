@@ -22,7 +22,7 @@
 #   fork64    fork + _exit + waitpid while 64 threads do bursts of 1-byte reads
 # Setups: native; recorder (iorecord --capture preload: the collector
 # compresses and writes); preload (LD_PRELOAD alone: each process compresses
-# and writes its own chunks); nostacks (iorecord --no-stacks, for open,
+# and writes its own chunks); nostacks (iorecord --capture preload --no-stacks, for open,
 # write64 and fsync; "stacks/nostacks" is the recorder's time over it, wall
 # and thread CPU: a loop of writes to disk varies in wall time more than
 # stacks cost); kernel (iorecord --capture kernel: the BPF capture path
@@ -104,7 +104,7 @@ for w in read1 pread4k fwrite64 fwrite64u fwrite64t open write64 fsync spawn for
         kernel|both) rec=$(best3 "$REC" --capture $setup -o "$work/t.zst" -- "$LOOP" $w $n "$f") ;;
         preload)  rec=$(best3 env LD_PRELOAD="$LIBREC" IORECORD_OUTPUT="$work/t.zst" \
                         "$LOOP" $w $n "$f") ;;
-        nostacks) rec=$(best3 "$REC" --no-stacks -o "$work/t.zst" -- "$LOOP" $w $n "$f") ;;
+        nostacks) rec=$(best3 "$REC" --capture preload --no-stacks -o "$work/t.zst" -- "$LOOP" $w $n "$f") ;;
         esac
         set -- $rec
         # preload appends: three runs in one file
