@@ -593,30 +593,17 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                 return -1;
             *held = d->prev_fields;
             d->fields_unknown += (d->prev_has & ~IOT_CALL_HAS_MASK) != 0;
-        } else if (tag == IOT_TAG_MODULE || tag == IOT_TAG_LABEL) {
+        } else if (tag == IOT_TAG_MODULE || tag == IOT_TAG_LABEL || tag == IOT_TAG_JIT_SYMBOL) {
             const uint8_t *at = d->p;
 
             *held = NULL;
-            if ((tag == IOT_TAG_MODULE ? get_module(d, ev) : get_label(d, ev)) == 0)
+            if ((tag == IOT_TAG_MODULE  ? get_module(d, ev)
+                 : tag == IOT_TAG_LABEL ? get_label(d, ev)
+                                        : get_jit_symbol(d, ev)) == 0)
                 return 1;
-            /* a payload that is no module record (written before the tag
-               was taken) is stepped over like an unknown kind, when its
-               length holds */
-            d->p = at;
-            p = at;
-            if (iot_get_varint(&p, d->end, &v) < 0 || v > (uint64_t)(d->end - p))
-                goto bad;
-            p += v;
-            d->p = p;
-            d->records_unknown++;
-            continue;
-        } else if (tag == IOT_TAG_JIT_SYMBOL) {
-            const uint8_t *at = d->p;
-
-            *held = NULL;
-            if (get_jit_symbol(d, ev) == 0)
-                return 1;
-            /* damaged within its length: stepped over and counted */
+            /* a payload that is not the record its tag says (written before
+               the tag was taken, or damaged within its length) is stepped
+               over like an unknown kind, when its length holds */
             d->p = at;
             p = at;
             if (iot_get_varint(&p, d->end, &v) < 0 || v > (uint64_t)(d->end - p))
