@@ -109,18 +109,44 @@ static void vote_sites(struct per_file *f, const struct rule_session *s)
     vote(&f->call_site[PER_FILE_SYNCS], s->sync_stack, s->syncs);
 }
 
-struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s)
+/* The entry of (pid, path) and the key it is (or would be) under. */
+static struct per_file *find(const struct per_file_table *t, int32_t pid, const char *path,
+                             uint64_t *key_out)
 {
-    struct per_file *f = NULL;
     uint64_t key;
     void *v;
 
-    for (key = pf_key(s->pid, s->path); (v = hmap_get(&t->idx, key)); key++) {
-        f = &t->v[(uintptr_t)v - 1];
-        if (f->first.pid == s->pid && f->first.path == s->path)
-            break;
-        f = NULL;
+    for (key = pf_key(pid, path); (v = hmap_get(&t->idx, key)); key++) {
+        struct per_file *f = &t->v[(uintptr_t)v - 1];
+
+        if (f->first.pid == pid && f->first.path == path) {
+            *key_out = key;
+            return f;
+        }
     }
+    *key_out = key;
+    return NULL;
+}
+
+void per_file_renamed(struct per_file_table *t, const struct rule_path_call *c)
+{
+    uint64_t key;
+    struct per_file *f;
+
+    if (!RULE_HAS(struct rule_path_call, c, newpath) || !c->newpath ||
+        !(f = find(t, c->pid, c->path, &key)))
+        return;
+    /* strings are interned: one name, one pointer */
+    if (c->newpath != f->renamed_to)
+        f->renamed_apart++;
+    f->renamed_to = c->newpath;
+}
+
+struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s)
+{
+    uint64_t key;
+    struct per_file *f = find(t, s->pid, s->path, &key);
+
     if (!f) {
         if ((t->n == t->vcap && iot_grow(&t->v, &t->vcap, t->n + 1, sizeof(*t->v)) < 0) ||
             hmap_put(&t->idx, key, (void *)(uintptr_t)(t->n + 1)) < 0)

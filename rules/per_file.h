@@ -81,6 +81,11 @@ struct per_file {
     const char *sync_op, *exe;
     int sync_ops_mixed;
     struct per_file_vote call_site[PER_FILE_KINDS];
+    /* Renames of the path by its process once written, each to another
+       name than the one before (per_file_renamed): a file written under a
+       temporary name and moved aside is a new file each time. */
+    uint64_t renamed_apart;
+    const char *renamed_to;      /* the newest rename's new name, NULL none */
 };
 
 struct per_file_table {
@@ -89,6 +94,9 @@ struct per_file_table {
     struct hmap idx;             /* key of (pid, path pointer) -> index in v + 1 */
 };
 
+/* Notes a rename (RULE_PATH_RENAMED) of an entry's path by its process;
+   nothing when the path has no entry. */
+void per_file_renamed(struct per_file_table *t, const struct rule_path_call *c);
 /* Adds s to its (pid, path) entry: the entry, or NULL when out of memory. */
 struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s);
 /* A session for the issue of entry f: its first session, opened at the

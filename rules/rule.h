@@ -234,7 +234,9 @@ enum rule_path_kind {
     RULE_PATH_LOOKUP = 0,    /* stat, access, readlink */
     RULE_PATH_OPEN_FAILED,   /* open, fopen, opendir that failed */
     RULE_PATH_DIR_OPENED,    /* opendir, open with O_DIRECTORY, that succeeded */
-    RULE_PATH_MAIN_BLOCKING  /* on_main_call only: see there */
+    RULE_PATH_MAIN_BLOCKING, /* on_main_call only: see there */
+    RULE_PATH_RENAMED        /* a rename that succeeded: path the old name, newpath
+                                the new; only to rules with RULE_F_RENAMES */
 };
 
 struct rule_path_call {
@@ -250,6 +252,8 @@ struct rule_path_call {
     int err;                 /* errno, 0 when the call succeeded */
     int64_t t, dur;          /* ns; dur 0 when the input has no durations */
     int64_t unix_ms;         /* ms since the epoch when the call ended */
+    /* Appended (test with RULE_HAS): RULE_PATH_RENAMED's new name, else NULL. */
+    const char *newpath;
 };
 
 /*
@@ -407,6 +411,13 @@ struct rule {
  * severity"), as every issue was before severities.
  */
 #define RULE_F_STATES_COST 2u
+/*
+ * flags: on_path_call also gets the renames (RULE_PATH_RENAMED), which
+ * tell a file moved aside after it was written (a temporary file renamed
+ * to its final name) from one written again in place. A rule without it
+ * never sees that kind.
+ */
+#define RULE_F_RENAMES 4u
 
 /* Report an issue (implemented by the analyzer). The rule and ctx identify it. */
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r);

@@ -20,6 +20,11 @@
  * rewritten whole in one or a few writes per round is still reported).
  * A file with writes the trace did not see (io_uring, AIO, a shared map)
  * is not judged (per_file_amplified).
+ *
+ * Nor is a temporary name: a file written whole and then renamed to a new
+ * name each time (PostgreSQL's xlogtemp.PID becoming each new WAL segment)
+ * holds new bytes at every session; one renamed over the same name each
+ * time (an atomic save of one state file) is that file rewritten.
  */
 #include <math.h>
 #include <stdio.h>
@@ -46,6 +51,15 @@ static int circular_log(const struct per_file *f)
     return f->write_wraps > 0 && f->random_writes == f->write_wraps &&
            f->writes >= rounds * CIRCULAR_WRITES_PER_ROUND &&
            (double)f->write_bytes <= (double)rounds * (double)f->max_file_size;
+}
+
+/* Each session wrote at most the file's size under this name, and each
+   but perhaps the last was then renamed to a name not used the time
+   before: every session made a new file. */
+static int moved_aside(const struct per_file *f)
+{
+    return f->sessions > 1 && f->renamed_apart + 1 >= f->sessions &&
+           f->write_bytes <= (int64_t)f->sessions * f->max_file_size;
 }
 
 struct write_amplification_state {
@@ -133,6 +147,14 @@ static void write_amplification_check(void *state, const struct rule_ctx *ctx,
         per_file_add(&st->files, s);
 }
 
+static void write_amplification_rename(void *state, const struct rule_ctx *ctx,
+                                       const struct rule_path_call *c)
+{
+    (void)ctx;
+    if (c->kind == RULE_PATH_RENAMED)
+        per_file_renamed(&((struct write_amplification_state *)state)->files, c);
+}
+
 static void write_amplification_report(void *state, const struct rule_ctx *ctx)
 {
     struct write_amplification_state *st = state;
@@ -145,7 +167,7 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
         char msg[400];
         enum wa_kind kind;
 
-        if (factor == 0 || circular_log(f))
+        if (factor == 0 || circular_log(f) || moved_aside(f))
             continue;
         kind = wa_kind(&st->files, f);
         snprintf(msg, sizeof(msg),
@@ -186,6 +208,8 @@ const struct rule rule_write_amplification = {
     .on_session = write_amplification_check,
     .on_end = write_amplification_report,
     .fini = write_amplification_fini,
-    .flags = RULE_F_STATES_COST,      /* the cost is in every report */
+    .flags = RULE_F_STATES_COST |     /* the cost is in every report */
+             RULE_F_RENAMES,
     .fix = "Write each region once: buffer changes and write them together.",
+    .on_path_call = write_amplification_rename,
 };

@@ -4,8 +4,10 @@
  * access, readlink on a path, not on an fd), the opens that failed, and
  * the directories opened to be listed (which tell a directory a program
  * searches from a file it asks about again and again). A successful open
- * is also a session and reaches the rules as one; the calls that change
- * names (unlink, rename, mkdir, ...) are counted per op only.
+ * is also a session and reaches the rules as one. Of the calls that change
+ * names, the renames that succeeded reach the rules that ask for them
+ * (RULE_F_RENAMES: a file written under a temporary name and moved aside);
+ * the others (unlink, mkdir, ...) are counted per op only.
  */
 #include <fcntl.h>
 
@@ -27,6 +29,8 @@ static int path_kind(const struct iot_event *ev, int failed)
         return RULE_PATH_OPEN_FAILED;
     case IOT_OP_FOPEN:
         return failed ? RULE_PATH_OPEN_FAILED : -1;
+    case IOT_OP_RENAME:
+        return failed ? -1 : RULE_PATH_RENAMED;
     default:
         return -1;
     }
@@ -57,11 +61,13 @@ void engine_on_path_call(struct engine *e, struct engine_proc *p, const struct i
         .t = ev->t,
         .dur = dur,
         .unix_ms = engine_proc_unix_ms(p, ev->t + dur),
+        .newpath = kind == RULE_PATH_RENAMED && (ev->has & IOT_HAS_NEWPATH) ? ev->newpath : NULL,
     };
     for (size_t i = 0; i < e->nslots; i++) {
         struct rule_slot *rs = &e->slots[i];
 
-        if (rs->rule->on_path_call) {
+        if (rs->rule->on_path_call &&
+            (kind != RULE_PATH_RENAMED || (rs->rule->flags & RULE_F_RENAMES))) {
             rs->ctx.timing = engine_timing(e);
             rs->rule->on_path_call(rs->state, &rs->ctx, &c);
         }

@@ -86,6 +86,9 @@ pg_server maybe random_read .* [0-9]{1,10}(_fsm|_vm|_init)?(\.[0-9]+)?
 # stepping over the others'; the checkpointer writes dirty pages in block
 # order, the gaps being pages nobody dirtied: neither is scattered
 pg_server never random_write .* [0-9A-F]{24}
+# a new WAL segment is filled under xlogtemp.PID and renamed to its name:
+# each a new file, not one file written again
+pg_server never write_amplification .* xlogtemp\.[0-9]+
 pg_server never random_write .* [0-9]{1,10}(_fsm|_vm|_init)?(\.[0-9]+)?
 # appendfsync always: an fdatasync of the AOF per event-loop turn
 redis want sync_storm redis-server appendonly\.aof\.[0-9]+\.incr\.aof
