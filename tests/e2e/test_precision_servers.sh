@@ -101,6 +101,9 @@ redis_mt0 maybe main_thread redis-server .*
 # exist; the generator checks each destination of a copy into an empty
 # directory: neither is a missing path
 rsync never metadata_storm rsync .*
+# a tree copied into an empty one asks in each new directory once for
+# names all directories share (copyright): not a search path
+rsync_tree never metadata_storm rsync .*
 git_gc never .* .* .*
 EOF
 
@@ -201,6 +204,15 @@ rsync_copy() {
     (cd "$_d" && env $REC_ENV "$IORECORD" -o "$work/$1/rsync.zst" -- rsync -a src/ dst/) \
         >"$_d/rsync.log" 2>&1 </dev/null || not_ok "rsync $1: $(tail -n 3 "$_d/rsync.log")"
     [ "$(ls "$_d/dst" | wc -l)" -eq 2000 ] || not_ok "rsync $1: not 2000 files copied"
+    # a tree of 600 package directories, each with a copyright and a
+    # changelog (/usr/share/doc's shape), copied into an empty one
+    for _i in $(seq 600); do
+        mkdir -p "$_d/tree/pkg$_i" && echo "c $_i" >"$_d/tree/pkg$_i/copyright" &&
+            echo "l $_i" >"$_d/tree/pkg$_i/changelog.Debian.gz" || return 1
+    done
+    (cd "$_d" && env $REC_ENV "$IORECORD" -o "$work/$1/rsync_tree.zst" -- rsync -a tree/ tree_dst/) \
+        >"$_d/rsync_tree.log" 2>&1 </dev/null || not_ok "rsync tree $1: $(tail -n 3 "$_d/rsync_tree.log")"
+    [ "$(find "$_d/tree_dst" -type f | wc -l)" -eq 1200 ] || not_ok "rsync tree $1: not 1200 files copied"
 }
 
 # git_gc RUN: a repository of 60 commits (the same dates in both runs),
@@ -235,7 +247,7 @@ done
 [ -z "$pg_skip" ] && ran="$ran pg_initdb pg_server" || skipped="$skipped; $pg_skip"
 have redis-server && have redis-cli && have redis-benchmark && ran="$ran redis" ||
     skipped="$skipped; redis-server is not installed (Debian: redis-server, redis-tools)"
-have rsync && ran="$ran rsync" || skipped="$skipped; rsync is not installed (Debian: rsync)"
+have rsync && ran="$ran rsync rsync_tree" || skipped="$skipped; rsync is not installed (Debian: rsync)"
 have git && ran="$ran git_gc" || skipped="$skipped; git is not installed (Debian: git)"
 [ -n "$ran" ] || skip "no workload can run${skipped}"
 [ -z "$skipped" ] || echo "(skipped${skipped#;})"
