@@ -40,8 +40,12 @@ static void random_write_check(void *state, const struct rule_ctx *ctx,
     char msg[400];
     double ratio;
     uint64_t scattered = s->random_writes - s->rewritten - s->write_skips;
+    /* where the jumps are made, else where the writes are */
+    const char *site = RULE_SITE(s, write_scattered_stack);
 
     (void)state;
+    if (!site || !*site)
+        site = RULE_SITE(s, write_stack);
     if (!s->writes || s->writes < (uint64_t)ctx->p[P_MIN_WRITES] ||
         s->write_bytes < (int64_t)ctx->p[P_MIN_BYTES])
         return;
@@ -58,7 +62,7 @@ static void random_write_check(void *state, const struct rule_ctx *ctx,
              (unsigned long long)scattered, (unsigned long long)s->writes, ratio * 100);
     rule_report(ctx, &(struct rule_report){
         .s = s, .repeat = (int64_t)scattered, .message = msg, .time_ns = s->cost_ns,
-        .stack = RULE_SITE(s, write_stack),     /* where the writes are made */
+        .stack = site,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f}",
                             "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                             "writes", (json_int_t)s->writes,

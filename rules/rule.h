@@ -211,6 +211,15 @@ struct rule_session {
     const char *sync_op;
     /* 1 when a later sync used another op than sync_op */
     int sync_ops_mixed;
+    /* Appended (test with RULE_HAS): of the stacks its scattered reads
+       (writes) carried, those that jumped back to before where the
+       previous call started, the one seen on the most; "" when none did.
+       Where random_read (random_write) says the harm is done: a session
+       whose most-seen write site appends at the end (a table extended
+       page by page) may jump back from another one (its pages written
+       back later). */
+    const char *read_scattered_stack;
+    const char *write_scattered_stack;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

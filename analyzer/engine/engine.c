@@ -96,12 +96,15 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
     int timed = !(ev->has & IOT_HAS_NO_DUR);
     int main_thread = call_on_main(e, ev->pid, ev->tid);
 
+    uint64_t scattered;
+
     if (!o)
         return;
-    ofd_site_seen(o, ev);
+    scattered = ofd_scattered(o, is_write);
     fd_data(o, ev, main_thread, calls_on_key(main_thread, ev->tid), is_write, positional,
             (ev->has & IOT_HAS_SIZE) ? ev->size : moved, moved, timed ? ev->dur : 0, timed,
             e->gap);
+    ofd_site_seen(o, ev, ofd_scattered(o, is_write) != scattered);
 }
 
 /* A loss the recorder declared: counted by reason for the summary. */
@@ -300,7 +303,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
             break;
         }
         /* the profile's fsyncs and sync_time_us read these (profile.h) */
-        ofd_site_seen(o, ev);
+        ofd_site_seen(o, ev, 0);
         o->s.syncs++;
         SADD(o->s.sync_ns, dur);
         if (!o->s.sync_op)

@@ -69,7 +69,7 @@ static unsigned site_kind(unsigned op)
     }
 }
 
-void ofd_site_seen(struct ofd *o, const struct iot_event *ev)
+void ofd_site_seen(struct ofd *o, const struct iot_event *ev, int scattered)
 {
     unsigned kind = site_kind(ev->op);
 
@@ -81,6 +81,7 @@ void ofd_site_seen(struct ofd *o, const struct iot_event *ev)
             v->stack = ev->stack;
         if (v->stack == ev->stack) {
             v->calls++;
+            v->scattered += (uint64_t)scattered;
             return;
         }
     }
@@ -94,6 +95,19 @@ static const char *site_top(const struct ofd *o, unsigned kind, const char *none
     for (const struct ofd_site *v = o->sites[kind]; v < o->sites[kind] + OFD_SITES && v->stack;
          v++)
         if (!top || v->calls > top->calls)
+            top = v;
+    return top ? top->stack : none;
+}
+
+/* The stack seen on the most scattered calls of kind (ties: the first
+   met), or none when no call that jumped back carried one. */
+static const char *site_scattered_top(const struct ofd *o, unsigned kind, const char *none)
+{
+    const struct ofd_site *top = NULL;
+
+    for (const struct ofd_site *v = o->sites[kind]; v < o->sites[kind] + OFD_SITES && v->stack;
+         v++)
+        if (v->scattered && (!top || v->scattered > top->scattered))
             top = v;
     return top ? top->stack : none;
 }
@@ -143,6 +157,8 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
     s->read_stack = site_top(o, OFD_SITE_READ, e->empty);
     s->write_stack = site_top(o, OFD_SITE_WRITE, e->empty);
     s->sync_stack = site_top(o, OFD_SITE_SYNC, e->empty);
+    s->read_scattered_stack = site_scattered_top(o, OFD_SITE_READ, e->empty);
+    s->write_scattered_stack = site_scattered_top(o, OFD_SITE_WRITE, e->empty);
     session_user(e, o);
     /* a thread known only by its data calls on a file its process opened
        is a thread of that process (main_thread's scope); when another

@@ -120,6 +120,7 @@ enum ofd_site_kind { OFD_SITE_READ, OFD_SITE_WRITE, OFD_SITE_SYNC, OFD_SITE_KIND
 struct ofd_site {
     const char *stack;          /* interned; NULL: a free entry */
     uint64_t calls;
+    uint64_t scattered;         /* ... of them jumps back (ofd_scattered grew) */
 };
 
 struct ofd {
@@ -312,7 +313,9 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
 void ofd_unref(struct engine *e, struct ofd *o, int64_t t, int end);
 /* A call of op on o carried ev's stack: counted for o's site of op's kind
    (reads, writes, syncs; other ops are not counted). */
-void ofd_site_seen(struct ofd *o, const struct iot_event *ev);
+/* Counts ev's stack (if it has one) for its site kind; scattered: the
+   call jumped back to before where the previous one started. */
+void ofd_site_seen(struct ofd *o, const struct iot_event *ev, int scattered);
 /* The site of o's calls of op's kind seen so far (the stack the most of them
    carried), else o's open stack: for a call of op recorded without one. */
 const char *ofd_site_of(const struct ofd *o, unsigned op);
@@ -485,6 +488,14 @@ counted:
     h->last_end = end;
     SADD(o->dir.ns[is_write], dur);
     o->dir.max_ns[is_write] = max64(o->dir.max_ns[is_write], dur);
+}
+
+/* The calls of a direction that jumped back to before where the previous
+   one started: neither a re-read of its bytes nor a skip forward (what
+   random_read and random_write call scattered). */
+static inline uint64_t ofd_scattered(const struct ofd *o, unsigned is_write)
+{
+    return o->dir.random[is_write] - o->dir.again[is_write] - o->dir.ahead[is_write];
 }
 
 /* Sequential or not: pos -1 = unknown (given the benefit of the doubt). */

@@ -243,6 +243,7 @@ void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_eve
     struct stdio_stream *s = stdio_stream_get(p, ev);
     struct ofd *o;
     int64_t size, moved;
+    uint64_t scattered;
     int main_thread;
 
     if (!s || (ev->has & IOT_HAS_ERRNO) || !(o = stdio_stream_ofd(e, p, s, ev->t)))
@@ -254,12 +255,13 @@ void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_eve
     main_thread = call_on_main(e, ev->pid, ev->tid);
     if (!o->s.data_op)
         o->s.data_op = iot_ops[ev->op].name;
-    ofd_site_seen(o, ev);
+    scattered = ofd_scattered(o, (unsigned)is_write);
     count_call(o, ev->tid, main_thread, calls_on_key(main_thread, ev->tid), (unsigned)is_write,
                size, ev->t, (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur,
                !(ev->has & IOT_HAS_NO_DUR), e->gap);
     stdio_stream_model(s, is_write, size);
     count_position(o, is_write, is_write && s->append ? o->dir.prev_end[1] : s->pos, moved);
+    ofd_site_seen(o, ev, ofd_scattered(o, (unsigned)is_write) != scattered);
     if (s->pos >= 0)
         SADD(s->pos, moved);
 }
