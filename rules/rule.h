@@ -220,6 +220,14 @@ struct rule_session {
        back later). */
     const char *read_scattered_stack;
     const char *write_scattered_stack;
+    /* Appended (test with RULE_HAS): of its writes, those its process
+       followed with a write on a socket before any read on one and before
+       writing another file: a record written before the reply to the
+       request it holds (an event loop's write-ahead log, written once a
+       turn: Redis's AOF), where a log written after the replies (a web
+       server's access log) is followed by the next request. The last
+       write of the session is never counted. */
+    uint64_t writes_before_reply;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

@@ -99,8 +99,20 @@ static const char *runtime_fix(const struct rule_session *s, int write)
 #define FIX_STDIO_SMALL "Give the stream a larger buffer of your own: `static char " \
                         "buf[65536]; setvbuf(f, buf, _IOFBF, sizeof buf)` (glibc ignores " \
                         "the size when buf is NULL)."
+#define FIX_BEFORE_REPLY "Each write is a record made before the replies it holds, once a turn of " \
+                         "the request loop: buffering across turns would reply before the " \
+                         "record is written. The writes grow with the requests a turn gathers " \
+                         "(clients pipelining, or batching commands)."
 #define FIX_STDIO_NONE "Make the stream buffered: `setvbuf(f, NULL, _IOFBF, 65536)` (it was " \
                        "set unbuffered, or is stderr)."
+
+/* Most of the session's writes were followed by a reply on a socket: an
+   event loop's write-ahead record, made once a turn before the replies. */
+static int before_reply(const struct rule_session *s)
+{
+    return s->op_type == RULE_OP_WRITE && RULE_HAS(struct rule_session, s, writes_before_reply) &&
+           s->writes_before_reply * 2 > s->writes;
+}
 
 static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                                const struct rule_session *s)
@@ -155,7 +167,17 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         return;
     /* most of a stdio session's syscalls are the program's own, not the stream's */
     direct = stdio && s->direct_ops * 2 >= ops;
-    if (!stdio || direct) {
+    if (!stdio && before_reply(s)) {
+        /* a record the process wrote before replying: its size is the turn's */
+        cost.fix = FIX_BEFORE_REPLY;
+        snprintf(msg, sizeof(msg),
+                 "%lld-byte writes: %llu write() calls%s, %llu of them each written before the "
+                 "process replied on a socket: a record per turn of its request loop, as large "
+                 "as the requests the turn gathered",
+                 (long long)avg, (unsigned long long)ops,
+                 s->main_ops ? " on the main thread" : "",
+                 (unsigned long long)s->writes_before_reply);
+    } else if (!stdio || direct) {
         cost.fix = runtime_fix(s, s->op_type == RULE_OP_WRITE);
         if (!cost.fix)
             cost.fix = FIX_RAW;
@@ -207,6 +229,9 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
             json_object_set_new(detail, "direct_syscalls",
                                 json_integer((json_int_t)s->direct_ops));
     }
+    if (!stdio && before_reply(s))
+        json_object_set_new(detail, "writes_before_reply",
+                            json_integer((json_int_t)s->writes_before_reply));
     if (RULE_HAS(struct rule_session, s, unseen_io) && s->unseen_io)
         json_object_set_new(detail, "unseen_io",
                             json_string("some of its I/O went through io_uring, AIO or a shared "

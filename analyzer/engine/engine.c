@@ -98,8 +98,14 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
 
     uint64_t scattered;
 
-    if (!o)
+    if (!o) {
+        /* a request or a reply: what came first after the newest file write */
+        if (!p->peer_after && fd >= 0 && fd < p->nfds && p->fds[fd].socket)
+            p->peer_after = is_write ? PEER_WRITE : PEER_READ;
         return;
+    }
+    if (is_write)
+        note_file_write(p, o);
     scattered = ofd_scattered(o, is_write);
     fd_data(o, ev, main_thread, calls_on_key(main_thread, ev->tid), is_write, positional,
             (ev->has & IOT_HAS_SIZE) ? ev->size : moved, moved, timed ? ev->dur : 0, timed,
@@ -525,6 +531,8 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
         o->h.off = ev->ret;
         return;
     }
+    if (dc & DC_WRITE)
+        note_file_write(p, o);
     fd_data(o, ev, main_thread, ev->tid | (main_thread - 1), (dc & DC_WRITE) >> 1,
             (dc & DC_POSITIONAL) != 0, (has & IOT_HAS_SIZE) ? ev->size : ev->ret, ev->ret, ev->dur,
             1, e->gap);

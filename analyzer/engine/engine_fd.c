@@ -233,6 +233,8 @@ void engine_fd_close(struct engine *e, struct engine_proc *p, int32_t fd, int64_
 {
     struct fdent *f = engine_fd_slot(p, fd, 0);
 
+    if (f)
+        f->socket = 0;
     if (f && f->o) {
         struct ofd *o = f->o;
 
@@ -256,6 +258,7 @@ void engine_fd_install(struct engine *e, struct engine_proc *p, int32_t fd, stru
         engine_fd_close(e, p, fd, t);
     f->o = o;
     f->cloexec = cloexec;
+    f->socket = 0;
 }
 
 /* ------------------------------------------------------------ calls */
@@ -315,7 +318,13 @@ void engine_on_fd_table(struct engine *e, struct engine_proc *p, const struct io
         if (!o) {
             /* a copy of an fd we do not follow (a pipe, a socket) replaces
                whatever file nfd named */
+            struct fdent *from = engine_fd_slot(p, ev->fd, 0);
+            int socket = from && from->socket;
+            struct fdent *to;
+
             engine_fd_close(e, p, nfd, ev->t);
+            if (socket && (to = engine_fd_slot(p, nfd, 1)))
+                to->socket = 1;
             break;
         }
         o->refs++;
@@ -334,6 +343,12 @@ void engine_on_fd_table(struct engine *e, struct engine_proc *p, const struct io
             engine_fd_close(e, p, ev->newfd, ev->t);
         if (!(ev->has & IOT_HAS_FD) && ev->ret >= 0 && ev->ret <= INT32_MAX)
             engine_fd_close(e, p, (int32_t)ev->ret, ev->t);
+        if (ev->op == IOT_OP_SOCKET && ev->ret >= 0 && ev->ret <= INT32_MAX) {
+            struct fdent *f = engine_fd_slot(p, (int32_t)ev->ret, 1);
+
+            if (f)
+                f->socket = 1;
+        }
         break;
     }
 }

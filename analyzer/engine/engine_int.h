@@ -141,6 +141,7 @@ struct ofd {
 struct fdent {
     struct ofd *o;
     int cloexec;
+    int socket;                 /* made by socket or accept (o is NULL): a peer's */
 };
 
 struct engine_thread {
@@ -170,7 +171,18 @@ struct engine_proc {
        they come, its data calls as their session ends, so that the data
        calls' fast path does not count */
     int64_t io_ns;
+    /*
+     * What followed its newest file write, on sockets (peer_after: 0
+     * nothing yet, PEER_READ, PEER_WRITE): a reply first (a record written
+     * before the replies, as an event loop's write-ahead log is) or the
+     * next request (a log written after them). last_write only identifies
+     * the session written; it is never dereferenced.
+     */
+    const struct ofd *last_write;
+    int peer_after;
 };
+
+enum { PEER_READ = 1, PEER_WRITE = 2 };
 
 /* ------------------------------------------------------------ the engine */
 
@@ -488,6 +500,15 @@ counted:
     h->last_end = end;
     SADD(o->dir.ns[is_write], dur);
     o->dir.max_ns[is_write] = max64(o->dir.max_ns[is_write], dur);
+}
+
+/* A write of p to file session o: was what followed p's previous file
+   write, when it was o's, a reply (struct engine_proc's peer_after)? */
+static inline void note_file_write(struct engine_proc *p, struct ofd *o)
+{
+    o->s.writes_before_reply += (p->last_write == o) & (p->peer_after == PEER_WRITE);
+    p->last_write = o;
+    p->peer_after = 0;
 }
 
 /* The calls of a direction that jumped back to before where the previous
