@@ -18,9 +18,11 @@
  *  - abandoned in a loop: at least min_count handles, each one left unused
  *    once the site opened the next (its last read or write came before the
  *    next open), opened on and on: the site's opens span at least
- *    spread_pct of the time from its first open to the process's last
- *    call on a file (its exit itself, which strace and a loaded machine
- *    stretch, does not count). A loader
+ *    spread_pct of the process's history from its first open to its last
+ *    call on a file (its exit itself does not count). History is counted
+ *    in the process's calls (struct rule_session's *_seq), which a loaded
+ *    machine or a sanitizer build does not stretch as they do the gaps
+ *    between calls; from an ioanalyze without them, in time. A loader
  *    that opens 8 manifests, reads each once and forgets them is one; the
  *    same opens made in a burst at start-up, then held while the process
  *    works on, are a set that stopped growing (PostgreSQL's catalogs: the
@@ -39,6 +41,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "grow.h"
 #include "hash.h"
@@ -57,10 +60,11 @@ static const struct rule_param leak_params[] = {
                       "... when the site's opens span at least this share of the time to its last call"},
 };
 
-/* A handle held at exit: what the judgement needs of its session. */
+/* A handle held at exit: what the judgement needs of its session, its
+   places in its process's history (place_of). */
 struct leak_handle {
     const char *path;        /* interned: equal files have equal pointers */
-    int64_t open_t, last_data_t;
+    int64_t open_at, used_at;
 };
 
 struct leak_group {
@@ -75,18 +79,36 @@ struct leak_state {
     struct leak_group *g;
     size_t n, cap;
     struct hmap closed;          /* site_key() -> handles the site closed itself */
-    struct hmap active;          /* pid -> when its last call on a file ended (trace ns) */
+    struct hmap active;          /* pid -> the place of its last call on a file */
+    int in_calls;                /* places are counted in calls (else in trace ns) */
 };
+
+/* Where in its process's history s was opened, last used and closed: its
+   calls when the engine counts them, else its times. */
+struct leak_places {
+    int64_t open_at, used_at, end_at;
+};
+
+static struct leak_places place_of(const struct rule_session *s)
+{
+    int64_t used = RULE_HAS(struct rule_session, s, last_data_t) ? s->last_data_t : s->open_t;
+
+    if (RULE_HAS(struct rule_session, s, end_seq))
+        return (struct leak_places){(int64_t)s->open_seq, (int64_t)s->last_data_seq,
+                                    (int64_t)s->end_seq};
+    return (struct leak_places){s->open_t, used, s->end_t};
+}
 
 /* The process's last call on a file so far: an open, a read or write, a close. */
 static void note_active(struct leak_state *st, const struct rule_session *s)
 {
     uint64_t pid = (uint64_t)(uint32_t)s->pid;
-    int64_t t = s->end == RULE_END_CLOSE ? s->end_t : s->open_t;
+    struct leak_places at = place_of(s);
+    int64_t t = s->end == RULE_END_CLOSE ? at.end_at : at.open_at;
     int64_t seen = (int64_t)(uintptr_t)hmap_get(&st->active, pid);
 
-    if (RULE_HAS(struct rule_session, s, last_data_t) && s->last_data_t > t)
-        t = s->last_data_t;
+    if (at.used_at > t)
+        t = at.used_at;
     if (t > seen)   /* out of memory: the group's own last open stands in */
         hmap_put(&st->active, pid, (void *)(uintptr_t)t);
 }
@@ -109,6 +131,7 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
     size_t i;
 
     (void)ctx;
+    st->in_calls = RULE_HAS(struct rule_session, s, end_seq);
     if (s->open_t >= 0)
         note_active(st, s);
     if (s->directory)
@@ -139,20 +162,23 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
     }
     if (iot_grow(&g->h, &g->cap, g->n + 1, sizeof(*g->h)) < 0)
         return;
-    g->h[g->n++] = (struct leak_handle){
-        s->path, s->open_t, RULE_HAS(struct rule_session, s, last_data_t) ? s->last_data_t : s->open_t};
+    {
+        struct leak_places at = place_of(s);
+
+        g->h[g->n++] = (struct leak_handle){s->path, at.open_at, at.used_at};
+    }
     if (s->open_t < g->first.open_t)
         g->first = *s;
     if (s->end_unix_ms > g->last_unix_ms)
         g->last_unix_ms = s->end_unix_ms;
 }
 
-static int by_open_t(const void *a, const void *b)
+static int by_open_at(const void *a, const void *b)
 {
     const struct leak_handle *x = a, *y = b;
 
-    if (x->open_t != y->open_t)
-        return x->open_t < y->open_t ? -1 : 1;
+    if (x->open_at != y->open_at)
+        return x->open_at < y->open_at ? -1 : 1;
     return (x->path > y->path) - (x->path < y->path);
 }
 
@@ -174,23 +200,32 @@ static size_t leak_reopened(const struct leak_group *g)
     return again;
 }
 
+/* The share (percent) of its process's history, from the first open to
+   its last call on a file, that g's opens (sorted) spanned: 100 for one. */
+static double leak_spread(const struct leak_state *st, const struct leak_group *g)
+{
+    int64_t span = g->h[g->n - 1].open_at - g->h[0].open_at;
+    int64_t last = (int64_t)(uintptr_t)hmap_get(&st->active, (uint64_t)(uint32_t)g->first.pid);
+    int64_t life = (last > g->h[g->n - 1].used_at ? last : g->h[g->n - 1].used_at) -
+                   g->h[0].open_at;
+
+    if (g->n == 1)
+        return 100;
+    return life > 0 ? (double)span * 100 / (double)life : 0;
+}
+
 /* Whether each handle of g (sorted by open) was left unused once the next
-   was opened, and the opens went on for spread_pct of the time to the
-   process's last call on a file. */
+   was opened, and the opens went on for spread_pct of the process's
+   history to its last call on a file. */
 static int leak_abandoned(const struct leak_state *st, const struct leak_group *g,
                           const struct rule_ctx *ctx)
 {
-    int64_t span = g->h[g->n - 1].open_t - g->h[0].open_t;
-    int64_t last = (int64_t)(uintptr_t)hmap_get(&st->active, (uint64_t)(uint32_t)g->first.pid);
-    int64_t life = (last > g->h[g->n - 1].last_data_t ? last : g->h[g->n - 1].last_data_t) -
-                   g->h[0].open_t;
-
     if ((double)g->n < ctx->p[P_MIN_COUNT])
         return 0;
     for (size_t i = 0; i + 1 < g->n; i++)
-        if (g->h[i].last_data_t > g->h[i + 1].open_t)
+        if (g->h[i].used_at > g->h[i + 1].open_at)
             return 0;
-    return g->n == 1 || (life > 0 && (double)span * 100 >= ctx->p[P_SPREAD_PCT] * (double)life);
+    return leak_spread(st, g) >= ctx->p[P_SPREAD_PCT];
 }
 
 static void leak_report(void *state, const struct rule_ctx *ctx)
@@ -202,8 +237,9 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
         struct leak_group *g = &st->g[i];
         size_t again;
         const char *shape;
+        json_t *detail;
 
-        qsort(g->h, g->n, sizeof(*g->h), by_open_t);
+        qsort(g->h, g->n, sizeof(*g->h), by_open_at);
         again = leak_reopened(g);
         if (again) {
             shape = "reopened";
@@ -228,14 +264,21 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
         } else {
             continue;
         }
+        detail = json_pack("{s:s,s:I,s:s,s:s}",
+                           "layer", g->first.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
+                           "leaked", (json_int_t)g->n,
+                           "grouped_by", g->key ? "stack" : "process",
+                           "shape", shape);
+        /* what the abandoned shape was judged on, for a CI gate's margin */
+        if (detail && strcmp(shape, "abandoned") == 0 && g->n > 1) {
+            json_object_set_new(detail, "spread_pct",
+                                json_integer((json_int_t)leak_spread(st, g)));
+            json_object_set_new(detail, "spread_in", json_string(st->in_calls ? "calls" : "time"));
+        }
         rule_report(ctx, &(struct rule_report){
             .s = &g->first, .repeat = (int64_t)g->n, .time_unix_ms = g->last_unix_ms,
             .message = msg, .time_ns = RULE_NO_TIME, .handles = (int64_t)g->n,
-            .detail = json_pack("{s:s,s:I,s:s,s:s}",
-                                "layer", g->first.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
-                                "leaked", (json_int_t)g->n,
-                                "grouped_by", g->key ? "stack" : "process",
-                                "shape", shape)});
+            .detail = detail});
     }
 }
 

@@ -228,6 +228,12 @@ struct rule_session {
        server's access log) is followed by the next request. The last
        write of the session is never counted. */
     uint64_t writes_before_reply;
+    /* Appended (test with RULE_HAS): open_t, last_data_t and end_t counted
+       in calls, not time: the place of the open, of the newest read or
+       write (open_seq when none) and of the close (0 when it did not end
+       in one) among the calls of the process that made each. Load does not
+       stretch them as it does the gaps between calls. */
+    uint64_t open_seq, last_data_seq, end_seq;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

@@ -106,6 +106,7 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
     }
     if (is_write)
         note_file_write(p, o);
+    o->h.last_seq = p->calls;
     scattered = ofd_scattered(o, is_write);
     fd_data(o, ev, main_thread, calls_on_key(main_thread, ev->tid), is_write, positional,
             (ev->has & IOT_HAS_SIZE) ? ev->size : moved, moved, timed ? ev->dur : 0, timed,
@@ -232,6 +233,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         return;
     }
     e->st.per_op[ev->op]++;
+    p->calls++;
     if (ev->has & IOT_HAS_PATH)
         engine_on_path_call(e, p, ev, failed);
     engine_on_blocking_call(e, p, ev);
@@ -522,6 +524,7 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
         main_thread = t->is_main;
     }
     e->st.per_op[ev->op]++;
+    p->calls++;
     if (__builtin_expect(ev->t < e->st.first_t, 0))
         e->st.first_t = ev->t;
     /* threads' calls end out of order: a select */
@@ -533,6 +536,7 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
     }
     if (dc & DC_WRITE)
         note_file_write(p, o);
+    o->h.last_seq = p->calls;
     fd_data(o, ev, main_thread, ev->tid | (main_thread - 1), (dc & DC_WRITE) >> 1,
             (dc & DC_POSITIONAL) != 0, (has & IOT_HAS_SIZE) ? ev->size : ev->ret, ev->ret, ev->dur,
             1, e->gap);

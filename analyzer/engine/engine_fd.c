@@ -49,6 +49,7 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     o->h.timed = 1;
     o->h.calls_on = ON_NONE;
     o->s.open_t = ev->t;
+    o->s.open_seq = p->calls;
     o->s.open_ns = (ev->has & IOT_HAS_NO_DUR) || ev->dur < 0 ? 0 : ev->dur;
     o->s.file_size = -1;
     return o;
@@ -381,5 +382,6 @@ void engine_on_close(struct engine *e, struct engine_proc *p, const struct iot_e
         o->s.file_size = ev->file_size;
     /* Even a failed close() releases the fd on Linux. */
     p->fds[ev->fd].o = NULL;
+    o->s.end_seq = p->calls;
     ofd_unref(e, o, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
 }

@@ -29,7 +29,8 @@
     X(write_wraps,           d->wraps[1])                       \
     X(read_skips,            d->ahead[0])                       \
     X(write_skips,           d->ahead[1])                       \
-    X(last_data_t,           d->calls[0] + d->calls[1] ? h->last_end : o->s.open_t)
+    X(last_data_t,           d->calls[0] + d->calls[1] ? h->last_end : o->s.open_t) \
+    X(last_data_seq,         d->calls[0] + d->calls[1] ? h->last_seq : o->s.open_seq)
 
 void ofd_figures(struct ofd *o)
 {

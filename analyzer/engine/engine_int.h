@@ -89,6 +89,7 @@ struct ofd_hot {
     int timed;
     int append;
     int32_t calls_on;           /* whose calls it has had (enum calls_on, or a tid) */
+    uint64_t last_seq;          /* its newest data call's place in its caller's calls */
 };
 
 /*
@@ -180,6 +181,9 @@ struct engine_proc {
      */
     const struct ofd *last_write;
     int peer_after;
+    /* Its calls so far: a clock that a loaded machine does not stretch
+       (the sessions' open_seq, last_data_seq, end_seq). */
+    uint64_t calls;
 };
 
 enum { PEER_READ = 1, PEER_WRITE = 2 };

@@ -256,6 +256,7 @@ void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_eve
     if (!o->s.data_op)
         o->s.data_op = iot_ops[ev->op].name;
     scattered = ofd_scattered(o, (unsigned)is_write);
+    o->h.last_seq = p->calls;
     count_call(o, ev->tid, main_thread, calls_on_key(main_thread, ev->tid), (unsigned)is_write,
                size, ev->t, (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur,
                !(ev->has & IOT_HAS_NO_DUR), e->gap);

@@ -72,15 +72,23 @@ static int repeat_read_near(const json_t *issue, const struct config *cfg)
 }
 
 /* leak: handles abandoned in a loop are judged by how far their opens
-   spread over the time to the process's last call, a ratio of times that
-   load moves and the issue does not state; one handle, or a file opened
-   again while held, is a count. */
+   spread over the process's history to its last call on a file. Counted in
+   calls (detail "spread_in"), load does not move it: near only when it is
+   less than halfway from spread_pct to 100 (a program that opens a few
+   more or fewer files in another run). In time (an issue file from an
+   ioanalyze before), load moves it and the issue does not state it: always
+   near. One handle, or a file opened again while held, is a count. */
 static int leak_near(const json_t *issue, const struct config *cfg)
 {
-    const char *shape = json_string_value(json_object_get(json_object_get(issue, "detail"), "shape"));
+    const json_t *detail = json_object_get(issue, "detail");
+    const char *shape = json_string_value(json_object_get(detail, "shape"));
+    const char *in = json_string_value(json_object_get(detail, "spread_in"));
+    double min = param_of(cfg, "leak", "spread_pct", 50);
 
-    (void)cfg;
-    return shape && strcmp(shape, "abandoned") == 0 && detail_int(issue, "leaked") > 1;
+    if (!shape || strcmp(shape, "abandoned") != 0 || detail_int(issue, "leaked") <= 1)
+        return 0;
+    return !in || strcmp(in, "calls") != 0 ||
+           (double)detail_int(issue, "spread_pct") < min + (100 - min) / 2;
 }
 
 static const struct {

@@ -157,4 +157,17 @@ for res, issue in zip(run["results"], issues):
     assert loc["region"]["startLine"] == 1
     assert res["partialFingerprints"]["ioscope/v1"] == issue["fingerprint"]
 EOF
+# --ci and a new loop that leaves handles behind: leak judges the loop's
+# spread in the process's calls, which load does not move, so the gate
+# sees it (3 handles, opens spanning 80% of the calls: a clear margin over
+# spread_pct 50); the same loop judged in time would be near the
+# threshold and passed over
+RX=$TOP/tests/fixtures/rules
+"$IOANALYZE" diff --ci "$RX/leak_burst_then_work_not_leak.jsonl" "$RX/leak_grouped_by_stack.jsonl" \
+    >"$work/out" 2>"$work/err"
+[ $? -eq 1 ] || not_ok "diff --ci: a new leak loop did not fail the gate: $(cat "$work/err")"
+check_counts "1 0 0"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n=d["new"][0]["detail"]; assert (n["shape"], n["spread_pct"], n["spread_in"]) == ("abandoned", 80, "calls"), n; assert "near_threshold" not in d, d' "$work/out" ||
+    not_ok "diff --ci leak loop: $(head -c 400 "$work/out")"
+
 exit $fail

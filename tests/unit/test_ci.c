@@ -376,6 +376,14 @@ static void test_near_threshold(void)
         {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"abandoned\",\"leaked\":1}}", 0},
         {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"abandoned\",\"leaked\":8}}", 1},
         {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"reopened\",\"leaked\":8}}", 0},
+        /* a loop's spread counted in calls: load does not move it; near
+           only below halfway from spread_pct (50) to 100 */
+        {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"abandoned\",\"leaked\":8,"
+         "\"spread_pct\":75,\"spread_in\":\"calls\"}}", 0},
+        {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"abandoned\",\"leaked\":8,"
+         "\"spread_pct\":74,\"spread_in\":\"calls\"}}", 1},
+        {"{\"rule\":\"leak\",\"detail\":{\"shape\":\"abandoned\",\"leaked\":8,"
+         "\"spread_pct\":100,\"spread_in\":\"time\"}}", 1},
         {"{}", 0},
     };
 
