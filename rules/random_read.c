@@ -19,6 +19,13 @@
  * whole file costs a read or two; a linker or archiver reading the sections
  * of small object files in the order it needs them jumps by nature, and
  * nothing it could do instead would be measurably faster.
+ *
+ * A page store reads whole pages (every read returned the same
+ * power-of-two size, at least 4 KiB) in the order its lookups ask for the
+ * keys: a lookup table, a database's buffer manager on the misses of its
+ * cache. "Read sequentially" is not what it can do; a cache of its hot
+ * pages (or a bigger one) and the order of its lookups are. The advice
+ * says so.
  */
 #include <stdio.h>
 
@@ -34,11 +41,28 @@ static const struct rule_param random_read_params[] = {
                      "... and the session read at least this many bytes"},
 };
 
+#define READ_FIX "Read sequentially in large blocks (or `mmap` with `MADV_SEQUENTIAL`), " \
+                 "sort batched lookups by offset, cache hot pages."
+#define PAGE_FIX "Pages read one at a time as the lookups ask for them: keep the hot pages " \
+                 "in a cache (or give the one there is more memory: PostgreSQL's " \
+                 "`shared_buffers`, SQLite's `cache_size`), or look the keys up in sorted " \
+                 "order (a batch sorted by key, a table clustered on its index) so that the " \
+                 "pages come in file order."
+
+/* Every read of s returned one whole page: the same power-of-two size, 4 KiB or more. */
+static int64_t page_size_of(const struct rule_session *s)
+{
+    int64_t b = s->buffer;
+
+    return b >= 4096 && (b & (b - 1)) == 0 && s->read_bytes == (int64_t)s->reads * b ? b : 0;
+}
+
 static void random_read_check(void *state, const struct rule_ctx *ctx,
                                const struct rule_session *s)
 {
     char msg[400];
     double ratio;
+    int64_t page;
     uint64_t scattered = s->random_reads - s->reread - s->read_skips;
     /* where the jumps are made, else where the reads are */
     const char *site = RULE_SITE(s, read_scattered_stack);
@@ -56,13 +80,23 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
     if (rule_again_cost(ctx, &(struct rule_report){.s = s, .repeat = (int64_t)scattered,
                                                    .time_ns = s->cost_ns}))
         return;
-    snprintf(msg, sizeof(msg),
-             "%llu of %llu reads (%.0f%%) jump back to an earlier part of the file; read "
-             "sequentially, or sort the needed ranges by offset and read them in larger blocks",
-             (unsigned long long)scattered, (unsigned long long)s->reads, ratio * 100);
+    page = page_size_of(s);
+    if (page)
+        snprintf(msg, sizeof(msg),
+                 "%llu of %llu reads (%.0f%%) of whole %lld-byte pages jump back to an earlier "
+                 "part of the file, in the order the lookups asked for them; a cache of the hot "
+                 "pages reads them less often, lookups in key order read them in file order",
+                 (unsigned long long)scattered, (unsigned long long)s->reads, ratio * 100,
+                 (long long)page);
+    else
+        snprintf(msg, sizeof(msg),
+                 "%llu of %llu reads (%.0f%%) jump back to an earlier part of the file; read "
+                 "sequentially, or sort the needed ranges by offset and read them in larger "
+                 "blocks",
+                 (unsigned long long)scattered, (unsigned long long)s->reads, ratio * 100);
     rule_report(ctx, &(struct rule_report){
         .s = s, .repeat = (int64_t)scattered, .message = msg, .time_ns = s->cost_ns,
-        .stack = site,
+        .stack = site, .fix = page ? PAGE_FIX : READ_FIX,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f}",
                             "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
                             "reads", (json_int_t)s->reads,
@@ -82,6 +116,5 @@ const struct rule rule_random_read = {
     .nparams = sizeof(random_read_params) / sizeof(random_read_params[0]),
     .on_session = random_read_check,
     .flags = RULE_F_STATES_COST,      /* the cost is in every report */
-    .fix = "Read sequentially in large blocks (or `mmap` with `MADV_SEQUENTIAL`), "
-           "sort batched lookups by offset, cache hot pages.",
+    .fix = READ_FIX,
 };
