@@ -303,7 +303,9 @@ static const struct {
                  "full path; a shell that forgets its command hash searches again."},
     [MS_INCLUDE] = {" (a header in each -I directory)",
                     "Put the `-I` directory that holds most headers first and drop those that "
-                    "hold none (or use a precompiled header)."},
+                    "hold none; give a directory of the project's own headers, included with "
+                    "quotes, as `-iquote` (an `#include <...>` does not search it), or use a "
+                    "precompiled header."},
     [MS_PYTHON] = {" (a module in each sys.path directory)",
                    "Shorten `sys.path` (`PYTHONPATH`, `.pth` files) and put the directory that "
                    "holds most modules first; `python -X importtime` shows what is imported."},
