@@ -95,7 +95,6 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
     int64_t moved = ev->ret > 0 ? ev->ret : 0;
     int timed = !(ev->has & IOT_HAS_NO_DUR);
     int main_thread = call_on_main(e, ev->pid, ev->tid);
-
     uint64_t scattered;
 
     if (!o) {

@@ -327,10 +327,9 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
                     const char *path, int layer);
 /* One reference to o goes; the last ends the session at t (end: enum rule_end). */
 void ofd_unref(struct engine *e, struct ofd *o, int64_t t, int end);
-/* A call of op on o carried ev's stack: counted for o's site of op's kind
-   (reads, writes, syncs; other ops are not counted). */
-/* Counts ev's stack (if it has one) for its site kind; scattered: the
-   call jumped back to before where the previous one started. */
+/* A call on o carried ev's stack: counted for o's site of its op's kind
+   (reads, writes, syncs; other ops are not counted); scattered: the call
+   jumped back to before where the previous one started. */
 void ofd_site_seen(struct ofd *o, const struct iot_event *ev, int scattered);
 /* The site of o's calls of op's kind seen so far (the stack the most of them
    carried), else o's open stack: for a call of op recorded without one. */
