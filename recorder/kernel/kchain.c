@@ -68,6 +68,8 @@ struct kchain *chain_get(struct kconv *k, struct kproc *p, int32_t tid, int64_t 
     c->tid = tid;
     c->chain_id = k->next_chain++;
     c->seq = 0;
+    c->named = 0;
+    c->name[0] = '\0';
     iot_enc_begin(&c->enc, c->buf, sizeof(c->buf), t);
     c->next = p->chains;
     p->chains = c;
@@ -91,12 +93,20 @@ void chains_end(struct kconv *k, struct kproc *p)
  * that is full goes out and the call starts the next one.
  */
 void put_call(struct kconv *k, struct kproc *p, struct iot_event *ev,
-                     const char *path, const char *newpath, const char *mode)
+              const char *path, const char *newpath, const char *mode)
 {
     struct kchain *c = chain_get(k, p, ev->tid, ev->t);
 
     if (!c)
         return;
+    /* a chain's first call follows its thread's name, as the preload's
+       (a new thread starts with the name of the one that made it) */
+    if (!c->named) {
+        char name[KNAME];
+
+        proc_comm(p->pid, c->tid, name);
+        put_thread(k, p, c, ev->t, name[0] ? name : p->comm);
+    }
     for (int tries = 0; tries < 2; tries++) {
         size_t len = c->enc.len;
         uint32_t nrec = c->enc.nrec;
@@ -121,4 +131,17 @@ void proc_free(struct kconv *k, struct kproc *p)
     chains_end(k, p);
     *slot = p->next;
     free(p);
+}
+
+void put_thread(struct kconv *k, struct kproc *p, struct kchain *c, int64_t t,
+                const char *name)
+{
+    c->named = 1;
+    name_copy(c->name, name);
+    if (!c->name[0])
+        return;
+    if (iot_enc_thread(&c->enc, t, c->name) != 0) {
+        write_chunk(k, p->pid, c, 0);
+        iot_enc_thread(&c->enc, t, c->name);
+    }
 }

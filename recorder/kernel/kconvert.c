@@ -22,10 +22,13 @@
  *    made stays as it was.
  *
  * The conversion's parts: kchain.c (processes and their chains),
- * kproc_record.c (process records), ksyscall.c (a syscall as a call).
+ * kprocfs.c (what is read of /proc), kproc_record.c (process records),
+ * ksyscall.c (a syscall as a call), kfollow.c (the cwd, thread names and
+ * file mappings a process's calls change).
  */
 #include <errno.h>
 #include <linux/types.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,6 +59,13 @@ struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge, kconv_judged
     /* chain ids distinct from the preload's and another run's */
     k->next_chain = ((uint64_t)getpid() << 40) ^ ((uint64_t)time(NULL) << 8) ^
                     0x6b65726eULL;
+    /* iorecord set the list (launch_labels.c) before starting the kernel
+       path; one it would refuse, or too long to keep, is none */
+    const char *labels = getenv("IORECORD_LABELS");
+
+    if (labels && strlen(labels) < sizeof(k->labels) &&
+        iot_labels_parse(labels, NULL, NULL, NULL) > 0)
+        snprintf(k->labels, sizeof(k->labels), "%s", labels);
     return k;
 }
 
@@ -70,12 +80,15 @@ static void on_call(struct kconv *k, const struct kev *e)
 
     if (!p || p->before_exec)
         return;
+    /* the preload's (or the loader's, or its own): not again */
+    if (p->preload && (e->flags & KEV_F_LIBC))
+        return;
+    if (e->kind == KEV_SYSCALL && follow_state(k, p, e))
+        return;
     ok = e->kind == KEV_URING ? uring_call_of(e, &ev)
                               : call_of(p, e, &ev, &path, &newpath, b1, b2, sizeof(b1));
-    /* the preload's (or the loader's, or its own): not again */
-    if (!ok || (p->preload && (e->flags & KEV_F_LIBC)))
+    if (!ok)
         return;
-    p->calls++;
     ev.pid = (int32_t)e->pid;
     ev.tid = (int32_t)e->tid;
     ev.t = (int64_t)e->t;
@@ -86,6 +99,9 @@ static void on_call(struct kconv *k, const struct kev *e)
         ev.err = (int32_t)-e->ret;
         ev.ret = -1;
     }
+    if (!follow_map(p, &ev))
+        return;
+    p->calls++;
     put_call(k, p, &ev, path, newpath, NULL);
 }
 
@@ -110,7 +126,7 @@ static void put_coverage(struct kconv *k, struct kproc *p, int64_t t)
 static void on_exec(struct kconv *k, const struct kev *e)
 {
     struct kproc *p = proc_get(k, (int32_t)e->pid);
-    const char *exe = e->npaths ? e->path : "";
+    const char *exe = e->npaths ? e->path : "", *base;
     char exe_abs[PATH_MAX], exe_real[PATH_MAX], cwd[PATH_MAX];
 
     if (!p)
@@ -118,12 +134,21 @@ static void on_exec(struct kconv *k, const struct kev *e)
     if (!p->before_exec && (p->calls || p->chains))
         put_coverage(k, p, (int64_t)e->t);
     chains_end(k, p);
+    /* the cwd it inherited and followed (kfollow.c): /proc's is read up to
+       a poll later, after chdirs of the new image. From /proc only when
+       the kernel path could not follow it: the preload's chdirs (its C
+       library's calls) are not handed over, or none is known */
+    if (p->preload || !p->cwd[0]) {
+        proc_link(p->pid, "cwd", cwd, sizeof(cwd));
+        if (cwd[0] == '/')
+            memcpy(p->cwd, cwd, sizeof(cwd));
+    }
     p->before_exec = 0;
     p->calls = 0;
-    /* its cwd now, when it is still there; else the one it inherited */
-    proc_link(p->pid, "cwd", cwd, sizeof(cwd));
-    if (cwd[0] == '/')
-        memcpy(p->cwd, cwd, sizeof(cwd));
+    memset(p->maps, 0, sizeof(p->maps));
+    /* the kernel names the new image's thread after the file exec'd */
+    base = strrchr(exe, '/');
+    name_copy(p->comm, base ? base + 1 : exe);
     if (e->a1)
         p->ppid = (int32_t)e->a1;
     exe = abs_path(p, AT_FDCWD_, exe, exe_abs, sizeof(exe_abs));
@@ -150,6 +175,12 @@ static void on_fork(struct kconv *k, const struct kev *e)
     child->before_exec = parent->before_exec;
     child->preload = parent->preload;
     memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
+    memcpy(child->maps, parent->maps, sizeof(child->maps));
+    /* its one thread has the name of the thread that forked */
+    memcpy(child->comm, parent->comm, sizeof(child->comm));
+    for (struct kchain *c = parent->chains; c; c = c->next)
+        if (c->tid == (int32_t)e->tid && c->named && c->name[0])
+            memcpy(child->comm, c->name, sizeof(child->comm));
     if (!child->before_exec && !child->preload)
         put_process(k, child, (int64_t)e->t, NULL, NULL, 0);
 }

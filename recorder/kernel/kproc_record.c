@@ -21,49 +21,46 @@ int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* /proc/PID/FILE read whole into buf (NUL-terminated): its length, or -1. */
-static ssize_t proc_read(int32_t pid, const char *file, char *buf, size_t cap)
-{
-    char path[64];
-    ssize_t n;
-    int fd;
+struct label_out {
+    struct kconv *k;
+    struct kproc *p;
+    struct kchain *c;
+    int64_t t;
+};
 
-    snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    n = read(fd, buf, cap - 1);
-    close(fd);
-    if (n < 0)
-        return -1;
-    buf[n] = '\0';
-    return n;
+static void put_label(void *arg, const char *key, size_t klen, const char *value, size_t vlen)
+{
+    struct label_out *o = arg;
+    char kbuf[IOT_LABEL_MAX_KEY + 1], vbuf[IOT_LABEL_MAX_VALUE + 1];
+
+    /* iot_labels_parse checked both lengths */
+    memcpy(kbuf, key, klen);
+    kbuf[klen] = '\0';
+    memcpy(vbuf, value, vlen);
+    vbuf[vlen] = '\0';
+    if (iot_enc_label(&o->c->enc, o->t, kbuf, vbuf) != 0) {
+        write_chunk(o->k, o->p->pid, o->c, 0);
+        iot_enc_label(&o->c->enc, o->t, kbuf, vbuf);
+    }
 }
 
-void proc_link(int32_t pid, const char *file, char *buf, size_t cap)
+/*
+ * The recording's labels after a process record, as the preload writes
+ * them after its own (labels.c there): every process of the trace says
+ * which recording it belongs to, whichever path recorded it.
+ */
+static void put_labels(struct kconv *k, struct kproc *p, struct kchain *c, int64_t t)
 {
-    char path[64];
-    ssize_t n;
+    struct label_out o = { k, p, c, t };
 
-    snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
-    n = readlink(path, buf, cap - 1);
-    buf[n > 0 ? n : 0] = '\0';
-}
-
-static int32_t proc_ppid(int32_t pid)
-{
-    char stat[512];
-    const char *rp;
-
-    if (proc_read(pid, "stat", stat, sizeof(stat)) < 0 || !(rp = strrchr(stat, ')')))
-        return 0;
-    return (int32_t)strtol(rp + 4, NULL, 10);   /* ") S PPID" */
+    if (k->labels[0])
+        iot_labels_parse(k->labels, put_label, &o, NULL);
 }
 
 /*
  * The process record of p at t: exe as the kernel named it (or from /proc
  * when empty), argv from /proc now (the process may be gone: then none),
- * then its working directory.
+ * then the labels, its working directory and its main thread's name.
  */
 void put_process(struct kconv *k, struct kproc *p, int64_t t, const char *exe,
                         const char *args, size_t args_len)
@@ -101,6 +98,9 @@ void put_process(struct kconv *k, struct kproc *p, int64_t t, const char *exe,
         write_chunk(k, p->pid, c, 0);
         iot_enc_process(&c->enc, p->ppid, t, unix_ns, exe, argc < 8 ? argc : 8, argv);
     }
+    put_labels(k, p, c, t);
+    /* then its cwd and its main thread's name, in the preload's order */
+    c->named = 1;
     if (p->cwd[0] == '/') {
         struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_CWD, .pid = p->pid,
                                 .tid = p->pid, .t = t, .has = IOT_HAS_PATH };
@@ -109,6 +109,9 @@ void put_process(struct kconv *k, struct kproc *p, int64_t t, const char *exe,
     } else {
         p->cwd[0] = '\0';
     }
+    if (!p->comm[0])
+        proc_comm(p->pid, p->pid, p->comm);
+    put_thread(k, p, c, t, p->comm);
 }
 
 void kconv_expect_exec(struct kconv *k, pid_t pid)
@@ -150,6 +153,7 @@ void kconv_attach(struct kconv *k, pid_t pid)
     if (!p)
         return;
     p->ppid = proc_ppid(pid);
+    proc_comm(pid, pid, p->comm);
     proc_link(pid, "cwd", p->cwd, sizeof(p->cwd));
     if (p->cwd[0] != '/')
         p->cwd[0] = '\0';

@@ -5,41 +5,79 @@
 #include <linux/types.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kconv_int.h"
 #include "kevent.h"
+#include "path.h"
 
 
-/* x86_64 syscall numbers, as capture.bpf.c records them. */
-enum {
-    NR_read = 0, NR_write = 1, NR_open = 2, NR_close = 3, NR_stat = 4, NR_fstat = 5,
-    NR_lstat = 6, NR_lseek = 8, NR_pread64 = 17, NR_pwrite64 = 18, NR_readv = 19,
-    NR_writev = 20, NR_fsync = 74, NR_fdatasync = 75, NR_rename = 82, NR_mkdir = 83,
-    NR_creat = 85, NR_unlink = 87, NR_openat = 257, NR_mkdirat = 258,
-    NR_newfstatat = 262, NR_unlinkat = 263, NR_renameat = 264, NR_sync_file_range = 277,
-    NR_preadv = 295, NR_pwritev = 296, NR_renameat2 = 316, NR_preadv2 = 327,
-    NR_pwritev2 = 328, NR_statx = 332, NR_openat2 = 437,
-};
 
 
 #define AT_EMPTY_PATH_ 0x1000
+#define O_CLOEXEC_ 02000000
+#define O_RDWR_ 02
+#define F_DUPFD_ 0
+#define F_SETFD_ 2
+#define F_DUPFD_CLOEXEC_ 1030
+#define MAP_ANONYMOUS_ 0x20
+#define MAP_TYPE_ 0x0f
+#define PROT_WRITE_ 0x2
 #define AT_SYMLINK_NOFOLLOW_ 0x100
 #define O_CREAT_TRUNC_WRONLY (01000 | 0100 | 01)
 
 /*
- * A path as the trace keeps it: absolute, joined to the process's working
- * directory when relative to it (the directory of another fd is not
- * followed: such a path stays as given).
+ * A path as the trace keeps it, made absolute as the preload makes it
+ * (abspath.c there): joined to the process's working directory, or to the
+ * directory dirfd names now (/proc/PID/fd), less a leading "./"; as given
+ * when neither is known.
  */
 const char *abs_path(const struct kproc *p, int64_t dirfd, const char *path,
-                            char *buf, size_t cap)
+                     char *buf, size_t cap)
 {
-    if (path[0] == '/' || !p->cwd[0] || (int32_t)dirfd != AT_FDCWD_)
+    size_t n;
+
+    if (path[0] == '/' || path[0] == '\0')
         return path;
-    if ((size_t)snprintf(buf, cap, "%s%s%s", p->cwd, strcmp(p->cwd, "/") ? "/" : "",
-                         path) >= cap)
+    if ((int32_t)dirfd == AT_FDCWD_) {
+        n = strlen(p->cwd);
+        if (n == 0 || n >= cap)
+            return path;
+        memcpy(buf, p->cwd, n + 1);
+    } else {
+        char link[64];
+        ssize_t r;
+
+        snprintf(link, sizeof(link), "/proc/%d/fd/%d", p->pid, (int32_t)dirfd);
+        r = readlink(link, buf, cap - 1);
+        if (r <= 0 || buf[0] != '/')
+            return path;
+        buf[r] = '\0';
+        n = (size_t)r;
+    }
+    if (iot_path_join(buf, cap, n, path) == 0) {
+        while (path[0] == '.' && path[1] == '/')
+            path += 2;
         return path;
+    }
     return buf;
+}
+
+/* The new fd of a dup (or fcntl F_DUPFD): cloexec when it is close-on-exec. */
+static void dup_of(const struct kev *e, struct iot_event *ev, int cloexec)
+{
+    ev->op = IOT_OP_DUP;
+    ev->has = IOT_HAS_FD | (e->ret >= 0 ? IOT_HAS_NEWFD : 0) | (cloexec ? IOT_HAS_FLAGS : 0);
+    ev->newfd = (int32_t)e->ret;
+    ev->flags = cloexec ? O_CLOEXEC_ : 0;
+}
+
+/* A call that made one fd that is not a file (op SOCKET, ANONFD): fd = the result. */
+static void new_fd_of(const struct kev *e, struct iot_event *ev, unsigned op)
+{
+    ev->op = (uint8_t)op;
+    ev->has = e->ret >= 0 ? IOT_HAS_FD : 0;
+    ev->fd = (int32_t)e->ret;
 }
 
 /* The trace's call for syscall e; 0 when it is not one the trace keeps. */
@@ -139,6 +177,71 @@ int call_of(const struct kproc *p, const struct kev *e, struct iot_event *ev,
         ev->flags = e->nr == NR_renameat2 ? (int64_t)e->a3 >> 32 : 0;
         *path = abs_path(p, e->nr == NR_rename ? AT_FDCWD_ : a0, p1, b1, cap);
         *newpath = abs_path(p, e->nr == NR_rename ? AT_FDCWD_ : a2, p2, b2, cap);
+        break;
+    /* the fd table, as the preload records it (wrap_posix.c, wrap_fds.c, wrap_names.c) */
+    case NR_dup: case NR_dup2: case NR_dup3:
+        dup_of(e, ev, e->nr == NR_dup3 && (a2 & O_CLOEXEC_));
+        break;
+    case NR_fcntl:
+        if (a1 == F_DUPFD_ || a1 == F_DUPFD_CLOEXEC_) {
+            dup_of(e, ev, a1 == F_DUPFD_CLOEXEC_);
+        } else if (a1 == F_SETFD_) {
+            ev->op = IOT_OP_FCNTL;
+            ev->has = IOT_HAS_FD | IOT_HAS_FLAGS;
+            ev->flags = (a2 & 1) ? O_CLOEXEC_ : 0;   /* FD_CLOEXEC */
+        } else {
+            return 0;
+        }
+        break;
+    case NR_pipe: case NR_pipe2: case NR_socketpair:
+        /* capture.bpf.c put the two fds made in size, the first low */
+        ev->op = IOT_OP_PIPE;
+        ev->has = e->ret == 0 ? IOT_HAS_FD | IOT_HAS_NEWFD : 0;
+        ev->fd = (int32_t)(uint32_t)((uint64_t)e->size & 0xffffffffu);
+        ev->newfd = (int32_t)(uint32_t)((uint64_t)e->size >> 32);
+        break;
+    case NR_socket: case NR_accept: case NR_accept4:
+        new_fd_of(e, ev, IOT_OP_SOCKET);
+        break;
+    case NR_signalfd: case NR_signalfd4:
+        /* with an fd it changes that one's mask: no new fd */
+        if ((int32_t)a0 != -1)
+            return 0;
+        new_fd_of(e, ev, IOT_OP_ANONFD);
+        break;
+    case NR_eventfd: case NR_eventfd2: case NR_timerfd_create: case NR_inotify_init:
+    case NR_inotify_init1: case NR_epoll_create: case NR_epoll_create1:
+        new_fd_of(e, ev, IOT_OP_ANONFD);
+        break;
+    case NR_memfd_create:
+        ev->op = IOT_OP_MEMFD;
+        ev->has = IOT_HAS_PATH | IOT_HAS_FLAGS | (e->ret >= 0 ? IOT_HAS_FD : 0);
+        ev->fd = (int32_t)e->ret;
+        ev->flags = O_RDWR_;
+        snprintf(b1, cap, "memfd:%s", e->ret >= 0 ? p1 : "");
+        *path = b1;
+        break;
+    case NR_mmap: {
+        /* capture.bpf.c put the fd in size and the offset in a0 */
+        int32_t fd = (int32_t)e->size;
+
+        /* anonymous maps are memory, not file I/O */
+        if (fd < 0 || (a3 & MAP_ANONYMOUS_))
+            return 0;
+        ev->op = IOT_OP_MMAP;
+        ev->has = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET | IOT_HAS_FLAGS;
+        ev->fd = fd;
+        ev->size = a1;
+        ev->offset = a0;
+        ev->flags = ((a2 & PROT_WRITE_) ? IOT_MAP_WRITE : 0) |
+                    ((a3 & MAP_TYPE_) == 1 || (a3 & MAP_TYPE_) == 3 ? IOT_MAP_SHARED : 0);
+        break;
+    }
+    case NR_munmap:
+        ev->op = IOT_OP_MUNMAP;
+        ev->has = IOT_HAS_SIZE | IOT_HAS_OFFSET;
+        ev->size = a1;
+        ev->offset = a0;   /* the mapping's address */
         break;
     default:
         return 0;
