@@ -49,8 +49,10 @@ struct kproc *proc_get(struct kconv *k, int32_t pid)
 
     if (!*slot) {
         *slot = calloc(1, sizeof(**slot));
-        if (*slot)
+        if (*slot) {
             (*slot)->pid = pid;
+            (*slot)->comm_fd = -1;
+        }
     }
     return *slot;
 }

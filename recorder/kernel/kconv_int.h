@@ -41,6 +41,9 @@ struct kproc {
     char comm[KNAME];      /* its main thread's name, which a new thread starts with */
     uint64_t maps[KMAPS];  /* the addresses of the last file mappings written (0: none) */
     uint32_t next_map;
+    /* an fd open on a thread's /proc comm file (pthread_setname_np of
+       another thread writes it), and that thread; fd -1 when none */
+    int32_t comm_fd, comm_tid;
     struct kchain *chains;
 };
 
@@ -144,5 +147,11 @@ int uring_call_of(const struct kev *e, struct iot_event *ev);
 int follow_state(struct kconv *k, struct kproc *p, const struct kev *e);
 /* Whether call ev is written: a munmap only of a file mapping written before. */
 int follow_map(struct kproc *p, const struct iot_event *ev);
+/*
+ * Call ev (path: its path) written: a write to a thread's /proc comm file
+ * renames that thread (a thread record in its chain).
+ */
+void follow_comm_file(struct kconv *k, struct kproc *p, const struct iot_event *ev,
+                      const char *path);
 
 #endif

@@ -103,6 +103,7 @@ static void on_call(struct kconv *k, const struct kev *e)
         return;
     p->calls++;
     put_call(k, p, &ev, path, newpath, NULL);
+    follow_comm_file(k, p, &ev, path);
 }
 
 /* -------------------------------------------------------- process life */
@@ -176,6 +177,7 @@ static void on_fork(struct kconv *k, const struct kev *e)
     child->preload = parent->preload;
     memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
     memcpy(child->maps, parent->maps, sizeof(child->maps));
+    child->comm_fd = -1;
     /* its one thread has the name of the thread that forked */
     memcpy(child->comm, parent->comm, sizeof(child->comm));
     for (struct kchain *c = parent->chains; c; c = c->next)

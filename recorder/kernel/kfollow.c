@@ -2,8 +2,10 @@
  * kfollow.c - what a process's syscalls change that its later records
  * depend on, followed as the preload follows it: its working directory
  * (chdir, fchdir: a cwd record, and later relative paths joined to it),
- * its threads' names (prctl PR_SET_NAME: a thread record) and the files it
- * maps (so that a munmap is written only for those).
+ * its threads' names (prctl PR_SET_NAME, or a write to a thread's /proc
+ * comm file as pthread_setname_np makes for another thread: a thread
+ * record) and the files it maps (so that a munmap is written only for
+ * those).
  *
  * Invariants:
  *  - p->cwd is the directory the kernel resolved the process's relative
@@ -14,6 +16,7 @@
  *    that names itself first has one record, as under the preload.
  */
 #include <linux/types.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,4 +117,57 @@ int follow_map(struct kproc *p, const struct iot_event *ev)
             return 1;
         }
     return 0;
+}
+
+/*
+ * The thread whose name path is, in process pid: /proc/self/task/T/comm,
+ * /proc/PID/task/T/comm or /proc/thread-self/comm (tid: the caller). 0
+ * when path is no such file.
+ */
+static int32_t comm_file_thread(const char *path, int32_t pid, int32_t tid)
+{
+    int32_t owner = 0, t = 0;
+    int end = 0;
+
+    if (strcmp(path, "/proc/thread-self/comm") == 0)
+        return tid;
+    if (sscanf(path, "/proc/self/task/%d/comm%n", &t, &end) == 1 && path[end] == '\0')
+        return t;
+    end = 0;
+    if (sscanf(path, "/proc/%d/task/%d/comm%n", &owner, &t, &end) == 2 && path[end] == '\0' &&
+        owner == pid)
+        return t;
+    return 0;
+}
+
+void follow_comm_file(struct kconv *k, struct kproc *p, const struct iot_event *ev,
+                      const char *path)
+{
+    int failed = (ev->has & IOT_HAS_ERRNO) != 0;
+
+    switch (ev->op) {
+    case IOT_OP_OPEN:
+        if (!failed && path)
+            if ((p->comm_tid = comm_file_thread(path, p->pid, ev->tid)) > 0)
+                p->comm_fd = ev->fd;
+        break;
+    case IOT_OP_WRITE:
+        if (!failed && ev->ret > 0 && ev->fd == p->comm_fd && p->comm_fd >= 0) {
+            /* the name as the kernel keeps it now (the bytes written are
+               not in the record) */
+            struct kev e = { .t = (uint64_t)ev->t, .tid = (uint32_t)p->comm_tid };
+            char name[KNAME];
+
+            proc_comm(p->pid, p->comm_tid, name);
+            if (name[0])
+                on_rename(k, p, &e, name);
+        }
+        break;
+    case IOT_OP_CLOSE:
+        if (ev->fd == p->comm_fd)
+            p->comm_fd = -1;
+        break;
+    default:
+        break;
+    }
 }

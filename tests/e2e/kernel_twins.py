@@ -14,9 +14,11 @@ impact's time_ms and io_share, severity and cost, which follow the
 timings, and the detail's timings).
 
 calls: the program's calls on its files and fds, in order per thread
-(main or other), as (op, fd, newfd, path, flags) with repeats counted; the
-thread names and the labels. Calls on the standard streams are left out:
-the preload sees printf, the kernel the write(1) it makes.
+(main or other), as (op, fd, newfd, path, flags) with repeats counted;
+each thread's last name, and the labels. Calls on the standard streams
+and on /proc are left out: the preload sees printf (and
+pthread_setname_np), the kernel the write(1) (and the open and write of
+the thread's comm file) they make.
 """
 import json
 import sys
@@ -55,7 +57,7 @@ def issues(a, b):
 
 def calls(path):
     per_thread = {}
-    names, labels = {}, []
+    names, labels = {}, []   # tid -> its last name, in the order first named
     pid = None
     with open(path) as f:
         for line in f:
@@ -66,13 +68,13 @@ def calls(path):
                 continue
             role = "main" if e["tid"] == e["pid"] else "thread"
             if e["ev"] == "thread":
-                names.setdefault(role, [])
-                if not names[role] or names[role][-1] != e["name"]:
-                    names[role].append(e["name"])
+                names[e["tid"]] = e["name"]
             elif e["ev"] == "label":
                 labels.append((e["key"], e["value"]))
             elif e["ev"] == "call" and e["op"] in OPS:
                 if e["fd"] is not None and 0 <= e["fd"] <= 2:
+                    continue
+                if (e["path"] or "").startswith("/proc/"):
                     continue
                 t = (e["op"], e["fd"], e["newfd"], e["path"], e["flags"], e["errno"])
                 seq = per_thread.setdefault(role, [])
@@ -80,7 +82,7 @@ def calls(path):
                     seq[-1][1] += 1
                 else:
                     seq.append([t, 1])
-    return per_thread, names, labels
+    return per_thread, list(names.values()), labels
 
 
 def compare_calls(a, b):

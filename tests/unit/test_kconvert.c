@@ -7,9 +7,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/types.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "iotrace.h"
@@ -60,6 +63,9 @@ struct seen {
     int32_t dup_fd, dup_newfd, pipe_fd, pipe_newfd, munmap_size;
 };
 
+/* The pid every record of the trace read back must have. */
+static int32_t want_pid = PID;
+
 static void read_back(const char *path, struct seen *s)
 {
     char err[IOT_ERRBUF_SIZE];
@@ -71,7 +77,7 @@ static void read_back(const char *path, struct seen *s)
     s->close_size = -1;
     CU_ASSERT_PTR_NOT_NULL_FATAL(tr);
     while (iot_trace_next(tr, &ev, err) == 1) {
-        CU_ASSERT_EQUAL(ev.pid, PID);
+        CU_ASSERT_EQUAL(ev.pid, want_pid);
         if (ev.kind == IOT_EV_PROCESS) {
             s->processes++;
             snprintf(s->exe, sizeof(s->exe), "%s", ev.exe);
@@ -351,6 +357,83 @@ static void test_relative_path(void)
     CU_ASSERT_STRING_EQUAL(s.open_path, want);
 }
 
+static int32_t named_tid;
+static int named_gate[2];
+
+static void *named_thread(void *arg)
+{
+    char c;
+
+    (void)arg;
+    named_tid = (int32_t)syscall(SYS_gettid);
+    /* alive until the test has converted the rename */
+    if (read(named_gate[0], &c, 1) != 1)
+        return NULL;
+    return NULL;
+}
+
+/*
+ * pthread_setname_np of another thread writes its /proc comm file: the
+ * write renames that thread (its name read from /proc while it lives).
+ * A live thread of this process stands for the program's.
+ */
+static void test_comm_file(void)
+{
+    const char *path = unit_tmp_path("kconv_comm.zst");
+    int32_t pid = (int32_t)getpid();
+    char comm[64];
+    struct seen s;
+    struct kconv *k;
+    struct kev e;
+    pthread_t th;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+
+    CU_ASSERT_FATAL(fd >= 0 && pipe(named_gate) == 0);
+    named_tid = 0;
+    CU_ASSERT_FATAL(pthread_create(&th, NULL, named_thread, NULL) == 0);
+    while (!__atomic_load_n(&named_tid, __ATOMIC_ACQUIRE))
+        usleep(1000);
+    CU_ASSERT_FATAL(pthread_setname_np(th, "kf-named") == 0);
+    k = kconv_create(fd, NULL, NULL, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    kconv_expect_exec(k, pid);
+    e = ev_of(KEV_EXEC, 0, 1000, 0);
+    e.pid = e.tid = (uint32_t)pid;
+    e.npaths = 1;
+    strcpy(e.path, "/bin/prog");
+    kconv_event(k, &e, sizeof(e));
+    snprintf(comm, sizeof(comm), "/proc/self/task/%d/comm", named_tid);
+    e = ev_of(KEV_SYSCALL, 257, 1100, 5);
+    e.pid = e.tid = (uint32_t)pid;
+    e.a0 = (uint64_t)-100;
+    e.a2 = O_RDWR;
+    e.npaths = 1;
+    strcpy(e.path, comm);
+    kconv_event(k, &e, KEV_PATH1_SIZE);
+    e = ev_of(KEV_SYSCALL, 1 /* write */, 1200, 8);
+    e.pid = e.tid = (uint32_t)pid;
+    e.a0 = 5;
+    e.a2 = 8;
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    e = ev_of(KEV_SYSCALL, 3 /* close */, 1300, 0);
+    e.pid = e.tid = (uint32_t)pid;
+    e.a0 = 5;
+    e.size = -1;
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    CU_ASSERT_EQUAL(kconv_finish(k), 0);
+    close(fd);
+    CU_ASSERT(write(named_gate[1], "g", 1) == 1);
+    pthread_join(th, NULL);
+    close(named_gate[0]);
+    close(named_gate[1]);
+
+    want_pid = pid;
+    read_back(path, &s);
+    want_pid = PID;
+    /* the main thread's at its exec, then the other's rename */
+    CU_ASSERT_STRING_EQUAL(s.names, "prog kf-named ");
+}
+
 void kconvert_suite(void)
 {
     CU_pSuite s = CU_add_suite("kconvert", NULL, NULL);
@@ -359,4 +442,5 @@ void kconvert_suite(void)
     CU_add_test(s, "a preloaded program's raw calls only", test_preloaded_program);
     CU_add_test(s, "fds, the cwd, names, labels and maps followed", test_followed);
     CU_add_test(s, "a relative path joined as the preload joins it", test_relative_path);
+    CU_add_test(s, "a thread renamed through its /proc comm file", test_comm_file);
 }
