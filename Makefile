@@ -211,7 +211,7 @@ endif
 
 # Unit tests link the analyzer's objects except its main().
 ANALYZER_LIB_OBJ := $(call obj,$(filter-out analyzer/cli/main.c,$(ANALYZER_SRC)) $(INPUTS_SRC) $(RULES_SRC))
-$(UNIT_TESTS): $(call obj,$(UNIT_SRC) recorder/kernel/kconvert.c recorder/shared/frame.c) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
+$(UNIT_TESTS): $(call obj,$(UNIT_SRC) $(filter-out %/kcapture.c,$(KERNEL_SRC)) recorder/shared/frame.c) $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(Z_LIBS) $(DW_LIBS) $(TEST_LIBS) -ldl -lpthread -lm
 

@@ -173,6 +173,32 @@ static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip)
 #define NR_pwritev2 328
 #define NR_statx 332
 #define NR_openat2 437
+/* what the fd table, the cwd and the thread names follow */
+#define NR_mmap 9
+#define NR_munmap 11
+#define NR_pipe 22
+#define NR_dup 32
+#define NR_dup2 33
+#define NR_socket 41
+#define NR_accept 43
+#define NR_socketpair 53
+#define NR_fcntl 72
+#define NR_chdir 80
+#define NR_fchdir 81
+#define NR_prctl 157
+#define NR_epoll_create 213
+#define NR_inotify_init 253
+#define NR_signalfd 282
+#define NR_timerfd_create 283
+#define NR_eventfd 284
+#define NR_accept4 288
+#define NR_signalfd4 289
+#define NR_eventfd2 290
+#define NR_epoll_create1 291
+#define NR_dup3 292
+#define NR_pipe2 293
+#define NR_inotify_init1 294
+#define NR_memfd_create 319
 
 #define BIT(n) (1ULL << ((n) & 63))
 #define W(n, w) (((n) >> 6) == (w) ? BIT(n) : 0)
@@ -184,7 +210,14 @@ static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip)
                 W(NR_newfstatat, w) | W(NR_unlinkat, w) | W(NR_renameat, w) |             \
                 W(NR_sync_file_range, w) | W(NR_preadv, w) | W(NR_pwritev, w) |           \
                 W(NR_renameat2, w) | W(NR_preadv2, w) | W(NR_pwritev2, w) |               \
-                W(NR_statx, w) | W(NR_openat2, w))
+                W(NR_statx, w) | W(NR_openat2, w) | W(NR_mmap, w) | W(NR_munmap, w) |      \
+                W(NR_pipe, w) | W(NR_dup, w) | W(NR_dup2, w) | W(NR_socket, w) |          \
+                W(NR_accept, w) | W(NR_socketpair, w) | W(NR_fcntl, w) | W(NR_chdir, w) | \
+                W(NR_fchdir, w) | W(NR_prctl, w) | W(NR_epoll_create, w) |                \
+                W(NR_inotify_init, w) | W(NR_signalfd, w) | W(NR_timerfd_create, w) |     \
+                W(NR_eventfd, w) | W(NR_accept4, w) | W(NR_signalfd4, w) |                \
+                W(NR_eventfd2, w) | W(NR_epoll_create1, w) | W(NR_dup3, w) |              \
+                W(NR_pipe2, w) | W(NR_inotify_init1, w) | W(NR_memfd_create, w))
 static const volatile __u64 file_nrs[8] = { ROW(0), ROW(1), ROW(2), ROW(3),
                                             ROW(4), ROW(5), ROW(6), ROW(7) };
 
@@ -255,7 +288,7 @@ static __always_inline int path_args(long nr, int *first, int *second)
 {
     switch (nr) {
     case NR_open: case NR_creat: case NR_stat: case NR_lstat: case NR_mkdir:
-    case NR_unlink: case NR_rename:
+    case NR_unlink: case NR_rename: case NR_chdir: case NR_memfd_create:
         *first = 0;
         *second = nr == NR_rename ? 1 : -1;
         break;
@@ -263,6 +296,12 @@ static __always_inline int path_args(long nr, int *first, int *second)
     case NR_mkdirat: case NR_unlinkat: case NR_renameat: case NR_renameat2:
         *first = 1;
         *second = (nr == NR_renameat || nr == NR_renameat2) ? 3 : -1;
+        break;
+    case NR_prctl:
+        /* PR_SET_NAME's name; any other option's argument reads as "" or
+           is left unused by user space */
+        *first = 1;
+        *second = -1;
         break;
     default:
         return 0;
@@ -327,6 +366,17 @@ static __always_inline void fill(struct kev *e, struct pt_regs *regs, long nr, l
 
         bpf_probe_read_user(&flags, sizeof(flags), (void *)e->a2);
         e->size = (__s64)flags;
+    } else if ((nr == NR_pipe || nr == NR_pipe2 || nr == NR_socketpair) && ret == 0) {
+        /* the two fds made, as the kernel just wrote them: fds[0] low */
+        __u64 fds = 0;
+
+        bpf_probe_read_user(&fds, sizeof(fds), (void *)(nr == NR_socketpair ? e->a3 : e->a0));
+        e->size = (__s64)fds;
+    } else if (nr == NR_mmap) {
+        /* the fd (arg 4) in size and the offset (arg 5) for the hint,
+           which the return value makes moot */
+        e->size = (__s64)(__s32)regs->r8;
+        e->a0 = regs->r9;
     }
 }
 

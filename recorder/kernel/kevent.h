@@ -69,7 +69,9 @@ struct kev {
     __u8 npaths;       /* paths that follow: 0, 1 or 2 */
     __u32 flags;       /* KEV_F_* */
     __s64 size;        /* vectored calls: the bytes the iovecs ask; openat2: flags;
-                          close: the size of the regular file closed, else -1 */
+                          close: the size of the regular file closed, else -1;
+                          pipe, pipe2, socketpair: the two fds made (the first
+                          in the low 32 bits); mmap: the fd (and a0 the offset) */
     char path[KEV_PATH_MAX];   /* present when npaths >= 1 */
     char path2[KEV_PATH_MAX];  /* present when npaths == 2 */
 };
