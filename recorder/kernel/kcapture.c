@@ -128,6 +128,25 @@ int kcap_trace(struct kcap *c, pid_t pid)
     return bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY);
 }
 
+/*
+ * A process the preload is in asked for the kernel path: only its calls
+ * from outside the C library are handed over. One already followed (a
+ * child of a followed process) keeps its entry (BPF_NOEXIST).
+ */
+int kcap_adopt(struct kcap *c, pid_t pid)
+{
+    struct tgid_state st;
+    __u32 key = (__u32)pid;
+
+    memset(&st, 0, sizeof(st));
+    st.mode = TRACE_RAW;
+    if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_NOEXIST) != 0 &&
+        errno != EEXIST)
+        return -1;
+    kconv_adopt(c->conv, pid);
+    return 0;
+}
+
 void kcap_expect_exec(struct kcap *c, pid_t pid)
 {
     kconv_expect_exec(c->conv, pid);
@@ -192,6 +211,13 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
 }
 
 int kcap_trace(struct kcap *c, pid_t pid)
+{
+    (void)c;
+    (void)pid;
+    return -1;
+}
+
+int kcap_adopt(struct kcap *c, pid_t pid)
 {
     (void)c;
     (void)pid;

@@ -54,6 +54,7 @@ struct kproc {
     int32_t pid, ppid;
     int before_exec;       /* the launcher's child before its exec: drop */
     int preload;           /* the preload records it: its libc calls are not written */
+    int asked;             /* it asked for the kernel path: covered even without calls */
     uint64_t calls;        /* file calls written by the kernel path */
     char cwd[PATH_MAX];    /* "" when unknown */
     struct kchain *chains;
@@ -316,6 +317,22 @@ void kconv_expect_exec(struct kconv *k, pid_t pid)
     p->before_exec = 1;
     /* the launcher's child starts in the launcher's directory */
     if (!getcwd(p->cwd, sizeof(p->cwd)))
+        p->cwd[0] = '\0';
+}
+
+void kconv_adopt(struct kconv *k, pid_t pid)
+{
+    struct kproc *p = proc_get(k, pid);
+
+    if (!p)
+        return;
+    p->asked = 1;
+    if (p->ppid)
+        return;     /* followed already, as a child of a followed process */
+    p->preload = 1;
+    p->ppid = proc_ppid(pid);
+    proc_link(pid, "cwd", p->cwd, sizeof(p->cwd));
+    if (p->cwd[0] != '/')
         p->cwd[0] = '\0';
 }
 
@@ -586,7 +603,7 @@ static void on_call(struct kconv *k, const struct kev *e)
  */
 static void put_coverage(struct kconv *k, struct kproc *p, int64_t t)
 {
-    if (p->preload && !p->calls)
+    if (p->preload && !p->calls && !p->asked)
         return;
     struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_COVERAGE, .pid = p->pid,
                             .tid = p->pid, .t = t, .has = IOT_HAS_MODE | IOT_HAS_SIZE,
