@@ -14,6 +14,8 @@
  *    library's text costs only its classification: the preload records it;
  *  - the syscall number is checked first against a constant bitmap, so any
  *    other syscall of any process costs one bounds check and one bit test;
+ *    a file syscall of an untraced process one more, its tgid's byte in
+ *    `marks` (set for exactly the tgids in `traced`);
  *  - a record is made at the syscall's exit, when its return value is
  *    known; its enter time is kept in task storage. Paths are read at exit
  *    (the kernel has just copied them, so their pages are resident, where
@@ -33,6 +35,42 @@
 #include "kevent.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * Whether a process is traced, a byte per tgid (KEV_MARKED), in the one
+ * value of an array user space sizes to pid_max at load (marks_cap) and
+ * maps to write: the only test a syscall of an untraced process pays past
+ * the syscall number's, where a hash lookup of its tgid cost 80 ns (a
+ * miss). `traced` below holds the state of the processes marked.
+ */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, 1);
+    __uint(key_size, sizeof(__u32));
+    __uint(value_size, KEV_MARKS_MIN);
+} marks SEC(".maps");
+
+/* The marks' size in bytes: the value's, set by user space before load. */
+const volatile __u32 marks_cap = KEV_MARKS_MIN;
+
+static __always_inline __u8 *mark_of(__u32 tgid)
+{
+    __u32 zero = 0;
+    __u8 *m;
+
+    if (tgid >= marks_cap)
+        return NULL;
+    m = bpf_map_lookup_elem(&marks, &zero);
+    return m ? m + tgid : NULL;
+}
+
+static __always_inline int is_marked(__u32 tgid)
+{
+    __u8 *m = mark_of(tgid);
+
+    return m && *m;
+}
 
 /* A traced process (kevent.h) by its tgid. */
 struct {
@@ -233,6 +271,8 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id)
     if (!is_file_nr(id))
         return 0;
     tgid = bpf_get_current_pid_tgid() >> 32;
+    if (!is_marked(tgid))
+        return 0;
     st = bpf_map_lookup_elem(&traced, &tgid);
     if (!st)
         return 0;
@@ -341,7 +381,7 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
     int first = -1, second = -1, npaths;
     struct kev *e;
 
-    if (!is_file_nr(nr))
+    if (!is_file_nr(nr) || !is_marked(bpf_get_current_pid_tgid() >> 32))
         return 0;
     f = bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0, 0);
     if (!f || !f->t)
@@ -409,11 +449,16 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
     struct tgid_state *pst, cst = {};
     struct kev *e;
 
-    if (ptgid == ctgid || !(pst = bpf_map_lookup_elem(&traced, &ptgid)))
+    __u8 *cmark;
+
+    if (ptgid == ctgid || !is_marked(ptgid) || !(pst = bpf_map_lookup_elem(&traced, &ptgid)))
         return 0;
     /* the same image, the same mappings: what the parent learnt holds */
     __builtin_memcpy(&cst, pst, sizeof(cst));
     bpf_map_update_elem(&traced, &ctgid, &cst, BPF_ANY);
+    cmark = mark_of(ctgid);
+    if (cmark)
+        *cmark = KEV_MARKED;
     e = life_record(0);
     if (!e)
         return 0;
@@ -434,7 +479,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     __u64 arg_start, arg_end, len;
     struct tgid_state *st;
 
-    if (!bpf_map_lookup_elem(&traced, &tgid))
+    if (!is_marked(tgid) || !bpf_map_lookup_elem(&traced, &tgid))
         return 0;
     e = bpf_ringbuf_reserve(&events, sizeof(struct kev), 0);
     if (!e) {
@@ -477,10 +522,14 @@ int BPF_PROG(on_task_exit, struct task_struct *p, bool group_dead)
     __u32 tgid = p->tgid;
     struct kev *e;
 
-    if (!bpf_map_lookup_elem(&traced, &tgid))
+    __u8 *mark = mark_of(tgid);
+
+    if (!mark || !*mark)
         return 0;
-    if (group_dead)
+    if (group_dead) {
         bpf_map_delete_elem(&traced, &tgid);
+        *mark = 0;
+    }
     e = life_record(0);
     if (!e)
         return 0;
@@ -504,7 +553,7 @@ int BPF_PROG(on_uring_submit, struct io_kiocb *req)
     struct io_rw *rw = (struct io_rw *)&req->cmd;
     struct uring_req r = {};
 
-    if (!bpf_map_lookup_elem(&traced, &tgid))
+    if (!is_marked(tgid))
         return 0;
     r.t = bpf_ktime_get_ns();
     r.pid = tgid;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kcapture.h"
@@ -33,7 +34,36 @@ struct kcap {
     struct ring_buffer *rb;
     struct kconv *conv;
     int ncpu;
+    unsigned char *marks;      /* the BPF side's marks, mapped (NULL: not yet) */
+    size_t marks_cap;
 };
+
+/*
+ * The marks' size: a byte for each pid the kernel may give (pid_max, at
+ * most 4 Mi, which is also the largest value an array map takes), whole
+ * pages.
+ */
+static size_t marks_size(void)
+{
+    unsigned long pid_max = 0;
+    FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+
+    if (f) {
+        if (fscanf(f, "%lu", &pid_max) != 1)
+            pid_max = 0;
+        fclose(f);
+    }
+    if (pid_max == 0 || pid_max > (4UL << 20))
+        pid_max = 4UL << 20;
+    return (pid_max + KEV_MARKS_MIN - 1) / KEV_MARKS_MIN * KEV_MARKS_MIN;
+}
+
+/* Mark pid traced: its syscalls go past the BPF side's first test. */
+static void mark_traced(struct kcap *c, pid_t pid)
+{
+    if (c->marks && pid > 0 && (size_t)pid < c->marks_cap)
+        __atomic_store_n(&c->marks[pid], KEV_MARKED, __ATOMIC_RELEASE);
+}
 
 int kcap_built(void)
 {
@@ -89,7 +119,17 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         err = errno;
         goto fail;
     }
-    if (capture__load(c->skel) != 0) {
+    c->marks_cap = marks_size();
+    c->skel->rodata->marks_cap = (__u32)c->marks_cap;
+    if (bpf_map__set_value_size(c->skel->maps.marks, (__u32)c->marks_cap) != 0 ||
+        capture__load(c->skel) != 0) {
+        err = errno;
+        goto fail;
+    }
+    c->marks = mmap(NULL, c->marks_cap, PROT_READ | PROT_WRITE, MAP_SHARED,
+                    bpf_map__fd(c->skel->maps.marks), 0);
+    if (c->marks == MAP_FAILED) {
+        c->marks = NULL;
         err = errno;
         goto fail;
     }
@@ -113,6 +153,8 @@ fail:
     ring_buffer__free(c->rb);
     if (c->conv)
         kconv_finish(c->conv);
+    if (c->marks)
+        munmap(c->marks, c->marks_cap);
     capture__destroy(c->skel);
     free(c);
     return NULL;
@@ -125,7 +167,10 @@ int kcap_trace(struct kcap *c, pid_t pid)
 
     memset(&st, 0, sizeof(st));
     st.mode = TRACE_ALL;
-    return bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY);
+    if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY) != 0)
+        return -1;
+    mark_traced(c, pid);
+    return 0;
 }
 
 /*
@@ -143,6 +188,7 @@ int kcap_adopt(struct kcap *c, pid_t pid)
     if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_NOEXIST) != 0 &&
         errno != EEXIST)
         return -1;
+    mark_traced(c, pid);
     kconv_adopt(c->conv, pid);
     return 0;
 }
@@ -186,6 +232,7 @@ int kcap_close(struct kcap *c)
     count_dropped(c);
     rc = kconv_finish(c->conv);
     ring_buffer__free(c->rb);
+    munmap(c->marks, c->marks_cap);
     capture__destroy(c->skel);
     free(c);
     return rc;

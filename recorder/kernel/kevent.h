@@ -42,6 +42,13 @@ enum kev_trace_mode {
 };
 
 /*
+ * The BPF side's `marks`: a byte per tgid, KEV_MARKED for a traced one
+ * (in `traced`), else 0; at least KEV_MARKS_MIN bytes, else pid_max's.
+ */
+#define KEV_MARKED 1
+#define KEV_MARKS_MIN 4096
+
+/*
  * A traced process, the value of the BPF side's `traced` map: what to
  * record of it, and where its syscall instructions are (the last few text
  * mappings met, each known to belong to the C library, the loader or the
