@@ -37,7 +37,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /*
- * Whether a process is traced, a byte per tgid (KEV_MARKED), in the one
+ * Whether a process is traced, and how (KEV_MARK), a byte per tgid, in the one
  * value of an array user space sizes to pid_max at load (marks_cap) and
  * maps to write: the only test a syscall of an untraced process pays past
  * the syscall number's, where a hash lookup of its tgid cost 80 ns (a
@@ -53,6 +53,9 @@ struct {
 
 /* The marks' size in bytes: the value's, set by user space before load. */
 const volatile __u32 marks_cap = KEV_MARKS_MIN;
+/* Set before load when no process is judged the preload's (--capture
+   kernel): every call is written, so none is classified. */
+const volatile __u8 classify = 1;
 
 static __always_inline __u8 *mark_of(__u32 tgid)
 {
@@ -92,11 +95,19 @@ struct {
     __type(value, __u64);
 } dropped SEC(".maps");
 
-/* The enter time of the thread's syscall in flight (0 when none is) and its KEV_F_*. */
+/*
+ * The enter time of the thread's syscall in flight (0 when none is) and
+ * its KEV_F_*; and the text mapping its last classified syscall came from
+ * (lib_end 0: none), so that a thread's calls from one place look up
+ * nothing more (a hash lookup cost 80 ns, the task storage 38). An exec
+ * forgets it: the task keeps its storage, not its mappings.
+ */
 struct in_flight {
     __u64 t;
     __s64 file_size;    /* close: the size of the regular file it closes, else -1 */
     __u32 flags;
+    __u32 lib_flags;    /* KEV_F_LIBC when [lib_start, lib_end) is the C library's */
+    __u64 lib_start, lib_end;
 };
 
 struct {
@@ -157,15 +168,23 @@ static long on_vma(struct task_struct *task, struct vm_area_struct *vma, struct 
     return 0;
 }
 
-/* Whether the syscall instruction before ip is in the C library (KEV_F_LIBC). */
-static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip)
+/*
+ * Whether the syscall instruction before ip is in the C library
+ * (KEV_F_LIBC), and the mapping that holds it in f (left as it was when
+ * the lookup failed).
+ */
+static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip, struct in_flight *f)
 {
     struct vma_seen seen = {};
     __u32 slot;
 
     for (int i = 0; i < LIB_SLOTS; i++)
-        if (ip >= st->start[i] && ip < st->end[i])
-            return st->libc[i] ? KEV_F_LIBC : 0;
+        if (ip >= st->start[i] && ip < st->end[i]) {
+            f->lib_start = st->start[i];
+            f->lib_end = st->end[i];
+            f->lib_flags = st->libc[i] ? KEV_F_LIBC : 0;
+            return f->lib_flags;
+        }
     /* bpf_find_vma only try-locks the mappings: while another thread
        maps or unmaps it fails. Not cached, and taken for the C library's:
        in a preloaded process a call counted twice would be a false fact,
@@ -176,7 +195,10 @@ static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip)
     st->start[slot] = seen.start;
     st->end[slot] = seen.end;
     st->libc[slot] = seen.libc;
-    return seen.libc ? KEV_F_LIBC : 0;
+    f->lib_start = seen.start;
+    f->lib_end = seen.end;
+    f->lib_flags = seen.libc ? KEV_F_LIBC : 0;
+    return f->lib_flags;
 }
 
 /* x86_64 syscall numbers of the calls recorded (a bit per number < 512). */
@@ -264,29 +286,39 @@ static __always_inline __s64 file_size_of(__u64 fd)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_enter, struct pt_regs *regs, long id)
 {
-    __u32 tgid, flags;
+    __u32 tgid, flags = 0;
     struct tgid_state *st;
     struct in_flight *f;
+    __u8 *mark;
+    __u64 ip;
 
     if (!is_file_nr(id))
         return 0;
     tgid = bpf_get_current_pid_tgid() >> 32;
-    if (!is_marked(tgid))
-        return 0;
-    st = bpf_map_lookup_elem(&traced, &tgid);
-    if (!st)
-        return 0;
-    flags = layer_of(st, regs->ip);
-    /* the preload records this one: nothing more to do, at exit either */
-    if (st->mode == TRACE_RAW && (flags & KEV_F_LIBC))
+    mark = mark_of(tgid);
+    if (!mark || !*mark)
         return 0;
     f = bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0,
                              BPF_LOCAL_STORAGE_GET_F_CREATE);
-    if (f) {
-        f->t = bpf_ktime_get_ns();
-        f->flags = flags;
-        f->file_size = id == NR_close ? file_size_of(regs->di) : -1;
+    if (!f)
+        return 0;
+    ip = regs->ip;
+    if (!classify) {
+        flags = 0;
+    } else if (ip >= f->lib_start && ip < f->lib_end) {
+        flags = f->lib_flags;
+    } else {
+        st = bpf_map_lookup_elem(&traced, &tgid);
+        if (!st)
+            return 0;
+        flags = layer_of(st, ip, f);
     }
+    /* the preload records this one: nothing more to do, at exit either */
+    if (*mark == KEV_MARK(TRACE_RAW) && (flags & KEV_F_LIBC))
+        return 0;
+    f->t = bpf_ktime_get_ns();
+    f->flags = flags;
+    f->file_size = id == NR_close ? file_size_of(regs->di) : -1;
     return 0;
 }
 
@@ -458,7 +490,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
     bpf_map_update_elem(&traced, &ctgid, &cst, BPF_ANY);
     cmark = mark_of(ctgid);
     if (cmark)
-        *cmark = KEV_MARKED;
+        *cmark = KEV_MARK(pst->mode);
     e = life_record(0);
     if (!e)
         return 0;
@@ -479,8 +511,15 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     __u64 arg_start, arg_end, len;
     struct tgid_state *st;
 
-    if (!is_marked(tgid) || !bpf_map_lookup_elem(&traced, &tgid))
+    __u8 *mark = mark_of(tgid);
+    struct in_flight *f;
+
+    if (!mark || !*mark || !bpf_map_lookup_elem(&traced, &tgid))
         return 0;
+    /* the thread that execs keeps its storage: not the mappings it knew */
+    f = bpf_task_storage_get(&enter_time, p, 0, 0);
+    if (f)
+        f->lib_end = 0;
     e = bpf_ringbuf_reserve(&events, sizeof(struct kev), 0);
     if (!e) {
         count_drop();
@@ -495,6 +534,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
         __builtin_memset(st, 0, sizeof(*st));
         st->mode = TRACE_ALL;
     }
+    *mark = KEV_MARK(TRACE_ALL);
     e->kind = KEV_EXEC;
     e->pid = tgid;
     e->tid = p->pid;

@@ -58,11 +58,11 @@ static size_t marks_size(void)
     return (pid_max + KEV_MARKS_MIN - 1) / KEV_MARKS_MIN * KEV_MARKS_MIN;
 }
 
-/* Mark pid traced: its syscalls go past the BPF side's first test. */
-static void mark_traced(struct kcap *c, pid_t pid)
+/* Mark pid traced in mode (enum kev_trace_mode): its syscalls go past the BPF side's first test. */
+static void mark_traced(struct kcap *c, pid_t pid, __u32 mode)
 {
     if (c->marks && pid > 0 && (size_t)pid < c->marks_cap)
-        __atomic_store_n(&c->marks[pid], KEV_MARKED, __ATOMIC_RELEASE);
+        __atomic_store_n(&c->marks[pid], (unsigned char)KEV_MARK(mode), __ATOMIC_RELEASE);
 }
 
 int kcap_built(void)
@@ -94,7 +94,8 @@ static void on_judged(void *ctx, pid_t pid, int preload)
 
     memset(&st, 0, sizeof(st));
     st.mode = preload ? TRACE_RAW : TRACE_ALL;
-    bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_EXIST);
+    if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_EXIST) == 0)
+        mark_traced(c, pid, st.mode);
 }
 
 static int on_record(void *ctx, void *data, size_t len)
@@ -121,6 +122,7 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
     }
     c->marks_cap = marks_size();
     c->skel->rodata->marks_cap = (__u32)c->marks_cap;
+    c->skel->rodata->classify = judge != NULL;
     if (bpf_map__set_value_size(c->skel->maps.marks, (__u32)c->marks_cap) != 0 ||
         capture__load(c->skel) != 0) {
         err = errno;
@@ -169,7 +171,7 @@ int kcap_trace(struct kcap *c, pid_t pid)
     st.mode = TRACE_ALL;
     if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY) != 0)
         return -1;
-    mark_traced(c, pid);
+    mark_traced(c, pid, TRACE_ALL);
     return 0;
 }
 
@@ -185,10 +187,10 @@ int kcap_adopt(struct kcap *c, pid_t pid)
 
     memset(&st, 0, sizeof(st));
     st.mode = TRACE_RAW;
-    if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_NOEXIST) != 0 &&
-        errno != EEXIST)
+    if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_NOEXIST) == 0)
+        mark_traced(c, pid, TRACE_RAW);
+    else if (errno != EEXIST)
         return -1;
-    mark_traced(c, pid);
     kconv_adopt(c->conv, pid);
     return 0;
 }

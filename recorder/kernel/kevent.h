@@ -42,10 +42,11 @@ enum kev_trace_mode {
 };
 
 /*
- * The BPF side's `marks`: a byte per tgid, KEV_MARKED for a traced one
- * (in `traced`), else 0; at least KEV_MARKS_MIN bytes, else pid_max's.
+ * The BPF side's `marks`: a byte per tgid, 0 for an untraced one, else
+ * what is recorded of it (in `traced`): 1 + enum kev_trace_mode. At least
+ * KEV_MARKS_MIN bytes, else pid_max's.
  */
-#define KEV_MARKED 1
+#define KEV_MARK(mode) (1 + (mode))
 #define KEV_MARKS_MIN 4096
 
 /*
