@@ -99,8 +99,8 @@ struct {
  * The enter time of the thread's syscall in flight (0 when none is) and
  * its KEV_F_*; and the text mapping its last classified syscall came from
  * (lib_end 0: none), so that a thread's calls from one place look up
- * nothing more (a hash lookup cost 80 ns, the task storage 38). An exec
- * forgets it: the task keeps its storage, not its mappings.
+ * nothing more (a hash lookup cost 80 ns). An exec forgets it: the thread
+ * keeps its entry, not its mappings.
  */
 struct in_flight {
     __u64 t;
@@ -108,7 +108,26 @@ struct in_flight {
     __u32 flags;
     __u32 lib_flags;    /* KEV_F_LIBC when [lib_start, lib_end) is the C library's */
     __u64 lib_start, lib_end;
+    __u32 tgid;         /* the process of the thread that wrote it last */
 };
+
+/*
+ * A thread's in_flight: in `flight` at its tid when the tid is below
+ * flight_cap (an array the verifier inlines: no helper call; user space
+ * sizes it to pid_max, 64 Ki slots at most), else in its task storage (a
+ * helper call each way: +38 ns measured at enter). The tid is the index,
+ * so two live threads never share a slot; a slot a dead thread left (its
+ * tid given to a thread of another process) is told by its tgid, and any
+ * traced file syscall's enter rewrites it before its exit reads it.
+ */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, KEV_MARKS_MIN);
+    __type(key, __u32);
+    __type(value, struct in_flight);
+} flight SEC(".maps");
+
+const volatile __u32 flight_cap = KEV_MARKS_MIN;
 
 struct {
     __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -116,6 +135,28 @@ struct {
     __type(key, int);
     __type(value, struct in_flight);
 } enter_time SEC(".maps");
+
+/* The current thread's in_flight; made (for its enter) when create. */
+static __always_inline struct in_flight *flight_of(__u64 id, int create)
+{
+    __u32 tid = (__u32)id, tgid = id >> 32;
+    struct in_flight *f;
+
+    if (tid < flight_cap) {
+        f = bpf_map_lookup_elem(&flight, &tid);
+        if (!f)
+            return NULL;
+        if (f->tgid != tgid) {
+            if (!create)
+                return NULL;
+            __builtin_memset(f, 0, sizeof(*f));
+            f->tgid = tgid;
+        }
+        return f;
+    }
+    return bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0,
+                                create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
 
 /* An io_uring request submitted by a traced process, until it completes. */
 struct uring_req {
@@ -298,10 +339,12 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id)
     mark = mark_of(tgid);
     if (!mark || !*mark)
         return 0;
-    f = bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0,
-                             BPF_LOCAL_STORAGE_GET_F_CREATE);
+    f = flight_of(bpf_get_current_pid_tgid(), 1);
     if (!f)
         return 0;
+    /* not in flight until it is: an entry a dead thread left behind never
+       reaches an exit of this one */
+    f->t = 0;
     ip = regs->ip;
     if (!classify) {
         flags = 0;
@@ -415,7 +458,7 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
 
     if (!is_file_nr(nr) || !is_marked(bpf_get_current_pid_tgid() >> 32))
         return 0;
-    f = bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0, 0);
+    f = flight_of(bpf_get_current_pid_tgid(), 0);
     if (!f || !f->t)
         return 0;
     t0 = f->t;
@@ -516,8 +559,9 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
     if (!mark || !*mark || !bpf_map_lookup_elem(&traced, &tgid))
         return 0;
-    /* the thread that execs keeps its storage: not the mappings it knew */
-    f = bpf_task_storage_get(&enter_time, p, 0, 0);
+    /* the thread that execs (the current one) keeps its entry: not the
+       mappings it knew */
+    f = flight_of(bpf_get_current_pid_tgid(), 0);
     if (f)
         f->lib_end = 0;
     e = bpf_ringbuf_reserve(&events, sizeof(struct kev), 0);

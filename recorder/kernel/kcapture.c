@@ -107,6 +107,7 @@ static int on_record(void *ctx, void *data, size_t len)
 struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_t cap)
 {
     struct kcap *c = calloc(1, sizeof(*c));
+    size_t flight;
     int err;
 
     if (!c) {
@@ -123,6 +124,13 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
     c->marks_cap = marks_size();
     c->skel->rodata->marks_cap = (__u32)c->marks_cap;
     c->skel->rodata->classify = judge != NULL;
+    /* the threads' in_flight entries by tid, as far as 64 Ki of them */
+    flight = c->marks_cap < (64u << 10) ? c->marks_cap : (64u << 10);
+    c->skel->rodata->flight_cap = (__u32)flight;
+    if (bpf_map__set_max_entries(c->skel->maps.flight, (__u32)flight) != 0) {
+        err = errno;
+        goto fail;
+    }
     if (bpf_map__set_value_size(c->skel->maps.marks, (__u32)c->marks_cap) != 0 ||
         capture__load(c->skel) != 0) {
         err = errno;
