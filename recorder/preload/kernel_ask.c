@@ -14,7 +14,7 @@
  *    at once; on any failure the process goes on, and its `unrecorded`
  *    record stands;
  *  - the socket is the recorder's for the length of the question only: it
- *    is close-on-exec, sits at a high number (ownfds.c) and is closed
+ *    is close-on-exec, sits at a high number and is closed
  *    before returning, so neither the program nor an exec'd image holds it;
  *  - raw system calls and stack memory only: this runs in exec wrappers,
  *    perhaps in a vfork child;
@@ -22,9 +22,12 @@
  *    call could be the one the filter kills the process for.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -54,6 +57,26 @@ void rec_kernel_ask_init(void)
 const char *rec_kernel_ask_name(void)
 {
     return ask_name;
+}
+
+/*
+ * fd moved out of the program's usual range for the question's length,
+ * below the top of its limit where ownfds.c keeps ours (no rlimit is
+ * touched: other threads may be running); fd itself when it cannot be.
+ */
+static int fd_high(int fd)
+{
+    struct rlimit rl;
+    long nfd;
+
+    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 || rl.rlim_cur < 256)
+        return fd;
+    nfd = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC,
+                  (long)(rl.rlim_cur > 4096 ? 4096 : rl.rlim_cur) - 64);
+    if (nfd < 0)
+        return fd;
+    syscall(SYS_close, fd);
+    return (int)nfd;
 }
 
 static int64_t mono_ms(void)
@@ -93,7 +116,7 @@ int rec_kernel_ask(void)
 {
     struct sockaddr_un addr = { .sun_family = AF_UNIX };
     size_t n = strlen(ask_name);
-    int saved = errno, fd, high, ok = 0;
+    int saved = errno, fd, ok = 0;
     long self = syscall(SYS_getpid);
     char req = 'k';
 
@@ -106,11 +129,7 @@ int rec_kernel_ask(void)
     fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (fd < 0)
         goto out;
-    high = rec_fd_high(fd);
-    if (high >= 0) {
-        syscall(SYS_close, fd);
-        fd = high;
-    }
+    fd = fd_high(fd);
     if (syscall(SYS_connect, fd, &addr, offsetof(struct sockaddr_un, sun_path) + 1 + n) == 0 &&
         syscall(SYS_sendto, fd, &req, 1, MSG_NOSIGNAL, NULL, 0) == 1)
         ok = answer_of(fd, mono_ms() + REC_KERNEL_ASK_MS);

@@ -11,7 +11,8 @@
 # clang, bpftool and libbpf-dev; skipped otherwise.
 set -u
 . "$(dirname "$0")/lib.sh"
-need_built "$IORECORD" "$IOANALYZE" "$BUILD/bin/progs/rec_smallio" "$BUILD/bin/progs/rec_writeloop"
+need_built "$IORECORD" "$IOANALYZE" "$BUILD/bin/progs/rec_smallio" "$BUILD/bin/progs/rec_writeloop" \
+    "$BUILD/bin/progs/rec_spawnfds"
 REC_ENV=$(asan_env "$LIBIORECORD")
 [ -z "$REC_ENV" ] || export $REC_ENV
 work_dir kernel
@@ -96,6 +97,17 @@ bpf_fds='ls -l /proc/$PPID/fd | grep -c anon_inode:bpf'
 [ "$(count lazy.zst write "$work/n.dat")" = 1 ] || not_ok "on demand: the shell's write $(count lazy.zst write "$work/n.dat")"
 "$IOANALYZE" analyze --min-severity low --format json lazy.zst 2>/dev/null | grep -q '"rule": "unobserved"' &&
     not_ok "on demand: the static child is said unobserved"
+
+# --- a program that spawns a static one asks for the kernel path itself:
+# the child's calls are there once, and the program holds no socket after
+# (its output and status as without the recorder)
+"$BUILD/bin/progs/rec_spawnfds" ./smallio_static o.dat > spawn.native; native_rc=$?
+"$IORECORD" -o spawn.zst "$BUILD/bin/progs/rec_spawnfds" ./smallio_static p.dat > spawn.rec; rc=$?
+[ $rc = $native_rc ] || not_ok "spawn: exit $rc, $native_rc without the recorder"
+[ "$(cat spawn.rec)" = "$(cat spawn.native)" ] || not_ok "spawn: '$(cat spawn.rec)', natively '$(cat spawn.native)'"
+[ "$(count spawn.zst write "$work/p.dat")" = 1000 ] || not_ok "spawn: static writes $(count spawn.zst write "$work/p.dat")"
+"$IOANALYZE" analyze --min-severity low --format json spawn.zst 2>/dev/null | grep -q '"rule": "unobserved"' &&
+    not_ok "spawn: the static child is said unobserved"
 
 # --- a static command killed by a signal: its death recorded once
 "$IORECORD" --capture kernel -o kill.zst sh -c 'kill -TERM $$'; rc=$?
