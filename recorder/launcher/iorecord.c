@@ -690,8 +690,8 @@ int main(int argc, char **argv)
     absolutize(output, out, sizeof(out));
     open_output(output, out);
     /* by default only where it can run: a build without it, or a user
-       without the privilege, gets the preload alone, as before */
-    /* in AUTO, a command the preload enters has it only when a process asks */
+       without the privilege, gets the preload alone, as before; and for a
+       command the preload enters, only once a process asks for it */
     if (mode == LAUNCH_CAPTURE_AUTO && cmd_preloaded && kcap_built() && launch_may_bpf()) {
         on_demand = 1;
         if (fifo_fd >= 0)
