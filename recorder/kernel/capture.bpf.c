@@ -325,21 +325,23 @@ static __always_inline __s64 file_size_of(__u64 fd)
 }
 
 SEC("tp_btf/sys_enter")
-int BPF_PROG(on_enter, struct pt_regs *regs, long id)
+int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
 {
     __u32 tgid, flags = 0;
+    __u64 id;
     struct tgid_state *st;
     struct in_flight *f;
     __u8 *mark;
     __u64 ip;
 
-    if (!is_file_nr(id))
+    if (!is_file_nr(nr))
         return 0;
-    tgid = bpf_get_current_pid_tgid() >> 32;
+    id = bpf_get_current_pid_tgid();
+    tgid = id >> 32;
     mark = mark_of(tgid);
     if (!mark || !*mark)
         return 0;
-    f = flight_of(bpf_get_current_pid_tgid(), 1);
+    f = flight_of(id, 1);
     if (!f)
         return 0;
     /* not in flight until it is: an entry a dead thread left behind never
@@ -361,7 +363,7 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id)
         return 0;
     f->t = bpf_ktime_get_ns();
     f->flags = flags;
-    f->file_size = id == NR_close ? file_size_of(regs->di) : -1;
+    f->file_size = nr == NR_close ? file_size_of(regs->di) : -1;
     return 0;
 }
 
@@ -414,9 +416,8 @@ static __always_inline __s64 iov_bytes(__u64 uiov, __u64 cnt)
 
 static __always_inline void fill(struct kev *e, struct pt_regs *regs, long nr, long ret,
                                  __u64 t0, __u64 now, int npaths, __u32 flags,
-                                 __s64 file_size)
+                                 __s64 file_size, __u64 id)
 {
-    __u64 id = bpf_get_current_pid_tgid();
 
     e->t = t0;
     e->dur = now - t0;
@@ -450,15 +451,18 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
 {
     long nr = regs->orig_ax;
     struct in_flight *f;
-    __u64 t0, now;
+    __u64 t0, now, id;
     __s64 file_size;
     __u32 flags;
     int first = -1, second = -1, npaths;
     struct kev *e;
 
-    if (!is_file_nr(nr) || !is_marked(bpf_get_current_pid_tgid() >> 32))
+    if (!is_file_nr(nr))
         return 0;
-    f = flight_of(bpf_get_current_pid_tgid(), 0);
+    id = bpf_get_current_pid_tgid();
+    if (!is_marked(id >> 32))
+        return 0;
+    f = flight_of(id, 0);
     if (!f || !f->t)
         return 0;
     t0 = f->t;
@@ -473,14 +477,14 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
             count_drop();
             return 0;
         }
-        fill(e, regs, nr, ret, t0, now, 0, flags, file_size);
+        fill(e, regs, nr, ret, t0, now, 0, flags, file_size, id);
     } else if (npaths == 1) {
         e = bpf_ringbuf_reserve(&events, KEV_PATH1_SIZE, 0);
         if (!e) {
             count_drop();
             return 0;
         }
-        fill(e, regs, nr, ret, t0, now, 1, flags, file_size);
+        fill(e, regs, nr, ret, t0, now, 1, flags, file_size, id);
         if (bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)arg_of(regs, first)) < 0)
             e->path[0] = 0;
     } else {
@@ -489,7 +493,7 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
             count_drop();
             return 0;
         }
-        fill(e, regs, nr, ret, t0, now, 2, flags, file_size);
+        fill(e, regs, nr, ret, t0, now, 2, flags, file_size, id);
         if (bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)arg_of(regs, first)) < 0)
             e->path[0] = 0;
         if (bpf_probe_read_user_str(e->path2, sizeof(e->path2), (void *)arg_of(regs, second)) < 0)
