@@ -14,6 +14,8 @@
  *    library's text costs only its classification: the preload records it;
  *  - the syscall number is checked first against a constant bitmap, so any
  *    other syscall of any process costs one bounds check and one bit test;
+ *    a file syscall of an untraced process one more, its tgid's byte in
+ *    `marks` (set for exactly the tgids in `traced`);
  *  - a record is made at the syscall's exit, when its return value is
  *    known; its enter time is kept in task storage. Paths are read at exit
  *    (the kernel has just copied them, so their pages are resident, where
@@ -33,6 +35,45 @@
 #include "kevent.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * Whether a process is traced, and how (KEV_MARK), a byte per tgid, in the one
+ * value of an array user space sizes to pid_max at load (marks_cap) and
+ * maps to write: the only test a syscall of an untraced process pays past
+ * the syscall number's, where a hash lookup of its tgid cost 80 ns (a
+ * miss). `traced` below holds the state of the processes marked.
+ */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, 1);
+    __uint(key_size, sizeof(__u32));
+    __uint(value_size, KEV_MARKS_MIN);
+} marks SEC(".maps");
+
+/* The marks' size in bytes: the value's, set by user space before load. */
+const volatile __u32 marks_cap = KEV_MARKS_MIN;
+/* Set before load when no process is judged the preload's (--capture
+   kernel): every call is written, so none is classified. */
+const volatile __u8 classify = 1;
+
+static __always_inline __u8 *mark_of(__u32 tgid)
+{
+    __u32 zero = 0;
+    __u8 *m;
+
+    if (tgid >= marks_cap)
+        return NULL;
+    m = bpf_map_lookup_elem(&marks, &zero);
+    return m ? m + tgid : NULL;
+}
+
+static __always_inline int is_marked(__u32 tgid)
+{
+    __u8 *m = mark_of(tgid);
+
+    return m && *m;
+}
 
 /* A traced process (kevent.h) by its tgid. */
 struct {
@@ -54,12 +95,39 @@ struct {
     __type(value, __u64);
 } dropped SEC(".maps");
 
-/* The enter time of the thread's syscall in flight (0 when none is) and its KEV_F_*. */
+/*
+ * The enter time of the thread's syscall in flight (0 when none is) and
+ * its KEV_F_*; and the text mapping its last classified syscall came from
+ * (lib_end 0: none), so that a thread's calls from one place look up
+ * nothing more (a hash lookup cost 80 ns). An exec forgets it: the thread
+ * keeps its entry, not its mappings.
+ */
 struct in_flight {
     __u64 t;
     __s64 file_size;    /* close: the size of the regular file it closes, else -1 */
     __u32 flags;
+    __u32 lib_flags;    /* KEV_F_LIBC when [lib_start, lib_end) is the C library's */
+    __u64 lib_start, lib_end;
+    __u32 tgid;         /* the process of the thread that wrote it last */
 };
+
+/*
+ * A thread's in_flight: in `flight` at its tid when the tid is below
+ * flight_cap (an array the verifier inlines: no helper call; user space
+ * sizes it to pid_max, 64 Ki slots at most), else in its task storage (a
+ * helper call each way: +38 ns measured at enter). The tid is the index,
+ * so two live threads never share a slot; a slot a dead thread left (its
+ * tid given to a thread of another process) is told by its tgid, and any
+ * traced file syscall's enter rewrites it before its exit reads it.
+ */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, KEV_MARKS_MIN);
+    __type(key, __u32);
+    __type(value, struct in_flight);
+} flight SEC(".maps");
+
+const volatile __u32 flight_cap = KEV_MARKS_MIN;
 
 struct {
     __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -67,6 +135,28 @@ struct {
     __type(key, int);
     __type(value, struct in_flight);
 } enter_time SEC(".maps");
+
+/* The current thread's in_flight; made (for its enter) when create. */
+static __always_inline struct in_flight *flight_of(__u64 id, int create)
+{
+    __u32 tid = (__u32)id, tgid = id >> 32;
+    struct in_flight *f;
+
+    if (tid < flight_cap) {
+        f = bpf_map_lookup_elem(&flight, &tid);
+        if (!f)
+            return NULL;
+        if (f->tgid != tgid) {
+            if (!create)
+                return NULL;
+            __builtin_memset(f, 0, sizeof(*f));
+            f->tgid = tgid;
+        }
+        return f;
+    }
+    return bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0,
+                                create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
 
 /* An io_uring request submitted by a traced process, until it completes. */
 struct uring_req {
@@ -119,15 +209,23 @@ static long on_vma(struct task_struct *task, struct vm_area_struct *vma, struct 
     return 0;
 }
 
-/* Whether the syscall instruction before ip is in the C library (KEV_F_LIBC). */
-static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip)
+/*
+ * Whether the syscall instruction before ip is in the C library
+ * (KEV_F_LIBC), and the mapping that holds it in f (left as it was when
+ * the lookup failed).
+ */
+static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip, struct in_flight *f)
 {
     struct vma_seen seen = {};
     __u32 slot;
 
     for (int i = 0; i < LIB_SLOTS; i++)
-        if (ip >= st->start[i] && ip < st->end[i])
-            return st->libc[i] ? KEV_F_LIBC : 0;
+        if (ip >= st->start[i] && ip < st->end[i]) {
+            f->lib_start = st->start[i];
+            f->lib_end = st->end[i];
+            f->lib_flags = st->libc[i] ? KEV_F_LIBC : 0;
+            return f->lib_flags;
+        }
     /* bpf_find_vma only try-locks the mappings: while another thread
        maps or unmaps it fails. Not cached, and taken for the C library's:
        in a preloaded process a call counted twice would be a false fact,
@@ -138,7 +236,10 @@ static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip)
     st->start[slot] = seen.start;
     st->end[slot] = seen.end;
     st->libc[slot] = seen.libc;
-    return seen.libc ? KEV_F_LIBC : 0;
+    f->lib_start = seen.start;
+    f->lib_end = seen.end;
+    f->lib_flags = seen.libc ? KEV_F_LIBC : 0;
+    return f->lib_flags;
 }
 
 /* x86_64 syscall numbers of the calls recorded (a bit per number < 512). */
@@ -257,29 +358,45 @@ static __always_inline __s64 file_size_of(__u64 fd)
 }
 
 SEC("tp_btf/sys_enter")
-int BPF_PROG(on_enter, struct pt_regs *regs, long id)
+int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
 {
-    __u32 tgid, flags;
+    __u32 tgid, flags = 0;
+    __u64 id;
     struct tgid_state *st;
     struct in_flight *f;
+    __u8 *mark;
+    __u64 ip;
 
-    if (!is_file_nr(id))
+    if (!is_file_nr(nr))
         return 0;
-    tgid = bpf_get_current_pid_tgid() >> 32;
-    st = bpf_map_lookup_elem(&traced, &tgid);
-    if (!st)
+    id = bpf_get_current_pid_tgid();
+    tgid = id >> 32;
+    mark = mark_of(tgid);
+    if (!mark || !*mark)
         return 0;
-    flags = layer_of(st, regs->ip);
-    /* the preload records this one: nothing more to do, at exit either */
-    if (st->mode == TRACE_RAW && (flags & KEV_F_LIBC))
+    f = flight_of(id, 1);
+    if (!f)
         return 0;
-    f = bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0,
-                             BPF_LOCAL_STORAGE_GET_F_CREATE);
-    if (f) {
-        f->t = bpf_ktime_get_ns();
-        f->flags = flags;
-        f->file_size = id == NR_close ? file_size_of(regs->di) : -1;
+    /* not in flight until it is: an entry a dead thread left behind never
+       reaches an exit of this one */
+    f->t = 0;
+    ip = regs->ip;
+    if (!classify) {
+        flags = 0;
+    } else if (ip >= f->lib_start && ip < f->lib_end) {
+        flags = f->lib_flags;
+    } else {
+        st = bpf_map_lookup_elem(&traced, &tgid);
+        if (!st)
+            return 0;
+        flags = layer_of(st, ip, f);
     }
+    /* the preload records this one: nothing more to do, at exit either */
+    if (*mark == KEV_MARK(TRACE_RAW) && (flags & KEV_F_LIBC))
+        return 0;
+    f->t = bpf_ktime_get_ns();
+    f->flags = flags;
+    f->file_size = nr == NR_close ? file_size_of(regs->di) : -1;
     return 0;
 }
 
@@ -338,9 +455,8 @@ static __always_inline __s64 iov_bytes(__u64 uiov, __u64 cnt)
 
 static __always_inline void fill(struct kev *e, struct pt_regs *regs, long nr, long ret,
                                  __u64 t0, __u64 now, int npaths, __u32 flags,
-                                 __s64 file_size)
+                                 __s64 file_size, __u64 id)
 {
-    __u64 id = bpf_get_current_pid_tgid();
 
     e->t = t0;
     e->dur = now - t0;
@@ -385,7 +501,7 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
 {
     long nr = regs->orig_ax;
     struct in_flight *f;
-    __u64 t0, now;
+    __u64 t0, now, id;
     __s64 file_size;
     __u32 flags;
     int first = -1, second = -1, npaths;
@@ -393,7 +509,10 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
 
     if (!is_file_nr(nr))
         return 0;
-    f = bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0, 0);
+    id = bpf_get_current_pid_tgid();
+    if (!is_marked(id >> 32))
+        return 0;
+    f = flight_of(id, 0);
     if (!f || !f->t)
         return 0;
     t0 = f->t;
@@ -408,14 +527,14 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
             count_drop();
             return 0;
         }
-        fill(e, regs, nr, ret, t0, now, 0, flags, file_size);
+        fill(e, regs, nr, ret, t0, now, 0, flags, file_size, id);
     } else if (npaths == 1) {
         e = bpf_ringbuf_reserve(&events, KEV_PATH1_SIZE, 0);
         if (!e) {
             count_drop();
             return 0;
         }
-        fill(e, regs, nr, ret, t0, now, 1, flags, file_size);
+        fill(e, regs, nr, ret, t0, now, 1, flags, file_size, id);
         if (bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)arg_of(regs, first)) < 0)
             e->path[0] = 0;
     } else {
@@ -424,7 +543,7 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
             count_drop();
             return 0;
         }
-        fill(e, regs, nr, ret, t0, now, 2, flags, file_size);
+        fill(e, regs, nr, ret, t0, now, 2, flags, file_size, id);
         if (bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)arg_of(regs, first)) < 0)
             e->path[0] = 0;
         if (bpf_probe_read_user_str(e->path2, sizeof(e->path2), (void *)arg_of(regs, second)) < 0)
@@ -459,11 +578,16 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
     struct tgid_state *pst, cst = {};
     struct kev *e;
 
-    if (ptgid == ctgid || !(pst = bpf_map_lookup_elem(&traced, &ptgid)))
+    __u8 *cmark;
+
+    if (ptgid == ctgid || !is_marked(ptgid) || !(pst = bpf_map_lookup_elem(&traced, &ptgid)))
         return 0;
     /* the same image, the same mappings: what the parent learnt holds */
     __builtin_memcpy(&cst, pst, sizeof(cst));
     bpf_map_update_elem(&traced, &ctgid, &cst, BPF_ANY);
+    cmark = mark_of(ctgid);
+    if (cmark)
+        *cmark = KEV_MARK(pst->mode);
     e = life_record(0);
     if (!e)
         return 0;
@@ -484,8 +608,16 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     __u64 arg_start, arg_end, len;
     struct tgid_state *st;
 
-    if (!bpf_map_lookup_elem(&traced, &tgid))
+    __u8 *mark = mark_of(tgid);
+    struct in_flight *f;
+
+    if (!mark || !*mark || !bpf_map_lookup_elem(&traced, &tgid))
         return 0;
+    /* the thread that execs (the current one) keeps its entry: not the
+       mappings it knew */
+    f = flight_of(bpf_get_current_pid_tgid(), 0);
+    if (f)
+        f->lib_end = 0;
     e = bpf_ringbuf_reserve(&events, sizeof(struct kev), 0);
     if (!e) {
         count_drop();
@@ -500,6 +632,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
         __builtin_memset(st, 0, sizeof(*st));
         st->mode = TRACE_ALL;
     }
+    *mark = KEV_MARK(TRACE_ALL);
     e->kind = KEV_EXEC;
     e->pid = tgid;
     e->tid = p->pid;
@@ -527,10 +660,14 @@ int BPF_PROG(on_task_exit, struct task_struct *p, bool group_dead)
     __u32 tgid = p->tgid;
     struct kev *e;
 
-    if (!bpf_map_lookup_elem(&traced, &tgid))
+    __u8 *mark = mark_of(tgid);
+
+    if (!mark || !*mark)
         return 0;
-    if (group_dead)
+    if (group_dead) {
         bpf_map_delete_elem(&traced, &tgid);
+        *mark = 0;
+    }
     e = life_record(0);
     if (!e)
         return 0;
@@ -554,7 +691,7 @@ int BPF_PROG(on_uring_submit, struct io_kiocb *req)
     struct io_rw *rw = (struct io_rw *)&req->cmd;
     struct uring_req r = {};
 
-    if (!bpf_map_lookup_elem(&traced, &tgid))
+    if (!is_marked(tgid))
         return 0;
     r.t = bpf_ktime_get_ns();
     r.pid = tgid;

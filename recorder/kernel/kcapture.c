@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kcapture.h"
@@ -33,7 +34,36 @@ struct kcap {
     struct ring_buffer *rb;
     struct kconv *conv;
     int ncpu;
+    unsigned char *marks;      /* the BPF side's marks, mapped (NULL: not yet) */
+    size_t marks_cap;
 };
+
+/*
+ * The marks' size: a byte for each pid the kernel may give (pid_max, at
+ * most 4 Mi, which is also the largest value an array map takes), whole
+ * pages.
+ */
+static size_t marks_size(void)
+{
+    unsigned long pid_max = 0;
+    FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+
+    if (f) {
+        if (fscanf(f, "%lu", &pid_max) != 1)
+            pid_max = 0;
+        fclose(f);
+    }
+    if (pid_max == 0 || pid_max > (4UL << 20))
+        pid_max = 4UL << 20;
+    return (pid_max + KEV_MARKS_MIN - 1) / KEV_MARKS_MIN * KEV_MARKS_MIN;
+}
+
+/* Mark pid traced in mode (enum kev_trace_mode): its syscalls go past the BPF side's first test. */
+static void mark_traced(struct kcap *c, pid_t pid, __u32 mode)
+{
+    if (c->marks && pid > 0 && (size_t)pid < c->marks_cap)
+        __atomic_store_n(&c->marks[pid], (unsigned char)KEV_MARK(mode), __ATOMIC_RELEASE);
+}
 
 int kcap_built(void)
 {
@@ -64,7 +94,8 @@ static void on_judged(void *ctx, pid_t pid, int preload)
 
     memset(&st, 0, sizeof(st));
     st.mode = preload ? TRACE_RAW : TRACE_ALL;
-    bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_EXIST);
+    if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_EXIST) == 0)
+        mark_traced(c, pid, st.mode);
 }
 
 static int on_record(void *ctx, void *data, size_t len)
@@ -76,6 +107,7 @@ static int on_record(void *ctx, void *data, size_t len)
 struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_t cap)
 {
     struct kcap *c = calloc(1, sizeof(*c));
+    size_t flight;
     int err;
 
     if (!c) {
@@ -89,7 +121,25 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         err = errno;
         goto fail;
     }
-    if (capture__load(c->skel) != 0) {
+    c->marks_cap = marks_size();
+    c->skel->rodata->marks_cap = (__u32)c->marks_cap;
+    c->skel->rodata->classify = judge != NULL;
+    /* the threads' in_flight entries by tid, as far as 64 Ki of them */
+    flight = c->marks_cap < (64u << 10) ? c->marks_cap : (64u << 10);
+    c->skel->rodata->flight_cap = (__u32)flight;
+    if (bpf_map__set_max_entries(c->skel->maps.flight, (__u32)flight) != 0) {
+        err = errno;
+        goto fail;
+    }
+    if (bpf_map__set_value_size(c->skel->maps.marks, (__u32)c->marks_cap) != 0 ||
+        capture__load(c->skel) != 0) {
+        err = errno;
+        goto fail;
+    }
+    c->marks = mmap(NULL, c->marks_cap, PROT_READ | PROT_WRITE, MAP_SHARED,
+                    bpf_map__fd(c->skel->maps.marks), 0);
+    if (c->marks == MAP_FAILED) {
+        c->marks = NULL;
         err = errno;
         goto fail;
     }
@@ -113,6 +163,8 @@ fail:
     ring_buffer__free(c->rb);
     if (c->conv)
         kconv_finish(c->conv);
+    if (c->marks)
+        munmap(c->marks, c->marks_cap);
     capture__destroy(c->skel);
     free(c);
     return NULL;
@@ -125,7 +177,30 @@ int kcap_trace(struct kcap *c, pid_t pid)
 
     memset(&st, 0, sizeof(st));
     st.mode = TRACE_ALL;
-    return bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY);
+    if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY) != 0)
+        return -1;
+    mark_traced(c, pid, TRACE_ALL);
+    return 0;
+}
+
+/*
+ * A process the preload is in asked for the kernel path: only its calls
+ * from outside the C library are handed over. One already followed (a
+ * child of a followed process) keeps its entry (BPF_NOEXIST).
+ */
+int kcap_adopt(struct kcap *c, pid_t pid)
+{
+    struct tgid_state st;
+    __u32 key = (__u32)pid;
+
+    memset(&st, 0, sizeof(st));
+    st.mode = TRACE_RAW;
+    if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_NOEXIST) == 0)
+        mark_traced(c, pid, TRACE_RAW);
+    else if (errno != EEXIST)
+        return -1;
+    kconv_adopt(c->conv, pid);
+    return 0;
 }
 
 void kcap_expect_exec(struct kcap *c, pid_t pid)
@@ -167,6 +242,7 @@ int kcap_close(struct kcap *c)
     count_dropped(c);
     rc = kconv_finish(c->conv);
     ring_buffer__free(c->rb);
+    munmap(c->marks, c->marks_cap);
     capture__destroy(c->skel);
     free(c);
     return rc;
@@ -192,6 +268,13 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
 }
 
 int kcap_trace(struct kcap *c, pid_t pid)
+{
+    (void)c;
+    (void)pid;
+    return -1;
+}
+
+int kcap_adopt(struct kcap *c, pid_t pid)
 {
     (void)c;
     (void)pid;

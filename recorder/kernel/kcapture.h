@@ -28,6 +28,12 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
 /* Record process pid and every process it makes from now on. 0, or -1. */
 int kcap_trace(struct kcap *c, pid_t pid);
 
+/*
+ * Follow process pid, which the preload is in and which asked for the
+ * kernel path, and every process it makes from now on. 0, or -1.
+ */
+int kcap_adopt(struct kcap *c, pid_t pid);
+
 /* kconv_expect_exec and kconv_attach for c's trace. */
 void kcap_expect_exec(struct kcap *c, pid_t pid);
 void kcap_attach(struct kcap *c, pid_t pid);

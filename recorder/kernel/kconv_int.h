@@ -36,6 +36,7 @@ struct kproc {
     int32_t pid, ppid;
     int before_exec;       /* the launcher's child before its exec: drop */
     int preload;           /* the preload records it: its libc calls are not written */
+    int asked;             /* it asked for the kernel path: covered even without calls */
     uint64_t calls;        /* file calls written by the kernel path */
     char cwd[PATH_MAX];    /* "" when unknown */
     char comm[KNAME];      /* its main thread's name, which a new thread starts with */

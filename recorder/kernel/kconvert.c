@@ -115,7 +115,7 @@ static void on_call(struct kconv *k, const struct kev *e)
  */
 static void put_coverage(struct kconv *k, struct kproc *p, int64_t t)
 {
-    if (p->preload && !p->calls)
+    if (p->preload && !p->calls && !p->asked)
         return;
     struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_COVERAGE, .pid = p->pid,
                             .tid = p->pid, .t = t, .has = IOT_HAS_MODE | IOT_HAS_SIZE,

@@ -38,6 +38,13 @@ struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge, kconv_judged
 void kconv_expect_exec(struct kconv *k, pid_t pid);
 
 /*
+ * A running process the preload is in, which asked for the kernel path
+ * (it met what the preload cannot see): it gets a coverage record at its
+ * end or exec even when the kernel path wrote none of its calls.
+ */
+void kconv_adopt(struct kconv *k, pid_t pid);
+
+/*
  * A process already running (attach): its process record from /proc, its
  * working directory, and an fdpath record naming each fd it holds now.
  */

@@ -42,6 +42,14 @@ enum kev_trace_mode {
 };
 
 /*
+ * The BPF side's `marks`: a byte per tgid, 0 for an untraced one, else
+ * what is recorded of it (in `traced`): 1 + enum kev_trace_mode. At least
+ * KEV_MARKS_MIN bytes, else pid_max's.
+ */
+#define KEV_MARK(mode) (1 + (mode))
+#define KEV_MARKS_MIN 4096
+
+/*
  * A traced process, the value of the BPF side's `traced` map: what to
  * record of it, and where its syscall instructions are (the last few text
  * mappings met, each known to belong to the C library, the loader or the

@@ -126,6 +126,22 @@ void kconv_expect_exec(struct kconv *k, pid_t pid)
         p->cwd[0] = '\0';
 }
 
+void kconv_adopt(struct kconv *k, pid_t pid)
+{
+    struct kproc *p = proc_get(k, pid);
+
+    if (!p)
+        return;
+    p->asked = 1;
+    if (p->ppid)
+        return;     /* followed already, as a child of a followed process */
+    p->preload = 1;
+    p->ppid = proc_ppid(pid);
+    proc_link(pid, "cwd", p->cwd, sizeof(p->cwd));
+    if (p->cwd[0] != '/')
+        p->cwd[0] = '\0';
+}
+
 /* The open flags of fd from /proc/PID/fdinfo/FD ("flags:\t0100002", octal). */
 static void fd_info(int32_t pid, const char *fd, int64_t *flags, int64_t *pos)
 {

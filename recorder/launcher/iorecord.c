@@ -512,6 +512,18 @@ static struct kcap *start_kernel(const char *out, kconv_preload_judge judge, cha
     return launch_kernel_start(fifo_fd, spool[0] ? spool : out, judge, why, cap);
 }
 
+/* The kernel path on demand (launch_ask.c): see start_kernel and main's SIGXFSZ. */
+static int demand_fifo_fd = -1;
+static struct kcap *start_on_demand(void *out, char *why, size_t cap)
+{
+    struct kcap *kc = launch_kernel_start(demand_fifo_fd, spool[0] ? spool : out,
+                                          launch_preload_enters, why, cap);
+
+    if (kc)
+        signal(SIGXFSZ, SIG_IGN);
+    return kc;
+}
+
 /* Stop the kernel path: 0, or the errno its writes failed with. */
 static int stop_kernel(struct kcap *kc)
 {
@@ -599,7 +611,9 @@ int main(int argc, char **argv)
     struct opt_list command = { 0 };
     struct collector col;
     struct kcap *kc = NULL;
-    int parsed, i, status, mode, gate[2] = { -1, -1 }, cmd_preloaded = 1, kernel_err;
+    struct launch_ask ask = { .fd = -1, .pidfd = -1 };
+    int parsed, i, status, mode, gate[2] = { -1, -1 }, cmd_preloaded = 1, kernel_err,
+        on_demand = 0;
 
     opt_program("iorecord", IOT_FORMAT_VERSION);
     parsed = opt_parse(&iorecord_cmd, argc, argv, &command);
@@ -676,8 +690,13 @@ int main(int argc, char **argv)
     absolutize(output, out, sizeof(out));
     open_output(output, out);
     /* by default only where it can run: a build without it, or a user
-       without the privilege, gets the preload alone, as before */
-    if (mode == LAUNCH_CAPTURE_KERNEL || mode == LAUNCH_CAPTURE_BOTH ||
+       without the privilege, gets the preload alone, as before; and for a
+       command the preload enters, only once a process asks for it */
+    if (mode == LAUNCH_CAPTURE_AUTO && cmd_preloaded && kcap_built() && launch_may_bpf()) {
+        on_demand = 1;
+        if (fifo_fd >= 0)
+            demand_fifo_fd = fcntl(fifo_fd, F_DUPFD_CLOEXEC, 3);
+    } else if (mode == LAUNCH_CAPTURE_KERNEL || mode == LAUNCH_CAPTURE_BOTH ||
         (mode == LAUNCH_CAPTURE_AUTO && kcap_built() && launch_may_bpf())) {
         kc = start_kernel(out, mode == LAUNCH_CAPTURE_KERNEL ? NULL : launch_preload_enters,
                           kernel_why, sizeof(kernel_why));
@@ -693,6 +712,12 @@ int main(int argc, char **argv)
     if (mode != LAUNCH_CAPTURE_KERNEL) {
         start_collector(&col, output, out);
         set_env(lib, asan, out, stacks, &col);
+        unsetenv("IORECORD_KERNEL");
+        if (on_demand && launch_ask_open(&ask) == 0)
+            setenv("IORECORD_KERNEL", ask.name, 1);
+        else if (on_demand)     /* from the start, then, as in BOTH */
+            kc = launch_kernel_start(demand_fifo_fd, spool[0] ? spool : out,
+                                     launch_preload_enters, kernel_why, sizeof(kernel_why));
     } else {
         memset(&col, 0, sizeof(col));
         col.pid = -1;
@@ -737,18 +762,23 @@ int main(int argc, char **argv)
     if (col.pid > 0)
         collector_command_started(&col);
     for (;;) {
-        pid_t r = waitpid(child, &status, kc ? WNOHANG : 0);
+        pid_t r = waitpid(child, &status, kc || ask.fd >= 0 ? WNOHANG : 0);
         struct timespec tick = { 0, 2000000L };
 
         if (r == child)
             break;
         if (r < 0 && errno != EINTR)
             die(2, errno, "cannot wait for the command");
-        if (kc && r == 0) {
-            kcap_poll(kc);
+        if (r != 0)
+            continue;
+        if (ask.fd >= 0)
+            launch_ask_serve(&ask, child, kc ? 2 : -1, &kc, start_on_demand, out);
+        else if (kc)
             nanosleep(&tick, NULL);
-        }
+        if (kc)
+            kcap_poll(kc);
     }
+    launch_ask_close(&ask);
     kernel_err = stop_kernel(kc);
     /* the kernel path wrote the exit of a command it recorded */
     if (WIFSIGNALED(status) && (cmd_preloaded || !kc))

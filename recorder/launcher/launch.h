@@ -6,6 +6,7 @@
 #define LAUNCH_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "kcapture.h"
 
@@ -26,7 +27,8 @@ int launch_spool_claim(int fd, const char *spool);
 /*
  * Which capture paths record a run (--capture; launch_capture.c):
  *   AUTO     the preload where it applies, the kernel path for the rest
- *            when this user may load BPF programs (else the preload alone);
+ *            when this user may load BPF programs (else the preload alone),
+ *            started only once a process needs it (launch_ask.c);
  *   PRELOAD  the preload alone;
  *   KERNEL   the kernel path alone, for every process;
  *   BOTH     as AUTO, but the kernel path must start.
@@ -50,6 +52,34 @@ int launch_preload_enters(const char *path);
  */
 struct kcap *launch_kernel_start(int fifo_fd, const char *trace_path, kconv_preload_judge judge,
                                  char *why, size_t cap);
+
+/* ------------------------------------------------------------ launch_ask.c */
+
+/*
+ * The kernel path on demand, in AUTO when the command is one the preload
+ * enters: a listening socket whose abstract name (IORECORD_KERNEL) the
+ * recorded processes are given; refused: a start that failed, said once.
+ */
+struct launch_ask {
+    int fd;              /* -1: none (not on demand, or closed) */
+    int pidfd;           /* the command's, once waited on (-1: none) */
+    int refused;
+    char name[64];
+};
+/* Make the socket (after the collector is forked): 0, or -1 with fd -1. */
+int launch_ask_open(struct launch_ask *a);
+/* Starts the kernel path for launch_ask_serve: NULL with why. */
+typedef struct kcap *(*launch_ask_start)(void *ctx, char *why, size_t cap);
+/*
+ * Sleep until an asker comes, the command (child) ends or timeout_ms pass
+ * (-1: no limit); then answer every asker waiting: start the kernel path
+ * into *kc through start when none runs yet (once), have it follow the
+ * asker, and say '1' when it does, else '0'.
+ */
+void launch_ask_serve(struct launch_ask *a, pid_t child, int timeout_ms, struct kcap **kc,
+                      launch_ask_start start, void *ctx);
+/* No more askers: a late one's connect is refused. */
+void launch_ask_close(struct launch_ask *a);
 
 /* ------------------------------------------------------------ launch_labels.c */
 

@@ -3,7 +3,8 @@
  * preload (which sees libc calls with their stacks and streams) and the
  * kernel path (recorder/kernel/, which sees the syscalls of any program).
  *
- * In AUTO and BOTH both run: the kernel path follows the whole tree but
+ * In AUTO and BOTH both run (in AUTO the kernel path only from when a
+ * process asks for it, launch_ask.c): the kernel path follows the tree but
  * writes only the processes the preload cannot enter (static, set-id,
  * file capabilities: the same judge the launcher and the library use);
  * in the others it only counts the file syscalls, for the coverage record.

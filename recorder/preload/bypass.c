@@ -6,7 +6,8 @@
  * ask for is done by the kernel). The preload sees none of those calls, so
  * the trace says so with an `unrecorded` record naming the program or the
  * library and why ("go", "liburing"): ioanalyze reports it (rule
- * unobserved) unless a kernel capture recorded the process's calls.
+ * unobserved) unless a kernel capture recorded the process's calls; under
+ * iorecord as root it is asked for then (kernel_ask.c).
  *
  * Read from the modules' program headers in memory, as modules.c reads
  * build-ids: no file is opened. A library dlopen'ed later is not looked at.
@@ -90,4 +91,7 @@ void rec_bypass_startup(void)
         say(rec_image_exe(), "go");
     if (b.uring[0])
         say(b.uring, "liburing");
+    /* before the program's first call: the kernel path sees those past libc */
+    if (b.go || b.uring[0])
+        rec_kernel_ask();
 }

@@ -91,15 +91,16 @@ char **rec_env_fix(char *const envp[], const char *first)
             strlen(rec_lib_path) + 20 + strlen(rec_out_path) + 20 + 20 +
             strlen(tsc) + 16 + 20 + 16 + 32 +
             (rec_once_path() ? strlen(rec_once_path()) : 0) +
-            20 + strlen(rec_spool_path) + 96;
-    size = sizeof(size_t) + (n + 11) * sizeof(char *) + strsz;
+            20 + strlen(rec_spool_path) + 20 + strlen(rec_kernel_ask_name()) + 96;
+    /* the variables appended below, at most 12, and the NULL */
+    size = sizeof(size_t) + (n + 13) * sizeof(char *) + strsz;
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                 -1, 0);
     if (base == MAP_FAILED)
         return (char **)envp;
     memcpy(base, &size, sizeof(size));
     out = (char **)(base + sizeof(size_t));
-    str = (char *)(out + n + 11);
+    str = (char *)(out + n + 13);
     for (size_t i = 0; i < n; i++)
         if (!has_prefix(envp[i], "LD_PRELOAD=") &&
             !has_prefix(envp[i], "IORECORD_OUTPUT=") &&
@@ -111,7 +112,8 @@ char **rec_env_fix(char *const envp[], const char *first)
             !has_prefix(envp[i], "IORECORD_SANDBOX=") &&
             !has_prefix(envp[i], "IORECORD_ONCE=") &&
             !has_prefix(envp[i], "IORECORD_ASAN=") &&
-            !has_prefix(envp[i], "IORECORD_WARNED="))
+            !has_prefix(envp[i], "IORECORD_WARNED=") &&
+            !has_prefix(envp[i], "IORECORD_KERNEL="))
             out[k++] = envp[i];
     /* Appended after any other preload (a sanitizer runtime must stay first). */
     out[k++] = str;
@@ -148,6 +150,10 @@ char **rec_env_fix(char *const envp[], const char *first)
     if (rec_once_path()) {
         out[k++] = str;
         str = stpcpy(stpcpy(str, "IORECORD_ONCE="), rec_once_path()) + 1;
+    }
+    if (rec_kernel_ask_name()[0]) {
+        out[k++] = str;
+        str = stpcpy(stpcpy(str, "IORECORD_KERNEL="), rec_kernel_ask_name()) + 1;
     }
     if (rec_warned()) {
         /* A child must not repeat the warning its ancestor gave. */

@@ -534,6 +534,19 @@ static inline char *rec_stpnum(char *dst, unsigned long long v)
  */
 #define REC_ASAN_NAME REC_EXE_NAME
 const char *rec_unrecordable(const char *path, char *asan);
+
+/* ------------------------------------------------------- kernel_ask.c */
+
+/* IORECORD_KERNEL read (at start): the launcher's socket for the kernel path. */
+void rec_kernel_ask_init(void);
+/* Its name, for an exec'd child's environment ("" when none). */
+const char *rec_kernel_ask_name(void);
+/*
+ * Ask the launcher to have its kernel path follow this process (and what
+ * it makes from now on), waiting a few seconds at most: 1 when it does, 0
+ * when it does not (no launcher asks, it is gone or it could not).
+ */
+int rec_kernel_ask(void);
 char **rec_env_child(char *const envp[], const char **why, const char *asan);
 void rec_own_fds_inherit(int inherit);
 

@@ -128,6 +128,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv)
     rec_chain_ids_init();
     rec_retake_lost = rec_lost;
     out_path_init();
+    rec_kernel_ask_init();
     if (rec_collect_init() != 0 ||
         (!rec_collected && rec_trace_open() != 0) ||
         rec_thread_key_init() != 0)

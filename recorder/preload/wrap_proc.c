@@ -58,13 +58,14 @@ static const char *exec_path(const char *file, char *buf, size_t cap)
  */
 static struct {
     const char *why;
+    uint64_t stamp;     /* when the child found it: before the exec, so
+                           before anything the kernel path says of the image */
     char path[PATH_MAX];
 } vfork_note;
 
-static void rec_unrecorded(const char *path, const char *why)
+static void rec_unrecorded(const char *path, const char *why, uint64_t s)
 {
     struct iot_event ev = rec_event(IOT_OP_UNRECORDED, 0, 0);
-    uint64_t s = rec_stamp();
 
     ev.has |= IOT_HAS_PATH | IOT_HAS_MODE;
     rec_call(&ev, path, why, NULL, s, s);
@@ -97,15 +98,20 @@ static const char *note_unrecordable(const char *file, char *asan)
     }
     path = exec_path(file, buf, sizeof(buf));
     why = rec_unrecordable(path, asan);
+    /* the kernel path sees what the preload cannot enter: followed before
+       the exec, the image is judged by it at exec (spawned: as a child) */
+    if (why && strcmp(why, "no_library") != 0)
+        rec_kernel_ask();
     if (why && rec_guard == REC_GUARD_OFF) {
         size_t n = strlen(path);
 
         if (n < sizeof(vfork_note.path)) {
             memcpy(vfork_note.path, path, n + 1);
+            vfork_note.stamp = rec_stamp();
             vfork_note.why = why;
         }
     } else if (why) {
-        rec_unrecorded(path, why);
+        rec_unrecorded(path, why, rec_stamp());
     }
     errno = saved;
     return why;
@@ -135,7 +141,7 @@ void rec_vfork_parent(void)
         __asan_handle_vfork(__builtin_frame_address(0));
 #endif
     if (vfork_note.why) {
-        rec_unrecorded(vfork_note.path, vfork_note.why);
+        rec_unrecorded(vfork_note.path, vfork_note.why, vfork_note.stamp);
         vfork_note.why = NULL;
     }
     errno = saved;

@@ -3,14 +3,16 @@
 # with --capture kernel has exactly its calls (the counts strace sees) and
 # the issues its dynamic twin has under the preload; as root, a plain
 # `iorecord CMD` records a static command through the kernel path; a mixed
-# tree (shell, dynamic and static children) has each call exactly once;
+# tree (shell, dynamic and static children) has each call exactly once; a
+# dynamic command loads no BPF program until a static child is to run;
 # a killed static command's death is recorded once; iorecord -p attaches to
 # a running process for 2 s and names the fds it held before.
 # Needs root (or CAP_BPF+CAP_PERFMON), a kernel with BTF and a build with
 # clang, bpftool and libbpf-dev; skipped otherwise.
 set -u
 . "$(dirname "$0")/lib.sh"
-need_built "$IORECORD" "$IOANALYZE" "$BUILD/bin/progs/rec_smallio" "$BUILD/bin/progs/rec_writeloop"
+need_built "$IORECORD" "$IOANALYZE" "$BUILD/bin/progs/rec_smallio" "$BUILD/bin/progs/rec_writeloop" \
+    "$BUILD/bin/progs/rec_spawnfds"
 REC_ENV=$(asan_env "$LIBIORECORD")
 [ -z "$REC_ENV" ] || export $REC_ENV
 work_dir kernel
@@ -76,6 +78,36 @@ issues() {
 [ "$(count mix.zst write "$work/f.dat")" = 1 ] || not_ok "mixed: the shell's write $(count mix.zst write "$work/f.dat")"
 [ "$("$IOANALYZE" dump --format jsonl mix.zst | grep -c '"ev":"process"')" = 3 ] ||
     not_ok "mixed: 3 process records"
+
+# --- as root, a command the preload enters loads no BPF program until a
+# process meets what the preload cannot see (here a static child): the
+# launcher, the shell's parent, holds the program's fds only from then on;
+# --capture both holds them from the start (the probe sees them at all)
+bpf_fds='ls -l /proc/$PPID/fd | grep -c anon_inode:bpf'
+"$IORECORD" -o lazy.zst sh -c "$bpf_fds > lazy0.n; $SMALLIO l.dat; $bpf_fds > lazy1.n;
+    ./smallio_static m.dat; $bpf_fds > lazy2.n; echo hi > n.dat" || not_ok "on demand: the run failed"
+"$IORECORD" --capture both -o both.zst sh -c "$bpf_fds > both.n" || not_ok "both: the run failed"
+[ "$(cat both.n)" -gt 0 ] || not_ok "--capture both: the launcher holds no BPF fd"
+[ "$(cat lazy0.n)" = 0 ] || not_ok "on demand: BPF loaded at the start ($(cat lazy0.n) fds)"
+[ "$(cat lazy1.n)" = 0 ] || not_ok "on demand: BPF loaded for a dynamic child ($(cat lazy1.n) fds)"
+[ "$(cat lazy2.n)" -gt 0 ] || not_ok "on demand: no BPF loaded for the static child"
+[ "$(count lazy.zst write "$work/l.dat")" = 1000 ] || not_ok "on demand: dynamic writes $(count lazy.zst write "$work/l.dat")"
+[ "$(count lazy.zst write "$work/m.dat")" = 1000 ] || not_ok "on demand: static writes $(count lazy.zst write "$work/m.dat")"
+[ "$(count lazy.zst open "$work/m.dat")" = 201 ] || not_ok "on demand: static opens $(count lazy.zst open "$work/m.dat")"
+[ "$(count lazy.zst write "$work/n.dat")" = 1 ] || not_ok "on demand: the shell's write $(count lazy.zst write "$work/n.dat")"
+"$IOANALYZE" analyze --min-severity low --format json lazy.zst 2>/dev/null | grep -q '"rule": "unobserved"' &&
+    not_ok "on demand: the static child is said unobserved"
+
+# --- a program that spawns a static one asks for the kernel path itself:
+# the child's calls are there once, and the program holds no socket after
+# (its output and status as without the recorder)
+"$BUILD/bin/progs/rec_spawnfds" ./smallio_static o.dat > spawn.native; native_rc=$?
+"$IORECORD" -o spawn.zst "$BUILD/bin/progs/rec_spawnfds" ./smallio_static p.dat > spawn.rec; rc=$?
+[ $rc = $native_rc ] || not_ok "spawn: exit $rc, $native_rc without the recorder"
+[ "$(cat spawn.rec)" = "$(cat spawn.native)" ] || not_ok "spawn: '$(cat spawn.rec)', natively '$(cat spawn.native)'"
+[ "$(count spawn.zst write "$work/p.dat")" = 1000 ] || not_ok "spawn: static writes $(count spawn.zst write "$work/p.dat")"
+"$IOANALYZE" analyze --min-severity low --format json spawn.zst 2>/dev/null | grep -q '"rule": "unobserved"' &&
+    not_ok "spawn: the static child is said unobserved"
 
 # --- a static command killed by a signal: its death recorded once
 "$IORECORD" --capture kernel -o kill.zst sh -c 'kill -TERM $$'; rc=$?

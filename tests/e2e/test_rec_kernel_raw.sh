@@ -2,7 +2,8 @@
 # What no preload sees, recorded by the kernel path as root with a plain
 # `iorecord CMD`: a static Go program and a cgo Go program (whose writes are
 # Go's own syscalls) doing 1000 one-byte writes and 200 reopens give the
-# same issues as their C twin under the preload, with each call once; a
+# same issues as their C twin under the preload, with each call once, also
+# as children of a shell (which asks for the kernel path only then); a
 # liburing program's 1000 writes are counted, once. Needs root, a kernel
 # with BTF, a build with the kernel path, and golang-go / liburing-dev for
 # their parts (each skipped with its reason when missing).
@@ -70,6 +71,20 @@ if have go; then
         "$IOANALYZE" info go_cgo.zst |
             grep -q '^  pid [0-9]*: recorded by the preload; the kernel saw 1607 file syscalls it did not' ||
             not_ok "go_cgo: info's coverage line: $("$IOANALYZE" info go_cgo.zst | grep -A2 coverage:)"
+        # a shell (which loads no BPF program) running both: each asks for
+        # the kernel path, and each call is there once, none unobserved
+        "$IORECORD" -o tree.zst sh -c "./go_cgo t1.dat; ./go_static t2.dat; echo hi > t3.dat" ||
+            not_ok "tree: the run failed"
+        for f in t1 t2; do
+            for op in write open close; do
+                n=$(calls tree.zst $op "$work/$f.dat")
+                case $op in write) want=1000 ;; *) want=201 ;; esac
+                [ "$n" = $want ] || not_ok "tree: $f.dat: $n ${op}s, not $want"
+            done
+        done
+        [ "$(calls tree.zst write "$work/t3.dat")" = 1 ] || not_ok "tree: the shell's write"
+        "$IOANALYZE" analyze --min-severity low --format json tree.zst 2>/dev/null |
+            grep -q '"rule": "unobserved"' && not_ok "tree: a Go child is said unobserved"
     else
         echo "(skipped the cgo program: $(tail -n 1 cgo.err))"
     fi

@@ -434,6 +434,41 @@ static void test_comm_file(void)
     CU_ASSERT_STRING_EQUAL(s.names, "prog kf-named ");
 }
 
+/*
+ * A preloaded process that asked for the kernel path (kconv_adopt) and
+ * made only C library calls: none is written, and its coverage record says
+ * the kernel path followed it (so its `unrecorded` record is covered).
+ */
+static void test_adopted_process(void)
+{
+    const char *path = unit_tmp_path("kconv_adopt.zst");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
+    struct kconv *k = kconv_create(fd, judge_preload, NULL, NULL);
+    struct seen s;
+    struct kev e;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    kconv_adopt(k, PID);
+    e = ev_of(KEV_SYSCALL, NR_write, 3000, 1);
+    e.a0 = 1;
+    e.a2 = 1;
+    e.flags = KEV_F_LIBC;
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    e = ev_of(KEV_EXIT, 0, 6000, 0);
+    e.a1 = 1;
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    CU_ASSERT_EQUAL(kconv_finish(k), 0);
+    close(fd);
+
+    read_back(path, &s);
+    CU_ASSERT_EQUAL(s.processes, 0);
+    CU_ASSERT_EQUAL(s.exits, 0);
+    CU_ASSERT_EQUAL(s.calls[IOT_OP_WRITE], 0);
+    CU_ASSERT_EQUAL(s.calls[IOT_OP_COVERAGE], 1);
+    CU_ASSERT_STRING_EQUAL(s.coverage, "preload");
+    CU_ASSERT_EQUAL(s.coverage_size, 0);
+}
+
 void kconvert_suite(void)
 {
     CU_pSuite s = CU_add_suite("kconvert", NULL, NULL);
@@ -443,4 +478,5 @@ void kconvert_suite(void)
     CU_add_test(s, "fds, the cwd, names, labels and maps followed", test_followed);
     CU_add_test(s, "a relative path joined as the preload joins it", test_relative_path);
     CU_add_test(s, "a thread renamed through its /proc comm file", test_comm_file);
+    CU_add_test(s, "a process that asked is covered without calls", test_adopted_process);
 }
