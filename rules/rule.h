@@ -221,12 +221,13 @@ struct rule_session {
     const char *read_scattered_stack;
     const char *write_scattered_stack;
     /* Appended (test with RULE_HAS): of its writes, those its process
-       followed with a write on a socket before any read on one and before
-       writing another file: a record written before the reply to the
-       request it holds (an event loop's write-ahead log, written once a
-       turn: Redis's AOF), where a log written after the replies (a web
-       server's access log) is followed by the next request. The last
-       write of the session is never counted. */
+       followed, before writing another file, with writes on a socket and
+       then a read on one: a record written before the replies to the
+       requests it holds, at the end of a turn of an event loop (Redis's
+       AOF), where a log written after the replies (a web server's access
+       log) is followed by the next request, or by the next reply when its
+       request reads are not in the trace. The last write of the session
+       is never counted. */
     uint64_t writes_before_reply;
     /* Appended (test with RULE_HAS): open_t, last_data_t and end_t counted
        in calls, not time: the place of the open, of the newest read or

@@ -98,9 +98,13 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
     uint64_t scattered;
 
     if (!o) {
-        /* a request or a reply: what came first after the newest file write */
-        if (!p->peer_after && fd >= 0 && fd < p->nfds && p->fds[fd].socket)
-            p->peer_after = is_write ? PEER_WRITE : PEER_READ;
+        /* a request or a reply: what came after the newest file write */
+        if (fd >= 0 && fd < p->nfds && p->fds[fd].socket) {
+            if (p->peer_after == PEER_NONE)
+                p->peer_after = is_write ? PEER_WRITE : PEER_READ;
+            else if (p->peer_after == PEER_WRITE && !is_write)
+                p->peer_after = PEER_WRITE_READ;
+        }
         return;
     }
     if (is_write)

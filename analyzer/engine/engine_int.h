@@ -173,11 +173,13 @@ struct engine_proc {
        calls' fast path does not count */
     int64_t io_ns;
     /*
-     * What followed its newest file write, on sockets (peer_after: 0
-     * nothing yet, PEER_READ, PEER_WRITE): a reply first (a record written
-     * before the replies, as an event loop's write-ahead log is) or the
-     * next request (a log written after them). last_write only identifies
-     * the session written; it is never dereferenced.
+     * What followed its newest file write on sockets (peer_after, PEER_*):
+     * replies and then the next request (a record written before the
+     * replies, as an event loop's write-ahead log is), or the next request
+     * first (a log written after them). A server whose request reads the
+     * trace does not hold (recv is no file call) shows replies only, and
+     * is not taken for the first. last_write only identifies the session
+     * written; it is never dereferenced.
      */
     const struct ofd *last_write;
     int peer_after;
@@ -186,7 +188,12 @@ struct engine_proc {
     uint64_t calls;
 };
 
-enum { PEER_READ = 1, PEER_WRITE = 2 };
+enum {
+    PEER_NONE = 0,              /* no socket call since */
+    PEER_READ,                  /* a read came first: the next request */
+    PEER_WRITE,                 /* a write came first: a reply ... */
+    PEER_WRITE_READ             /* ... and then a read: the next turn began */
+};
 
 /* ------------------------------------------------------------ the engine */
 
@@ -506,12 +513,12 @@ counted:
 }
 
 /* A write of p to file session o: was what followed p's previous file
-   write, when it was o's, a reply (struct engine_proc's peer_after)? */
+   write, when it was o's, replies and then a request (peer_after)? */
 static inline void note_file_write(struct engine_proc *p, struct ofd *o)
 {
-    o->s.writes_before_reply += (p->last_write == o) & (p->peer_after == PEER_WRITE);
+    o->s.writes_before_reply += (p->last_write == o) & (p->peer_after == PEER_WRITE_READ);
     p->last_write = o;
-    p->peer_after = 0;
+    p->peer_after = PEER_NONE;
 }
 
 /* The calls of a direction that jumped back to before where the previous
