@@ -37,7 +37,7 @@ static const struct unobserved_reason {
      "it (--capture both)"},
     {"creds", "ran", "a program that changed its credentials, after which the preload lets it go",
      "its file calls after the change are", "record as root so that iorecord's kernel capture "
-     "path sees them (--capture both)"},
+     "path takes over at the change"},
     {"raw_clone", "ran", "a child made by a raw clone, which the preload cannot follow",
      "the child's file calls are", "record as root so that iorecord's kernel capture path sees "
      "them (--capture both)"},

@@ -300,6 +300,16 @@ static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip, struct in
 #define NR_pipe2 293
 #define NR_inotify_init1 294
 #define NR_memfd_create 319
+/* the credential changes the preload lets a process go before (creds.c) */
+#define NR_setuid 105
+#define NR_setgid 106
+#define NR_setreuid 113
+#define NR_setregid 114
+#define NR_setgroups 116
+#define NR_setresuid 117
+#define NR_setresgid 119
+#define NR_setfsuid 122
+#define NR_setfsgid 123
 
 #define BIT(n) (1ULL << ((n) & 63))
 #define W(n, w) (((n) >> 6) == (w) ? BIT(n) : 0)
@@ -318,7 +328,10 @@ static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip, struct in
                 W(NR_inotify_init, w) | W(NR_signalfd, w) | W(NR_timerfd_create, w) |     \
                 W(NR_eventfd, w) | W(NR_accept4, w) | W(NR_signalfd4, w) |                \
                 W(NR_eventfd2, w) | W(NR_epoll_create1, w) | W(NR_dup3, w) |              \
-                W(NR_pipe2, w) | W(NR_inotify_init1, w) | W(NR_memfd_create, w))
+                W(NR_pipe2, w) | W(NR_inotify_init1, w) | W(NR_memfd_create, w) |         \
+                W(NR_setuid, w) | W(NR_setgid, w) | W(NR_setreuid, w) | W(NR_setregid, w) | \
+                W(NR_setgroups, w) | W(NR_setresuid, w) | W(NR_setresgid, w) |           \
+                W(NR_setfsuid, w) | W(NR_setfsgid, w))
 static const volatile __u64 file_nrs[8] = { ROW(0), ROW(1), ROW(2), ROW(3),
                                             ROW(4), ROW(5), ROW(6), ROW(7) };
 
@@ -327,6 +340,19 @@ static __always_inline int is_file_nr(long nr)
     if (nr < 0 || nr >= 512)
         return 0;
     return (file_nrs[(nr >> 6) & 7] >> (nr & 63)) & 1;
+}
+
+/* A credential change: followed only in a TRACE_LET_GO process, whose
+   first one that succeeds turns it to TRACE_ALL; never a record. */
+static __always_inline int is_creds_nr(long nr)
+{
+    switch (nr) {
+    case NR_setuid: case NR_setgid: case NR_setreuid: case NR_setregid: case NR_setgroups:
+    case NR_setresuid: case NR_setresgid: case NR_setfsuid: case NR_setfsgid:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 
@@ -372,7 +398,7 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
     id = bpf_get_current_pid_tgid();
     tgid = id >> 32;
     mark = mark_of(tgid);
-    if (!mark || !*mark)
+    if (!mark || !*mark || (is_creds_nr(nr) && *mark != KEV_MARK(TRACE_LET_GO)))
         return 0;
     f = flight_of(id, 1);
     if (!f)
@@ -391,8 +417,10 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
             return 0;
         flags = layer_of(st, ip, f);
     }
-    /* the preload records this one: nothing more to do, at exit either */
-    if (*mark == KEV_MARK(TRACE_RAW) && (flags & KEV_F_LIBC))
+    /* the preload records this one: nothing more to do, at exit either
+       (a credential change of a process it lets go is the kernel path's) */
+    if ((flags & KEV_F_LIBC) && (*mark == KEV_MARK(TRACE_RAW) ||
+                                 (*mark == KEV_MARK(TRACE_LET_GO) && !is_creds_nr(nr))))
         return 0;
     f->t = bpf_ktime_get_ns();
     f->flags = flags;
@@ -496,6 +524,35 @@ static __always_inline void fill(struct kev *e, struct pt_regs *regs, long nr, l
     }
 }
 
+/*
+ * The credentials of process id's TRACE_LET_GO process changed: the
+ * preload let it go before the call, so every file syscall of it is
+ * written from here on (TRACE_ALL), and user space hears so first.
+ */
+static __always_inline void let_go(__u64 id, __u64 now)
+{
+    __u32 tgid = id >> 32;
+    __u8 *mark = mark_of(tgid);
+    struct tgid_state *st = bpf_map_lookup_elem(&traced, &tgid);
+    struct kev *e;
+
+    if (mark)
+        *mark = KEV_MARK(TRACE_ALL);
+    if (st)
+        st->mode = TRACE_ALL;
+    e = bpf_ringbuf_reserve(&events, KEV_BASE_SIZE, 0);
+    if (!e) {
+        count_drop();
+        return;
+    }
+    __builtin_memset(e, 0, KEV_BASE_SIZE);
+    e->t = now;
+    e->kind = KEV_LET_GO;
+    e->pid = tgid;
+    e->tid = (__u32)id;
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
 {
@@ -520,6 +577,11 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
     file_size = f->file_size;
     f->t = 0;
     now = bpf_ktime_get_ns();
+    if (is_creds_nr(nr)) {
+        if (ret == 0)
+            let_go(id, now);
+        return 0;
+    }
     npaths = path_args(nr, &first, &second);
     if (npaths == 0) {
         e = bpf_ringbuf_reserve(&events, KEV_BASE_SIZE, 0);

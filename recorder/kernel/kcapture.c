@@ -188,19 +188,41 @@ int kcap_trace(struct kcap *c, pid_t pid)
  * from outside the C library are handed over. One already followed (a
  * child of a followed process) keeps its entry (BPF_NOEXIST).
  */
-int kcap_adopt(struct kcap *c, pid_t pid)
+/* Follow pid, which the preload is in, as mode (TRACE_RAW, TRACE_LET_GO). */
+static int adopt(struct kcap *c, pid_t pid, __u32 mode)
 {
     struct tgid_state st;
     __u32 key = (__u32)pid;
+    int fd = bpf_map__fd(c->skel->maps.traced);
 
     memset(&st, 0, sizeof(st));
-    st.mode = TRACE_RAW;
-    if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_NOEXIST) == 0)
-        mark_traced(c, pid, TRACE_RAW);
-    else if (errno != EEXIST)
+    st.mode = mode;
+    if (bpf_map_update_elem(fd, &key, &st, BPF_NOEXIST) == 0) {
+        mark_traced(c, pid, mode);
+    } else if (errno != EEXIST) {
         return -1;
+    } else if (mode == TRACE_LET_GO) {
+        /* followed already (as a child of a followed process): the mode
+           only, what it learnt of its mappings stays */
+        if (bpf_map_lookup_elem(fd, &key, &st) != 0)
+            return -1;
+        st.mode = mode;
+        if (bpf_map_update_elem(fd, &key, &st, BPF_EXIST) != 0)
+            return -1;
+        mark_traced(c, pid, mode);
+    }
     kconv_adopt(c->conv, pid);
     return 0;
+}
+
+int kcap_adopt(struct kcap *c, pid_t pid)
+{
+    return adopt(c, pid, TRACE_RAW);
+}
+
+int kcap_let_go(struct kcap *c, pid_t pid)
+{
+    return adopt(c, pid, TRACE_LET_GO);
 }
 
 void kcap_expect_exec(struct kcap *c, pid_t pid)
@@ -275,6 +297,13 @@ int kcap_trace(struct kcap *c, pid_t pid)
 }
 
 int kcap_adopt(struct kcap *c, pid_t pid)
+{
+    (void)c;
+    (void)pid;
+    return -1;
+}
+
+int kcap_let_go(struct kcap *c, pid_t pid)
 {
     (void)c;
     (void)pid;

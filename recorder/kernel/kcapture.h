@@ -34,6 +34,14 @@ int kcap_trace(struct kcap *c, pid_t pid);
  */
 int kcap_adopt(struct kcap *c, pid_t pid);
 
+/*
+ * Process pid, which the preload is in, is letting go of the recording
+ * before a credential change (recorder/preload/creds.c): follow it as
+ * kcap_adopt does until that change, and every file syscall of it after
+ * (TRACE_LET_GO). 0, or -1.
+ */
+int kcap_let_go(struct kcap *c, pid_t pid);
+
 /* kconv_expect_exec and kconv_attach for c's trace. */
 void kcap_expect_exec(struct kcap *c, pid_t pid);
 void kcap_attach(struct kcap *c, pid_t pid);

@@ -224,6 +224,16 @@ static void on_exit_(struct kconv *k, const struct kev *e)
     proc_free(k, p);
 }
 
+/* The preload let the process go at a credential change: its calls are
+   the kernel path's to write from here on, all of them. */
+static void on_let_go(struct kconv *k, const struct kev *e)
+{
+    struct kproc *p = proc_get(k, (int32_t)e->pid);
+
+    if (p)
+        p->preload = 0;
+}
+
 void kconv_event(struct kconv *k, const struct kev *e, size_t len)
 {
     if (len < KEV_BASE_SIZE || (e->npaths >= 1 && len < KEV_PATH1_SIZE) ||
@@ -234,6 +244,7 @@ void kconv_event(struct kconv *k, const struct kev *e, size_t len)
     case KEV_FORK: on_fork(k, e); break;
     case KEV_EXEC: on_exec(k, e); break;
     case KEV_EXIT: on_exit_(k, e); break;
+    case KEV_LET_GO: on_let_go(k, e); break;
     default: break;
     }
 }

@@ -23,6 +23,8 @@ enum kev_kind {
     KEV_EXIT    = 4,   /* a thread ended: a0 = its exit code, a1 = 1 when the process did */
     KEV_URING   = 5,   /* an io_uring request completed: nr = its opcode, ret = res,
                           a0 = fd, a1 = length asked, a2 = offset; t = submit time */
+    KEV_LET_GO  = 6,   /* a TRACE_LET_GO process's credentials changed: from here on
+                          every file syscall of it is written (TRACE_ALL) */
 };
 
 /*
@@ -39,6 +41,8 @@ enum kev_kind {
 enum kev_trace_mode {
     TRACE_ALL = 0,     /* every file syscall: the preload is not in it (or not yet judged) */
     TRACE_RAW = 1,     /* only those made outside the C library: the preload records the rest */
+    TRACE_LET_GO = 2,  /* as TRACE_RAW until its next credential change, which the preload
+                          lets it go before (recorder/preload/creds.c); TRACE_ALL after */
 };
 
 /*

@@ -713,7 +713,8 @@ int main(int argc, char **argv)
         start_collector(&col, output, out);
         set_env(lib, asan, out, stacks, &col);
         unsetenv("IORECORD_KERNEL");
-        if (on_demand && launch_ask_open(&ask) == 0)
+        /* a process the preload lets go at a credential change asks too */
+        if ((on_demand || kc) && launch_ask_open(&ask) == 0)
             setenv("IORECORD_KERNEL", ask.name, 1);
         else if (on_demand)     /* from the start, then, as in BOTH */
             kc = launch_kernel_start(demand_fifo_fd, spool[0] ? spool : out,

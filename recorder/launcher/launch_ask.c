@@ -6,7 +6,10 @@
  * set-id program; it is a Go program or has liburing loaded) asks for the
  * kernel path through a unix socket the launcher listens on, named in
  * IORECORD_KERNEL, and waits for the one-byte answer
- * (recorder/preload/kernel_ask.c).
+ * (recorder/preload/kernel_ask.c). A process the preload lets go before a
+ * credential change (a server's worker dropping root) asks the same way,
+ * with its own request, in BOTH too: the kernel path then records it from
+ * that change on.
  *
  * Invariants:
  *  - the asker is the process the socket's peer credentials name (the
@@ -92,6 +95,7 @@ void launch_ask_serve(struct launch_ask *a, pid_t child, int timeout_ms, struct 
 {
     char why[256] = "", req;
     int conn;
+    ssize_t got;
 
     if (a->fd < 0)
         return;
@@ -100,8 +104,10 @@ void launch_ask_serve(struct launch_ask *a, pid_t child, int timeout_ms, struct 
         pid_t pid = asker_of(conn);
         char answer = '0';
 
-        /* the request is one byte; a peer that sent nothing is answered all the same */
-        (void)recv(conn, &req, 1, MSG_DONTWAIT);
+        /* the request is one byte: 'c', the asker lets the recording go before a
+           credential change (kcap_let_go), else follow it (kcap_adopt); a peer
+           that sent nothing is answered all the same */
+        got = recv(conn, &req, 1, MSG_DONTWAIT);
         if (!*kc && !a->refused && pid > 0) {
             *kc = start(ctx, why, sizeof(why));
             if (!*kc) {
@@ -110,7 +116,8 @@ void launch_ask_serve(struct launch_ask *a, pid_t child, int timeout_ms, struct 
                          "raw syscalls (Go, io_uring) are not recorded", why);
             }
         }
-        if (*kc && pid > 0 && kcap_adopt(*kc, pid) == 0)
+        if (*kc && pid > 0 &&
+            (got == 1 && req == 'c' ? kcap_let_go(*kc, pid) : kcap_adopt(*kc, pid)) == 0)
             answer = '1';
         (void)send(conn, &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
         close(conn);

@@ -26,6 +26,11 @@
  * capabilities), should the loader have preloaded us at all, does the same
  * at start-up.
  *
+ * Under iorecord's kernel path (as root) the process asks for it first
+ * (kernel_ask.c): the kernel path records its file syscalls from the
+ * credential change on, so the worker is recorded after all, by the root
+ * launcher, and holds nothing of the recorder's.
+ *
  * Why not record the worker on through a channel of its own: it could only
  * write frames to an fd the collector reads. A trace file fd can be
  * truncated by its holder, and a pipe or socket the collector polls is a
@@ -172,8 +177,12 @@ static int groups_change(size_t n, const gid_t *list)
 
 static void before(int changes)
 {
-    if (changes && !rec_unpreloaded())
+    if (changes && !rec_unpreloaded()) {
+        /* not in a vfork child: its parent records on (rec_let_go) */
+        if (rec_guard != REC_GUARD_OFF)
+            rec_kernel_ask_let_go();
         rec_let_go();
+    }
 }
 
 /* ----------------------------------------------------------- the calls */

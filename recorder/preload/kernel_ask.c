@@ -1,8 +1,10 @@
 /*
  * kernel_ask.c - asking iorecord for its kernel capture path, when this
  * process meets what the preload cannot see: it is about to exec a static
- * or set-id program (the exec and spawn wrappers), or it is a Go program
- * or has liburing loaded (bypass.c). As root in AUTO the launcher loads no
+ * or set-id program (the exec and spawn wrappers), it is a Go program or
+ * has liburing loaded (bypass.c), or it is about to change its
+ * credentials, before which the preload lets it go (creds.c): the kernel
+ * path then records it from that change on. As root in AUTO the launcher loads no
  * BPF program until a process asks (recorder/launcher/launch_ask.c); it
  * then follows this process and every process it makes from then on, and
  * answers '1' (or '0': it could not start it).
@@ -112,15 +114,16 @@ static int answer_of(int fd, int64_t deadline)
     return r == 1 && c == '1';
 }
 
-int rec_kernel_ask(void)
+/* Ask req ('k': follow me; 'c': I let the recording go at my next
+   credential change): 1 when the launcher said yes. */
+static int ask(char req)
 {
     struct sockaddr_un addr = { .sun_family = AF_UNIX };
     size_t n = strlen(ask_name);
     int saved = errno, fd, ok = 0;
     long self = syscall(SYS_getpid);
-    char req = 'k';
 
-    if (followed == self)
+    if (req == 'k' && followed == self)
         return 1;
     if (!n || rec_filter_may_stand())
         return 0;
@@ -139,4 +142,14 @@ out:
         followed = self;
     errno = saved;
     return ok;
+}
+
+int rec_kernel_ask(void)
+{
+    return ask('k');
+}
+
+int rec_kernel_ask_let_go(void)
+{
+    return ask('c');
 }

@@ -547,6 +547,12 @@ const char *rec_kernel_ask_name(void);
  * when it does not (no launcher asks, it is gone or it could not).
  */
 int rec_kernel_ask(void);
+/*
+ * The same, from a process the preload is about to let go before a
+ * credential change (creds.c): the kernel path follows it as the preload's
+ * until that change, and records every file call of it after.
+ */
+int rec_kernel_ask_let_go(void);
 char **rec_env_child(char *const envp[], const char **why, const char *asan);
 void rec_own_fds_inherit(int inherit);
 

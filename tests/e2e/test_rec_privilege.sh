@@ -13,7 +13,10 @@
 #            (creds)
 #   threads  rec_privprobe drops to uid 65534 itself while four threads
 #            write: exit 0, nothing on stderr, every write returned 1, no
-#            memfd left, the prober listed unrecorded (creds)
+#            memfd left, the prober listed unrecorded (creds); where the
+#            kernel path can run, it asked for it before the drop and is
+#            recorded on by it: a coverage record with calls, and no
+#            `unobserved` issue
 #   ping     as uid 65534, a recorded shell runs ping (file capability
 #            cap_net_raw): listed unrecorded (fcaps); `iorecord ping` is
 #            refused with one line, exit 126
@@ -71,8 +74,18 @@ st=$?
 [ -s threads.err ] && not_ok "threads: stderr: $(cat threads.err)"
 grep -q "^memfds 0 readable 0 mapped 0 truncated 0 uid 65534$" threads.out &&
     grep -q "^failed writes 0 0 0 0$" threads.out || not_ok "threads: output: $(cat threads.out)"
-"$IOANALYZE" info threads.zst 2>&1 | grep -q "rec_privprobe went on unrecorded from a credential change (creds)" ||
+"$IOANALYZE" info threads.zst > threads.info 2>&1
+grep -q "rec_privprobe went on unrecorded from a credential change (creds)" threads.info ||
     not_ok "threads: the prober is not listed unrecorded (creds)"
+if "$IORECORD" --capture kernel -o probe.zst true 2>/dev/null; then
+    # the writers' 1-byte writes after the drop: thousands in 50 ms
+    n=$(sed -n 's/^  pid [0-9]*: \([0-9]*\) file calls recorded by the kernel path$/\1/p' threads.info)
+    [ "${n:-0}" -gt 1000 ] || not_ok "threads: the kernel path did not record the prober after the drop: $(grep -A2 coverage threads.info)"
+    "$IOANALYZE" --format json threads.zst > threads.json 2>/dev/null
+    grep -q '"rule": "unobserved"' threads.json && not_ok "threads: an unobserved issue though the kernel path recorded it"
+else
+    echo "note: the kernel path cannot run here (no BPF): threads' kernel half not run"
+fi
 
 # --- ping, as uid 65534
 if have ping && have getcap && getcap "$(command -v ping)" | grep -q cap_net_raw; then
