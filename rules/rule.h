@@ -234,7 +234,9 @@ struct rule_session {
        write (open_seq when none) and of the close (0 when it did not end
        in one) among the calls of the process that made each. Load does not
        stretch them as it does the gaps between calls. */
-    uint64_t open_seq, last_data_seq, end_seq;
+    uint64_t open_seq;
+    uint64_t last_data_seq;
+    uint64_t end_seq;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

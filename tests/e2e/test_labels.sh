@@ -15,7 +15,7 @@ sample=$BUILD/bin/samples/small_writes
 
 # the sample's output and status natively; it names a fresh temporary
 # directory, masked in every comparison
-mask() { sed 's|/tmp/ioscope-small_writes-[A-Za-z0-9]*|TMP|g' "$1"; }
+mask() { sed "s|${TMPDIR:-/tmp}/ioscope-small_writes-[A-Za-z0-9]*|TMP|g" "$1"; }
 "$sample" >native.raw 2>native.err; native_rc=$?
 mask native.raw >native.out
 
