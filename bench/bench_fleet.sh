@@ -8,8 +8,12 @@
 # 20,000) and over a tenth as many: the rate of the whole command (the
 # client's start, about 0.6 s of Python and Dask, included) and the
 # marginal rate, (N - N/10) / (t(N) - t(N/10)), which leaves that fixed
-# start out. The client's peak RSS for both sizes (bounded memory keeps
-# them about equal). The traces are copies of four small labelled
+# start out. And where the CPU goes on the larger run (/proc/PID/stat of
+# the scheduler and the workers, children included; the client's from GNU
+# time): W, the workers' CPU a trace, and X, the client's and the
+# scheduler's, which bound the ratio on 2 cores to 2W/(W+X) whatever else
+# runs on the machine. The client's peak RSS for both sizes (bounded memory
+# keeps them about equal). The traces are copies of four small labelled
 # recordings of the samples (1 to 3 KB, as the e2e test's). Figures only:
 # never pass/fail.
 BUILD=${BUILD:-build}
@@ -74,11 +78,17 @@ cluster_down() {
     started=""
 }
 
+# cpu PID...: their CPU time and their waited-for children's, in clock ticks
+cpu() {
+    for p in "$@"; do cat /proc/$p/stat; done 2>/dev/null |
+        awk '{ sub(/^.*\) /, ""); t += $12 + $13 + $14 + $15 } END { print t + 0 }'
+}
+
 # timed DIR: seconds of the fleet over DIR on the cluster; the client's
-# peak RSS (KiB) in rss
+# peak RSS (KiB), user and system seconds in rss
 timed() {
     t0=$(now)
-    /usr/bin/time -f %M -o rss "$A" fleet --scheduler tcp://127.0.0.1:$port --progress never \
+    /usr/bin/time -f "%M %U %S" -o rss "$A" fleet --scheduler tcp://127.0.0.1:$port --progress never \
         -o /dev/null "$1" 2>/dev/null
     t1=$(now)
     echo "$t1 - $t0" | bc
@@ -88,10 +98,14 @@ timed() {
 for r in $(seq "$ROUNDS"); do
     for w in 1 2; do
         cluster_up $w || { echo "bench_fleet: the cluster did not start"; exit 0; }
-        ts=$(timed small); rs=$(cat rss)
-        tb=$(timed big); rb=$(cat rss)
+        ts=$(timed small); rs=$(cut -d' ' -f1 rss); cs=$(cut -d' ' -f2- rss | tr ' ' +)
+        # shellcheck disable=SC2086
+        s0=$(cpu ${cluster%% *}); w0=$(cpu ${cluster#* })
+        tb=$(timed big); rb=$(cut -d' ' -f1 rss); cb=$(cut -d' ' -f2- rss | tr ' ' +)
+        # shellcheck disable=SC2086
+        s1=$(cpu ${cluster%% *}); w1=$(cpu ${cluster#* })
         cluster_down
-        echo "$r $w $ts $tb $rs $rb" >>runs
+        echo "$r $w $ts $tb $rs $rb $((w1 - w0)) $((s1 - s0)) $cb $cs" >>runs
         $PY -c "
 ts, tb = $ts, $tb
 print('fleet, round $r, dask-scheduler with $w dask-worker(s): $BIG traces in %.2f s, '
@@ -100,12 +114,18 @@ print('fleet, round $r, dask-scheduler with $w dask-worker(s): $BIG traces in %.
     done
 done
 $PY - "$BIG" "$SMALL" <<'PY'
-import statistics, sys
+import os, statistics, sys
 big, small = int(sys.argv[1]), int(sys.argv[2])
 runs = [l.split() for l in open("runs")]
 by = {1: [], 2: []}
-for r, w, ts, tb, rs, rb in runs:
+hz = os.sysconf("SC_CLK_TCK")
+work, rest, margin = [], [], []
+for r, w, ts, tb, rs, rb, wt, st, ct, cs in runs:
     by[int(w)].append((big / float(tb), (big - small) / (float(tb) - float(ts))))
+    work.append(int(wt) / hz / big * 1e3)
+    rest.append((int(st) / hz + eval(ct)) / big * 1e3)
+    # the client's start left out: its CPU beyond the small run's
+    margin.append((int(st) / hz / big + (eval(ct) - eval(cs)) / (big - small)) * 1e3)
 for name, k in (("whole command", 0), ("marginal", 1)):
     one = [x[k] for x in by[1]]
     two = [x[k] for x in by[2]]
@@ -114,7 +134,13 @@ for name, k in (("whole command", 0), ("marginal", 1)):
           "per round %s" % (name, statistics.median(one), statistics.median(two), len(one),
                             statistics.median(two) / statistics.median(one),
                             ", ".join("%.2fx" % x for x in ratios)))
-rss = [(int(rs), int(rb)) for r, w, ts, tb, rs, rb in runs if w == "2"]
+W, X, M = statistics.median(work), statistics.median(rest), statistics.median(margin)
+print("fleet, CPU a trace (medians of %d runs of %d): workers W %.3f ms (%.3f to %.3f), "
+      "client and scheduler X %.3f ms (%.3f to %.3f), %.3f ms less the client's start "
+      "(%.3f to %.3f): on 2 cores at most 2W/(W+X) = %.2fx, %.2fx at the margin"
+      % (len(work), big, W, min(work), max(work), X, min(rest), max(rest), M, min(margin),
+         max(margin), 2 * W / (W + X), 2 * W / (W + M)))
+rss = [(int(r[4]), int(r[5])) for r in runs if r[1] == "2"]
 print("fleet client on a scheduler with 2 workers: peak RSS %d KiB for %d traces, "
       "%d KiB for %d" % (max(x[0] for x in rss), small, max(x[1] for x in rss), big))
 PY
