@@ -16,7 +16,8 @@
 # the batches were cut, ran and arrived. The fleet diff of
 # release 1.3 against 1.2 must find the leak as new (exit 1); 1.2 against
 # itself must find nothing (exit 0). The csv, text and html outputs are
-# checked on the 40 base recordings.
+# checked on the 40 base recordings. An ioanalyze that crashes on one trace
+# of a batch loses that trace only (said, with the signal), not the batch.
 set -u
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$BUILD/lib/fleet/ioanalyze-fleet"
@@ -286,4 +287,39 @@ head -1 base.csv | grep -q '^rank,fingerprint,rule,severity,traces,share,hosts' 
 grep -q '^40 traces: 40 analysed, 0 not' base.text || not_ok "base.text: $(head -1 base.text)"
 grep -q 'leak' base.html || not_ok "base.html names no leak"
 grep -Eqi '(src|href)=' base.html && not_ok "base.html loads an external asset"
+
+# 6. an ioanalyze that crashes on one trace of a batch: that trace is not
+# analysed (said), the batch's others before and after it are
+mkdir crashing
+cp base/*.zst crashing/
+cp base/1.1-h0-clean.zst crashing/1.2-h2-crash.zst
+cat >crashing-ioanalyze <<SH
+#!/bin/sh
+# the real ioanalyze on the arguments before the crash trace, then SIGSEGV
+exec $PY - "$IOANALYZE" "\$@" <<'PY2'
+import os, signal, subprocess, sys
+real, args = sys.argv[1], sys.argv[2:]
+cut = next((i for i, a in enumerate(args) if a.endswith("crash.zst")), None)
+if cut is None:
+    os.execv(real, [real] + args)
+subprocess.run([real] + args[:cut])
+sys.stdout.flush()
+os.kill(os.getpid(), signal.SIGSEGV)
+PY2
+SH
+chmod +x crashing-ioanalyze
+IOANALYZE=$work/crashing-ioanalyze $PY "$BUILD/lib/fleet/ioanalyze-fleet" --scheduler "$addr" \
+    --progress never -o crashing.json crashing 2>crashing.err
+rc=$?
+[ $rc -eq 0 ] || not_ok "fleet with a crashing ioanalyze: exit $rc: $(tail -3 crashing.err)"
+"$IOANALYZE" fleet --scheduler "$addr" --progress never -o base.json base 2>/dev/null
+$PY - <<'PY' || not_ok "fleet with a crashing ioanalyze (above)"
+import json
+got, want = json.load(open("crashing.json")), json.load(open("base.json"))
+assert (got["traces"], got["analysed"], got["failed"]) == (41, 40, 1), got
+assert [e["trace"].split("/")[-1] for e in got["errors"]] == ["1.2-h2-crash.zst"], got["errors"]
+assert "SIGSEGV" in got["errors"][0]["error"], got["errors"]
+strip = lambda r: [(o["fingerprint"], o["traces"], o["labels"]) for o in r["issues"]]
+assert strip(got) == strip(want), (strip(got), strip(want))
+PY
 exit $fail
