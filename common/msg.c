@@ -9,6 +9,8 @@
 static const char *prog = "ioscope";
 static void (*before)(void);
 static const char *error_suffix;
+static void (*sink)(void *arg, int error, const char *text);
+static void *sink_arg;
 
 void iot_msg_prog(const char *name)
 {
@@ -25,6 +27,12 @@ void iot_msg_error_suffix(const char *suffix)
     error_suffix = suffix;
 }
 
+void iot_msg_sink(void (*fn)(void *arg, int error, const char *text), void *arg)
+{
+    sink = fn;
+    sink_arg = arg;
+}
+
 static void say(const char *kind, const char *suffix, const char *fmt, va_list ap)
 {
     /* one fprintf per part, but stderr is unbuffered: build the line first
@@ -32,8 +40,14 @@ static void say(const char *kind, const char *suffix, const char *fmt, va_list a
        A message may name a path or a process from a trace: the line is
        shown through iot_text_safe, so no byte of it acts on the terminal. */
     char line[1024], shown[4 * sizeof(line)];
-    int n = snprintf(line, sizeof(line), "%s: %s", prog, kind);
+    int n;
 
+    if (sink) {
+        vsnprintf(line, sizeof(line), fmt, ap);
+        sink(sink_arg, *kind == '\0', line);
+        return;
+    }
+    n = snprintf(line, sizeof(line), "%s: %s", prog, kind);
     if (n < 0 || (size_t)n >= sizeof(line))
         n = 0;
     vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);

@@ -25,6 +25,15 @@ void iot_msg_before(void (*fn)(void));
  */
 void iot_msg_error_suffix(const char *suffix);
 
+/*
+ * While fn is set (not NULL), every error and warning is handed to fn
+ * instead of being written on stderr: text is the message without the
+ * "PROG: " and "warning: " prefixes (and without the error suffix), error
+ * says which it is. `ioanalyze analyze --each` files each input's messages
+ * in that input's result, so that one input's failure is not another's.
+ */
+void iot_msg_sink(void (*fn)(void *arg, int error, const char *text), void *arg);
+
 /* "PROG: <fmt>\n" on stderr; returns -1, so `return iot_error(...)` reads well. */
 int iot_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

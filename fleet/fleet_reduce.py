@@ -1,5 +1,13 @@
-"""fleet_reduce.py - the fleet's results reduced by fingerprint, as they
-arrive, and the comparison of two sets of traces (fleet diff).
+"""fleet_reduce.py - the fleet's results reduced by fingerprint, and the
+comparison of two sets of traces (fleet diff).
+
+Each worker reduces its batch of traces (Reducer.add) and sends the
+partial reduction (Reducer.partial, plain data); the client merges them as
+they arrive (Reducer.merge). Every part of the reduction is a sum, a union,
+a minimum or maximum, or a choice by a total order (the worst example: the
+most time, then the smallest trace path), so the report is the same
+whatever the batches and the order they arrive in: that of a sequential
+loop over the traces.
 
 Memory is bounded by the number of distinct fingerprints, hosts and label
 values, and by one impact figure per (fingerprint, trace) for the median:
@@ -47,6 +55,12 @@ class Fingerprint:
         self.worst_ms = -1.0
         self.severity = None
 
+    def better(self, key, trace):
+        """Whether an example costing key (ms, -0.5 untimed) in trace is worse
+        than the worst so far: the most time, the smallest path on a tie."""
+        return (self.worst is None or key > self.worst_ms or
+                (key == self.worst_ms and trace < self.worst_trace))
+
     def add(self, trace, labels, issue):
         self.traces += 1
         h = host_of(labels)
@@ -66,10 +80,41 @@ class Fingerprint:
         if sev in SEVERITIES and (self.severity is None or
                                   SEVERITIES[sev] > SEVERITIES[self.severity]):
             self.severity = sev
-        # the worst example: the most time; the first seen on a tie or untimed
         key = ms if ms is not None else -0.5
-        if self.worst is None or key > self.worst_ms:
+        if self.better(key, trace):
             self.worst, self.worst_trace, self.worst_ms = issue, trace, key
+
+    def partial(self):
+        return {"rule": self.rule, "traces": self.traces, "hosts": sorted(self.hosts),
+                "first": self.first, "last": self.last, "labels": self.labels,
+                "times": self.times, "worst": self.worst, "worst_trace": self.worst_trace,
+                "worst_ms": self.worst_ms, "severity": self.severity}
+
+    def merge(self, p):
+        """Fold in another reduction's partial() of this fingerprint."""
+        self.traces += p["traces"]
+        self.hosts.update(p["hosts"])
+        for end, pick in (("first", min), ("last", max)):
+            mine, theirs = getattr(self, end), p[end]
+            if theirs is not None:
+                setattr(self, end, theirs if mine is None else pick(mine, theirs))
+        add_counts(self.labels, p["labels"])
+        self.times.extend(p["times"])
+        sev = p["severity"]
+        if sev in SEVERITIES and (self.severity is None or
+                                  SEVERITIES[sev] > SEVERITIES[self.severity]):
+            self.severity = sev
+        if p["worst"] is not None and self.better(p["worst_ms"], p["worst_trace"]):
+            self.worst, self.worst_trace = p["worst"], p["worst_trace"]
+            self.worst_ms = p["worst_ms"]
+
+
+def add_counts(into, counts):
+    """{key: {value: n}} counts added into another such."""
+    for k, by in counts.items():
+        mine = into.setdefault(k, {})
+        for v, n in by.items():
+            mine[v] = mine.get(v, 0) + n
 
 
 class Reducer:
@@ -134,6 +179,36 @@ class Reducer:
                 f = self.fps[fp] = Fingerprint(fp, issue.get("rule", ""))
             f.add(trace, labels, issue)
 
+    def partial(self):
+        """What this reduction holds, as plain data for merge()."""
+        return {"traces": self.traces, "analysed": self.analysed, "skipped": self.skipped,
+                "errors": self.errors, "damaged": self.damaged, "hosts": sorted(self.hosts),
+                "labels": self.label_totals,
+                "fps": {fp: f.partial() for fp, f in self.fps.items()},
+                "sets": self.sets}
+
+    def merge(self, p):
+        """Fold in another Reducer's partial() (a worker's batch): the same
+        as adding its results here one by one."""
+        self.traces += p["traces"]
+        self.analysed += p["analysed"]
+        self.skipped += p["skipped"]
+        self.errors.extend(tuple(e) for e in p["errors"])
+        self.damaged.extend(tuple(d) for d in p["damaged"])
+        self.hosts.update(p["hosts"])
+        add_counts(self.label_totals, p["labels"])
+        for fp, fpp in p["fps"].items():
+            f = self.fps.get(fp)
+            if f is None:
+                f = self.fps[fp] = Fingerprint(fp, fpp["rule"])
+            f.merge(fpp)
+        if self.sets is not None and p["sets"] is not None:
+            for name in ("base", "cur"):
+                mine, theirs = self.sets[name], p["sets"][name]
+                mine[0] += theirs[0]
+                for fp, n in theirs[1].items():
+                    mine[1][fp] = mine[1].get(fp, 0) + n
+
     def issues(self):
         """One object per fingerprint, ranked by prevalence x impact
         (share x median time), then by traces, then by fingerprint."""
@@ -155,7 +230,8 @@ class Reducer:
                 "labels": {k: dict(sorted(v.items())) for k, v in sorted(f.labels.items())},
                 "impact": {
                     "traces_timed": len(f.times),
-                    "total_time_ms": round(sum(f.times), 4),
+                    # fsum: exact, so the same in any order of arrival
+                    "total_time_ms": round(math.fsum(f.times), 4),
                     "median_time_ms": None if med is None else round(med, 4),
                 },
                 "score": round(f.traces / n * (med or 0.0), 6),
@@ -173,8 +249,8 @@ class Reducer:
             "damaged": len(self.damaged),
             "hosts": len(self.hosts),
             "labels": {k: dict(sorted(v.items())) for k, v in sorted(self.label_totals.items())},
-            "errors": [{"trace": t, "error": e} for t, e in self.errors],
-            "damaged_traces": [{"trace": t, "error": e} for t, e in self.damaged],
+            "errors": [{"trace": t, "error": e} for t, e in sorted(self.errors)],
+            "damaged_traces": [{"trace": t, "error": e} for t, e in sorted(self.damaged)],
             "issues": self.issues(),
         }
 

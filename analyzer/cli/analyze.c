@@ -71,8 +71,10 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     struct progress progress_buf, *pr = NULL;
 
     memset(res, 0, sizeof(*res));
-    if (setup_config(&cfg, req, o) < 0)
+    if (setup_config(&cfg, req, o) < 0) {
+        res->setup_failed = 1;
         return 2;
+    }
     st = iot_strtab_create();
     if (!st)
         goto oom;
@@ -134,13 +136,19 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
             goto oom;
         if (sym)
             symbolizer_counts(sym, &res->frames, &res->unresolved);
+        if (o && o->want_labels) {
+            res->labels = json_deep_copy(issues_labels(is));
+            if (!res->labels)
+                goto oom;
+        }
     }
     /* a pattern over its PCRE2 limits left paths unjudged or fingerprints
        unnormalised: no result rather than a wrong one (config.h) */
     if (config_failure(&cfg)) {
         iot_error("%s", config_failure(&cfg));
         json_decref(res->issues);
-        res->issues = NULL;
+        json_decref(res->labels);
+        res->issues = res->labels = NULL;
         goto out;
     }
     ret = 0;

@@ -30,6 +30,7 @@ struct analyze_opts {
     const char *only_rules;     /* --rules LIST */
     const char *disable_rules;  /* --disable LIST */
     int want_issues;            /* run the rules */
+    int want_labels;            /* with want_issues: fill res->labels */
     struct profile *profile;    /* when set, filled */
     const char *progress;       /* the label of the progress line while the
                                    inputs are read ("ioanalyze dump"; progress.h),
@@ -42,9 +43,14 @@ struct analyze_opts {
 
 struct analyze_result {
     json_t *issues;             /* new reference (NULL when !want_issues) */
+    json_t *labels;             /* the input's labels, an object (new reference;
+                                   NULL unless want_labels) */
     struct engine_stats stats;
     int no_timing;              /* some calls had no durations */
     int damaged;                /* a native input was damaged */
+    int setup_failed;           /* the failure was the configuration's or a
+                                   plugin's, not the input's: every input would
+                                   fail alike */
     size_t frames, unresolved;  /* distinct stack frames looked up, and those
                                    no function was found for */
 };
@@ -52,6 +58,15 @@ struct analyze_result {
 /* 0, or 2 after printing the error. */
 int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
                 struct analyze_result *res);
+
+/* `ioanalyze analyze --each`: each input analysed on its own, one JSON line
+   per input on stdout (docs/analyzer.md, "Each input on its own"); an
+   input that cannot be read is a line, not a failure. o's plugins are
+   loaded here, once. Returns 0, 1 with fail_on when an issue is shown, 2
+   after printing the error when the configuration or a plugin is refused
+   or stdout cannot be written. */
+int analyze_each(const struct analyze_request *req, struct analyze_opts *o, int min_severity,
+                 const json_t *baseline, int fail_on);
 
 /* "3 issues (small_buffer 2, leak 1)"-style one-line summary on stderr;
    hidden: the issues below min_severity (issue.h) left out. */

@@ -111,6 +111,30 @@ static int check_format(const char *format)
     return 0;
 }
 
+/* --each: its lines are JSON, and the per-run outputs have no place in it. */
+static int run_each(const struct opt_cmd *cmd, const struct analyze_request *req,
+                    struct analyze_opts *o, const char *format, const char *csv,
+                    const struct opt_list *outputs, const char *baseline,
+                    const char *min_severity, int fail_on)
+{
+    json_t *base = NULL;
+    char errbuf[IOT_ERRBUF_SIZE];
+    int ret;
+
+    if ((format && strcmp(format, "json") != 0) || csv || outputs->n) {
+        opt_usage_error(cmd, "--each writes JSON lines on stdout: no --format but json, "
+                             "no --output, no --csv");
+        return 2;
+    }
+    if (baseline && issues_load(baseline, &base, errbuf) < 0) {
+        iot_error("%s", errbuf);
+        return 2;
+    }
+    ret = analyze_each(req, o, issue_severity_parse(min_severity), base, fail_on);
+    json_decref(base);
+    return ret;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
     struct opt_list inputs = {0}, sets = {0}, plugins = {0}, debug_dirs = {0}, outputs = {0};
@@ -123,7 +147,7 @@ int cmd_analyze(int argc, char **argv)
     struct report *rep = NULL;
     const struct output_format *fmt;
     char names[64], footer[1024];
-    int fail_on = 0, ret = 2, parsed;
+    int fail_on = 0, each = 0, ret = 2, parsed;
     size_t suppressed = 0, hidden = 0;
     FILE *cf = NULL;
     const struct opt_spec opts[] = {
@@ -155,6 +179,9 @@ int cmd_analyze(int argc, char **argv)
          .help = "also look for debug info by build-id in DIR/.build-id/ (repeatable)"},
         {"no-symbolize", 0, NULL, .flag = &req.no_symbolize,
          .help = "show stacks as recorded (no functions or lines from debug info)"},
+        {"each", 0, NULL, .flag = &each,
+         .help = "analyse each INPUT on its own: one JSON line per input, its labels and "
+                 "issues or why it could not be read"},
     };
     const struct opt_cmd cmd = {
         .name = "analyze",
@@ -181,6 +208,10 @@ int cmd_analyze(int argc, char **argv)
     req.ndebug_dirs = debug_dirs.n;
     o.plugins = plugins.v;
     o.nplugins = plugins.n;
+    if (each) {
+        ret = run_each(&cmd, &req, &o, format, csv, &outputs, baseline, min_severity, fail_on);
+        goto out;
+    }
     /* JSON is what a pipe or file wants (the SPEC's main job); a person at a
        terminal wants the report */
     fmt = output_format_find(OUTPUT_ANALYZE,

@@ -56,6 +56,11 @@ void issues_label(struct issues *is, const char *key, const char *value)
     json_object_set_new(is->labels, key, json_string(value));
 }
 
+const json_t *issues_labels(const struct issues *is)
+{
+    return is->labels;
+}
+
 /* The stack as issues show it, symbolized; NULL without a symbolizer. */
 static const struct sym_stack *issue_stack(struct issues *is, const char *stack)
 {

@@ -38,6 +38,9 @@ void issues_jit_symbol(struct issues *is, int32_t pid, uint64_t start, uint64_t 
 /* A label record of the input: every issue carries the input's labels
    ("labels": an object, {} when none; the first value of a key wins). */
 void issues_label(struct issues *is, const char *key, const char *value);
+/* The labels issues_label() kept: an object, {} when none (borrowed, valid
+   until issues_free()); what an input with no issue says of its labels. */
+const json_t *issues_labels(const struct issues *is);
 
 /*
  * The fingerprint: 16 hex digits of a 64-bit FNV-1a over the rule name, the

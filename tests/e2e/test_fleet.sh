@@ -3,16 +3,22 @@
 # with a release (version) and a host, one release with a planted
 # regression (fd_leak's leak only in 1.3), three traces that cannot be
 # read and one damaged in its middle (read as far as it can be). Analysed
-#   - on a LocalCluster (the default) from a list file (@list),
+#   - on a LocalCluster (the default) from a list file (@list) in reverse
+#     path order,
 #   - on a real dask-scheduler and two dask-worker processes this test
 #     starts on 127.0.0.1 (free ports) and tears down however it ends,
 #   - on that cluster again with one worker killed (SIGKILL) mid-run;
-# each time the reduced counts (fingerprints, traces per fingerprint, per
-# label value, hosts, traces analysed and not) must equal those of a
-# sequential loop of `ioanalyze` over the same traces. The fleet diff of
+# each time the reduction (fingerprints, traces per fingerprint, per label
+# value, hosts, traces analysed and not, severity, first and last seen,
+# impact, the worst example: the most time, the smallest path on a tie)
+# must equal that of a sequential loop of `ioanalyze` over the same
+# traces, and the three reports must be the same byte for byte, however
+# the batches were cut, ran and arrived. The fleet diff of
 # release 1.3 against 1.2 must find the leak as new (exit 1); 1.2 against
 # itself must find nothing (exit 0). The csv, text and html outputs are
-# checked on the 40 base recordings.
+# checked on the 40 base recordings. An ioanalyze that crashes on one trace
+# of a batch loses that trace only (said, with the signal), not the batch.
+# A batch of paths too long for one command line is cut short of it.
 set -u
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$BUILD/lib/fleet/ioanalyze-fleet"
@@ -79,8 +85,10 @@ find traces -type f | sort >list.txt
 
 # the sequential loop: each trace analysed by ioanalyze, counted here
 $PY - "$IOANALYZE" <<'PY' >expected.json || die "the sequential loop failed"
-import json, subprocess, sys
+import json, math, os, subprocess, sys
 fps, ok, failed, hosts, leak_versions = {}, 0, 0, set(), {}
+more = {}   # fingerprint -> what else the fleet reduces of its traces
+sev_rank = {"low": 0, "medium": 1, "high": 2}
 for t in open("list.txt").read().split():
     r = subprocess.run([sys.argv[1], "--format", "json", "--min-severity", "low", t],
                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -88,6 +96,21 @@ for t in open("list.txt").read().split():
         failed += 1
         continue
     ok += 1
+    firsts = {}
+    for i in json.loads(r.stdout):
+        firsts.setdefault(i["fingerprint"], i)   # a trace counts its first issue of each
+    path = os.path.abspath(t)
+    for fp, i in firsts.items():
+        m = more.setdefault(fp, {"sev": [], "times": [], "seen": [], "worst": None})
+        m["sev"].append(i["severity"])
+        m["seen"].append(i["time"])
+        ms = (i.get("impact") or {}).get("time_ms")
+        if isinstance(ms, (int, float)):
+            m["times"].append(float(ms))
+        key = (float(ms) if isinstance(ms, (int, float)) else -0.5, path)
+        # the worst: the most time, then the smallest path
+        if m["worst"] is None or (-key[0], key[1]) < (-m["worst"][0], m["worst"][1]):
+            m["worst"] = (key[0], path, i["message"], i["time"])
     for fp in {i["fingerprint"]: i for i in json.loads(r.stdout)}.values():
         e = fps.setdefault(fp["fingerprint"], {"rule": fp["rule"], "traces": 0, "labels": {}, "hosts": set()})
         e["traces"] += 1
@@ -97,6 +120,17 @@ for t in open("list.txt").read().split():
             e["labels"][k][v] += 1
 for e in fps.values():
     e["hosts"] = len(e["hosts"])
+for fp, m in more.items():
+    s = sorted(m["times"])
+    n = len(s)
+    med = None if not n else s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    fps[fp]["more"] = {
+        "severity": max(m["sev"], key=sev_rank.get),
+        "first_seen": min(m["seen"]), "last_seen": max(m["seen"]),
+        "impact": {"traces_timed": n, "total_time_ms": round(math.fsum(s), 4),
+                   "median_time_ms": None if med is None else round(med, 4)},
+        "worst": {"trace": m["worst"][1], "message": m["worst"][2], "time": m["worst"][3]},
+        "message": m["worst"][2]}
 json.dump({"analysed": ok, "failed": failed, "fps": fps}, sys.stdout, indent=1, sort_keys=True)
 PY
 
@@ -107,7 +141,14 @@ import json, sys
 exp = json.load(open("expected.json"))
 rep = json.load(open(sys.argv[1]))
 got = {o["fingerprint"]: {"rule": o["rule"], "traces": o["traces"], "labels": o["labels"],
-                          "hosts": o["hosts"]} for o in rep["issues"]}
+                          "hosts": o["hosts"],
+                          "more": {"severity": o["severity"], "first_seen": o["first_seen"],
+                                   "last_seen": o["last_seen"], "impact": o["impact"],
+                                   "worst": {"trace": o["worst"]["trace"],
+                                             "message": o["worst"]["issue"]["message"],
+                                             "time": o["worst"]["issue"]["time"]},
+                                   "message": o["message"]}}
+       for o in rep["issues"]}
 ok = True
 def check(what, a, b):
     global ok
@@ -134,12 +175,16 @@ n13 = sum(1 for i in range(1996) if i % 3 == 2 and (i // 12) % 4 == 3)
 check("leak per version", leak and leak[0]["labels"]["version"], {"1.3": n13})
 check("label totals", rep["labels"]["version"],
       {"1.1": 667, "1.2": 665, "1.3": 665})
+check("not analysed, by path", [e["trace"].split("/")[-1] for e in rep["errors"]],
+      ["truncated.zst", "garbage.zst", "empty.zst"])
 sys.exit(0 if ok else 1)
 PY
 }
 
-# 1. a LocalCluster (the default), from a list file
-"$IOANALYZE" fleet --workers 2 --progress never -o local.json @list.txt 2>local.err
+# 1. a LocalCluster (the default), from a list file in another order than
+# the paths' (its reverse): the report does not follow the order of inputs
+sort -r list.txt >reversed.txt
+"$IOANALYZE" fleet --workers 2 --progress never -o local.json @reversed.txt 2>local.err
 rc=$?
 [ $rc -eq 0 ] || not_ok "fleet on a LocalCluster: exit $rc: $(tail -3 local.err)"
 compare local.json
@@ -193,6 +238,9 @@ rc=$?
 [ $rc -eq 0 ] || not_ok "fleet with a worker killed: exit $rc: $(tail -3 killed.err)"
 compare killed.json
 echo "(a worker killed after $killed_at of 2000 traces)"
+# the same report however the traces were batched, ran and arrived
+cmp -s local.json cluster.json || not_ok "local.json and cluster.json differ"
+cmp -s cluster.json killed.json || not_ok "cluster.json and killed.json differ"
 
 # 4. fleet diff: 1.3 against 1.2 finds the leak new, exit 1; 1.2 against itself nothing
 "$IOANALYZE" fleet --scheduler "$addr" --progress never --baseline-label version=1.2 \
@@ -240,4 +288,61 @@ head -1 base.csv | grep -q '^rank,fingerprint,rule,severity,traces,share,hosts' 
 grep -q '^40 traces: 40 analysed, 0 not' base.text || not_ok "base.text: $(head -1 base.text)"
 grep -q 'leak' base.html || not_ok "base.html names no leak"
 grep -Eqi '(src|href)=' base.html && not_ok "base.html loads an external asset"
+
+# 6. an ioanalyze that crashes on one trace of a batch: that trace is not
+# analysed (said), the batch's others before and after it are
+mkdir crashing
+cp base/*.zst crashing/
+cp base/1.1-h0-clean.zst crashing/1.2-h2-crash.zst
+cat >crashing-ioanalyze <<SH
+#!/bin/sh
+# the real ioanalyze on the arguments before the crash trace, then SIGSEGV
+exec $PY - "$IOANALYZE" "\$@" <<'PY2'
+import os, signal, subprocess, sys
+real, args = sys.argv[1], sys.argv[2:]
+cut = next((i for i, a in enumerate(args) if a.endswith("crash.zst")), None)
+if cut is None:
+    os.execv(real, [real] + args)
+subprocess.run([real] + args[:cut])
+sys.stdout.flush()
+os.kill(os.getpid(), signal.SIGSEGV)
+PY2
+SH
+chmod +x crashing-ioanalyze
+IOANALYZE=$work/crashing-ioanalyze $PY "$BUILD/lib/fleet/ioanalyze-fleet" --scheduler "$addr" \
+    --progress never -o crashing.json crashing 2>crashing.err
+rc=$?
+[ $rc -eq 0 ] || not_ok "fleet with a crashing ioanalyze: exit $rc: $(tail -3 crashing.err)"
+"$IOANALYZE" fleet --scheduler "$addr" --progress never -o base.json base 2>/dev/null
+$PY - <<'PY' || not_ok "fleet with a crashing ioanalyze (above)"
+import json
+got, want = json.load(open("crashing.json")), json.load(open("base.json"))
+assert (got["traces"], got["analysed"], got["failed"]) == (41, 40, 1), got
+assert [e["trace"].split("/")[-1] for e in got["errors"]] == ["1.2-h2-crash.zst"], got["errors"]
+assert "SIGSEGV" in got["errors"][0]["error"], got["errors"]
+strip = lambda r: [(o["fingerprint"], o["traces"], o["labels"]) for o in r["issues"]]
+assert strip(got) == strip(want), (strip(got), strip(want))
+PY
+
+# 7. 600 traces with paths of about 3,900 bytes, --batch 1000: one command
+# line of them would pass the kernel's ARG_MAX (2 MiB here); a task takes
+# no more paths than one command line holds, and every trace is analysed
+$PY - <<'PY' || die "making the long paths failed"
+import os, shutil
+d = "long"
+for i in range(15):
+    d = os.path.join(d, "d%02d" % i + "x" * 250)
+os.makedirs(d)
+for i in range(600):
+    shutil.copyfile("base/1.3-h1-fd_leak.zst", os.path.join(d, "t%04d" % i + "y" * 100 + ".zst"))
+PY
+"$IOANALYZE" fleet --scheduler "$addr" --progress never --batch 1000 -o long.json long 2>long.err
+rc=$?
+[ $rc -eq 0 ] || not_ok "fleet over long paths: exit $rc: $(tail -1 long.err | cut -c1-200)"
+$PY - <<'PY' || not_ok "fleet over long paths (above)"
+import json
+r = json.load(open("long.json"))
+assert (r["traces"], r["analysed"], r["failed"]) == (600, 600, 0), (r["traces"], r["analysed"], r["failed"])
+assert [(o["rule"], o["traces"]) for o in r["issues"]] == [("leak", 600)], r["issues"]
+PY
 exit $fail
