@@ -250,9 +250,10 @@ int iot_enc_jit_symbol(struct iot_enc *e, int64_t t, uint64_t start, uint64_t si
     return 0;
 }
 
-int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, const char *value)
+int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, size_t klen, const char *value,
+                  size_t vlen)
 {
-    size_t klen = strlen(key), vlen = strlen(value), body;
+    size_t body;
     uint8_t tmp[IOT_VARINT_MAX], *p;
 
     body = (size_t)(iot_put_varint(tmp, iot_zigzag(t - e->base_t)) - tmp);

@@ -335,8 +335,10 @@ typedef void iot_label_fn(void *arg, const char *key, size_t klen, const char *v
  */
 int iot_labels_parse(const char *list, iot_label_fn *each, void *arg, char *errbuf);
 
-/* A label record (IOT_EV_LABEL): key and value, neither NULL. */
-int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, const char *value);
+/* A label record (IOT_EV_LABEL): key[0..klen) and value[0..vlen), neither
+   NULL (as iot_labels_parse hands them, not NUL-terminated). */
+int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, size_t klen, const char *value,
+                  size_t vlen);
 
 /* ------------------------------------------------------ chunk framing */
 

@@ -130,7 +130,8 @@ static int encode(struct wchain *s, const struct iot_event *ev)
                                         strlen(ev->symbol))
                    : -1;
     case IOT_EV_LABEL:
-        return iot_enc_label(&s->enc, ev->t, ev->label_key, ev->label_value);
+        return iot_enc_label(&s->enc, ev->t, ev->label_key, strlen(ev->label_key),
+                             ev->label_value, strlen(ev->label_value));
     }
     return -1;
 }

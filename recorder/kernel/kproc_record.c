@@ -31,16 +31,10 @@ struct label_out {
 static void put_label(void *arg, const char *key, size_t klen, const char *value, size_t vlen)
 {
     struct label_out *o = arg;
-    char kbuf[IOT_LABEL_MAX_KEY + 1], vbuf[IOT_LABEL_MAX_VALUE + 1];
 
-    /* iot_labels_parse checked both lengths */
-    memcpy(kbuf, key, klen);
-    kbuf[klen] = '\0';
-    memcpy(vbuf, value, vlen);
-    vbuf[vlen] = '\0';
-    if (iot_enc_label(&o->c->enc, o->t, kbuf, vbuf) != 0) {
+    if (iot_enc_label(&o->c->enc, o->t, key, klen, value, vlen) != 0) {
         write_chunk(o->k, o->p->pid, o->c, 0);
-        iot_enc_label(&o->c->enc, o->t, kbuf, vbuf);
+        iot_enc_label(&o->c->enc, o->t, key, klen, value, vlen);
     }
 }
 

@@ -35,15 +35,10 @@ struct label_out {
 static void label_one(void *arg, const char *key, size_t klen, const char *value, size_t vlen)
 {
     struct label_out *o = arg;
-    char k[IOT_LABEL_MAX_KEY + 1], v[IOT_LABEL_MAX_VALUE + 1];
 
-    memcpy(k, key, klen);
-    k[klen] = '\0';
-    memcpy(v, value, vlen);
-    v[vlen] = '\0';
-    if (iot_enc_label(&o->t->enc, o->now, k, v) != 0) {
+    if (iot_enc_label(&o->t->enc, o->now, key, klen, value, vlen) != 0) {
         rec_chunk_switch(o->t, o->now);
-        iot_enc_label(&o->t->enc, o->now, k, v);
+        iot_enc_label(&o->t->enc, o->now, key, klen, value, vlen);
     }
 }
 

@@ -99,7 +99,12 @@ else
     [ $rc -eq 143 ] || not_ok "collector: iorecord exited $rc, not 143 (the program's SIGTERM)"
     "$IOANALYZE" info "$work/collector.zst" >"$work/collector.info" 2>&1 ||
         not_ok "collector: the trace does not read: $(cat "$work/collector.info")"
-    grep -q '^damage: none' "$work/collector.info" || not_ok "collector: $(grep damage "$work/collector.info")"
+    # a kill -9 that lands inside the collector's write of a frame leaves
+    # that frame cut short (a write to a file stops at a page once the
+    # writer has a fatal signal): the reader skips it as one damaged chunk
+    # and reads the rest; more than that one is damage the kill did not do
+    grep -Eq '^damage: (none|1 damaged chunks?,)' "$work/collector.info" ||
+        not_ok "collector: $(grep damage "$work/collector.info")"
     grep -q '^events: [1-9]' "$work/collector.info" || not_ok "collector: nothing kept: $(cat "$work/collector.info")"
 fi
 

@@ -122,9 +122,9 @@ static void test_label_record(void)
     long n;
 
     iot_enc_begin(&e, rec, sizeof(rec), h.base_t);
-    CU_ASSERT_FATAL(iot_enc_label(&e, 7001, "version", "1.2") == 0);
+    CU_ASSERT_FATAL(iot_enc_label(&e, 7001, "version", 7, "1.2", 3) == 0);
     at = e.len;
-    CU_ASSERT_FATAL(iot_enc_label(&e, 7001, "device", "") == 0);
+    CU_ASSERT_FATAL(iot_enc_label(&e, 7001, "device", 6, "", 0) == 0);
     /* a later version's label record: one more byte at the payload's end */
     CU_ASSERT_FATAL(rec[at] == 0x47 && rec[at + 1] < 0x7f);
     rec[at + 1]++;
