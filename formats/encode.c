@@ -195,81 +195,81 @@ int iot_enc_exit(struct iot_enc *e, int64_t t, int32_t status, int32_t sig)
     return 0;
 }
 
-int iot_enc_module(struct iot_enc *e, int64_t t, const char *path, uint64_t bias,
-                   const void *build_id, size_t id_len)
+/* The bytes put_bytes writes for len bytes. */
+static size_t bytes_len(size_t len)
 {
-    size_t plen = strlen(path), body;
-    uint8_t tmp[3 * IOT_VARINT_MAX], *q = tmp, *p;
+    return iot_varint_len(len) + len;
+}
 
-    /* the payload's length comes first: its fixed-size parts are sized here */
-    q = iot_put_varint(q, iot_zigzag(t - e->base_t));
-    body = (size_t)(q - tmp);
-    q = iot_put_varint(tmp, plen);
-    body += (size_t)(q - tmp) + plen;
-    q = iot_put_varint(tmp, bias);
-    body += (size_t)(q - tmp);
-    q = iot_put_varint(tmp, id_len);
-    body += (size_t)(q - tmp) + id_len;
+/*
+ * An extension record (module, JIT symbol, label): its tag, its payload's
+ * length (body bytes, its time included) and its time, written; the place
+ * its other fields go, or NULL when the chunk has no room for it.
+ */
+static uint8_t *ext_begin(struct iot_enc *e, uint8_t tag, size_t body, uint64_t zt)
+{
+    uint8_t *p;
+
     if (room(e) < 1 + IOT_VARINT_MAX + body)
-        return -1;
+        return NULL;
     p = e->buf + e->len;
-    *p++ = IOT_TAG_MODULE;
+    *p++ = tag;
     p = iot_put_varint(p, body);
-    p = iot_put_varint(p, iot_zigzag(t - e->base_t));
-    p = put_bytes(p, path, plen);
-    p = iot_put_varint(p, bias);
-    p = put_bytes(p, (const char *)build_id, id_len);
+    return iot_put_varint(p, zt);
+}
+
+/* The extension record ext_begin began ends at p. */
+static int ext_end(struct iot_enc *e, uint8_t *p)
+{
     e->len = (size_t)(p - e->buf);
     e->nrec++;
     return 0;
+}
+
+int iot_enc_module(struct iot_enc *e, int64_t t, const char *path, uint64_t bias,
+                   const void *build_id, size_t id_len)
+{
+    uint64_t zt = iot_zigzag(t - e->base_t);
+    size_t plen = strlen(path);
+    uint8_t *p = ext_begin(e, IOT_TAG_MODULE, iot_varint_len(zt) + bytes_len(plen) +
+                                                  iot_varint_len(bias) + bytes_len(id_len), zt);
+
+    if (!p)
+        return -1;
+    p = put_bytes(p, path, plen);
+    p = iot_put_varint(p, bias);
+    p = put_bytes(p, (const char *)build_id, id_len);
+    return ext_end(e, p);
 }
 
 int iot_enc_jit_symbol(struct iot_enc *e, int64_t t, uint64_t start, uint64_t size,
                        const char *name, size_t name_len)
 {
-    size_t body;
-    uint8_t tmp[4 * IOT_VARINT_MAX], *q, *p;
+    uint64_t zt = iot_zigzag(t - e->base_t);
+    uint8_t *p = ext_begin(e, IOT_TAG_JIT_SYMBOL, iot_varint_len(zt) + iot_varint_len(start) +
+                                                      iot_varint_len(size) + bytes_len(name_len),
+                           zt);
 
-    /* the payload's length comes first: its fixed-size parts are sized here */
-    q = iot_put_varint(tmp, iot_zigzag(t - e->base_t));
-    q = iot_put_varint(q, start);
-    q = iot_put_varint(q, size);
-    q = iot_put_varint(q, name_len);
-    body = (size_t)(q - tmp) + name_len;
-    if (room(e) < 1 + IOT_VARINT_MAX + body)
+    if (!p)
         return -1;
-    p = e->buf + e->len;
-    *p++ = IOT_TAG_JIT_SYMBOL;
-    p = iot_put_varint(p, body);
-    p = iot_put_varint(p, iot_zigzag(t - e->base_t));
     p = iot_put_varint(p, start);
     p = iot_put_varint(p, size);
     p = put_bytes(p, name, name_len);
-    e->len = (size_t)(p - e->buf);
-    e->nrec++;
-    return 0;
+    return ext_end(e, p);
 }
 
 int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, size_t klen, const char *value,
                   size_t vlen)
 {
-    size_t body;
-    uint8_t tmp[IOT_VARINT_MAX], *p;
+    uint64_t zt = iot_zigzag(t - e->base_t);
+    uint8_t *p = ext_begin(e, IOT_TAG_LABEL, iot_varint_len(zt) + bytes_len(klen) + bytes_len(vlen),
+                           zt);
 
-    body = (size_t)(iot_put_varint(tmp, iot_zigzag(t - e->base_t)) - tmp);
-    body += (size_t)(iot_put_varint(tmp, klen) - tmp) + klen;
-    body += (size_t)(iot_put_varint(tmp, vlen) - tmp) + vlen;
-    if (room(e) < 1 + IOT_VARINT_MAX + body)
+    if (!p)
         return -1;
-    p = e->buf + e->len;
-    *p++ = IOT_TAG_LABEL;
-    p = iot_put_varint(p, body);
-    p = iot_put_varint(p, iot_zigzag(t - e->base_t));
     p = put_bytes(p, key, klen);
     p = put_bytes(p, value, vlen);
-    e->len = (size_t)(p - e->buf);
-    e->nrec++;
-    return 0;
+    return ext_end(e, p);
 }
 
 int iot_enc_kill_chunk(void *buf, size_t cap, int32_t pid, int sig, int64_t t,

@@ -21,6 +21,18 @@ static inline int64_t iot_unzigzag(uint64_t v)
     return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
+/* The bytes iot_put_varint writes for v. */
+static inline size_t iot_varint_len(uint64_t v)
+{
+    size_t n = 1;
+
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
 /* Writes v at p (room for IOT_VARINT_MAX bytes assumed); returns the end. */
 static inline uint8_t *iot_put_varint(uint8_t *p, uint64_t v)
 {
