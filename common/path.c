@@ -3,12 +3,18 @@
 
 #include "path.h"
 
+const char *iot_path_skip_dot(const char *rel)
+{
+    while (rel[0] == '.' && rel[1] == '/')
+        rel += 2;
+    return rel;
+}
+
 size_t iot_path_join(char *buf, size_t cap, size_t dirlen, const char *rel)
 {
     size_t rl;
 
-    while (rel[0] == '.' && rel[1] == '/')
-        rel += 2;
+    rel = iot_path_skip_dot(rel);
     if (rel[0] == '.' && rel[1] == '\0')
         rel++;
     rl = strlen(rel);

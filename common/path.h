@@ -19,6 +19,10 @@
  */
 size_t iot_path_join(char *buf, size_t cap, size_t dirlen, const char *rel);
 
+/* rel past its leading "./" (each of them): what iot_path_join appends, and
+   what a path too long to join is recorded as. */
+const char *iot_path_skip_dot(const char *rel);
+
 /* The last component of p ("unknown" for NULL). */
 const char *iot_path_base(const char *p);
 

@@ -55,11 +55,8 @@ const char *abs_path(const struct kproc *p, int64_t dirfd, const char *path,
         buf[r] = '\0';
         n = (size_t)r;
     }
-    if (iot_path_join(buf, cap, n, path) == 0) {
-        while (path[0] == '.' && path[1] == '/')
-            path += 2;
-        return path;
-    }
+    if (iot_path_join(buf, cap, n, path) == 0)
+        return iot_path_skip_dot(path);
     return buf;
 }
 

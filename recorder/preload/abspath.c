@@ -47,12 +47,9 @@ static const char *dir_join(int dirfd, const char *path, char *buf, size_t cap)
             return path;
         n = (size_t)r;
     }
-    if (iot_path_join(buf, cap, n, path) == 0) {
-        /* Too long to join: recorded as given, less its leading "./". */
-        while (path[0] == '.' && path[1] == '/')
-            path += 2;
-        return path;
-    }
+    /* too long to join: recorded as given, less its leading "./" */
+    if (iot_path_join(buf, cap, n, path) == 0)
+        return iot_path_skip_dot(path);
     return buf;
 }
 
