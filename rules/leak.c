@@ -80,7 +80,6 @@ struct leak_state {
     size_t n, cap;
     struct hmap closed;          /* site_key() -> handles the site closed itself */
     struct hmap active;          /* pid -> the place of its last call on a file */
-    int in_calls;                /* places are counted in calls (else in trace ns) */
 };
 
 /* Where in its process's history s was opened, last used and closed: its
@@ -131,7 +130,6 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
     size_t i;
 
     (void)ctx;
-    st->in_calls = RULE_HAS(struct rule_session, s, end_seq);
     if (s->open_t >= 0)
         note_active(st, s);
     if (s->directory)
@@ -273,7 +271,10 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
         if (detail && strcmp(shape, "abandoned") == 0 && g->n > 1) {
             json_object_set_new(detail, "spread_pct",
                                 json_integer((json_int_t)leak_spread(st, g)));
-            json_object_set_new(detail, "spread_in", json_string(st->in_calls ? "calls" : "time"));
+            /* the unit place_of counted the group's places in */
+            json_object_set_new(detail, "spread_in",
+                                json_string(RULE_HAS(struct rule_session, &g->first, end_seq)
+                                                ? "calls" : "time"));
         }
         rule_report(ctx, &(struct rule_report){
             .s = &g->first, .repeat = (int64_t)g->n, .time_unix_ms = g->last_unix_ms,
