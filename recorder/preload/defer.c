@@ -24,6 +24,7 @@
  * while the thread was in it (rec_do_due): a rename's record, writing the
  * queue after a chunk closed.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -76,12 +77,14 @@ void rec_defer(const struct iot_event *ev, const char *path, const char *mode,
     struct rec_thread *t = rec_self;
     struct rec_pending *p;
     uint32_t i;
+    int saved = errno;   /* a handler's mmap failing must not change it */
 
     if (!t)
         return;
     t->deferred = 1;
     i = __atomic_fetch_add(&t->npending, 1, __ATOMIC_ACQ_REL);
     p = pending_slot(t, i, 1);
+    errno = saved;
     if (!p) {
         __atomic_add_fetch(&t->handler_lost, 1, __ATOMIC_RELAXED);
         return;
@@ -179,6 +182,8 @@ void rec_do_due(struct rec_thread *t)
 
 void rec_leave_slow(struct rec_thread *t)
 {
+    int saved = errno;   /* the program's (rec.h, rec_hold) */
+
     rec_guard_take();
     if (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE))
         rec_drain(t);
@@ -192,4 +197,5 @@ void rec_leave_slow(struct rec_thread *t)
         rec_drain(t);
         rec_guard_drop();
     }
+    errno = saved;
 }

@@ -183,6 +183,8 @@ struct rec_thread {
     int32_t  tid;
     int      state;        /* 0 free, 1 taken */
     uint32_t due;          /* REC_DUE_*: work for the thread's next rec_leave */
+    int     *errp;         /* the thread's errno (&errno, fixed for its life) */
+    int      err_kept;     /* the program's errno when the guard was taken */
     pthread_t self;
     /* signal handlers' calls while the thread was inside the recorder */
     uint32_t deferred;     /* pending[] has been written to */
@@ -235,8 +237,27 @@ static inline void rec_guard_take(void)
 }
 
 /*
+ * errno is the program's: whatever the recorder does between taking the
+ * guard and leaving (encoding, stack walks, perf map reads, chunk switches,
+ * writing the trace, starting the thread's chain) may change errno, and
+ * leaving puts back what it was at the take. So every record made inside
+ * the bracket keeps the program's errno without the code inside having to
+ * know: rec_hold keeps it (a load and a store through t->errp, no call),
+ * rec_leave_as puts it back before the guard drops (so no handler has
+ * replaced err_kept meanwhile), and rec_leave_slow keeps its own across
+ * the work it does with the guard down. What runs outside the bracket
+ * (naming an fd, reading a path argument) keeps errno itself.
+ */
+static inline void rec_hold(struct rec_thread *t)
+{
+    rec_guard_take();
+    t->err_kept = *t->errp;
+}
+
+/*
  * Enter the recorder for an event that started at stamp s0: the thread's
- * chunk chain with the guard set, or NULL.
+ * chunk chain with the guard set and errno kept (rec_hold), or NULL.
+ * rec_thread_start keeps errno itself.
  */
 static inline struct rec_thread *rec_enter(uint64_t s0)
 {
@@ -248,9 +269,12 @@ static inline struct rec_thread *rec_enter(uint64_t s0)
     t = rec_self;
     if (REC_UNLIKELY(t == NULL)) {
         t = rec_thread_start(s0);
-        if (!t)
+        if (!t) {
             rec_guard = 0;
+            return NULL;
+        }
     }
+    t->err_kept = *t->errp;
     return t;
 }
 
@@ -313,9 +337,14 @@ static inline int rec_deferred_since(const struct rec_thread *t)
     return __atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Leave the recorder (guard held): t is the calling thread's chain, or NULL. */
+/*
+ * Leave the recorder (guard held): t is the calling thread's chain, or
+ * NULL. errno becomes what rec_hold kept.
+ */
 static inline void rec_leave_as(struct rec_thread *t)
 {
+    if (REC_LIKELY(t != NULL))
+        *t->errp = t->err_kept;
     if (REC_UNLIKELY(t && rec_leave_due(t))) {
         rec_leave_slow(t);
         return;

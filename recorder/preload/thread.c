@@ -47,6 +47,7 @@ struct rec_thread *rec_thread_init(int first, int64_t now)
     }
     __atomic_store_n(&t->npending, 0, __ATOMIC_RELEASE);
     t->due = 0;
+    t->errp = &errno;
     t->ps = slot_for(tid);
     if (t->ps) {
         rec_self = t;
@@ -153,6 +154,7 @@ int rec_thread_fork_child(struct rec_thread *self)
     uint32_t bi;
 
     self->tid = rec_pid;    /* the child's only thread: no gettid */
+    self->errp = &errno;
     self->self = pthread_self();
     self->ps = slot_for(self->tid);
     if (!self->ps)

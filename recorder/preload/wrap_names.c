@@ -31,12 +31,14 @@ static size_t fd_target(int fd, char *buf, size_t cap)
 {
     char link[40];
     long n;
+    int saved = errno;   /* the program's: this runs outside the bracket */
 
     if (rec_filter_may_stand())
         return 0;   /* readlink is not the program's to make */
     /* without stdio: this may run in a signal handler */
     rec_stpnum(stpcpy(link, "/proc/self/fd/"), (unsigned)fd);
     n = syscall(SYS_readlink, link, buf, cap - 1);
+    errno = saved;
     if (n <= 0)
         return 0;
     buf[n] = '\0';

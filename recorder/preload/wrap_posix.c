@@ -400,6 +400,7 @@ WRAP_FADVISE(posix_fadvise64, off64_t)
 static int64_t fd_size(int fd)
 {
     struct stat st;
+    int saved = errno, bad;
 
     if (fd < 0)
         return -1;
@@ -407,7 +408,9 @@ static int64_t fd_size(int fd)
         rec_skipped(REC_SKIP_FILE_SIZE);   /* fstat is not the program's */
         return -1;
     }
-    if (syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))
+    bad = syscall(SYS_fstat, fd, &st) != 0;
+    errno = saved;   /* before the close: its errno only if it fails */
+    if (bad || !S_ISREG(st.st_mode))
         return -1;
     return (int64_t)st.st_size;
 }

@@ -55,8 +55,14 @@ unsigned rec_std_unannounced = 7;
 void rec_stdio_default_buffer(int fd, struct iot_event *ev)
 {
     struct stat st;
+    int saved = errno;
+    long bad;
 
-    if (fd < 0 || rec_filter_may_stand() || syscall(SYS_fstat, fd, &st) != 0)
+    if (fd < 0 || rec_filter_may_stand())
+        return;
+    bad = syscall(SYS_fstat, fd, &st);
+    errno = saved;   /* the stream's call succeeded: its errno stands */
+    if (bad)
         return;
     ev->has |= IOT_HAS_SIZE | IOT_HAS_BUFMODE;
     ev->size = st.st_blksize > 0 ? st.st_blksize : BUFSIZ;
@@ -297,7 +303,7 @@ untimed_append(struct rec_thread *t, FILE *f, unsigned op,
         if (REC_UNLIKELY(!rec_active) || !t || rec_guard || !(solo) ||         \
             !rec_stream_hold(1, f))                                            \
             return name##_timed(__VA_ARGS__);                                  \
-        rec_guard_take();                                                      \
+        rec_hold(t);                                                           \
         if (!untimed_append(t, f, op, (bytes), (sure))) {                      \
             rec_stream_release(f, 1);   /* before any due work */              \
             rec_leave_as(t);                                                   \
@@ -315,7 +321,7 @@ untimed_append(struct rec_thread *t, FILE *f, unsigned op,
             return name##_threaded(__VA_ARGS__);                               \
         if (REC_UNLIKELY(!rec_active) || !t || rec_guard)                      \
             return name##_timed(__VA_ARGS__);                                  \
-        rec_guard_take();                                                      \
+        rec_hold(t);                                                           \
         if (!(solo) || !untimed_append(t, f, op, (bytes), (sure)))             \
             return name##_unready(__VA_ARGS__);                                \
         rec_guard_drop();                                                      \

@@ -165,11 +165,16 @@ int fclose(FILE *f)
     held = rec_stream_hold(1, f);
     /* inline bytes still in the buffer reach the file now */
     rec_stdio_pre(f, rec_stamp());
-    if (rec_filter_may_stand())
+    if (rec_filter_may_stand()) {
         rec_skipped(REC_SKIP_FILE_SIZE);   /* fstat, fcntl, lseek: not the program's */
-    else if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        ev.has |= IOT_HAS_FILE_SIZE;
-        ev.file_size = size_after_flush(f, fd, (int64_t)st.st_size);
+    } else {
+        int saved = errno;   /* fclose may succeed and leave errno as it was */
+
+        if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
+            ev.has |= IOT_HAS_FILE_SIZE;
+            ev.file_size = size_after_flush(f, fd, (int64_t)st.st_size);
+        }
+        errno = saved;
     }
     ev.stream = stream_id(f);
     rec_stream_release(f, held);
