@@ -18,6 +18,7 @@
     X(config)          \
     X(recorder)        \
     X(recorder_procs)  \
+    X(recorder_errno)  \
     X(engine)          \
     X(reader_damage)   \
     X(infile)          \
