@@ -264,6 +264,20 @@ void engine_fd_install(struct engine *e, struct engine_proc *p, int32_t fd, stru
 
 /* ------------------------------------------------------------ calls */
 
+/*
+ * Whether an fdpath's target (the kernel's name of the open file) names
+ * the file a session was opened as: the same path, or the same with the
+ * kernel's " (deleted)" after it.
+ */
+static int fdpath_names(const char *target, const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+
+    if (!path || strncmp(target, path, n) != 0)
+        return 0;
+    return target[n] == '\0' || strcmp(target + n, " (deleted)") == 0;
+}
+
 void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_event *ev)
 {
     struct ofd *o;
@@ -273,10 +287,16 @@ void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_ev
     if (ev->op == IOT_OP_FDPATH) {
         /*
          * An fd the recorder saw used before it saw it made. Known here
-         * (inherited from a recorded process): the session goes on. A
-         * pipe, socket or other non-file ("pipe:[12]") is no session.
+         * (inherited from a recorded process) and still naming that file:
+         * the session goes on. Naming another, the fd was replaced where
+         * no wrapper could see it (a vfork child's dup2 before its exec,
+         * posix_spawn's file actions): the inherited session ends there
+         * and the fd is what the process itself says. A pipe, socket or
+         * other non-file ("pipe:[12]") is no session.
          */
-        if ((ev->has & IOT_HAS_FD) && engine_fd_ofd(p, ev->fd))
+        struct ofd *known = (ev->has & IOT_HAS_FD) ? engine_fd_ofd(p, ev->fd) : NULL;
+
+        if (known && fdpath_names(ev->path, known->s.path))
             return;
         if (ev->path[0] != '/') {
             engine_fd_close(e, p, (int32_t)ev->ret, ev->t);

@@ -68,10 +68,16 @@ static inline void rec_fd_set(int fd, unsigned state)
  */
 void rec_fd_name(int fd, uint64_t s0);
 
-/* A wrapper made fd (not in a vfork child: it shares our memory, not our
-   fd table). */
+/*
+ * A wrapper made fd. Not in a vfork child (guard off): it shares our
+ * memory, not our fd table, so its dup2 or close before its exec leaves
+ * the parent's state alone (its exec'd image names its fds itself, with
+ * fdpath records, at their first data call).
+ */
 static inline void rec_fd_mark(int fd)
 {
+    if (rec_guard == REC_GUARD_OFF)
+        return;
     rec_fd_set(fd, REC_FD_QUIET);
     rec_site_fd_reset(fd);
 }
@@ -89,6 +95,8 @@ void rec_fd_shared_all(void);
 /* fd was closed: a later fd with its number is new. */
 static inline void rec_fd_unmark(int fd)
 {
+    if (rec_guard == REC_GUARD_OFF)
+        return;   /* a vfork child's (rec_fd_mark) */
     rec_fd_set(fd, REC_FD_UNSEEN);
     rec_site_fd_reset(fd);
 }
