@@ -10,6 +10,7 @@
  * EBADF on it at no cost to their hot path. What still shows them: /proc/self/fd, raw
  * syscalls, and calls the recorder does not wrap (poll, ioctl, ...).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 
@@ -51,12 +52,91 @@ int rec_own_fd(int fd)
     return 0;
 }
 
+/*
+ * Set once the program met its soft fd limit with ours below it: from then
+ * on ours go above the limit (the program's fd table is that big already).
+ */
+static int own_above;
+/* The process that said in its trace that ours stay below the limit. */
+static int32_t in_range_said;
+
+/*
+ * A close-on-exec duplicate of fd just above the soft fd limit, the soft
+ * limit lifted for the dup and put back (-1: the hard limit is the soft one,
+ * or no number is free there).
+ */
+static int fd_above_limit(int fd)
+{
+    struct rlimit rl, lifted;
+    int nfd;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= rl.rlim_cur))
+        return -1;
+    lifted = rl;
+    lifted.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < rl.rlim_cur + 8
+                          ? rl.rlim_max : rl.rlim_cur + 8;
+    if (setrlimit(RLIMIT_NOFILE, &lifted) != 0)
+        return -1;
+    nfd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)rl.rlim_cur);
+    setrlimit(RLIMIT_NOFILE, &rl);
+    return nfd;
+}
+
 /* A close-on-exec duplicate of fd at a high number (-1 when none). */
 int rec_fd_high(int fd)
 {
-    int nfd = rec_seg_fd_high(fd, F_DUPFD_CLOEXEC, 8);
+    int nfd = own_above ? fd_above_limit(fd) : -1;
 
+    if (nfd < 0)
+        nfd = rec_seg_fd_high(fd, F_DUPFD_CLOEXEC, 8);
     return nfd >= 0 ? nfd : (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/* How many of ours sit below the soft fd limit (0 when it cannot be read). */
+static int own_below_limit(void)
+{
+    struct rlimit rl;
+    int n = 0;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    for (int k = 0; k < 3; k++)
+        if (rec_own_fd_get(k) >= 0 && (rlim_t)rec_own_fd_get(k) < rl.rlim_cur)
+            n++;
+    return n;
+}
+
+void rec_own_fds_in_range_say(int n)
+{
+    if (n <= 0 || __atomic_exchange_n(&in_range_said, rec_pid, __ATOMIC_ACQ_REL) == rec_pid)
+        return;
+    rec_lost("fds_in_range", (uint64_t)n);
+}
+
+int rec_own_fds_make_room(void)
+{
+    int saved = errno, before, after;
+
+    if (!rec_active || rec_guard || rec_filter_may_stand())
+        return 0;   /* no getrlimit or dup of our own there */
+    before = own_below_limit();
+    if (before == 0) {
+        errno = saved;
+        return 0;   /* the program's own limit, as natively */
+    }
+    own_above = 1;
+    for (int k = 0; k < 3; k++) {
+        int fd = rec_own_fd_get(k);
+        struct rlimit rl;
+
+        if (fd >= 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && (rlim_t)fd < rl.rlim_cur)
+            rec_own_fd_move(fd);
+    }
+    after = own_below_limit();
+    rec_own_fds_in_range_say(after);
+    errno = saved;
+    return after < before;
 }
 
 int rec_close_range_around(unsigned first, unsigned last, int flags)

@@ -493,6 +493,15 @@ void rec_thread_renamed(pthread_t thread, const char *name);
 int rec_own_fd(int fd);
 void rec_own_fd_move(int fd);
 int rec_close_range_around(unsigned first, unsigned last, int flags);
+/*
+ * A call of the program that makes an fd failed with EMFILE: when ours
+ * sit below the soft fd limit, move them above it (the hard limit
+ * allowing) and say 1, so that the call is made again and the program gets
+ * every fd it gets natively; what stays below is said in the trace once
+ * per process (lost: fds_in_range, n). errno is kept.
+ */
+int rec_own_fds_make_room(void);
+void rec_own_fds_in_range_say(int n);
 /* The trace fd (without a collector), and moving it out of the program's way. */
 int rec_trace_fd(void);
 void rec_trace_fd_move(void);

@@ -42,8 +42,7 @@ static void own_fds_report(void)
     for (int k = 0; k < 3; k++)
         if (rec_own_fd_get(k) >= 0 && (rlim_t)rec_own_fd_get(k) < rl.rlim_cur)
             in_range++;
-    if (in_range)
-        rec_lost("fds_in_range", in_range);
+    rec_own_fds_in_range_say((int)in_range);
 }
 
 static int env_true(const char *name, int dflt)

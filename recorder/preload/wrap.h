@@ -158,6 +158,34 @@ static inline int rec_fd_check(int fd)
 #define CALL_REAL_OWN(own, fail, name, ...)                                    \
     (REC_UNLIKELY(own) ? (errno = EBADF, (fail)) : CALL_REAL(fail, name, __VA_ARGS__))
 
+/*
+ * The real call of a function that makes an fd, made once more when it
+ * failed with EMFILE and the recorder moved its own fds out of the
+ * program's range (rec_own_fds_make_room): natively those numbers were
+ * free. A call failing with EMFILE changed nothing (the kernel takes the
+ * fd number first), so making it again is safe; other calls pay one
+ * compare with fail.
+ */
+#define CALL_REAL_NEWFD(r, fail, name, ...)                                    \
+    do {                                                                       \
+        (r) = CALL_REAL(fail, name, __VA_ARGS__);                              \
+        if (REC_UNLIKELY((r) == (fail)) && errno == EMFILE &&                  \
+            rec_own_fds_make_room())                                           \
+            (r) = CALL_REAL(fail, name, __VA_ARGS__);                          \
+    } while (0)
+
+/* WRAP_BODY for a function that makes an fd (CALL_REAL_NEWFD). */
+#define WRAP_BODY_NEWFD(rtype, fail, name, record, ...)                        \
+    uint64_t s0, s1;                                                           \
+    rtype r;                                                                   \
+    if (!rec_active)                                                           \
+        return CALL_REAL(fail, name, __VA_ARGS__);                             \
+    s0 = rec_stamp();                                                          \
+    CALL_REAL_NEWFD(r, fail, name, __VA_ARGS__);                               \
+    s1 = rec_stamp();                                                          \
+    record;                                                                    \
+    return r
+
 /* WRAP_BODY (real.h) for a call on fd. */
 #define WRAP_BODY_FD(rtype, fail, fd, name, record, ...)                       \
     uint64_t s0, s1;                                                           \

@@ -163,7 +163,7 @@ DIR *opendir(const char *path)
     if (!rec_active)
         return CALL_REAL(NULL, opendir, path);
     s0 = rec_stamp();
-    r = CALL_REAL(NULL, opendir, path);
+    CALL_REAL_NEWFD(r, NULL, opendir, path);
     s1 = rec_stamp();
     rec_opendir(path, r ? stream_fd(r) : -1, r ? 0 : errno, s0, s1);
     return r;

@@ -33,7 +33,7 @@ static void rec_newfds(unsigned op, int fd, int newfd, int r, int err,
 #define WRAP_PAIR(name, params, fds, ...)                                      \
     int name params                                                            \
     {                                                                          \
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_NEWFD(int, -1, name,                                         \
                   rec_newfds(IOT_OP_PIPE, r == 0 ? fds[0] : -1,                \
                              r == 0 ? fds[1] : -1, r, ERR_OF(r), s0, s1),      \
                   __VA_ARGS__);                                                \
@@ -47,7 +47,7 @@ WRAP_PAIR(socketpair, (int d, int t, int p, int fds[2]), fds, d, t, p, fds)
 #define WRAP_ONE(name, params, ...)                                            \
     int name params                                                            \
     {                                                                          \
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_NEWFD(int, -1, name,                                         \
                   rec_newfds(IOT_OP_SOCKET, r, -1, r, ERR_OF(r), s0, s1),      \
                   __VA_ARGS__);                                                \
     }

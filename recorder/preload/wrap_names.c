@@ -186,20 +186,20 @@ static void rec_memfd(const char *name, int r, int err, uint64_t s0, uint64_t s1
 
 int memfd_create(const char *name, unsigned flags)
 {
-    WRAP_BODY(int, -1, memfd_create, rec_memfd(name, r, ERR_OF(r), s0, s1), name, flags);
+    WRAP_BODY_NEWFD(int, -1, memfd_create, rec_memfd(name, r, ERR_OF(r), s0, s1), name, flags);
 }
 
 /* An open by handle is an open: recorded as one, named by its target. */
 int open_by_handle_at(int mount_fd, struct file_handle *h, int flags)
 {
-    WRAP_BODY(int, -1, open_by_handle_at,
+    WRAP_BODY_NEWFD(int, -1, open_by_handle_at,
               rec_named(IOT_OP_OPEN, r, ERR_OF(r), NULL, flags, s0, s1),
               mount_fd, h, flags);
 }
 
 int posix_openpt(int flags)
 {
-    WRAP_BODY(int, -1, posix_openpt,
+    WRAP_BODY_NEWFD(int, -1, posix_openpt,
               rec_named(IOT_OP_OPEN, r, ERR_OF(r), "/dev/ptmx", flags, s0, s1),
               flags);
 }
@@ -242,7 +242,8 @@ REAL_HERE(int, epoll_create1, (int));
 #define WRAP_ANON(name, params, ...)                                           \
     int name params                                                            \
     {                                                                          \
-        WRAP_BODY(int, -1, name, rec_anon(r, ERR_OF(r), s0, s1), __VA_ARGS__); \
+        WRAP_BODY_NEWFD(int, -1, name, rec_anon(r, ERR_OF(r), s0, s1),       \
+                        __VA_ARGS__);                                  \
     }
 
 WRAP_ANON(eventfd, (unsigned v, int fl), v, fl)
@@ -253,7 +254,7 @@ WRAP_ANON(epoll_create1, (int fl), fl)
 
 int inotify_init(void)
 {
-    WRAP_BODY(int, -1, inotify_init, rec_anon(r, ERR_OF(r), s0, s1));
+    WRAP_BODY_NEWFD(int, -1, inotify_init, rec_anon(r, ERR_OF(r), s0, s1));
 }
 
 /* signalfd(-1, ...) makes an fd; with an fd it changes that one's mask. */

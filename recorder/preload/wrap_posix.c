@@ -221,7 +221,7 @@ static mode_t mode_arg(int flags, va_list ap)
         va_start(ap, flags);                                                   \
         mode = mode_arg(flags, ap);                                            \
         va_end(ap);                                                            \
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_NEWFD(int, -1, name,                                         \
                   rec_open(AT_FDCWD, path, flags | (extra), r, ERR_OF(r), s0,  \
                            s1),                                                \
                   path, flags | (extra), mode);                                \
@@ -235,7 +235,7 @@ static mode_t mode_arg(int flags, va_list ap)
         va_start(ap, flags);                                                   \
         mode = mode_arg(flags, ap);                                            \
         va_end(ap);                                                            \
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_NEWFD(int, -1, name,                                         \
                   rec_open(dirfd, path, flags, r, ERR_OF(r), s0, s1),          \
                   dirfd, path, flags, mode);                                   \
     }
@@ -249,7 +249,7 @@ WRAP_OPENAT(openat64)
 #define WRAP_OPEN_FIXED(name, params, dirfd, path, flags, ...)                 \
     int name params                                                            \
     {                                                                          \
-        WRAP_BODY(int, -1, name,                                               \
+        WRAP_BODY_NEWFD(int, -1, name,                                         \
                   rec_open(dirfd, path, flags, r, ERR_OF(r), s0, s1),          \
                   __VA_ARGS__);                                                \
     }
@@ -525,7 +525,7 @@ int dup(int oldfd)
         errno = EBADF;
         r = -1;
     } else {
-        r = CALL_REAL(-1, dup, oldfd);
+        CALL_REAL_NEWFD(r, -1, dup, oldfd);
     }
     s1 = rec_stamp();
     rec_dup(oldfd, r, ERR_OF(r), 0, s0, s1);

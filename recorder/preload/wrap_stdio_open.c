@@ -73,7 +73,7 @@ static void rec_fopen(unsigned op, const char *path, const char *mode,
         if (!rec_active)                                                       \
             return CALL_REAL(NULL, name, path, mode);                          \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(NULL, name, path, mode);                                 \
+        CALL_REAL_NEWFD(r, NULL, name, path, mode);                            \
         s1 = rec_stamp();                                                      \
         rec_fopen(op, path, mode, -1, r, r ? 0 : errno, s0, s1);               \
         return r;                                                              \
@@ -121,7 +121,7 @@ FILE *fdopen(int fd, const char *mode)
         if (!rec_active)                                                       \
             return CALL_REAL(NULL, name);                                      \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL(NULL, name);                                             \
+        CALL_REAL_NEWFD(r, NULL, name, );                                      \
         s1 = rec_stamp();                                                      \
         rec_fopen(IOT_OP_TMPFILE, NULL, "w+b", -1, r, r ? 0 : errno, s0, s1);  \
         return r;                                                              \

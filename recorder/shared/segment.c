@@ -252,17 +252,21 @@ int rec_seg_fd_high(int fd, int dup_cmd, long margin)
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
         lim = (long)rl.rlim_cur;
         /*
-         * Under a low soft limit (ulimit -n 64) the top of the program's
-         * range is the program's own: it gets EMFILE there, and ours
-         * would take numbers it has natively. When the hard limit allows,
-         * lift the soft one for the dup and put it back at once: an fd
-         * above the soft limit stays open, and the program can neither
-         * be given its number nor dup onto it.
+         * Under a soft limit of 1024 or less (the usual default, or
+         * ulimit -n 64) the top of the program's range is the program's
+         * own: it gets EMFILE there, and ours would take numbers it has
+         * natively. When the hard limit allows, lift the soft one for the
+         * dup (to 1024, or to just above a soft limit of 1024) and put it
+         * back at once: an fd above the soft limit stays open, and the
+         * program can neither be given its number nor dup onto it.
          */
-        if (lim < 1024 && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur)) {
+        if (lim <= 1024 && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur)) {
+            rlim_t top = rl.rlim_cur + (rlim_t)margin > 1024 ? rl.rlim_cur + (rlim_t)margin
+                                                             : 1024;
+
             lifted = rl;
-            lifted.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 1024
-                                  ? 1024 : rl.rlim_max;
+            lifted.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < top ? rl.rlim_max
+                                                                                : top;
             if (setrlimit(RLIMIT_NOFILE, &lifted) == 0) {
                 restore = 1;
                 lim = (long)lifted.rlim_cur;
@@ -270,9 +274,10 @@ int rec_seg_fd_high(int fd, int dup_cmd, long margin)
             }
         }
     }
-    /* no higher than ~1000: fork copies the fd table up to the highest
-       open fd, and every fork of the program would pay for a high one */
-    if (lim > 1024)
+    /* no higher than ~1000 (a margin above 1024 when lifted there): fork
+       copies the fd table up to the highest open fd, and every fork of
+       the program would pay for a high one */
+    if (lim > 1024 && !restore)
         lim = 1024;
     for (long want = lim - margin; want >= 10 && nfd < 0; want = want * 3 / 4)
         nfd = (int)syscall(SYS_fcntl, fd, dup_cmd, want);

@@ -193,9 +193,12 @@ int rec_seg_locked(int fd, uint32_t i);
  * quarter; -1 when none from 10 up is free. The recorder's fds (the trace,
  * or the collector's memfd and pipe) live there, out of the program's usual
  * range: iorecord's take margin 16, the library's trace 8. A soft limit
- * below 1024 is lifted for the dup (towards the hard limit, at most 1024)
- * and put back, so that ours sit above the program's whole range; only
- * when the hard limit equals the soft one do they take its top numbers.
+ * of 1024 or less is lifted for the dup (towards the hard limit, to 1024,
+ * or to margin above a soft limit of 1024) and put back, so that ours sit
+ * above the program's whole range; only when the hard limit equals the
+ * soft one do they take its top numbers. Above 1024 they stay below it
+ * (a fork copies the fd table up to the highest fd) until the program
+ * meets the limit (ownfds.c, rec_own_fds_make_room).
  */
 int rec_seg_fd_high(int fd, int dup_cmd, long margin);
 
