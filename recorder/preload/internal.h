@@ -205,6 +205,8 @@ void rec_own_fd_set(int kind, int fd);
 int rec_own_fd_get(int kind);
 /* A close-on-exec duplicate of fd at a high number (-1 when none). */
 int rec_fd_high(int fd);
+/* From now on rec_fd_high puts ours above the soft fd limit (ownfds_room.c). */
+void rec_own_fds_above(void);
 
 /* --------------------------------------------------------- tracefile.c */
 

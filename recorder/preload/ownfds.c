@@ -10,7 +10,6 @@
  * EBADF on it at no cost to their hot path. What still shows them: /proc/self/fd, raw
  * syscalls, and calls the recorder does not wrap (poll, ioctl, ...).
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 
@@ -53,12 +52,16 @@ int rec_own_fd(int fd)
 }
 
 /*
- * Set once the program met its soft fd limit with ours below it: from then
- * on ours go above the limit (the program's fd table is that big already).
+ * Set once the program met its soft fd limit with ours below it
+ * (ownfds_room.c): from then on ours go above the limit (the program's fd
+ * table is that big already).
  */
 static int own_above;
-/* The process that said in its trace that ours stay below the limit. */
-static int32_t in_range_said;
+
+void rec_own_fds_above(void)
+{
+    own_above = 1;
+}
 
 /*
  * A close-on-exec duplicate of fd just above the soft fd limit, the soft
@@ -93,51 +96,6 @@ int rec_fd_high(int fd)
     return nfd >= 0 ? nfd : (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
 }
 
-/* How many of ours sit below the soft fd limit (0 when it cannot be read). */
-static int own_below_limit(void)
-{
-    struct rlimit rl;
-    int n = 0;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return 0;
-    for (int k = 0; k < 3; k++)
-        if (rec_own_fd_get(k) >= 0 && (rlim_t)rec_own_fd_get(k) < rl.rlim_cur)
-            n++;
-    return n;
-}
-
-void rec_own_fds_in_range_say(int n)
-{
-    if (n <= 0 || __atomic_exchange_n(&in_range_said, rec_pid, __ATOMIC_ACQ_REL) == rec_pid)
-        return;
-    rec_lost("fds_in_range", (uint64_t)n);
-}
-
-int rec_own_fds_make_room(void)
-{
-    int saved = errno, before, after;
-
-    if (!rec_active || rec_guard || rec_filter_may_stand())
-        return 0;   /* no getrlimit or dup of our own there */
-    before = own_below_limit();
-    if (before == 0) {
-        errno = saved;
-        return 0;   /* the program's own limit, as natively */
-    }
-    own_above = 1;
-    for (int k = 0; k < 3; k++) {
-        int fd = rec_own_fd_get(k);
-        struct rlimit rl;
-
-        if (fd >= 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && (rlim_t)fd < rl.rlim_cur)
-            rec_own_fd_move(fd);
-    }
-    after = own_below_limit();
-    rec_own_fds_in_range_say(after);
-    errno = saved;
-    return after < before;
-}
 
 int rec_close_range_around(unsigned first, unsigned last, int flags)
 {
