@@ -16,6 +16,9 @@
  *
  * Without a collector (plain preload, or fds that are not a segment), the
  * segment is private memory and this process writes the trace itself.
+ *
+ * The entries also tell when two live processes share a pid (each in its
+ * own pid namespace): the trace says so, as nothing else in it can.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +197,35 @@ void rec_collect_wake(void)
        within its sleep's timeout */
     if (__atomic_load_n(&rec_seg->sleeping, __ATOMIC_ACQUIRE) && !rec_filter_may_stand())
         syscall(SYS_futex, &rec_seg->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/*
+ * An entry is alive while its process holds the lock on its byte (the
+ * entry of one that has just died stays until the collector reaps it:
+ * its pid taken again in this namespace is no clash). fcntl is asked only
+ * of entries with our pid, and not where a filter may stand.
+ */
+void rec_collect_pid_check(void)
+{
+    struct rec_seg_hdr *s = rec_seg;
+    uint32_t n, clashes = 0;
+    int fd;
+
+    if (!rec_collected || rec_filter_may_stand())
+        return;
+    fd = rec_own_fd_get(REC_OWN_SEG);
+    n = __atomic_load_n(&s->procs_hwm, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < s->nprocs && fd >= 0; i++) {
+        struct rec_seg_proc *e = rec_seg_proc_at(s, i);
+        uint32_t st = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+
+        if (i + 1 == rec_proc || __atomic_load_n(&e->pid, __ATOMIC_RELAXED) != rec_pid ||
+            (st != REC_PROC_LIVE && st != REC_PROC_MOVING))
+            continue;
+        clashes += rec_seg_locked(fd, i) == 1;
+    }
+    if (clashes)
+        rec_lost("pid_shared", clashes);
 }
 
 int rec_collector_alive(void)
