@@ -406,6 +406,31 @@ int rec_seg_close_range_except(unsigned first, unsigned last, int flags,
 
 /* ----------------------------------------------------------- writing */
 
+/*
+ * A chunk whose buffer the writer of the trace could not map (its own
+ * address space is full): in its place, one of the same chain and seq that
+ * holds a lost record (no_memory, count unknown), so the trace says that
+ * this thread's records from there are missing.
+ */
+static void emit_unmapped(const struct iot_chunk_hdr *h0, rec_seg_emit_fn *emit, void *ctx)
+{
+    static const char why[] = "no_memory";
+    uint8_t buf[64];
+    struct iot_enc e;
+    struct iot_chunk_hdr h = *h0;
+    struct iot_event ev = {
+        .kind = IOT_EV_CALL, .op = IOT_OP_LOST, .has = IOT_HAS_SIZE | IOT_HAS_MODE,
+        .t = h0->base_t, .size = 0,
+    };
+
+    iot_enc_begin(&e, buf, sizeof(buf), h0->base_t);
+    if (iot_enc_str(&e, why, sizeof(why) - 1, &ev.mode_id) != 0 || iot_enc_call(&e, &ev) != 0)
+        return;
+    h.nrec = e.nrec;
+    h.bytes = (uint32_t)e.len;
+    emit(ctx, &h, buf);
+}
+
 static void slot_hdr(const struct rec_seg_slot *sl, struct iot_chunk_hdr *h)
 {
     memset(h, 0, sizeof(*h));
@@ -471,9 +496,13 @@ void rec_seg_retire_slot(struct rec_seg_hdr *s, struct rec_seg_slot *sl,
         h.nrec = (uint32_t)(pub >> 32);
         h.bytes = (uint32_t)pub;
         if (h.bytes > 0 && h.bytes <= REC_SEG_CHUNK &&
-            !(sl->snap_buf == b && sl->snap_len == h.bytes) &&
-            (data = rec_seg_data(s, b)) != NULL)
-            emit(ctx, &h, data);
+            !(sl->snap_buf == b && sl->snap_len == h.bytes)) {
+            data = rec_seg_data(s, b);
+            if (data)
+                emit(ctx, &h, data);
+            else
+                emit_unmapped(&h, emit, ctx);
+        }
         rec_seg_buf_put(s, b);
     }
     __atomic_store_n(&sl->buf, 0, __ATOMIC_RELAXED);
@@ -494,7 +523,7 @@ void rec_seg_drain(struct rec_seg_hdr *s, rec_seg_emit_fn *emit, void *ctx)
         if (data)
             emit(ctx, &rec_seg_meta(s, b)->hdr, data);
         else
-            __atomic_add_fetch(&s->chunks_unmapped, 1, __ATOMIC_RELAXED);
+            emit_unmapped(&rec_seg_meta(s, b)->hdr, emit, ctx);
         rec_seg_buf_put(s, b);
         b = next;
     }

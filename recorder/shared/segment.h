@@ -75,7 +75,6 @@ struct rec_seg_hdr {
     uint32_t survivors;      /* processes still recorded at the last flush */
     uint32_t launcher_gone;  /* iorecord has exited: its stderr is not ours */
     int32_t  collector_pid;  /* as the launcher sees it (for messages) */
-    uint32_t chunks_unmapped; /* queued chunks the writer could not map */
 };
 
 /*
