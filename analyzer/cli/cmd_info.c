@@ -69,11 +69,16 @@ static void info_label(struct info *in, const struct iot_event *ev)
     }
 }
 
-static struct pinfo *pinfo_get(struct info *in, int32_t pid)
+/*
+ * The process of pid as the trace has it now. A process record for a pid
+ * whose process has exited starts a new process (new_life): the pid was
+ * reused, in a pid namespace or after pid_max wrapped.
+ */
+static struct pinfo *pinfo_get(struct info *in, int32_t pid, int new_life)
 {
     void *v = hmap_get(&in->pidx, (uint64_t)(uint32_t)pid);
 
-    if (v)
+    if (v && !(new_life && in->p[(size_t)(uintptr_t)v - 1].exited == 1))
         return &in->p[(size_t)(uintptr_t)v - 1];
     if (iot_grow(&in->p, &in->capp, in->np + 1, sizeof(*in->p)) < 0)
         return NULL;
@@ -227,7 +232,7 @@ static void info_event(struct info *in, const struct iot_event *ev)
             info_unseen(in, ev);
         if (ev->has & IOT_HAS_NO_DUR)
             in->no_dur++;
-        if ((p = pinfo_get(in, ev->pid)) != NULL) {
+        if ((p = pinfo_get(in, ev->pid, 0)) != NULL) {
             if (!iot_op_is_note(ev->op))
                 p->calls++;
             info_coverage(p, ev);
@@ -239,7 +244,7 @@ static void info_event(struct info *in, const struct iot_event *ev)
         size_t len = 0;
         char *a;
 
-        if (!(p = pinfo_get(in, ev->pid)))
+        if (!(p = pinfo_get(in, ev->pid, 1)))
             break;
         p->ppid = ev->ppid;
         p->exe = ev->exe;
@@ -265,7 +270,7 @@ static void info_event(struct info *in, const struct iot_event *ev)
         info_label(in, ev);
         break;
     case IOT_EV_EXIT:
-        if ((p = pinfo_get(in, ev->pid)) != NULL) {
+        if ((p = pinfo_get(in, ev->pid, 0)) != NULL) {
             p->exited = 1;
             p->status = ev->status;
             p->signal = (ev->has & IOT_HAS_SIGNAL) ? ev->signal : 0;

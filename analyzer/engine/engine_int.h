@@ -303,12 +303,28 @@ void engine_proc_drop_all(struct engine *e, struct engine_proc *p, int64_t t, in
 /* The error path of engine_free: every process and thread, without ending sessions. */
 void engine_procs_free(struct engine *e);
 
-/* The process of pid; the last one asked for is at hand (calls come in runs). */
+/*
+ * The process of pid as a call of it makes it: created when unknown, live
+ * again when it had exited (the pid was reused, unannounced). For the
+ * replay only; the last one asked for is at hand (calls come in runs).
+ */
 static inline struct engine_proc *engine_proc_get(struct engine *e, int32_t pid)
 {
     struct engine_proc *p = e->last_proc;
 
     return p && p->pid == pid ? p : engine_proc_lookup(e, pid);
+}
+
+/*
+ * The latest process of pid, exited or not, NULL when none was seen: a
+ * lookup that only looks. What reports ask between events goes through it
+ * (engine_query.c): a question must not make a process, nor bring an
+ * exited one back to life, whose next process with that pid would then be
+ * taken for an exec of the old one.
+ */
+static inline struct engine_proc *engine_proc_find(const struct engine *e, int32_t pid)
+{
+    return hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
 }
 
 /*

@@ -37,9 +37,11 @@ static void proc_fork(struct engine_proc *parent, struct engine_proc *p)
     stdio_fork(parent, p);
 }
 
-/* A process whose pid is reused by a new one: its old table goes. */
-static void proc_reuse(struct engine_proc *p)
+/* A process whose pid is reused by a new one: its old table goes; the new
+   one is one more process. */
+static void proc_reuse(struct engine *e, struct engine_proc *p)
 {
+    e->st.processes++;
     free(p->fds);
     p->fds = NULL;
     p->nfds = 0;
@@ -58,7 +60,7 @@ void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_ev
     if (c && !c->exited)
         return;         /* already running (its events came first): keep what it has */
     if (c)
-        proc_reuse(c);
+        proc_reuse(e, c);
     else
         c = engine_proc_new(e, pid);
     if (!c)
@@ -109,7 +111,7 @@ void engine_on_process(struct engine *e, const struct iot_event *ev)
         struct engine_proc *parent;
 
         if (p && p->exited)         /* pid reused */
-            proc_reuse(p);
+            proc_reuse(e, p);
         if (!p)
             p = engine_proc_new(e, ev->pid);
         if (!p)

@@ -30,8 +30,10 @@ struct engine_proc *engine_proc_lookup(struct engine *e, int32_t pid)
 
     if (!p)
         p = engine_proc_new(e, pid);
-    else if (p->exited)
+    else if (p->exited) {
         p->exited = 0;      /* calls after the exit: the pid was reused, unannounced */
+        e->st.processes++;
+    }
     e->last_proc = p;
     return p;
 }

@@ -1,7 +1,8 @@
 /*
  * What the reports ask of the engine between events (engine.h): which file a
  * call touched. Kept apart from the engine's own files: nothing here runs on
- * the analysis' hot path.
+ * the analysis' hot path, and nothing here changes what the engine knows
+ * (engine_proc_find: a question makes no process and revives none).
  */
 #include "engine_int.h"
 
@@ -16,35 +17,35 @@ const char *engine_call_path(struct engine *e, const struct iot_event *ev)
         return ev->path;
     if (!(ev->has & IOT_HAS_FD))
         return NULL;
-    p = engine_proc_get(e, ev->pid);
+    p = engine_proc_find(e, ev->pid);
     o = p ? engine_fd_ofd(p, ev->fd) : NULL;
     return o ? o->s.path : NULL;
 }
 
 const char *engine_proc_name_of(struct engine *e, int32_t pid)
 {
-    struct engine_proc *p = engine_proc_get(e, pid);
+    struct engine_proc *p = engine_proc_find(e, pid);
 
     return p ? p->name : NULL;
 }
 
 const char *engine_proc_exe_of(struct engine *e, int32_t pid)
 {
-    struct engine_proc *p = engine_proc_get(e, pid);
+    struct engine_proc *p = engine_proc_find(e, pid);
 
     return p ? p->exe : NULL;
 }
 
 const char *engine_proc_cwd_of(struct engine *e, int32_t pid)
 {
-    struct engine_proc *p = engine_proc_get(e, pid);
+    struct engine_proc *p = engine_proc_find(e, pid);
 
     return p ? p->cwd : NULL;
 }
 
 int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms)
 {
-    struct engine_proc *p = engine_proc_get(e, pid);
+    struct engine_proc *p = engine_proc_find(e, pid);
     int64_t ns;
 
     if (!p || !iot_unix_ns_of(p->start_t, p->start_unix_ns, t, &ns))
@@ -57,7 +58,7 @@ void engine_proc_io_add(struct engine *e, int32_t pid, int64_t ns)
 {
     /* processes stay in the table after they exit: a session that ends
        with its process finds it */
-    struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
+    struct engine_proc *p = engine_proc_find(e, pid);
 
     if (p && ns > 0)
         SADD(p->io_ns, ns);
@@ -65,7 +66,7 @@ void engine_proc_io_add(struct engine *e, int32_t pid, int64_t ns)
 
 int64_t engine_proc_io_ns_of(const struct engine *e, int32_t pid)
 {
-    const struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
+    const struct engine_proc *p = engine_proc_find(e, pid);
 
     return p ? p->io_ns : 0;
 }

@@ -255,6 +255,7 @@ static void become_collector(struct writer *w, int live_rd, const char *spool,
         /* paths are absolute; the directory only pins a mount */
     }
     rec_seg_lock(w->seg_fd, w->seg->nprocs);
+    rec_seg_view_init(w->seg_fd, 1);
     fcntl(live_rd, F_SETFL, O_NONBLOCK);
     w->framer.chunker = iot_chunker_create(1);
     w->framer.cap = iot_chunk_bound(REC_SEG_CHUNK);
@@ -288,6 +289,8 @@ int collector_start(struct collector *c, int trace_fd, const char *output,
 {
     size_t size = rec_seg_size(REC_SEG_SHARED_BUFS, REC_SEG_SHARED_SLOTS,
                                REC_SEG_PROCS);
+    size_t head = rec_seg_head_size(REC_SEG_SHARED_BUFS, REC_SEG_SHARED_SLOTS,
+                                    REC_SEG_PROCS);
     struct sigaction ign = { .sa_handler = SIG_IGN }, old;
     struct writer w;
     int live[2] = { -1, -1 }, err, sized;
@@ -312,7 +315,9 @@ int collector_start(struct collector *c, int trace_fd, const char *output,
     if (fcntl(c->seg_fd, F_ADD_SEALS,
               F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
         goto fail;
-    c->seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, c->seg_fd, 0);
+    /* the head only: the collector maps the data an extent at a time as
+       the recorded processes use it (segment.h) */
+    c->seg = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_SHARED, c->seg_fd, 0);
     if (c->seg == MAP_FAILED) {
         c->seg = NULL;
         goto fail;
@@ -355,7 +360,7 @@ fail_started:
 fail:
     err = errno;
     if (c->seg)
-        munmap(c->seg, size);
+        munmap(c->seg, head);
     if (c->seg_fd >= 0)
         close(c->seg_fd);
     if (live[0] >= 0) {

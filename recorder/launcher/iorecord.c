@@ -613,7 +613,7 @@ int main(int argc, char **argv)
     struct kcap *kc = NULL;
     struct launch_ask ask = { .fd = -1, .pidfd = -1 };
     int parsed, i, status, mode, gate[2] = { -1, -1 }, cmd_preloaded = 1, kernel_err,
-        on_demand = 0;
+        on_demand = 0, empty;
 
     opt_program("iorecord", IOT_FORMAT_VERSION);
     parsed = opt_parse(&iorecord_cmd, argc, argv, &command);
@@ -790,9 +790,11 @@ int main(int argc, char **argv)
     close_output(output, out);
     if (col.pid > 0)
         collector_end(&col);
+    empty = launch_trace_empty(output, out, run_warned());
     if (once_path[0])
         unlink(once_path);
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    return empty && status == 0 ? 1 : status;
 }

@@ -23,6 +23,12 @@ int launch_fifo_open(const char *path);
  * another run is writing a spool of the same output: 0, or -1 when one is.
  */
 int launch_spool_claim(int fd, const char *spool);
+/*
+ * After the run: whether the trace at out (shown as output) is empty; said
+ * in one line unless the run has warned already (iorecord then exits
+ * non-zero rather than 0).
+ */
+int launch_trace_empty(const char *output, const char *out, int warned);
 
 /*
  * Which capture paths record a run (--capture; launch_capture.c):

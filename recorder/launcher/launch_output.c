@@ -15,16 +15,20 @@
  * finds another spool of the same output locked refuses to start. A spool
  * left by a killed run holds no lock and is no obstacle. Two runs started
  * at the same instant may both refuse; neither loses a trace unsaid.
+ *
+ * And after the command: a trace left empty is said, never taken for one.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "launch.h"
+#include "msg.h"
 
 int launch_fifo_open(const char *path)
 {
@@ -88,4 +92,21 @@ int launch_spool_claim(int fd, const char *spool)
             other = held(dirfd(d), de->d_name);
     closedir(d);
     return other ? -1 : 0;
+}
+
+/*
+ * Every recorded process writes at least its process record: an empty
+ * trace means none could record (no memory for the recorder under the
+ * command's RLIMIT_AS, no fd for it).
+ */
+int launch_trace_empty(const char *output, const char *out, int warned)
+{
+    struct stat st;
+
+    if (stat(out, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > 0)
+        return 0;
+    if (!warned)
+        iot_error("cannot write trace '%s': nothing was recorded (the recorder "
+                  "could not start in the command)", output);
+    return 1;
 }

@@ -1,6 +1,7 @@
 /*
  * bufpool.c - a chunk buffer for a thread: from the segment's free list or
- * its untouched buffers, else wait for the writer of the trace to free one.
+ * its untouched buffers, else wait for the writer of the trace to free one;
+ * always one whose data this process has mapped.
  * The lists themselves are segment.c's.
  */
 #include "internal.h"
@@ -38,6 +39,26 @@ static void wait_a_little(long ns)
 #endif
 }
 
+/*
+ * b, once its extent is mapped here (segment.h). Where it cannot be (the
+ * program's RLIMIT_AS is reached), a few more free buffers are tried, whose
+ * extents this process may have mapped already; the others go back. 0 when
+ * none is at hand: the caller's records are lost, and counted (no_memory).
+ */
+static uint32_t mapped(uint32_t b, uint32_t open_as)
+{
+    uint32_t tried[8];
+    int n = 0;
+
+    while (b && !rec_seg_data(rec_seg, b)) {
+        tried[n++] = b;
+        b = n < 8 ? rec_seg_buf_take(rec_seg, open_as) : 0;
+    }
+    while (n > 0)
+        rec_buf_put(tried[--n]);
+    return b;
+}
+
 uint32_t rec_buf_get(uint32_t open_as)
 {
     for (int spins = 0; spins < 20000; spins++) {
@@ -53,7 +74,7 @@ uint32_t rec_buf_get(uint32_t open_as)
         }
         b = rec_seg_buf_take(rec_seg, open_as);
         if (b)
-            return b;
+            return mapped(b, open_as);
         /* Every buffer is queued or open: have the queue written, or wait
            for whoever is writing it. */
         if (rec_collected) {

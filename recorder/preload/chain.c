@@ -28,9 +28,26 @@ void rec_chain_ids_init(void)
     chain_salt ^= (uint64_t)rec_pid << 32 ^ (uint64_t)rec_now_ns();
 }
 
+/* splitmix64's finaliser: every input bit reaches every output bit. */
+static uint64_t mix64(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/*
+ * A forked child inherits the salt and the counter. Its pid alone does not
+ * set it apart: in a pid namespace, or once pid_max wraps, the parent's
+ * next child with the same pid would get the same ids, and the reader would
+ * take the two processes' chunks for one chain's snapshots. The instant of
+ * the fork does: a pid is free again only after its last holder has died,
+ * so two processes with the same pid never fork at the same nanosecond.
+ */
 void rec_chain_ids_fork_child(void)
 {
-    chain_salt ^= (uint64_t)rec_pid * 0xbf58476d1ce4e5b9ULL;
+    chain_salt = mix64(chain_salt ^ mix64((uint64_t)(uint32_t)rec_pid ^
+                                          mix64((uint64_t)rec_now_ns())));
 }
 
 uint64_t rec_chain_id_new(void)

@@ -16,6 +16,9 @@
  *
  * Without a collector (plain preload, or fds that are not a segment), the
  * segment is private memory and this process writes the trace itself.
+ *
+ * The entries also tell when two live processes share a pid (each in its
+ * own pid namespace): the trace says so, as nothing else in it can.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,26 +51,28 @@ static int parse_pair(const char *v, char sep, long *a, long *b)
     return 0;
 }
 
-/* Map the segment behind fd; 0, or -1 when it is none of ours. */
+/*
+ * Map the head of the segment behind fd (its data is mapped an extent at a
+ * time, segment.h); 0, or -1 when it is none of ours.
+ */
 static int attach(int fd)
 {
+    struct rec_seg_hdr h;
     struct stat st;
     void *p;
 
     if (syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        st.st_size < (off_t)sizeof(struct rec_seg_hdr))
+        st.st_size < (off_t)sizeof(struct rec_seg_hdr) ||
+        syscall(SYS_pread64, fd, &h, sizeof(h), (off_t)0) != (long)sizeof(h) ||
+        !rec_seg_valid(&h, (size_t)st.st_size))
         return -1;
-    p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-             fd, 0);
+    p = mmap(NULL, (size_t)h.data_off, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
         return -1;
-    if (!rec_seg_valid(p, (size_t)st.st_size)) {
-        munmap(p, (size_t)st.st_size);
-        return -1;
-    }
     rec_seg_ident.dev = st.st_dev;
     rec_seg_ident.ino = st.st_ino;
     rec_seg = p;
+    rec_seg_view_init(fd, 1);
     return 0;
 }
 
@@ -123,15 +128,18 @@ static int enter_process(int fd)
     return new_entry(fd);
 }
 
+_Static_assert(REC_MAX_BUFS <= REC_SEG_SHARED_BUFS, "a private segment's extents fit the view");
+
 static int own_segment(void)
 {
-    size_t size = rec_seg_size(REC_MAX_BUFS, REC_MAX_THREADS, 0);
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+    size_t head = rec_seg_head_size(REC_MAX_BUFS, REC_MAX_THREADS, 0);
+    void *p = mmap(NULL, head, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
     if (p == MAP_FAILED)
         return -1;
     rec_seg = p;
+    rec_seg_view_init(-1, 0);
     rec_seg_format(rec_seg, REC_MAX_BUFS, REC_MAX_THREADS, 0);
     return 0;
 }
@@ -154,7 +162,8 @@ int rec_collect_init(void)
             rec_own_fd_set(REC_OWN_LIVE, (int)live_fd);
             return 0;
         }
-        munmap(rec_seg, (size_t)rec_seg->size);
+        rec_seg_view_release();
+        munmap(rec_seg, (size_t)rec_seg->data_off);
         rec_seg = NULL;
     }
     return own_segment();
@@ -188,6 +197,35 @@ void rec_collect_wake(void)
        within its sleep's timeout */
     if (__atomic_load_n(&rec_seg->sleeping, __ATOMIC_ACQUIRE) && !rec_filter_may_stand())
         syscall(SYS_futex, &rec_seg->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/*
+ * An entry is alive while its process holds the lock on its byte (the
+ * entry of one that has just died stays until the collector reaps it:
+ * its pid taken again in this namespace is no clash). fcntl is asked only
+ * of entries with our pid, and not where a filter may stand.
+ */
+void rec_collect_pid_check(void)
+{
+    struct rec_seg_hdr *s = rec_seg;
+    uint32_t n, clashes = 0;
+    int fd;
+
+    if (!rec_collected || rec_filter_may_stand())
+        return;
+    fd = rec_own_fd_get(REC_OWN_SEG);
+    n = __atomic_load_n(&s->procs_hwm, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < s->nprocs && fd >= 0; i++) {
+        struct rec_seg_proc *e = rec_seg_proc_at(s, i);
+        uint32_t st = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+
+        if (i + 1 == rec_proc || __atomic_load_n(&e->pid, __ATOMIC_RELAXED) != rec_pid ||
+            (st != REC_PROC_LIVE && st != REC_PROC_MOVING))
+            continue;
+        clashes += rec_seg_locked(fd, i) == 1;
+    }
+    if (clashes)
+        rec_lost("pid_shared", clashes);
 }
 
 int rec_collector_alive(void)

@@ -112,13 +112,8 @@ void rec_let_go(void)
     /* Silently: a thread of ours still in an append takes no buffer now
        (it would wait on a collector it cannot see, then warn). */
     __atomic_store_n(&rec_stopped, 1, __ATOMIC_RELEASE);
-    if (rec_collected && rec_seg) {
-        size_t size = (size_t)rec_seg->size;
-
-        /* MAP_FIXED swaps the pages in one step: never a hole to fault on. */
-        syscall(SYS_mmap, rec_seg, size, PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0L);
-    }
+    if (rec_collected && rec_seg)
+        rec_seg_view_privatise(rec_seg);
     close_own(REC_OWN_SEG);
     close_own(REC_OWN_LIVE);
     close_own(REC_OWN_TRACE);

@@ -125,7 +125,7 @@ void rec_child_killed(pid_t pid, int sig)
 
     if (!rec_active || pid <= 0)
         return;
-    bi = rec_buf_get(REC_BUF_FREE);
+    bi = rec_buf_get(REC_BUF_FREE);     /* mapped, when not 0 */
     if (!bi)
         return;
     /* A one-record chunk in the child's name: it could not write it itself. */

@@ -60,6 +60,8 @@ void rec_fork_child(void)
            process's record is still due, first */
         rec_thread_init(1, rec_now_ns());
     }
+    if (__atomic_load_n(&rec_active, __ATOMIC_ACQUIRE))
+        rec_collect_pid_check();
 }
 
 void rec_fork_init(void)

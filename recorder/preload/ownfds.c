@@ -30,6 +30,10 @@ void rec_own_fd_set(int kind, int fd)
 {
     int old = __atomic_exchange_n(&own[kind], fd, __ATOMIC_ACQ_REL);
 
+    /* the segment's extents are mapped from wherever its fd is now */
+    if (kind == REC_OWN_SEG && rec_seg_view.shared)
+        rec_seg_view_fd(fd);
+
     if (old >= 0 && old != fd)
         own_mark(old, REC_FD_UNSEEN);
     if (fd >= 0)

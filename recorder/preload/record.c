@@ -12,8 +12,21 @@
 #include <string.h>
 
 #include "internal.h"
+#include "sandbox.h"
 
 int rec_active;
+
+/*
+ * A record that found no room even in a fresh chunk: with recording on, its
+ * thread has no buffer only when none could be mapped (bufpool.c); the
+ * call is counted for the process's `no_memory` lost record.
+ */
+static void note_unkept(const struct rec_thread *t)
+{
+    if (t->enc.cap == 0 && __atomic_load_n(&rec_active, __ATOMIC_RELAXED) &&
+        !__atomic_load_n(&rec_stopped, __ATOMIC_RELAXED))
+        rec_skipped(REC_SKIP_NO_MEMORY);
+}
 
 void rec_data_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
                    uint64_t stream, int64_t size, int64_t ret, int32_t err,
@@ -29,6 +42,8 @@ void rec_data_slow(struct rec_thread *t, int written, unsigned op, int32_t fd,
     rec_chunk_switch(t, a);
     if (iot_enc_io_inline(&t->enc, op, fd, stream, size, ret, err, a, dur) == 0)
         rec_publish(t);
+    else
+        note_unkept(t);
 }
 
 /* Whether the chunk holds the record as last appended (ids are chunk-local). */
@@ -63,8 +78,10 @@ void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
         ev->has |= IOT_HAS_STACK;
     if (put_call(t, ev, path, mode, stack) != 0) {
         rec_chunk_switch(t, ev->t);
-        if (put_call(t, ev, path, mode, stack) != 0)
+        if (put_call(t, ev, path, mode, stack) != 0) {
+            note_unkept(t);
             return;
+        }
     }
     rec_publish(t);
     if (ev->t - t->enc.base_t >= REC_CHUNK_AGE)

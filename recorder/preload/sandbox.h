@@ -46,6 +46,7 @@ enum rec_skip {
     REC_SKIP_PATH,        /* path_unread: a path the call may not have read */
     REC_SKIP_EXEC_CHECK,  /* exec_check_skipped: an exec'd program not checked */
     REC_SKIP_STACK,       /* stack_skipped: a stack not kept (no memory for it) */
+    REC_SKIP_NO_MEMORY,   /* no_memory: a call not kept (no chunk buffer mapped) */
     REC_SKIP_N
 };
 

@@ -7,8 +7,10 @@
  * Linked into libiorecord.so and into iorecord (the collector): it calls
  * only raw syscalls, which no wrapper of ours sees.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -45,6 +47,14 @@ size_t rec_seg_size(uint32_t nbufs, uint32_t nslots, uint32_t nprocs)
     return (size_t)s.size;
 }
 
+size_t rec_seg_head_size(uint32_t nbufs, uint32_t nslots, uint32_t nprocs)
+{
+    struct rec_seg_hdr s;
+
+    layout(&s, nbufs, nslots, nprocs);
+    return (size_t)s.data_off;
+}
+
 void rec_seg_format(struct rec_seg_hdr *s, uint32_t nbufs, uint32_t nslots,
                     uint32_t nprocs)
 {
@@ -61,10 +71,94 @@ int rec_seg_valid(const struct rec_seg_hdr *s, size_t size)
         s->version != REC_SEG_VERSION)
         return 0;
     layout(&want, s->nbufs, s->nslots, s->nprocs);
-    return s->nbufs > 0 && s->nslots > 0 && want.size == s->size &&
+    return s->nbufs > 0 && s->nbufs <= REC_SEG_SHARED_BUFS && s->nslots > 0 &&
+           want.size == s->size &&
            s->size <= size && want.procs_off == s->procs_off &&
            want.slots_off == s->slots_off && want.metas_off == s->metas_off &&
            want.data_off == s->data_off;
+}
+
+/* ---------------------------------------------------------- the view */
+
+struct rec_seg_view rec_seg_view = { .fd = -1 };
+
+#define EXTENT_BYTES ((size_t)REC_SEG_EXTENT_BUFS * REC_SEG_CHUNK)
+
+void rec_seg_view_init(int fd, int shared)
+{
+    memset(rec_seg_view.ext, 0, sizeof(rec_seg_view.ext));
+    rec_seg_view.fd = fd;
+    rec_seg_view.shared = shared;
+}
+
+void rec_seg_view_fd(int fd)
+{
+    __atomic_store_n(&rec_seg_view.fd, fd, __ATOMIC_RELEASE);
+}
+
+void rec_seg_view_release(void)
+{
+    for (uint32_t e = 0; e < REC_SEG_MAX_EXTENTS; e++)
+        if (rec_seg_view.ext[e]) {
+            syscall(SYS_munmap, rec_seg_view.ext[e], EXTENT_BYTES);
+            rec_seg_view.ext[e] = NULL;
+        }
+}
+
+static void privatise(void *at, size_t size)
+{
+    syscall(SYS_mmap, at, size, PROT_READ | PROT_WRITE,
+            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, (off_t)0);
+}
+
+void rec_seg_view_privatise(struct rec_seg_hdr *s)
+{
+    size_t head = (size_t)s->data_off;
+
+    for (uint32_t e = 0; e < REC_SEG_MAX_EXTENTS; e++) {
+        uint8_t *x = __atomic_load_n(&rec_seg_view.ext[e], __ATOMIC_ACQUIRE);
+
+        if (x)
+            privatise(x, EXTENT_BYTES);
+    }
+    rec_seg_view.shared = 0;
+    rec_seg_view.fd = -1;
+    privatise(s, head);
+}
+
+/*
+ * Raw syscalls (nothing of ours wraps them, and a program's seccomp filter
+ * sees what it would see of any mmap); errno is left as it was, as this
+ * runs inside the program's calls. Two threads may map the same extent at
+ * once: the first published wins, the other unmaps its own.
+ */
+uint8_t *rec_seg_map_extent(struct rec_seg_hdr *s, uint32_t e)
+{
+    int saved = errno, fd = __atomic_load_n(&rec_seg_view.fd, __ATOMIC_ACQUIRE);
+    uint8_t *want = NULL;
+    long p;
+
+    if (e >= REC_SEG_MAX_EXTENTS || (uint64_t)e * REC_SEG_EXTENT_BUFS >= s->nbufs)
+        return NULL;
+    if (rec_seg_view.shared) {
+        if (fd < 0)
+            return NULL;
+        p = syscall(SYS_mmap, NULL, EXTENT_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+                    fd, (off_t)(s->data_off + (uint64_t)e * EXTENT_BYTES));
+    } else {
+        p = syscall(SYS_mmap, NULL, EXTENT_BYTES, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, (off_t)0);
+    }
+    errno = saved;
+    if (p == -1 || (unsigned long)p >= -4096UL)
+        return NULL;
+    if (!__atomic_compare_exchange_n(&rec_seg_view.ext[e], &want, (uint8_t *)p, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        syscall(SYS_munmap, (void *)p, EXTENT_BYTES);
+        errno = saved;
+        return want;
+    }
+    return (uint8_t *)p;
 }
 
 /* ------------------------------------------------------------ buffers */
@@ -317,6 +411,31 @@ int rec_seg_close_range_except(unsigned first, unsigned last, int flags,
 
 /* ----------------------------------------------------------- writing */
 
+/*
+ * A chunk whose buffer the writer of the trace could not map (its own
+ * address space is full): in its place, one of the same chain and seq that
+ * holds a lost record (no_memory, count unknown), so the trace says that
+ * this thread's records from there are missing.
+ */
+static void emit_unmapped(const struct iot_chunk_hdr *h0, rec_seg_emit_fn *emit, void *ctx)
+{
+    static const char why[] = "no_memory";
+    uint8_t buf[64];
+    struct iot_enc e;
+    struct iot_chunk_hdr h = *h0;
+    struct iot_event ev = {
+        .kind = IOT_EV_CALL, .op = IOT_OP_LOST, .has = IOT_HAS_SIZE | IOT_HAS_MODE,
+        .t = h0->base_t, .size = 0,
+    };
+
+    iot_enc_begin(&e, buf, sizeof(buf), h0->base_t);
+    if (iot_enc_str(&e, why, sizeof(why) - 1, &ev.mode_id) != 0 || iot_enc_call(&e, &ev) != 0)
+        return;
+    h.nrec = e.nrec;
+    h.bytes = (uint32_t)e.len;
+    emit(ctx, &h, buf);
+}
+
 static void slot_hdr(const struct rec_seg_slot *sl, struct iot_chunk_hdr *h)
 {
     memset(h, 0, sizeof(*h));
@@ -335,6 +454,7 @@ void rec_seg_snapshot_slot(struct rec_seg_hdr *s, struct rec_seg_slot *sl,
     struct iot_chunk_hdr h;
     uint32_t g1, g2, b;
     uint64_t pub;
+    uint8_t *data;
 
     if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != REC_SLOT_LIVE)
         return;
@@ -353,9 +473,12 @@ void rec_seg_snapshot_slot(struct rec_seg_hdr *s, struct rec_seg_slot *sl,
         return;
     if (sl->snap_buf == b && sl->snap_len == h.bytes)
         return;
+    data = rec_seg_data(s, b);
+    if (!data)
+        return;
     sl->snap_buf = b;
     sl->snap_len = h.bytes;
-    emit(ctx, &h, rec_seg_data(s, b));
+    emit(ctx, &h, data);
 }
 
 void rec_seg_retire_slot(struct rec_seg_hdr *s, struct rec_seg_slot *sl,
@@ -365,6 +488,7 @@ void rec_seg_retire_slot(struct rec_seg_hdr *s, struct rec_seg_slot *sl,
     uint32_t b = __atomic_load_n(&sl->buf, __ATOMIC_ACQUIRE);
     uint64_t pub = __atomic_load_n(&sl->pub, __ATOMIC_ACQUIRE);
     struct iot_chunk_hdr h;
+    uint8_t *data;
 
     /*
      * A buffer that is queued (its thread died between queueing it and
@@ -377,8 +501,13 @@ void rec_seg_retire_slot(struct rec_seg_hdr *s, struct rec_seg_slot *sl,
         h.nrec = (uint32_t)(pub >> 32);
         h.bytes = (uint32_t)pub;
         if (h.bytes > 0 && h.bytes <= REC_SEG_CHUNK &&
-            !(sl->snap_buf == b && sl->snap_len == h.bytes))
-            emit(ctx, &h, rec_seg_data(s, b));
+            !(sl->snap_buf == b && sl->snap_len == h.bytes)) {
+            data = rec_seg_data(s, b);
+            if (data)
+                emit(ctx, &h, data);
+            else
+                emit_unmapped(&h, emit, ctx);
+        }
         rec_seg_buf_put(s, b);
     }
     __atomic_store_n(&sl->buf, 0, __ATOMIC_RELAXED);
@@ -392,8 +521,14 @@ void rec_seg_drain(struct rec_seg_hdr *s, rec_seg_emit_fn *emit, void *ctx)
 
     while (b) {
         uint32_t next = rec_seg_meta(s, b)->next;
+        uint8_t *data = rec_seg_data(s, b);
 
-        emit(ctx, &rec_seg_meta(s, b)->hdr, rec_seg_data(s, b));
+        /* the buffer was written, so some process mapped it: only this
+           one's lack of memory can keep it from the trace */
+        if (data)
+            emit(ctx, &rec_seg_meta(s, b)->hdr, data);
+        else
+            emit_unmapped(&rec_seg_meta(s, b)->hdr, emit, ctx);
         rec_seg_buf_put(s, b);
         b = next;
     }

@@ -13,8 +13,15 @@
  * process, whose own threads write it (tracefile.c).
  *
  * The layout: the header, then REC_SEG_PROCS process entries, the slots, the
- * buffers' headers, and the buffers' data, page aligned. It holds no
- * pointers: every process maps it at its own address.
+ * buffers' headers (the head, under a MiB), and the buffers' data, page
+ * aligned. It holds no pointers: every process maps it at its own address.
+ *
+ * A process maps the head whole and the data an extent (REC_SEG_EXTENT_BUFS
+ * buffers) at a time, when it first touches a buffer there: the memfd is as
+ * large as all buffers, sparse, but a process's address space grows only by
+ * the extents its threads and the collector have used, and a program run
+ * under RLIMIT_AS keeps its room. An extent that cannot be mapped gives no
+ * buffer (rec_seg_data NULL): what would have gone there is lost, and said.
  *
  * Liveness: a process holds a POSIX write lock on the byte of the memfd at
  * its entry's index (taken at start and after fork; kept across exec; the
@@ -33,12 +40,15 @@
 #pragma GCC visibility push(hidden)
 
 #define REC_SEG_MAGIC   0x3147455344524f49ULL   /* "IORDSEG1" */
-#define REC_SEG_VERSION 1
+#define REC_SEG_VERSION 2
 #define REC_SEG_CHUNK   (64 * 1024)             /* bytes of records per buffer */
 /* Under iorecord, for all processes of a run: 256 MiB of buffers, sparse. */
 #define REC_SEG_SHARED_BUFS  4096
 #define REC_SEG_SHARED_SLOTS 4096               /* live recorded threads */
 #define REC_SEG_PROCS        4096               /* live recorded processes */
+/* Buffers mapped at once (1 MiB); the most extents any segment has. */
+#define REC_SEG_EXTENT_BUFS  16
+#define REC_SEG_MAX_EXTENTS  (REC_SEG_SHARED_BUFS / REC_SEG_EXTENT_BUFS)
 
 /* ------------------------------------------------------------- layout */
 
@@ -143,19 +153,58 @@ static inline struct rec_seg_buf *rec_seg_meta(struct rec_seg_hdr *s, uint32_t b
     return (struct rec_seg_buf *)((char *)s + s->metas_off) + (b - 1);
 }
 
+/*
+ * This process's view of the data: where each extent is mapped (NULL: not
+ * yet), and what to map it from: fd, or private memory for a segment of
+ * this process alone. Set up by rec_seg_view_*; read by rec_seg_data.
+ */
+struct rec_seg_view {
+    uint8_t *ext[REC_SEG_MAX_EXTENTS];
+    int fd;                  /* the memfd; -1 when it is closed */
+    int shared;              /* 0: private memory, no fd */
+};
+extern struct rec_seg_view rec_seg_view;
+
+/* Map extent e of s; its address, or NULL (no fd, out of memory). */
+uint8_t *rec_seg_map_extent(struct rec_seg_hdr *s, uint32_t e);
+
+/* Buffer b's data, its extent mapped if need be; NULL when it cannot be. */
 static inline uint8_t *rec_seg_data(struct rec_seg_hdr *s, uint32_t b)
 {
-    return (uint8_t *)s + s->data_off + (size_t)(b - 1) * REC_SEG_CHUNK;
+    uint32_t e = (b - 1) / REC_SEG_EXTENT_BUFS;
+    uint8_t *base = __atomic_load_n(&rec_seg_view.ext[e], __ATOMIC_ACQUIRE);
+
+    if (!base && !(base = rec_seg_map_extent(s, e)))
+        return NULL;
+    return base + (size_t)((b - 1) % REC_SEG_EXTENT_BUFS) * REC_SEG_CHUNK;
 }
 
 /* ------------------------------------------------------------- set-up */
 
-/* Bytes a segment of nbufs buffers, nslots slots and nprocs entries takes. */
+/* Bytes a segment of nbufs buffers, nslots slots and nprocs entries takes,
+   and of those its head (what every process maps whole). */
 size_t rec_seg_size(uint32_t nbufs, uint32_t nslots, uint32_t nprocs);
+size_t rec_seg_head_size(uint32_t nbufs, uint32_t nslots, uint32_t nprocs);
+/*
+ * This process's view: of the memfd fd (shared) or of private memory
+ * (fd -1, shared 0), no extent mapped yet. rec_seg_view_fd: the memfd's fd
+ * moved (or closed: -1), the extents mapped stay.
+ */
+void rec_seg_view_init(int fd, int shared);
+void rec_seg_view_fd(int fd);
+/* Unmap every extent mapped (the head is the caller's). */
+void rec_seg_view_release(void);
+/*
+ * Swap the head at s and every extent mapped for private memory, in place
+ * (MAP_FIXED: never a hole to fault on): this process lets go of the
+ * segment, and nothing it does from here reaches the shared one.
+ */
+void rec_seg_view_privatise(struct rec_seg_hdr *s);
 /* Lay out a zeroed mapping of rec_seg_size() bytes. */
 void rec_seg_format(struct rec_seg_hdr *s, uint32_t nbufs, uint32_t nslots,
                     uint32_t nprocs);
-/* Whether a mapping of size bytes holds a segment this code can use. */
+/* Whether header s, of a file of size bytes, is a segment this code can use
+   (its head is then s->data_off bytes). */
 int rec_seg_valid(const struct rec_seg_hdr *s, size_t size);
 
 /* ------------------------------------------------------------ buffers */

@@ -680,6 +680,50 @@ static void test_fdpath(void)
     rig_free(&r);
 }
 
+/*
+ * A pid reused after its process exited, with the reports asking about it
+ * in between: the questions (name, exe, cwd, time, a call's path) make no
+ * process and revive none. The pid's next process is a new one, forked from
+ * its parent with the parent's fds, not an exec of the exited one; an
+ * unknown pid stays unknown.
+ */
+static void test_queries_only_look(void)
+{
+    struct rig r;
+    struct engine_stats es;
+    struct iot_event q = {.kind = IOT_EV_CALL, .op = IOT_OP_WRITE, .pid = 41, .tid = 41,
+                          FD(3), .size = 1};
+    int64_t ms = 0;
+
+    rig_init(&r);
+    proc(&r, 40, 1, "/bin/parent");
+    open_(&r, 40, 3, "/log", 01);
+    proc(&r, 41, 40, "/bin/first");
+    exit_ev(&r, 41, 0);
+    CU_ASSERT_STRING_EQUAL(engine_proc_name_of(r.e, 41), "first");
+    CU_ASSERT_STRING_EQUAL(engine_proc_exe_of(r.e, 41), "/bin/first");
+    CU_ASSERT_PTR_NULL(engine_proc_cwd_of(r.e, 41));
+    CU_ASSERT_EQUAL(engine_unix_ms(r.e, 41, r.t, &ms), 1);
+    CU_ASSERT_PTR_NULL(engine_call_path(r.e, &q));      /* its fds went with it */
+    CU_ASSERT_PTR_NULL(engine_proc_name_of(r.e, 77));
+    CU_ASSERT_PTR_NULL(engine_proc_exe_of(r.e, 77));
+    CU_ASSERT_EQUAL(engine_unix_ms(r.e, 77, r.t, &ms), 0);
+    engine_stats(r.e, &es);
+    CU_ASSERT_EQUAL(es.processes, 2);
+    proc(&r, 41, 40, "/bin/second");                       /* the pid again: a new process */
+    for (int i = 0; i < 5; i++)
+        call(&r, 41, 41, IOT_OP_WRITE, 1, 1000, (struct iot_event){FD(3), .size = 1});
+    exit_ev(&r, 41, 0);
+    CU_ASSERT_EQUAL(ngot, 0);                              /* the parent still holds /log */
+    call(&r, 40, 40, IOT_OP_CLOSE, 0, 1000, (struct iot_event){.has = IOT_HAS_FD, .fd = 3});
+    CU_ASSERT_EQUAL_FATAL(ngot, 1);
+    CU_ASSERT_STRING_EQUAL(got[0].path, "/log");
+    CU_ASSERT_EQUAL(got[0].writes, 5);                     /* the second process's, through the fd it inherited */
+    engine_stats(r.e, &es);
+    CU_ASSERT_EQUAL(es.processes, 2);
+    rig_free(&r);
+}
+
 void engine_suite(void)
 {
     CU_pSuite s = CU_add_suite("engine", NULL, NULL);
@@ -697,4 +741,5 @@ void engine_suite(void)
     CU_add_test(s, "close_range with CLOSE_RANGE_CLOEXEC closes at exec", test_close_range_cloexec);
     CU_add_test(s, "a session is judged as the process that used it", test_session_user);
     CU_add_test(s, "fdpath names fds first seen at a data call", test_fdpath);
+    CU_add_test(s, "a report's lookups make and revive no process", test_queries_only_look);
 }
