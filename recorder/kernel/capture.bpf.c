@@ -343,7 +343,7 @@ static __always_inline int is_file_nr(long nr)
 }
 
 /* A credential change: followed only in a TRACE_LET_GO process, whose
-   first one that succeeds turns it to TRACE_ALL; never a record. */
+   first one turns it to TRACE_ALL; never a record. */
 static __always_inline int is_creds_nr(long nr)
 {
     switch (nr) {
@@ -577,9 +577,9 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
     file_size = f->file_size;
     f->t = 0;
     now = bpf_ktime_get_ns();
+    /* the preload let go before the call, whatever it returns */
     if (is_creds_nr(nr)) {
-        if (ret == 0)
-            let_go(id, now);
+        let_go(id, now);
         return 0;
     }
     npaths = path_args(nr, &first, &second);

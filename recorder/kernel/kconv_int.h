@@ -37,6 +37,11 @@ struct kproc {
     int before_exec;       /* the launcher's child before its exec: drop */
     int preload;           /* the preload records it: its libc calls are not written */
     int asked;             /* it asked for the kernel path: covered even without calls */
+    /* the preload let it (or the process it was forked from) go at a
+       credential change: its exec wrappers take the library out of its
+       children's environment, so no image of it or of its descendants
+       has the preload in it, whatever the judge says of the file */
+    int let_go;
     uint64_t calls;        /* file calls written by the kernel path */
     char cwd[PATH_MAX];    /* "" when unknown */
     char comm[KNAME];      /* its main thread's name, which a new thread starts with */

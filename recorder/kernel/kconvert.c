@@ -156,7 +156,7 @@ static void on_exec(struct kconv *k, const struct kev *e)
     /* "/dir/./prog" as /proc names it, when the file is still there */
     if (realpath(exe, exe_real))
         exe = exe_real;
-    p->preload = k->judge && exe[0] ? k->judge(exe) : 0;
+    p->preload = k->judge && exe[0] && !p->let_go ? k->judge(exe) : 0;
     if (k->judged && p->preload)
         k->judged(k->judged_ctx, p->pid, 1);
     /* the preload writes its own process record */
@@ -175,6 +175,7 @@ static void on_fork(struct kconv *k, const struct kev *e)
     child->ppid = parent->pid;
     child->before_exec = parent->before_exec;
     child->preload = parent->preload;
+    child->let_go = parent->let_go;
     memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
     memcpy(child->maps, parent->maps, sizeof(child->maps));
     child->comm_fd = -1;
@@ -230,8 +231,10 @@ static void on_let_go(struct kconv *k, const struct kev *e)
 {
     struct kproc *p = proc_get(k, (int32_t)e->pid);
 
-    if (p)
+    if (p) {
         p->preload = 0;
+        p->let_go = 1;
+    }
 }
 
 void kconv_event(struct kconv *k, const struct kev *e, size_t len)
