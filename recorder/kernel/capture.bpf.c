@@ -398,7 +398,8 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
     id = bpf_get_current_pid_tgid();
     tgid = id >> 32;
     mark = mark_of(tgid);
-    if (!mark || !*mark || (is_creds_nr(nr) && *mark != KEV_MARK(TRACE_LET_GO)))
+    if (!mark || !*mark || *mark == KEV_MARK(TRACE_HOSTED) ||
+        (is_creds_nr(nr) && *mark != KEV_MARK(TRACE_LET_GO)))
         return 0;
     f = flight_of(id, 1);
     if (!f)

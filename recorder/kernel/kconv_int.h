@@ -36,6 +36,7 @@ struct kproc {
     int32_t pid, ppid;
     int before_exec;       /* the launcher's child before its exec: drop */
     int preload;           /* the preload records it: its libc calls are not written */
+    int hosted;            /* KCONV_HOSTED (it has preload too): none of its calls is written */
     int asked;             /* it asked for the kernel path: covered even without calls */
     /* the preload let it (or the process it was forked from) go at a
        credential change: its exec wrappers take the library out of its
@@ -116,6 +117,14 @@ ssize_t proc_read(int32_t pid, const char *file, char *buf, size_t cap);
 void proc_link(int32_t pid, const char *file, char *buf, size_t cap);
 /* The parent of pid from /proc/PID/stat; 0 when unknown. */
 int32_t proc_ppid(int32_t pid);
+/*
+ * Whether pid's image runs its program as valgrind's tools do, with the
+ * recorder's library preloaded into it (KCONV_HOSTED): its environment
+ * has VALGRIND_LAUNCHER, which valgrind's launcher sets for its tool
+ * and takes out of the programs it does not trace, and an LD_PRELOAD
+ * naming libiorecord.
+ */
+int proc_hosts_preload(int32_t pid);
 /* The name of thread tid of pid now, into name[KNAME]; "" when it is gone. */
 void proc_comm(int32_t pid, int32_t tid, char *name);
 /* from, cut to a thread name's KNAME - 1 bytes, into name[KNAME]. */
