@@ -86,7 +86,7 @@ enum {
     NR_eventfd2 = 290, NR_epoll_create1 = 291, NR_dup3 = 292, NR_pipe2 = 293,
     NR_inotify_init1 = 294, NR_preadv = 295, NR_pwritev = 296, NR_renameat2 = 316,
     NR_memfd_create = 319, NR_preadv2 = 327, NR_pwritev2 = 328, NR_statx = 332,
-    NR_openat2 = 437,
+    NR_openat2 = 437, NR_sendfile = 40, NR_splice = 275, NR_copy_file_range = 326,
 };
 
 
