@@ -212,7 +212,7 @@ static int adopt(struct kcap *c, pid_t pid, __u32 mode)
             return -1;
         mark_traced(c, pid, mode);
     }
-    kconv_adopt(c->conv, pid);
+    kconv_adopt(c->conv, pid, mode == TRACE_LET_GO);
     return 0;
 }
 

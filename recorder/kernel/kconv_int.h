@@ -37,6 +37,7 @@ struct kproc {
     int before_exec;       /* the launcher's child before its exec: drop */
     int preload;           /* the preload records it: its libc calls are not written */
     int hosted;            /* KCONV_HOSTED (it has preload too): none of its calls is written */
+    int awaiting_let_go;   /* it asked to be let go (kconv_adopt); its KEV_LET_GO not seen yet */
     int asked;             /* it asked for the kernel path: covered even without calls */
     /* the preload let it (or the process it was forked from) go at a
        credential change: its exec wrappers take the library out of its

@@ -115,7 +115,7 @@ static void on_call(struct kconv *k, const struct kev *e)
  */
 static void put_coverage(struct kconv *k, struct kproc *p, int64_t t)
 {
-    if (p->preload && !p->calls && !p->asked)
+    if ((p->preload && !p->calls && !p->asked) || p->awaiting_let_go)
         return;
     struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_COVERAGE, .pid = p->pid,
                             .tid = p->pid, .t = t, .has = IOT_HAS_MODE | IOT_HAS_SIZE,
@@ -183,6 +183,7 @@ static void on_fork(struct kconv *k, const struct kev *e)
     child->preload = parent->preload;
     child->let_go = parent->let_go;
     child->hosted = parent->hosted;
+    child->awaiting_let_go = parent->awaiting_let_go;
     memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
     memcpy(child->maps, parent->maps, sizeof(child->maps));
     child->comm_fd = -1;
@@ -242,6 +243,7 @@ static void on_let_go(struct kconv *k, const struct kev *e)
         p->preload = 0;
         p->hosted = 0;
         p->let_go = 1;
+        p->awaiting_let_go = 0;
     }
 }
 

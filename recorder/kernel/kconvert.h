@@ -51,9 +51,13 @@ void kconv_expect_exec(struct kconv *k, pid_t pid);
 /*
  * A running process the preload is in, which asked for the kernel path
  * (it met what the preload cannot see): it gets a coverage record at its
- * end or exec even when the kernel path wrote none of its calls.
+ * end or exec even when the kernel path wrote none of its calls. let_go:
+ * it asked before a credential change, which the preload lets it go
+ * before; until the BPF side says the change was made (KEV_LET_GO) it
+ * gets no coverage record, so that its `unrecorded` record stands should
+ * that never come (the calls after the preload let go went unseen).
  */
-void kconv_adopt(struct kconv *k, pid_t pid);
+void kconv_adopt(struct kconv *k, pid_t pid, int let_go);
 
 /*
  * A process already running (attach): its process record from /proc, its
