@@ -183,7 +183,6 @@ static void on_fork(struct kconv *k, const struct kev *e)
     child->preload = parent->preload;
     child->let_go = parent->let_go;
     child->hosted = parent->hosted;
-    child->awaiting_let_go = parent->awaiting_let_go;
     memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
     memcpy(child->maps, parent->maps, sizeof(child->maps));
     child->comm_fd = -1;
