@@ -201,7 +201,8 @@ KERNEL_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null)
 $(BPF_GEN)/vmlinux.h:
 	@mkdir -p $(dir $@)
 	bpftool btf dump file /sys/kernel/btf/vmlinux format c >$@.tmp && mv $@.tmp $@
-$(BPF_GEN)/capture.bpf.o: recorder/kernel/capture.bpf.c recorder/kernel/kevent.h $(BPF_GEN)/vmlinux.h
+$(BPF_GEN)/capture.bpf.o: recorder/kernel/capture.bpf.c recorder/kernel/capture_calls.bpf.h \
+    recorder/kernel/kevent.h $(BPF_GEN)/vmlinux.h
 	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_GEN) -Irecorder/kernel -c $< -o $@
 $(BPF_GEN)/capture.skel.h: $(BPF_GEN)/capture.bpf.o
 	bpftool gen skeleton $< name capture >$@.tmp && mv $@.tmp $@
@@ -302,7 +303,7 @@ INSTALLED := $(BINDIR)/ioanalyze $(BINDIR)/iorecord $(PKGLIBDIR)/libiorecord.so 
 INSTALLED_DIRS := $(PKGLIBDIR)/fleet $(PKGLIBDIR) $(INCLUDEDIR)/ioscope $(DOCDIR)/docs $(DOCDIR)/rules $(DOCDIR)
 
 # iorecord looks for the library in PKGLIBDIR, seen from BINDIR
-# (recorder/launcher/iorecord.c): the two are compiled in through a header rewritten
+# (recorder/launcher/launch_library.c): the two are compiled in through a header rewritten
 # only when they change, so `make install PREFIX=...` after `make` rebuilds
 # iorecord for the new place, and a plain `make` rebuilds nothing.
 $(BUILD)/gen/install_dirs.h: FORCE
@@ -310,8 +311,8 @@ $(BUILD)/gen/install_dirs.h: FORCE
 	@printf '/* made by the Makefile: where make install puts things */\n#define IOSCOPE_BINDIR "%s"\n#define IOSCOPE_PKGLIBDIR "%s"\n' \
 	    '$(BINDIR)' '$(PKGLIBDIR)' >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(OBJ)/recorder/launcher/iorecord.o: $(BUILD)/gen/install_dirs.h
-$(OBJ)/recorder/launcher/iorecord.o: CPPFLAGS += -I$(BUILD)/gen
+$(OBJ)/recorder/launcher/launch_library.o: $(BUILD)/gen/install_dirs.h
+$(OBJ)/recorder/launcher/launch_library.o: CPPFLAGS += -I$(BUILD)/gen
 $(OBJ)/analyzer/cli/cmd_fleet.o: $(BUILD)/gen/install_dirs.h
 $(OBJ)/analyzer/cli/cmd_fleet.o: CPPFLAGS += -I$(BUILD)/gen
 

@@ -81,19 +81,20 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 /*
  * The preload is in process pid's image: only its calls from outside the
- * C library are to be handed over. Only an entry still there is changed
+ * C library are to be handed over, or none in a tool's that hosts it
+ * (KCONV_HOSTED). Only an entry still there is changed
  * (BPF_EXIST): one its exit removed must not come back for a later
  * process that reuses the pid. The BPF side sets an image back to
  * TRACE_ALL at each exec.
  */
-static void on_judged(void *ctx, pid_t pid, int preload)
+static void on_judged(void *ctx, pid_t pid, int image)
 {
     struct kcap *c = ctx;
     struct tgid_state st;
     __u32 key = (__u32)pid;
 
     memset(&st, 0, sizeof(st));
-    st.mode = preload ? TRACE_RAW : TRACE_ALL;
+    st.mode = image == KCONV_HOSTED ? TRACE_HOSTED : image ? TRACE_RAW : TRACE_ALL;
     if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_EXIST) == 0)
         mark_traced(c, pid, st.mode);
 }
@@ -211,7 +212,7 @@ static int adopt(struct kcap *c, pid_t pid, __u32 mode)
             return -1;
         mark_traced(c, pid, mode);
     }
-    kconv_adopt(c->conv, pid);
+    kconv_adopt(c->conv, pid, mode == TRACE_LET_GO);
     return 0;
 }
 

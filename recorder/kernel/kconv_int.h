@@ -36,7 +36,14 @@ struct kproc {
     int32_t pid, ppid;
     int before_exec;       /* the launcher's child before its exec: drop */
     int preload;           /* the preload records it: its libc calls are not written */
+    int hosted;            /* KCONV_HOSTED (it has preload too): none of its calls is written */
+    int awaiting_let_go;   /* it asked to be let go (kconv_adopt); its KEV_LET_GO not seen yet */
     int asked;             /* it asked for the kernel path: covered even without calls */
+    /* the preload let it (or the process it was forked from) go at a
+       credential change: its exec wrappers take the library out of its
+       children's environment, so no image of it or of its descendants
+       has the preload in it, whatever the judge says of the file */
+    int let_go;
     uint64_t calls;        /* file calls written by the kernel path */
     char cwd[PATH_MAX];    /* "" when unknown */
     char comm[KNAME];      /* its main thread's name, which a new thread starts with */
@@ -80,7 +87,7 @@ enum {
     NR_eventfd2 = 290, NR_epoll_create1 = 291, NR_dup3 = 292, NR_pipe2 = 293,
     NR_inotify_init1 = 294, NR_preadv = 295, NR_pwritev = 296, NR_renameat2 = 316,
     NR_memfd_create = 319, NR_preadv2 = 327, NR_pwritev2 = 328, NR_statx = 332,
-    NR_openat2 = 437,
+    NR_openat2 = 437, NR_sendfile = 40, NR_splice = 275, NR_copy_file_range = 326,
 };
 
 
@@ -111,6 +118,14 @@ ssize_t proc_read(int32_t pid, const char *file, char *buf, size_t cap);
 void proc_link(int32_t pid, const char *file, char *buf, size_t cap);
 /* The parent of pid from /proc/PID/stat; 0 when unknown. */
 int32_t proc_ppid(int32_t pid);
+/*
+ * Whether pid's image runs its program as valgrind's tools do, with the
+ * recorder's library preloaded into it (KCONV_HOSTED): its environment
+ * has VALGRIND_LAUNCHER, which valgrind's launcher sets for its tool
+ * and takes out of the programs it does not trace, and an LD_PRELOAD
+ * naming libiorecord.
+ */
+int proc_hosts_preload(int32_t pid);
 /* The name of thread tid of pid now, into name[KNAME]; "" when it is gone. */
 void proc_comm(int32_t pid, int32_t tid, char *name);
 /* from, cut to a thread name's KNAME - 1 bytes, into name[KNAME]. */

@@ -78,7 +78,7 @@ static void on_call(struct kconv *k, const struct kev *e)
     char b1[PATH_MAX], b2[PATH_MAX];
     int ok;
 
-    if (!p || p->before_exec)
+    if (!p || p->before_exec || p->hosted)
         return;
     /* the preload's (or the loader's, or its own): not again */
     if (p->preload && (e->flags & KEV_F_LIBC))
@@ -115,7 +115,7 @@ static void on_call(struct kconv *k, const struct kev *e)
  */
 static void put_coverage(struct kconv *k, struct kproc *p, int64_t t)
 {
-    if (p->preload && !p->calls && !p->asked)
+    if ((p->preload && !p->calls && !p->asked) || p->awaiting_let_go)
         return;
     struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_COVERAGE, .pid = p->pid,
                             .tid = p->pid, .t = t, .has = IOT_HAS_MODE | IOT_HAS_SIZE,
@@ -156,9 +156,15 @@ static void on_exec(struct kconv *k, const struct kev *e)
     /* "/dir/./prog" as /proc names it, when the file is still there */
     if (realpath(exe, exe_real))
         exe = exe_real;
-    p->preload = k->judge && exe[0] ? k->judge(exe) : 0;
+    p->preload = k->judge && exe[0] && !p->let_go ? k->judge(exe) : 0;
+    /* the exec'd file does not take the preload, but the tool it is runs a
+       program that does: one source, the preload's, for what the program
+       calls; the tool's own calls are not the program's */
+    p->hosted = k->judge && !p->preload && !p->let_go && proc_hosts_preload(p->pid);
+    if (p->hosted)
+        p->preload = 1;
     if (k->judged && p->preload)
-        k->judged(k->judged_ctx, p->pid, 1);
+        k->judged(k->judged_ctx, p->pid, p->hosted ? KCONV_HOSTED : KCONV_PRELOADED);
     /* the preload writes its own process record */
     if (!p->preload)
         put_process(k, p, (int64_t)e->t, exe, e->npaths == 2 ? e->path2 : NULL,
@@ -175,6 +181,8 @@ static void on_fork(struct kconv *k, const struct kev *e)
     child->ppid = parent->pid;
     child->before_exec = parent->before_exec;
     child->preload = parent->preload;
+    child->let_go = parent->let_go;
+    child->hosted = parent->hosted;
     memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
     memcpy(child->maps, parent->maps, sizeof(child->maps));
     child->comm_fd = -1;
@@ -230,8 +238,12 @@ static void on_let_go(struct kconv *k, const struct kev *e)
 {
     struct kproc *p = proc_get(k, (int32_t)e->pid);
 
-    if (p)
+    if (p) {
         p->preload = 0;
+        p->hosted = 0;
+        p->let_go = 1;
+        p->awaiting_let_go = 0;
+    }
 }
 
 void kconv_event(struct kconv *k, const struct kev *e, size_t len)

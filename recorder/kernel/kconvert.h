@@ -22,10 +22,21 @@ struct kconv;
 typedef int (*kconv_preload_judge)(const char *path);
 
 /*
- * Told of each process image judged (preload 1: the preload is in it), so
- * that the BPF side stops handing over the calls the preload records.
+ * What records a process image besides the kernel path. KCONV_PRELOADED:
+ * the preload is in it, and records the calls made from the C library;
+ * KCONV_HOSTED: the image is a tool that runs the program inside itself
+ * (valgrind's, which honours LD_PRELOAD for its guest): the preload in the
+ * guest records the program's calls, and every syscall of the image is
+ * either one of those, made again by the tool, or the tool's own, no call
+ * of the program's.
  */
-typedef void (*kconv_judged)(void *ctx, pid_t pid, int preload);
+enum kconv_image { KCONV_PRELOADED = 1, KCONV_HOSTED = 2 };
+
+/*
+ * Told of each process image judged one of enum kconv_image, so that the
+ * BPF side stops handing over the calls recorded otherwise.
+ */
+typedef void (*kconv_judged)(void *ctx, pid_t pid, int image);
 
 /* Appending to trace_fd (O_APPEND; not taken). NULL when out of memory. */
 struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge, kconv_judged judged,
@@ -40,9 +51,13 @@ void kconv_expect_exec(struct kconv *k, pid_t pid);
 /*
  * A running process the preload is in, which asked for the kernel path
  * (it met what the preload cannot see): it gets a coverage record at its
- * end or exec even when the kernel path wrote none of its calls.
+ * end or exec even when the kernel path wrote none of its calls. let_go:
+ * it asked before a credential change, which the preload lets it go
+ * before; until the BPF side says the change was made (KEV_LET_GO) it
+ * gets no coverage record, so that its `unrecorded` record stands should
+ * that never come (the calls after the preload let go went unseen).
  */
-void kconv_adopt(struct kconv *k, pid_t pid);
+void kconv_adopt(struct kconv *k, pid_t pid, int let_go);
 
 /*
  * A process already running (attach): its process record from /proc, its

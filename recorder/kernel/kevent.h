@@ -43,6 +43,9 @@ enum kev_trace_mode {
     TRACE_RAW = 1,     /* only those made outside the C library: the preload records the rest */
     TRACE_LET_GO = 2,  /* as TRACE_RAW until its next credential change, which the preload
                           lets it go before (recorder/preload/creds.c); TRACE_ALL after */
+    TRACE_HOSTED = 3,  /* no syscall: a tool running the program inside itself, with the
+                          preload in its guest (kconvert.h, KCONV_HOSTED); its forks, execs
+                          and exits only */
 };
 
 /*

@@ -120,13 +120,15 @@ void kconv_expect_exec(struct kconv *k, pid_t pid)
         p->cwd[0] = '\0';
 }
 
-void kconv_adopt(struct kconv *k, pid_t pid)
+void kconv_adopt(struct kconv *k, pid_t pid, int let_go)
 {
     struct kproc *p = proc_get(k, pid);
 
     if (!p)
         return;
     p->asked = 1;
+    if (let_go)
+        p->awaiting_let_go = 1;
     if (p->ppid)
         return;     /* followed already, as a child of a followed process */
     p->preload = 1;

@@ -29,6 +29,21 @@ ssize_t proc_read(int32_t pid, const char *file, char *buf, size_t cap)
     return n;
 }
 
+int proc_hosts_preload(int32_t pid)
+{
+    static char env[64 * 1024];
+    ssize_t n = proc_read(pid, "environ", env, sizeof(env));
+    int launcher = 0, preload = 0;
+
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(env + i) + 1) {
+        if (strncmp(env + i, "VALGRIND_LAUNCHER=", 18) == 0)
+            launcher = 1;
+        else if (strncmp(env + i, "LD_PRELOAD=", 11) == 0 && strstr(env + i, "libiorecord"))
+            preload = 1;
+    }
+    return launcher && preload;
+}
+
 void proc_link(int32_t pid, const char *file, char *buf, size_t cap)
 {
     char path[64];

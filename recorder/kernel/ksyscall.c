@@ -175,6 +175,25 @@ int call_of(const struct kproc *p, const struct kev *e, struct iot_event *ev,
         *path = abs_path(p, e->nr == NR_rename ? AT_FDCWD_ : a0, p1, b1, cap);
         *newpath = abs_path(p, e->nr == NR_rename ? AT_FDCWD_ : a2, p2, b2, cap);
         break;
+    case NR_sendfile: case NR_splice: case NR_copy_file_range: {
+        /* as the preload's rec_copy (wrap_posix.c): fd the output, the
+           length asked, the input's offset where the call was given one
+           and copied (capture.bpf.c put it, as the call left it, in size,
+           and splice's and copy_file_range's length in a3) */
+        int64_t ptr = e->nr == NR_sendfile ? a2 : a1;
+
+        ev->op = e->nr == NR_sendfile ? IOT_OP_SENDFILE
+                 : e->nr == NR_splice ? IOT_OP_SPLICE : IOT_OP_COPY_FILE_RANGE;
+        ev->has = IOT_HAS_FD | IOT_HAS_IN_FD | IOT_HAS_SIZE;
+        ev->fd = (int32_t)(e->nr == NR_sendfile ? a0 : a2);
+        ev->in_fd = (int32_t)(e->nr == NR_sendfile ? a1 : a0);
+        ev->size = a3;
+        if (ptr && e->ret >= 0) {
+            ev->has |= IOT_HAS_OFFSET;
+            ev->offset = e->size - e->ret;
+        }
+        break;
+    }
     /* the fd table, as the preload records it (wrap_posix.c, wrap_fds.c, wrap_names.c) */
     case NR_dup: case NR_dup2: case NR_dup3:
         dup_of(e, ev, e->nr == NR_dup3 && (a2 & O_CLOEXEC_));

@@ -33,7 +33,6 @@
 #include "clock.h"
 #include "collector.h"
 #include "exejudge.h"
-#include "install_dirs.h"
 #include "iotrace.h"
 #include "kcapture.h"
 #include "launch.h"
@@ -99,50 +98,6 @@ static void absolutize(const char *path, char *out, size_t cap)
     if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)) ||
         join(out, cap, cwd, strlen(cwd), "/", path) != 0)
         join(out, cap, path, strlen(path), "", "");
-}
-
-/*
- * The preload library. In order:
- *  - $IORECORD_LIB;
- *  - the installed layout seen from where we are: `make install` put us in
- *    BINDIR and the library in PKGLIBDIR (install_dirs.h), so when our own
- *    directory ends with BINDIR, what comes before it (nothing once
- *    installed, DESTDIR in a staged tree) is put before PKGLIBDIR. This keeps
- *    a staged tree using its own library, never an older install's;
- *  - the build tree: ../lib/libiorecord.so beside us (build/bin, build/lib);
- *  - PKGLIBDIR itself, for an iorecord copied out of BINDIR.
- */
-static void find_library(char *out, size_t cap)
-{
-    static const char lib[] = "libiorecord.so";
-    const char *env = getenv("IORECORD_LIB");
-    char self[PATH_MAX];
-    size_t dlen, blen = strlen(IOSCOPE_BINDIR);
-    ssize_t n;
-
-    if (env && *env) {
-        absolutize(env, out, cap);
-        if (access(out, R_OK) != 0)
-            die(2, errno, "cannot find the recorder library '%s' (IORECORD_LIB)", out);
-        return;
-    }
-    n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0)
-        die(2, errno, "cannot find my own executable");
-    self[n] = '\0';
-    dlen = (size_t)(strrchr(self, '/') - self);
-    self[dlen] = '\0';
-    if (dlen >= blen && strcmp(self + dlen - blen, IOSCOPE_BINDIR) == 0 &&
-        join(out, cap, self, dlen - blen, IOSCOPE_PKGLIBDIR "/", lib) == 0 &&
-        access(out, R_OK) == 0)
-        return;
-    if (join(out, cap, self, dlen, "/../lib/", lib) == 0 && access(out, R_OK) == 0)
-        return;
-    if (join(out, cap, IOSCOPE_PKGLIBDIR, strlen(IOSCOPE_PKGLIBDIR), "/", lib) == 0 &&
-        access(out, R_OK) == 0)
-        return;
-    die(2, 0, "cannot find the recorder library %s: not in %s/ nor in %s/../lib/ "
-        "(set IORECORD_LIB to its path)", lib, IOSCOPE_PKGLIBDIR, self);
 }
 
 /* COMMAND as execvp would find it; exits 127 when it cannot be found. */
@@ -401,18 +356,19 @@ static int run_warned(void)
  */
 static void open_output(const char *output, const char *out)
 {
-    const char *slash = strrchr(out, '/');
+    const char *slash = strrchr(out, '/'), *why;
     struct stat st;
     int exists = lstat(out, &st) == 0, fd, len;
 
-    if (exists && S_ISLNK(st.st_mode))
-        die(2, 0, "'%s' is a symbolic link: not writing the trace through it",
-            output);
+    if (exists && (why = launch_output_refusal(out, &st)) != NULL)
+        die(2, 0, "'%s' %s", output, why);
     if (exists && S_ISFIFO(st.st_mode)) {
-        fifo_fd = launch_fifo_open(out);
+        fifo_fd = launch_fifo_open(out, &st);
         if (fifo_fd < 0 && errno == ENXIO)
             die(2, 0, "cannot open trace '%s': nobody read the FIFO for %d s",
                 output, LAUNCH_FIFO_WAIT_MS / 1000);
+        if (fifo_fd < 0 && errno == ESTALE)
+            die(2, 0, "cannot open trace '%s': it was replaced while being opened", output);
         if (fifo_fd < 0)
             die(2, errno, "cannot open trace '%s'", output);
         return;
@@ -607,7 +563,7 @@ static int attach(const char *out)
 int main(int argc, char **argv)
 {
     char out[PATH_MAX], lib[PATH_MAX], cmd[PATH_MAX], asan[REC_EXE_NAME];
-    char kernel_why[256] = "";
+    char kernel_why[256] = "", lib_why[2 * PATH_MAX];
     struct opt_list command = { 0 };
     struct collector col;
     struct kcap *kc = NULL;
@@ -671,8 +627,9 @@ int main(int argc, char **argv)
     /* COMMAND and its arguments are the last command.n words of argv */
     i = argc - (int)command.n;
     free(command.v);
-    if (mode != LAUNCH_CAPTURE_KERNEL)
-        find_library(lib, sizeof(lib));
+    if (mode != LAUNCH_CAPTURE_KERNEL && launch_find_library(lib, sizeof(lib), lib_why,
+                                                             sizeof(lib_why)) != 0)
+        die(2, 0, "%s", lib_why);
     resolve_command(argv[i], cmd, sizeof(cmd));
     if (mode == LAUNCH_CAPTURE_KERNEL) {
         cmd_preloaded = 0;

@@ -10,13 +10,22 @@
 
 #include "kcapture.h"
 
+struct stat;
+/*
+ * Why the existing file at path (its lstat in st) must not take the
+ * caller's trace, the words after its name ("is a symbolic link: ..."); NULL when it may
+ * (launch_output.c says which files another user controls).
+ */
+const char *launch_output_refusal(const char *path, const struct stat *st);
+
 /*
  * The FIFO at path opened for writing once a reader has it open, waiting
  * at most LAUNCH_FIFO_WAIT_MS: the fd (blocking), or -1 (errno ENXIO when
- * nobody came to read).
+ * nobody came to read, ESTALE when what was opened is not the FIFO seen,
+ * lstat's in seen).
  */
 #define LAUNCH_FIFO_WAIT_MS 5000
-int launch_fifo_open(const char *path);
+int launch_fifo_open(const char *path, const struct stat *seen);
 
 /*
  * Claim the spool (fd, its open file) for this run, and learn whether
@@ -58,6 +67,11 @@ int launch_preload_enters(const char *path);
  */
 struct kcap *launch_kernel_start(int fifo_fd, const char *trace_path, kconv_preload_judge judge,
                                  char *why, size_t cap);
+
+/* ------------------------------------------------------------ launch_library.c */
+
+/* The preload library's path into out: 0, or -1 with a one-line why. */
+int launch_find_library(char *out, size_t cap, char *why, size_t why_cap);
 
 /* ------------------------------------------------------------ launch_ask.c */
 

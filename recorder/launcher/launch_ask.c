@@ -90,6 +90,27 @@ static pid_t asker_of(int conn)
     return cred.pid;
 }
 
+/*
+ * The asker's one-byte request on conn, waited for LAUNCH_ASK_REQUEST_MS at
+ * most: accept can return before the asker's send has come, and a request
+ * taken for another (a 'c' read as nothing, so followed as 'k') would have
+ * the kernel path leave out the very calls the asker let go of.
+ */
+#define LAUNCH_ASK_REQUEST_MS 2000
+static ssize_t request_of(int conn, char *req)
+{
+    struct pollfd p = { .fd = conn, .events = POLLIN };
+    ssize_t got;
+
+    for (;;) {
+        got = recv(conn, req, 1, MSG_DONTWAIT);
+        if (got >= 0 || (errno != EAGAIN && errno != EINTR))
+            return got;
+        if (errno == EAGAIN && poll(&p, 1, LAUNCH_ASK_REQUEST_MS) <= 0)
+            return -1;
+    }
+}
+
 void launch_ask_serve(struct launch_ask *a, pid_t child, int timeout_ms, struct kcap **kc,
                       launch_ask_start start, void *ctx)
 {
@@ -105,9 +126,10 @@ void launch_ask_serve(struct launch_ask *a, pid_t child, int timeout_ms, struct 
         char answer = '0';
 
         /* the request is one byte: 'c', the asker lets the recording go before a
-           credential change (kcap_let_go), else follow it (kcap_adopt); a peer
-           that sent nothing is answered all the same */
-        got = recv(conn, &req, 1, MSG_DONTWAIT);
+           credential change (kcap_let_go), 'k' follow it (kcap_adopt) */
+        got = request_of(conn, &req);
+        if (got != 1 || (req != 'c' && req != 'k'))
+            pid = -1;   /* nothing asked in time: answered "no" */
         if (!*kc && !a->refused && pid > 0) {
             *kc = start(ctx, why, sizeof(why));
             if (!*kc) {
@@ -117,7 +139,7 @@ void launch_ask_serve(struct launch_ask *a, pid_t child, int timeout_ms, struct 
             }
         }
         if (*kc && pid > 0 &&
-            (got == 1 && req == 'c' ? kcap_let_go(*kc, pid) : kcap_adopt(*kc, pid)) == 0)
+            (req == 'c' ? kcap_let_go(*kc, pid) : kcap_adopt(*kc, pid)) == 0)
             answer = '1';
         (void)send(conn, &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
         close(conn);

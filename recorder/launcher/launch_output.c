@@ -17,10 +17,24 @@
  * at the same instant may both refuse; neither loses a trace unsaid.
  *
  * And after the command: a trace left empty is said, never taken for one.
+ *
+ * A trace holds the caller's command lines and paths: it goes only where
+ * its owner alone can read it. An existing file at the output that another
+ * user controls is refused (launch_output_refusal): a symbolic link; a FIFO
+ * or socket not the caller's (its reader would get the trace); and, in a
+ * sticky world-writable directory such as /tmp, any file owned by neither
+ * the caller nor the directory's owner, the rule the kernel's
+ * fs.protected_fifos and protected_regular apply to O_CREAT opens there. A
+ * new file there, a file of the caller's, and devices (/dev/null) stay
+ * allowed. The check is on lstat; the FIFO is then opened without
+ * following a link and checked again on its fd, so a FIFO swapped in
+ * between is refused too (a regular file is never opened: the spool is
+ * renamed onto it, which replaces whatever is there).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -30,14 +44,55 @@
 #include "launch.h"
 #include "msg.h"
 
-int launch_fifo_open(const char *path)
+const char *launch_output_refusal(const char *path, const struct stat *st)
+{
+    static char why[192];
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    struct stat ds;
+    uid_t me = geteuid();
+
+    if (S_ISLNK(st->st_mode))
+        return "is a symbolic link: not writing the trace through it";
+    if ((S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)) && st->st_uid != me) {
+        snprintf(why, sizeof(why), "is a %s of another user (uid %u): not writing the trace there",
+                 S_ISFIFO(st->st_mode) ? "FIFO" : "socket", (unsigned)st->st_uid);
+        return why;
+    }
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == path)
+        strcpy(dir, "/");
+    else if ((size_t)(slash - path) < sizeof(dir))
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    else
+        return NULL;    /* too long to name: the open that follows fails */
+    if (st->st_uid != me && lstat(dir, &ds) == 0 && (ds.st_mode & S_ISVTX) &&
+        (ds.st_mode & S_IWOTH) && st->st_uid != ds.st_uid) {
+        snprintf(why, sizeof(why), "belongs to another user (uid %u) in a sticky "
+                 "world-writable directory: not writing the trace there", (unsigned)st->st_uid);
+        return why;
+    }
+    return NULL;
+}
+
+int launch_fifo_open(const char *path, const struct stat *seen)
 {
     struct timespec tick = { 0, 10000000L };
 
     for (int waited = 0;; waited += 10) {
         int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
 
         if (fd >= 0) {
+            /* the FIFO that was judged, still the caller's */
+            if (fstat(fd, &st) != 0 || st.st_dev != seen->st_dev ||
+                st.st_ino != seen->st_ino || st.st_uid != seen->st_uid ||
+                !S_ISFIFO(st.st_mode)) {
+                close(fd);
+                errno = ESTALE;
+                return -1;
+            }
             fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
             return fd;
         }

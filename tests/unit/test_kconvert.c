@@ -448,7 +448,7 @@ static void test_adopted_process(void)
     struct kev e;
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(k);
-    kconv_adopt(k, PID);
+    kconv_adopt(k, PID, 0);
     e = ev_of(KEV_SYSCALL, NR_write, 3000, 1);
     e.a0 = 1;
     e.a2 = 1;
@@ -469,6 +469,82 @@ static void test_adopted_process(void)
     CU_ASSERT_EQUAL(s.coverage_size, 0);
 }
 
+/*
+ * A preloaded process let go at its credential change (kconv_adopt with
+ * let_go, then KEV_LET_GO): its calls from the C library are written from
+ * then on, and after it execs a program the judge gives to the preload
+ * too (the preload took itself out of its children's environment), with a
+ * process record and a coverage record of the kernel path's.
+ */
+static void test_let_go(void)
+{
+    const char *path = unit_tmp_path("kconv_let_go.zst");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
+    struct kconv *k = kconv_create(fd, judge_preload, NULL, NULL);
+    struct seen s;
+    struct kev e;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    kconv_adopt(k, PID, 1);
+    e = ev_of(KEV_SYSCALL, NR_write, 2000, 1);   /* before the change: the preload's */
+    e.a0 = 1;
+    e.a2 = 1;
+    e.flags = KEV_F_LIBC;
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    e = ev_of(KEV_LET_GO, 0, 2500, 0);
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    e = ev_of(KEV_SYSCALL, NR_write, 3000, 1);
+    e.a0 = 1;
+    e.a2 = 1;
+    e.flags = KEV_F_LIBC;
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    exec_of(k, 4000, "/usr/bin/prog");
+    e = ev_of(KEV_SYSCALL, NR_write, 5000, 2);
+    e.a0 = 1;
+    e.a2 = 2;
+    e.flags = KEV_F_LIBC;
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    e = ev_of(KEV_EXIT, 0, 6000, 0);
+    e.a1 = 1;
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    CU_ASSERT_EQUAL(kconv_finish(k), 0);
+    close(fd);
+
+    read_back(path, &s);
+    CU_ASSERT_EQUAL(s.processes, 1);
+    CU_ASSERT_STRING_EQUAL(s.exe, "/usr/bin/prog");
+    CU_ASSERT_EQUAL(s.calls[IOT_OP_WRITE], 2);
+    CU_ASSERT_EQUAL(s.write_size, 3);
+    CU_ASSERT_EQUAL(s.exits, 1);
+    CU_ASSERT_STRING_EQUAL(s.coverage, "kernel");
+}
+
+/*
+ * A process that asked to be let go but whose credential change the BPF
+ * side never reported (no KEV_LET_GO): no coverage record, so that its
+ * `unrecorded` record is not taken as covered.
+ */
+static void test_let_go_unseen(void)
+{
+    const char *path = unit_tmp_path("kconv_let_go_unseen.zst");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
+    struct kconv *k = kconv_create(fd, judge_preload, NULL, NULL);
+    struct stat st;
+    struct kev e;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    kconv_adopt(k, PID, 1);
+    e = ev_of(KEV_EXIT, 0, 6000, 0);
+    e.a1 = 1;
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    CU_ASSERT_EQUAL(kconv_finish(k), 0);
+    close(fd);
+
+    /* nothing at all: no coverage, no call */
+    CU_ASSERT_EQUAL(stat(path, &st), 0);
+    CU_ASSERT_EQUAL(st.st_size, 0);
+}
+
 void kconvert_suite(void)
 {
     CU_pSuite s = CU_add_suite("kconvert", NULL, NULL);
@@ -479,4 +555,6 @@ void kconvert_suite(void)
     CU_add_test(s, "a relative path joined as the preload joins it", test_relative_path);
     CU_add_test(s, "a thread renamed through its /proc comm file", test_comm_file);
     CU_add_test(s, "a process that asked is covered without calls", test_adopted_process);
+    CU_add_test(s, "a process let go is recorded on, through its execs", test_let_go);
+    CU_add_test(s, "a let-go never seen leaves the process uncovered", test_let_go_unseen);
 }
