@@ -79,8 +79,8 @@ static int add_file(struct input *in, const char *path, enum input_kind kind, st
     return 0;
 }
 
-/* The kind of a file from its first bytes buf[0..n); -1 when unrecognisable. */
-static int detect(const char *buf, size_t n)
+/* The kind of a file from its first line, in buf[0..n); -1 when unrecognisable. */
+static int detect_start(const char *buf, size_t n)
 {
     size_t i;
 
@@ -104,6 +104,25 @@ static int detect(const char *buf, size_t n)
     if (iot_native_trace_resync(buf, n) > 0)
         return INPUT_NATIVE;
     return -1;
+}
+
+/*
+ * The kind of a file from its first bytes buf[0..n); -1 when unrecognisable.
+ * A JSONL file or strace log cut at its head (a log rotated by size, a copy
+ * taken with tail -c) starts inside a line: it is known by its second line,
+ * and its reader skips the first as a line it cannot read, with a warning.
+ */
+static int detect(const char *buf, size_t n)
+{
+    int kind = detect_start(buf, n);
+    const char *nl = kind < 0 ? memchr(buf, '\n', n) : NULL;
+
+    if (nl) {
+        kind = detect_start(nl + 1, n - (size_t)(nl + 1 - buf));
+        if (kind == INPUT_NATIVE)
+            kind = -1;  /* a trace's magic after a newline is chance in a text */
+    }
+    return kind;
 }
 
 /*
@@ -143,7 +162,7 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
     case INPUT_STRACE:
         rc = strace_next(s->strace, ev, errbuf);
         if (rc < 0)
-            iot_error("'%s': %s", s->name, errbuf);
+            iot_error("%s", errbuf);  /* it names the log: one of several */
         return rc;
     case INPUT_JSONL:
         for (;;) {
