@@ -125,6 +125,34 @@ static int detect(const char *buf, size_t n)
     return kind;
 }
 
+/* How far into a regular file detection looks for a chunk of a native
+   trace cut at its head: beyond the largest chunk a recorder writes. */
+#define CUT_TRACE_SCAN ((uint64_t)4 << 20)
+
+/*
+ * A regular file the peek did not recognise is a native trace cut at its
+ * head when a chunk's index frame follows within CUT_TRACE_SCAN bytes (a
+ * chunk is larger than the peek); its reader skips to that frame and counts
+ * the bytes before it as damage. INPUT_NATIVE or -1.
+ */
+static int detect_cut_trace(struct infile *inf)
+{
+    static char win[64 << 10];   /* detection runs on one thread, one file at a time */
+    const size_t overlap = 12;   /* a frame's magic may straddle two windows */
+    uint64_t off = INFILE_PEEK - overlap;
+
+    while (off < CUT_TRACE_SCAN) {
+        ssize_t r = infile_pread(inf, win, sizeof(win), off);
+
+        if (r <= (ssize_t)overlap)
+            return -1;
+        if (iot_native_trace_resync(win, (size_t)r) >= 0)
+            return INPUT_NATIVE;
+        off += (uint64_t)r - overlap;
+    }
+    return -1;
+}
+
 /*
  * The kind of the file opened as inf, from its first bytes peek[0..n);
  * -1 when unrecognisable, -2 out of memory. A strace log or JSONL file
@@ -135,16 +163,19 @@ static int detect(const char *buf, size_t n)
 static int detect_file(struct infile *inf, const char *peek, size_t n)
 {
     enum decomp_kind z = decomp_detect(peek, n);
+    int kind;
 
     if (z != DECOMP_NONE) {
         char plain[INFILE_PEEK];
         ssize_t k = decomp_peek(z, peek, n, plain, sizeof(plain));
-        int kind = k > 0 ? detect(plain, (size_t)k) : -1;
+
+        kind = k > 0 ? detect(plain, (size_t)k) : -1;
 
         if (kind == INPUT_JSONL || kind == INPUT_STRACE)
             return infile_decompress(inf, z) < 0 ? -2 : kind;
     }
-    return detect(peek, n);
+    kind = detect(peek, n);
+    return kind < 0 && n == INFILE_PEEK ? detect_cut_trace(inf) : kind;
 }
 
 static int source_next(struct input *in, struct source *s, struct iot_event *ev)
