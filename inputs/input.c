@@ -115,7 +115,9 @@ static int detect_start(const char *buf, size_t n)
 static int detect(const char *buf, size_t n)
 {
     int kind = detect_start(buf, n);
-    const char *nl = kind < 0 ? memchr(buf, '\n', n) : NULL;
+    /* text only: a NUL is binary (a native trace's chunk cut), whose bytes
+       after a newline may look like a line by chance */
+    const char *nl = kind < 0 && !memchr(buf, 0, n) ? memchr(buf, '\n', n) : NULL;
 
     if (nl) {
         kind = detect_start(nl + 1, n - (size_t)(nl + 1 - buf));

@@ -63,8 +63,10 @@ static unsigned prefix_shape(struct strace_src *s, const char *line, size_t len)
         return 0;
     b = line + strace_re_end(s);
     bn = len - strace_re_end(s);
-    if (bn == 0 || (bn > 1 && b[0] == '>' && b[1] == ' ') || (bn > 7 && !memcmp(b, "strace:", 7)))
+    if (bn == 0 || (bn > 7 && !memcmp(b, "strace:", 7)))
         return 0;
+    if (bn > 1 && b[0] == '>' && b[1] == ' ')  /* a -k frame, or the end of a line cut */
+        return strace_re_match(s, s->re_frame, b, bn) > 0 ? 0 : SHAPE_BODY;
     if (strace_re_group(s, 1, line, &p) > 0)
         shape |= SHAPE_PID_BRACKET;
     else if (strace_re_group(s, 2, line, &p) > 0)
