@@ -50,7 +50,8 @@ static int64_t local_midnight(time_t sec)
  * pid column (none, "[pid N]", "N"), its time (none, -t/-tt, -ttt/-r) and
  * the digits of that time's hour and fraction; 0 for a line that says
  * nothing of its log's columns (blank, strace's messages, -k frames). */
-enum { SHAPE_BODY = 1, SHAPE_PID_BRACKET = 2, SHAPE_PID = 4, SHAPE_TOD = 8, SHAPE_SECS = 16 };
+enum { SHAPE_BODY = 1, SHAPE_PID_BRACKET = 2, SHAPE_PID = 4, SHAPE_TOD = 8, SHAPE_SECS = 16,
+       SHAPE_KNOWN = 1u << 16 /* the body starts as strace writes one */ };
 
 static unsigned prefix_shape(struct strace_src *s, const char *line, size_t len)
 {
@@ -67,6 +68,10 @@ static unsigned prefix_shape(struct strace_src *s, const char *line, size_t len)
         return 0;
     if (bn > 1 && b[0] == '>' && b[1] == ' ')  /* a -k frame, or the end of a line cut */
         return strace_re_match(s, s->re_frame, b, bn) > 0 ? 0 : SHAPE_BODY;
+    if ((bn > 4 && (!memcmp(b, "<... ", 5) || !memcmp(b, "+++ ", 4) || !memcmp(b, "--- ", 4))) ||
+        strace_re_match(s, s->re_call, b, bn) > 0)
+        shape |= SHAPE_KNOWN;
+    strace_re_match(s, s->re_prefix, line, len);  /* its groups, again */
     if (strace_re_group(s, 1, line, &p) > 0)
         shape |= SHAPE_PID_BRACKET;
     else if (strace_re_group(s, 2, line, &p) > 0)
@@ -89,15 +94,18 @@ static unsigned prefix_shape(struct strace_src *s, const char *line, size_t len)
  * hour in two digits, so a first line with another time, or without the
  * pid column the next line has, is a piece. A piece that still reads as a
  * whole line ("3787 09:15:47.727269 execve(...)" of pid 23787) cannot be
- * told from one, and is read as one. A log without a pid column on its first
+ * told from one, and is read as one; a second line that strace did not write
+ * tells nothing. A log without a pid column on its first
  * line and "[pid N]" on its second is strace -f writing to its stderr: whole.
  */
 static int first_line_cut(unsigned first, unsigned second)
 {
     unsigned pids = SHAPE_PID_BRACKET | SHAPE_PID;
 
-    if (!first || !second)
-        return 0;
+    if (!first || !(second & SHAPE_KNOWN))
+        return 0;  /* a second line strace did not write says nothing */
+    first &= ~SHAPE_KNOWN;
+    second &= ~SHAPE_KNOWN;
     if ((first & ~pids) != (second & ~pids))
         return 1;
     return (first & pids) != (second & pids) &&

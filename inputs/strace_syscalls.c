@@ -379,8 +379,10 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         strace_unknown_line(s, s->cur);
         return 0;
     }
-    if (sc && na < min_args(sc))
-        return misshaped(s);  /* before it can announce a process of its own */
+    /* before it can announce a process of its own; a call that never
+       returned ("= ?": killed in it) may have been cut short by strace */
+    if (sc && r.known && na < min_args(sc))
+        return misshaped(s);
     if (!sc || !r.known) {
         if (!p->announced)
             return strace_proc_announce(s, p, t);
