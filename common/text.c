@@ -175,6 +175,21 @@ void iot_text_write(FILE *f, const char *s, size_t n)
     }
 }
 
+int iot_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+
+    while (n) {
+        size_t k = *u < 0x80 ? 1 : iot_utf8_len(u, n);
+
+        if (!k)
+            return 0;
+        u += k;
+        n -= k;
+    }
+    return 1;
+}
+
 char *iot_utf8_repaired(const char *s)
 {
     size_t n = strlen(s), i = 0;
@@ -198,4 +213,28 @@ char *iot_utf8_repaired(const char *s)
     }
     *p = 0;
     return out;
+}
+
+void iot_csv_write(FILE *f, const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = s ? strlen(s) : 0;
+    int quote = s && s[strcspn(s, ",\"")] != 0;
+
+    if (quote)
+        fputc('"', f);
+    if (n && strchr("=+-@", s[0]))
+        fputc('\'', f);
+    while (n) {
+        char one[8];
+        size_t used, k = text_one(u, n, one, &used);
+
+        if (k == 1 && one[0] == '"')
+            fputc('"', f);
+        fwrite(one, 1, k, f);
+        u += used;
+        n -= used;
+    }
+    if (quote)
+        fputc('"', f);
 }

@@ -9,6 +9,45 @@ CSV_COLUMNS = ("rank", "fingerprint", "rule", "severity", "traces", "share", "ho
                "worst_trace", "labels", "message")
 
 
+def _shown_char(ch):
+    """One character as text_one in common/text.c shows it."""
+    o = ord(ch)
+    if 0x20 <= o < 0x7f and ch != "\\":
+        return ch
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if o < 0x20 or o == 0x7f:
+        return "\\x%02x" % o
+    if 0xdc80 <= o <= 0xdcff:           # a byte that was not UTF-8 (surrogateescape)
+        return "\\x%02x" % (o - 0xdc00)
+    if (0x80 <= o <= 0x9f or 0x202a <= o <= 0x202e or 0x2066 <= o <= 0x2069
+            or o in (0x2028, 0x2029) or 0xd800 <= o <= 0xdfff):
+        return "\\u%04x" % o
+    return ch
+
+
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
+
+
+def shown(value):
+    """A string from a trace as every text output shows it: the rule of
+    iot_text_write (common/text.c; docs/analyzer.md, "Text output and
+    hostile bytes"): no control character reaches a terminal."""
+    return "".join(_shown_char(ch) for ch in str(value))
+
+
+def csv_cell(value):
+    """A cell of every CSV the project writes (docs/analyzer.md, "CSV
+    cells"), as iot_csv_write (common/text.c) writes it: the text form
+    above, then a ' before a leading = + - @ (a spreadsheet formula; tab and
+    CR are escaped already); csv.writer adds RFC 4180's quoting. Numbers
+    stay numbers."""
+    if not isinstance(value, str):
+        return value
+    cell = shown(value)
+    return "'" + cell if cell[:1] in ("=", "+", "-", "@") else cell
+
+
 def write_json(f, rep):
     json.dump(rep, f, indent=2)
     f.write("\n")
@@ -23,11 +62,12 @@ def write_csv(f, rep):
     w = csv.writer(f, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for i, o in enumerate(rep["issues"], 1):
-        w.writerow([i, o["fingerprint"], o["rule"], o["severity"] or "", o["traces"],
-                    o["share"], o["hosts"], o["first_seen"] or "", o["last_seen"] or "",
-                    o["impact"]["total_time_ms"], o["impact"]["median_time_ms"]
-                    if o["impact"]["median_time_ms"] is not None else "",
-                    o["worst"]["trace"], label_text(o["labels"]), o["message"]])
+        w.writerow([csv_cell(v) for v in (
+            i, o["fingerprint"], o["rule"], o["severity"] or "", o["traces"],
+            o["share"], o["hosts"], o["first_seen"] or "", o["last_seen"] or "",
+            o["impact"]["total_time_ms"], o["impact"]["median_time_ms"]
+            if o["impact"]["median_time_ms"] is not None else "",
+            o["worst"]["trace"], label_text(o["labels"]), o["message"])])
 
 
 def summary_line(rep):
@@ -42,15 +82,16 @@ def write_text(f, rep):
     for i, o in enumerate(rep["issues"], 1):
         med = o["impact"]["median_time_ms"]
         f.write("\n%d. %s %s [%s] in %d traces (%.1f%%), %d hosts; median %s, total %.1f ms\n"
-                % (i, o["rule"], o["fingerprint"], o["severity"] or "-", o["traces"],
+                % (i, shown(o["rule"]), shown(o["fingerprint"]), o["severity"] or "-", o["traces"],
                    100.0 * o["share"], o["hosts"],
                    "-" if med is None else "%.1f ms" % med, o["impact"]["total_time_ms"]))
-        f.write("   %s\n" % o["message"])
+        f.write("   %s\n" % shown(o["message"]))
         for k, by in o["labels"].items():
-            f.write("   %s: %s\n" % (k, ", ".join("%s %d" % (v, n) for v, n in by.items())))
-        f.write("   worst: %s\n" % o["worst"]["trace"])
+            f.write("   %s: %s\n" % (shown(k), ", ".join("%s %d" % (shown(v), n)
+                                                        for v, n in by.items())))
+        f.write("   worst: %s\n" % shown(o["worst"]["trace"]))
     for e in rep["errors"]:
-        f.write("not analysed: %s: %s\n" % (e["trace"], e["error"]))
+        f.write("not analysed: %s: %s\n" % (shown(e["trace"]), shown(e["error"])))
 
 
 PAGE_CSS = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}
@@ -110,18 +151,20 @@ def write_diff(f, fmt, d, base_label, cur_label):
                     "cur_traces", "cur_share", "z", "p"))
         for change in ("new", "rising", "gone"):
             for r in d[change]:
-                w.writerow((change, r["fingerprint"], r["rule"], r["base_traces"],
-                            r["base_share"], r["cur_traces"], r["cur_share"],
-                            r.get("z", ""), r.get("p", "")))
+                w.writerow([csv_cell(v) for v in (
+                    change, r["fingerprint"], r["rule"], r["base_traces"],
+                    r["base_share"], r["cur_traces"], r["cur_share"],
+                    r.get("z", ""), r.get("p", ""))])
         return
     f.write("fleet diff: %s (%d traces) against %s (%d traces); rising: one-sided "
             "two-proportion z-test p < %g, at least %d traces\n"
-            % (cur_label, d["cur_traces"], base_label, d["base_traces"], d["level"],
+            % (shown(cur_label), d["cur_traces"], shown(base_label), d["base_traces"], d["level"],
                d["min_traces"]))
     for change in ("new", "rising", "gone"):
         for r in d[change]:
             f.write("%-6s %s %s: %d/%d traces -> %d/%d%s\n"
-                    % (change, r["rule"], r["fingerprint"], r["base_traces"], d["base_traces"],
+                    % (change, shown(r["rule"]), shown(r["fingerprint"]), r["base_traces"],
+                       d["base_traces"],
                        r["cur_traces"], d["cur_traces"],
                        "" if "z" not in r else " (z %.2f, p %.3g)" % (r["z"], r["p"])))
     f.write("%d new, %d rising, %d gone, %d steady\n"

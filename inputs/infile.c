@@ -241,6 +241,15 @@ int infile_is_unseekable(const struct infile *f)
     return f->unseekable;
 }
 
+ssize_t infile_pread(struct infile *f, void *buf, size_t n, uint64_t off)
+{
+    if (f->unseekable || f->fd < 0 || f->dec) {
+        errno = ESPIPE;
+        return -1;
+    }
+    return pread(f->fd, buf, n, (off_t)off);
+}
+
 uint64_t infile_bytes(const struct infile *f)
 {
     return f->unseekable ? f->nread : (uint64_t)f->sb.st_size;

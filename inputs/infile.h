@@ -44,6 +44,12 @@ struct infile *infile_open(struct infiles *p, const char *path, char *peek, size
 /* The fstat of the file as opened. */
 const struct stat *infile_stat(const struct infile *f);
 int infile_is_unseekable(const struct infile *f);
+/*
+ * Bytes of a regular file at off, as pread, before its reader starts (the
+ * detection of a trace whose first chunk is cut); -1 with errno ESPIPE for
+ * an unseekable, parked or decompressed file.
+ */
+ssize_t infile_pread(struct infile *f, void *buf, size_t n, uint64_t off);
 /* A regular file's size; what has been read of an unseekable one so far. */
 uint64_t infile_bytes(const struct infile *f);
 /*

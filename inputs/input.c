@@ -79,8 +79,8 @@ static int add_file(struct input *in, const char *path, enum input_kind kind, st
     return 0;
 }
 
-/* The kind of a file from its first bytes buf[0..n); -1 when unrecognisable. */
-static int detect(const char *buf, size_t n)
+/* The kind of a file from its first line, in buf[0..n); -1 when unrecognisable. */
+static int detect_start(const char *buf, size_t n)
 {
     size_t i;
 
@@ -107,6 +107,55 @@ static int detect(const char *buf, size_t n)
 }
 
 /*
+ * The kind of a file from its first bytes buf[0..n); -1 when unrecognisable.
+ * A JSONL file or strace log cut at its head (a log rotated by size, a copy
+ * taken with tail -c) starts inside a line: it is known by its second line,
+ * and its reader skips the first as a line it cannot read, with a warning.
+ */
+static int detect(const char *buf, size_t n)
+{
+    int kind = detect_start(buf, n);
+    /* text only: a NUL is binary (a native trace's chunk cut), whose bytes
+       after a newline may look like a line by chance */
+    const char *nl = kind < 0 && !memchr(buf, 0, n) ? memchr(buf, '\n', n) : NULL;
+
+    if (nl) {
+        kind = detect_start(nl + 1, n - (size_t)(nl + 1 - buf));
+        if (kind == INPUT_NATIVE)
+            kind = -1;  /* a trace's magic after a newline is chance in a text */
+    }
+    return kind;
+}
+
+/* How far into a regular file detection looks for a chunk of a native
+   trace cut at its head: beyond the largest chunk a recorder writes. */
+#define CUT_TRACE_SCAN ((uint64_t)4 << 20)
+
+/*
+ * A regular file the peek did not recognise is a native trace cut at its
+ * head when a chunk's index frame follows within CUT_TRACE_SCAN bytes (a
+ * chunk is larger than the peek); its reader skips to that frame and counts
+ * the bytes before it as damage. INPUT_NATIVE or -1.
+ */
+static int detect_cut_trace(struct infile *inf)
+{
+    static char win[64 << 10];   /* detection runs on one thread, one file at a time */
+    const size_t overlap = 12;   /* a frame's magic may straddle two windows */
+    uint64_t off = INFILE_PEEK - overlap;
+
+    while (off < CUT_TRACE_SCAN) {
+        ssize_t r = infile_pread(inf, win, sizeof(win), off);
+
+        if (r <= (ssize_t)overlap)
+            return -1;
+        if (iot_native_trace_resync(win, (size_t)r) >= 0)
+            return INPUT_NATIVE;
+        off += (uint64_t)r - overlap;
+    }
+    return -1;
+}
+
+/*
  * The kind of the file opened as inf, from its first bytes peek[0..n);
  * -1 when unrecognisable, -2 out of memory. A strace log or JSONL file
  * compressed with gzip or zstd is read decompressed from then on; a native
@@ -116,16 +165,19 @@ static int detect(const char *buf, size_t n)
 static int detect_file(struct infile *inf, const char *peek, size_t n)
 {
     enum decomp_kind z = decomp_detect(peek, n);
+    int kind;
 
     if (z != DECOMP_NONE) {
         char plain[INFILE_PEEK];
         ssize_t k = decomp_peek(z, peek, n, plain, sizeof(plain));
-        int kind = k > 0 ? detect(plain, (size_t)k) : -1;
+
+        kind = k > 0 ? detect(plain, (size_t)k) : -1;
 
         if (kind == INPUT_JSONL || kind == INPUT_STRACE)
             return infile_decompress(inf, z) < 0 ? -2 : kind;
     }
-    return detect(peek, n);
+    kind = detect(peek, n);
+    return kind < 0 && n == INFILE_PEEK ? detect_cut_trace(inf) : kind;
 }
 
 static int source_next(struct input *in, struct source *s, struct iot_event *ev)
@@ -143,7 +195,7 @@ static int source_next(struct input *in, struct source *s, struct iot_event *ev)
     case INPUT_STRACE:
         rc = strace_next(s->strace, ev, errbuf);
         if (rc < 0)
-            iot_error("'%s': %s", s->name, errbuf);
+            iot_error("%s", errbuf);  /* it names the log: one of several */
         return rc;
     case INPUT_JSONL:
         for (;;) {

@@ -119,6 +119,9 @@ struct strace_log {
     char *line;              /* the line ahead, without its end of line */
     size_t cap;
     size_t len;
+    char *second;            /* the file's second line, read with its first */
+    size_t second_cap;
+    ssize_t second_len;      /* -1: none waiting */
     int have, eof;           /* a line is ahead; the file is done */
     int err;                 /* errno of a read error */
     /* prefix of the line ahead */

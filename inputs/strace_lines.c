@@ -46,6 +46,132 @@ static int64_t local_midnight(time_t sec)
     return strace_sec_ns((int64_t)mktime(&tm), 0);
 }
 
+/* The columns before a line's body, as a number two lines compare by: its
+ * pid column (none, "[pid N]", "N"), its time (none, -t/-tt, -ttt/-r) and
+ * the digits of that time's hour and fraction; 0 for a line that says
+ * nothing of its log's columns (blank, strace's messages, -k frames). */
+enum { SHAPE_BODY = 1, SHAPE_PID_BRACKET = 2, SHAPE_PID = 4, SHAPE_TOD = 8, SHAPE_SECS = 16,
+       SHAPE_KNOWN = 1u << 16 /* the body starts as strace writes one */ };
+
+static unsigned prefix_shape(struct strace_src *s, const char *line, size_t len)
+{
+    const char *p, *b;
+    unsigned shape = SHAPE_BODY;
+    size_t bn;
+    long gl;
+
+    if (strace_re_match(s, s->re_prefix, line, len) <= 0)
+        return 0;
+    b = line + strace_re_end(s);
+    bn = len - strace_re_end(s);
+    if (bn == 0 || (bn > 7 && !memcmp(b, "strace:", 7)))
+        return 0;
+    if (bn > 1 && b[0] == '>' && b[1] == ' ')  /* a -k frame, or the end of a line cut */
+        return strace_re_match(s, s->re_frame, b, bn) > 0 ? 0 : SHAPE_BODY;
+    if ((bn > 4 && (!memcmp(b, "<... ", 5) || !memcmp(b, "+++ ", 4) || !memcmp(b, "--- ", 4))) ||
+        strace_re_match(s, s->re_call, b, bn) > 0)
+        shape |= SHAPE_KNOWN;
+    strace_re_match(s, s->re_prefix, line, len);  /* its groups, again */
+    if (strace_re_group(s, 1, line, &p) > 0)
+        shape |= SHAPE_PID_BRACKET;
+    else if (strace_re_group(s, 2, line, &p) > 0)
+        shape |= SHAPE_PID;
+    if ((gl = strace_re_group(s, 3, line, &p)) > 0) {
+        shape |= SHAPE_TOD | (unsigned)gl << 5;
+        gl = strace_re_group(s, 6, line, &p);
+        shape |= (unsigned)(gl > 0 ? gl : 0) << 8;
+    } else if (strace_re_group(s, 7, line, &p) > 0) {
+        gl = strace_re_group(s, 8, line, &p);
+        shape |= SHAPE_SECS | (unsigned)(gl > 0 ? gl : 0) << 8;
+    }
+    return shape;
+}
+
+/*
+ * Whether a file's first line, of prefix shape first, is the tail of a line
+ * cut off (a log rotated by size, a copy taken with tail -c) where its second
+ * line has shape second: strace writes the same columns on every line, each
+ * hour in two digits, so a first line with another time, or without the
+ * pid column the next line has, is a piece. A piece that still reads as a
+ * whole line ("3787 09:15:47.727269 execve(...)" of pid 23787) cannot be
+ * told from one, and is read as one; a second line that strace did not write
+ * tells nothing. A log without a pid column on its first
+ * line and "[pid N]" on its second is strace -f writing to its stderr: whole.
+ */
+static int first_line_cut(unsigned first, unsigned second)
+{
+    unsigned pids = SHAPE_PID_BRACKET | SHAPE_PID;
+
+    if (!first || !(second & SHAPE_KNOWN))
+        return 0;  /* a second line strace did not write says nothing */
+    first &= ~SHAPE_KNOWN;
+    second &= ~SHAPE_KNOWN;
+    if ((first & ~pids) != (second & ~pids))
+        return 1;
+    return (first & pids) != (second & pids) &&
+           ((first & SHAPE_PID) || (second & SHAPE_PID));
+}
+
+/* The next physical line of l into l->line; its length, or -1 at the end. */
+static ssize_t next_raw(struct strace_log *l, FILE *f)
+{
+    ssize_t n;
+
+    if (l->second_len >= 0) {
+        char *t = l->line;
+        size_t c = l->cap;
+
+        l->line = l->second;
+        l->cap = l->second_cap;
+        l->second = t;
+        l->second_cap = c;
+        n = l->second_len;
+        l->second_len = -1;
+        return n;
+    }
+    n = f ? getline(&l->line, &l->cap, f) : -1;
+    while (n > 0 && (l->line[n - 1] == '\n' || l->line[n - 1] == '\r'))
+        l->line[--n] = '\0';
+    return n;
+}
+
+/*
+ * The first line of l, read with its second to tell whether it is a piece
+ * of a line cut off; a piece is counted as a line not understood (named in
+ * a warning) and the second line comes first instead.
+ */
+static ssize_t first_raw(struct strace_src *s, struct strace_log *l, FILE *f)
+{
+    ssize_t n = next_raw(l, f), n2;
+    unsigned shape;
+
+    if (n < 0)
+        return n;
+    shape = prefix_shape(s, l->line, (size_t)n);
+    {
+        char *t = l->line;
+        size_t c = l->cap;
+
+        l->line = l->second;   /* the second line is read into the spare buffer */
+        l->cap = l->second_cap;
+        n2 = next_raw(l, f);
+        l->second = l->line;
+        l->second_cap = l->cap;
+        l->line = t;
+        l->cap = c;
+    }
+    if (n2 < 0)
+        return n;
+    l->second_len = n2;
+    if (first_line_cut(shape, prefix_shape(s, l->second, (size_t)n2))) {
+        s->info.lines++;
+        l->info.lines++;
+        strace_unknown_line(s, l);
+        n = next_raw(l, f);
+    }
+    return n;
+}
+
 /*
  * Read the next line of l and parse its prefix. The common time scale is
  * unix ns for -ttt and -tt (the date of a -tt log comes from the file's
@@ -67,7 +193,7 @@ static int read_line(struct strace_src *s, struct strace_log *l)
         return 0;
     errno = 0;
     f = l->in ? infile_file(l->in) : l->f;
-    n = f ? getline(&l->line, &l->cap, f) : -1;
+    n = l->info.lines == 0 ? first_raw(s, l, f) : next_raw(l, f);
     if (n < 0) {
         l->eof = 1;
         if (!f || ferror(f)) {
@@ -78,8 +204,6 @@ static int read_line(struct strace_src *s, struct strace_log *l)
             infile_done(l->in);  /* its descriptor is free for the next log */
         return 0;
     }
-    while (n > 0 && (l->line[n - 1] == '\n' || l->line[n - 1] == '\r'))
-        l->line[--n] = '\0';
     l->len = (size_t)n;
     l->have = 1;
     s->info.lines++;
@@ -196,6 +320,7 @@ void strace_log_init(struct strace_log *l, FILE *f, struct infile *in, const cha
     l->f = f;
     l->in = in;
     l->name = name;
+    l->second_len = -1;
     l->default_pid = pid_from_name(name);
     if (!l->default_pid)
         l->default_pid = DEFAULT_PID;
@@ -271,5 +396,6 @@ void strace_log_release(struct strace_log *l)
     if (l->in)
         infile_done(l->in);
     free(l->line);
+    free(l->second);
     free(l->held.stk);
 }

@@ -209,7 +209,8 @@ static int meta_extra_arg(unsigned op, int kind, const char *name, size_t nlen)
     }
 }
 
-/* Fill a metadata call of shape PATH/PATHAT: path or (AT_EMPTY_PATH, NULL path) fd. */
+/* Fill a metadata call of shape PATH/PATHAT: path or (AT_EMPTY_PATH, NULL path) fd.
+   0, 1 when the line has too few arguments for it, -1 out of memory. */
 static int meta_call(struct strace_src *s, struct strace_proc *p, struct iot_event *ev, int kind,
                      const char *name, size_t nlen, const struct strace_arg *a, int na)
 {
@@ -217,7 +218,9 @@ static int meta_call(struct strace_src *s, struct strace_proc *p, struct iot_eve
     const char *path, *fdpath = NULL;
     int64_t x = 0;
 
-    if (na < pa + 1 || meta_path(s, a, pa, &path) < 0)
+    if (na < pa + 1)
+        return 1;
+    if (meta_path(s, a, pa, &path) < 0)
         return -1;
     if (xa >= 0 && xa < na) {
         struct strace_arg w = a[xa];
@@ -246,7 +249,8 @@ static int meta_call(struct strace_src *s, struct strace_proc *p, struct iot_eve
     return 0;
 }
 
-/* rename, link (PATH2, PATH2AT) and symlink (SYMLINK, SYMLINKAT): two names. */
+/* rename, link (PATH2, PATH2AT) and symlink (SYMLINK, SYMLINKAT): two names.
+   0, 1 when the line has too few arguments for it, -1 out of memory. */
 static int meta_call2(struct strace_src *s, struct iot_event *ev, int kind,
                       const struct strace_arg *a, int na)
 {
@@ -260,7 +264,7 @@ static int meta_call2(struct strace_src *s, struct iot_event *ev, int kind,
     default:           po = 0; pn = 2; break;  /* symlinkat(target, dirfd, name) */
     }
     if (na <= pn)
-        return 0;
+        return 1;
     /* a symlink's target is its content: kept as given */
     if (kind == SC_SYMLINK || kind == SC_SYMLINKAT)
         from = strace_arg_str(s, a[po]);
@@ -323,6 +327,40 @@ static int cwd_seen(struct strace_src *s, struct strace_task *k, const struct st
     return strace_emit(s, &ev);
 }
 
+/* A known call whose line has too few arguments for its shape (a line
+   damaged, or not written by strace): skipped, counted and named as a line
+   not understood, never taken for a lack of memory. */
+static int misshaped(struct strace_src *s)
+{
+    strace_unknown_line(s, s->cur);
+    return 0;
+}
+
+/* The arguments a call of each shape has at least, as strace writes it. */
+static int min_args(const struct strace_syscall *sc)
+{
+    switch (sc->kind) {
+    case SC_ARGS:
+        return (sc->fd_arg > sc->size_arg ? sc->fd_arg : sc->size_arg) + 1;
+    case SC_OPEN: case SC_CREAT: case SC_CLOSE: case SC_DUP: case SC_DUP2:
+    case SC_FCNTL: case SC_PIPE: case SC_PATH:
+        return 1;
+    case SC_OPENAT: case SC_OPENAT2: case SC_MUNMAP: case SC_CLOSE_RANGE:
+    case SC_PATHAT: case SC_PATH2: case SC_SYMLINK: case SC_DENTS:
+        return 2;
+    case SC_RWV: case SC_PRWV: case SC_PRWV2: case SC_LSEEK: case SC_SYMLINKAT:
+        return 3;
+    case SC_LLSEEK: case SC_SENDFILE: case SC_PATH2AT:
+        return 4;
+    case SC_COPY:
+        return 5;
+    case SC_MMAP: case SC_MMAP2:
+        return 6;
+    default:  /* exec (a failed one may say little), clone, prctl, new fds */
+        return 0;
+    }
+}
+
 int strace_call(struct strace_src *s, struct strace_task *k, const char *name, size_t nlen,
                 const char *text, size_t n, int64_t t)
 {
@@ -341,6 +379,10 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         strace_unknown_line(s, s->cur);
         return 0;
     }
+    /* before it can announce a process of its own; a call that never
+       returned ("= ?": killed in it) may have been cut short by strace */
+    if (sc && r.known && na < min_args(sc))
+        return misshaped(s);
     if (!sc || !r.known) {
         if (!p->announced)
             return strace_proc_announce(s, p, t);
@@ -367,8 +409,6 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
     call_init(&ev, k, op < 0 ? 0 : op, t, &r);
     switch (kind) {
     case SC_ARGS:
-        if (na <= sc->fd_arg || na <= sc->size_arg)
-            return 0;
         if (sc->fd_arg >= 0) {
             fd = arg_fd(s, p, a[sc->fd_arg], &path);
             set_fd(&ev, fd, path);
@@ -388,7 +428,7 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
     case SC_CREAT: {
         int pa = (kind == SC_OPENAT || kind == SC_OPENAT2) ? 1 : 0;
         const char *arg_path;
-        if (na < pa + 1 || !(arg_path = strace_arg_str(s, a[pa])))
+        if (!(arg_path = strace_arg_str(s, a[pa])))
             return 0;
         if (kind == SC_CREAT)
             ev.flags = O_CREAT | O_WRONLY | O_TRUNC;
@@ -419,8 +459,6 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         break;
     }
     case SC_CLOSE:
-        if (na < 1)
-            return 0;
         fd = arg_fd(s, p, a[0], &path);
         set_fd(&ev, fd, path);
         if (r.val == 0)
@@ -429,8 +467,6 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
     case SC_RWV:
     case SC_PRWV:
     case SC_PRWV2:
-        if (na < 3)
-            return 0;
         fd = arg_fd(s, p, a[0], &path);
         set_fd(&ev, fd, path);
         ev.has |= IOT_HAS_SIZE;
@@ -449,8 +485,6 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
     case SC_LSEEK:
     case SC_LLSEEK: {
         struct strace_arg w;
-        if (na < 3 || (kind == SC_LLSEEK && na < 4))
-            return 0;
         fd = arg_fd(s, p, a[0], &path);
         set_fd(&ev, fd, path);
         ev.has |= IOT_HAS_OFFSET | IOT_HAS_WHENCE;
@@ -469,8 +503,6 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
     case SC_DUP:
     case SC_DUP2:
     case SC_FCNTL:
-        if (na < 1)
-            return 0;
         if (kind == SC_FCNTL && na >= 3 && strace_arg_is(a[1], "F_SETFD")) {
             /* whether the fd survives exec: shells mark their script fd */
             fd = arg_fd(s, p, a[0], &path);
@@ -503,8 +535,11 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         break;
     case SC_PIPE: {
         /* "[3, 4]" or, with -y, "[3<pipe:[91]>, 4<pipe:[91]>]" (socketpair: the 4th) */
-        struct strace_arg fds = a[na > 3 ? 3 : 0];
-        int64_t first = strace_arg_bracket(fds), second = -1;
+        struct strace_arg fds;
+        int64_t first, second = -1;
+
+        fds = a[na > 3 ? 3 : 0];
+        first = strace_arg_bracket(fds);
 
         for (size_t j = 1; j + 2 < fds.n; j++)
             if (fds.p[j] == ',' && fds.p[j + 1] == ' ' &&
@@ -524,8 +559,6 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
     }
     case SC_MMAP:
     case SC_MMAP2:
-        if (na < 6)
-            return 0;
         fd = arg_fd(s, p, a[4], &path);
         if (fd < 0)
             return 0;  /* anonymous memory is not file I/O */
@@ -543,8 +576,6 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
             return -1;
         break;
     case SC_MUNMAP:
-        if (na < 2)
-            return 0;
         if (!strace_map_remove(p, (uint64_t)strace_arg_int(a[0], NULL)))
             return 0;  /* not a file mapping (malloc's arenas) */
         ev.has |= IOT_HAS_SIZE;
@@ -553,8 +584,6 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
     case SC_SENDFILE: {
         const char *in_path;
         int64_t off;
-        if (na < 4)
-            return 0;
         fd = arg_fd(s, p, a[0], &path);
         set_fd(&ev, fd, path);
         ev.has |= IOT_HAS_IN_FD | IOT_HAS_SIZE;
@@ -568,8 +597,6 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
     }
     case SC_COPY: {
         const char *in_path;
-        if (na < 5)
-            return 0;
         fd = arg_fd(s, p, a[2], &path);
         set_fd(&ev, fd, path);
         ev.has |= IOT_HAS_IN_FD | IOT_HAS_SIZE;
@@ -579,8 +606,6 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
     }
     case SC_CLOSE_RANGE: {
         int64_t first, last;
-        if (na < 2)
-            return 0;
         first = strace_arg_int(a[0], NULL);
         last = strace_arg_int(a[1], NULL);
         if (last < 0 || last > INT32_MAX)
@@ -598,20 +623,22 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         break;
     }
     case SC_PATH:
-    case SC_PATHAT:
-        if (meta_call(s, p, &ev, kind, name, nlen, a, na) < 0)
-            return -1;
+    case SC_PATHAT: {
+        int rc = meta_call(s, p, &ev, kind, name, nlen, a, na);
+        if (rc)
+            return rc < 0 ? -1 : misshaped(s);
         break;
+    }
     case SC_PATH2:
     case SC_PATH2AT:
     case SC_SYMLINK:
-    case SC_SYMLINKAT:
-        if (meta_call2(s, &ev, kind, a, na) < 0)
-            return -1;
+    case SC_SYMLINKAT: {
+        int rc = meta_call2(s, &ev, kind, a, na);
+        if (rc)
+            return rc < 0 ? -1 : misshaped(s);
         break;
+    }
     case SC_DENTS:
-        if (na < 2)
-            return 0;
         fd = arg_fd(s, p, a[0], &path);
         set_fd(&ev, fd, path);
         ev.has |= IOT_HAS_SIZE;

@@ -12,6 +12,7 @@
 #include "issue_cost.h"
 #include "path.h"
 #include "symbolize.h"
+#include "text.h"
 
 /*
  * Issues are de-duplicated as they come, so memory is bounded by distinct
@@ -282,6 +283,49 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+/*
+ * A string of the trace (a path, a process or thread name, a stack, a
+ * message naming them) as JSON: jansson refuses bytes that are not UTF-8,
+ * and an issue about a file named so was lost with them. Those bytes show as
+ * U+FFFD, as in the JSONL dump; the path's own bytes stay in path_hex
+ * (path_hex_of). NULL only out of memory.
+ */
+static json_t *trace_str(const char *s)
+{
+    json_t *j;
+    char *fixed;
+
+    if (!s)
+        s = "";
+    if ((j = json_string(s)) != NULL)
+        return j;
+    fixed = iot_utf8_repaired(s);
+    j = fixed ? json_string(fixed) : NULL;
+    free(fixed);
+    return j;
+}
+
+/* The bytes of a path that is not UTF-8 in hex (JSONL's path_hex); NULL for
+   a UTF-8 path, which "path" holds whole. */
+static json_t *path_hex_of(const char *path)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = path ? strlen(path) : 0;
+    json_t *j;
+    char *h;
+
+    if (!n || iot_utf8_valid(path, n) || !(h = malloc(2 * n + 1)))
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        h[2 * i] = hex[(unsigned char)path[i] >> 4];
+        h[2 * i + 1] = hex[(unsigned char)path[i] & 0xf];
+    }
+    h[2 * n] = 0;
+    j = json_string(h);
+    free(h);
+    return j;
+}
+
 /* The stack as objects (SPEC "frames"): [] without a stack or a symbolizer. */
 static json_t *frames_json(const struct sym_stack *st)
 {
@@ -331,7 +375,7 @@ static void note_exe(const struct rule_ctx *ctx, const struct rule_session *s, j
 
     if (exe && strcmp(iot_path_base(exe), s->process) != 0 &&
         s->process == engine_proc_name_of(ctx->engine, s->pid))
-        json_object_set_new(detail, "exe", json_string(exe));
+        json_object_set_new(detail, "exe", trace_str(exe));
 }
 
 /* The finding's own fix (struct rule_report's fix) when the rule was built
@@ -365,7 +409,7 @@ static void note_open_site(struct issues *is, const struct rule_session *s, cons
     if (!s->stack || !*s->stack || strcmp(s->stack, site) == 0)
         return;
     st = issue_stack(is, s->stack);
-    json_object_set_new(o, "open_stack", json_string(st ? st->text : s->stack));
+    json_object_set_new(o, "open_stack", trace_str(st ? st->text : s->stack));
     json_object_set_new(o, "open_frames", frames_json(st));
 }
 
@@ -409,32 +453,38 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     note_exe(ctx, s, detail);
     if (s->opener_process)
         json_object_set_new(detail, "opened_by",
-                            json_pack("{s:s,s:i,s:s}", "process", s->opener_process, "pid",
-                                      (int)s->opener_pid, "stack", s->stack ? s->stack : ""));
-    o = json_pack("{s:s,s:i,s:s,s:I,s:s,s:I,s:I,s:I,s:I,s:i,s:I,s:s,s:s,s:I,"
-                  "s:s,s:i,s:i,s:s,s:s,s:o}",
+                            json_pack("{s:o,s:i,s:o}", "process", trace_str(s->opener_process),
+                                      "pid", (int)s->opener_pid, "stack", trace_str(s->stack)));
+    o = json_pack("{s:s,s:i,s:o,s:I,s:o,s:I,s:I,s:I,s:I,s:i,s:I,s:o,s:o,s:I,"
+                  "s:s,s:i,s:i,s:s,s:o,s:o}",
                   "tag", "io",
                   "type", b->rule->type,
-                  "process", s->process ? s->process : "unknown",
+                  "process", trace_str(s->process ? s->process : "unknown"),
                   "time", (json_int_t)time,
-                  "path", s->path ? s->path : "",
+                  "path", trace_str(s->path),
                   "size", (json_int_t)s->file_size,
                   "op", (json_int_t)s->op,
                   "buffer", (json_int_t)s->buffer,
                   "cost", (json_int_t)(s->cost_ns / 1000000),
                   "opType", s->op_type,
                   "opSize", (json_int_t)s->op_size,
-                  "thread", s->thread ? s->thread : "",
-                  "stack", st ? st->text : site,
+                  "thread", trace_str(s->thread),
+                  "stack", trace_str(st ? st->text : site),
                   "repeat", (json_int_t)repeat,
                   "rule", b->rule->name,
                   "pid", (int)s->pid,
                   "tid", (int)s->tid,
                   "fingerprint", fp,
-                  "message", r->message ? r->message : "",
+                  "message", trace_str(r->message),
                   "detail", detail);
     if (!o)
         return;
+    {
+        json_t *hex = path_hex_of(s->path);
+
+        if (hex)
+            json_object_set_new(o, "path_hex", hex);
+    }
     json_object_set_new(o, "frames", frames_json(st));
     if (report_fix(b->rule, r))
         json_object_set_new(o, "fix", json_string(report_fix(b->rule, r)));

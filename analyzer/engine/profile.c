@@ -114,43 +114,6 @@ int profile_add(struct profile *p, int32_t pid, const char *process, const char 
     return 0;
 }
 
-/*
- * A field as RFC 4180 wants it, and as valid UTF-8: pandas and DuckDB refuse
- * a whole file for one byte that is not, so such bytes become U+FFFD as in
- * the JSONL dump (a path on Linux is bytes, not text). A field that a
- * spreadsheet would take for a formula (it begins with = + - @, tab or CR:
- * a process named =HYPERLINK(...)) gets a leading ' as OWASP's CSV
- * injection advice says, so that it shows as the text it is.
- */
-void csv_field(FILE *f, const char *s)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    size_t left = strlen(s);
-    int quote = s[strcspn(s, ",\"\r\n")] != 0;
-
-    if (quote)
-        fputc('"', f);
-    if (*s && strchr("=+-@\t\r", *s))
-        fputc('\'', f);
-    while (*u) {
-        size_t n = iot_utf8_len(u, left);
-
-        if (!n) {
-            fputs("\xef\xbf\xbd", f);
-            u++;
-            left--;
-            continue;
-        }
-        if (*u == '"')
-            fputc('"', f);
-        fwrite(u, 1, n, f);
-        u += n;
-        left -= n;
-    }
-    if (quote)
-        fputc('"', f);
-}
-
 static int row_cmp(const void *a, const void *b)
 {
     const struct prow *x = a, *y = b;
@@ -194,7 +157,7 @@ int profile_write_csv(const struct profile *p, FILE *f)
 /* an unknown size is empty, not -1: an average over the column stays right */
 #define CELL_SIZE(v)   ((v) >= 0 ? fprintf(f, "%lld", (long long)(v)) : 0)
 #define CELL_WORD(v)   fputs(v, f)
-#define CELL_TEXT(v)   csv_field(f, v)
+#define CELL_TEXT(v)   iot_csv_write(f, v)
         PROFILE_COLUMNS(CELL_)
         fputc('\n', f);
     }

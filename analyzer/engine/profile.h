@@ -32,7 +32,7 @@
  *
  * print: INT, COUNT (unsigned), SIGNED, US (ns as us, 3 decimals), F1, F3,
  * F6 (a double with that many decimals), SIZE (signed, empty when
- * negative: unknown), WORD (as is), TEXT (csv_field). Adding a figure is
+ * negative: unknown), WORD (as is), TEXT (iot_csv_write). Adding a figure is
  * one FIG row here (and a member at the end of rule_session for FILL or
  * KEPT), plus the engine's counting of it.
  */
@@ -86,8 +86,5 @@ int profile_add(struct profile *p, int32_t pid, const char *process, const char 
                 const struct prof_counts *c, double open_s, double close_s, int64_t file_size);
 /* The CSV (header + rows sorted by pid, path, layer; LF line ends). 0, or -1 on write error. */
 int profile_write_csv(const struct profile *p, FILE *f);
-/* Write one RFC 4180 field (quoted when it holds a comma, quote, CR or LF;
-   bytes that are not UTF-8 as U+FFFD; a ' before a leading = + - @ tab or CR). */
-void csv_field(FILE *f, const char *s);
 
 #endif /* PROFILE_H */
