@@ -721,6 +721,56 @@ static void test_queries_only_look(void)
     CU_ASSERT_EQUAL(got[0].writes, 5);                     /* the second process's, through the fd it inherited */
     engine_stats(r.e, &es);
     CU_ASSERT_EQUAL(es.processes, 2);
+}
+
+/*
+ * An inherited fd that the child's image names another file was replaced
+ * where no wrapper saw it (a vfork child's dup2 before its exec): its
+ * writes are that file's, and the parent's fd stays its own. Named as the
+ * same file (deleted since), the inherited session goes on.
+ */
+static void test_fdpath_replaced(void)
+{
+    struct rig r;
+    int out = -1, null = -1;
+
+    rig_init(&r);
+    proc(&r, 80, 1, "/bin/app");
+    call(&r, 80, 80, IOT_OP_FDPATH, 1, 0,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_PATH | IOT_HAS_FLAGS, .fd = 1,
+                            .path = S(&r, "/out.txt"), .flags = 01});
+    call(&r, 80, 80, IOT_OP_WRITE, 9, 1000, (struct iot_event){FD(1), .size = 9});
+    call(&r, 80, 80, IOT_OP_FORK, 81, 1000, (struct iot_event){0});
+    proc(&r, 81, 80, "/bin/ls");                           /* after its unseen dup2 */
+    call(&r, 81, 81, IOT_OP_FDPATH, 1, 0,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_PATH | IOT_HAS_FLAGS, .fd = 1,
+                            .path = S(&r, "/dev/null"), .flags = 01});
+    for (int i = 0; i < 40; i++)
+        call(&r, 81, 81, IOT_OP_WRITE, 12, 1000, (struct iot_event){FD(1), .size = 12});
+    exit_ev(&r, 81, 0);
+    call(&r, 80, 80, IOT_OP_WRITE, 11, 1000, (struct iot_event){FD(1), .size = 11});
+    /* a second child keeps the parent's file, deleted meanwhile */
+    call(&r, 80, 80, IOT_OP_FORK, 82, 1000, (struct iot_event){0});
+    proc(&r, 82, 80, "/bin/cat");
+    call(&r, 82, 82, IOT_OP_FDPATH, 1, 0,
+         (struct iot_event){.has = IOT_HAS_FD | IOT_HAS_PATH, .fd = 1,
+                            .path = S(&r, "/out.txt (deleted)")});
+    call(&r, 82, 82, IOT_OP_WRITE, 5, 1000, (struct iot_event){FD(1), .size = 5});
+    exit_ev(&r, 82, 0);
+    exit_ev(&r, 80, 0);
+    for (size_t i = 0; i < ngot; i++) {
+        if (!strcmp(got[i].path, "/out.txt"))
+            out = (int)i;
+        else if (!strcmp(got[i].path, "/dev/null"))
+            null = (int)i;
+    }
+    CU_ASSERT_FATAL(out >= 0);
+    CU_ASSERT_EQUAL(got[out].writes, 3);                   /* the parent's two, cat's one */
+    CU_ASSERT_EQUAL(got[out].op_size, 25);
+    if (null >= 0) {   /* reported unless /dev/null is ignored */
+        CU_ASSERT_EQUAL(got[null].writes, 40);
+        CU_ASSERT_EQUAL(got[null].pid, 81);
+    }
     rig_free(&r);
 }
 
@@ -742,4 +792,6 @@ void engine_suite(void)
     CU_add_test(s, "a session is judged as the process that used it", test_session_user);
     CU_add_test(s, "fdpath names fds first seen at a data call", test_fdpath);
     CU_add_test(s, "a report's lookups make and revive no process", test_queries_only_look);
+    CU_add_test(s, "fdpath of an inherited fd replaced unseen (vfork child's dup2)",
+                test_fdpath_replaced);
 }
