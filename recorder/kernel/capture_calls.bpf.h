@@ -91,8 +91,8 @@
                 W(NR_newfstatat, w) | W(NR_unlinkat, w) | W(NR_renameat, w) |             \
                 W(NR_sync_file_range, w) | W(NR_preadv, w) | W(NR_pwritev, w) |           \
                 W(NR_renameat2, w) | W(NR_preadv2, w) | W(NR_pwritev2, w) |               \
-                W(NR_statx, w) | W(NR_openat2, w) | W(NR_sendfile, w) | W(NR_splice, w) |              \
-                W(NR_copy_file_range, w) | W(NR_mmap, w) | W(NR_munmap, w) |      \
+                W(NR_statx, w) | W(NR_openat2, w) | W(NR_sendfile, w) | W(NR_splice, w) | \
+                W(NR_copy_file_range, w) | W(NR_mmap, w) | W(NR_munmap, w) |              \
                 W(NR_pipe, w) | W(NR_dup, w) | W(NR_dup2, w) | W(NR_socket, w) |          \
                 W(NR_accept, w) | W(NR_socketpair, w) | W(NR_fcntl, w) | W(NR_chdir, w) | \
                 W(NR_fchdir, w) | W(NR_prctl, w) | W(NR_epoll_create, w) |                \
