@@ -145,7 +145,10 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
      * buffer average 4000 bytes, a buffer of 4000 bytes.
      */
     judged = avg;
-    if (stdio && ops > 1 && s->stream_buffer > 0 && s->eff_last_bytes < s->stream_buffer &&
+    /* most of a stdio session's syscalls are the program's own, not the
+       stream's: they are judged as on a plain fd, every one counted */
+    direct = stdio && s->direct_ops * 2 >= ops;
+    if (stdio && !direct && ops > 1 && s->stream_buffer > 0 && s->eff_last_bytes < s->stream_buffer &&
         s->eff_last_bytes <= bytes)
         judged = (bytes - s->eff_last_bytes) / (int64_t)(ops - 1);
     if (judged >= (int64_t)ctx->p[P_BUFFER])
@@ -165,8 +168,6 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                                 .excess_calls = (int64_t)ops - (need > 0 ? need : 1)};
     if (rule_again_cost(ctx, &cost))
         return;
-    /* most of a stdio session's syscalls are the program's own, not the stream's */
-    direct = stdio && s->direct_ops * 2 >= ops;
     if (!stdio && before_reply(s)) {
         /* a record the process wrote before replying: its size is the turn's */
         cost.fix = FIX_BEFORE_REPLY;
