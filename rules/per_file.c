@@ -161,6 +161,9 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
     if (f->sessions && site_add(f, s) < 0)
         return NULL;
     f->sessions++;
+    /* a path any session showed to be a directory is one (a sync of it
+       may come before the trace shows it: opened O_RDONLY, then listed) */
+    f->first.directory |= s->directory;
     f->left_open += s->end != RULE_END_CLOSE;
     f->ops += s->op;
     f->reads += s->reads;

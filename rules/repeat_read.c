@@ -162,6 +162,10 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
     uint64_t key;
     void *v;
 
+    /* a directory's listing is no read of the file again, and a session
+       that read nothing read nothing again */
+    if (s->directory || (!s->reads && s->op_type != RULE_OP_WRITE))
+        return;
     if (!p) {
         if (timed && s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
             return;

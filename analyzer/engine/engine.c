@@ -239,6 +239,8 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     p->calls++;
     if (ev->has & IOT_HAS_PATH)
         engine_on_path_call(e, p, ev, failed);
+    if (iot_ops[ev->op].cls == IOT_CLASS_META)
+        engine_paths_note(e, p, ev, failed);
     engine_on_blocking_call(e, p, ev);
     dc = data_class[ev->op];
     info = &iot_ops[ev->op];
@@ -601,6 +603,7 @@ void engine_free(struct engine *e)
     engine_procs_free(e);
     hmap_release(&e->ignored);
     hmap_release(&e->async_fds);
+    hmap_release(&e->dirs);
     engine_unobserved_free(e);
     for (size_t i = 0; i < e->nslots; i++) {
         if (e->slots[i].rule->fini)

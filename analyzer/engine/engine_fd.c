@@ -40,6 +40,7 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     o->ignored = engine_path_ignored(e, path);
     o->s.size = sizeof(o->s);
     o->s.path = path;
+    o->s.directory = engine_path_is_dir(e, path);
     o->s.process = p->name;
     o->s.thread = th ? th->name : p->name;
     o->s.stack = (ev->has & IOT_HAS_STACK) && ev->stack ? ev->stack : e->empty;
@@ -291,8 +292,11 @@ void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_ev
         o->h.off = (ev->has & IOT_HAS_OFFSET) ? ev->offset : -1;
     if (ev->has & IOT_HAS_FLAGS)
         o->h.append = (ev->flags & 02000) != 0;         /* O_APPEND */
-    if (ev->has & IOT_HAS_FLAGS)
-        o->s.directory = (ev->flags & 0200000) != 0;    /* O_DIRECTORY */
+    if (ev->op == IOT_OP_OPENDIR ||
+        ((ev->has & IOT_HAS_FLAGS) && (ev->flags & 0200000))) {   /* O_DIRECTORY */
+        engine_paths_note_dir(e, ev->path);
+        o->s.directory = 1;
+    }
     engine_fd_install(e, p, (int32_t)ev->ret, o,
                       (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev->t);  /* O_CLOEXEC */
 }

@@ -223,6 +223,8 @@ struct engine {
     struct engine_stats st;
     const char *empty;
     struct hmap async_fds;      /* pid << 32 | fd of async I/O -> (void *)1 */
+    struct hmap dirs;           /* path pointer -> (void *)1: a directory, as the trace
+                                   shows (engine_paths.c, engine_path_is_dir) */
     /* what nothing could see (engine_unobserved.c), in time order; bounded */
     struct engine_unobserved *unobs;
     size_t nunobs, capunobs;
@@ -364,6 +366,24 @@ void engine_on_fd_table(struct engine *e, struct engine_proc *p, const struct io
  */
 void engine_on_path_call(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
                          int failed);
+
+/*
+ * What the trace shows of a path being a directory: made by mkdir, opened
+ * with O_DIRECTORY or by opendir, listed (readdir, getdents), or renamed
+ * from one; removed by rmdir. Every session of such a path is a directory
+ * session (rule_session's directory), however it was opened (borg and
+ * sqlite open a directory O_RDONLY to sync it). A stat's mode is not in
+ * the trace.
+ */
+void engine_paths_note(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
+                       int failed);
+/* path (interned) is a directory from now on: opened with O_DIRECTORY. */
+void engine_paths_note_dir(struct engine *e, const char *path);
+/* path (interned) is a directory as far as the trace has shown. */
+static inline int engine_path_is_dir(const struct engine *e, const char *path)
+{
+    return e->dirs.n && hmap_get(&e->dirs, hmap_ptr_key(path)) != NULL;
+}
 
 static inline struct ofd *engine_fd_ofd(struct engine_proc *p, int32_t fd)
 {

@@ -73,3 +73,44 @@ void engine_on_path_call(struct engine *e, struct engine_proc *p, const struct i
         }
     }
 }
+
+void engine_paths_note_dir(struct engine *e, const char *path)
+{
+    if (path && *path && !engine_path_is_dir(e, path))
+        hmap_put(&e->dirs, hmap_ptr_key(path), (void *)1);
+}
+
+void engine_paths_note(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
+                       int failed)
+{
+    const char *path = (ev->has & IOT_HAS_PATH) ? ev->path : NULL;
+    struct ofd *o;
+
+    if (failed)
+        return;
+    switch (ev->op) {
+    case IOT_OP_MKDIR:
+        engine_paths_note_dir(e, path);
+        break;
+    case IOT_OP_RMDIR:
+        if (path && engine_path_is_dir(e, path))
+            hmap_del(&e->dirs, hmap_ptr_key(path));
+        break;
+    case IOT_OP_RENAME:
+        if (path && engine_path_is_dir(e, path) && (ev->has & IOT_HAS_NEWPATH)) {
+            hmap_del(&e->dirs, hmap_ptr_key(path));
+            engine_paths_note_dir(e, ev->newpath);
+        }
+        break;
+    case IOT_OP_READDIR:
+        /* listed: whatever it was opened with, the fd is a directory's */
+        o = (ev->has & IOT_HAS_FD) ? engine_fd_ofd(p, ev->fd) : NULL;
+        if (o) {
+            o->s.directory = 1;
+            engine_paths_note_dir(e, o->s.path);
+        }
+        break;
+    default:
+        break;
+    }
+}
