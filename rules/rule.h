@@ -237,6 +237,12 @@ struct rule_session {
     uint64_t open_seq;
     uint64_t last_data_seq;
     uint64_t end_seq;
+    /* Appended (test with RULE_HAS): the offset its first read (write)
+       started at, -1 when it made none or the offset is unknown (an
+       O_APPEND write, an fd whose position was not followed). Reads of
+       the same size at different offsets are reads of different records
+       (a pack's blobs), not the same read again. */
+    int64_t read_from, write_from;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

@@ -69,6 +69,7 @@ struct ofd_dirs {
     uint64_t again[2];          /* of random: back into the previous one's range */
     uint64_t wraps[2];          /* of random: back to the start of the file (write_wraps) */
     uint64_t ahead[2];          /* of random: on past where the previous one ended (skips) */
+    int64_t first_start[2];     /* where the first one started, -1 unknown (read_from) */
 };
 
 /*
@@ -558,6 +559,7 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
     /* both known (neither has the sign bit), and apart */
     uint64_t apart = (uint64_t)(((pos | prev) >= 0) & (pos != prev));
 
+    d->first_start[is_write] = d->calls[is_write] ? d->first_start[is_write] : pos;
     d->calls[is_write]++;
     d->random[is_write] += apart;
     /* a jump back into the bytes the previous call covered reads (writes)
