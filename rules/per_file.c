@@ -172,6 +172,14 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
     f->op_size += s->op_size;
     f->read_bytes += s->read_bytes;
     f->write_bytes += s->write_bytes;
+    if (RULE_HAS(struct rule_session, s, synced_bytes)) {
+        f->synced_writes += s->synced_writes;
+        f->synced_bytes += s->synced_bytes;
+    } else if (s->syncs) {
+        /* an ioanalyze that does not say: every write, as before */
+        f->synced_writes += s->writes;
+        f->synced_bytes += s->write_bytes;
+    }
     f->cost_ns += s->cost_ns;
     f->sync_ns += s->sync_ns;
     f->open_ns += s->open_ns;

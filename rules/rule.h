@@ -243,6 +243,12 @@ struct rule_session {
        the same size at different offsets are reads of different records
        (a pack's blobs), not the same read again. */
     int64_t read_from, write_from;
+    /* Appended (test with RULE_HAS): of writes and write_bytes, those
+       made before its last sync: what its syncs made durable. The writes
+       after the last one (a file filled after its few first records were
+       synced) are no sync's. */
+    uint64_t synced_writes;
+    int64_t synced_bytes;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

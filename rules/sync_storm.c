@@ -70,8 +70,8 @@ static void sync_storm_check(void *state, const struct rule_ctx *ctx, const stru
 struct synced_path {
     const struct per_file *top;  /* the process that synced it most (first seen on ties) */
     unsigned processes;
-    uint64_t syncs, writes;
-    int64_t write_bytes, sync_ns, cost_ns;
+    uint64_t syncs, writes, synced_writes;
+    int64_t write_bytes, synced_bytes, sync_ns, cost_ns;
     int timed, unseen_io;
 };
 
@@ -102,6 +102,8 @@ static struct synced_path *synced_paths(const struct per_file_table *t, size_t *
         p->syncs += f->syncs;
         p->writes += f->writes;
         p->write_bytes += f->write_bytes;
+        p->synced_writes += f->synced_writes;
+        p->synced_bytes += f->synced_bytes;
         p->sync_ns += f->sync_ns;
         p->cost_ns += f->cost_ns;
         p->timed &= f->timed;
@@ -262,9 +264,12 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         const struct synced_path *p = &paths[i];
         json_t *detail;
         struct rule_session s = per_file_session(p->top);
-        int64_t per_sync = p->write_bytes / (int64_t)p->syncs;
+        /* the bytes each sync made durable: those written since the one
+           before (a file synced after each of its first 200 records and
+           then filled is 200 syncs of a record each) */
+        int64_t per_sync = p->synced_bytes / (int64_t)p->syncs;
         int64_t need = ctx->p[P_MAX_BYTES_PER_SYNC] >= 1
-                           ? p->write_bytes / (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC] : 1;
+                           ? p->synced_bytes / (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC] : 1;
         int64_t io_ns = p->cost_ns + p->sync_ns;
         double share = io_ns > 0 ? (double)p->sync_ns / (double)io_ns : 0;
         int small = per_sync < (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC];
@@ -276,10 +281,14 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
            share of the file's I/O time is known */
         if (p->syncs < (uint64_t)ctx->p[P_MIN_SYNCS] || !(small || slow) || p->unseen_io)
             continue;
+        /* no sync carried a stack (the kernel path's io_uring requests,
+           strace): the issue has none, rather than the open's */
+        if (s.sync_stack && !*s.sync_stack)
+            s.stack = s.sync_stack;
         /* the issue's figures are the writes the syncs made durable */
         s.cost_ns = p->sync_ns;
-        s.op = p->writes;
-        s.op_size = p->write_bytes;
+        s.op = p->synced_writes;
+        s.op_size = p->synced_bytes;
         s.op_type = RULE_OP_WRITE;
         if (p->processes > 1)
             snprintf(by, sizeof(by), "%s and %u other process%s", s.process, p->processes - 1,
@@ -308,8 +317,8 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         detail = json_pack("{s:I,s:I,s:I,s:I,s:I,s:f,s:I}",
                            "syncs", (json_int_t)p->syncs,
                            "sync_us", (json_int_t)(p->sync_ns / 1000),
-                           "writes", (json_int_t)p->writes,
-                           "write_bytes", (json_int_t)p->write_bytes,
+                           "writes", (json_int_t)p->synced_writes,
+                           "write_bytes", (json_int_t)p->synced_bytes,
                            "bytes_per_sync", (json_int_t)per_sync,
                            "sync_time_share", share,
                            "sessions", (json_int_t)p->top->sessions);
