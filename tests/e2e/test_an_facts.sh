@@ -5,7 +5,9 @@
 # - a stdio stream whose every syscall but the last wrote a full buffer (the
 #   fwrite sequence libpng makes) is not "emptied early", and the model's
 #   syscalls are strace's;
-# - a directory listed again and again (os.listdir) is no repeat_read.
+# - a directory listed again and again (os.listdir) is no repeat_read;
+# - one cause, one group: PHP's session file opened per request at one site
+#   and rewritten at another (a repeat_open and a write_amplification).
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD"
 have cc || skip "cc is needed"
@@ -91,4 +93,13 @@ if have python3; then
 else
     echo "SKIP directory listing: python3 is not installed"
 fi
+# --- one file opened by one site: its issues are one group
+"$IOANALYZE" --format json --min-severity low --rules repeat_open,write_amplification \
+    "$TOP/tests/fixtures/rules/facts_session_file.jsonl" >sess.json 2>/dev/null ||
+    die "ioanalyze facts_session_file.jsonl"
+groups=$(python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+print(len(v), len(set(i["group"] for i in v)))' sess.json)
+[ "$groups" = "2 1" ] || not_ok "the session file's 2 issues in one group: got (issues groups) $groups"
 exit $fail
