@@ -157,7 +157,8 @@ struct rule_session {
     uint64_t syncs;                   /* fsync/fdatasync calls on it */
     int64_t sync_ns;                  /* ... and their time */
     int directory;                    /* opened with O_DIRECTORY (opendir) */
-    const char *data_op;              /* stdio sessions: the op of the first data call ("fputs") */
+    const char *data_op;              /* stdio sessions: the op of its data calls ("fputs"):
+                                         of most of them where data_op_calls is had */
     /* stdio sessions: of eff_ops, the program's own read/write-class
        syscalls on the fd beside the stream (a redirected stdout that the
        program writes with write(1, ...)) */
@@ -249,6 +250,11 @@ struct rule_session {
        synced) are no sync's. */
     uint64_t synced_writes;
     int64_t synced_bytes;
+    /* Appended (test with RULE_HAS): stdio sessions: the calls of data_op,
+       which is then the op of most of its data calls (ties: the first
+       met), not the first call's: fewer than op when it used others too
+       (pdflatex: one fprintf, then 8,811 fputc). 0 for other sessions. */
+    uint64_t data_op_calls;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

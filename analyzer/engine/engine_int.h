@@ -119,6 +119,7 @@ struct engine_proc;
  */
 enum ofd_site_kind { OFD_SITE_READ, OFD_SITE_WRITE, OFD_SITE_SYNC, OFD_SITE_KINDS };
 #define OFD_SITES 8
+#define OFD_DATA_OPS 4
 struct ofd_site {
     const char *stack;          /* interned; NULL: a free entry */
     uint64_t calls;
@@ -136,6 +137,12 @@ struct ofd {
     int other_thread_calls;     /* a data call from a thread that is not a main one */
     int64_t leak_t;
     struct ofd_site sites[OFD_SITE_KINDS][OFD_SITES];
+    /* a stream session's data ops and their calls, the first
+       OFD_DATA_OPS ones met (s.data_op: the one of most calls) */
+    struct {
+        unsigned op;
+        uint64_t calls;
+    } data_ops[OFD_DATA_OPS];
 };
 
 /* ------------------------------------------------------------ processes */

@@ -255,6 +255,22 @@ void stdio_on_close(struct engine *e, struct engine_proc *p, const struct iot_ev
     stdio_stream_drop(e, s, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
 }
 
+/* One more stdio data call of op on o: data_op is the op of most of them. */
+static void stdio_data_op(struct ofd *o, unsigned op)
+{
+    size_t i;
+
+    for (i = 0; i < OFD_DATA_OPS && o->data_ops[i].calls && o->data_ops[i].op != op; i++)
+        ;
+    if (i == OFD_DATA_OPS)
+        return;             /* an op beyond the first few is not counted */
+    o->data_ops[i].op = op;
+    if (++o->data_ops[i].calls > o->s.data_op_calls) {
+        o->s.data_op_calls = o->data_ops[i].calls;
+        o->s.data_op = iot_ops[op].name;
+    }
+}
+
 void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
                    int is_write)
 {
@@ -271,8 +287,7 @@ void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_eve
     if (ev->op == IOT_OP_FGETC || ev->op == IOT_OP_FPUTC)
         size = 1;
     main_thread = call_on_main(e, ev->pid, ev->tid);
-    if (!o->s.data_op)
-        o->s.data_op = iot_ops[ev->op].name;
+    stdio_data_op(o, ev->op);
     scattered = ofd_scattered(o, (unsigned)is_write);
     o->h.last_seq = p->calls;
     count_call(o, ev->tid, main_thread, calls_on_key(main_thread, ev->tid), (unsigned)is_write,
