@@ -164,6 +164,19 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
     /* a path any session showed to be a directory is one (a sync of it
        may come before the trace shows it: opened O_RDONLY, then listed) */
     f->first.directory |= s->directory;
+    if (RULE_HAS(struct rule_session, s, calls_threads) && s->calls_threads) {
+        if (f->calls_threads && s->calls_tid != f->calls_tid && f->calls_threads < 2)
+            f->calls_threads = 2;
+        if (s->calls_threads > f->calls_threads)
+            f->calls_threads = s->calls_threads;
+        if (s->calls_tid == f->calls_tid)
+            f->calls_tid_calls += s->calls_tid_calls;
+        else if (s->calls_tid_calls > f->calls_tid_calls) {
+            f->calls_tid = s->calls_tid;
+            f->calls_thread = s->calls_thread;
+            f->calls_tid_calls = s->calls_tid_calls;
+        }
+    }
     f->left_open += s->end != RULE_END_CLOSE;
     f->ops += s->op;
     f->reads += s->reads;
@@ -228,6 +241,10 @@ struct rule_session per_file_session(const struct per_file *f)
         s.tid = top.tid;
     }
 
+    s.calls_tid = f->calls_tid;
+    s.calls_thread = f->calls_thread;
+    s.calls_tid_calls = f->calls_tid_calls;
+    s.calls_threads = f->calls_threads;
     s.sync_op = f->sync_op;
     s.sync_ops_mixed = f->sync_ops_mixed;
     s.exe = f->exe;

@@ -88,6 +88,13 @@ struct per_file {
        temporary name and moved aside is a new file each time. */
     uint64_t renamed_apart;
     const char *renamed_to;      /* the newest rename's new name, NULL none */
+    /* Whose calls they were (rule_session's calls_*): the thread that made
+       the most in one session, and the most threads any session had (2 at
+       least when sessions were used by different ones) */
+    int32_t calls_tid;
+    const char *calls_thread;
+    uint64_t calls_tid_calls;
+    uint32_t calls_threads;
 };
 
 struct per_file_table {

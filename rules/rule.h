@@ -255,6 +255,15 @@ struct rule_session {
        met), not the first call's: fewer than op when it used others too
        (pdflatex: one fprintf, then 8,811 fputc). 0 for other sessions. */
     uint64_t data_op_calls;
+    /* Appended (test with RULE_HAS): whose calls they were. The thread
+       that made the most of its data calls and syncs (ties: the first
+       met; 0 when it had none), its name, those calls, and how many
+       threads made them: a Go or JVM runtime moves its work between
+       threads, and the opener (tid above) may have made 1 of 3,008 syncs. */
+    int32_t calls_tid;
+    const char *calls_thread;
+    uint64_t calls_tid_calls;
+    uint32_t calls_threads;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

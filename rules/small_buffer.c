@@ -124,6 +124,13 @@ static void stdio_calls(char *out, size_t cap, const struct rule_session *s, con
         snprintf(out, cap, "%llu %s calls", (unsigned long long)n, call);
 }
 
+/* " on the main thread" when a main thread made most of the calls (a Go
+   server's tid = pid may have made 1 of 3,007), else nothing */
+static const char *on_main(const struct rule_session *s)
+{
+    return s->main_ops * 2 > s->op ? " on the main thread" : "";
+}
+
 /* Most of the session's writes were followed by a reply on a socket: an
    event loop's write-ahead record, made once a turn before the replies. */
 static int before_reply(const struct rule_session *s)
@@ -196,7 +203,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                  "process replied on a socket: a record per turn of its request loop, as large "
                  "as the requests the turn gathered",
                  (long long)avg, (unsigned long long)ops,
-                 s->main_ops ? " on the main thread" : "",
+                 on_main(s),
                  (unsigned long long)s->writes_before_reply);
     } else if (!stdio || direct) {
         cost.fix = runtime_fix(s, s->op_type == RULE_OP_WRITE);
@@ -205,7 +212,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         snprintf(msg, sizeof(msg),
                  "%lld-byte %ss: %llu %s() calls%s; use a buffer of at least %lld bytes",
                  (long long)avg, what, (unsigned long long)(direct ? s->direct_ops : ops),
-                 what, s->main_ops ? " on the main thread" : "",
+                 what, on_main(s),
                  (long long)ctx->p[P_BUFFER]);
     } else if (s->stream_buffer > 0 && s->bufmode == RULE_BUF_LINE) {
         cost.fix = FIX_STDIO_LINE;

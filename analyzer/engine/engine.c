@@ -318,6 +318,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         /* the profile's fsyncs and sync_time_us read these (profile.h) */
         ofd_site_seen(o, ev, 0);
         o->s.syncs++;
+        count_thread(o, ev->tid);
         o->s.synced_writes = o->dir.calls[1];
         o->s.synced_bytes = o->dir.bytes[1];
         SADD(o->s.sync_ns, dur);

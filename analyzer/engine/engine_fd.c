@@ -149,6 +149,50 @@ static void session_user(struct engine *e, struct ofd *o)
     s->thread = th && th->pid == user ? th->name : p->name;
 }
 
+void ofd_thread_run(struct ofd *o, int32_t tid)
+{
+    struct ofd_thread *t = o->threads;
+
+    if (o->h.run_calls) {
+        while (t < o->threads + OFD_THREADS && t->tid && t->tid != o->h.run_tid)
+            t++;
+        if (t == o->threads + OFD_THREADS) {
+            o->other_threads_calls += o->h.run_calls;
+        } else {
+            t->tid = o->h.run_tid;
+            t->calls += o->h.run_calls;
+        }
+    }
+    o->h.run_tid = tid;
+    o->h.run_calls = 0;
+}
+
+/*
+ * Whose calls they were: the thread that made the most of its data calls
+ * and syncs (ties: the first met), its calls and how many threads made
+ * them (those beyond the table count as one more).
+ */
+static void session_threads(struct engine *e, struct ofd *o)
+{
+    struct rule_session *s = &o->s;
+    const struct ofd_thread *top = NULL;
+    struct engine_thread *th;
+
+    ofd_thread_run(o, 0);
+    for (const struct ofd_thread *t = o->threads; t < o->threads + OFD_THREADS && t->tid; t++) {
+        s->calls_threads++;
+        if (!top || t->calls > top->calls)
+            top = t;
+    }
+    s->calls_threads += o->other_threads_calls > 0;
+    if (!top)
+        return;
+    th = engine_thread_get(e, s->pid, top->tid);
+    s->calls_tid = top->tid;
+    s->calls_tid_calls = top->calls;
+    s->calls_thread = th && th->name ? th->name : top->tid == s->tid ? s->thread : s->process;
+}
+
 /* The session is over: the rules (unless its path is ignored) and the profile get it. */
 static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
 {
@@ -162,6 +206,7 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
     s->read_scattered_stack = site_scattered_top(o, OFD_SITE_READ, e->empty);
     s->write_scattered_stack = site_scattered_top(o, OFD_SITE_WRITE, e->empty);
     session_user(e, o);
+    session_threads(e, o);
     /* a thread known only by its data calls on a file its process opened
        is a thread of that process (main_thread's scope); when another
        process used the file too, whose thread it was is not known */

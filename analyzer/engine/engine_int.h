@@ -91,6 +91,8 @@ struct ofd_hot {
     int append;
     int32_t calls_on;           /* whose calls it has had (enum calls_on, or a tid) */
     uint64_t last_seq;          /* its newest data call's place in its caller's calls */
+    int32_t run_tid;            /* the thread of its newest data calls (0 none yet) ... */
+    uint64_t run_calls;         /* ... and how many in a row: ofd_thread_run counts them */
 };
 
 /*
@@ -120,6 +122,13 @@ struct engine_proc;
 enum ofd_site_kind { OFD_SITE_READ, OFD_SITE_WRITE, OFD_SITE_SYNC, OFD_SITE_KINDS };
 #define OFD_SITES 8
 #define OFD_DATA_OPS 4
+/* The threads whose calls a session counts apart (rule_session calls_tid):
+   a file shared by a pool of more is rare, and the rest count as others. */
+#define OFD_THREADS 8
+struct ofd_thread {
+    int32_t tid;                /* 0: a free entry */
+    uint64_t calls;
+};
 struct ofd_site {
     const char *stack;          /* interned; NULL: a free entry */
     uint64_t calls;
@@ -143,6 +152,10 @@ struct ofd {
         unsigned op;
         uint64_t calls;
     } data_ops[OFD_DATA_OPS];
+    /* whose data calls and syncs it had: runs of one thread's calls are
+       counted in h.run_calls and added here when another thread's come */
+    struct ofd_thread threads[OFD_THREADS];
+    uint64_t other_threads_calls;   /* ... of threads beyond the table */
 };
 
 /* ------------------------------------------------------------ processes */
@@ -540,6 +553,17 @@ counted:
     o->dir.max_ns[is_write] = max64(o->dir.max_ns[is_write], dur);
 }
 
+/* The calls of o's thread run so far go to its entry; tid's run begins. */
+void ofd_thread_run(struct ofd *o, int32_t tid);
+
+/* One data call or sync of thread tid on o, counted for its thread. */
+static inline __attribute__((always_inline)) void count_thread(struct ofd *o, int32_t tid)
+{
+    if (__builtin_expect(tid != o->h.run_tid, 0))
+        ofd_thread_run(o, tid);
+    o->h.run_calls++;
+}
+
 /* A write of p to file session o: was what followed p's previous file
    write, when it was o's, replies and then a request (peer_after)? */
 static inline void note_file_write(struct engine_proc *p, struct ofd *o)
@@ -596,6 +620,7 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, 
     int append;
 
     count_call(o, ev->tid, main_thread, on, is_write, size, ev->t, dur, timed, gap);
+    count_thread(o, ev->tid);
     /* beside a stream (stdout announced as one): one of the syscalls
        beneath the session, as the stream's modelled ones are */
     if (__builtin_expect(o->s.layer == RULE_LAYER_STDIO, 0)) {

@@ -369,6 +369,37 @@ static void note_open_site(struct issues *is, const struct rule_session *s, cons
     json_object_set_new(o, "open_frames", frames_json(st));
 }
 
+/*
+ * The thread an issue names: the one that made most of the session's
+ * calls, where the engine says (calls_threads); else the session's own
+ * (its opener, or a rule's choice). With several threads, the detail says
+ * how many shared the calls and how many the named one made.
+ */
+static int has_calls_thread(const struct rule_session *s)
+{
+    return RULE_HAS(struct rule_session, s, calls_threads) && s->calls_threads > 0 &&
+           s->calls_thread;
+}
+
+static const char *calls_thread(const struct rule_session *s)
+{
+    return has_calls_thread(s) ? s->calls_thread : s->thread ? s->thread : "";
+}
+
+static int32_t calls_tid(const struct rule_session *s)
+{
+    return has_calls_thread(s) ? s->calls_tid : s->tid;
+}
+
+static void note_threads(const struct rule_session *s, json_t *detail)
+{
+    if (has_calls_thread(s) && s->calls_threads > 1) {
+        json_object_set_new(detail, "threads", json_integer((json_int_t)s->calls_threads));
+        json_object_set_new(detail, "thread_calls",
+                            json_integer((json_int_t)s->calls_tid_calls));
+    }
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
@@ -407,6 +438,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     json_object_set_new(detail, "occurrences", json_integer(occ));
     symbolize_sites(is, detail);
     note_exe(ctx, s, detail);
+    note_threads(s, detail);
     if (s->opener_process)
         json_object_set_new(detail, "opened_by",
                             json_pack("{s:s,s:i,s:s}", "process", s->opener_process, "pid",
@@ -424,12 +456,12 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
                   "cost", (json_int_t)(s->cost_ns / 1000000),
                   "opType", s->op_type,
                   "opSize", (json_int_t)s->op_size,
-                  "thread", s->thread ? s->thread : "",
+                  "thread", calls_thread(s),
                   "stack", st ? st->text : site,
                   "repeat", (json_int_t)repeat,
                   "rule", b->rule->name,
                   "pid", (int)s->pid,
-                  "tid", (int)s->tid,
+                  "tid", (int)calls_tid(s),
                   "fingerprint", fp,
                   "message", r->message ? r->message : "",
                   "detail", detail);
