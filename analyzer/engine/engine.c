@@ -607,6 +607,7 @@ void engine_free(struct engine *e)
     hmap_release(&e->ignored);
     hmap_release(&e->async_fds);
     hmap_release(&e->dirs);
+    hmap_release(&e->open_paths);
     engine_unobserved_free(e);
     for (size_t i = 0; i < e->nslots; i++) {
         if (e->slots[i].rule->fini)

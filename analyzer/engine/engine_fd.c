@@ -40,6 +40,7 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     o->ignored = engine_path_ignored(e, path);
     o->s.size = sizeof(o->s);
     o->s.path = path;
+    engine_names_opened(e, path, 1);
     o->s.directory = engine_path_is_dir(e, path);
     o->s.process = p->name;
     o->s.thread = th ? th->name : p->name;
@@ -200,6 +201,7 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
     struct engine_proc *user;
 
     ofd_figures(o);
+    engine_names_opened(e, s->path, -1);
     s->read_stack = site_top(o, OFD_SITE_READ, e->empty);
     s->write_stack = site_top(o, OFD_SITE_WRITE, e->empty);
     s->sync_stack = site_top(o, OFD_SITE_SYNC, e->empty);

@@ -245,7 +245,9 @@ struct engine {
     const char *empty;
     struct hmap async_fds;      /* pid << 32 | fd of async I/O -> (void *)1 */
     struct hmap dirs;           /* path pointer -> (void *)1: a directory, as the trace
-                                   shows (engine_paths.c, engine_path_is_dir) */
+                                   shows (engine_names.c, engine_path_is_dir) */
+    struct hmap open_paths;     /* path pointer -> its open sessions (engine_names.c) */
+    struct iot_strtab *strtab;  /* where the input interns its strings, NULL unknown */
     /* what nothing could see (engine_unobserved.c), in time order; bounded */
     struct engine_unobserved *unobs;
     size_t nunobs, capunobs;
@@ -388,18 +390,16 @@ void engine_on_fd_table(struct engine *e, struct engine_proc *p, const struct io
 void engine_on_path_call(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
                          int failed);
 
-/*
- * What the trace shows of a path being a directory: made by mkdir, opened
- * with O_DIRECTORY or by opendir, listed (readdir, getdents), or renamed
- * from one; removed by rmdir. Every session of such a path is a directory
- * session (rule_session's directory), however it was opened (borg and
- * sqlite open a directory O_RDONLY to sync it). A stat's mode is not in
- * the trace.
- */
+/* ------------------------------------------------------------ engine_names.c */
+
+/* A call that names or changes a name (mkdir, rmdir, rename, a listing):
+   what it shows of directories, and the new names of open files. */
 void engine_paths_note(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
                        int failed);
 /* path (interned) is a directory from now on: opened with O_DIRECTORY. */
 void engine_paths_note_dir(struct engine *e, const char *path);
+/* A session of path began (delta 1) or ended (-1). */
+void engine_names_opened(struct engine *e, const char *path, int delta);
 /* path (interned) is a directory as far as the trace has shown. */
 static inline int engine_path_is_dir(const struct engine *e, const char *path)
 {
