@@ -185,6 +185,8 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
     f->op_size += s->op_size;
     f->read_bytes += s->read_bytes;
     f->write_bytes += s->write_bytes;
+    if (RULE_HAS(struct rule_session, s, write_from))
+        f->written_whole += s->writes && s->write_from == 0;
     if (RULE_HAS(struct rule_session, s, synced_bytes)) {
         f->synced_writes += s->synced_writes;
         f->synced_bytes += s->synced_bytes;

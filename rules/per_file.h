@@ -66,6 +66,7 @@ struct per_file {
     uint64_t left_open;          /* sessions still open when their process or the trace ended */
     uint64_t ops, reads, writes, syncs;
     int64_t op_size, read_bytes, write_bytes;
+    uint64_t written_whole;      /* sessions whose writes started at offset 0 (write_from) */
     uint64_t synced_writes;      /* of writes, those before their session's last sync */
     int64_t synced_bytes;        /* ... and their bytes */
     int64_t buffer;              /* largest single request */

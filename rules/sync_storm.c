@@ -26,9 +26,10 @@
  * write-ahead log is synced once per commit by design, so its advice is
  * to commit in batches (group commit), never to add a journal; a
  * database whose journal is synced too, to run many statements per
- * transaction; a directory, to create and delete in batches; an
- * append-only file (every write at its end), to make records durable in
- * groups. The op named is the one the program used, and fdatasync is
+ * transaction; a directory, to create and delete in batches; a snapshot
+ * (every session wrote it from its start: a whole-file save), to take
+ * fewer; an append-only file (every write at its end), to make records
+ * durable in groups. The op named is the one the program used, and fdatasync is
  * suggested only to a program that used fsync.
  */
 #include <stdio.h>
@@ -117,6 +118,7 @@ static struct synced_path *synced_paths(const struct per_file_table *t, size_t *
 enum sync_kind {
     SK_FILE,          /* rewritten in place */
     SK_LOG,           /* append-only: every write at the end of the previous */
+    SK_SNAPSHOT,      /* written again from its start by each session */
     SK_JOURNAL,       /* a journal or write-ahead log by its name */
     SK_DATABASE,      /* a file whose journal (NAME-journal, NAME-wal) was synced too */
     SK_JOURNAL_DIR,   /* a directory holding a synced journal */
@@ -135,6 +137,11 @@ static const struct {
                 "Each record is synced on its own: append the records that arrive together "
                 "and make them durable with one `%s` (group commit); whoever needs a record "
                 "durable waits for its batch's sync."},
+    [SK_SNAPSHOT] = {"snapshot", "each is written whole and synced: take snapshots less "
+                                 "often, or log the changes between them",
+                     "Each snapshot is written whole and made durable with `%s` on its own: "
+                     "take snapshots less often (after a count of changes or a time), or "
+                     "append the changes to a log between snapshots."},
     [SK_JOURNAL] = {"journal", "each sync is a commit: commit in batches (group commit)",
                     "A journal is synced once per commit by design: commit less often, with "
                     "more changes per transaction, or let commits that arrive together share "
@@ -223,6 +230,10 @@ static enum sync_kind sync_kind(const struct synced_path *p, const struct hmap *
         return SK_DATABASE;
     if (journal_named(path))
         return SK_JOURNAL;
+    /* every session wrote it from its start (write, fsync, rename: a
+       whole-file save), not on at the end of the last: no log */
+    if (f->sessions > 1 && f->written_whole == f->sessions)
+        return SK_SNAPSHOT;
     if (f->writes && !f->random_writes)
         return SK_LOG;
     return SK_FILE;
