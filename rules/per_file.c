@@ -156,6 +156,7 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
                                          s->opener_process, s->data_op, s->pid, s->tid,
                                          s->opener_pid, s->layer, s->op_type, s->directory},
                                .max_file_size = -1, .last_file_size = -1,
+                               .write_extent = -1,
                                .timed = 1};
     }
     if (f->sessions && site_add(f, s) < 0)
@@ -187,6 +188,11 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
     f->write_bytes += s->write_bytes;
     if (RULE_HAS(struct rule_session, s, write_from))
         f->written_whole += s->writes && s->write_from == 0;
+    if (RULE_HAS(struct rule_session, s, write_extent)) {
+        f->truncations += s->truncations;
+        if (s->write_extent > f->write_extent)
+            f->write_extent = s->write_extent;
+    }
     if (RULE_HAS(struct rule_session, s, synced_bytes)) {
         f->synced_writes += s->synced_writes;
         f->synced_bytes += s->synced_bytes;

@@ -67,6 +67,8 @@ struct per_file {
     uint64_t ops, reads, writes, syncs;
     int64_t op_size, read_bytes, write_bytes;
     uint64_t written_whole;      /* sessions whose writes started at offset 0 (write_from) */
+    uint64_t truncations;        /* ftruncate calls (rule_session's) */
+    int64_t write_extent;        /* the furthest offset a write reached, -1 none known */
     uint64_t synced_writes;      /* of writes, those before their session's last sync */
     int64_t synced_bytes;        /* ... and their bytes */
     int64_t buffer;              /* largest single request */

@@ -264,6 +264,12 @@ struct rule_session {
     const char *calls_thread;
     uint64_t calls_tid_calls;
     uint32_t calls_threads;
+    /* Appended (test with RULE_HAS): ftruncate calls on it that
+       succeeded, and the furthest offset a write reached (-1 none known):
+       a journal appended, truncated and appended again writes new bytes
+       each round, its size at the close may be far below what it held. */
+    uint64_t truncations;
+    int64_t write_extent;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

@@ -370,8 +370,10 @@ static void on_call(struct engine *e, const struct iot_event *ev)
             struct ofd *o = engine_fd_ofd(p, ev->fd);
 
             /* writes after a truncation do not continue the old run */
-            if (o && !failed)
+            if (o && !failed) {
                 o->dir.prev_end[1] = -1;
+                o->s.truncations++;
+            }
         }
         break;
     default:

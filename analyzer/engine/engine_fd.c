@@ -37,6 +37,7 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     o->h.off = 0;
     o->dir.prev_end[0] = o->dir.prev_end[1] = -1;
     o->dir.prev_start[0] = o->dir.prev_start[1] = -1;
+    o->dir.extent[0] = o->dir.extent[1] = -1;
     o->ignored = engine_path_ignored(e, path);
     o->s.size = sizeof(o->s);
     o->s.path = path;

@@ -70,6 +70,7 @@ struct ofd_dirs {
     uint64_t wraps[2];          /* of random: back to the start of the file (write_wraps) */
     uint64_t ahead[2];          /* of random: on past where the previous one ended (skips) */
     int64_t first_start[2];     /* where the first one started, -1 unknown (read_from) */
+    int64_t extent[2];          /* the furthest end of one, -1 none known (write_extent) */
 };
 
 /*
@@ -604,6 +605,7 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
     d->ahead[is_write] += apart & (uint64_t)(pos > prev);
     SADD(d->bytes[is_write], moved);
     d->prev_end[is_write] = pos >= 0 ? end : -1;
+    d->extent[is_write] = max64(d->extent[is_write], d->prev_end[is_write]);
     d->prev_start[is_write] = pos;
 }
 
