@@ -370,30 +370,38 @@ static void note_open_site(struct issues *is, const struct rule_session *s, cons
 }
 
 /*
- * The thread an issue names: the one that made most of the session's
- * calls, where the engine says (calls_threads); else the session's own
- * (its opener, or a rule's choice). With several threads, the detail says
- * how many shared the calls and how many the named one made.
+ * The thread an issue names. A finding about the session's calls (its
+ * rule names their site: struct rule_report's stack, even "") names the
+ * thread that made most of them, where the engine says (calls_threads);
+ * one about its opens (leak, repeat_open) or a rule's own choice
+ * (main_thread) names the session's thread. With several threads, the
+ * detail says how many shared the calls and how many the named one made.
  */
-static int has_calls_thread(const struct rule_session *s)
+static int has_calls_thread(const struct rule *rule, const struct rule_report *r)
 {
-    return RULE_HAS(struct rule_session, s, calls_threads) && s->calls_threads > 0 &&
+    size_t n = rule->report_size ? rule->report_size : RULE_REPORT_SIZE_FIRST;
+    const struct rule_session *s = r->s;
+
+    return n >= offsetof(struct rule_report, stack) + sizeof(r->stack) && r->stack &&
+           RULE_HAS(struct rule_session, s, calls_threads) && s->calls_threads > 0 &&
            s->calls_thread;
 }
 
-static const char *calls_thread(const struct rule_session *s)
+static const char *calls_thread(const struct rule *rule, const struct rule_report *r)
 {
-    return has_calls_thread(s) ? s->calls_thread : s->thread ? s->thread : "";
+    return has_calls_thread(rule, r) ? r->s->calls_thread : r->s->thread ? r->s->thread : "";
 }
 
-static int32_t calls_tid(const struct rule_session *s)
+static int32_t calls_tid(const struct rule *rule, const struct rule_report *r)
 {
-    return has_calls_thread(s) ? s->calls_tid : s->tid;
+    return has_calls_thread(rule, r) ? r->s->calls_tid : r->s->tid;
 }
 
-static void note_threads(const struct rule_session *s, json_t *detail)
+static void note_threads(const struct rule *rule, const struct rule_report *r, json_t *detail)
 {
-    if (has_calls_thread(s) && s->calls_threads > 1) {
+    const struct rule_session *s = r->s;
+
+    if (has_calls_thread(rule, r) && s->calls_threads > 1) {
         json_object_set_new(detail, "threads", json_integer((json_int_t)s->calls_threads));
         json_object_set_new(detail, "thread_calls",
                             json_integer((json_int_t)s->calls_tid_calls));
@@ -438,7 +446,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     json_object_set_new(detail, "occurrences", json_integer(occ));
     symbolize_sites(is, detail);
     note_exe(ctx, s, detail);
-    note_threads(s, detail);
+    note_threads(b->rule, r, detail);
     if (s->opener_process)
         json_object_set_new(detail, "opened_by",
                             json_pack("{s:s,s:i,s:s}", "process", s->opener_process, "pid",
@@ -456,12 +464,12 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
                   "cost", (json_int_t)(s->cost_ns / 1000000),
                   "opType", s->op_type,
                   "opSize", (json_int_t)s->op_size,
-                  "thread", calls_thread(s),
+                  "thread", calls_thread(b->rule, r),
                   "stack", st ? st->text : site,
                   "repeat", (json_int_t)repeat,
                   "rule", b->rule->name,
                   "pid", (int)s->pid,
-                  "tid", (int)calls_tid(s),
+                  "tid", (int)calls_tid(b->rule, r),
                   "fingerprint", fp,
                   "message", r->message ? r->message : "",
                   "detail", detail);
