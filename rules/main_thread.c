@@ -101,6 +101,8 @@ static struct mt_group *group_of(struct main_thread_state *st, uint64_t key,
         hmap_put(&st->idx, key, (void *)(uintptr_t)(st->n + 1)) < 0)
         return NULL;
     st->g[st->n] = (struct mt_group){.first = *s, .call = call};
+    /* the issue names the session's main thread, not its busiest one */
+    st->g[st->n].first.calls_threads = 0;
     return &st->g[st->n++];
 }
 

@@ -156,11 +156,28 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
                                          s->opener_process, s->data_op, s->pid, s->tid,
                                          s->opener_pid, s->layer, s->op_type, s->directory},
                                .max_file_size = -1, .last_file_size = -1,
+                               .write_extent = -1,
                                .timed = 1};
     }
     if (f->sessions && site_add(f, s) < 0)
         return NULL;
     f->sessions++;
+    /* a path any session showed to be a directory is one (a sync of it
+       may come before the trace shows it: opened O_RDONLY, then listed) */
+    f->first.directory |= s->directory;
+    if (RULE_HAS(struct rule_session, s, calls_threads) && s->calls_threads) {
+        if (f->calls_threads && s->calls_tid != f->calls_tid && f->calls_threads < 2)
+            f->calls_threads = 2;
+        if (s->calls_threads > f->calls_threads)
+            f->calls_threads = s->calls_threads;
+        if (s->calls_tid == f->calls_tid)
+            f->calls_tid_calls += s->calls_tid_calls;
+        else if (s->calls_tid_calls > f->calls_tid_calls) {
+            f->calls_tid = s->calls_tid;
+            f->calls_thread = s->calls_thread;
+            f->calls_tid_calls = s->calls_tid_calls;
+        }
+    }
     f->left_open += s->end != RULE_END_CLOSE;
     f->ops += s->op;
     f->reads += s->reads;
@@ -169,6 +186,21 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
     f->op_size += s->op_size;
     f->read_bytes += s->read_bytes;
     f->write_bytes += s->write_bytes;
+    if (RULE_HAS(struct rule_session, s, write_from))
+        f->written_whole += s->writes && s->write_from == 0;
+    if (RULE_HAS(struct rule_session, s, write_extent)) {
+        f->truncations += s->truncations;
+        if (s->write_extent > f->write_extent)
+            f->write_extent = s->write_extent;
+    }
+    if (RULE_HAS(struct rule_session, s, synced_bytes)) {
+        f->synced_writes += s->synced_writes;
+        f->synced_bytes += s->synced_bytes;
+    } else if (s->syncs) {
+        /* an ioanalyze that does not say: every write, as before */
+        f->synced_writes += s->writes;
+        f->synced_bytes += s->write_bytes;
+    }
     f->cost_ns += s->cost_ns;
     f->sync_ns += s->sync_ns;
     f->open_ns += s->open_ns;
@@ -217,6 +249,10 @@ struct rule_session per_file_session(const struct per_file *f)
         s.tid = top.tid;
     }
 
+    s.calls_tid = f->calls_tid;
+    s.calls_thread = f->calls_thread;
+    s.calls_tid_calls = f->calls_tid_calls;
+    s.calls_threads = f->calls_threads;
     s.sync_op = f->sync_op;
     s.sync_ops_mixed = f->sync_ops_mixed;
     s.exe = f->exe;

@@ -66,6 +66,11 @@ struct per_file {
     uint64_t left_open;          /* sessions still open when their process or the trace ended */
     uint64_t ops, reads, writes, syncs;
     int64_t op_size, read_bytes, write_bytes;
+    uint64_t written_whole;      /* sessions whose writes started at offset 0 (write_from) */
+    uint64_t truncations;        /* ftruncate calls (rule_session's) */
+    int64_t write_extent;        /* the furthest offset a write reached, -1 none known */
+    uint64_t synced_writes;      /* of writes, those before their session's last sync */
+    int64_t synced_bytes;        /* ... and their bytes */
     int64_t buffer;              /* largest single request */
     int64_t cost_ns, sync_ns;
     int64_t open_ns;             /* the opens' durations */
@@ -86,6 +91,13 @@ struct per_file {
        temporary name and moved aside is a new file each time. */
     uint64_t renamed_apart;
     const char *renamed_to;      /* the newest rename's new name, NULL none */
+    /* Whose calls they were (rule_session's calls_*): the thread that made
+       the most in one session, and the most threads any session had (2 at
+       least when sessions were used by different ones) */
+    int32_t calls_tid;
+    const char *calls_thread;
+    uint64_t calls_tid_calls;
+    uint32_t calls_threads;
 };
 
 struct per_file_table {

@@ -65,6 +65,9 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
         else
             snprintf(opened, sizeof(opened), "opened and closed this file %llu times",
                      (unsigned long long)f->sessions);
+        /* opSize: the bytes the opens moved, not the bytes asked for (a
+           PHP read of 8192 bytes that gets the 329 of a session file) */
+        s.op_size = f->read_bytes + f->write_bytes;
         snprintf(msg, sizeof(msg),
                  "%s %s, moving %lld bytes per open on average; open it once and keep the "
                  "descriptor (or cache its contents)",

@@ -7,7 +7,8 @@
  *  2. a session whose first op is a write clears the list (the file changed);
  *  3. an empty list gets the record and stops;
  *  4. if the newest record was pushed more than window_ms ago, the list is cleared;
- *  5. an equal record (thread, stack, file size, bytes) counts one more,
+ *  5. an equal record (thread, stack, file size, bytes, where the reads
+ *     started) counts one more,
  *     otherwise the record is pushed;
  *  6. a count >= threshold is reported with "repeat" = count.
  * A record reported at the threshold goes on counting: it is reported once,
@@ -40,6 +41,7 @@ struct rr_rec {
     int32_t tid;
     const char *stack;
     int64_t file_size, op_size;
+    int64_t from;                /* where the reads started (read_from), -1 unknown */
     int64_t count;
     int64_t pushed_t;
     int64_t bytes;               /* bytes the last counted session read */
@@ -136,19 +138,22 @@ static void rr_clear(const struct rule_ctx *ctx, struct rr_path *p)
     hmap_release(&p->idx);
 }
 
-/* What tells a path's records apart: thread, stack and sizes. Hashes of
-   them may collide: a record is told by its fields. */
+/* What tells a path's records apart: thread, stack, sizes and where the
+   reads started (a 334-byte read of one blob is not the same read as one
+   of another blob elsewhere in the pack). Hashes of them may collide: a
+   record is told by its fields. */
 static uint64_t rec_key(const struct rr_rec *r)
 {
     uint64_t k = iot_mix64_pair((uint64_t)(uint32_t)r->tid, (uint64_t)(uintptr_t)r->stack);
 
-    return iot_mix64_pair(k ^ (uint64_t)r->file_size, (uint64_t)r->op_size);
+    k = iot_mix64_pair(k ^ (uint64_t)r->file_size, (uint64_t)r->op_size);
+    return iot_mix64_pair(k, (uint64_t)r->from);
 }
 
 static int rec_same(const struct rr_rec *r, const struct rr_rec *x)
 {
     return r->tid == x->tid && r->stack == x->stack && r->file_size == x->file_size &&
-           r->op_size == x->op_size;
+           r->op_size == x->op_size && r->from == x->from;
 }
 
 static void repeat_read_check(void *state, const struct rule_ctx *ctx,
@@ -156,12 +161,17 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
 {
     struct repeat_read_state *st = state;
     struct rr_path *p = rr_lookup(st, s->path, 0);
-    struct rr_rec rec = {s->tid, s->stack, s->file_size, s->op_size, 1, s->end_t,
-                         s->read_bytes, 0, s->cost_ns, {0}}, *found = NULL;
+    struct rr_rec rec = {s->tid, s->stack, s->file_size, s->op_size,
+                         RULE_HAS(struct rule_session, s, read_from) ? s->read_from : -1, 1,
+                         s->end_t, s->read_bytes, 0, s->cost_ns, {0}}, *found = NULL;
     int timed = ctx->timing && s->timed;
     uint64_t key;
     void *v;
 
+    /* a directory's listing is no read of the file again, and a session
+       that read nothing read nothing again */
+    if (s->directory || (!s->reads && s->op_type != RULE_OP_WRITE))
+        return;
     if (!p) {
         if (timed && s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
             return;

@@ -157,7 +157,8 @@ struct rule_session {
     uint64_t syncs;                   /* fsync/fdatasync calls on it */
     int64_t sync_ns;                  /* ... and their time */
     int directory;                    /* opened with O_DIRECTORY (opendir) */
-    const char *data_op;              /* stdio sessions: the op of the first data call ("fputs") */
+    const char *data_op;              /* stdio sessions: the op of its data calls ("fputs"):
+                                         of most of them where data_op_calls is had */
     /* stdio sessions: of eff_ops, the program's own read/write-class
        syscalls on the fd beside the stream (a redirected stdout that the
        program writes with write(1, ...)) */
@@ -237,6 +238,38 @@ struct rule_session {
     uint64_t open_seq;
     uint64_t last_data_seq;
     uint64_t end_seq;
+    /* Appended (test with RULE_HAS): the offset its first read (write)
+       started at, -1 when it made none or the offset is unknown (an
+       O_APPEND write, an fd whose position was not followed). Reads of
+       the same size at different offsets are reads of different records
+       (a pack's blobs), not the same read again. */
+    int64_t read_from, write_from;
+    /* Appended (test with RULE_HAS): of writes and write_bytes, those
+       made before its last sync: what its syncs made durable. The writes
+       after the last one (a file filled after its few first records were
+       synced) are no sync's. */
+    uint64_t synced_writes;
+    int64_t synced_bytes;
+    /* Appended (test with RULE_HAS): stdio sessions: the calls of data_op,
+       which is then the op of most of its data calls (ties: the first
+       met), not the first call's: fewer than op when it used others too
+       (pdflatex: one fprintf, then 8,811 fputc). 0 for other sessions. */
+    uint64_t data_op_calls;
+    /* Appended (test with RULE_HAS): whose calls they were. The thread
+       that made the most of its data calls and syncs (ties: the first
+       met; 0 when it had none), its name, those calls, and how many
+       threads made them: a Go or JVM runtime moves its work between
+       threads, and the opener (tid above) may have made 1 of 3,008 syncs. */
+    int32_t calls_tid;
+    const char *calls_thread;
+    uint64_t calls_tid_calls;
+    uint32_t calls_threads;
+    /* Appended (test with RULE_HAS): ftruncate calls on it that
+       succeeded, and the furthest offset a write reached (-1 none known):
+       a journal appended, truncated and appended again writes new bytes
+       each round, its size at the close may be far below what it held. */
+    uint64_t truncations;
+    int64_t write_extent;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

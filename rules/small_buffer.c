@@ -106,6 +106,31 @@ static const char *runtime_fix(const struct rule_session *s, int write)
 #define FIX_STDIO_NONE "Make the stream buffered: `setvbuf(f, NULL, _IOFBF, 65536)` (it was " \
                        "set unbuffered, or is stderr)."
 
+/*
+ * "N fputs calls" for a stream's n calls (an unbuffered stream's: ops),
+ * the op it used named; "N stdio calls (M fputc)" when it used others too
+ * (pdflatex's fprintf and 8,811 fputc are not "8817 fprintf calls").
+ */
+static void stdio_calls(char *out, size_t cap, const struct rule_session *s, const char *call,
+                        uint64_t ops)
+{
+    uint64_t n = s->bufmode == RULE_BUF_NONE || s->stream_buffer <= 0 ? ops : s->op;
+
+    if (RULE_HAS(struct rule_session, s, data_op_calls) && s->data_op &&
+        s->data_op_calls < s->op)
+        snprintf(out, cap, "%llu stdio calls (%llu %s)", (unsigned long long)n,
+                 (unsigned long long)s->data_op_calls, call);
+    else
+        snprintf(out, cap, "%llu %s calls", (unsigned long long)n, call);
+}
+
+/* " on the main thread" when a main thread made most of the calls (a Go
+   server's tid = pid may have made 1 of 3,007), else nothing */
+static const char *on_main(const struct rule_session *s)
+{
+    return s->main_ops * 2 > s->op ? " on the main thread" : "";
+}
+
 /* Most of the session's writes were followed by a reply on a socket: an
    event loop's write-ahead record, made once a turn before the replies. */
 static int before_reply(const struct rule_session *s)
@@ -120,7 +145,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     uint64_t ops = s->op;
     int64_t bytes = s->op_size, avg, judged;
     int stdio = s->layer == RULE_LAYER_STDIO, direct;
-    char msg[400];
+    char msg[400], calls[96];
     const char *what = s->op_type == RULE_OP_WRITE ? "write" : "read";
     /* the program's own call (fputs is not fwrite), "fwrite" when not known */
     const char *call = s->data_op ? s->data_op : s->op_type == RULE_OP_WRITE ? "fwrite" : "fread";
@@ -145,7 +170,10 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
      * buffer average 4000 bytes, a buffer of 4000 bytes.
      */
     judged = avg;
-    if (stdio && ops > 1 && s->stream_buffer > 0 && s->eff_last_bytes < s->stream_buffer &&
+    /* most of a stdio session's syscalls are the program's own, not the
+       stream's: they are judged as on a plain fd, every one counted */
+    direct = stdio && s->direct_ops * 2 >= ops;
+    if (stdio && !direct && ops > 1 && s->stream_buffer > 0 && s->eff_last_bytes < s->stream_buffer &&
         s->eff_last_bytes <= bytes)
         judged = (bytes - s->eff_last_bytes) / (int64_t)(ops - 1);
     if (judged >= (int64_t)ctx->p[P_BUFFER])
@@ -165,8 +193,8 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                                 .excess_calls = (int64_t)ops - (need > 0 ? need : 1)};
     if (rule_again_cost(ctx, &cost))
         return;
-    /* most of a stdio session's syscalls are the program's own, not the stream's */
-    direct = stdio && s->direct_ops * 2 >= ops;
+    if (stdio)
+        stdio_calls(calls, sizeof(calls), s, call, ops);
     if (!stdio && before_reply(s)) {
         /* a record the process wrote before replying: its size is the turn's */
         cost.fix = FIX_BEFORE_REPLY;
@@ -175,7 +203,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                  "process replied on a socket: a record per turn of its request loop, as large "
                  "as the requests the turn gathered",
                  (long long)avg, (unsigned long long)ops,
-                 s->main_ops ? " on the main thread" : "",
+                 on_main(s),
                  (unsigned long long)s->writes_before_reply);
     } else if (!stdio || direct) {
         cost.fix = runtime_fix(s, s->op_type == RULE_OP_WRITE);
@@ -184,38 +212,38 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         snprintf(msg, sizeof(msg),
                  "%lld-byte %ss: %llu %s() calls%s; use a buffer of at least %lld bytes",
                  (long long)avg, what, (unsigned long long)(direct ? s->direct_ops : ops),
-                 what, s->main_ops ? " on the main thread" : "",
+                 what, on_main(s),
                  (long long)ctx->p[P_BUFFER]);
     } else if (s->stream_buffer > 0 && s->bufmode == RULE_BUF_LINE) {
         cost.fix = FIX_STDIO_LINE;
         snprintf(msg, sizeof(msg),
-                 "line-buffered stdio stream: %llu %s calls became about %llu %s() syscalls "
+                 "line-buffered stdio stream: %s became about %llu %s() syscalls "
                  "of %lld bytes on average; buffer it fully (setvbuf _IOFBF, at least %lld "
                  "bytes) or write whole blocks",
-                 (unsigned long long)s->op, call, (unsigned long long)ops, what,
+                 calls, (unsigned long long)ops, what,
                  (long long)avg, (long long)ctx->p[P_BUFFER]);
     } else if (s->stream_buffer >= ctx->p[P_BUFFER]) {
         /* the buffer is big enough: what empties it early is the program */
         cost.fix = FIX_STDIO_EARLY;
         snprintf(msg, sizeof(msg),
-                 "%lld-byte stdio buffer emptied early: %llu %s calls became about %llu "
+                 "%lld-byte stdio buffer emptied early: %s became about %llu "
                  "%s() syscalls of %lld bytes on average; flush less often (fflush and "
                  "fseek empty the buffer)",
-                 (long long)s->stream_buffer, (unsigned long long)s->op, call,
+                 (long long)s->stream_buffer, calls,
                  (unsigned long long)ops, what, (long long)avg);
     } else if (s->stream_buffer > 0) {
         cost.fix = FIX_STDIO_SMALL;
         snprintf(msg, sizeof(msg),
-                 "%lld-byte stdio buffer: %llu %s calls became about %llu %s() syscalls "
+                 "%lld-byte stdio buffer: %s became about %llu %s() syscalls "
                  "of %lld bytes on average; give the stream a buffer of at least %lld bytes (setvbuf)",
-                 (long long)s->stream_buffer, (unsigned long long)s->op, call,
+                 (long long)s->stream_buffer, calls,
                  (unsigned long long)ops, what, (long long)avg, (long long)ctx->p[P_BUFFER]);
     } else {
         cost.fix = FIX_STDIO_NONE;
         snprintf(msg, sizeof(msg),
-                 "unbuffered stdio stream: %llu %s calls of %lld bytes on average, each a syscall; "
+                 "unbuffered stdio stream: %s of %lld bytes on average, each a syscall; "
                  "make the stream buffered (setvbuf with at least %lld bytes)",
-                 (unsigned long long)ops, call, (long long)avg, (long long)ctx->p[P_BUFFER]);
+                 calls, (long long)avg, (long long)ctx->p[P_BUFFER]);
     }
     detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
                        "layer", stdio ? "stdio" : "syscall",

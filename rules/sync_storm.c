@@ -26,9 +26,10 @@
  * write-ahead log is synced once per commit by design, so its advice is
  * to commit in batches (group commit), never to add a journal; a
  * database whose journal is synced too, to run many statements per
- * transaction; a directory, to create and delete in batches; an
- * append-only file (every write at its end), to make records durable in
- * groups. The op named is the one the program used, and fdatasync is
+ * transaction; a directory, to create and delete in batches; a snapshot
+ * (every session wrote it from its start: a whole-file save), to take
+ * fewer; an append-only file (every write at its end), to make records
+ * durable in groups. The op named is the one the program used, and fdatasync is
  * suggested only to a program that used fsync.
  */
 #include <stdio.h>
@@ -70,8 +71,8 @@ static void sync_storm_check(void *state, const struct rule_ctx *ctx, const stru
 struct synced_path {
     const struct per_file *top;  /* the process that synced it most (first seen on ties) */
     unsigned processes;
-    uint64_t syncs, writes;
-    int64_t write_bytes, sync_ns, cost_ns;
+    uint64_t syncs, writes, synced_writes;
+    int64_t write_bytes, synced_bytes, sync_ns, cost_ns;
     int timed, unseen_io;
 };
 
@@ -102,6 +103,8 @@ static struct synced_path *synced_paths(const struct per_file_table *t, size_t *
         p->syncs += f->syncs;
         p->writes += f->writes;
         p->write_bytes += f->write_bytes;
+        p->synced_writes += f->synced_writes;
+        p->synced_bytes += f->synced_bytes;
         p->sync_ns += f->sync_ns;
         p->cost_ns += f->cost_ns;
         p->timed &= f->timed;
@@ -115,6 +118,7 @@ static struct synced_path *synced_paths(const struct per_file_table *t, size_t *
 enum sync_kind {
     SK_FILE,          /* rewritten in place */
     SK_LOG,           /* append-only: every write at the end of the previous */
+    SK_SNAPSHOT,      /* written again from its start by each session */
     SK_JOURNAL,       /* a journal or write-ahead log by its name */
     SK_DATABASE,      /* a file whose journal (NAME-journal, NAME-wal) was synced too */
     SK_JOURNAL_DIR,   /* a directory holding a synced journal */
@@ -133,6 +137,11 @@ static const struct {
                 "Each record is synced on its own: append the records that arrive together "
                 "and make them durable with one `%s` (group commit); whoever needs a record "
                 "durable waits for its batch's sync."},
+    [SK_SNAPSHOT] = {"snapshot", "each is written whole and synced: take snapshots less "
+                                 "often, or log the changes between them",
+                     "Each snapshot is written whole and made durable with `%s` on its own: "
+                     "take snapshots less often (after a count of changes or a time), or "
+                     "append the changes to a log between snapshots."},
     [SK_JOURNAL] = {"journal", "each sync is a commit: commit in batches (group commit)",
                     "A journal is synced once per commit by design: commit less often, with "
                     "more changes per transaction, or let commits that arrive together share "
@@ -221,6 +230,10 @@ static enum sync_kind sync_kind(const struct synced_path *p, const struct hmap *
         return SK_DATABASE;
     if (journal_named(path))
         return SK_JOURNAL;
+    /* every session wrote it from its start (write, fsync, rename: a
+       whole-file save), not on at the end of the last: no log */
+    if (f->sessions > 1 && f->written_whole == f->sessions)
+        return SK_SNAPSHOT;
     if (f->writes && !f->random_writes)
         return SK_LOG;
     return SK_FILE;
@@ -262,9 +275,12 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         const struct synced_path *p = &paths[i];
         json_t *detail;
         struct rule_session s = per_file_session(p->top);
-        int64_t per_sync = p->write_bytes / (int64_t)p->syncs;
+        /* the bytes each sync made durable: those written since the one
+           before (a file synced after each of its first 200 records and
+           then filled is 200 syncs of a record each) */
+        int64_t per_sync = p->synced_bytes / (int64_t)p->syncs;
         int64_t need = ctx->p[P_MAX_BYTES_PER_SYNC] >= 1
-                           ? p->write_bytes / (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC] : 1;
+                           ? p->synced_bytes / (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC] : 1;
         int64_t io_ns = p->cost_ns + p->sync_ns;
         double share = io_ns > 0 ? (double)p->sync_ns / (double)io_ns : 0;
         int small = per_sync < (int64_t)ctx->p[P_MAX_BYTES_PER_SYNC];
@@ -276,10 +292,14 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
            share of the file's I/O time is known */
         if (p->syncs < (uint64_t)ctx->p[P_MIN_SYNCS] || !(small || slow) || p->unseen_io)
             continue;
+        /* no sync carried a stack (the kernel path's io_uring requests,
+           strace): the issue has none, rather than the open's */
+        if (s.sync_stack && !*s.sync_stack)
+            s.stack = s.sync_stack;
         /* the issue's figures are the writes the syncs made durable */
         s.cost_ns = p->sync_ns;
-        s.op = p->writes;
-        s.op_size = p->write_bytes;
+        s.op = p->synced_writes;
+        s.op_size = p->synced_bytes;
         s.op_type = RULE_OP_WRITE;
         if (p->processes > 1)
             snprintf(by, sizeof(by), "%s and %u other process%s", s.process, p->processes - 1,
@@ -308,8 +328,8 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         detail = json_pack("{s:I,s:I,s:I,s:I,s:I,s:f,s:I}",
                            "syncs", (json_int_t)p->syncs,
                            "sync_us", (json_int_t)(p->sync_ns / 1000),
-                           "writes", (json_int_t)p->writes,
-                           "write_bytes", (json_int_t)p->write_bytes,
+                           "writes", (json_int_t)p->synced_writes,
+                           "write_bytes", (json_int_t)p->synced_bytes,
                            "bytes_per_sync", (json_int_t)per_sync,
                            "sync_time_share", share,
                            "sessions", (json_int_t)p->top->sessions);

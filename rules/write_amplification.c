@@ -21,6 +21,12 @@
  * A file with writes the trace did not see (io_uring, AIO, a shared map)
  * is not judged (per_file_amplified).
  *
+ * Nor is a journal truncated now and then: appended in order, truncated
+ * (ftruncate), appended again, each round at most as far as the furthest
+ * the file reached and in many writes (as a circular log's): its bytes are
+ * new data each round, though its size at the close may be a fraction of
+ * what it was written (RabbitMQ's queue index journal).
+ *
  * Nor is a temporary name: a file written whole and then renamed to a new
  * name each time (PostgreSQL's xlogtemp.PID becoming each new WAL segment)
  * holds new bytes at every session; one renamed over the same name each
@@ -60,6 +66,18 @@ static int moved_aside(const struct per_file *f)
 {
     return f->sessions > 1 && f->renamed_apart + 1 >= f->sessions &&
            f->write_bytes <= (int64_t)f->sessions * f->max_file_size;
+}
+
+/* f was appended in rounds, each after a truncation, no further than it
+   reached: new data each round. */
+static int truncated_log(const struct per_file *f)
+{
+    uint64_t rounds = f->truncations + f->write_wraps + 1;
+    int64_t size = f->write_extent > f->max_file_size ? f->write_extent : f->max_file_size;
+
+    return f->truncations > 0 && f->random_writes == f->write_wraps &&
+           f->writes >= rounds * CIRCULAR_WRITES_PER_ROUND &&
+           (double)f->write_bytes <= (double)rounds * (double)size;
 }
 
 struct write_amplification_state {
@@ -167,7 +185,7 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
         char msg[400];
         enum wa_kind kind;
 
-        if (factor == 0 || circular_log(f) || moved_aside(f))
+        if (factor == 0 || circular_log(f) || truncated_log(f) || moved_aside(f))
             continue;
         kind = wa_kind(&st->files, f);
         snprintf(msg, sizeof(msg),

@@ -95,6 +95,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     e = engine_create(&cfg, is, o ? o->profile : NULL);
     if (!e)
         goto oom;
+    engine_set_strtab(e, st);
     /* a lone native trace is read without the input layer, a batch at a time:
        it is the hot loop */
     tr = input_lone_native(in);

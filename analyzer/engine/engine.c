@@ -239,6 +239,8 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     p->calls++;
     if (ev->has & IOT_HAS_PATH)
         engine_on_path_call(e, p, ev, failed);
+    if (iot_ops[ev->op].cls == IOT_CLASS_META)
+        engine_paths_note(e, p, ev, failed);
     engine_on_blocking_call(e, p, ev);
     dc = data_class[ev->op];
     info = &iot_ops[ev->op];
@@ -316,6 +318,9 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         /* the profile's fsyncs and sync_time_us read these (profile.h) */
         ofd_site_seen(o, ev, 0);
         o->s.syncs++;
+        count_thread(o, ev->tid);
+        o->s.synced_writes = o->dir.calls[1];
+        o->s.synced_bytes = o->dir.bytes[1];
         SADD(o->s.sync_ns, dur);
         if (!o->s.sync_op)
             o->s.sync_op = info->name;
@@ -365,8 +370,10 @@ static void on_call(struct engine *e, const struct iot_event *ev)
             struct ofd *o = engine_fd_ofd(p, ev->fd);
 
             /* writes after a truncation do not continue the old run */
-            if (o && !failed)
+            if (o && !failed) {
                 o->dir.prev_end[1] = -1;
+                o->s.truncations++;
+            }
         }
         break;
     default:
@@ -601,6 +608,8 @@ void engine_free(struct engine *e)
     engine_procs_free(e);
     hmap_release(&e->ignored);
     hmap_release(&e->async_fds);
+    hmap_release(&e->dirs);
+    hmap_release(&e->open_paths);
     engine_unobserved_free(e);
     for (size_t i = 0; i < e->nslots; i++) {
         if (e->slots[i].rule->fini)

@@ -85,6 +85,13 @@ int64_t engine_proc_io_ns_of(const struct engine *e, int32_t pid);
 /* Trace time t of process pid in ms since the epoch (floor) into *ms: 1, or 0
    when the process or its start on the epoch is unknown. */
 int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms);
+/*
+ * st: the table the input interns its strings in (iot_strtab), so that a
+ * name the engine makes (a file's path under a renamed directory) is the
+ * same pointer as the input's equal ones. Without it, files under a
+ * renamed directory keep their old names.
+ */
+void engine_set_strtab(struct engine *e, struct iot_strtab *st);
 void engine_free(struct engine *e);
 
 #endif /* ENGINE_H */

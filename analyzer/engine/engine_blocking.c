@@ -43,12 +43,18 @@ void engine_on_blocking_call(struct engine *e, struct engine_proc *p, const stru
         ;
     if (i == e->nslots)
         return;
-    if ((ev->has & IOT_HAS_FD) && !(ev->has & IOT_HAS_PATH))
+    /*
+     * A call on an fd (a sync, a close) is its session's, whether or not
+     * the event also names the file (a JSONL dump names it on every call):
+     * the path and the call site are the session's, so that a trace and
+     * its own dump give the same issues. An open's fd is its result.
+     */
+    if ((ev->has & IOT_HAS_FD) && iot_ops[ev->op].cls != IOT_CLASS_OPEN)
         o = engine_fd_ofd(p, ev->fd);
-    if ((ev->has & IOT_HAS_PATH) && ev->path && *ev->path)
-        path = ev->path;
-    else if (o && !o->ignored)
+    if (o && !o->ignored)
         path = o->s.path;
+    else if ((ev->has & IOT_HAS_PATH) && ev->path && *ev->path)
+        path = ev->path;
     if (!path || engine_path_ignored(e, path))
         return;
     if ((ev->has & IOT_HAS_STACK) && ev->stack)

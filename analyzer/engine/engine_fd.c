@@ -37,9 +37,12 @@ struct ofd *ofd_new(struct engine *e, const struct iot_event *ev, struct engine_
     o->h.off = 0;
     o->dir.prev_end[0] = o->dir.prev_end[1] = -1;
     o->dir.prev_start[0] = o->dir.prev_start[1] = -1;
+    o->dir.extent[0] = o->dir.extent[1] = -1;
     o->ignored = engine_path_ignored(e, path);
     o->s.size = sizeof(o->s);
     o->s.path = path;
+    engine_names_opened(e, path, 1);
+    o->s.directory = engine_path_is_dir(e, path);
     o->s.process = p->name;
     o->s.thread = th ? th->name : p->name;
     o->s.stack = (ev->has & IOT_HAS_STACK) && ev->stack ? ev->stack : e->empty;
@@ -148,6 +151,50 @@ static void session_user(struct engine *e, struct ofd *o)
     s->thread = th && th->pid == user ? th->name : p->name;
 }
 
+void ofd_thread_run(struct ofd *o, int32_t tid)
+{
+    struct ofd_thread *t = o->threads;
+
+    if (o->h.run_calls) {
+        while (t < o->threads + OFD_THREADS && t->tid && t->tid != o->h.run_tid)
+            t++;
+        if (t == o->threads + OFD_THREADS) {
+            o->other_threads_calls += o->h.run_calls;
+        } else {
+            t->tid = o->h.run_tid;
+            t->calls += o->h.run_calls;
+        }
+    }
+    o->h.run_tid = tid;
+    o->h.run_calls = 0;
+}
+
+/*
+ * Whose calls they were: the thread that made the most of its data calls
+ * and syncs (ties: the first met), its calls and how many threads made
+ * them (those beyond the table count as one more).
+ */
+static void session_threads(struct engine *e, struct ofd *o)
+{
+    struct rule_session *s = &o->s;
+    const struct ofd_thread *top = NULL;
+    struct engine_thread *th;
+
+    ofd_thread_run(o, 0);
+    for (const struct ofd_thread *t = o->threads; t < o->threads + OFD_THREADS && t->tid; t++) {
+        s->calls_threads++;
+        if (!top || t->calls > top->calls)
+            top = t;
+    }
+    s->calls_threads += o->other_threads_calls > 0;
+    if (!top)
+        return;
+    th = engine_thread_get(e, s->pid, top->tid);
+    s->calls_tid = top->tid;
+    s->calls_tid_calls = top->calls;
+    s->calls_thread = th && th->name ? th->name : top->tid == s->tid ? s->thread : s->process;
+}
+
 /* The session is over: the rules (unless its path is ignored) and the profile get it. */
 static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
 {
@@ -155,12 +202,14 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
     struct engine_proc *user;
 
     ofd_figures(o);
+    engine_names_opened(e, s->path, -1);
     s->read_stack = site_top(o, OFD_SITE_READ, e->empty);
     s->write_stack = site_top(o, OFD_SITE_WRITE, e->empty);
     s->sync_stack = site_top(o, OFD_SITE_SYNC, e->empty);
     s->read_scattered_stack = site_scattered_top(o, OFD_SITE_READ, e->empty);
     s->write_scattered_stack = site_scattered_top(o, OFD_SITE_WRITE, e->empty);
     session_user(e, o);
+    session_threads(e, o);
     /* a thread known only by its data calls on a file its process opened
        is a thread of that process (main_thread's scope); when another
        process used the file too, whose thread it was is not known */
@@ -311,8 +360,11 @@ void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_ev
         o->h.off = (ev->has & IOT_HAS_OFFSET) ? ev->offset : -1;
     if (ev->has & IOT_HAS_FLAGS)
         o->h.append = (ev->flags & 02000) != 0;         /* O_APPEND */
-    if (ev->has & IOT_HAS_FLAGS)
-        o->s.directory = (ev->flags & 0200000) != 0;    /* O_DIRECTORY */
+    if (ev->op == IOT_OP_OPENDIR ||
+        ((ev->has & IOT_HAS_FLAGS) && (ev->flags & 0200000))) {   /* O_DIRECTORY */
+        engine_paths_note_dir(e, ev->path);
+        o->s.directory = 1;
+    }
     engine_fd_install(e, p, (int32_t)ev->ret, o,
                       (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev->t);  /* O_CLOEXEC */
 }

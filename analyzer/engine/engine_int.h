@@ -69,6 +69,8 @@ struct ofd_dirs {
     uint64_t again[2];          /* of random: back into the previous one's range */
     uint64_t wraps[2];          /* of random: back to the start of the file (write_wraps) */
     uint64_t ahead[2];          /* of random: on past where the previous one ended (skips) */
+    int64_t first_start[2];     /* where the first one started, -1 unknown (read_from) */
+    int64_t extent[2];          /* the furthest end of one, -1 none known (write_extent) */
 };
 
 /*
@@ -90,6 +92,8 @@ struct ofd_hot {
     int append;
     int32_t calls_on;           /* whose calls it has had (enum calls_on, or a tid) */
     uint64_t last_seq;          /* its newest data call's place in its caller's calls */
+    int32_t run_tid;            /* the thread of its newest data calls (0 none yet) ... */
+    uint64_t run_calls;         /* ... and how many in a row: ofd_thread_run counts them */
 };
 
 /*
@@ -118,6 +122,14 @@ struct engine_proc;
  */
 enum ofd_site_kind { OFD_SITE_READ, OFD_SITE_WRITE, OFD_SITE_SYNC, OFD_SITE_KINDS };
 #define OFD_SITES 8
+#define OFD_DATA_OPS 4
+/* The threads whose calls a session counts apart (rule_session calls_tid):
+   a file shared by a pool of more is rare, and the rest count as others. */
+#define OFD_THREADS 8
+struct ofd_thread {
+    int32_t tid;                /* 0: a free entry */
+    uint64_t calls;
+};
 struct ofd_site {
     const char *stack;          /* interned; NULL: a free entry */
     uint64_t calls;
@@ -135,6 +147,16 @@ struct ofd {
     int other_thread_calls;     /* a data call from a thread that is not a main one */
     int64_t leak_t;
     struct ofd_site sites[OFD_SITE_KINDS][OFD_SITES];
+    /* a stream session's data ops and their calls, the first
+       OFD_DATA_OPS ones met (s.data_op: the one of most calls) */
+    struct {
+        unsigned op;
+        uint64_t calls;
+    } data_ops[OFD_DATA_OPS];
+    /* whose data calls and syncs it had: runs of one thread's calls are
+       counted in h.run_calls and added here when another thread's come */
+    struct ofd_thread threads[OFD_THREADS];
+    uint64_t other_threads_calls;   /* ... of threads beyond the table */
 };
 
 /* ------------------------------------------------------------ processes */
@@ -223,6 +245,10 @@ struct engine {
     struct engine_stats st;
     const char *empty;
     struct hmap async_fds;      /* pid << 32 | fd of async I/O -> (void *)1 */
+    struct hmap dirs;           /* path pointer -> (void *)1: a directory, as the trace
+                                   shows (engine_names.c, engine_path_is_dir) */
+    struct hmap open_paths;     /* path pointer -> its open sessions (engine_names.c) */
+    struct iot_strtab *strtab;  /* where the input interns its strings, NULL unknown */
     /* what nothing could see (engine_unobserved.c), in time order; bounded */
     struct engine_unobserved *unobs;
     size_t nunobs, capunobs;
@@ -381,6 +407,22 @@ void engine_on_fd_table(struct engine *e, struct engine_proc *p, const struct io
 void engine_on_path_call(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
                          int failed);
 
+/* ------------------------------------------------------------ engine_names.c */
+
+/* A call that names or changes a name (mkdir, rmdir, rename, a listing):
+   what it shows of directories, and the new names of open files. */
+void engine_paths_note(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
+                       int failed);
+/* path (interned) is a directory from now on: opened with O_DIRECTORY. */
+void engine_paths_note_dir(struct engine *e, const char *path);
+/* A session of path began (delta 1) or ended (-1). */
+void engine_names_opened(struct engine *e, const char *path, int delta);
+/* path (interned) is a directory as far as the trace has shown. */
+static inline int engine_path_is_dir(const struct engine *e, const char *path)
+{
+    return e->dirs.n && hmap_get(&e->dirs, hmap_ptr_key(path)) != NULL;
+}
+
 static inline struct ofd *engine_fd_ofd(struct engine_proc *p, int32_t fd)
 {
     return fd >= 0 && fd < p->nfds ? p->fds[fd].o : NULL;
@@ -528,6 +570,17 @@ counted:
     o->dir.max_ns[is_write] = max64(o->dir.max_ns[is_write], dur);
 }
 
+/* The calls of o's thread run so far go to its entry; tid's run begins. */
+void ofd_thread_run(struct ofd *o, int32_t tid);
+
+/* One data call or sync of thread tid on o, counted for its thread. */
+static inline __attribute__((always_inline)) void count_thread(struct ofd *o, int32_t tid)
+{
+    if (__builtin_expect(tid != o->h.run_tid, 0))
+        ofd_thread_run(o, tid);
+    o->h.run_calls++;
+}
+
 /* A write of p to file session o: was what followed p's previous file
    write, when it was o's, replies and then a request (peer_after)? */
 static inline void note_file_write(struct engine_proc *p, struct ofd *o)
@@ -554,6 +607,7 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
     /* both known (neither has the sign bit), and apart */
     uint64_t apart = (uint64_t)(((pos | prev) >= 0) & (pos != prev));
 
+    d->first_start[is_write] = d->calls[is_write] ? d->first_start[is_write] : pos;
     d->calls[is_write]++;
     d->random[is_write] += apart;
     /* a jump back into the bytes the previous call covered reads (writes)
@@ -567,6 +621,7 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
     d->ahead[is_write] += apart & (uint64_t)(pos > prev);
     SADD(d->bytes[is_write], moved);
     d->prev_end[is_write] = pos >= 0 ? end : -1;
+    d->extent[is_write] = max64(d->extent[is_write], d->prev_end[is_write]);
     d->prev_start[is_write] = pos;
 }
 
@@ -583,6 +638,7 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, 
     int append;
 
     count_call(o, ev->tid, main_thread, on, is_write, size, ev->t, dur, timed, gap);
+    count_thread(o, ev->tid);
     /* beside a stream (stdout announced as one): one of the syscalls
        beneath the session, as the stream's modelled ones are */
     if (__builtin_expect(o->s.layer == RULE_LAYER_STDIO, 0)) {

@@ -21,6 +21,8 @@ struct stdio_stream {
     int append;
     int64_t pending;            /* bytes written into the buffer, not yet flushed */
     int64_t avail;              /* bytes read into the buffer, not yet consumed */
+    int putting;                /* written since it was opened, read or sought: its
+                                   buffer is set up for writing (glibc's write_end) */
 };
 
 static struct stdio_stream *stdio_stream_get(struct engine_proc *p, const struct iot_event *ev)
@@ -58,6 +60,7 @@ static struct ofd *stdio_stream_ofd(struct engine *e, struct engine_proc *p,
         ofd_unref(e, s->o, t, RULE_END_CLOSE);
     s->o = cur;
     s->pending = s->avail = 0;
+    s->putting = 0;
     if (cur) {
         cur->refs++;
         cur->s.layer = RULE_LAYER_STDIO;
@@ -102,21 +105,34 @@ static void stdio_stream_model(struct stdio_stream *s, int is_write, int64_t siz
         return;
     }
     if (is_write) {
+        int64_t room = s->putting ? b - s->pending : 0, rest, direct;
+
         s->avail = 0;
-        if (size >= b) {
-            stdio_stream_flush(s);
-            stdio_stream_syscall(s, size);
+        s->putting = 1;
+        if (size < room || (size == room && room > 0)) {
+            SADD(s->pending, size);
             return;
         }
-        SADD(s->pending, size);
-        while (s->pending >= b) {
-            stdio_stream_syscall(s, b);
-            s->pending -= b;
-        }
+        /*
+         * glibc's fwrite: what fits fills the buffer, the full buffer is
+         * written, then the whole buffers' worth of the rest go in one
+         * write and the remainder waits in the buffer. A stream not yet
+         * writing (just opened, read or sought) has no room: the first
+         * flush writes nothing. So a buffer is written full, never emptied
+         * early by a large request.
+         */
+        rest = size - room;
+        if (s->pending + room > 0)
+            stdio_stream_syscall(s, s->pending + room);
+        direct = b >= 128 ? rest - rest % b : rest;
+        if (direct > 0)
+            stdio_stream_syscall(s, direct);
+        s->pending = rest - direct;
     } else {
         int64_t need;
 
         s->pending = 0;
+        s->putting = 0;
         if (size <= s->avail) {
             s->avail -= size;
             return;
@@ -225,8 +241,10 @@ void stdio_on_close(struct engine *e, struct engine_proc *p, const struct iot_ev
         free(s);
         return;
     }
-    if (s->pending > 0 && o->s.eff_ops == 0)
-        stdio_stream_flush(s);     /* the only syscall of a short stream */
+    /* the only syscall of a short stream, or a full buffer (glibc writes
+       a buffer when the next write finds it full, or at the close) */
+    if (s->pending > 0 && (o->s.eff_ops == 0 || s->pending >= s->bufsize))
+        stdio_stream_flush(s);
     if (ev->has & IOT_HAS_FILE_SIZE)
         o->s.file_size = ev->file_size;
     /* fclose closes the fd beneath, if it still is this stream's */
@@ -235,6 +253,22 @@ void stdio_on_close(struct engine *e, struct engine_proc *p, const struct iot_ev
         o->refs--;
     }
     stdio_stream_drop(e, s, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
+}
+
+/* One more stdio data call of op on o: data_op is the op of most of them. */
+static void stdio_data_op(struct ofd *o, unsigned op)
+{
+    size_t i;
+
+    for (i = 0; i < OFD_DATA_OPS && o->data_ops[i].calls && o->data_ops[i].op != op; i++)
+        ;
+    if (i == OFD_DATA_OPS)
+        return;             /* an op beyond the first few is not counted */
+    o->data_ops[i].op = op;
+    if (++o->data_ops[i].calls > o->s.data_op_calls) {
+        o->s.data_op_calls = o->data_ops[i].calls;
+        o->s.data_op = iot_ops[op].name;
+    }
 }
 
 void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_event *ev,
@@ -253,13 +287,13 @@ void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_eve
     if (ev->op == IOT_OP_FGETC || ev->op == IOT_OP_FPUTC)
         size = 1;
     main_thread = call_on_main(e, ev->pid, ev->tid);
-    if (!o->s.data_op)
-        o->s.data_op = iot_ops[ev->op].name;
+    stdio_data_op(o, ev->op);
     scattered = ofd_scattered(o, (unsigned)is_write);
     o->h.last_seq = p->calls;
     count_call(o, ev->tid, main_thread, calls_on_key(main_thread, ev->tid), (unsigned)is_write,
                size, ev->t, (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur,
                !(ev->has & IOT_HAS_NO_DUR), e->gap);
+    count_thread(o, ev->tid);
     stdio_stream_model(s, is_write, size);
     count_position(o, is_write, is_write && s->append ? o->dir.prev_end[1] : s->pos, moved);
     ofd_site_seen(o, ev, ofd_scattered(o, (unsigned)is_write) != scattered);
@@ -279,6 +313,7 @@ void stdio_on_other(struct engine *e, struct engine_proc *p, const struct iot_ev
         break;
     case IOT_OP_FSEEK:
         stdio_stream_flush(s);
+        s->putting = 0;        /* glibc sets the write area empty */
         s->o->h.seeks++;
         if (ev->ret != 0)
             break;
@@ -294,6 +329,7 @@ void stdio_on_other(struct engine *e, struct engine_proc *p, const struct iot_ev
         if (ev->ret != 0)
             break;
         s->bufmode = ev->bufmode;
+        s->putting = 0;        /* before the first call: a new buffer */
         if (s->bufmode == IOT_BUF_NONE)
             s->bufsize = 0;
         else if ((ev->has & IOT_HAS_SIZE) && ev->size > 0)

@@ -413,6 +413,45 @@ static void note_open_site(struct issues *is, const struct rule_session *s, cons
     json_object_set_new(o, "open_frames", frames_json(st));
 }
 
+/*
+ * The thread an issue names. A finding about the session's calls (its
+ * rule names their site: struct rule_report's stack, even "") names the
+ * thread that made most of them, where the engine says (calls_threads);
+ * one about its opens (leak, repeat_open) or a rule's own choice
+ * (main_thread) names the session's thread. With several threads, the
+ * detail says how many shared the calls and how many the named one made.
+ */
+static int has_calls_thread(const struct rule *rule, const struct rule_report *r)
+{
+    size_t n = rule->report_size ? rule->report_size : RULE_REPORT_SIZE_FIRST;
+    const struct rule_session *s = r->s;
+
+    return n >= offsetof(struct rule_report, stack) + sizeof(r->stack) && r->stack &&
+           RULE_HAS(struct rule_session, s, calls_threads) && s->calls_threads > 0 &&
+           s->calls_thread;
+}
+
+static const char *calls_thread(const struct rule *rule, const struct rule_report *r)
+{
+    return has_calls_thread(rule, r) ? r->s->calls_thread : r->s->thread ? r->s->thread : "";
+}
+
+static int32_t calls_tid(const struct rule *rule, const struct rule_report *r)
+{
+    return has_calls_thread(rule, r) ? r->s->calls_tid : r->s->tid;
+}
+
+static void note_threads(const struct rule *rule, const struct rule_report *r, json_t *detail)
+{
+    const struct rule_session *s = r->s;
+
+    if (has_calls_thread(rule, r) && s->calls_threads > 1) {
+        json_object_set_new(detail, "threads", json_integer((json_int_t)s->calls_threads));
+        json_object_set_new(detail, "thread_calls",
+                            json_integer((json_int_t)s->calls_tid_calls));
+    }
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
@@ -451,6 +490,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     json_object_set_new(detail, "occurrences", json_integer(occ));
     symbolize_sites(is, detail);
     note_exe(ctx, s, detail);
+    note_threads(b->rule, r, detail);
     if (s->opener_process)
         json_object_set_new(detail, "opened_by",
                             json_pack("{s:o,s:i,s:o}", "process", trace_str(s->opener_process),
@@ -468,12 +508,12 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
                   "cost", (json_int_t)(s->cost_ns / 1000000),
                   "opType", s->op_type,
                   "opSize", (json_int_t)s->op_size,
-                  "thread", trace_str(s->thread),
+                  "thread", trace_str(calls_thread(b->rule, r)),
                   "stack", trace_str(st ? st->text : site),
                   "repeat", (json_int_t)repeat,
                   "rule", b->rule->name,
                   "pid", (int)s->pid,
-                  "tid", (int)s->tid,
+                  "tid", (int)calls_tid(b->rule, r),
                   "fingerprint", fp,
                   "message", trace_str(r->message),
                   "detail", detail);

@@ -123,9 +123,23 @@ static int main_file_of(const json_t *a, const json_t *b)
 }
 
 /*
- * The group key of v[i]: process, file and stack. The file is its unit
+ * The site that opened an issue's file: its open_stack when its own stack
+ * names another call (the writes, the syncs), else its stack. Issues of one
+ * file opened by one site are one cause whichever of its calls each names
+ * (PHP's session file: opened per request at one site, so a repeat_open,
+ * and rewritten whole each time at another, a write_amplification).
+ */
+static const char *open_site(const json_t *issue)
+{
+    const char *s = sget(issue, "open_stack");
+
+    return *s ? s : sget(issue, "stack");
+}
+
+/*
+ * The group key of v[i]: process, file and the site that opened it. The file is its unit
  * (a companion's database, a synced directory's file), and a companion or
- * a directory takes the stack of the highest-ranked issue on its unit's
+ * a directory takes the open site of the highest-ranked issue on its unit's
  * main file, since the library opens them at sites of their own. v is in
  * rank order.
  */
@@ -151,7 +165,7 @@ static void group_key(json_t *const *v, size_t n, size_t i, char *out, size_t ca
     h = iot_fnv64_add(h, sget(is, "process"), strlen(sget(is, "process")) + 1);
     h = iot_fnv64_add(h, path, unit_len(path));
     h = iot_fnv64_add(h, "", 1);
-    h = iot_fnv64_add(h, sget(stack_of, "stack"), strlen(sget(stack_of, "stack")));
+    h = iot_fnv64_add(h, open_site(stack_of), strlen(open_site(stack_of)));
     snprintf(out, cap, "%08llx", (unsigned long long)((h >> 32) ^ (h & 0xffffffffu)));
 }
 

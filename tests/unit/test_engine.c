@@ -261,13 +261,17 @@ static void test_stdio_model(void)
     for (int i = 0; i < 10; i++)
         stream_call(&r, IOT_OP_FWRITE, 1000, 1000);        /* 10000 bytes: 2 buffers filled */
     stream_call(&r, IOT_OP_FFLUSH, 0, 0);                  /* + the 1808 pending */
-    stream_call(&r, IOT_OP_FWRITE, 10000, 10000);          /* bigger than the buffer: direct */
+    /* bigger than the buffer: glibc fills the buffer and writes it (4096),
+       writes the whole buffers of the rest directly (4096) and keeps 1808,
+       written by the fclose (a partial last flush, not counted). strace
+       of the same calls: 4096, 4096, 1808, 4096, 4096, 1808. */
+    stream_call(&r, IOT_OP_FWRITE, 10000, 10000);
     stream_call(&r, IOT_OP_FCLOSE, 0, 0);
     CU_ASSERT_EQUAL_FATAL(ngot, 1);
     CU_ASSERT_EQUAL(got[0].layer, RULE_LAYER_STDIO);
     CU_ASSERT_EQUAL(got[0].op, 11);
-    CU_ASSERT_EQUAL(got[0].eff_ops, 4);
-    CU_ASSERT_EQUAL(got[0].eff_bytes, 20000);
+    CU_ASSERT_EQUAL(got[0].eff_ops, 5);
+    CU_ASSERT_EQUAL(got[0].eff_bytes, 18192);
     CU_ASSERT_EQUAL(got[0].stream_buffer, 4096);
     rig_free(&r);
 
