@@ -186,7 +186,7 @@ PROGRAMS = [
     # servers, each under a load client
     row("redis", "server", "redis-server redis-tools", ["redis-server", "redis-benchmark"],
         setup=_REDIS, server="redis-server ./redis.conf", comm="redis-server",
-        client="redis-benchmark -p $PORT -n 3000 -c 4 -t set,lpush -q >/dev/null",
+        client="redis-benchmark -p $PORT -n 400 -c 4 -t set,lpush -q >/dev/null",
         port=23791, spread=0.5),
     row("nginx", "server", "nginx-light curl", ["nginx", "curl"],
         setup=_NGINX, server="nginx -p $RUN -c $RUN/nginx.conf -e $RUN/logs/error.log -g 'daemon off;'",
