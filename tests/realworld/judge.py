@@ -22,6 +22,7 @@ _NOT_FIGURE = re.compile(r"(_us|_ms|_ns|_s|time|share|ratio|pct|percent|occurren
 _KERNEL_KEYS = ("syncs", "writes", "write_bytes", "reads", "read_bytes", "opens")
 _ID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _ALNUM = re.compile(r"[A-Za-z0-9]{6,}")
+_DIGITS = re.compile(r"\d{8,}")
 
 
 def norm(path, dirs):
@@ -40,10 +41,11 @@ def norm(path, dirs):
 
 def shape(path):
     """A normalised path with names a program randomises folded (long hex
-    ids, UUIDs, mkstemp-like mixes of letters and digits)."""
+    ids, UUIDs, mkstemp-like mixes of letters and digits, long numbers)."""
     path = _ID.sub("<ID>", path or "")
-    return _ALNUM.sub(lambda m: "#" if re.search(r"\d", m.group()) and re.search(r"[A-Za-z]", m.group())
+    path = _ALNUM.sub(lambda m: "#" if re.search(r"\d", m.group()) and re.search(r"[A-Za-z]", m.group())
                       else m.group(), path)
+    return _DIGITS.sub("#", path)
 
 
 def figures(issue):
@@ -109,7 +111,9 @@ def judge(row, runs, strace_issues, view, strace_dirs):
     for label in ("quiet", "busy"):
         run = runs[label]
         groups = defaultdict(list)
-        for i in run["low"]:
+        # the issues of both judgements: --ci's own are issues a user sees too
+        fps = {i.get("fingerprint") for i in run["low"]}
+        for i in run["low"] + [i for i in run["ci_low"] if i.get("fingerprint") not in fps]:
             groups[(i.get("rule"), norm(i.get("path"), run["dirs"]), i.get("process"))].append(i)
         for (rule, path, proc), issues in groups.items():
             for issue in issues:

@@ -192,9 +192,9 @@ PROGRAMS = [
         setup=_NGINX, server="nginx -p $RUN -c $RUN/nginx.conf -e $RUN/logs/error.log -g 'daemon off;'",
         comm="nginx", client="curl -s -K urls", stop="QUIT", port=23792),
     row("postgresql", "server", "postgresql postgresql-contrib", [_PG_BIN + "/postgres", "pgbench"],
-        setup=_PG, server=_PG_BIN + "/postgres -D pgdata -k $RUN/sock -p $PORT -c listen_addresses=''",
-        comm="postgres", client="pgbench -q -h $RUN/sock -p $PORT -U postgres -i -s 1 postgres >/dev/null 2>&1 && "
-        "pgbench -h $RUN/sock -p $PORT -U postgres -c 2 -t 150 postgres >/dev/null 2>&1",
+        setup=_PG, server=_PG_BIN + "/postgres -D pgdata -k $RUN/sock -p $PORT -c listen_addresses=127.0.0.1",
+        comm="postgres", client="pgbench -q -h 127.0.0.1 -p $PORT -U postgres -i -s 1 postgres >/dev/null 2>&1 && "
+        "pgbench -h 127.0.0.1 -p $PORT -U postgres -c 2 -t 150 postgres >/dev/null 2>&1",
         stop="INT", port=23793, spread=0.5, user="postgres"),
     row("memcached", "server", "memcached", ["memcached"],
         server="memcached -l 127.0.0.1 -p $PORT -U 0 -u root -m 16", comm="memcached",

@@ -54,7 +54,7 @@ class StraceView:
         tid, rest = int(m.group(1)), m.group(2)
         self._tgid(tid)
         if rest.endswith("<unfinished ...>"):
-            self.unfinished[tid] = rest[:-len("<unfinished ...>")]
+            self.unfinished[tid] = rest[:-len("<unfinished ...>")].rstrip()
             return
         r = _RESUMED.match(rest)
         if r:
