@@ -13,6 +13,7 @@ from collections import defaultdict
 from strace_view import PathFacts
 
 SEVERITY = {"low": 1, "medium": 2, "high": 3}
+MOVING_RUNTIMES = ("go", "java")
 
 # A figure is a count or a byte figure unless its name says it is a time,
 # a share, an identity or a position.
@@ -186,14 +187,17 @@ def _check_issue(v, label, issue, rule, path, group_size, by_rule_path, facts, s
     exes = {view.exe.get(tgid, "")[:15] for (tid, tgid) in f.tasks}
     proc = (issue.get("process") or "")[:15]
     bad = None
-    if main and leader_calls == 0:
+    # Go's and the JVM's work moves between threads from run to run: which
+    # thread made a call there is not a fact another run can check.
+    moving = v.row["kind"] in MOVING_RUNTIMES
+    if main and leader_calls == 0 and not moving:
         bad = "names the process's first thread; strace shows only other threads on this path"
-    elif not main and leader_calls == total:
+    elif not main and leader_calls == total and not moving:
         bad = "names thread %s; strace shows only processes' first threads on this path" % issue.get("tid")
     elif main and rule == "main_thread" and leader_calls * 2 < total and \
             not any("thread" in k for k in detail):
         bad = "says the main thread, which made %d of the path's %d calls in strace's log" % (leader_calls, total)
-    elif proc and exes and proc not in exes and not any(e and proc.startswith(e) for e in exes):
+    if not bad and proc and exes and proc not in exes and not any(e and proc.startswith(e) for e in exes):
         bad = "names process %s; strace shows %s on this path" % (proc, ", ".join(sorted(e for e in exes if e)))
     if bad:
         v.facts_wrong += 1
