@@ -48,7 +48,7 @@ while [ $i -lt 40 ]; do echo "line $i" > f$i.txt; i=$((i+1)); done
 """
 _HG_WORK = r"""
 cd repo && hg add -q . && i=0 &&
-while [ $i -lt 8 ]; do echo "more $i" >> f$i.txt; hg commit -q -u rw -m "c$i"; i=$((i+1)); done
+while [ $i -lt 4 ]; do echo "more $i" >> f$i.txt; hg commit -q -u rw -m "c$i"; i=$((i+1)); done
 """
 
 _PYTEST = r"""
@@ -231,7 +231,8 @@ PROGRAMS = [
         workload="$PY -m pytest -q tests >/dev/null"),
     # Java, PHP
     row("java", "java", "default-jdk-headless", ["javac", "jar", "java"], setup=_JAVA,
-        workload="javac -d out src/*.java && jar cf app.jar -C out . && java -cp app.jar Main >/dev/null"),
+        workload="javac -d out src/*.java && jar cf app.jar -C out . && java -cp app.jar Main >/dev/null",
+        spread=0.5),
     row("php-session", "php", "php-cli", ["php"], setup=_PHP,
         workload="php -d session.save_path=$RUN/sess -d session.use_cookies=0 -d session.gc_probability=0 s.php >/dev/null"),
     # media

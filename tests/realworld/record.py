@@ -52,9 +52,10 @@ class Run:
         self.row, self.label, self.how, self.busy = row, label, how, busy
         self.build = build
         self.base = tempfile.mkdtemp(prefix="rw-%s-" % row["name"], dir=base_dir)
-        # other names in each run, so that nothing can pass by chance
-        self.run_dir = os.path.join(self.base, "work-" + label)
-        self.home = os.path.join(self.base, "home-" + label)
+        # other names in each run, so that nothing can pass by chance, of
+        # one length, so that a program writing its paths writes as many bytes
+        self.run_dir = os.path.join(self.base, "work-" + label[0])
+        self.home = os.path.join(self.base, "home-" + label[0])
         os.makedirs(self.run_dir)
         os.makedirs(self.home)
         self.out = os.path.join(out_dir, label)

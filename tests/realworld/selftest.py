@@ -63,7 +63,7 @@ tot = view.totals("/s/run/db")
 expect("strace totals", tot, {"reads": 0, "read_bytes": 0, "writes": 4, "write_bytes": 10, "syncs": 2, "opens": 1})
 expect("thread 101 is of process 100", view.leader.get(101), 100)
 expect("process 102 is its own", view.leader.get(102), 102)
-expect("102 runs prog", view.exe.get(102), "prog")
+expect("102 runs prog", view.exe.get(102), "/usr/bin/prog")
 expect("the failed lookup is seen", "/s/run/gone" in view.seen, True)
 expect("the pipe is seen", "pipe:[555]" in view.seen, True)
 expect("norm", norm("/q/home/.cache/x", QDIRS), "<HOME>/.cache/x")
@@ -90,6 +90,24 @@ expect("bad syncs: failed", v.failed, True)
 bad = issue("f1", "small_buffer", "/q/run/db", write_bytes=11)
 v = judge(ROW, runs([bad], [dict(bad, path="/b/run/db")]), [], view, SDIRS)
 expect("bytes over the path's: wrong", v.wrong, 2)
+
+# a stdio-layer issue: its calls are not strace's syscalls, its syscalls are
+st = dict(issue("f4", "small_buffer", "/q/run/db"), op=195, detail={"layer": "stdio", "syscalls": 4})
+v = judge(ROW, runs([st], [dict(st, path="/b/run/db")]), [dict(issue("s4", "small_buffer", "/s/run/db", syscalls=4), op=4)],
+          view, SDIRS)
+expect("stdio layer: checked, wrong", (v.checked, v.wrong), (2, 0))
+st["detail"]["syscalls"] = 3
+v = judge(ROW, runs([st], [dict(st, path="/b/run/db")]), [dict(issue("s4", "small_buffer", "/s/run/db", syscalls=4), op=4)],
+          view, SDIRS)
+expect("stdio layer, syscalls wrong", v.wrong, 2)
+
+# grouped by stack: strace's one issue bounds the recorded one
+rr = dict(issue("f5", "repeat_read", "/q/run/db"), repeat=6, opSize=442)
+srr = dict(issue("s5", "repeat_read", "/s/run/db"), repeat=8, opSize=440)
+v = judge(ROW, runs([rr], [dict(rr, path="/b/run/db")]), [srr], view, SDIRS)
+expect("stack-grouped bound", (v.checked, v.wrong), (2, 0))
+v = judge(ROW, runs([dict(rr, repeat=9)], [dict(rr, path="/b/run/db")]), [srr], view, SDIRS)
+expect("stack-grouped over the bound", v.wrong, 1)
 
 # a main_thread issue on a path the first thread made 2 of 6 calls on
 mt = issue("f2", "main_thread", "/q/run/db")

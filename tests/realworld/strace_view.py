@@ -37,7 +37,7 @@ class StraceView:
         self.paths = defaultdict(PathFacts)
         self.seen = set()               # every path the log names
         self.leader = {}                # tid -> tgid
-        self.exe = {}                   # tgid -> program basename
+        self.exe = {}                   # tgid -> the program's path as execve named it
         self.unfinished = {}
         self.cwd = cwd
         with open(log, errors="replace") as f:
@@ -94,7 +94,7 @@ class StraceView:
                 self.exe[child] = self.exe.get(tgid, "")
             return
         if name == "execve" and ok and named:
-            self.exe[tgid] = os.path.basename(named)
+            self.exe[tgid] = named
             return
         if name in OPENS:
             target = retpath if ok and retpath else named
@@ -127,3 +127,21 @@ class StraceView:
             return sum(f.bytes[x] for x in names)
         return {"reads": n(READS), "read_bytes": b(READS), "writes": n(WRITES),
                 "write_bytes": b(WRITES), "syncs": n(SYNCS), "opens": n(OPENS)}
+
+
+def program_names(path):
+    """The names a process running `path` goes by: its file's, and for a
+    script its interpreter's (`#!/usr/bin/python3`, `#!/usr/bin/env python3`)."""
+    names = {os.path.basename(path)}
+    try:
+        with open(path, "rb") as f:
+            head = f.readline(256)
+    except OSError:
+        return names
+    if head.startswith(b"#!"):
+        words = head[2:].decode(errors="replace").split()
+        if words:
+            names.add(os.path.basename(words[0]))
+            if os.path.basename(words[0]) == "env" and len(words) > 1:
+                names.add(os.path.basename(words[1]))
+    return names
