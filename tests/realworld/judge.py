@@ -15,7 +15,10 @@ from strace_view import PathFacts, program_names
 SEVERITY = {"low": 1, "medium": 2, "high": 3}
 MOVING_RUNTIMES = ("go", "java")
 # rules whose documented grouping takes the stack, which strace lacks
-STACK_GROUPED = ("repeat_read", "leak")
+STACK_GROUPED = ("repeat_read", "leak", "main_thread")
+# rules about an op class: strace must show that class on the issue's path
+RULE_OPS = {"repeat_read": "reads", "redundant_read": "reads", "random_read": "reads",
+            "random_write": "writes", "write_amplification": "writes", "sync_storm": "syncs"}
 # figures that are no sums: not bounded by a larger group's
 _AVERAGE = re.compile(r"^(opSize|size|buffer)$|avg|per_")
 # the stdio layer's figures that count syscalls
@@ -23,13 +26,14 @@ SYSCALL_FIGURES = ("detail.syscalls",)
 
 # A figure is a count or a byte figure unless its name says it is a time,
 # a share, an identity or a position.
-_NOT_FIGURE = re.compile(r"(_us|_ms|_ns|_s|time|share|ratio|pct|percent|occurrences|spread|offset|"
+# slow_calls counts calls over a time limit: a time, not the program's work.
+_NOT_FIGURE = re.compile(r"(_us|_ms|_ns|_s|time|slow|share|ratio|pct|percent|occurrences|spread|offset|"
                          r"^pid$|^tid$|^fd$|^first|^last|mask|bit|type|version)", re.I)
 # detail keys whose meaning the docs give in terms strace counts too
 _KERNEL_KEYS = ("syncs", "writes", "write_bytes", "reads", "read_bytes", "opens")
 _ID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _ALNUM = re.compile(r"[A-Za-z0-9]{6,}")
-_DIGITS = re.compile(r"\d{8,}")
+_DIGITS = re.compile(r"\d+")
 _MKSTEMP = re.compile(r"(?=[A-Za-z]*[a-z])(?=[A-Za-z]*[A-Z])[A-Za-z]{6}(?=$|/)")
 
 
@@ -49,7 +53,8 @@ def norm(path, dirs):
 
 def shape(path):
     """A normalised path with names a program randomises folded (long hex
-    ids, UUIDs, mkstemp-like mixes of letters and digits, long numbers)."""
+    ids, UUIDs, mkstemp-like mixes of letters and digits, numbers such as
+    pytest's pytest-N)."""
     path = _ID.sub("<ID>", path or "")
     path = _ALNUM.sub(lambda m: "#" if re.search(r"\d", m.group()) and re.search(r"[A-Za-z]", m.group())
                       else m.group(), path)
@@ -191,6 +196,12 @@ def _check_issue(v, label, issue, rule, path, group_size, by_rule_path, facts, s
             return
         v.facts_wrong += 1
         v.fail("%s: strace's log never names this path" % _tag(label, issue))
+        return
+    op = RULE_OPS.get(rule)
+    if op and not (f is not None and view_totals(f)[op]):
+        v.facts_checked += 1
+        v.facts_wrong += 1
+        v.fail("%s: strace's log shows no %s on this path" % (_tag(label, issue), op))
         return
     if f is None or not f.tasks:
         return

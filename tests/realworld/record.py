@@ -56,20 +56,23 @@ class Run:
         # one length, so that a program writing its paths writes as many bytes
         self.run_dir = os.path.join(self.base, "work-" + label[0])
         self.home = os.path.join(self.base, "home-" + label[0])
+        # a fresh TMPDIR too, of one name in every run (it maps with the base)
+        self.tmp = os.path.join(self.base, "tmp")
         os.makedirs(self.run_dir)
         os.makedirs(self.home)
+        os.makedirs(self.tmp)
         self.out = os.path.join(out_dir, label)
         os.makedirs(self.out, exist_ok=True)
         self.trace = os.path.join(self.base, "trace.zst" if how == "record" else "strace.log")
         if row["user"]:
             pw = pwd.getpwnam(row["user"])
-            for d in (self.base, self.run_dir, self.home):
+            for d in (self.base, self.run_dir, self.home, self.tmp):
                 os.chown(d, pw.pw_uid, pw.pw_gid)
 
     def env(self):
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("XDG_", "IORECORD", "IOSCOPE", "LD_PRELOAD", "PYTHON", "PYENV", "VIRTUAL_ENV"))}
-        env.update(HOME=self.home, RUN=self.run_dir, PORT=str(self.row["port"]), DATA=DATA, PY=PY,
+        env.update(HOME=self.home, TMPDIR=self.tmp, RUN=self.run_dir, PORT=str(self.row["port"]), DATA=DATA, PY=PY,
                    LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="dumb", USER=self.row["user"] or "root")
         env["PATH"] = "/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin"
         return env

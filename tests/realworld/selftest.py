@@ -27,6 +27,7 @@ LOG = """\
 101 10:00:00.000012 newfstatat(AT_FDCWD</s/run>, "gone", 0x7ffd, 0) = -1 ENOENT (No such file or directory) <0.000010>
 100 10:00:00.000013 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD, child_tidptr=0x7f) = 102 <0.000050>
 102 10:00:00.000014 read(0<pipe:[555]>, "q", 1) = 1 <0.000010>
+100 10:00:00.000014 getdents64(4</s/run>, 0x55 /* 3 entries */, 32768) = 72 <0.000010>
 100 10:00:00.000015 +++ exited with 0 +++
 """
 
@@ -121,6 +122,11 @@ expect("main thread share said: false", v.facts_wrong, 0)
 ghost = issue("f3", "repeat_open", "/q/run/nothere")
 v = judge(ROW, runs([ghost], [dict(ghost, path="/b/run/nothere")]), [], view, SDIRS)
 expect("unknown path: false", v.facts_wrong, 2)
+
+# a repeat_read of a directory strace saw listed, never read
+rd = issue("f6", "repeat_read", "/q/run")
+v = judge(ROW, runs([rd], [dict(rd, path="/b/run")]), [], view, SDIRS)
+expect("reads of a directory: false", v.facts_wrong, 2)
 
 # severity flip with the same figures; the same with other figures
 v = judge(ROW, runs([good], [dict(goodb, severity="medium")]), [], view, SDIRS)
