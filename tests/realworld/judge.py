@@ -116,6 +116,13 @@ def judge(row, runs, strace_issues, view, strace_dirs):
         g.calls.update(f.calls)
         g.bytes.update(f.bytes)
         g.tasks.update(f.tasks)
+    # the same by shape, for paths a program names anew each run
+    facts_shape = defaultdict(PathFacts)
+    for p, f in facts.items():
+        g = facts_shape[shape(p)]
+        g.calls.update(f.calls)
+        g.bytes.update(f.bytes)
+        g.tasks.update(f.tasks)
     seen = {norm(p, strace_dirs) for p in view.seen}
     seen_shape = {shape(p) for p in seen}
     by_rule_path = defaultdict(list)
@@ -131,8 +138,8 @@ def judge(row, runs, strace_issues, view, strace_dirs):
             groups[(i.get("rule"), norm(i.get("path"), run["dirs"]), i.get("process"))].append(i)
         for (rule, path, proc), issues in groups.items():
             for issue in issues:
-                _check_issue(v, label, issue, rule, path, len(issues), by_rule_path, facts, seen,
-                             seen_shape, view, spread)
+                _check_issue(v, label, issue, rule, path, len(issues), by_rule_path, facts, facts_shape,
+                             seen, seen_shape, view, spread)
     _compare_runs(v, runs)
     return v
 
@@ -141,7 +148,8 @@ def _tag(label, issue):
     return "%s %s %s [%s]" % (label, issue.get("rule"), issue.get("path") or "-", issue.get("fingerprint"))
 
 
-def _check_issue(v, label, issue, rule, path, group_size, by_rule_path, facts, seen, seen_shape, view, spread):
+def _check_issue(v, label, issue, rule, path, group_size, by_rule_path, facts, facts_shape, seen, seen_shape,
+                 view, spread):
     figs = figures(issue)
     done = set()
     # 1. the same issue from strace's log of the third run
@@ -197,6 +205,8 @@ def _check_issue(v, label, issue, rule, path, group_size, by_rule_path, facts, s
         v.facts_wrong += 1
         v.fail("%s: strace's log never names this path" % _tag(label, issue))
         return
+    if f is None:
+        f = facts_shape.get(shape(path))
     op = RULE_OPS.get(rule)
     if op and not (f is not None and view_totals(f)[op]):
         v.facts_checked += 1
