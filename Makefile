@@ -13,6 +13,10 @@
 #   make readme-figures  measure the figures README.md quotes (WRITE=1 rewrites them)
 #   make asan       the tests again under AddressSanitizer + UBSan
 #   make bench      throughput and overhead figures (never pass/fail)
+#   make realworld  the slow tier: records 26 real programs from Debian
+#                   packages twice and under strace and checks their issues
+#                   against strace's view and each other (docs/realworld.md;
+#                   about ten minutes; make realworld-deps installs them)
 #   make fuzz       run the libFuzzer targets (clang; FUZZ_SECONDS=N each)
 #   make install    PREFIX=/usr/local DESTDIR= (also BINDIR, LIBDIR,
 #                   PKGLIBDIR, INCLUDEDIR, DATADIR, MANDIR, DOCDIR,
@@ -120,7 +124,7 @@ ifneq ($(PRELOAD_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
 
-.PHONY: all deps check test unit e2e e2e-fast demo readme-figures asan bench fuzz install uninstall clean
+.PHONY: all deps check test unit e2e e2e-fast demo readme-figures asan bench realworld realworld-deps fuzz install uninstall clean
 
 all: $(BUILD)/.deps
 	@$(MAKE) --no-print-directory build-all
@@ -281,6 +285,15 @@ bench: all $(BENCHES)
 
 fuzz: $(BUILD)/.deps
 	@BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# Not part of make test: it needs the programs' packages and takes minutes.
+# The harness installs nothing; realworld-deps does, as root. ONLY=a,b runs
+# only those programs.
+realworld: all
+	@/usr/bin/python3 tests/realworld/run.py --build $(BUILD) $(if $(ONLY),--only $(ONLY))
+
+realworld-deps:
+	apt-get install -y --no-install-recommends $$(/usr/bin/python3 tests/realworld/run.py --apt-packages)
 
 # Installing needs only the programs, the library and files of the tree:
 # no test target, so no CUnit. Every installed path is in INSTALLED, which
