@@ -83,6 +83,13 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+int iot_spool_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+
+    return unnamed_file(dir && *dir ? dir : "/tmp");
+}
+
 int iot_spool(int src, const void *head, size_t nhead, uint64_t cap)
 {
     const char *dir = getenv("TMPDIR");

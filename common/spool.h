@@ -33,6 +33,10 @@ uint64_t iot_spool_max(void);
  */
 int iot_spool(int src, const void *head, size_t nhead, uint64_t cap);
 
+/* A new empty temporary file of the same kind (no name, in $TMPDIR, else
+   /tmp), open for reading and writing; -1 with errno set. */
+int iot_spool_file(void);
+
 /* "4 GiB", "512 MiB", "1000 bytes": a cap as a user wrote it, for messages. */
 void iot_spool_size_str(uint64_t bytes, char *buf, size_t size);
 

@@ -38,6 +38,7 @@ struct iot_trace *iot_trace_open_fds(const char *const *paths, const int *fds, s
         trace_set_err(errbuf, "cannot read trace%s: %s", "", "out of memory");
         goto fail;
     }
+    tr->spill_fd = -1;
     tr->st = st;
     tr->origin = INT64_MAX;
     for (size_t i = 0; i < n; i++) {
@@ -60,9 +61,11 @@ struct iot_trace *iot_trace_open_fds(const char *const *paths, const int *fds, s
         trace_input_unmap(&tr->inputs[i]);
     tr->stats.bytes_read = tr->stats.file_bytes;
     for (size_t i = 0; i < tr->nchains; i++) {
-        trace_chain_settle(&tr->chains[i], &tr->stats.chunks_superseded);
-        for (size_t k = 0; k < tr->chains[i].n; k++)
-            tr->stats.bytes_read -= tr->chains[i].chunks[k].csize;
+        if (trace_chain_settle(tr, &tr->chains[i]) < 0) {
+            trace_set_err(errbuf, "cannot read trace%s: %s", "", "out of memory");
+            goto fail;
+        }
+        tr->stats.bytes_read -= tr->chains[i].csize_kept;
     }
     if (trace_merge_start(tr) < 0) {
         trace_set_err(errbuf, "cannot read trace%s: %s", "", "out of memory");
@@ -104,8 +107,10 @@ void iot_trace_close(struct iot_trace *tr)
         return;
     for (size_t i = 0; i < tr->nchains; i++) {
         trace_chain_release(&tr->chains[i]);
-        free(tr->chains[i].chunks);
+        trace_chain_refs_free(&tr->chains[i]);
     }
+    if (tr->spill_open)
+        close(tr->spill_fd);
     for (size_t i = 0; i < tr->ninputs; i++)
         trace_input_close(&tr->inputs[i]);
     ZSTD_freeDCtx(tr->dctx);

@@ -90,44 +90,6 @@ static struct trace_chain *trace_chain_get(struct iot_trace *tr, uint32_t input,
     return s;
 }
 
-static int trace_chain_add(struct trace_chain *s, const struct chunk_ref *c)
-{
-    /* room for one first: most chains of a trace of many short processes
-       have a single chunk, and iot_grow's first 16 cost 512 bytes each */
-    if (!s->cap && (s->chunks = malloc(sizeof(*s->chunks))))
-        s->cap = 1;
-    if (iot_grow(&s->chunks, &s->cap, s->n + 1, sizeof(*s->chunks)) < 0)
-        return -1;
-    s->chunks[s->n++] = *c;
-    return 0;
-}
-
-static int chunk_cmp(const void *a, const void *b)
-{
-    const struct chunk_ref *x = a, *y = b;
-
-    if (x->seq != y->seq)
-        return x->seq < y->seq ? -1 : 1;
-    if (x->nrec != y->nrec)
-        return x->nrec < y->nrec ? -1 : 1;
-    return x->off < y->off ? -1 : x->off > y->off;
-}
-
-void trace_chain_settle(struct trace_chain *s, uint64_t *superseded)
-{
-    size_t out = 0;
-
-    qsort(s->chunks, s->n, sizeof(*s->chunks), chunk_cmp);
-    for (size_t i = 0; i < s->n; i++) {
-        if (i + 1 < s->n && s->chunks[i + 1].seq == s->chunks[i].seq) {
-            (*superseded)++;
-            continue;
-        }
-        s->chunks[out++] = s->chunks[i];
-    }
-    s->n = out;
-}
-
 /* ------------------------------------------------------------ frames */
 
 /* Offset of the next zstd frame magic at or after off, or size. */
@@ -314,7 +276,7 @@ int trace_index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
         c.nrec = h.nrec;
         c.base_t = h.base_t;
         s = trace_chain_get(tr, idx, &h);
-        if (!s || trace_chain_add(s, &c) < 0) {
+        if (!s || trace_chain_add(tr, s, &c) < 0) {
             trace_set_err(errbuf, "cannot read trace '%s': %s", in->name, "out of memory");
             return -1;
         }

@@ -6,6 +6,7 @@
  *   reader_input.c  the input policy: mapping inputs, standard input spooled to
  *                   a file, which inputs stay open, reading a frame in pass 2
  *   reader_index.c  pass 1: walking each input's frames into chains of chunks
+ *   reader_chunks.c each chain's list of chunks, in bounded memory
  *   reader_merge.c  pass 2: decoding the chains and merging them by time
  */
 #ifndef IOT_READER_INT_H
@@ -40,8 +41,17 @@ struct trace_chain {
     uint32_t input;
     int32_t pid, tid;
     uint64_t chain_id;
+    /* its chunks in sequence order (reader_chunks.c): n in all, the first
+       nspilled of them in blocks of the spill file (at blocks[]), the
+       others in chunks[] (cap); window: the block pass 2 reads from */
     struct chunk_ref *chunks;
-    size_t n, cap;
+    size_t n, cap, nspilled;
+    uint64_t *blocks;
+    size_t nblocks, blocks_cap;
+    struct chunk_ref *window;
+    size_t window_block;    /* index + 1 of the block in window, 0: none */
+    int disordered;         /* a seq came after a higher one: sorted once pass 1 ends */
+    uint64_t csize_kept;    /* compressed bytes of the chunks kept */
     size_t next;            /* next chunk to load */
     int loaded;             /* dec holds a chunk */
     struct iot_event *ring; /* a batch of decoded events (IOT_DEC_BATCH) */
@@ -95,6 +105,8 @@ struct iot_trace {
     size_t inflated;        /* bytes of chain chunk buffers (IOT_MAX_INFLATED) */
     uint8_t *cbuf;          /* the compressed frame being decoded (trace_input_read_frame) */
     size_t cbuf_cap;
+    int spill_fd, spill_open; /* the chains' chunk lists beyond memory (reader_chunks.c) */
+    uint64_t spill_end;
 };
 
 /* A one-line message "fmt" with the input's name and what went wrong, when errbuf is given. */
@@ -144,8 +156,18 @@ int trace_index_input(struct iot_trace *tr, uint32_t idx, uint8_t **scratch,
  */
 size_t trace_frame_decode(struct iot_trace *tr, const uint8_t *src, size_t csize,
                           uint8_t **buf, size_t *cap);
-/* Sort s's chunks by seq and keep, of each seq, the version with the most records. */
-void trace_chain_settle(struct trace_chain *s, uint64_t *superseded);
+
+/* ----------------------------------------------------- reader_chunks.c */
+
+/* Note chunk c of chain s (pass 1, in file order); 0, or -1 out of memory. */
+int trace_chain_add(struct iot_trace *tr, struct trace_chain *s, const struct chunk_ref *c);
+/* Once pass 1 is over: s's chunks by seq, of each seq the version with the
+   most records (counted in tr->stats.chunks_superseded). 0, or -1 out of
+   memory or when the spill file cannot be read. */
+int trace_chain_settle(struct iot_trace *tr, struct trace_chain *s);
+/* The i-th chunk of settled chain s (i < s->n); NULL when its block cannot be read. */
+const struct chunk_ref *trace_chain_chunk(struct iot_trace *tr, struct trace_chain *s, size_t i);
+void trace_chain_refs_free(struct trace_chain *s);
 
 /* ------------------------------------------------------ reader_merge.c */
 

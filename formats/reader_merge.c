@@ -115,7 +115,11 @@ int trace_merge_start(struct iot_trace *tr)
         return -1;
     for (size_t i = 0; i < tr->nchains; i++) {
         /* nothing decoded yet: the first chunk's start */
-        tr->heap[tr->nheap].key = merge_key(tr->chains[i].chunks[0].base_t - tr->origin, 0);
+        const struct chunk_ref *first = trace_chain_chunk(tr, &tr->chains[i], 0);
+
+        if (!first)
+            return -1;
+        tr->heap[tr->nheap].key = merge_key(first->base_t - tr->origin, 0);
         tr->heap[tr->nheap++].idx = (uint32_t)i;
     }
     tr->live = tr->nheap;
@@ -230,10 +234,17 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
             trace_chain_release(s);
             return 0;
         }
-        const struct chunk_ref *c = &s->chunks[s->next++];
+        const struct chunk_ref *c = trace_chain_chunk(tr, s, s->next++);
         const struct trace_input *in = &tr->inputs[s->input];
         struct iot_chunk_hdr h;
-        const uint8_t *src = trace_input_read_frame(tr, in, c);
+        const uint8_t *src;
+
+        if (!c) {
+            trace_set_err(errbuf, "cannot read trace '%s': %s", in->name,
+                          "its list of chunks in the temporary file cannot be read back");
+            return -1;
+        }
+        src = trace_input_read_frame(tr, in, c);
         /* read, whether it decodes or not: progress (iotrace.h) */
         tr->stats.bytes_read += c->csize;
         unsigned long long want = src ? ZSTD_getFrameContentSize(src, c->csize) : 0;

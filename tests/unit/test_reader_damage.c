@@ -241,6 +241,78 @@ static void test_stdin_pipe(void)
     free(buf);
 }
 
+
+/* n generated events of one thread, in chunks of `chunk` record bytes. */
+static void write_chain(const char *path, uint64_t seed, size_t n, size_t chunk)
+{
+    char err[IOT_ERRBUF_SIZE];
+    struct iot_writer *w = iot_writer_open(path, chunk, err);
+    struct gen g;
+    struct iot_event ev;
+
+    CU_ASSERT_FATAL(w != NULL);
+    gen_init(&g, seed, 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        gen_event(&g, &ev, 0);
+        CU_ASSERT_FATAL(iot_writer_event(w, &ev, err) == 0);
+    }
+    CU_ASSERT_FATAL(iot_writer_close(w, err) == 0);
+}
+
+/* A hash of what a reader hands out, event by event, and how many. */
+static uint64_t read_hash(const char *path, long *count, struct iot_trace_stats *stats)
+{
+    char err[IOT_ERRBUF_SIZE];
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_trace *tr = iot_trace_open(&path, 1, st, err);
+    const struct iot_event *ev;
+    uint64_t h = 1469598103934665603ULL;
+
+    *count = 0;
+    CU_ASSERT_FATAL(tr != NULL);
+    while (iot_trace_next_ref(tr, &ev, err) == 1) {
+        uint64_t v[5] = {(uint64_t)ev->t, (uint64_t)ev->pid, (uint64_t)ev->tid, ev->op,
+                         (uint64_t)ev->size};
+
+        for (size_t i = 0; i < sizeof(v); i++)
+            h = (h ^ ((const unsigned char *)v)[i]) * 1099511628211ULL;
+        (*count)++;
+    }
+    iot_trace_stats(tr, stats);
+    iot_trace_close(tr);
+    iot_strtab_free(st);
+    return h;
+}
+
+/*
+ * A thread chain of more than 4096 chunks (the refs a chain keeps in memory;
+ * the rest go to the reader's temporary file and come back in pass 2): the
+ * same events in the same order as the same events in large chunks, and
+ * every frame counted read.
+ */
+static void test_many_chunks(void)
+{
+    char small[256], large[256];
+    struct iot_trace_stats ss, ls;
+    long ns, nl;
+    uint64_t hs, hl;
+
+    snprintf(small, sizeof(small), "%s", tmp_path("many_small.zst"));
+    snprintf(large, sizeof(large), "%s", tmp_path("many_large.zst"));
+    write_chain(small, 7, 400000, 512);
+    write_chain(large, 7, 400000, 1 << 20);
+    hs = read_hash(small, &ns, &ss);
+    hl = read_hash(large, &nl, &ls);
+    CU_ASSERT(ss.chunks > 2 * 4096);  /* one chain: two blocks and more */
+    CU_ASSERT_EQUAL(ls.chunks < 100, 1);
+    CU_ASSERT_EQUAL(ss.chunks_damaged, 0);
+    CU_ASSERT_EQUAL(ns, nl);
+    CU_ASSERT_EQUAL(hs, hl);
+    CU_ASSERT_EQUAL(ss.bytes_read, ss.file_bytes);
+    unlink(small);
+    unlink(large);
+}
+
 void reader_damage_suite(void)
 {
     CU_pSuite s = CU_add_suite("reader_damage", NULL, NULL);
@@ -249,4 +321,5 @@ void reader_damage_suite(void)
     CU_add_test(s, "bytes_read: from what is never decoded to the file's size", test_bytes_read);
     CU_add_test(s, "not a regular file / missing: the reason", test_not_regular);
     CU_add_test(s, "standard input from a pipe reads like the file", test_stdin_pipe);
+    CU_add_test(s, "chains of more chunks than kept in memory read whole", test_many_chunks);
 }
