@@ -3,7 +3,7 @@
 # programs from other working directories, under other HOMEs, each making
 # fresh temporary names, give identical fingerprint sets, and `ioanalyze
 # diff` between them reports nothing new and nothing fixed. The programs:
-#   - names: small writes (small_buffer) into nine files whose names differ
+#   - fold_names (tests/progs): small writes (small_buffer) into nine files whose names differ
 #     per run: under mkdtemp("/tmp/names-XXXXXX"), mkstemp("data-XXXXXX"),
 #     mkstemps("rep-XXXXXX.csv"), a UUID run directory, a 64-hex repository
 #     id with a fan-out directory of its first two digits, $HOME/.cache and
@@ -17,12 +17,12 @@
 # and its own JSONL dump fold alike. Without the folds the two runs share
 # none of the names' fingerprints: checked by analysing the traces with
 # their template and home records removed (the JSONL dump less those lines).
+# e2e: slow (about 60 s here: two recordings of eight programs, six analyses)
 . "$(dirname "$0")/lib.sh"
-need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD"
+need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD" "$BUILD/bin/progs/fold_names"
 SAMPLES="fd_leak small_writes sync_per_write state_rewrite repeat_read stdio_unbuf"
 for s in $SAMPLES; do need_built "$BUILD/bin/samples/$s"; done
 have python3 || skip "python3 is needed"
-have ${CC:-cc} || skip "no C compiler"
 work_dir ci-fold
 # the programs' temporary names are in /tmp, outside $work: listed in
 # $work/made as they are made, removed at the end
@@ -32,98 +32,6 @@ cleanup() {
 }
 REC_ENV=$(asan_env "$LIBIORECORD")
 
-cat >"$work/names.c" <<'EOF'
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* 200 writes of 16 bytes: small_buffer, one issue per file */
-__attribute__((noinline)) static void small_writes(int fd, const char *what)
-{
-    char buf[16];
-
-    memset(buf, 'x', sizeof(buf));
-    for (int i = 0; i < 200; i++)
-        if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
-            perror(what);
-            exit(1);
-        }
-    close(fd);
-}
-
-static void write_file(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-    if (fd < 0) {
-        perror(path);
-        exit(1);
-    }
-    small_writes(fd, path);
-}
-
-static void random_hex(char *out, size_t n)
-{
-    unsigned char b[64];
-    int fd = open("/dev/urandom", O_RDONLY);
-
-    if (fd < 0 || read(fd, b, n / 2) != (ssize_t)(n / 2))
-        exit(1);
-    close(fd);
-    for (size_t i = 0; i < n / 2; i++)
-        sprintf(out + 2 * i, "%02x", b[i]);
-}
-
-int main(void)
-{
-    char dir[] = "/tmp/names-XXXXXX", file[] = "/tmp/data-XXXXXX";
-    char rep[] = "/tmp/rep-XXXXXX.csv", p[4096], hex[65], uuid[37];
-    const char *home = getenv("HOME");
-    int fd;
-
-    if (!home || !mkdtemp(dir))
-        return 1;
-    printf("%s\n", dir);
-    snprintf(p, sizeof(p), "%s/log.txt", dir);
-    write_file(p);
-    if ((fd = mkstemp(file)) < 0)
-        return 1;
-    printf("%s\n", file);
-    small_writes(fd, file);
-    if ((fd = mkstemps(rep, 4)) < 0)
-        return 1;
-    printf("%s\n", rep);
-    small_writes(fd, rep);
-    /* a UUID run directory, and a repository named by a 64-hex id in it */
-    random_hex(hex, 32);
-    snprintf(uuid, sizeof(uuid), "%.8s-%.4s-4%.3s-a%.3s-%.12s", hex, hex + 8, hex + 12,
-             hex + 15, hex + 18);
-    snprintf(p, sizeof(p), "/tmp/run-%s", uuid);
-    printf("%s\n", p);
-    if (mkdir(p, 0755) < 0)
-        return 1;
-    snprintf(p, sizeof(p), "/tmp/run-%s/out.bin", uuid);
-    write_file(p);
-    random_hex(hex, 64);
-    snprintf(p, sizeof(p), "/tmp/run-%s/%s", uuid, hex);
-    mkdir(p, 0755);
-    snprintf(p, sizeof(p), "/tmp/run-%s/%s/%.2s", uuid, hex, hex);
-    mkdir(p, 0755);
-    snprintf(p, sizeof(p), "/tmp/run-%s/%s/%.2s/%s", uuid, hex, hex, hex);
-    write_file(p);
-    snprintf(p, sizeof(p), "%s/.cache", home);
-    mkdir(p, 0755);
-    snprintf(p, sizeof(p), "%s/.cache/state.db", home);
-    write_file(p);
-    mkdir("work", 0755);
-    write_file("work/out.txt");
-    return 0;
-}
-EOF
-${CC:-cc} -O1 -g -o "$work/names" "$work/names.c" || skip "cannot compile the test program"
 cat >"$work/app.py" <<'EOF'
 import os, tempfile
 d = tempfile.mkdtemp(prefix="app-")
@@ -143,9 +51,9 @@ EOF
 run() {
     mkdir -p "$2" "$3"
     (cd "$2" && env $REC_ENV HOME="$3" TMPDIR=/tmp "$IORECORD" -o "$work/$1.zst" -- sh -c '
-        "$1/names" && python3 "$1/app.py" || exit 1
-        shift
-        for s in "$@"; do "$s" || exit 1; done' sh "$work" \
+        "$1" && python3 "$2" || exit 1
+        shift 2
+        for s in "$@"; do "$s" || exit 1; done' sh "$BUILD/bin/progs/fold_names" "$work/app.py" \
         $(for s in $SAMPLES; do echo "$BUILD/bin/samples/$s"; done) \
         >>"$work/made" 2>"$work/$1.err") ||
         die "recording $1 failed: $(cat "$work/$1.err")"
