@@ -245,11 +245,6 @@ rec_data_at(unsigned op, int32_t fd, uint64_t stream, int64_t size, int64_t ret,
  */
 const char *path_from_dirfd(int dirfd, const char *path, char *buf, size_t cap);
 
-/* A name made from a template (path absolute; its bytes [at, at + n) were
-   the template's X's), recorded at stamp s after the call that made it
-   (names.c). */
-void rec_template_record(const char *path, size_t at, size_t n, uint64_t s);
-
 /*
  * Record an open-like call (op: open, opendir) of path relative to dirfd
  * that made fd r (or failed with err), with a stack as opens have

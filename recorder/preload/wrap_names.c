@@ -135,8 +135,29 @@ static void rec_named(unsigned op, int r, int err, const char *path, int flags,
  * (glibc, musl) turns exactly the six X's before the suffix (suffixlen
  * bytes, mkstemps) into random characters, so that after a success they
  * are the six bytes before the last suffixlen of the name: a template
- * record says so (names.c), and fingerprints fold them back.
+ * record says so (docs/trace-format.md 5.17), and fingerprints fold them
+ * back.
  */
+/* A name made from a template (path absolute; its bytes [at, at + n) were
+   the template's X's), in a template record at stamp s, after the call. */
+static void rec_template_record(const char *path, size_t at, size_t n, uint64_t s)
+{
+    struct rec_thread *t;
+    size_t len;
+    int64_t now;
+
+    if (!path || path[0] != '/' || !(t = rec_enter(s)))
+        return;     /* relative (the cwd unknown), or a handler inside the recorder */
+    len = strlen(path);
+    now = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE), s);
+    if (iot_enc_template(&t->enc, now, path, len, at, n) != 0) {
+        rec_chunk_switch(t, now);
+        iot_enc_template(&t->enc, now, path, len, at, n);
+    }
+    rec_publish(t);
+    rec_leave();
+}
+
 static void rec_made(const char *path, int suffixlen, uint64_t s1)
 {
     size_t len = path ? strlen(path) : 0;

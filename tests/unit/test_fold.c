@@ -248,6 +248,17 @@ static void test_name_record(void)
     free(evs);
     iot_jsonl_scratch_free(js);
     iot_strtab_free(st);
+
+    /* the bytes docs/trace-format.md 5.17 gives for the home /home/u */
+    {
+        static const uint8_t want[] = { 0x4a, 0x0a, 0x00, 0x00, 0x07, '/', 'h', 'o', 'm', 'e',
+                                        '/', 'u' };
+
+        iot_enc_begin(&e, rec, sizeof(rec), 9000);
+        CU_ASSERT_FATAL(iot_enc_home(&e, 9000, "/home/u", 7) == 0);
+        CU_ASSERT_EQUAL(e.len, sizeof(want));
+        CU_ASSERT(memcmp(rec, want, sizeof(want)) == 0);
+    }
 }
 
 void fold_suite(void)
