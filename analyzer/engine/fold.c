@@ -185,6 +185,22 @@ static int all_hex(const char *s, size_t n)
     return lo == n || up == n;
 }
 
+/*
+ * Whether s[0..n) holds at least 4 distinct characters: a random id of 16
+ * or more all but always does (the odds against are about 1e-9 for hex),
+ * a filler name ("aaaaaaaaaaaaaaaaaaaa", "0000000000000000") does not.
+ */
+static int varied(const char *s, size_t n)
+{
+    unsigned char seen[256] = { 0 };
+    size_t distinct = 0;
+
+    for (size_t i = 0; i < n && distinct < 4; i++)
+        if (!seen[(unsigned char)s[i]]++)
+            distinct++;
+    return distinct >= 4;
+}
+
 /* Whether s (at an alnum boundary) starts with a UUID (8-4-4-4-12 hex) that
    no alnum follows. */
 static int uuid_at(const char *s)
@@ -221,7 +237,7 @@ static int id_like(const char *s, size_t n)
         digits += cclass(s[i]) == 2;
         changes += i > 0 && cclass(s[i]) != cclass(s[i - 1]);
     }
-    return digits >= 2 && n - digits >= 2 && changes * 4 >= n;
+    return digits >= 2 && n - digits >= 2 && changes * 4 >= n && varied(s, n);
 }
 
 /* One component c[0..len) folded into out (never longer); its new length. */
@@ -244,7 +260,7 @@ static size_t fold_component(const char *c, size_t len, char *out)
         }
         while (j < len && is_alnum(c[j]))
             j++;
-        if (j - i >= 16 && all_hex(c + i, j - i)) {
+        if (j - i >= 16 && all_hex(c + i, j - i) && varied(c + i, j - i)) {
             memcpy(out + w, "<hex>", 5);
             w += 5;
         } else if (id_like(c + i, j - i)) {

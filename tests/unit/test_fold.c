@@ -62,6 +62,8 @@ static void test_shapes(void)
     check_shape("/d/0123456789abcde", "/d/0123456789abcde");         /* 15 hex digits */
     check_shape("/d/DeadBeefDeadBeef", "/d/DeadBeefDeadBeef");       /* mixed case, no digit */
     check_shape("/d/abcdef0123456789g", "/d/abcdef0123456789g");     /* not all hex */
+    check_shape("/data/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/f1", "/data/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/f1");
+    check_shape("/d/0000000000000000", "/d/0000000000000000");       /* fewer than 4 distinct */
     check_shape("/d/20240101T120000Z.log", "/d/20240101T120000Z.log");
     check_shape("/d/ab/notes.txt", "/d/ab/notes.txt");               /* a fan-out name alone */
     check_shape("/d/ab/<hex>", "/d/ab/<hex>");                       /* not folded here: stays */
