@@ -504,6 +504,38 @@ bad:
 }
 
 /*
+ * A name record (5.17): t, what (0 a home, 1 a template), path, and for a
+ * template where its X's were, within the path; read within its length
+ * like a module record's payload. Another `what`, an empty path or a range
+ * outside the path is stepped over as an unknown kind.
+ */
+static int get_name(struct iot_dec *d, struct iot_event *ev)
+{
+    uint64_t what, at = 0, n = 0;
+    struct ext x;
+
+    if (ext_open(d, &x, ev, IOT_EV_HOME) < 0)
+        return -1;
+    GET(what);
+    if (what > 1 || !(ev->path = get_string(d)) || !*ev->path)
+        goto bad;
+    if (what == 1) {
+        size_t len = strlen(ev->path);
+
+        GET(at);
+        GET(n);
+        if (n == 0 || at > len || n > len - at)
+            goto bad;
+        ev->kind = IOT_EV_TEMPLATE;
+        ev->random_at = (int64_t)at;
+        ev->random_len = (int64_t)n;
+    }
+    return ext_close(d, &x, ev, 0);
+bad:
+    return ext_close(d, &x, ev, -1);
+}
+
+/*
  * One event into evs[n]. d->held[n] says which call record's fields that
  * slot holds (NULL: none of this chunk's), so that a REPEAT of it only has
  * to set the times. Returns 1, 2 for a process event, 0 at the chunk's end,
@@ -593,12 +625,14 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                 return -1;
             *held = d->prev_fields;
             d->fields_unknown += (d->prev_has & ~IOT_CALL_HAS_MASK) != 0;
-        } else if (tag == IOT_TAG_MODULE || tag == IOT_TAG_LABEL || tag == IOT_TAG_JIT_SYMBOL) {
+        } else if (tag == IOT_TAG_MODULE || tag == IOT_TAG_LABEL || tag == IOT_TAG_JIT_SYMBOL ||
+                   tag == IOT_TAG_NAME) {
             const uint8_t *at = d->p;
 
             *held = NULL;
             if ((tag == IOT_TAG_MODULE  ? get_module(d, ev)
                  : tag == IOT_TAG_LABEL ? get_label(d, ev)
+                 : tag == IOT_TAG_NAME  ? get_name(d, ev)
                                         : get_jit_symbol(d, ev)) == 0)
                 return 1;
             /* a payload that is not the record its tag says (written before

@@ -202,7 +202,7 @@ static size_t bytes_len(size_t len)
 }
 
 /*
- * An extension record (module, JIT symbol, label): its tag, its payload's
+ * An extension record (module, JIT symbol, label, name): its tag, its payload's
  * length (body bytes, its time included) and its time, written; the place
  * its other fields go, or NULL when the chunk has no room for it.
  */
@@ -270,6 +270,39 @@ int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, size_t klen, co
     p = put_bytes(p, key, klen);
     p = put_bytes(p, value, vlen);
     return ext_end(e, p);
+}
+
+/* The name record (5.17): what is 0 for a home, 1 for a template. */
+static int enc_name(struct iot_enc *e, int64_t t, uint64_t what, const char *path, size_t len,
+                    size_t at, size_t n)
+{
+    uint64_t zt = iot_zigzag(t - e->base_t);
+    size_t body = iot_varint_len(zt) + iot_varint_len(what) + bytes_len(len) +
+                  (what ? iot_varint_len(at) + iot_varint_len(n) : 0);
+    uint8_t *p = ext_begin(e, IOT_TAG_NAME, body, zt);
+
+    if (!p)
+        return -1;
+    p = iot_put_varint(p, what);
+    p = put_bytes(p, path, len);
+    if (what) {
+        p = iot_put_varint(p, at);
+        p = iot_put_varint(p, n);
+    }
+    return ext_end(e, p);
+}
+
+int iot_enc_home(struct iot_enc *e, int64_t t, const char *path, size_t len)
+{
+    return enc_name(e, t, 0, path, len, 0, 0);
+}
+
+int iot_enc_template(struct iot_enc *e, int64_t t, const char *path, size_t len, size_t at,
+                     size_t n)
+{
+    if (at > len || n > len - at)
+        return -1;
+    return enc_name(e, t, 1, path, len, at, n);
 }
 
 int iot_enc_kill_chunk(void *buf, size_t cap, int32_t pid, int sig, int64_t t,

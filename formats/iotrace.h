@@ -184,6 +184,15 @@ struct iot_event {
     const char *label_key;
     const char *label_value;
 
+    /*
+     * IOT_EV_HOME: `path` is the process's $HOME as its environment gave it
+     * at the start (absolute). IOT_EV_TEMPLATE: the process made `path`
+     * (absolute) from a template (mkstemp, mkdtemp): the random_len bytes
+     * at random_at are those the template's X's became.
+     */
+    int64_t random_at;
+    int64_t random_len;
+
     /* IOT_EV_EXIT */
     int32_t  status;     /* exit status (0..255); when killed, 128 + signal */
     int32_t  signal;     /* killing signal when has & IOT_HAS_SIGNAL */
@@ -339,6 +348,13 @@ int iot_labels_parse(const char *list, iot_label_fn *each, void *arg, char *errb
    NULL (as iot_labels_parse hands them, not NUL-terminated). */
 int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, size_t klen, const char *value,
                   size_t vlen);
+
+/* A home record (IOT_EV_HOME): path[0..len) is the process's $HOME. */
+int iot_enc_home(struct iot_enc *e, int64_t t, const char *path, size_t len);
+/* A template record (IOT_EV_TEMPLATE): path[0..len) was made from a template
+   whose X's became its bytes [at, at + n). */
+int iot_enc_template(struct iot_enc *e, int64_t t, const char *path, size_t len, size_t at,
+                     size_t n);
 
 /* ------------------------------------------------------ chunk framing */
 

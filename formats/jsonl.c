@@ -701,8 +701,14 @@ static int parse_kind(struct parse *p, struct iot_event *ev, struct iot_strtab *
     }
     IOT_KIND_MEMBERS(JSONL_GET_MEMBER_)
 #undef JSONL_GET_MEMBER_
-    if (ev->kind == IOT_EV_MODULE && get_path_hex(p, st, &ev->path) < 0)
+    /* a path that is not UTF-8 comes as path_hex too (the dump's column) */
+    if ((ev->kind == IOT_EV_MODULE || ev->kind == IOT_EV_HOME || ev->kind == IOT_EV_TEMPLATE) &&
+        get_path_hex(p, st, &ev->path) < 0)
         return -1;
+    if (ev->kind == IOT_EV_TEMPLATE &&
+        (ev->random_len <= 0 || ev->random_at < 0 || ev->random_at > (int64_t)strlen(ev->path) ||
+         ev->random_len > (int64_t)strlen(ev->path) - ev->random_at))
+        return bad(p, "random_len", "expected a range of bytes within the path");
     return 0;
 }
 

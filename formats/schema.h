@@ -104,7 +104,9 @@
     X(EXIT,    "exit",    REQ)  /* a process ended */                                         \
     X(MODULE,  "module",  OPT)  /* a module (executable, shared object) is loaded in a process */ \
     X(JIT_SYMBOL, "jit_symbol", OPT)  /* code with no ELF file (JIT, trampolines) named by its runtime */ \
-    X(LABEL,   "label",   OPT)  /* a label (KEY=VALUE) the recording was given */
+    X(LABEL,   "label",   OPT)  /* a label (KEY=VALUE) the recording was given */ \
+    X(HOME,    "home",    OPT)  /* the process's $HOME, read at its start */ \
+    X(TEMPLATE, "template", OPT) /* a name made from a template (mkstemp, mkdtemp) */
 
 /*
  * X(KIND, member, type, "key", "text key", need, "placeholder")
@@ -149,7 +151,13 @@
     X(JIT_SYMBOL, code_size,  U64,   "code_size",     "code_size",     REQ, "") \
     X(JIT_SYMBOL, symbol,     STR,   "symbol",        "symbol",        REQ, "?") \
     X(LABEL,   label_key,     STR,   "key",           "key",           REQ, "?") \
-    X(LABEL,   label_value,   STR,   "value",         "value",         OPT, "")
+    X(LABEL,   label_value,   STR,   "value",         "value",         OPT, "") \
+    X(HOME,    tid,           I32,   "tid",           "tid",           TID, "") \
+    X(HOME,    path,          STR,   "path",          "path",          REQ, "?") \
+    X(TEMPLATE, tid,          I32,   "tid",           "tid",           TID, "") \
+    X(TEMPLATE, path,         STR,   "path",          "path",          REQ, "?") \
+    X(TEMPLATE, random_at,    I64,   "random_at",     "random_at",     REQ, "") \
+    X(TEMPLATE, random_len,   I64,   "random_len",    "random_len",    REQ, "")
 
 /* ------------------------------------------------------------------- ops */
 

@@ -132,6 +132,13 @@ static int encode(struct wchain *s, const struct iot_event *ev)
     case IOT_EV_LABEL:
         return iot_enc_label(&s->enc, ev->t, ev->label_key, strlen(ev->label_key),
                              ev->label_value, strlen(ev->label_value));
+    case IOT_EV_HOME:
+        return iot_enc_home(&s->enc, ev->t, ev->path, strlen(ev->path));
+    case IOT_EV_TEMPLATE:
+        return ev->random_at >= 0 && ev->random_len >= 0
+                   ? iot_enc_template(&s->enc, ev->t, ev->path, strlen(ev->path),
+                                      (size_t)ev->random_at, (size_t)ev->random_len)
+                   : -1;
     }
     return -1;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine_int.h"
+#include "fold.h"
 
 /* ------------------------------------------------------------ bounds */
 
@@ -237,8 +238,14 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     }
     e->st.per_op[ev->op]++;
     p->calls++;
-    if (ev->has & IOT_HAS_PATH)
+    if (ev->has & IOT_HAS_PATH) {
+        size_t at, n;
+
         engine_on_path_call(e, p, ev, failed);
+        /* Python's tempfile names: made by an exclusive create (fold.h) */
+        if (!failed && e->issues && fold_made_by_call(ev, &at, &n))
+            issues_template(e->issues, ev->path, at, n);
+    }
     if (iot_ops[ev->op].cls == IOT_CLASS_META)
         engine_paths_note(e, p, ev, failed);
     engine_on_blocking_call(e, p, ev);
@@ -467,6 +474,17 @@ static void event_dispatch(struct engine *e, const struct iot_event *ev)
     case IOT_EV_LABEL:
         if (e->issues)
             issues_label(e->issues, ev->label_key, ev->label_value);
+        break;
+    case IOT_EV_HOME: {
+        struct engine_proc *p = engine_proc_get(e, ev->pid);
+
+        if (p && ev->path && ev->path[0] == '/')
+            p->home = ev->path;
+        break;
+    }
+    case IOT_EV_TEMPLATE:
+        if (e->issues && ev->random_at >= 0 && ev->random_len > 0)
+            issues_template(e->issues, ev->path, (size_t)ev->random_at, (size_t)ev->random_len);
         break;
     default:
         break;

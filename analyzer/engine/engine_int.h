@@ -177,6 +177,7 @@ struct engine_proc {
     int32_t pid, ppid;
     const char *exe, *name;
     const char *cwd;            /* working directory (cwd calls, inherited), NULL unknown */
+    const char *home;           /* $HOME (home records, inherited), NULL unknown */
     int64_t start_t, start_unix_ns;
     struct fdent *fds;
     int32_t nfds;

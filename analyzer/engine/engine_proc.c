@@ -47,6 +47,7 @@ static void proc_reuse(struct engine *e, struct engine_proc *p)
     p->nfds = 0;
     p->exited = 0;
     p->cwd = NULL;
+    p->home = NULL;
 }
 
 void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_event *ev)
@@ -71,6 +72,7 @@ void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_ev
     c->exe = p->exe;
     c->name = p->name;
     c->cwd = p->cwd;
+    c->home = p->home;
     c->start_t = ev->t;
     if (!iot_unix_ns_of(p->start_t, p->start_unix_ns, ev->t, &c->start_unix_ns))
         c->start_unix_ns = 0;
@@ -122,6 +124,8 @@ void engine_on_process(struct engine *e, const struct iot_event *ev)
         /* a child starts where its parent is, until it says otherwise */
         if (parent && !parent->exited && !p->cwd)
             p->cwd = parent->cwd;
+        if (parent && !parent->exited && !p->home)
+            p->home = parent->home;
     }
     p->ppid = ev->ppid;
     p->exe = ev->exe;

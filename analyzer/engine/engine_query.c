@@ -43,6 +43,13 @@ const char *engine_proc_cwd_of(struct engine *e, int32_t pid)
     return p ? p->cwd : NULL;
 }
 
+const char *engine_proc_home_of(struct engine *e, int32_t pid)
+{
+    struct engine_proc *p = engine_proc_get(e, pid);
+
+    return p ? p->home : NULL;
+}
+
 int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms)
 {
     struct engine_proc *p = engine_proc_find(e, pid);

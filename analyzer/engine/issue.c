@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "fold.h"
 #include "grow.h"
 #include "hash.h"
 #include "hmap.h"
@@ -27,6 +28,7 @@ struct issues {
     struct issue_cost *costs; /* costs[i]: list[i]'s, over its occurrences */
     size_t costs_cap;
     json_t *labels;         /* the input's labels: key -> value, the first value a key had */
+    struct fold_made *made; /* the names made from templates, folded in fingerprints */
 };
 
 void issues_set_symbolizer(struct issues *is, struct symbolizer *sym)
@@ -57,6 +59,11 @@ void issues_label(struct issues *is, const char *key, const char *value)
     json_object_set_new(is->labels, key, json_string(value));
 }
 
+void issues_template(struct issues *is, const char *path, size_t at, size_t n)
+{
+    fold_made_add(is->made, path, at, n);
+}
+
 const json_t *issues_labels(const struct issues *is)
 {
     return is->labels;
@@ -77,9 +84,11 @@ struct issues *issues_create(const struct config *cfg)
     is->cfg = cfg;
     is->list = json_array();
     is->labels = json_object();
-    if (!is->list || !is->labels) {
+    is->made = fold_made_create();
+    if (!is->list || !is->labels || !is->made) {
         json_decref(is->list);
         json_decref(is->labels);
+        fold_made_free(is->made);
         free(is);
         return NULL;
     }
@@ -94,6 +103,7 @@ void issues_free(struct issues *is)
     hmap_release(&is->fps);
     json_decref(is->list);
     json_decref(is->labels);
+    fold_made_free(is->made);
     free(is->costs);
     free(is);
 }
@@ -102,8 +112,18 @@ static uint64_t fingerprint(const struct config *cfg, const char *rule, const ch
                             const char *stack)
 {
     uint64_t h = IOT_FNV64_INIT;
-    char *np = config_normalize(cfg, path ? path : "");
+    char shaped[4096];
+    char *np;
     const char *f = stack ? stack : "";
+
+    /* random-shaped components first, so that a config's patterns see the
+       placeholders whatever the run's ids were */
+    if (path && strlen(path) < sizeof(shaped)) {
+        strcpy(shaped, path);
+        fold_random(shaped);
+        path = shaped;
+    }
+    np = config_normalize(cfg, path ? path : "");
 
     h = iot_fnv64_add(h, rule, strlen(rule) + 1);
     if (np) {
@@ -215,25 +235,48 @@ static int count_later(json_t *prev, const struct rule *rule, int64_t time, json
     return 1;
 }
 
+/* How many bytes of path the directory dir (absolute, not "/") holds: its
+   length without trailing slashes when path is dir or under it, else 0. */
+static size_t under(const char *path, const char *dir)
+{
+    size_t n = dir && dir[0] == '/' ? strlen(dir) : 0;
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (n <= 1 || strncmp(path, dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+        return 0;
+    return n;
+}
+
 /*
- * The path a fingerprint is made from: a path under the process's working
- * directory is taken relative to it ("./base/1/1259" for the 1259 under a
- * database's data directory), so that the same workload run in another
- * directory fingerprints alike. path itself when the cwd is unknown, "/",
- * or not a prefix of path; else buf.
+ * The path a fingerprint is made from, what differs between two runs of
+ * the same program folded (docs/analyzer.md, "Fingerprints"): the names
+ * made from templates get their X's back (fold.h); then a path under the
+ * process's working directory is taken relative to it ("./base/1/1259"
+ * for the 1259 under a database's data directory), else one under the
+ * process's $HOME as "~/..." (fingerprint() then folds the components of
+ * random shape). The cwd and HOME are matched on the path as given, the
+ * rest taken from the folded one (the template fold keeps every byte's
+ * place), so that a working directory made by mkdtemp still counts. In
+ * buf; s->path itself when it is too long for buf.
  */
 static const char *fingerprint_path(const struct rule_ctx *ctx, const struct rule_session *s,
                                     char *buf, size_t cap)
 {
-    const char *cwd = ctx->engine && s->path ? engine_proc_cwd_of(ctx->engine, s->pid) : NULL;
-    size_t n = cwd ? strlen(cwd) : 0;
+    const struct issues *is = ((const struct issue_binding *)ctx->sink)->issues;
+    size_t len = s->path ? strlen(s->path) : 0, n;
+    char folded[4096];
 
-    while (n > 1 && cwd[n - 1] == '/')
-        n--;
-    if (n <= 1 || strncmp(s->path, cwd, n) != 0 || (s->path[n] != '/' && s->path[n] != '\0') ||
-        strlen(s->path + n) + 2 > cap)
+    if (!s->path || len >= sizeof(folded) || len + 2 > cap)
         return s->path;
-    snprintf(buf, cap, ".%s", s->path + n);
+    memcpy(folded, s->path, len + 1);
+    fold_made_apply(is->made, folded);
+    if (ctx->engine && (n = under(s->path, engine_proc_cwd_of(ctx->engine, s->pid))) > 0)
+        snprintf(buf, cap, ".%s", folded + n);
+    else if (ctx->engine && (n = under(s->path, engine_proc_home_of(ctx->engine, s->pid))) > 0)
+        snprintf(buf, cap, "~%s", folded + n);
+    else
+        memcpy(buf, folded, len + 1);
     return buf;
 }
 

@@ -43,9 +43,17 @@ void issues_label(struct issues *is, const char *key, const char *value);
 const json_t *issues_labels(const struct issues *is);
 
 /*
+ * A name the input says was made from a template (a template record, or an
+ * exclusive create of a tempfile-shaped name): its random bytes [at, at + n)
+ * fold in the fingerprints of the paths at or under it (fold.h).
+ */
+void issues_template(struct issues *is, const char *path, size_t at, size_t n);
+
+/*
  * The fingerprint: 16 hex digits of a 64-bit FNV-1a over the rule name, the
- * normalised path and the top 4 stack frames (normalised, "+0x..." offsets
- * and load addresses removed). out must hold 17 bytes.
+ * normalised path (components of random shape folded, fold.h, then the
+ * config's patterns) and the top 4 stack frames (normalised, "+0x..."
+ * offsets and load addresses removed). out must hold 17 bytes.
  */
 void issue_fingerprint(const struct config *cfg, const char *rule, const char *path,
                        const char *stack, char *out);

@@ -35,7 +35,8 @@ void dump_jsonl_observe(void *arg, struct engine *e, const struct iot_event *con
             /* a process line names its new image: the engine has not seen it yet */
             .process = proc ? engine_image_name(ev) : engine_proc_name_of(e, ev->pid),
             .path = ev->kind == IOT_EV_CALL ? engine_call_path(e, ev)
-                    : ev->kind == IOT_EV_MODULE ? ev->path : NULL,
+                    : ev->kind == IOT_EV_MODULE || ev->kind == IOT_EV_HOME ||
+                              ev->kind == IOT_EV_TEMPLATE ? ev->path : NULL,
         };
 
         if (proc) {

@@ -7,6 +7,7 @@
  * the fd's /proc/self/fd target once (wrap.h).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -132,16 +133,52 @@ static void rec_named(unsigned op, int r, int err, const char *path, int flags,
 
 /*
  * The mkstemp family fills the template in place: after the call it is the
- * file's name, made absolute against the cwd like open()'s paths.
+ * file's name, made absolute against the cwd like open()'s paths. libc
+ * (glibc, musl) turns exactly the six X's before the suffix (suffixlen
+ * bytes, mkstemps) into random characters, so that after a success they
+ * are the six bytes before the last suffixlen of the name: a template
+ * record says so (docs/trace-format.md 5.17), and fingerprints fold them
+ * back.
  */
-static void rec_mkstemp(const char *tmpl, int flags, int r, int err,
+/* A name made from a template (path absolute; its bytes [at, at + n) were
+   the template's X's), in a template record at stamp s, after the call. */
+static void rec_template_record(const char *path, size_t at, size_t n, uint64_t s)
+{
+    struct rec_thread *t;
+    size_t len;
+    int64_t now;
+
+    if (!path || path[0] != '/' || !(t = rec_enter(s)))
+        return;     /* relative (the cwd unknown), or a handler inside the recorder */
+    len = strlen(path);
+    now = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE), s);
+    if (iot_enc_template(&t->enc, now, path, len, at, n) != 0) {
+        rec_chunk_switch(t, now);
+        iot_enc_template(&t->enc, now, path, len, at, n);
+    }
+    rec_publish(t);
+    rec_leave();
+}
+
+static void rec_made(const char *path, int suffixlen, uint64_t s1)
+{
+    size_t len = path ? strlen(path) : 0;
+    int saved = errno;
+
+    if (path && path[0] == '/' && suffixlen >= 0 && len >= (size_t)suffixlen + 6)
+        rec_template_record(path, len - (size_t)suffixlen - 6, 6, s1);
+    errno = saved;
+}
+
+static void rec_mkstemp(const char *tmpl, int flags, int suffixlen, int r, int err,
                         uint64_t s0, uint64_t s1)
 {
     char buf[PATH_MAX + 64];
+    const char *path = r >= 0 ? path_from_dirfd(AT_FDCWD, tmpl, buf, sizeof(buf)) : tmpl;
 
-    rec_named(IOT_OP_MKSTEMP, r, err,
-              r >= 0 ? path_from_dirfd(AT_FDCWD, tmpl, buf, sizeof(buf)) : tmpl,
-              O_RDWR | O_CREAT | O_EXCL | flags, s0, s1);
+    rec_named(IOT_OP_MKSTEMP, r, err, path, O_RDWR | O_CREAT | O_EXCL | flags, s0, s1);
+    if (r >= 0)
+        rec_made(path, suffixlen, s1);
 }
 
 REAL_HERE(int, mkstemp, (char *));
@@ -152,22 +189,52 @@ REAL_HERE(int, mkstemps, (char *, int));
 REAL_HERE(int, mkstemps64, (char *, int));
 REAL_HERE(int, mkostemps, (char *, int, int));
 REAL_HERE(int, mkostemps64, (char *, int, int));
+REAL_HERE(char *, mkdtemp, (char *));
 
-#define WRAP_MKSTEMP(name, params, flags, ...)                                 \
+#define WRAP_MKSTEMP(name, params, flags, suffixlen, ...)                      \
     int name params                                                            \
     {                                                                          \
         WRAP_BODY(int, -1, name,                                               \
-                  rec_mkstemp(t, flags, r, ERR_OF(r), s0, s1), __VA_ARGS__);   \
+                  rec_mkstemp(t, flags, suffixlen, r, ERR_OF(r), s0, s1),      \
+                  __VA_ARGS__);                                                \
     }
 
-WRAP_MKSTEMP(mkstemp, (char *t), 0, t)
-WRAP_MKSTEMP(mkstemp64, (char *t), 0, t)
-WRAP_MKSTEMP(mkostemp, (char *t, int fl), fl, t, fl)
-WRAP_MKSTEMP(mkostemp64, (char *t, int fl), fl, t, fl)
-WRAP_MKSTEMP(mkstemps, (char *t, int sl), 0, t, sl)
-WRAP_MKSTEMP(mkstemps64, (char *t, int sl), 0, t, sl)
-WRAP_MKSTEMP(mkostemps, (char *t, int sl, int fl), fl, t, sl, fl)
-WRAP_MKSTEMP(mkostemps64, (char *t, int sl, int fl), fl, t, sl, fl)
+WRAP_MKSTEMP(mkstemp, (char *t), 0, 0, t)
+WRAP_MKSTEMP(mkstemp64, (char *t), 0, 0, t)
+WRAP_MKSTEMP(mkostemp, (char *t, int fl), fl, 0, t, fl)
+WRAP_MKSTEMP(mkostemp64, (char *t, int fl), fl, 0, t, fl)
+WRAP_MKSTEMP(mkstemps, (char *t, int sl), 0, sl, t, sl)
+WRAP_MKSTEMP(mkstemps64, (char *t, int sl), 0, sl, t, sl)
+WRAP_MKSTEMP(mkostemps, (char *t, int sl, int fl), fl, sl, t, sl, fl)
+WRAP_MKSTEMP(mkostemps64, (char *t, int sl, int fl), fl, sl, t, sl, fl)
+
+/*
+ * mkdtemp is a mkdir the program asked for with a random name (mode 0700,
+ * as libc makes it): recorded as one, then its template record. libc's own
+ * mkdir inside it reaches no wrapper.
+ */
+static void rec_mkdtemp(const char *tmpl, const char *r, int err, uint64_t s0, uint64_t s1)
+{
+    struct iot_event ev = rec_event(IOT_OP_MKDIR, r ? 0 : -1, err);
+    char buf[PATH_MAX + 64];
+    const char *path = r ? path_from_dirfd(AT_FDCWD, tmpl, buf, sizeof(buf)) : tmpl;
+
+    int saved = errno;
+
+    if (rec_guard == REC_GUARD_OFF)
+        return;
+    ev.has |= IOT_HAS_FLAGS;
+    ev.flags = 0700;
+    rec_call(&ev, path, NULL, NULL, s0, s1);
+    errno = saved;
+    if (r)
+        rec_made(path, 0, s1);
+}
+
+char *mkdtemp(char *t)
+{
+    WRAP_BODY(char *, NULL, mkdtemp, rec_mkdtemp(t, r, r ? 0 : errno, s0, s1), t);
+}
 
 /* ------------------------------------------- fds made without a path */
 

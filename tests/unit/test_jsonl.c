@@ -83,6 +83,9 @@ static void test_every_kind(void)
                                 .symbol = "JS:~writeMany /app/w.js:2:19" },
         [IOT_EV_LABEL] = { .kind = IOT_EV_LABEL, .pid = 7, .tid = 7, .t = 1,
                            .label_key = "version", .label_value = "1.2" },
+        [IOT_EV_HOME] = { .kind = IOT_EV_HOME, .pid = 7, .tid = 7, .t = 1, .path = "/home/u" },
+        [IOT_EV_TEMPLATE] = { .kind = IOT_EV_TEMPLATE, .pid = 7, .tid = 7, .t = 6,
+                              .path = "/tmp/app-Ab12Cd", .random_at = 9, .random_len = 6 },
     };
     struct iot_strtab *st = iot_strtab_create();
     struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
@@ -95,7 +98,7 @@ static void test_every_kind(void)
         size_t len, keys = 0;
         char *plain, *dump;
 
-        if (k == IOT_EV_MODULE)
+        if (k == IOT_EV_MODULE || k == IOT_EV_HOME || k == IOT_EV_TEMPLATE)
             x.path = evs[k].path;
         plain = line_of(&evs[k], NULL, &len);
         CU_ASSERT_EQUAL(iot_jsonl_parse(plain, len, &back, st, sc, err), 1);
