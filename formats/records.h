@@ -27,6 +27,8 @@
 /* length, then t, start, size, name: a runtime's name for code with no ELF file (5.13) */
 #define IOT_TAG_JIT_SYMBOL 0x46
 #define IOT_TAG_LABEL     0x47  /* length, then t, key, value (5.14) */
+/* length, then t, waits: the thread waits for events (epoll, poll, select) from t on (5.16) */
+#define IOT_TAG_WAITS     0x49
 #define IOT_TAG_EXT_LAST  0x7f
 #define IOT_TAG_REPEAT    0x80  /* gap, dur: otherwise the previous call again */
 /* Tags 0x81..0xff are invalid: the chunk is damaged from there on. */

@@ -104,7 +104,8 @@
     X(EXIT,    "exit",    REQ)  /* a process ended */                                         \
     X(MODULE,  "module",  OPT)  /* a module (executable, shared object) is loaded in a process */ \
     X(JIT_SYMBOL, "jit_symbol", OPT)  /* code with no ELF file (JIT, trampolines) named by its runtime */ \
-    X(LABEL,   "label",   OPT)  /* a label (KEY=VALUE) the recording was given */
+    X(LABEL,   "label",   OPT)  /* a label (KEY=VALUE) the recording was given */          \
+    X(WAITS,   "waits",   OPT)  /* a thread waits for events (epoll, poll, select) */
 
 /*
  * X(KIND, member, type, "key", "text key", need, "placeholder")
@@ -149,7 +150,9 @@
     X(JIT_SYMBOL, code_size,  U64,   "code_size",     "code_size",     REQ, "") \
     X(JIT_SYMBOL, symbol,     STR,   "symbol",        "symbol",        REQ, "?") \
     X(LABEL,   label_key,     STR,   "key",           "key",           REQ, "?") \
-    X(LABEL,   label_value,   STR,   "value",         "value",         OPT, "")
+    X(LABEL,   label_value,   STR,   "value",         "value",         OPT, "")      \
+    X(WAITS,   tid,           I32,   "tid",           "tid",           REQ, "")      \
+    X(WAITS,   waits,         I64,   "waits",         "waits",         OPT, "")
 
 /* ------------------------------------------------------------------- ops */
 

@@ -46,6 +46,7 @@ static inline uint8_t *put_blob(uint8_t *p, const char *s);
 #define iot_enc_module  future_enc_module
 #define iot_enc_jit_symbol future_enc_jit_symbol
 #define iot_enc_label   future_enc_label
+#define iot_enc_waits   future_enc_waits
 #define iot_enc_kill_chunk future_enc_kill_chunk
 #include "encode.c"
 
