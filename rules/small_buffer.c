@@ -30,10 +30,12 @@ static const struct rule_param small_buffer_params[] = {
                         "report when the average request is smaller than this"},
     [P_MIN_OPS]      = {"min_ops", RULE_P_INT, 20,
                         "... and there are more calls than this"},
-    /* 0.1 ms modelled: about 100 syscalls, a pattern and not a handful */
-    [P_MIN_CONTINUAL] = {"min_continual_ms", RULE_P_DOUBLE, 0.1,
+    /* 0 by default: the count decides (more than min_ops calls), and the
+       severity, from the calls' modelled cost against their process's,
+       leaves a handful of them low */
+    [P_MIN_CONTINUAL] = {"min_continual_ms", RULE_P_DOUBLE, 0,
                         "... and their modelled cost is at least this (Matrix's name)"},
-    [P_MIN_TOTAL]    = {"min_total_ms", RULE_P_DOUBLE, 0.1,
+    [P_MIN_TOTAL]    = {"min_total_ms", RULE_P_DOUBLE, 0,
                         "... or at least this (either reached is enough)"},
     [P_MIN_OPS_ALONE] = {"min_ops_alone", RULE_P_INT, 1000,
                         "... or there were at least this many, however long they took"},
@@ -155,6 +157,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     if (judged >= (int64_t)ctx->p[P_BUFFER])
         return;
     model = RULE_HAS(struct rule_session, s, sync_model_ns) ? s->model_ns - s->sync_model_ns : 0;
+    /* either threshold reached is enough: both are modelled costs now */
     if (ops < (uint64_t)ctx->p[P_MIN_OPS_ALONE] &&
         model < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]) &&
         model < RULE_NS_FROM_MS(ctx->p[P_MIN_TOTAL]))

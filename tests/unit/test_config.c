@@ -47,8 +47,8 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(param(&c, "main_thread", "max_continual_ms"), 500);
     CU_ASSERT_EQUAL(param(&c, "small_buffer", "buffer_bytes"), 4096);
     CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_ops"), 20);
-    /* modelled: about 100 syscalls */
-    CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_continual_ms"), 0.1);
+    /* a modelled cost now, 0: the count decides, the severity weighs it */
+    CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_continual_ms"), 0);
     CU_ASSERT_EQUAL(param(&c, "repeat_read", "threshold"), 5);
     CU_ASSERT_EQUAL(param(&c, "repeat_read", "window_ms"), 17);
     CU_ASSERT_EQUAL(param(&c, "leak", "min_count"), 3);

@@ -83,6 +83,7 @@ static void test_every_kind(void)
                                 .symbol = "JS:~writeMany /app/w.js:2:19" },
         [IOT_EV_LABEL] = { .kind = IOT_EV_LABEL, .pid = 7, .tid = 7, .t = 1,
                            .label_key = "version", .label_value = "1.2" },
+        [IOT_EV_WAITS] = { .kind = IOT_EV_WAITS, .pid = 7, .tid = 8, .t = 6, .waits = 1 },
     };
     struct iot_strtab *st = iot_strtab_create();
     struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
