@@ -24,7 +24,8 @@
     X(scale)           \
     X(text)            \
     X(symbolize)       \
-    X(kconvert)
+    X(kconvert)        \
+    X(cost_model)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)
