@@ -229,13 +229,18 @@ void engine_on_waits(struct engine *e, const struct iot_event *ev)
 /*
  * A runtime whose scheduler moves work between its threads (Go, a JVM,
  * BEAM): the thread that waits for events is not the one the work waits
- * on. Told by the executable's name; a Go program is not told apart here.
+ * on. Go is told by the recorder's word for it (an unobserved record, "go",
+ * which the launcher writes of every Go executable it starts), the others
+ * by the executable's name.
  */
-static int runtime_moves_work(const struct engine_proc *p)
+static int runtime_moves_work(const struct engine *e, const struct engine_proc *p)
 {
     static const char *const names[] = {"java", "beam.smp", "beam", "erlexec", "dotnet"};
     const char *exe = p->exe, *base;
 
+    for (size_t i = 0; i < e->nunobs; i++)
+        if (e->unobs[i].pid == p->pid && e->unobs[i].why && strcmp(e->unobs[i].why, "go") == 0)
+            return 1;
     if (!exe)
         return 0;
     base = strrchr(exe, '/');
@@ -260,7 +265,7 @@ int rule_thread_role(const struct rule_ctx *ctx, int32_t pid, int32_t tid)
         return role;
     if (t->name && config_main_name(e->cfg, t->name))
         role |= RULE_ROLE_NAMED;
-    if (t->waits && !(p && runtime_moves_work(p)))
+    if (t->waits && !(p && runtime_moves_work(e, p)))
         role |= RULE_ROLE_WAITS;
     return role;
 }

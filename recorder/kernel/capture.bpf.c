@@ -95,6 +95,15 @@ struct {
     __type(value, __u64);
 } dropped SEC(".maps");
 
+/* Threads (pid_tgid) whose first wait for events was recorded (KEV_WAITS);
+   a thread's entry goes when it exits. */
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, 65536);
+    __type(key, __u64);
+    __type(value, __u8);
+} waited SEC(".maps");
+
 /*
  * The enter time of the thread's syscall in flight (0 when none is) and
  * its KEV_F_*; and the text mapping its last classified syscall came from
@@ -300,6 +309,14 @@ static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip, struct in
 #define NR_pipe2 293
 #define NR_inotify_init1 294
 #define NR_memfd_create 319
+/* the calls a thread waits for events in (an event loop): noted once per thread */
+#define NR_poll 7
+#define NR_select 23
+#define NR_epoll_wait 232
+#define NR_pselect6 270
+#define NR_ppoll 271
+#define NR_epoll_pwait 281
+#define NR_epoll_pwait2 441
 /* the credential changes the preload lets a process go before (creds.c) */
 #define NR_setuid 105
 #define NR_setgid 106
@@ -331,7 +348,9 @@ static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip, struct in
                 W(NR_pipe2, w) | W(NR_inotify_init1, w) | W(NR_memfd_create, w) |         \
                 W(NR_setuid, w) | W(NR_setgid, w) | W(NR_setreuid, w) | W(NR_setregid, w) | \
                 W(NR_setgroups, w) | W(NR_setresuid, w) | W(NR_setresgid, w) |           \
-                W(NR_setfsuid, w) | W(NR_setfsgid, w))
+                W(NR_setfsuid, w) | W(NR_setfsgid, w) |                                   \
+                W(NR_poll, w) | W(NR_select, w) | W(NR_epoll_wait, w) | W(NR_pselect6, w) | \
+                W(NR_ppoll, w) | W(NR_epoll_pwait, w) | W(NR_epoll_pwait2, w))
 static const volatile __u64 file_nrs[8] = { ROW(0), ROW(1), ROW(2), ROW(3),
                                             ROW(4), ROW(5), ROW(6), ROW(7) };
 
@@ -355,6 +374,18 @@ static __always_inline int is_creds_nr(long nr)
     }
 }
 
+/* A wait for events (epoll, poll, select): never a record of its own, only
+   the thread's first one that may block (note_wait). */
+static __always_inline int is_wait_nr(long nr)
+{
+    switch (nr) {
+    case NR_poll: case NR_select: case NR_epoll_wait: case NR_pselect6: case NR_ppoll:
+    case NR_epoll_pwait: case NR_epoll_pwait2:
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 static __always_inline void count_drop(void)
 {
@@ -383,6 +414,61 @@ static __always_inline __s64 file_size_of(__u64 fd)
     return BPF_CORE_READ(inode, i_size);
 }
 
+/* Whether a wait may block: a timeout that is not zero (or none). */
+static __always_inline int wait_blocks(long nr, struct pt_regs *regs)
+{
+    __u64 ts[2] = {0, 0};
+    const void *p;
+
+    switch (nr) {
+    case NR_poll:
+        return (int)regs->dx != 0;
+    case NR_epoll_wait: case NR_epoll_pwait:
+        return (int)regs->r10 != 0;
+    case NR_ppoll:
+        p = (const void *)regs->dx;
+        break;
+    case NR_epoll_pwait2:
+        p = (const void *)regs->r10;
+        break;
+    default:                        /* select, pselect6: the fifth argument */
+        p = (const void *)regs->r8;
+        break;
+    }
+    if (!p)
+        return 1;
+    if (bpf_probe_read_user(ts, sizeof(ts), p) < 0)
+        return 1;
+    return (ts[0] | ts[1]) != 0;
+}
+
+/*
+ * A traced thread waits for events: its first wait that may block is one
+ * record (KEV_WAITS), so that the analyzer knows it for an event loop. In
+ * a process the preload records (TRACE_RAW), the preload notes it.
+ */
+static __always_inline void note_wait(long nr, struct pt_regs *regs, __u64 id, __u8 mark)
+{
+    __u8 one = 1;
+    struct kev *e;
+
+    if (mark != KEV_MARK(TRACE_ALL) || bpf_map_lookup_elem(&waited, &id) ||
+        !wait_blocks(nr, regs))
+        return;
+    bpf_map_update_elem(&waited, &id, &one, BPF_ANY);
+    e = bpf_ringbuf_reserve(&events, KEV_BASE_SIZE, 0);
+    if (!e) {
+        count_drop();
+        return;
+    }
+    __builtin_memset(e, 0, KEV_BASE_SIZE);
+    e->t = bpf_ktime_get_ns();
+    e->kind = KEV_WAITS;
+    e->pid = id >> 32;
+    e->tid = (__u32)id;
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
 {
@@ -400,6 +486,10 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
     mark = mark_of(tgid);
     if (!mark || !*mark || (is_creds_nr(nr) && *mark != KEV_MARK(TRACE_LET_GO)))
         return 0;
+    if (is_wait_nr(nr)) {
+        note_wait(nr, regs, id, *mark);
+        return 0;
+    }
     f = flight_of(id, 1);
     if (!f)
         return 0;
@@ -564,7 +654,7 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
     int first = -1, second = -1, npaths;
     struct kev *e;
 
-    if (!is_file_nr(nr))
+    if (!is_file_nr(nr) || is_wait_nr(nr))
         return 0;
     id = bpf_get_current_pid_tgid();
     if (!is_marked(id >> 32))
@@ -723,9 +813,11 @@ int BPF_PROG(on_task_exit, struct task_struct *p, bool group_dead)
     struct kev *e;
 
     __u8 *mark = mark_of(tgid);
+    __u64 id = ((__u64)tgid << 32) | (__u32)p->pid;
 
     if (!mark || !*mark)
         return 0;
+    bpf_map_delete_elem(&waited, &id);
     if (group_dead) {
         bpf_map_delete_elem(&traced, &tgid);
         *mark = 0;

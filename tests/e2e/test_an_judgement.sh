@@ -50,6 +50,30 @@ PY
 "$IOANALYZE" dump --format jsonl loop.zst | grep -c '"ev":"waits"' >waits.n
 [ "$(cat waits.n)" = 1 ] || not_ok "one waits record for the loop's thread, not $(cat waits.n)"
 
+# the kernel path notes the wait too (a process the preload is not in)
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP kernel path: it needs root"
+elif ! "$IORECORD" --capture kernel -o probe.zst true 2>probe.err; then
+    grep -q 'kernel capture' probe.err || not_ok "--capture kernel: $(cat probe.err)"
+    echo "SKIP kernel path: $(sed 's/^iorecord: //' probe.err | head -n 1)"
+else
+    "$IORECORD" --capture kernel -o kloop.zst -- "$BUILD/bin/progs/rec_evloop" kloop.log loop \
+        >kloop.out 2>&1 || not_ok "rec_evloop under the kernel path failed: $(cat kloop.out)"
+    "$IORECORD" --capture kernel -o kcli.zst -- "$BUILD/bin/progs/rec_evloop" kcli.log cli \
+        >kcli.out 2>&1 || not_ok "rec_evloop cli under the kernel path failed: $(cat kcli.out)"
+    "$IOANALYZE" dump --format jsonl kloop.zst | grep -c '"ev":"waits"' >kwaits.n
+    [ "$(cat kwaits.n)" = 1 ] || not_ok "kernel path: one waits record, not $(cat kwaits.n)"
+    "$IOANALYZE" analyze --rules main_thread kloop.zst >kloop.json 2>/dev/null
+    "$IOANALYZE" analyze --rules main_thread --min-severity low kcli.zst >kcli.json 2>/dev/null
+    python3 - kloop.json kcli.json <<'PY' || not_ok "kernel path: main_thread for the loop only"
+import json, sys
+loop, cli = (json.load(open(p)) for p in sys.argv[1:3])
+assert [(i["rule"], i["detail"]["call"], i["detail"]["calls"]) for i in loop] == \
+    [("main_thread", "fsync", 5)], loop
+assert cli == [], cli
+PY
+fi
+
 # git pack-objects' fsync: no issue, by default or with scope all's name rule
 "$IOANALYZE" analyze "$TOP/tests/fixtures/judgement/git_pack_fsync_main_thread.jsonl" \
     >git.json 2>/dev/null
