@@ -149,10 +149,10 @@
     X(JIT_SYMBOL, bias,       U64,   "start",         "start",         REQ, "") \
     X(JIT_SYMBOL, code_size,  U64,   "code_size",     "code_size",     REQ, "") \
     X(JIT_SYMBOL, symbol,     STR,   "symbol",        "symbol",        REQ, "?") \
-    X(LABEL,   label_key,     STR,   "key",           "key",           REQ, "?") \
-    X(LABEL,   label_value,   STR,   "value",         "value",         OPT, "")      \
     X(WAITS,   tid,           I32,   "tid",           "tid",           REQ, "")      \
-    X(WAITS,   waits,         I64,   "waits",         "waits",         OPT, "")
+    X(WAITS,   waits,         I64,   "waits",         "waits",         OPT, "")      \
+    X(LABEL,   label_key,     STR,   "key",           "key",           REQ, "?") \
+    X(LABEL,   label_value,   STR,   "value",         "value",         OPT, "")
 
 /* ------------------------------------------------------------------- ops */
 
