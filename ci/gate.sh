@@ -16,8 +16,10 @@
 #                     a committed file, or one fetched from the main branch's
 #                     last run)
 #   IOSCOPE_CONFIG    an ioanalyze configuration file (optional)
-#   IOSCOPE_CI        1 (default): judge only what the machine's load cannot
-#                     move (ioanalyze --ci); 0: every judgement
+#   IOSCOPE_CI        1 (default): diff with --ci (a finding near its
+#                     threshold counts as unchanged) and analyze with --ci,
+#                     which changes nothing there (no judgement rests on a
+#                     measured time); 0: neither
 #   GITHUB_STEP_SUMMARY  when set, the markdown summary is appended to it
 #
 # What IOSCOPE_OUT holds: tests.zst (the recording), tests.status (the

@@ -536,6 +536,26 @@ bad:
 }
 
 /*
+ * A waits record (5.16): t, the count of waits so far, read within its
+ * length like a label record; a count past int64 is damage.
+ */
+static int get_waits(struct iot_dec *d, struct iot_event *ev)
+{
+    uint64_t v;
+    struct ext x;
+
+    if (ext_open(d, &x, ev, IOT_EV_WAITS) < 0)
+        return -1;
+    GET(v);
+    if (v > (uint64_t)INT64_MAX)
+        goto bad;
+    ev->waits = (int64_t)v;
+    return ext_close(d, &x, ev, 0);
+bad:
+    return ext_close(d, &x, ev, -1);
+}
+
+/*
  * One event into evs[n]. d->held[n] says which call record's fields that
  * slot holds (NULL: none of this chunk's), so that a REPEAT of it only has
  * to set the times. Returns 1, 2 for a process event, 0 at the chunk's end,
@@ -626,13 +646,14 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             *held = d->prev_fields;
             d->fields_unknown += (d->prev_has & ~IOT_CALL_HAS_MASK) != 0;
         } else if (tag == IOT_TAG_MODULE || tag == IOT_TAG_LABEL || tag == IOT_TAG_JIT_SYMBOL ||
-                   tag == IOT_TAG_NAME) {
+                   tag == IOT_TAG_NAME || tag == IOT_TAG_WAITS) {
             const uint8_t *at = d->p;
 
             *held = NULL;
             if ((tag == IOT_TAG_MODULE  ? get_module(d, ev)
                  : tag == IOT_TAG_LABEL ? get_label(d, ev)
                  : tag == IOT_TAG_NAME  ? get_name(d, ev)
+                 : tag == IOT_TAG_WAITS ? get_waits(d, ev)
                                         : get_jit_symbol(d, ev)) == 0)
                 return 1;
             /* a payload that is not the record its tag says (written before

@@ -305,6 +305,17 @@ int iot_enc_template(struct iot_enc *e, int64_t t, const char *path, size_t len,
     return enc_name(e, t, 1, path, len, at, n);
 }
 
+int iot_enc_waits(struct iot_enc *e, int64_t t, uint64_t waits)
+{
+    uint64_t zt = iot_zigzag(t - e->base_t);
+    uint8_t *p = ext_begin(e, IOT_TAG_WAITS, iot_varint_len(zt) + iot_varint_len(waits), zt);
+
+    if (!p)
+        return -1;
+    p = iot_put_varint(p, waits);
+    return ext_end(e, p);
+}
+
 int iot_enc_kill_chunk(void *buf, size_t cap, int32_t pid, int sig, int64_t t,
                        uint64_t chain_id, struct iot_chunk_hdr *h)
 {

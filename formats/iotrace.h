@@ -193,6 +193,14 @@ struct iot_event {
     int64_t random_at;
     int64_t random_len;
 
+    /*
+     * IOT_EV_WAITS: thread tid waited for events (epoll_wait, poll, select
+     * and their variants) `waits` times by t; recorded at its first wait,
+     * so that from t on it is known as a thread others wait on (an event
+     * loop). Recorded once per thread, not per call.
+     */
+    int64_t  waits;
+
     /* IOT_EV_EXIT */
     int32_t  status;     /* exit status (0..255); when killed, 128 + signal */
     int32_t  signal;     /* killing signal when has & IOT_HAS_SIGNAL */
@@ -346,6 +354,8 @@ int iot_labels_parse(const char *list, iot_label_fn *each, void *arg, char *errb
 
 /* A label record (IOT_EV_LABEL): key[0..klen) and value[0..vlen), neither
    NULL (as iot_labels_parse hands them, not NUL-terminated). */
+/* A waits record (5.16): the chunk's thread waited for events `waits` times by t. */
+int iot_enc_waits(struct iot_enc *e, int64_t t, uint64_t waits);
 int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, size_t klen, const char *value,
                   size_t vlen);
 

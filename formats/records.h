@@ -27,6 +27,8 @@
 /* length, then t, start, size, name: a runtime's name for code with no ELF file (5.13) */
 #define IOT_TAG_JIT_SYMBOL 0x46
 #define IOT_TAG_LABEL     0x47  /* length, then t, key, value (5.14) */
+/* length, then t, waits: the thread waits for events (epoll, poll, select) from t on (5.16) */
+#define IOT_TAG_WAITS     0x49
 /* length, then t, what, path[, random_at, random_len]: what a name means (5.17) */
 #define IOT_TAG_NAME      0x4a
 #define IOT_TAG_EXT_LAST  0x7f

@@ -104,8 +104,9 @@
     X(EXIT,    "exit",    REQ)  /* a process ended */                                         \
     X(MODULE,  "module",  OPT)  /* a module (executable, shared object) is loaded in a process */ \
     X(JIT_SYMBOL, "jit_symbol", OPT)  /* code with no ELF file (JIT, trampolines) named by its runtime */ \
-    X(LABEL,   "label",   OPT)  /* a label (KEY=VALUE) the recording was given */ \
-    X(HOME,    "home",    OPT)  /* the process's $HOME, read at its start */ \
+    X(LABEL,   "label",   OPT)  /* a label (KEY=VALUE) the recording was given */          \
+    X(WAITS,   "waits",   OPT)  /* a thread waits for events (epoll, poll, select) */       \
+    X(HOME,    "home",    OPT)  /* the process's $HOME, read at its start */                 \
     X(TEMPLATE, "template", OPT) /* a name made from a template (mkstemp, mkdtemp) */
 
 /*
@@ -150,6 +151,8 @@
     X(JIT_SYMBOL, bias,       U64,   "start",         "start",         REQ, "") \
     X(JIT_SYMBOL, code_size,  U64,   "code_size",     "code_size",     REQ, "") \
     X(JIT_SYMBOL, symbol,     STR,   "symbol",        "symbol",        REQ, "?") \
+    X(WAITS,   tid,           I32,   "tid",           "tid",           REQ, "")      \
+    X(WAITS,   waits,         I64,   "waits",         "waits",         OPT, "")      \
     X(LABEL,   label_key,     STR,   "key",           "key",           REQ, "?") \
     X(LABEL,   label_value,   STR,   "value",         "value",         OPT, "") \
     X(HOME,    tid,           I32,   "tid",           "tid",           TID, "") \

@@ -129,6 +129,8 @@ static int encode(struct wchain *s, const struct iot_event *ev)
                    ? iot_enc_jit_symbol(&s->enc, ev->t, ev->bias, ev->code_size, ev->symbol,
                                         strlen(ev->symbol))
                    : -1;
+    case IOT_EV_WAITS:
+        return iot_enc_waits(&s->enc, ev->t, (uint64_t)(ev->waits > 0 ? ev->waits : 0));
     case IOT_EV_LABEL:
         return iot_enc_label(&s->enc, ev->t, ev->label_key, strlen(ev->label_key),
                              ev->label_value, strlen(ev->label_value));

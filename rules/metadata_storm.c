@@ -84,6 +84,7 @@ struct ms_path {
     uint64_t lookups;    /* lookups of it, found or not */
     uint64_t missing;    /* ... that found nothing */
     int64_t ns;
+    int64_t model_ns;    /* the lookups' modelled cost */
     int64_t last_ms;
     struct ms_site site;
 };
@@ -115,6 +116,7 @@ struct ms_proc {
     uint64_t last_dir;   /* dir_key of the newest distinct missing path */
     uint64_t missing_calls;
     int64_t missing_ns, missing_last_ms;
+    int64_t missing_model_ns;
 };
 
 struct metadata_storm_state {
@@ -155,6 +157,12 @@ static uint64_t name_key(const char *path)
     const char *name = slash ? slash + 1 : path;
 
     return iot_fnv64_add(IOT_FNV64_INIT, name, strlen(name));
+}
+
+/* A call's modelled cost, 0 from an ioanalyze without it. */
+static int64_t path_call_model(const struct rule_path_call *c)
+{
+    return RULE_HAS(struct rule_path_call, c, model_ns) ? c->model_ns : 0;
 }
 
 /* A process image: its pid and the name it runs under (an exec changes the name). */
@@ -245,6 +253,7 @@ static void metadata_storm_call(void *state, const struct rule_ctx *ctx,
     f->path = c->path;
     f->lookups++;
     f->ns += c->dur;
+    f->model_ns += path_call_model(c);
     f->last_ms = c->unix_ms;
     site_note(&f->site, c);
     if (!missing)
@@ -269,6 +278,7 @@ static void metadata_storm_call(void *state, const struct rule_ctx *ctx,
         site_note(&d->site, c);
     p->missing_calls++;
     p->missing_ns += c->dur;
+    p->missing_model_ns += path_call_model(c);
     p->missing_last_ms = c->unix_ms;
 }
 
@@ -460,6 +470,7 @@ static void report_missing(const struct rule_ctx *ctx, const struct ms_proc *p)
     /* the cost: the failed lookups' time; none of them was needed */
     if (rule_again_cost(ctx, &(struct rule_report){.s = &s, .repeat = (int64_t)p->missing_calls,
                                                    .time_ns = p->missing_ns,
+                                                   .model_ns = p->missing_model_ns,
                                                    .excess_calls = (int64_t)p->missing_calls}))
         return;
     kind = search_kind(d->example);
@@ -474,7 +485,7 @@ static void report_missing(const struct rule_ctx *ctx, const struct ms_proc *p)
     rule_report(ctx, &(struct rule_report){
         .s = &s, .repeat = (int64_t)p->missing_calls, .message = msg,
         .fix = ms_searches[kind].fix,
-        .time_ns = p->missing_ns, .excess_calls = (int64_t)p->missing_calls,
+        .time_ns = p->missing_ns, .model_ns = p->missing_model_ns, .excess_calls = (int64_t)p->missing_calls,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:s,s:I,s:s,s:I}",
                             "pattern", "missing",
                             "missing_paths", (json_int_t)p->missing,
@@ -515,6 +526,7 @@ static void report_repeated(const struct rule_ctx *ctx, const struct ms_proc *p)
     /* the cost: the path's lookups' time, and every lookup but the first */
     if (rule_again_cost(ctx, &(struct rule_report){.s = &s, .repeat = (int64_t)best->lookups,
                                                    .time_ns = best->ns,
+                                                   .model_ns = best->model_ns,
                                                    .excess_calls = (int64_t)best->lookups - 1}))
         return;
     snprintf(none, sizeof(none), " (%llu found nothing)", (unsigned long long)best->missing);
@@ -528,7 +540,7 @@ static void report_repeated(const struct rule_ctx *ctx, const struct ms_proc *p)
     rule_report(ctx, &(struct rule_report){
         .s = &s, .repeat = (int64_t)best->lookups, .message = msg,
         .fix = ms_repeats[kind].fix,
-        .time_ns = best->ns, .excess_calls = (int64_t)best->lookups - 1,
+        .time_ns = best->ns, .model_ns = best->model_ns, .excess_calls = (int64_t)best->lookups - 1,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}",
                             "pattern", "repeated",
                             "lookups", (json_int_t)best->lookups,

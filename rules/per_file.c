@@ -18,6 +18,12 @@ static uint64_t pf_key(int32_t pid, const char *path)
 
 /* Counts s at its open site (by stack: interned, so by pointer); the first
    site's figures are the file's less the others'. 0, or -1 out of memory. */
+/* A session's modelled data and sync cost, 0 from an ioanalyze without it. */
+static int64_t session_model(const struct rule_session *s)
+{
+    return RULE_HAS(struct rule_session, s, model_ns) ? s->model_ns : 0;
+}
+
 static int site_add(struct per_file *f, const struct rule_session *s)
 {
     struct per_file_sites *m = f->more;
@@ -39,11 +45,11 @@ static int site_add(struct per_file *f, const struct rule_session *s)
     }
     if (!site) {
         m->other_sessions++;
-        m->other_cost_ns += s->cost_ns + s->sync_ns;
+        m->other_cost_ns += session_model(s);
         return 0;
     }
     site->sessions++;
-    site->cost_ns += s->cost_ns + s->sync_ns;
+    site->cost_ns += session_model(s);
     return 0;
 }
 
@@ -52,7 +58,7 @@ static struct per_file_site first_site(const struct per_file *f)
 {
     struct per_file_site site = {.stack = f->first.stack, .thread = f->first.thread,
                                  .tid = f->first.tid, .sessions = f->sessions,
-                                 .cost_ns = f->cost_ns + f->sync_ns};
+                                 .cost_ns = f->model_ns};
     const struct per_file_sites *m = f->more;
 
     if (m) {
@@ -204,6 +210,11 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
     f->cost_ns += s->cost_ns;
     f->sync_ns += s->sync_ns;
     f->open_ns += s->open_ns;
+    f->model_ns += session_model(s);
+    if (RULE_HAS(struct rule_session, s, open_model_ns)) {
+        f->sync_model_ns += s->sync_model_ns;
+        f->open_model_ns += s->open_model_ns;
+    }
     if (s->buffer > f->buffer)
         f->buffer = s->buffer;
     if (s->file_size >= 0) {
@@ -268,6 +279,9 @@ struct rule_session per_file_session(const struct per_file *f)
     s.write_bytes = f->write_bytes;
     s.syncs = f->syncs;
     s.sync_ns = f->sync_ns;
+    s.model_ns = f->model_ns;
+    s.sync_model_ns = f->sync_model_ns;
+    s.open_model_ns = f->open_model_ns;
     s.read_stack = f->call_site[PER_FILE_READS].stack ? f->call_site[PER_FILE_READS].stack : "";
     s.write_stack = f->call_site[PER_FILE_WRITES].stack ? f->call_site[PER_FILE_WRITES].stack : "";
     s.sync_stack = f->call_site[PER_FILE_SYNCS].stack ? f->call_site[PER_FILE_SYNCS].stack : "";

@@ -24,7 +24,8 @@ struct per_file_site {
     const char *stack, *thread;  /* interned, as in sessions */
     int32_t tid;
     uint64_t sessions;
-    int64_t cost_ns;             /* the sessions' data and sync time */
+    int64_t cost_ns;             /* the sessions' modelled data and sync cost (not time:
+                                    the busiest site must not move with load) */
 };
 
 /* The sites after the first: made when a second site appears, so that the
@@ -73,6 +74,7 @@ struct per_file {
     int64_t synced_bytes;        /* ... and their bytes */
     int64_t buffer;              /* largest single request */
     int64_t cost_ns, sync_ns;
+    int64_t model_ns, sync_model_ns, open_model_ns;  /* modelled (RULE_HAS model_ns) */
     int64_t open_ns;             /* the opens' durations */
     int64_t max_file_size;       /* largest size seen at a close, -1 none known */
     int64_t last_file_size;      /* size at the newest close that knew it, -1 none */

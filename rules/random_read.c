@@ -78,7 +78,8 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
         return;
     /* the cost: the session's data calls' time */
     if (rule_again_cost(ctx, &(struct rule_report){.s = s, .repeat = (int64_t)scattered,
-                                                   .time_ns = s->cost_ns}))
+                                                   .time_ns = s->cost_ns,
+                                                   .model_ns = RULE_HAS(struct rule_session, s, model_ns) ? s->model_ns : 0}))
         return;
     page = page_size_of(s);
     if (page)
@@ -96,6 +97,7 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
                  (unsigned long long)scattered, (unsigned long long)s->reads, ratio * 100);
     rule_report(ctx, &(struct rule_report){
         .s = s, .repeat = (int64_t)scattered, .message = msg, .time_ns = s->cost_ns,
+        .model_ns = RULE_HAS(struct rule_session, s, model_ns) ? s->model_ns : 0,
         .stack = site, .fix = page ? PAGE_FIX : READ_FIX,
         .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f}",
                             "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",

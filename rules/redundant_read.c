@@ -74,6 +74,8 @@ static void redundant_read_report(void *state, const struct rule_ctx *ctx)
                share of the sessions' data time */
             .time_ns = (int64_t)((double)f->cost_ns * (double)(f->read_bytes - f->max_file_size) /
                                  (double)f->read_bytes),
+            .model_ns = (int64_t)((double)f->model_ns * (double)(f->read_bytes - f->max_file_size) /
+                                  (double)f->read_bytes),
             .excess_bytes = f->read_bytes - f->max_file_size,
             .detail = detail});
     }

@@ -84,6 +84,8 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
             /* the cost: every open but the first, and their time (the
                average open's) */
             .time_ns = f->open_ns / (int64_t)f->sessions * ((int64_t)f->sessions - 1),
+            /* every open but the first, and what the sessions moved again */
+            .model_ns = f->open_model_ns / (int64_t)f->sessions * ((int64_t)f->sessions - 1),
             .excess_opens = (int64_t)f->sessions - 1,
             .detail = detail});
     }

@@ -1,12 +1,16 @@
 /*
  * repeat_read (type 3): the same file read whole again and again, Matrix's
- * algorithm. Per path a list of read records {thread, stack, file size,
- * requested bytes, count, time pushed}:
- *  1. a path not seen before is observed only if this session's continual run
- *     reached min_continual_ms (waived on timing-free input);
+ * algorithm judged by the work done. Per path a list of read records
+ * {thread, stack, file size, requested bytes, count, clock pushed}, where
+ * the clock is the process's modelled I/O cost so far (the cost model,
+ * docs/analyzer.md), which a loaded machine does not stretch:
+ *  1. a path not seen before is observed only if this session's modelled
+ *     cost reached min_continual_ms (0 by default: every file; a directory,
+ *     which holds no data to read again, never);
  *  2. a session whose first op is a write clears the list (the file changed);
  *  3. an empty list gets the record and stops;
- *  4. if the newest record was pushed more than window_ms ago, the list is cleared;
+ *  4. if the newest record was pushed more than window_ms of modelled I/O
+ *     ago, the list is cleared;
  *  5. an equal record (thread, stack, file size, bytes, where the reads
  *     started) counts one more,
  *     otherwise the record is pushed;
@@ -32,9 +36,9 @@ static const struct rule_param repeat_read_params[] = {
     [P_THRESHOLD]      = {"threshold", RULE_P_INT, 5,
                           "report when the same read is repeated this many times"},
     [P_WINDOW]         = {"window_ms", RULE_P_DOUBLE, 17,
-                          "forget a file's reads when its newest record is older than this"},
-    [P_MIN_CONTINUAL]  = {"min_continual_ms", RULE_P_DOUBLE, 13,
-                          "start watching a file only after a read run this long"},
+                          "forget a file's reads after this much modelled I/O of its process"},
+    [P_MIN_CONTINUAL]  = {"min_continual_ms", RULE_P_DOUBLE, 0,
+                          "start watching a file only after a session modelled this costly"},
 };
 
 struct rr_rec {
@@ -46,7 +50,8 @@ struct rr_rec {
     int64_t pushed_t;
     int64_t bytes;               /* bytes the last counted session read */
     int held;                    /* reached the threshold: last is to be reported */
-    int64_t cost_ns;             /* the counted sessions' read time */
+    int64_t cost_ns;             /* the counted sessions' read time (measured) */
+    int64_t model_ns;            /* ... and their modelled cost */
     struct rule_session last;    /* the newest counted session (strings interned) */
 };
 
@@ -121,6 +126,7 @@ static void rr_report(const struct rule_ctx *ctx, struct rr_rec *r)
         .s = &r->last, .repeat = r->count, .message = msg, .fix = fix,
         .stack = RULE_SITE(&r->last, read_stack),       /* where the re-reads are made */
         .time_ns = r->cost_ns / r->count * (r->count - 1),
+        .model_ns = r->model_ns / r->count * (r->count - 1),
         .excess_bytes = r->bytes * (r->count - 1),
         .detail = json_pack("{s:s,s:I,s:I,s:f}",
                             "layer", r->last.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
@@ -161,10 +167,11 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
 {
     struct repeat_read_state *st = state;
     struct rr_path *p = rr_lookup(st, s->path, 0);
+    int modelled = RULE_HAS(struct rule_session, s, model_clock_ns);
     struct rr_rec rec = {s->tid, s->stack, s->file_size, s->op_size,
                          RULE_HAS(struct rule_session, s, read_from) ? s->read_from : -1, 1,
-                         s->end_t, s->read_bytes, 0, s->cost_ns, {0}}, *found = NULL;
-    int timed = ctx->timing && s->timed;
+                         modelled ? s->model_clock_ns : 0, s->read_bytes, 0, s->cost_ns,
+                         modelled ? s->model_ns : 0, {0}}, *found = NULL;
     uint64_t key;
     void *v;
 
@@ -173,7 +180,7 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
     if (s->directory || (!s->reads && s->op_type != RULE_OP_WRITE))
         return;
     if (!p) {
-        if (timed && s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
+        if (rec.model_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]))
             return;
         p = rr_lookup(st, s->path, 1);
         if (!p)
@@ -183,7 +190,7 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
         rr_clear(ctx, p);
         return;
     }
-    if (p->n && s->end_t - p->recs[p->n - 1].pushed_t > RULE_NS_FROM_MS(ctx->p[P_WINDOW]))
+    if (p->n && rec.pushed_t - p->recs[p->n - 1].pushed_t > RULE_NS_FROM_MS(ctx->p[P_WINDOW]))
         rr_clear(ctx, p);
     /* a colliding key is passed over to key + 1, as far as need be */
     for (key = rec_key(&rec); (v = hmap_get(&p->idx, key)); key++)
@@ -202,6 +209,7 @@ static void repeat_read_check(void *state, const struct rule_ctx *ctx,
     found->count++;
     found->bytes = s->read_bytes;
     found->cost_ns += s->cost_ns;
+    found->model_ns += rec.model_ns;
     if (found->count < (int64_t)ctx->p[P_THRESHOLD])
         return;
     found->held = 1;

@@ -270,6 +270,22 @@ struct rule_session {
        each round, its size at the close may be far below what it held. */
     uint64_t truncations;
     int64_t write_extent;
+    /*
+     * Appended (test with RULE_HAS): the modelled cost of its calls, from
+     * what they did (their counts, bytes and op classes) by the cost model
+     * (docs/analyzer.md, "The cost model"). Judgements rest on these:
+     * cost_ns and the other durations above are what the calls took on the
+     * machine that ran them, evidence that a loaded machine stretches.
+     */
+    int64_t model_ns;            /* its read/write-class calls and its syncs */
+    int64_t model_once_ns;       /* the costliest one call of them */
+    int64_t main_model_ns;       /* of its read/write-class calls, those on a main thread */
+    int64_t main_model_once_ns;  /* ... the costliest one */
+    int64_t sync_model_ns;       /* its syncs, each by the bytes it made durable */
+    /* its process's modelled cost by the session's end: a clock that a
+       loaded machine does not stretch (repeat_read's window) */
+    int64_t model_clock_ns;
+    int64_t open_model_ns;       /* the call that made it (the open, fopen, opendir) */
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it
@@ -313,6 +329,9 @@ struct rule_path_call {
     int64_t unix_ms;         /* ms since the epoch when the call ended */
     /* Appended (test with RULE_HAS): RULE_PATH_RENAMED's new name, else NULL. */
     const char *newpath;
+    /* Appended (test with RULE_HAS): the call's modelled cost (a sync's by
+       the bytes it made durable), what judgements rest on; dur is evidence. */
+    int64_t model_ns;
 };
 
 /*
@@ -383,6 +402,14 @@ struct rule_report {
      * report_size covers it.
      */
     const char *fix;
+    /*
+     * The modelled cost of the harmful calls (the session's or call's
+     * model_ns figures), what the issue's severity is made from; time_ns
+     * is shown beside it as measured evidence. 0 or RULE_NO_TIME when the
+     * finding has none (then it is never low). Read when report_size
+     * covers it.
+     */
+    int64_t model_ns;
 };
 
 /* rule_report.time_ns of a finding that is not about time */
@@ -506,6 +533,25 @@ int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r);
  * on_end, the whole run's figure.
  */
 int rule_proc_threads(const struct rule_ctx *ctx, int32_t pid);
+
+/*
+ * Implemented by the analyzer: what thread tid of process pid is to the
+ * others (RULE_ROLE_* bits, 0 for an unknown thread), as far as the trace
+ * has shown by now. main_thread's scope is made of them.
+ */
+int rule_thread_role(const struct rule_ctx *ctx, int32_t pid, int32_t tid);
+/* the process's first thread (tid == pid) */
+#define RULE_ROLE_FIRST 1
+/* its name matches main_thread_names */
+#define RULE_ROLE_NAMED 2
+/* it waits for events (epoll_wait, poll, select: an event loop), in a
+   runtime that keeps work on the thread that waits (not Go, a JVM or BEAM,
+   whose scheduler moves work between threads) */
+#define RULE_ROLE_WAITS 4
+/* the input says which threads wait for events (a trace of version 5.16 or
+   later, a JSONL with waits events): a thread without RULE_ROLE_WAITS is
+   known to wait for none */
+#define RULE_ROLE_WAITS_KNOWN 8
 
 /* Helpers for rules */
 /* Session s's call site m (read_stack, write_stack, sync_stack), or NULL

@@ -1,20 +1,20 @@
 /*
  * small_buffer (type 2): many small reads/writes, Matrix's detector
- * (op > min_ops and opSize/op < buffer_bytes and max_continual >=
- * min_continual_ms) with the cost over the whole session counted too:
- * the calls are reported when a continual run of them took
- * min_continual_ms, or all of them together took min_total_ms, or there
- * were at least min_ops_alone of them, however fast. A server's
- * unbuffered log, one small write per request spread over hours, never
- * makes a continual run but costs as much; and thousands of small calls
- * are judged by their count alone, which two runs of one workload share,
- * so the issue cannot come and go with the run's speed. Timings decide
- * only between min_ops and min_ops_alone calls.
+ * (op > min_ops and opSize/op < buffer_bytes) judged by the work done: the
+ * calls are reported when their modelled cost (the cost model,
+ * docs/analyzer.md) reaches min_total_ms (or min_continual_ms, the same
+ * figure under Matrix's name), or there were at least min_ops_alone of
+ * them. Neither moves with the machine's load: two runs of one workload
+ * make the same calls. What they took here is shown as evidence.
+ *
+ * A session's last call may move only what is left (the end of the data):
+ * when the calls before it average buffer_bytes or more, the buffer was
+ * big enough and nothing is reported (a cache file written in 4 KiB
+ * chunks, then its tail).
  *
  * Stdio sessions are judged by the syscalls their buffer turns the calls
  * into (a buffered 10-byte fwrite is not a syscall); unbuffered streams'
- * calls are syscalls. On timing-free input the time conditions are waived
- * (the counts alone still show the pattern; the summary says so). When
+ * calls are syscalls. When
  * some of the session's I/O was not seen (io_uring, AIO, a shared map),
  * the calls seen are still small; the detail says the rest was not seen.
  */
@@ -30,10 +30,13 @@ static const struct rule_param small_buffer_params[] = {
                         "report when the average request is smaller than this"},
     [P_MIN_OPS]      = {"min_ops", RULE_P_INT, 20,
                         "... and there are more calls than this"},
-    [P_MIN_CONTINUAL] = {"min_continual_ms", RULE_P_DOUBLE, 13,
-                        "... and a continual run of them took at least this long"},
-    [P_MIN_TOTAL]    = {"min_total_ms", RULE_P_DOUBLE, 13,
-                        "... or all of them together took at least this long"},
+    /* 0 by default: the count decides (more than min_ops calls), and the
+       severity, from the calls' modelled cost against their process's,
+       leaves a handful of them low */
+    [P_MIN_CONTINUAL] = {"min_continual_ms", RULE_P_DOUBLE, 0,
+                        "... and their modelled cost is at least this (Matrix's name)"},
+    [P_MIN_TOTAL]    = {"min_total_ms", RULE_P_DOUBLE, 0,
+                        "... or at least this (either reached is enough)"},
     [P_MIN_OPS_ALONE] = {"min_ops_alone", RULE_P_INT, 1000,
                         "... or there were at least this many, however long they took"},
 };
@@ -151,7 +154,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     const char *call = s->data_op ? s->data_op : s->op_type == RULE_OP_WRITE ? "fwrite" : "fread";
     json_t *detail;
     struct rule_report cost;
-    int64_t need;
+    int64_t need, model;
 
     (void)state;
     if (stdio) {
@@ -176,17 +179,22 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     if (stdio && !direct && ops > 1 && s->stream_buffer > 0 && s->eff_last_bytes < s->stream_buffer &&
         s->eff_last_bytes <= bytes)
         judged = (bytes - s->eff_last_bytes) / (int64_t)(ops - 1);
+    /* a raw session's calls but its last one filled the buffer size */
+    if (!stdio && ops > 1 && bytes / (int64_t)(ops - 1) >= (int64_t)ctx->p[P_BUFFER])
+        return;
     if (judged >= (int64_t)ctx->p[P_BUFFER])
         return;
-    if (ctx->timing && s->timed && ops < (uint64_t)ctx->p[P_MIN_OPS_ALONE] &&
-        s->max_continual_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]) &&
-        s->cost_ns < RULE_NS_FROM_MS(ctx->p[P_MIN_TOTAL]))
+    model = RULE_HAS(struct rule_session, s, sync_model_ns) ? s->model_ns - s->sync_model_ns : 0;
+    /* either threshold reached is enough: both are modelled costs now */
+    if (ops < (uint64_t)ctx->p[P_MIN_OPS_ALONE] &&
+        model < RULE_NS_FROM_MS(ctx->p[P_MIN_CONTINUAL]) &&
+        model < RULE_NS_FROM_MS(ctx->p[P_MIN_TOTAL]))
         return;
     /* the cost: the small calls' time, and the calls beyond the ones a
        buffer of the size asked for would have made */
     need = ctx->p[P_BUFFER] >= 1 ? (bytes + (int64_t)ctx->p[P_BUFFER] - 1) /
                                        (int64_t)ctx->p[P_BUFFER] : (int64_t)ops;
-    cost = (struct rule_report){.s = s, .time_ns = s->cost_ns,
+    cost = (struct rule_report){.s = s, .time_ns = s->cost_ns, .model_ns = model,
                                 /* where the small calls are made */
                                 .stack = s->op_type == RULE_OP_WRITE ? RULE_SITE(s, write_stack)
                                                                      : RULE_SITE(s, read_stack),
@@ -264,8 +272,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         json_object_set_new(detail, "unseen_io",
                             json_string("some of its I/O went through io_uring, AIO or a shared "
                                         "map, which the trace does not see"));
-    if (!ctx->timing || !s->timed)
-        json_object_set_new(detail, "timing", json_string("unknown: continual condition waived"));
+    json_object_set_new(detail, "model_us", json_integer((json_int_t)(model / 1000)));
     cost.message = msg;
     cost.detail = detail;
     rule_report(ctx, &cost);

@@ -49,10 +49,10 @@ fail:
     return -1;
 }
 
-/* what an issue's share of its process's I/O time is of (issues_finish) */
-static int64_t proc_io_ns(void *e, int32_t pid)
+/* what an issue's share of its process's modelled I/O cost is of (issues_finish) */
+static int64_t proc_model_ns(void *e, int32_t pid)
 {
-    return engine_proc_io_ns_of(e, pid);
+    return engine_proc_model_ns_of(e, pid);
 }
 
 int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
@@ -132,7 +132,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         goto out;
     }
     if (is) {
-        res->issues = issues_finish(is, !res->no_timing && !cfg.untimed, proc_io_ns, e);
+        res->issues = issues_finish(is, !res->no_timing, proc_model_ns, e);
         if (!res->issues)
             goto oom;
         if (sym)
@@ -256,6 +256,6 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
                 res->stats.async_calls == 1 ? "" : "s");
     if (res->no_timing)
         fprintf(stderr, "; the input has no call durations (strace without -T): "
-                        "main_thread skipped, continual-time conditions waived");
+                        "judged alike, no measured times shown");
     fputc('\n', stderr);
 }

@@ -162,7 +162,7 @@ int cmd_analyze(int argc, char **argv)
          .help = "also write the issues in FORMAT to FILE (repeatable)"},
         {"csv", 0, "FILE", .value = &csv, .help = "also write the per-file profile (CSV)"},
         {"ci", 0, NULL, .flag = &req.untimed,
-         .help = "judge without call durations: findings the machine's load cannot change"},
+         .help = "accepted for existing pipelines: the judgement never rests on durations"},
         {"baseline", 0, "FILE", .value = &baseline,
          .help = "drop issues whose fingerprint is in FILE (an issues JSON)"},
         {"min-severity", 0, "low|medium|high", .value = &min_severity, .check = check_severity,

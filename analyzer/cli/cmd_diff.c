@@ -272,7 +272,7 @@ int cmd_diff(int argc, char **argv)
         {"source-root", 0, "DIR", .value = &source_root,
          .help = "where the program's sources are (SARIF locations; default .)"},
         {"ci", 0, NULL, .flag = &ci,
-         .help = "analyse inputs as 'analyze --ci' does; a finding near its threshold is unchanged"},
+         .help = "a finding near its threshold is unchanged (analysis is the same with or without it)"},
     };
     const struct opt_cmd cmd = {
         .name = "diff",

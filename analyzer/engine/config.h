@@ -25,9 +25,8 @@ struct config {
     struct config_re *ignore;     size_t nignore;
     struct config_re *normalize;  size_t nnormalize;  /* defaults first */
     size_t ndefault_normalize;
-    /* Judge as if the input had no durations (--ci): the rules' time
-       conditions are waived as on an strace log without -T, and severity
-       rests on bytes, syncs and opens, which the machine's load cannot move. */
+    /* --ci, kept so that existing pipelines run: it changes nothing, as no
+       judgement rests on a duration (the cost model, cost_model.h). */
     int untimed;
     /* Mutable through a const config: matching records its first failure
        here while the engine and issues hold the config as const. */

@@ -238,6 +238,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     }
     e->st.per_op[ev->op]++;
     p->calls++;
+    engine_call_model(p, ev);
     if (ev->has & IOT_HAS_PATH) {
         size_t at, n;
 
@@ -316,6 +317,8 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         struct ofd *o = (ev->has & IOT_HAS_FD) ? engine_fd_ofd(p, ev->fd) : NULL;
         int64_t dur = (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur;
 
+        if (info->role == IOT_ROLE_SYNC && !failed)
+            engine_sync_seen(p, o);
         if (!o)
             break;
         if (info->role == IOT_ROLE_HINT) {
@@ -471,6 +474,9 @@ static void event_dispatch(struct engine *e, const struct iot_event *ev)
         if (e->issues)
             issues_jit_symbol(e->issues, ev->pid, ev->bias, ev->code_size, ev->symbol);
         break;
+    case IOT_EV_WAITS:
+        engine_on_waits(e, ev);
+        break;
     case IOT_EV_LABEL:
         if (e->issues)
             issues_label(e->issues, ev->label_key, ev->label_value);
@@ -544,7 +550,7 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
         return event_slow(e, ev);
     /* call_on_main without a call (one here costs every event spills) */
     main_thread = ev->tid == ev->pid;
-    if (__builtin_expect(e->nmain != 0, 0)) {
+    if (__builtin_expect((e->nmain | e->nwaiting) != 0, 0)) {
         struct engine_thread *t = e->last_thr;
 
         if (!t || t->tid != ev->tid || t->pid != ev->pid)

@@ -84,6 +84,9 @@ const char *engine_proc_home_of(struct engine *e, int32_t pid);
  * unknown pid or an input without durations.
  */
 int64_t engine_proc_io_ns_of(const struct engine *e, int32_t pid);
+/* The modelled cost (cost_model.h) of pid's calls: what an issue's share is
+   of. 0 for an unknown pid. */
+int64_t engine_proc_model_ns_of(const struct engine *e, int32_t pid);
 /* Trace time t of process pid in ms since the epoch (floor) into *ms: 1, or 0
    when the process or its start on the epoch is unknown. */
 int engine_unix_ms(struct engine *e, int32_t pid, int64_t t, int64_t *ms);

@@ -4,6 +4,7 @@
  * (on_main_call: main_thread). Which ops those are is decided here, once,
  * in blocking_ops below; reads and writes reach the rules in sessions.
  */
+#include "cost_model.h"
 #include "engine_int.h"
 
 /*
@@ -37,7 +38,9 @@ void engine_on_blocking_call(struct engine *e, struct engine_proc *p, const stru
     const char *path = NULL, *stack = NULL;
     size_t i;
 
-    if (!blocking_ops[ev->op] || (ev->has & IOT_HAS_NO_DUR) || !call_on_main(e, ev->pid, ev->tid))
+    /* judged by what the call did (its modelled cost), so an input without
+       durations (strace without -T) is judged alike */
+    if (!blocking_ops[ev->op] || !call_on_main(e, ev->pid, ev->tid))
         return;
     for (i = 0; i < e->nslots && !e->slots[i].rule->on_main_call; i++)
         ;
@@ -75,8 +78,10 @@ void engine_on_blocking_call(struct engine *e, struct engine_proc *p, const stru
         .kind = RULE_PATH_MAIN_BLOCKING,
         .err = (ev->has & IOT_HAS_ERRNO) ? ev->err : 0,
         .t = ev->t,
-        .dur = ev->dur,
+        .dur = (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur,
         .unix_ms = engine_proc_unix_ms(p, ev->t + ev->dur),
+        .model_ns = iot_ops[ev->op].role == IOT_ROLE_SYNC ? engine_sync_model(o)
+                                                           : cost_model_op_ns(ev->op, 0),
     };
     for (; i < e->nslots; i++) {
         struct rule_slot *rs = &e->slots[i];

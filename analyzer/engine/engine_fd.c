@@ -223,6 +223,7 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
     s->end = end;
     s->end_unix_ms = engine_proc_unix_ms(o->opener,
                                          end == RULE_END_EXIT && o->leak_t ? o->leak_t : t);
+    engine_session_model(e, o);
     engine_proc_io_add(e, s->pid, s->cost_ns);
     if (!o->ignored) {
         for (size_t i = 0; i < e->nslots; i++) {

@@ -145,6 +145,8 @@ struct ofd {
     struct engine_proc *opener;
     int ignored;
     int other_thread_calls;     /* a data call from a thread that is not a main one */
+    int64_t synced_bytes;       /* dir.bytes[1] at its newest sync: what the next makes durable */
+    int64_t sync_model_ns, sync_model_once_ns;  /* its syncs' modelled cost, the largest one's */
     int64_t leak_t;
     struct ofd_site sites[OFD_SITE_KINDS][OFD_SITES];
     /* a stream session's data ops and their calls, the first
@@ -170,7 +172,8 @@ struct fdent {
 struct engine_thread {
     int32_t pid, tid;
     const char *name;
-    int is_main;
+    int is_main;                /* first, named or waiting: its calls get the main figures */
+    int waits;                  /* it waits for events (a waits record): an event loop */
 };
 
 struct engine_proc {
@@ -209,6 +212,10 @@ struct engine_proc {
     /* Its calls so far: a clock that a loaded machine does not stretch
        (the sessions' open_seq, last_data_seq, end_seq). */
     uint64_t calls;
+    /* The modelled cost of its calls so far (cost_model.h): its other
+       calls as they come, its data calls and syncs as their session ends;
+       the sessions' model_clock_ns and the severities' share. */
+    int64_t model_ns;
 };
 
 enum {
@@ -240,6 +247,8 @@ struct engine {
     size_t nslots;
     int64_t gap;                /* cfg->gap_ns */
     size_t nmain;               /* cfg->nmain_names */
+    size_t nwaiting;            /* threads other than a process's first that wait for events */
+    int waits_known;            /* the input has waits records (RULE_ROLE_WAITS_KNOWN) */
     /* st.events and st.calls are summed up by engine_stats from these */
     uint64_t other_events;      /* not calls, or calls of no process (out of memory) */
     uint64_t calls_bad_op;      /* calls of an op out of range */
@@ -263,11 +272,13 @@ struct engine_unobserved {
     int covered;                /* a kernel capture recorded its calls after all */
 };
 
-/* What the rules' ctx.timing says: every call had a duration, and the
-   configuration does not ask to judge without them (config.h). */
+/* What the rules' ctx.timing says: every call had a duration (the figures
+   shown with an issue; its judgement is the cost model's). */
 static inline int engine_timing(const struct engine *e)
 {
-    return !e->cfg->untimed && e->st.calls_no_dur == 0;
+    /* what is shown only: no judgement rests on a duration (cost_model.h),
+       so --ci (cfg->untimed) changes nothing */
+    return e->st.calls_no_dur == 0;
 }
 
 /* Adds ns to process pid's io_ns, when the process is known. */
@@ -325,6 +336,8 @@ void engine_on_thread(struct engine *e, const struct iot_event *ev);
 void engine_on_exit(struct engine *e, const struct iot_event *ev);
 /* p's fork call (ret: the child's pid): the child gets p's fds and stdio streams as they are now. */
 void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
+/* A thread waits for events (a waits record): it is an event loop from then on. */
+void engine_on_waits(struct engine *e, const struct iot_event *ev);
 /* Everything p holds goes (end: enum rule_end); leaks marks them when p exits normally. */
 void engine_proc_drop_all(struct engine *e, struct engine_proc *p, int64_t t, int end, int leaks);
 /* The error path of engine_free: every process and thread, without ending sessions. */
@@ -362,7 +375,7 @@ static inline int call_on_main(struct engine *e, int32_t pid, int32_t tid)
 {
     struct engine_thread *t;
 
-    if (!e->nmain)
+    if (!e->nmain && !e->nwaiting)
         return tid == pid;
     t = engine_thread_get(e, pid, tid);
     return t ? t->is_main : tid == pid;
@@ -458,6 +471,19 @@ void stdio_free_all(struct engine_proc *p);
 /* The figures kept apart (struct ofd_hot, struct ofd_dirs) into the session
    and profile (engine_figures.c). */
 void ofd_figures(struct ofd *o);
+
+/* ------------------------------------------------------ engine_model.c */
+
+/* The modelled cost of a sync of o now (by the bytes written since its
+   previous one); o NULL: a sync of no session (a directory's, nothing). */
+int64_t engine_sync_model(const struct ofd *o);
+/* A sync of o (NULL: of no session, counted to p at once) was made. */
+void engine_sync_seen(struct engine_proc *p, struct ofd *o);
+/* A call of p that is neither a data call nor a sync: its modelled cost to p. */
+void engine_call_model(struct engine_proc *p, const struct iot_event *ev);
+/* Session o's model_* figures and its process's total (after ofd_figures). */
+void engine_session_model(struct engine *e, struct ofd *o);
+
 
 /*
  * Data calls are most of every trace, and the calls of concurrent threads

@@ -11,6 +11,7 @@
  */
 #include <fcntl.h>
 
+#include "cost_model.h"
 #include "engine_int.h"
 
 /* Whether ev is a path call, and of which kind (enum rule_path_kind); -1: not one. */
@@ -62,6 +63,7 @@ void engine_on_path_call(struct engine *e, struct engine_proc *p, const struct i
         .dur = dur,
         .unix_ms = engine_proc_unix_ms(p, ev->t + dur),
         .newpath = kind == RULE_PATH_RENAMED && (ev->has & IOT_HAS_NEWPATH) ? ev->newpath : NULL,
+        .model_ns = cost_model_op_ns(ev->op, 0),
     };
     for (size_t i = 0; i < e->nslots; i++) {
         struct rule_slot *rs = &e->slots[i];

@@ -6,6 +6,8 @@
  */
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "engine_int.h"
 #include "path.h"
 
@@ -213,4 +215,63 @@ int rule_proc_threads(const struct rule_ctx *ctx, int32_t pid)
     if (n < 2 && p->other_tid_seen)
         n = 2;
     return n + p->named_main;
+}
+
+void engine_on_waits(struct engine *e, const struct iot_event *ev)
+{
+    struct engine_thread *t = engine_thread_get(e, ev->pid, ev->tid);
+
+    e->waits_known = 1;
+    if (!t || t->waits || ev->waits <= 0)
+        return;
+    t->waits = 1;
+    /* its calls get the main-thread figures from now on; a first thread
+       has them already, another makes every call ask (call_on_main) */
+    if (!t->is_main)
+        e->nwaiting++;
+    t->is_main = 1;
+}
+
+/*
+ * A runtime whose scheduler moves work between its threads (Go, a JVM,
+ * BEAM): the thread that waits for events is not the one the work waits
+ * on. Go is told by the recorder's word for it (an unobserved record, "go",
+ * which the launcher writes of every Go executable it starts), the others
+ * by the executable's name.
+ */
+static int runtime_moves_work(const struct engine *e, const struct engine_proc *p)
+{
+    static const char *const names[] = {"java", "beam.smp", "beam", "erlexec", "dotnet"};
+    const char *exe = p->exe, *base;
+
+    for (size_t i = 0; i < e->nunobs; i++)
+        if (e->unobs[i].pid == p->pid && e->unobs[i].why && strcmp(e->unobs[i].why, "go") == 0)
+            return 1;
+    if (!exe)
+        return 0;
+    base = strrchr(exe, '/');
+    base = base ? base + 1 : exe;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(base, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int rule_thread_role(const struct rule_ctx *ctx, int32_t pid, int32_t tid)
+{
+    struct engine *e = ctx->engine;
+    struct engine_thread *t = e ? hmap_get(&e->thrs, (uint64_t)(uint32_t)tid) : NULL;
+    struct engine_proc *p = e ? hmap_get(&e->procs, (uint64_t)(uint32_t)pid) : NULL;
+    int role;
+
+    if (!e)
+        return 0;
+    role = (tid == pid ? RULE_ROLE_FIRST : 0) | (e->waits_known ? RULE_ROLE_WAITS_KNOWN : 0);
+    if (!t || t->pid != pid)
+        return role;
+    if (t->name && config_main_name(e->cfg, t->name))
+        role |= RULE_ROLE_NAMED;
+    if (t->waits && !(p && runtime_moves_work(e, p)))
+        role |= RULE_ROLE_WAITS;
+    return role;
 }

@@ -64,6 +64,7 @@ struct engine_thread *engine_thread_get(struct engine *e, int32_t pid, int32_t t
         t->tid = tid;
         t->name = p ? p->name : "unknown";
         t->is_main = tid == pid || config_main_name(e->cfg, t->name);
+        t->waits = 0;
         if (p) {
             p->nthreads++;
             p->named_main |= e->nmain && config_main_name(e->cfg, t->name);

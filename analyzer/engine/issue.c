@@ -604,7 +604,7 @@ static int issue_cmp(const void *a, const void *b)
 }
 
 json_t *issues_finish(struct issues *is, int timing,
-                      int64_t (*proc_io_ns)(void *arg, int32_t pid), void *arg)
+                      int64_t (*proc_model_ns)(void *arg, int32_t pid), void *arg)
 {
     size_t n = json_array_size(is->list), i;
     json_t **v = calloc(n ? n : 1, sizeof(*v)), *out = json_array();
@@ -618,7 +618,7 @@ json_t *issues_finish(struct issues *is, int timing,
         const struct issue_cost *c = &is->costs[i];
 
         v[i] = json_array_get(is->list, i);
-        issue_judge(v[i], c, proc_io_ns ? proc_io_ns(arg, c->pid) : 0, timing);
+        issue_judge(v[i], c, proc_model_ns ? proc_model_ns(arg, c->pid) : 0, timing);
         json_object_set_new(v[i], "labels", json_deep_copy(is->labels));
     }
     qsort(v, n, sizeof(*v), issue_cmp);

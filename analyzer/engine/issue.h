@@ -90,12 +90,13 @@ void issues_group(json_t *issues);
 /*
  * The final issues: one per fingerprint (the earliest, with
  * detail.occurrences), sorted by time, then type, each with its "impact"
- * and "severity" and "group". timing: 0 when the input had calls without durations;
- * proc_io_ns(arg, pid): the time process pid spent in its calls, 0 unknown
- * (engine_proc_io_ns_of after engine_finish; NULL: no shares). A new
+ * and "severity" and "group". timing: 0 when the input had calls without
+ * durations (the measured time_ms is then null; nothing else changes);
+ * proc_model_ns(arg, pid): the modelled cost of process pid's calls, 0
+ * unknown (engine_proc_model_ns_of after engine_finish; NULL: no shares). A new
  * reference; the collector is left empty.
  */
 json_t *issues_finish(struct issues *is, int timing,
-                      int64_t (*proc_io_ns)(void *arg, int32_t pid), void *arg);
+                      int64_t (*proc_model_ns)(void *arg, int32_t pid), void *arg);
 
 #endif /* ISSUE_H */

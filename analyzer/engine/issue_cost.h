@@ -14,11 +14,13 @@
 #include "rule.h"
 
 struct issue_cost {
-    int64_t time_ns;         /* summed; meaningless unless has_time */
+    int64_t time_ns;         /* measured, summed; evidence only, meaningless unless has_time */
+    int64_t model_ns;        /* modelled (cost_model.h), summed: what severity is made from */
     int64_t excess_bytes, excess_syncs, excess_opens, excess_calls, handles;
     int32_t pid;             /* the issue's process: whose I/O time the share is of */
     int known;               /* the rule stated a cost (built with report_size) */
     int has_time;            /* the finding is about time (time_ns not RULE_NO_TIME) */
+    int has_model;           /* the rule stated a modelled cost (model_ns not RULE_NO_TIME) */
 };
 
 /*
@@ -30,10 +32,12 @@ void issue_cost_of(const struct rule *rule, const struct rule_report *r, struct 
 void issue_cost_add(struct issue_cost *dst, const struct issue_cost *src);
 
 /*
- * Sets issue's "impact" (an object of c's figures, with time_ms and
- * io_share when timing) and "severity". proc_io_ns: the time c->pid spent
- * in its calls, 0 unknown; timing 0: the input had no durations.
+ * Sets issue's "impact" (an object of c's figures: model_ms and io_share,
+ * the modelled cost and its share of the process's; time_ms, measured,
+ * null when the input had no durations) and "severity", made from the
+ * modelled figures and the counts alone. proc_model_ns: the modelled cost
+ * of c->pid's calls, 0 unknown; timing 0: the input had no durations.
  */
-void issue_judge(json_t *issue, const struct issue_cost *c, int64_t proc_io_ns, int timing);
+void issue_judge(json_t *issue, const struct issue_cost *c, int64_t proc_model_ns, int timing);
 
 #endif /* ISSUE_COST_H */

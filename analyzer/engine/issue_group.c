@@ -23,7 +23,7 @@ static const char *sget(const json_t *o, const char *k)
     return s ? s : "";
 }
 
-/* An impact figure as a number: time_ms is a real, the excess integers. */
+/* An impact figure as a number: model_ms is a real, the excess integers. */
 static double impact_of(const json_t *issue, const char *k)
 {
     return json_number_value(json_object_get(json_object_get(issue, "impact"), k));
@@ -44,8 +44,10 @@ int issue_rank_cmp(const json_t *x, const json_t *y)
 
     if (sx != sy)
         return sx > sy ? -1 : 1;
-    dx = impact_of(x, "time_ms");
-    dy = impact_of(y, "time_ms");
+    /* the modelled cost, not the measured time: the order is the same on a
+       quiet and on a loaded machine */
+    dx = impact_of(x, "model_ms");
+    dy = impact_of(y, "model_ms");
     if (dx != dy)
         return dx > dy ? -1 : 1;
     for (size_t k = 0; k < sizeof(excess_keys) / sizeof(excess_keys[0]); k++) {

@@ -17,21 +17,22 @@ static const char *const severity_names[ISSUE_NSEVERITIES] = {
 };
 
 /*
- * Negligible (low): every figure the finding has under these, or, for a
- * time of a few ms, a sliver of the process's I/O time (PostgreSQL's
- * bootstrap opening pg_class 593 times: 2 ms, 1.3% of its I/O time); an
- * issue with no time of its own, or whose time the input does not know, is
- * never low. Clearly costly (high): any of the "high" figures.
- * A share of the process's I/O time makes an issue high only with a time
- * that is felt (a large share of a few microseconds is not).
+ * Severity is made from the modelled cost (cost_model.h) and the counts,
+ * never from a measured time, so that a loaded machine cannot move it.
+ * Negligible (low): a modelled cost under these, or a few ms of it that
+ * are a sliver of the process's modelled I/O cost (PostgreSQL's bootstrap
+ * opening pg_class 593 times); an issue with no modelled cost of its own
+ * is never low. Clearly costly (high): any of the "high" figures. A share
+ * of the process's cost makes an issue high only with a cost that is felt
+ * (a large share of a few microseconds is not).
  */
-#define LOW_TIME_NS (1000000LL)            /* 1 ms in the harmful calls */
-#define LOW_IO_SHARE 0.05                  /* 5% of the process's I/O time */
+#define LOW_MODEL_NS (1000000LL)           /* 1 ms modelled in the harmful calls */
+#define LOW_IO_SHARE 0.05                  /* 5% of the process's modelled I/O cost */
 #define LOW_EXCESS_BYTES (1LL << 20)       /* 1 MiB read again or written in excess */
 #define LOW_SLIVER_NS (10000000LL)         /* or under 10 ms ... */
-#define LOW_SLIVER_SHARE 0.02              /* ... and 2% of the process's I/O time */
-#define HIGH_TIME_NS (100000000LL)         /* 100 ms */
-#define HIGH_IO_SHARE 0.10                 /* 10% of the process's I/O time ... */
+#define LOW_SLIVER_SHARE 0.02              /* ... and 2% of the process's modelled cost */
+#define HIGH_MODEL_NS (100000000LL)        /* 100 ms: 50 syncs, or 300 MB copied */
+#define HIGH_IO_SHARE 0.10                 /* 10% of the process's modelled cost ... */
 #define HIGH_IO_SHARE_MIN_NS (10000000LL)  /* ... with at least 10 ms */
 #define HIGH_EXCESS_BYTES (100LL << 20)    /* 100 MiB */
 
@@ -71,6 +72,11 @@ void issue_cost_of(const struct rule *rule, const struct rule_report *r, struct 
         return;
     c->has_time = rr.time_ns != RULE_NO_TIME;
     c->time_ns = rr.time_ns > 0 ? rr.time_ns : 0;
+    /* a rule built before model_ns states none (its zero from the memset),
+       nor does one that leaves it 0 or RULE_NO_TIME */
+    c->has_model = n >= offsetof(struct rule_report, model_ns) + sizeof(rr.model_ns) &&
+                   rr.model_ns > 0;
+    c->model_ns = c->has_model ? rr.model_ns : 0;
     c->excess_bytes = rr.excess_bytes > 0 ? rr.excess_bytes : 0;
     c->excess_syncs = rr.excess_syncs > 0 ? rr.excess_syncs : 0;
     c->excess_opens = rr.excess_opens > 0 ? rr.excess_opens : 0;
@@ -81,6 +87,7 @@ void issue_cost_of(const struct rule *rule, const struct rule_report *r, struct 
 void issue_cost_add(struct issue_cost *dst, const struct issue_cost *src)
 {
     dst->time_ns = iot_sadd(dst->time_ns, src->time_ns);
+    dst->model_ns = iot_sadd(dst->model_ns, src->model_ns);
     dst->excess_bytes = iot_sadd(dst->excess_bytes, src->excess_bytes);
     dst->excess_syncs = iot_sadd(dst->excess_syncs, src->excess_syncs);
     dst->excess_opens = iot_sadd(dst->excess_opens, src->excess_opens);
@@ -94,38 +101,40 @@ static double round4(double x)
     return (double)(int64_t)(x * 10000.0 + 0.5) / 10000.0;
 }
 
-static int severity(const struct issue_cost *c, int timed, double share)
+static int severity(const struct issue_cost *c, double share)
 {
     if (!c->known)
         return ISSUE_MEDIUM;
-    if ((timed && (c->time_ns >= HIGH_TIME_NS ||
-                   (share >= HIGH_IO_SHARE && c->time_ns >= HIGH_IO_SHARE_MIN_NS))) ||
+    if ((c->has_model && (c->model_ns >= HIGH_MODEL_NS ||
+                          (share >= HIGH_IO_SHARE && c->model_ns >= HIGH_IO_SHARE_MIN_NS))) ||
         c->excess_bytes >= HIGH_EXCESS_BYTES)
         return ISSUE_HIGH;
-    /* low needs a time that is known to be negligible */
-    if (c->has_time && timed && c->excess_bytes < LOW_EXCESS_BYTES &&
-        ((c->time_ns < LOW_TIME_NS && share < LOW_IO_SHARE) ||
-         (c->time_ns < LOW_SLIVER_NS && share < LOW_SLIVER_SHARE)))
+    /* low needs a modelled cost that is known to be negligible */
+    if (c->has_model && c->excess_bytes < LOW_EXCESS_BYTES &&
+        ((c->model_ns < LOW_MODEL_NS && share < LOW_IO_SHARE) ||
+         (c->model_ns < LOW_SLIVER_NS && share < LOW_SLIVER_SHARE)))
         return ISSUE_LOW;
     return ISSUE_MEDIUM;
 }
 
-void issue_judge(json_t *issue, const struct issue_cost *c, int64_t proc_io_ns, int timing)
+void issue_judge(json_t *issue, const struct issue_cost *c, int64_t proc_model_ns, int timing)
 {
     json_t *impact = json_object();
-    int timed = timing && c->has_time;
     double share = 0;
 
     if (!impact)
         return;
-    if (timed && proc_io_ns > 0) {
-        share = (double)c->time_ns / (double)proc_io_ns;
+    if (c->has_model && proc_model_ns > 0) {
+        share = (double)c->model_ns / (double)proc_model_ns;
         share = share > 1 ? 1 : share;
     }
+    /* the measured time: evidence, shown beside what judges */
     if (c->known && c->has_time)
         json_object_set_new(impact, "time_ms",
-                            timed ? json_real(round4((double)c->time_ns / 1e6)) : json_null());
-    if (timed && proc_io_ns > 0)
+                            timing ? json_real(round4((double)c->time_ns / 1e6)) : json_null());
+    if (c->has_model)
+        json_object_set_new(impact, "model_ms", json_real(round4((double)c->model_ns / 1e6)));
+    if (c->has_model && proc_model_ns > 0)
         json_object_set_new(impact, "io_share", json_real(round4(share)));
     if (c->excess_bytes)
         json_object_set_new(impact, "excess_bytes", json_integer(c->excess_bytes));
@@ -138,5 +147,5 @@ void issue_judge(json_t *issue, const struct issue_cost *c, int64_t proc_io_ns, 
     if (c->handles)
         json_object_set_new(impact, "handles", json_integer(c->handles));
     json_object_set_new(issue, "impact", impact);
-    json_object_set_new(issue, "severity", json_string(severity_names[severity(c, timed, share)]));
+    json_object_set_new(issue, "severity", json_string(severity_names[severity(c, share)]));
 }

@@ -96,6 +96,15 @@ struct {
     __type(value, __u64);
 } dropped SEC(".maps");
 
+/* Threads (pid_tgid) whose first wait for events was recorded (KEV_WAITS);
+   a thread's entry goes when it exits. */
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, 65536);
+    __type(key, __u64);
+    __type(value, __u8);
+} waited SEC(".maps");
+
 /*
  * The enter time of the thread's syscall in flight (0 when none is) and
  * its KEV_F_*; and the text mapping its last classified syscall came from
@@ -270,6 +279,61 @@ static __always_inline __s64 file_size_of(__u64 fd)
     return BPF_CORE_READ(inode, i_size);
 }
 
+/* Whether a wait may block: a timeout that is not zero (or none). */
+static __always_inline int wait_blocks(long nr, struct pt_regs *regs)
+{
+    __u64 ts[2] = {0, 0};
+    const void *p;
+
+    switch (nr) {
+    case NR_poll:
+        return (int)regs->dx != 0;
+    case NR_epoll_wait: case NR_epoll_pwait:
+        return (int)regs->r10 != 0;
+    case NR_ppoll:
+        p = (const void *)regs->dx;
+        break;
+    case NR_epoll_pwait2:
+        p = (const void *)regs->r10;
+        break;
+    default:                        /* select, pselect6: the fifth argument */
+        p = (const void *)regs->r8;
+        break;
+    }
+    if (!p)
+        return 1;
+    if (bpf_probe_read_user(ts, sizeof(ts), p) < 0)
+        return 1;
+    return (ts[0] | ts[1]) != 0;
+}
+
+/*
+ * A traced thread waits for events: its first wait that may block is one
+ * record (KEV_WAITS), so that the analyzer knows it for an event loop. In
+ * a process the preload records (TRACE_RAW), the preload notes it.
+ */
+static __always_inline void note_wait(long nr, struct pt_regs *regs, __u64 id, __u8 mark)
+{
+    __u8 one = 1;
+    struct kev *e;
+
+    if (mark != KEV_MARK(TRACE_ALL) || bpf_map_lookup_elem(&waited, &id) ||
+        !wait_blocks(nr, regs))
+        return;
+    bpf_map_update_elem(&waited, &id, &one, BPF_ANY);
+    e = bpf_ringbuf_reserve(&events, KEV_BASE_SIZE, 0);
+    if (!e) {
+        count_drop();
+        return;
+    }
+    __builtin_memset(e, 0, KEV_BASE_SIZE);
+    e->t = bpf_ktime_get_ns();
+    e->kind = KEV_WAITS;
+    e->pid = id >> 32;
+    e->tid = (__u32)id;
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
 {
@@ -288,6 +352,10 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
     if (!mark || !*mark || *mark == KEV_MARK(TRACE_HOSTED) ||
         (is_creds_nr(nr) && *mark != KEV_MARK(TRACE_LET_GO)))
         return 0;
+    if (is_wait_nr(nr)) {
+        note_wait(nr, regs, id, *mark);
+        return 0;
+    }
     f = flight_of(id, 1);
     if (!f)
         return 0;
@@ -356,7 +424,7 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
     int first = -1, second = -1, npaths;
     struct kev *e;
 
-    if (!is_file_nr(nr))
+    if (!is_file_nr(nr) || is_wait_nr(nr))
         return 0;
     id = bpf_get_current_pid_tgid();
     if (!is_marked(id >> 32))
@@ -515,9 +583,11 @@ int BPF_PROG(on_task_exit, struct task_struct *p, bool group_dead)
     struct kev *e;
 
     __u8 *mark = mark_of(tgid);
+    __u64 id = ((__u64)tgid << 32) | (__u32)p->pid;
 
     if (!mark || !*mark)
         return 0;
+    bpf_map_delete_elem(&waited, &id);
     if (group_dead) {
         bpf_map_delete_elem(&traced, &tgid);
         *mark = 0;

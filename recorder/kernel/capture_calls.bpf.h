@@ -80,6 +80,14 @@
 #define NR_setresgid 119
 #define NR_setfsuid 122
 #define NR_setfsgid 123
+/* the calls a thread waits for events in (an event loop): noted once per thread */
+#define NR_poll 7
+#define NR_select 23
+#define NR_epoll_wait 232
+#define NR_pselect6 270
+#define NR_ppoll 271
+#define NR_epoll_pwait 281
+#define NR_epoll_pwait2 441
 
 #define BIT(n) (1ULL << ((n) & 63))
 #define W(n, w) (((n) >> 6) == (w) ? BIT(n) : 0)
@@ -102,7 +110,9 @@
                 W(NR_pipe2, w) | W(NR_inotify_init1, w) | W(NR_memfd_create, w) |         \
                 W(NR_setuid, w) | W(NR_setgid, w) | W(NR_setreuid, w) | W(NR_setregid, w) | \
                 W(NR_setgroups, w) | W(NR_setresuid, w) | W(NR_setresgid, w) |           \
-                W(NR_setfsuid, w) | W(NR_setfsgid, w))
+                W(NR_setfsuid, w) | W(NR_setfsgid, w) |                                   \
+                W(NR_poll, w) | W(NR_select, w) | W(NR_epoll_wait, w) | W(NR_pselect6, w) | \
+                W(NR_ppoll, w) | W(NR_epoll_pwait, w) | W(NR_epoll_pwait2, w))
 static const volatile __u64 file_nrs[8] = { ROW(0), ROW(1), ROW(2), ROW(3),
                                             ROW(4), ROW(5), ROW(6), ROW(7) };
 
@@ -127,6 +137,19 @@ static __always_inline int is_creds_nr(long nr)
 }
 
 /* Which arguments of a syscall are paths: 0, 1 or 2, and where. */
+/* A wait for events (epoll, poll, select): never a record of its own, only
+   the thread's first one that may block (note_wait). */
+static __always_inline int is_wait_nr(long nr)
+{
+    switch (nr) {
+    case NR_poll: case NR_select: case NR_epoll_wait: case NR_pselect6: case NR_ppoll:
+    case NR_epoll_pwait: case NR_epoll_pwait2:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static __always_inline int path_args(long nr, int *first, int *second)
 {
     switch (nr) {

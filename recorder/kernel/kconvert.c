@@ -246,6 +246,27 @@ static void on_let_go(struct kconv *k, const struct kev *e)
     }
 }
 
+/* A thread's first wait for events: one waits record (5.16) in its chain. */
+static void on_waits(struct kconv *k, const struct kev *e)
+{
+    struct kproc *p = proc_get(k, (int32_t)e->pid);
+    struct kchain *c;
+
+    if (!p || p->preload || p->before_exec ||
+        !(c = chain_get(k, p, (int32_t)e->tid, (int64_t)e->t)))
+        return;
+    if (!c->named) {
+        char name[KNAME];
+
+        proc_comm(p->pid, c->tid, name);
+        put_thread(k, p, c, (int64_t)e->t, name[0] ? name : p->comm);
+    }
+    if (iot_enc_waits(&c->enc, (int64_t)e->t, 1) != 0) {
+        write_chunk(k, p->pid, c, 0);
+        iot_enc_waits(&c->enc, (int64_t)e->t, 1);
+    }
+}
+
 void kconv_event(struct kconv *k, const struct kev *e, size_t len)
 {
     if (len < KEV_BASE_SIZE || (e->npaths >= 1 && len < KEV_PATH1_SIZE) ||
@@ -257,6 +278,7 @@ void kconv_event(struct kconv *k, const struct kev *e, size_t len)
     case KEV_EXEC: on_exec(k, e); break;
     case KEV_EXIT: on_exit_(k, e); break;
     case KEV_LET_GO: on_let_go(k, e); break;
+    case KEV_WAITS: on_waits(k, e); break;
     default: break;
     }
 }

@@ -25,6 +25,8 @@ enum kev_kind {
                           a0 = fd, a1 = length asked, a2 = offset; t = submit time */
     KEV_LET_GO  = 6,   /* a TRACE_LET_GO process's credentials changed: from here on
                           every file syscall of it is written (TRACE_ALL) */
+    KEV_WAITS   = 7,   /* a traced thread's first wait for events that may block
+                          (epoll_wait, poll, select ...): it is an event loop */
 };
 
 /*

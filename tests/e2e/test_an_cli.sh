@@ -84,7 +84,8 @@ grep -q "^ioanalyze: '$work/bad.jsonl': line [12]: " "$work/err" || not_ok "malf
 # default command, summary on stderr, JSON on stdout
 expect 0 "$IOANALYZE" "$FX/small_buffer_fires.jsonl"
 python3 -c "import json,sys; d=json.load(open('$work/out')); assert len(d)==1 and d[0]['type']==2" || not_ok "analyze output"
-grep -qx "ioanalyze: 1 issue (1 high; small_buffer 1) in 26 events from 1 process" "$work/err" || not_ok "summary: $(cat "$work/err")"
+# medium: 21 small writes are modelled at 21 us (the 21 ms they took is evidence)
+grep -qx "ioanalyze: 1 issue (1 medium; small_buffer 1) in 26 events from 1 process" "$work/err" || not_ok "summary: $(cat "$work/err")"
 expect 0 "$IOANALYZE" analyze "$FX/small_buffer_20_ops.jsonl"
 [ "$(cat "$work/out")" = "[]" ] || not_ok "no issues must print []"
 
@@ -141,9 +142,11 @@ grep -q "1 known issue suppressed by the baseline" "$work/err" || not_ok "baseli
 
 # rules lists every parameter with its default
 expect 0 "$IOANALYZE" rules
-for p in "main_thread.max_once_ms *= 13" "main_thread.max_continual_ms *= 500" \
+# (main_thread's and small_buffer's time limits are modelled costs now:
+# docs/analyzer.md, "The cost model")
+for p in "main_thread.max_once_ms *= 1" "main_thread.max_continual_ms *= 500" \
          "small_buffer.buffer_bytes *= 4096" "small_buffer.min_ops *= 20" \
-         "small_buffer.min_continual_ms *= 13" "repeat_read.threshold *= 5" \
+         "small_buffer.min_continual_ms *= 0" "repeat_read.threshold *= 5" \
          "repeat_read.window_ms *= 17" "leak.min_count *= 3" "random_write.min_writes *= 20" \
          "random_write.min_random_ratio *= 0.2" "random_read.min_reads *= 20"; do
     grep -q "$p" "$work/out" || not_ok "rules output lacks '$p'"

@@ -96,7 +96,7 @@ static void cost_check(void *state, const struct rule_ctx *ctx, const struct rul
     (void)state;
     if (s->writes >= 10)
         rule_report(ctx, &(struct rule_report){.s = s, .message = "cost", .time_ns = 5000000,
-                                               .excess_calls = 7});
+                                               .model_ns = 3000000, .excess_calls = 7});
 }
 
 /* A rule built before report_size existed: its struct rule_report ends at
@@ -202,14 +202,16 @@ python3 -c "
 import json; d={i['rule']: i for i in json.load(open('$work/cost.out'))}
 n, o = d['cost_new'], d['cost_old']
 assert n['severity'] == 'medium' and n['impact']['time_ms'] == 5 and n['impact']['excess_calls'] == 7, n
-assert set(n['impact']) == {'time_ms', 'io_share', 'excess_calls'}, n
+# the modelled cost it states (3 ms, all of its process's: share 1) judges
+assert n['impact']['model_ms'] == 3 and n['impact']['io_share'] == 1, n
+assert set(n['impact']) == {'time_ms', 'model_ms', 'io_share', 'excess_calls'}, n
 assert o['severity'] == 'medium' and o['impact'] == {}, o" ||
-    not_ok "now.so: cost_new with impact time_ms 5, excess_calls 7; cost_old medium without impact: $(cat "$work/cost.out")"
+    not_ok "now.so: cost_new with impact time_ms 5, model_ms 3, excess_calls 7; cost_old medium without impact: $(cat "$work/cost.out")"
 
 # what plugins can link against: rule.h's functions, not the registry's
 if have nm; then
     nm -D --defined-only "$IOANALYZE" | awk '{print $NF}' | grep -E '^rules?_' | sort >"$work/exported"
-    printf '%s\n' rule_again rule_again_cost rule_proc_threads rule_report >"$work/want"
+    printf '%s\n' rule_again rule_again_cost rule_proc_threads rule_report rule_thread_role >"$work/want"
     cmp -s "$work/exported" "$work/want" ||
         not_ok "ioanalyze exports to plugins: $(tr '\n' ' ' <"$work/exported"), expected rule.h's: $(tr '\n' ' ' <"$work/want")"
 fi

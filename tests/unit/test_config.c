@@ -40,12 +40,15 @@ static void test_defaults(void)
     CU_ASSERT(nbuiltin > 0);
     for (size_t i = 0; i < c.nrules; i++)
         CU_ASSERT(c.enabled[i]);
-    CU_ASSERT_EQUAL(param(&c, "main_thread", "scope"), 0);     /* "multithreaded" */
-    CU_ASSERT_EQUAL(param(&c, "main_thread", "max_once_ms"), 13);
+    CU_ASSERT_EQUAL(param(&c, "main_thread", "scope"), 0);     /* "waited" */
+    /* modelled costs now (docs/analyzer.md, "The cost model"): one sync
+       (2 ms modelled) on a thread others wait on is over it */
+    CU_ASSERT_EQUAL(param(&c, "main_thread", "max_once_ms"), 1);
     CU_ASSERT_EQUAL(param(&c, "main_thread", "max_continual_ms"), 500);
     CU_ASSERT_EQUAL(param(&c, "small_buffer", "buffer_bytes"), 4096);
     CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_ops"), 20);
-    CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_continual_ms"), 13);
+    /* a modelled cost now, 0: the count decides, the severity weighs it */
+    CU_ASSERT_EQUAL(param(&c, "small_buffer", "min_continual_ms"), 0);
     CU_ASSERT_EQUAL(param(&c, "repeat_read", "threshold"), 5);
     CU_ASSERT_EQUAL(param(&c, "repeat_read", "window_ms"), 17);
     CU_ASSERT_EQUAL(param(&c, "leak", "min_count"), 3);
@@ -148,8 +151,10 @@ static void test_errors_name_the_key(void)
     /* a choice parameter takes one of its words, in --set and in a config */
     CU_ASSERT_EQUAL(config_set(&c, "main_thread.scope=all", err), 0);
     CU_ASSERT_EQUAL(param(&c, "main_thread", "scope"), 1);
+    /* the old default's word is still accepted (its own index; the rule
+       reads it as "waited") */
     CU_ASSERT_EQUAL(config_set(&c, "main_thread.scope=multithreaded", err), 0);
-    CU_ASSERT_EQUAL(param(&c, "main_thread", "scope"), 0);
+    CU_ASSERT_EQUAL(param(&c, "main_thread", "scope"), 2);
     CU_ASSERT_EQUAL(config_set(&c, "main_thread.scope=1", err), -1);
     CU_ASSERT_STRING_EQUAL(err, "--set 'main_thread.scope=1': main_thread.scope: expected one of "
                                 "the words its help lists (ioanalyze rules)");

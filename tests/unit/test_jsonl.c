@@ -86,6 +86,7 @@ static void test_every_kind(void)
         [IOT_EV_HOME] = { .kind = IOT_EV_HOME, .pid = 7, .tid = 7, .t = 1, .path = "/home/u" },
         [IOT_EV_TEMPLATE] = { .kind = IOT_EV_TEMPLATE, .pid = 7, .tid = 7, .t = 6,
                               .path = "/tmp/app-Ab12Cd", .random_at = 9, .random_len = 6 },
+        [IOT_EV_WAITS] = { .kind = IOT_EV_WAITS, .pid = 7, .tid = 8, .t = 6, .waits = 1 },
     };
     struct iot_strtab *st = iot_strtab_create();
     struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();

@@ -26,7 +26,8 @@
     X(text)            \
     X(symbolize)       \
     X(kconvert)        \
-    X(fold)
+    X(fold)            \
+    X(cost_model)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)
