@@ -286,6 +286,11 @@ struct rule_session {
        loaded machine does not stretch (repeat_read's window) */
     int64_t model_clock_ns;
     int64_t open_model_ns;       /* the call that made it (the open, fopen, opendir) */
+    /* Appended (test with RULE_HAS): the bytes its last read/write-class
+       call moved: a file's tail, which the calls before it may have filled
+       whole buffers up to (a cache file written in 4 KiB chunks, then the
+       rest) */
+    int64_t last_bytes;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

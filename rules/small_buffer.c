@@ -154,7 +154,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     const char *call = s->data_op ? s->data_op : s->op_type == RULE_OP_WRITE ? "fwrite" : "fread";
     json_t *detail;
     struct rule_report cost;
-    int64_t need, model;
+    int64_t need, model, moved;
 
     (void)state;
     if (stdio) {
@@ -179,8 +179,11 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     if (stdio && !direct && ops > 1 && s->stream_buffer > 0 && s->eff_last_bytes < s->stream_buffer &&
         s->eff_last_bytes <= bytes)
         judged = (bytes - s->eff_last_bytes) / (int64_t)(ops - 1);
-    /* a raw session's calls but its last one filled the buffer size */
-    if (!stdio && ops > 1 && bytes / (int64_t)(ops - 1) >= (int64_t)ctx->p[P_BUFFER])
+    /* a raw session's calls but its last one moved the buffer size or more
+       on average: the last moved what was left */
+    if (!stdio && ops > 1 && RULE_HAS(struct rule_session, s, last_bytes) &&
+        !__builtin_add_overflow(s->read_bytes, s->write_bytes, &moved) &&
+        (moved - s->last_bytes) / (int64_t)(ops - 1) >= (int64_t)ctx->p[P_BUFFER])
         return;
     if (judged >= (int64_t)ctx->p[P_BUFFER])
         return;

@@ -33,7 +33,8 @@
     X(last_data_seq,         d->calls[0] + d->calls[1] ? h->last_seq : o->s.open_seq) \
     X(read_from,             d->calls[0] ? d->first_start[0] : -1)  \
     X(write_from,            d->calls[1] ? d->first_start[1] : -1) \
-    X(write_extent,          d->extent[1])
+    X(write_extent,          d->extent[1])                      \
+    X(last_bytes,            d->last_moved)
 
 void ofd_figures(struct ofd *o)
 {

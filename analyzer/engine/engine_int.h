@@ -71,6 +71,7 @@ struct ofd_dirs {
     uint64_t ahead[2];          /* of random: on past where the previous one ended (skips) */
     int64_t first_start[2];     /* where the first one started, -1 unknown (read_from) */
     int64_t extent[2];          /* the furthest end of one, -1 none known (write_extent) */
+    int64_t last_moved;         /* bytes the newest one of either moved (last_bytes) */
 };
 
 /*
@@ -367,6 +368,16 @@ static inline struct engine_proc *engine_proc_find(const struct engine *e, int32
     return hmap_get(&e->procs, (uint64_t)(uint32_t)pid);
 }
 
+/* Thread tid of process pid as the trace has shown it, NULL when none: a
+   lookup that only looks, as engine_proc_find. */
+static inline struct engine_thread *engine_thread_find(const struct engine *e, int32_t pid,
+                                                       int32_t tid)
+{
+    struct engine_thread *t = hmap_get(&e->thrs, (uint64_t)(uint32_t)tid);
+
+    return t && t->pid == pid ? t : NULL;
+}
+
 /*
  * Only the main-thread test is needed per call; without main_thread_names it
  * is tid == pid and needs no thread lookup (the hot path).
@@ -647,6 +658,7 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
        shared log's appends take: not a seek back */
     d->ahead[is_write] += apart & (uint64_t)(pos > prev);
     SADD(d->bytes[is_write], moved);
+    d->last_moved = moved;
     d->prev_end[is_write] = pos >= 0 ? end : -1;
     d->extent[is_write] = max64(d->extent[is_write], d->prev_end[is_write]);
     d->prev_start[is_write] = pos;
