@@ -76,7 +76,7 @@ const char *engine_proc_exe_of(struct engine *e, int32_t pid);
    NULL when not known. */
 const char *engine_proc_cwd_of(struct engine *e, int32_t pid);
 /* The process's $HOME as its home record said (inherited), or NULL. */
-const char *engine_proc_home_of(struct engine *e, int32_t pid);
+const char *engine_proc_home_of(const struct engine *e, int32_t pid);
 /*
  * The time process pid spent in the calls the engine followed, ns: its
  * sessions' data calls (counted when each ends) and its other calls (opens,

@@ -189,7 +189,7 @@ static void session_threads(struct engine *e, struct ofd *o)
     s->calls_threads += o->other_threads_calls > 0;
     if (!top)
         return;
-    th = engine_thread_get(e, s->pid, top->tid);
+    th = engine_thread_find(e, s->pid, top->tid);
     s->calls_tid = top->tid;
     s->calls_tid_calls = top->calls;
     s->calls_thread = th && th->name ? th->name : top->tid == s->tid ? s->thread : s->process;

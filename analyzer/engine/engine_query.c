@@ -43,9 +43,9 @@ const char *engine_proc_cwd_of(struct engine *e, int32_t pid)
     return p ? p->cwd : NULL;
 }
 
-const char *engine_proc_home_of(struct engine *e, int32_t pid)
+const char *engine_proc_home_of(const struct engine *e, int32_t pid)
 {
-    struct engine_proc *p = engine_proc_get(e, pid);
+    const struct engine_proc *p = engine_proc_find(e, pid);
 
     return p ? p->home : NULL;
 }
