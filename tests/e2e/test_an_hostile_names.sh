@@ -6,8 +6,10 @@
 #   - latin:  program "plain", file d/caf\351.txt (not UTF-8);
 #   - ctl:    program =cmd|' -C calc'!A0, file d/e ESC[2J v BEL il CR LF =x.txt;
 #   - esc:    program p ESC[2J BEL, file d/@x.txt;
-# and ctl's JSONL dump is read as an input too. Each keeps the same four
-# issues (small_buffer, sync_storm, repeat_open, leak with leak.min_count=1);
+# and ctl's JSONL dump is read as an input too. Each keeps the same five
+# issues (small_buffer, sync_storm, repeat_open, leak with leak.min_count=1,
+# and repeat_read: its 150 reopens each read the file whole, judged by the
+# work and not by how long the reads took);
 # a path that is not UTF-8 keeps its bytes in path_hex. Then every CSV
 # (profile, --csv, the fleet's) and every text output (--format text and
 # the summary on stderr, info, dump --format text, diff --format text, the
@@ -67,7 +69,7 @@ for t in plain.zst latin.zst ctl.zst esc.zst ctl.jsonl; do
 import json, sys
 issues, work, t = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
 rules = sorted(i["rule"] for i in issues)
-assert rules == ["leak", "repeat_open", "small_buffer", "sync_storm"], (t, rules)
+assert rules == ["leak", "repeat_open", "repeat_read", "small_buffer", "sync_storm"], (t, rules)
 want = {"plain.zst": b"d/plain.txt", "latin.zst": b"d/caf\xe9.txt",
         "ctl.zst": b"d/e\x1b[2Jv\x07il\r\n=x.txt", "ctl.jsonl": b"d/e\x1b[2Jv\x07il\r\n=x.txt",
         "esc.zst": b"d/@x.txt"}[t]
