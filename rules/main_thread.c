@@ -8,9 +8,9 @@
  *
  * Which threads: one that others wait on. An event loop (the thread waits
  * for events in epoll, poll or select: the recorder notes it once per
- * thread, a waits record), a thread whose name matches main_thread_names
- * (a UI thread), and with scope "all" the first thread of every process, as
- * Matrix judges it. A command-line program's first thread that nothing
+ * thread, a waits record) of a process that ran more than one thread, a
+ * thread whose name matches main_thread_names (a UI thread), and with
+ * scope "all" the first thread of every process, as Matrix judges it. A command-line program's first thread that nothing
  * waits on (git pack-objects' one fsync, make, exa) is not one, and
  * neither is the thread that waits in a runtime that moves work between
  * threads (Go, a JVM, BEAM). An input without waits records (a trace made
@@ -256,7 +256,12 @@ static void main_thread_report(void *state, const struct rule_ctx *ctx)
         struct mt_group *g = &st->g[i];
         int threads = rule_proc_threads(ctx, g->first.pid);
 
-        if (!g->bits)
+        /* "move it to a worker thread" means something only where there
+           are threads: an event loop of a single-threaded process (each of
+           a multi-process server's workers and helpers: postgres's
+           backends, checkpointer, postmaster) is judged with scope "all"
+           only. A process's thread count is final at the end of the run. */
+        if (!g->bits || (ctx->p[P_SCOPE] != SCOPE_ALL && threads < 2))
             continue;
         /* the figures are the group's main-thread calls */
         g->first.op = g->ops;
