@@ -52,6 +52,14 @@ void rec_data_stacked(unsigned op, int32_t fd, uint64_t stream, int64_t size, in
     rec_call_stacked(&ev, s0, s1);
 }
 
+void rec_pid_shared_report(void)
+{
+    uint32_t n = rec_collect_pid_shared();
+
+    if (n)
+        rec_lost("pid_shared", n);
+}
+
 /* A lost record through rec_call. */
 void rec_lost(const char *why, uint64_t count)
 {

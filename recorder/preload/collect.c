@@ -205,14 +205,14 @@ void rec_collect_wake(void)
  * its pid taken again in this namespace is no clash). fcntl is asked only
  * of entries with our pid, and not where a filter may stand.
  */
-void rec_collect_pid_check(void)
+uint32_t rec_collect_pid_shared(void)
 {
     struct rec_seg_hdr *s = rec_seg;
     uint32_t n, clashes = 0;
     int fd;
 
     if (!rec_collected || rec_filter_may_stand())
-        return;
+        return 0;
     fd = rec_own_fd_get(REC_OWN_SEG);
     n = __atomic_load_n(&s->procs_hwm, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n && i < s->nprocs && fd >= 0; i++) {
@@ -224,8 +224,7 @@ void rec_collect_pid_check(void)
             continue;
         clashes += rec_seg_locked(fd, i) == 1;
     }
-    if (clashes)
-        rec_lost("pid_shared", clashes);
+    return clashes;
 }
 
 int rec_collector_alive(void)

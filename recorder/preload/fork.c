@@ -61,7 +61,7 @@ void rec_fork_child(void)
         rec_thread_init(1, rec_now_ns());
     }
     if (__atomic_load_n(&rec_active, __ATOMIC_ACQUIRE))
-        rec_collect_pid_check();
+        rec_pid_shared_report();
 }
 
 void rec_fork_init(void)

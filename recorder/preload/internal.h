@@ -176,11 +176,12 @@ void rec_collect_wake(void);
 /* Whether the collector is there to free buffers (0: it is gone). */
 int rec_collector_alive(void);
 /*
- * Say in the trace (a `lost` record, pid_shared) when another live process
- * of the run has this process's pid: one in another pid namespace. Their
- * records carry the same pid, and a reader cannot tell the two apart.
+ * How many other live processes of the run have this process's pid (each
+ * in another pid namespace): their records carry the same pid and a reader
+ * cannot tell them apart, which the caller says in the trace (a `lost`
+ * record, pid_shared).
  */
-void rec_collect_pid_check(void);
+uint32_t rec_collect_pid_shared(void);
 /* Slot + 1 of a thread's slot, the owner value of its open buffer. */
 uint32_t rec_slot_number(const struct rec_thread *t);
 

@@ -449,6 +449,10 @@ void rec_call_in(struct rec_thread *t, struct iot_event *ev, const char *path,
 void rec_lost(const char *why, uint64_t count);
 void rec_lost_in(struct rec_thread *t, const char *why, uint64_t count);
 
+/* At start, fork and exec: a lost record (pid_shared) when other live
+   processes of the run have this process's pid (rec_collect_pid_shared). */
+void rec_pid_shared_report(void);
+
 /* The event of a lost record of count (rec_lost, rec_lost_in). */
 static inline struct iot_event rec_lost_event(uint64_t count)
 {

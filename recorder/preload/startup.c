@@ -142,7 +142,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv)
     rec_active = 1;
     rec_thread_init(1, rec_now_ns());
     own_fds_report();
-    rec_collect_pid_check();
+    rec_pid_shared_report();
     rec_bypass_startup();
     rec_creds_startup();
 out:
