@@ -101,6 +101,11 @@ void rt_fresh_dir(const char *name, char *out, size_t cap)
     CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+int rt_sanitized(void)
+{
+    return preload_first[0] != '\0';
+}
+
 /*
  * Start argv with extra environment entries ("K=V", NULL-terminated), its
  * stdout going to `out` (NULL: /dev/null) and no inherited fd above 2.

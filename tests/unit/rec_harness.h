@@ -20,6 +20,9 @@ extern char rt_tmpdir[PATH_MAX];
 /* Whether the recorder can be tested here (built, and with the sanitizer
    runtime when built so); prints why not, once. */
 int rt_setup(void);
+/* Whether the programs run with the sanitizer runtime loaded first (a
+   sanitizer build): its interceptors check the arguments of every call. */
+int rt_sanitized(void);
 /* A fresh empty directory under rt_tmpdir. */
 void rt_fresh_dir(const char *name, char *out, size_t cap);
 /*

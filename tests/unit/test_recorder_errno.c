@@ -141,6 +141,13 @@ static void test_errno_every_wrapper(void)
 
     if (!rt_setup())
         return;
+    if (rt_sanitized()) {
+        /* the failing calls pass bad pointers on purpose (EFAULT), which the
+           sanitizer's interceptors dereference first in the plain run */
+        printf("\n  SKIP errno of every wrapper: a sanitizer build's interceptors fault on "
+               "the bad pointers the failing calls pass\n");
+        return;
+    }
     rt_fresh_dir("errno", dir, sizeof(dir));
     plain = run_errno(dir, NULL, 0, 0, &status);
     if (!plain && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
