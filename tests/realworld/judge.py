@@ -27,7 +27,11 @@ SYSCALL_FIGURES = ("detail.syscalls",)
 # A figure is a count or a byte figure unless its name says it is a time,
 # a share, an identity or a position.
 # slow_calls counts calls over a time limit: a time, not the program's work.
+# threads and thread_calls (present only when several threads shared a
+# session's calls) say how the scheduler spread the work over a pool
+# (ripgrep's searchers take turns at its output): a share, not the work.
 _NOT_FIGURE = re.compile(r"(_us|_ms|_ns|_s|time|slow|share|ratio|pct|percent|occurrences|spread|offset|"
+                         r"^threads$|^thread_calls$|"
                          r"^pid$|^tid$|^fd$|^first|^last|mask|bit|type|version)", re.I)
 # detail keys whose meaning the docs give in terms strace counts too
 _KERNEL_KEYS = ("syncs", "writes", "write_bytes", "reads", "read_bytes", "opens")
