@@ -160,22 +160,37 @@ static int join_path(struct strace_src *s, const char *dir, const char *rel, con
 }
 
 /*
- * The path argument a[pa] of a metadata call in the recorder's form: as
- * given when absolute, else joined to the directory it is relative to (the
- * -y annotation of the dirfd argument a[pa - 1], which is the cwd's for
- * AT_FDCWD), else as given (strace does not annotate the cwd of stat()).
- * NULL when the argument is not a string (a NULL path).
+ * A relative path in the recorder's form: joined to dir when it is known,
+ * else to the process's working directory when an AT_FDCWD annotation has
+ * named it since its last chdir (stat() and access() name no directory of
+ * their own), else as given.
  */
-static int meta_path(struct strace_src *s, const struct strace_arg *a, int pa, const char **out)
+static int rel_path(struct strace_src *s, const struct strace_proc *p, const char *dir,
+                    const char *arg, const char **out)
+{
+    *out = arg;
+    if (!arg || arg[0] == '/' || arg[0] == '\0')
+        return 0;
+    if (!dir)
+        dir = p->cwd;
+    return dir ? join_path(s, dir, arg, out) : 0;
+}
+
+/*
+ * The path argument a[pa] of a metadata call in the recorder's form
+ * (rel_path): the directory is the -y annotation of the dirfd argument
+ * a[pa - 1] (the cwd's for AT_FDCWD) when there is one. NULL when the
+ * argument is not a string (a NULL path).
+ */
+static int meta_path(struct strace_src *s, const struct strace_proc *p, const struct strace_arg *a,
+                     int pa, const char **out)
 {
     const char *arg = strace_arg_str(s, a[pa]);
-    const char *dir;
+    const char *dir = NULL;
 
-    *out = arg;
-    if (!arg || arg[0] == '/' || arg[0] == '\0' || pa == 0)
-        return 0;
-    dir = strace_annotation_path(s, a[pa - 1].p, a[pa - 1].n);
-    return dir ? join_path(s, dir, arg, out) : 0;
+    if (arg && arg[0] != '/' && arg[0] != '\0' && pa > 0)
+        dir = strace_annotation_path(s, a[pa - 1].p, a[pa - 1].n);
+    return rel_path(s, p, dir, arg, out);
 }
 
 /*
@@ -220,7 +235,7 @@ static int meta_call(struct strace_src *s, struct strace_proc *p, struct iot_eve
 
     if (na < pa + 1)
         return 1;
-    if (meta_path(s, a, pa, &path) < 0)
+    if (meta_path(s, p, a, pa, &path) < 0)
         return -1;
     if (xa >= 0 && xa < na) {
         struct strace_arg w = a[xa];
@@ -251,8 +266,8 @@ static int meta_call(struct strace_src *s, struct strace_proc *p, struct iot_eve
 
 /* rename, link (PATH2, PATH2AT) and symlink (SYMLINK, SYMLINKAT): two names.
    0, 1 when the line has too few arguments for it, -1 out of memory. */
-static int meta_call2(struct strace_src *s, struct iot_event *ev, int kind,
-                      const struct strace_arg *a, int na)
+static int meta_call2(struct strace_src *s, const struct strace_proc *p, struct iot_event *ev,
+                      int kind, const struct strace_arg *a, int na)
 {
     int po, pn, xa = -1;
     const char *from, *to;
@@ -268,11 +283,13 @@ static int meta_call2(struct strace_src *s, struct iot_event *ev, int kind,
     /* a symlink's target is its content: kept as given */
     if (kind == SC_SYMLINK || kind == SC_SYMLINKAT)
         from = strace_arg_str(s, a[po]);
-    else if (meta_path(s, a, po, &from) < 0)
+    else if (meta_path(s, p, a, po, &from) < 0)
         return -1;
-    if (kind == SC_SYMLINK || kind == SC_PATH2)
-        to = strace_arg_str(s, a[pn]);   /* relative to the cwd, which strace does not name */
-    else if (meta_path(s, a, pn, &to) < 0)
+    if (kind == SC_SYMLINK || kind == SC_PATH2) {
+        /* relative to the cwd, which strace does not name on this line */
+        if (rel_path(s, p, NULL, strace_arg_str(s, a[pn]), &to) < 0)
+            return -1;
+    } else if (meta_path(s, p, a, pn, &to) < 0)
         return -1;
     if (from) {
         ev->has |= IOT_HAS_PATH;
@@ -383,6 +400,11 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
        returned ("= ?": killed in it) may have been cut short by strace */
     if (sc && r.known && na < min_args(sc))
         return misshaped(s);
+    /* a chdir that succeeded moves the cwd where no annotation names it:
+       unknown until the next AT_FDCWD annotation */
+    if (r.known && r.val == 0 && ((nlen == 5 && !memcmp(name, "chdir", 5)) ||
+                                  (nlen == 6 && !memcmp(name, "fchdir", 6))))
+        p->cwd = NULL;
     if (!sc || !r.known) {
         if (!p->announced)
             return strace_proc_announce(s, p, t);
@@ -450,6 +472,8 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
                     return -1;
             } else if (r.path) {
                 path = r.path;
+            } else if (rel_path(s, p, NULL, arg_path, &path) < 0) {
+                return -1;
             }
         }
         ev.has |= IOT_HAS_PATH | IOT_HAS_FLAGS;
@@ -633,7 +657,7 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
     case SC_PATH2AT:
     case SC_SYMLINK:
     case SC_SYMLINKAT: {
-        int rc = meta_call2(s, &ev, kind, a, na);
+        int rc = meta_call2(s, p, &ev, kind, a, na);
         if (rc)
             return rc < 0 ? -1 : misshaped(s);
         break;

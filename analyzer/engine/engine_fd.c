@@ -195,6 +195,42 @@ static void session_threads(struct engine *e, struct ofd *o)
     s->calls_thread = th && th->name ? th->name : top->tid == s->tid ? s->thread : s->process;
 }
 
+/*
+ * Whose session it is when its calls came from threads that are not a main
+ * one: all of them threads of one other process (ripgrep's searchers
+ * writing to the `> hits.txt` its shell opened) make it that process's, as
+ * session_user does for a main thread's calls, so that the issue's process
+ * and the thread it names are one process's. The threads are known by the
+ * thread records; one the trace never named, or more threads than the
+ * table holds, leaves it the opener's.
+ */
+static void session_thread_user(struct engine *e, struct ofd *o)
+{
+    struct rule_session *s = &o->s;
+    struct engine_thread *th;
+    struct engine_proc *p;
+    int32_t user = -1;
+
+    if (o->h.calls_on >= 0 || s->opener_process || o->other_threads_calls || !s->calls_tid)
+        return;
+    for (const struct ofd_thread *t = o->threads; t < o->threads + OFD_THREADS && t->tid; t++) {
+        th = hmap_get(&e->thrs, (uint64_t)(uint32_t)t->tid);
+        if (!th || (user >= 0 && th->pid != user))
+            return;
+        user = th->pid;
+    }
+    if (user < 0 || user == s->pid || !(p = engine_proc_find(e, user)))
+        return;
+    th = engine_thread_find(e, user, s->calls_tid);
+    s->opener_process = s->process;
+    s->opener_pid = s->pid;
+    s->process = p->name;
+    s->pid = user;
+    s->tid = s->calls_tid;
+    s->thread = th && th->name ? th->name : p->name;
+    s->calls_thread = s->thread;
+}
+
 /* The session is over: the rules (unless its path is ignored) and the profile get it. */
 static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
 {
@@ -210,6 +246,7 @@ static void session_end(struct engine *e, struct ofd *o, int64_t t, int end)
     s->write_scattered_stack = site_scattered_top(o, OFD_SITE_WRITE, e->empty);
     session_user(e, o);
     session_threads(e, o);
+    session_thread_user(e, o);
     /* a thread known only by its data calls on a file its process opened
        is a thread of that process (main_thread's scope); when another
        process used the file too, whose thread it was is not known */

@@ -1,5 +1,6 @@
 /* Folding the random parts of paths for fingerprints (fold.h). */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -312,4 +313,37 @@ void fold_random(char *path)
         r = end;
     }
     path[w] = '\0';
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+void fold_pid(char *path, size_t cap, int32_t pid)
+{
+    char num[16];
+    size_t k, len, i = 0;
+
+    if (pid < 100)
+        return;
+    k = (size_t)snprintf(num, sizeof(num), "%d", (int)pid);
+    len = strlen(path);
+    while (i < len) {
+        size_t j = i;
+
+        if (!is_digit(path[i])) {
+            i++;
+            continue;
+        }
+        while (j < len && is_digit(path[j]))
+            j++;
+        if (j - i == k && memcmp(path + i, num, k) == 0 && len - k + 5 < cap) {
+            memmove(path + i + 5, path + j, len - j + 1);
+            memcpy(path + i, "<pid>", 5);
+            len = len - k + 5;
+            j = i + 5;
+        }
+        i = j;
+    }
 }

@@ -50,4 +50,14 @@ int fold_made_by_call(const struct iot_event *ev, size_t *at, size_t *n);
  */
 void fold_random(char *path);
 
+/*
+ * path (a NUL-terminated string in a buffer of cap bytes) in place: each
+ * whole run of decimal digits that is pid, the process that made the
+ * call, becomes "<pid>" (postgres's "pg_wal/xlogtemp.22667", a lock file
+ * "app.lock.31337"): the name a process makes from its own pid is another
+ * name in every run. pids under 100 are left alone ("log.7" in a container
+ * whose program is pid 7 stays), and so is a fold that would not fit cap.
+ */
+void fold_pid(char *path, size_t cap, int32_t pid);
+
 #endif /* FOLD_H */

@@ -257,8 +257,9 @@ static size_t under(const char *path, const char *dir)
  * process's $HOME as "~/..." (fingerprint() then folds the components of
  * random shape). The cwd and HOME are matched on the path as given, the
  * rest taken from the folded one (the template fold keeps every byte's
- * place), so that a working directory made by mkdtemp still counts. In
- * buf; s->path itself when it is too long for buf.
+ * place), so that a working directory made by mkdtemp still counts; last,
+ * the process's own pid in a name becomes "<pid>" (fold_pid). In buf;
+ * s->path itself when it is too long for buf.
  */
 static const char *fingerprint_path(const struct rule_ctx *ctx, const struct rule_session *s,
                                     char *buf, size_t cap)
@@ -277,6 +278,7 @@ static const char *fingerprint_path(const struct rule_ctx *ctx, const struct rul
         snprintf(buf, cap, "~%s", folded + n);
     else
         memcpy(buf, folded, len + 1);
+    fold_pid(buf, cap, s->pid);
     return buf;
 }
 

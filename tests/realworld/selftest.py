@@ -139,6 +139,16 @@ expect("explained flip", (v.flips, v.flips_explained), (0, 1))
 v = judge(ROW, runs([good], [dict(goodb, fingerprint="f9")]), [], view, SDIRS)
 expect("fingerprint moved", (v.fp_diffs, v.flips), (1, 0))
 
+# a program whose work depends on time: a bound has the tolerance an
+# equality has (strace's log: 2 syncs, 4 writes on the path)
+TROW = dict(ROW, spread=0.5)
+t = issue("f1", "sync_storm", "/q/run/db", syncs=3, writes=7)
+v = judge(TROW, runs([t], [dict(t, path="/b/run/db")]), [], view, SDIRS)
+expect("time-dependent, within the spread", v.wrong, 0)
+t = issue("f1", "sync_storm", "/q/run/db", syncs=3, writes=9)
+v = judge(TROW, runs([t], [dict(t, path="/b/run/db")]), [], view, SDIRS)
+expect("time-dependent, writes over the spread", v.wrong, 2)
+
 # default against --ci
 v = judge(ROW, runs([good], [goodb], quiet_ci=[dict(good, severity="medium")]), [], view, SDIRS)
 expect("ci", v.ci_diffs, 1)

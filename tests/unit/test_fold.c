@@ -263,6 +263,33 @@ static void test_name_record(void)
     }
 }
 
+/* A process's own pid in a name folds to "<pid>"; other digits stay. */
+static void test_pid_names(void)
+{
+    static const struct { const char *in; int32_t pid; const char *want; } rows[] = {
+        { "/d/pg_wal/xlogtemp.22667", 22667, "/d/pg_wal/xlogtemp.<pid>" },
+        { "/run/app.22667.lock/22667", 22667, "/run/app.<pid>.lock/<pid>" },
+        { "/d/pg_wal/xlogtemp.22667", 2266, "/d/pg_wal/xlogtemp.22667" },   /* part of a run */
+        { "/d/pg_wal/xlogtemp.2266", 22667, "/d/pg_wal/xlogtemp.2266" },
+        { "/d/000000010000000000022667", 22667, "/d/000000010000000000022667" },
+        { "/var/log/app.7", 7, "/var/log/app.7" },                           /* pid < 100 */
+        { "/var/log/app.100", 100, "/var/log/app.<pid>" },
+    };
+    char buf[64];
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        strcpy(buf, rows[i].in);
+        fold_pid(buf, sizeof(buf), rows[i].pid);
+        CU_ASSERT_STRING_EQUAL(buf, rows[i].want);
+    }
+    /* a fold that would not fit the buffer is not made */
+    strcpy(buf, "/a.100");
+    fold_pid(buf, 8, 100);
+    CU_ASSERT_STRING_EQUAL(buf, "/a.100");
+    fold_pid(buf, 9, 100);
+    CU_ASSERT_STRING_EQUAL(buf, "/a.<pid>");
+}
+
 void fold_suite(void)
 {
     CU_pSuite s = CU_add_suite("fold", NULL, NULL);
@@ -273,4 +300,5 @@ void fold_suite(void)
     CU_add_test(s, "fingerprints fold random names, never two files into one",
                 test_fingerprints_fold);
     CU_add_test(s, "name records: home and template, in JSONL too", test_name_record);
+    CU_add_test(s, "a process's own pid in a name", test_pid_names);
 }

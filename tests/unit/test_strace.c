@@ -599,6 +599,39 @@ static void test_ff(void)
     evs_release(&e);
 }
 
+/*
+ * A relative path on a line that names no directory (access, stat, open,
+ * rename, symlink's name) is joined to the cwd the last AT_FDCWD
+ * annotation named, as the recorder joins it: sqlite3's access("db.sqlite")
+ * is a lookup of the same file as its openat's. Before any annotation, and
+ * after a chdir until the next one, the cwd is unknown: kept as given.
+ */
+static void test_cwd_relative(void)
+{
+    struct evs e;
+    static const struct { int i; unsigned op; const char *path; } rows[] = {
+        { 1, IOT_OP_ACCESS, "early" },          { 4, IOT_OP_ACCESS, "/srv/work/db" },
+        { 5, IOT_OP_STAT, "/srv/work/sub/x" },  { 6, IOT_OP_OPEN, "/srv/work/conf" },
+        { 7, IOT_OP_RENAME, "/srv/work/a" },    { 8, IOT_OP_SYMLINK, "target" },
+        { 9, IOT_OP_ACCESS, "db" },             { 10, IOT_OP_OPEN, "/srv/work/sub/y" },
+        { 11, IOT_OP_ACCESS, "/srv/work/sub/db" },
+    };
+
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "cwd_rel.log"), 0);
+    CU_ASSERT_EQUAL(e.info.unknown_lines, 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 13);   /* chdir is no event of its own */
+    CU_ASSERT_EQUAL(e.ncwd, 2);
+    STR_EQ(e.cwd[0].path, "/srv/work");
+    STR_EQ(e.cwd[1].path, "/srv/work/sub");
+    for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+        CU_ASSERT_EQUAL(e.ev[rows[k].i].op, rows[k].op);
+        STR_EQ(e.ev[rows[k].i].path, rows[k].path);
+    }
+    STR_EQ(e.ev[7].newpath, "/srv/work/b");
+    STR_EQ(e.ev[8].newpath, "/srv/work/lnk");
+    evs_release(&e);
+}
+
 void strace_suite(void)
 {
     CU_pSuite s = CU_add_suite("strace", NULL, NULL);
@@ -606,6 +639,7 @@ void strace_suite(void)
     CU_add_test(s, "detect", test_detect);
     CU_add_test(s, "ops", test_ops);
     CU_add_test(s, "metadata calls", test_meta_ops);
+    CU_add_test(s, "relative paths and the cwd", test_cwd_relative);
     CU_add_test(s, "unfinished_resumed", test_unfinished);
     CU_add_test(s, "exits_signals", test_exits);
     CU_add_test(s, "strings_annotations", test_strings);
