@@ -11,6 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 PROG=$BUILD/bin/progs/an_hostile
 need_built "$IORECORD" "$IOANALYZE" "$PROG"
+# a sanitizer build's recorded runs put its runtime first
+REC_ENV=$(asan_env "$LIBIORECORD")
 have python3 || skip "python3 is needed"
 work_dir damaged_cut
 cd "$work" || exit 1
@@ -39,7 +41,7 @@ PY
     echo '7 11:00:00.900100 +++ exited with 0 +++'
 } >w.strace
 # a native trace of several chunks (a process each), the first of 5 KB
-"$IORECORD" -o w.zst -- sh -c "'$PROG' w1.dat; '$PROG' w2.dat" >/dev/null 2>&1 ||
+env $REC_ENV "$IORECORD" -o w.zst -- sh -c "'$PROG' w1.dat; '$PROG' w2.dat" >/dev/null 2>&1 ||
     die "recording failed"
 
 # Every cut: the events read and the warnings, against what follows the cut

@@ -20,6 +20,8 @@
 . "$(dirname "$0")/lib.sh"
 PROG=$BUILD/bin/progs/an_hostile
 need_built "$IORECORD" "$IOANALYZE" "$PROG"
+# a sanitizer build's recorded runs put its runtime first
+REC_ENV=$(asan_env "$LIBIORECORD")
 have python3 || skip "python3 is needed"
 work_dir hostile_names
 cd "$work" || exit 1
@@ -32,7 +34,7 @@ CTLFILE=$(printf 'd/e\033[2Jv\007il\r\n=x.txt')
 cp "$PROG" plain && cp "$PROG" "$FORMULA" && cp "$PROG" "$ESCNAME" || die "cannot copy the program"
 
 rec() {  # rec TRACE PROGRAM FILE
-    "$IORECORD" -o "$1" -- "./$2" "$3" >/dev/null 2>&1 || not_ok "recording $1 failed"
+    env $REC_ENV "$IORECORD" -o "$1" -- "./$2" "$3" >/dev/null 2>&1 || not_ok "recording $1 failed"
 }
 rec plain.zst plain d/plain.txt
 rec latin.zst plain "$LATIN"

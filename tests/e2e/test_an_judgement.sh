@@ -13,6 +13,8 @@
 #    sets and severities.
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE" "$IORECORD" "$BUILD/bin/progs/rec_evloop"
+# a sanitizer build's recorded runs put its runtime first
+REC_ENV=$(asan_env "$LIBIORECORD")
 have python3 || skip "python3 is needed"
 work_dir an-judgement
 
@@ -29,9 +31,9 @@ done
 
 # an event loop's fsync is main_thread; the same work from a CLI is not
 cd "$work" || exit 1
-"$IORECORD" -o loop.zst -- "$BUILD/bin/progs/rec_evloop" loop.log loop >loop.out 2>&1 ||
+env $REC_ENV "$IORECORD" -o loop.zst -- "$BUILD/bin/progs/rec_evloop" loop.log loop >loop.out 2>&1 ||
     not_ok "rec_evloop loop failed: $(cat loop.out)"
-"$IORECORD" -o cli.zst -- "$BUILD/bin/progs/rec_evloop" cli.log cli >cli.out 2>&1 ||
+env $REC_ENV "$IORECORD" -o cli.zst -- "$BUILD/bin/progs/rec_evloop" cli.log cli >cli.out 2>&1 ||
     not_ok "rec_evloop cli failed: $(cat cli.out)"
 "$IOANALYZE" analyze --rules main_thread loop.zst >loop.json 2>/dev/null
 "$IOANALYZE" analyze --rules main_thread --min-severity low cli.zst >cli.json 2>/dev/null
@@ -53,13 +55,13 @@ PY
 # the kernel path notes the wait too (a process the preload is not in)
 if [ "$(id -u)" != 0 ]; then
     echo "SKIP kernel path: it needs root"
-elif ! "$IORECORD" --capture kernel -o probe.zst true 2>probe.err; then
+elif ! env $REC_ENV "$IORECORD" --capture kernel -o probe.zst true 2>probe.err; then
     grep -q 'kernel capture' probe.err || not_ok "--capture kernel: $(cat probe.err)"
     echo "SKIP kernel path: $(sed 's/^iorecord: //' probe.err | head -n 1)"
 else
-    "$IORECORD" --capture kernel -o kloop.zst -- "$BUILD/bin/progs/rec_evloop" kloop.log loop \
+    env $REC_ENV "$IORECORD" --capture kernel -o kloop.zst -- "$BUILD/bin/progs/rec_evloop" kloop.log loop \
         >kloop.out 2>&1 || not_ok "rec_evloop under the kernel path failed: $(cat kloop.out)"
-    "$IORECORD" --capture kernel -o kcli.zst -- "$BUILD/bin/progs/rec_evloop" kcli.log cli \
+    env $REC_ENV "$IORECORD" --capture kernel -o kcli.zst -- "$BUILD/bin/progs/rec_evloop" kcli.log cli \
         >kcli.out 2>&1 || not_ok "rec_evloop cli under the kernel path failed: $(cat kcli.out)"
     "$IOANALYZE" dump --format jsonl kloop.zst | grep -c '"ev":"waits"' >kwaits.n
     [ "$(cat kwaits.n)" = 1 ] || not_ok "kernel path: one waits record, not $(cat kwaits.n)"

@@ -11,12 +11,14 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE"
+# a sanitizer build's recorded runs put its runtime first
+REC_ENV=$(asan_env "$LIBIORECORD")
 have cc || skip "cc is needed"
 [ -e /usr/include/liburing.h ] || skip "liburing-dev is not installed"
 work_dir kernel-uring-syncs
 cd "$work" || exit 1
 [ "$(id -u)" = 0 ] || skip "the kernel capture path needs root"
-"$IORECORD" --capture kernel -o probe.zst true 2> probe.err
+env $REC_ENV "$IORECORD" --capture kernel -o probe.zst true 2> probe.err
 if [ $? != 0 ]; then
     grep -q 'kernel capture' probe.err || die "--capture kernel: $(cat probe.err)"
     skip "kernel capture unavailable: $(sed 's/^iorecord: //' probe.err | head -n 1)"
@@ -62,7 +64,7 @@ int main(int argc, char **argv) {
 C
 cc -O1 -g -o uring uring.c -luring || die "cc uring.c -luring"
 ./uring native.dat > native.out; native_rc=$?
-"$IORECORD" -o u.zst -- ./uring rec.dat > rec.out; rc=$?
+env $REC_ENV "$IORECORD" -o u.zst -- ./uring rec.dat > rec.out; rc=$?
 [ $rc = $native_rc ] || not_ok "exit $rc recorded, $native_rc without the recorder"
 cmp -s native.out rec.out || not_ok "output differs: '$(cat rec.out)' vs '$(cat native.out)'"
 "$IOANALYZE" dump --format jsonl u.zst > u.jsonl || die "dump u.zst"
