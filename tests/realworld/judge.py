@@ -189,7 +189,7 @@ def _check_issue(v, label, issue, rule, path, group_size, by_rule_path, facts, f
     f = facts.get(path)
     detail = issue.get("detail") or {}
     if f is not None and detail.get("layer") != "stdio":
-        tot = view_totals(f)
+        tot = f.totals()
         for key in _KERNEL_KEYS:
             k = "detail." + key
             if k not in figs:
@@ -219,7 +219,7 @@ def _check_issue(v, label, issue, rule, path, group_size, by_rule_path, facts, f
     if f is None:
         f = facts_shape.get(shape(path))
     op = RULE_OPS.get(rule)
-    if op and not (f is not None and view_totals(f)[op]):
+    if op and not (f is not None and f.totals()[op]):
         v.facts_checked += 1
         v.facts_wrong += 1
         v.fail("%s: strace's log shows no %s on this path" % (_tag(label, issue), op))
@@ -248,16 +248,6 @@ def _check_issue(v, label, issue, rule, path, group_size, by_rule_path, facts, f
     if bad:
         v.facts_wrong += 1
         v.fail("%s: %s" % (_tag(label, issue), bad))
-
-
-def view_totals(f):
-    from strace_view import READS, WRITES, SYNCS, OPENS
-    def n(names):
-        return sum(f.calls[x] for x in names)
-    def b(names):
-        return sum(f.bytes[x] for x in names)
-    return {"reads": n(READS), "read_bytes": b(READS), "writes": n(WRITES),
-            "write_bytes": b(WRITES), "syncs": n(SYNCS), "opens": n(OPENS)}
 
 
 def _sev(issues):

@@ -31,6 +31,15 @@ class PathFacts:
         self.bytes = Counter()          # syscall name -> bytes returned
         self.tasks = Counter()          # (tid, tgid) -> calls
 
+    def totals(self):
+        """Calls and bytes of reads, writes, syncs, opens."""
+        def n(names):
+            return sum(self.calls[x] for x in names)
+        def b(names):
+            return sum(self.bytes[x] for x in names)
+        return {"reads": n(READS), "read_bytes": b(READS), "writes": n(WRITES),
+                "write_bytes": b(WRITES), "syncs": n(SYNCS), "opens": n(OPENS)}
+
 
 class StraceView:
     def __init__(self, log, cwd):
@@ -116,17 +125,9 @@ class StraceView:
         facts.tasks[(tid, tgid)] += 1
 
     def totals(self, path):
-        """The path's figures by kind: calls and bytes of reads, writes,
-        syncs, opens."""
+        """The path's figures by kind (PathFacts.totals), None if unseen."""
         f = self.paths.get(path)
-        if f is None:
-            return None
-        def n(names):
-            return sum(f.calls[x] for x in names)
-        def b(names):
-            return sum(f.bytes[x] for x in names)
-        return {"reads": n(READS), "read_bytes": b(READS), "writes": n(WRITES),
-                "write_bytes": b(WRITES), "syncs": n(SYNCS), "opens": n(OPENS)}
+        return None if f is None else f.totals()
 
 
 def program_names(path):
