@@ -139,6 +139,28 @@ static const char *open_site(const json_t *issue)
 }
 
 /*
+ * An issue that names the site of its calls but not the file's open (a
+ * call found by its site alone: main_thread's fdatasync on an event loop)
+ * takes the open site of an issue on the same file of the same process
+ * whose calls are made at that same site (sync_storm's issue on the same
+ * syncs names both): the same calls on the same file are one cause, found
+ * twice. Its index in v, n when there is none.
+ */
+static size_t same_calls_of(json_t *const *v, size_t n, const json_t *is)
+{
+    const char *stack = sget(is, "stack");
+
+    if (*sget(is, "open_stack") || !*stack)
+        return n;
+    for (size_t j = 0; j < n; j++)
+        if (v[j] != is && *sget(v[j], "open_stack") && iget(v[j], "pid") == iget(is, "pid") &&
+            strcmp(sget(v[j], "path"), sget(is, "path")) == 0 &&
+            strcmp(sget(v[j], "stack"), stack) == 0)
+            return j;
+    return n;
+}
+
+/*
  * The group key of v[i]: process, file and the site that opened it. The file is its unit
  * (a companion's database, a synced directory's file), and a companion or
  * a directory takes the open site of the highest-ranked issue on its unit's
@@ -150,7 +172,13 @@ static void group_key(json_t *const *v, size_t n, size_t i, char *out, size_t ca
     const json_t *is = v[i], *unit = is, *stack_of = is;
     const char *path = sget(is, "path");
     uint64_t h = IOT_FNV64_INIT;
+    size_t twin = same_calls_of(v, n, is);
 
+    if (twin < n) {
+        /* the twin has an open site: it is keyed below, never here */
+        group_key(v, n, twin, out, cap);
+        return;
+    }
     /* the cheap tests first: most issues are neither */
     if (iget(is, "op") == 0 && impact_of(is, "excess_syncs") > 0)
         for (size_t j = 0; j < n && unit == is; j++)

@@ -102,4 +102,15 @@ import json, sys
 v = json.load(open(sys.argv[1]))
 print(len(v), len(set(i["group"] for i in v)))' sess.json)
 [ "$groups" = "2 1" ] || not_ok "the session file's 2 issues in one group: got (issues groups) $groups"
+# --- an event loop's fdatasync calls, found by main_thread at their site and
+#     by sync_storm on the file: the same syncs, one group
+"$IOANALYZE" --format json --rules main_thread,sync_storm \
+    "$TOP/tests/fixtures/rules/facts_event_loop_syncs_twice.jsonl" >aof.json 2>/dev/null ||
+    die "ioanalyze facts_event_loop_syncs_twice.jsonl"
+groups=$(python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+print(" ".join(sorted(i["rule"] for i in v)), len(set(i["group"] for i in v)))' aof.json)
+[ "$groups" = "main_thread sync_storm 1" ] ||
+    not_ok "an event loop's syncs and their sync_storm in one group: got (rules groups) $groups"
 exit $fail
