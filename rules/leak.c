@@ -27,13 +27,18 @@
  *    same opens made in a burst at start-up, then held while the process
  *    works on, are a set that stopped growing (PostgreSQL's catalogs: the
  *    widest such span in a pgbench run was 27% over 3 handles). A site
- *    that closed some of its handles itself before (its innermost
- *    SITE_FRAMES frames the same) manages them: what it still holds at exit
- *    is its working set, not a loop that forgot to close. PostgreSQL's
- *    checkpointer opens, writes and syncs each relation file at its
- *    shutdown checkpoint and exits holding them (16 to 46, one after the
- *    other, right before the exit); its fd cache closed 44 handles from the
- *    same three frames at the checkpoint before.
+ *    whose handles the program closes (its innermost SITE_FRAMES frames the
+ *    same, in this process or in another running the same executable)
+ *    manages them: what a process still holds from it at exit is its
+ *    working set, not a loop that forgot to close. The code that opens is
+ *    the same in every process of a program, and so is its policy: a
+ *    descriptor cache closes by its own rule (its size, the end of a
+ *    transaction), not at every use. PostgreSQL's checkpointer opens,
+ *    writes and syncs each relation file at its shutdown checkpoint and
+ *    exits holding them (16 to 46, one after the other, right before the
+ *    exit) through the fd cache (fd.c's virtual file descriptors) that the
+ *    backends of the same run close from the same three frames (27 in a
+ *    pgbench run), as the checkpointer closed 44 at a checkpoint before.
  *
  * One issue per process, site and shape; its repeat is the handles held.
  * With min_count 1 every handle held at exit is reported, at a site that
@@ -78,7 +83,7 @@ struct leak_group {
 struct leak_state {
     struct leak_group *g;
     size_t n, cap;
-    struct hmap closed;          /* site_key() -> handles the site closed itself */
+    struct hmap closed;          /* site_key() -> handles the program closed from the site */
     struct hmap active;          /* pid -> the place of its last call on a file */
 };
 
@@ -112,14 +117,24 @@ static void note_active(struct leak_state *st, const struct rule_session *s)
         hmap_put(&st->active, pid, (void *)(uintptr_t)t);
 }
 
-/* A process's open site: its pid and its stack's SITE_FRAMES innermost frames. */
-static uint64_t site_key(int32_t pid, const char *stack)
+/* The program a session's process runs: its executable, else its name. */
+static const char *program_of(const struct rule_session *s)
 {
+    if (RULE_HAS(struct rule_session, s, exe) && s->exe && *s->exe)
+        return s->exe;
+    return s->process ? s->process : "";
+}
+
+/* A program's open site: its executable and its stack's SITE_FRAMES
+   innermost frames (the same code in each of its processes). */
+static uint64_t site_key(const struct rule_session *s, const char *stack)
+{
+    const char *prog = program_of(s);
     size_t n = 0;
 
     for (int frames = 0; stack[n] && frames < SITE_FRAMES; n++)
         frames += stack[n] == '\n';
-    return iot_fnv64_add(iot_fnv64_word(IOT_FNV64_INIT, (uint64_t)(uint32_t)pid), stack, n);
+    return iot_fnv64_add(iot_fnv64_add(IOT_FNV64_INIT, prog, strlen(prog) + 1), stack, n);
 }
 
 static void leak_check(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
@@ -136,7 +151,7 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
         return;
     if (!s->leaked) {
         if (s->end == RULE_END_CLOSE && key) {
-            uint64_t k = site_key(s->pid, key);
+            uint64_t k = site_key(s, key);
 
             /* out of memory: the site is judged as if it closed nothing */
             hmap_put(&st->closed, k, (void *)((uintptr_t)hmap_get(&st->closed, k) + 1));
@@ -247,7 +262,7 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
                      "close it before opening again", again, again == 1 ? " was" : "s were",
                      again == 1 ? "it" : "each", g->n, g->first.process);
         } else if (!(ctx->p[P_MIN_COUNT] > 1 && g->key &&
-                     hmap_get(&st->closed, site_key(g->first.pid, g->key))) &&
+                     hmap_get(&st->closed, site_key(&g->first, g->key))) &&
                    leak_abandoned(st, g, ctx)) {
             shape = "abandoned";
             if (g->n == 1)

@@ -140,7 +140,7 @@ cp          -
 sort        -
 sed         -
 bash        repeat_open log.txt=300; redundant_read services
-sqlite_notx metadata_storm notx.db=607~; sync_storm notx.db=301; sync_storm notx.db-journal=602; sync_storm w=301; write_amplification notx.db; write_amplification notx.db-journal; random_write notx.db~
+sqlite_notx metadata_storm notx.db=607~; sync_storm notx.db=301; sync_storm notx.db-journal=602; sync_storm w=301; write_amplification notx.db; write_amplification notx.db-journal
 sqlite_tx   -
 python      repeat_open app.log=2000; repeat_open app.conf=201?; redundant_read app.conf=200~
 git         -
