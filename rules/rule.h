@@ -291,6 +291,10 @@ struct rule_session {
        whole buffers up to (a cache file written in 4 KiB chunks, then the
        rest) */
     int64_t last_bytes;
+    /* Appended (test with RULE_HAS): of a stdio session's eff_ops, the
+       reads glibc's fseek made on a stream opened for reading too ("r+",
+       "w+"): it reads back up to the place sought (BFD's output) */
+    uint64_t eff_seek_reads;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

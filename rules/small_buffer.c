@@ -99,6 +99,11 @@ static const char *runtime_fix(const struct rule_session *s, int write)
                        "first use (line buffering writes every line)."
 #define FIX_STDIO_EARLY "Flush less often: `fflush` (and `fseek`) empty the buffer, so one " \
                         "per record makes each record a syscall."
+#define FIX_SEEK_READS "Seek less: on a stream opened for reading too (\"r+\", \"w+\"), " \
+                       "each `fseek` writes what is pending and reads back the block below " \
+                       "the place sought; open it write-only (\"w\") when it is not read, " \
+                       "or put the fields written at scattered places together in memory " \
+                       "and write them once."
 #define FIX_STDIO_SMALL "Give the stream a larger buffer of your own: `static char " \
                         "buf[65536]; setvbuf(f, buf, _IOFBF, sizeof buf)` (glibc ignores " \
                         "the size when buf is NULL)."
@@ -148,7 +153,8 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     uint64_t ops = s->op;
     int64_t bytes = s->op_size, avg, judged;
     int stdio = s->layer == RULE_LAYER_STDIO, direct;
-    char msg[400], calls[96];
+    char msg[400], calls[96], sys[120];
+    uint64_t seek_reads;
     const char *what = s->op_type == RULE_OP_WRITE ? "write" : "read";
     /* the program's own call (fputs is not fwrite), "fwrite" when not known */
     const char *call = s->data_op ? s->data_op : s->op_type == RULE_OP_WRITE ? "fwrite" : "fread";
@@ -206,6 +212,16 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         return;
     if (stdio)
         stdio_calls(calls, sizeof(calls), s, call, ops);
+    /* the syscalls named: "write() syscalls", or with fseek's reads
+       among them, both */
+    seek_reads = stdio && RULE_HAS(struct rule_session, s, eff_seek_reads)
+                     ? s->eff_seek_reads : 0;
+    if (seek_reads)
+        snprintf(sys, sizeof(sys), "syscalls (%llu of them reads that fseek made back on a "
+                                   "stream opened for reading too)",
+                 (unsigned long long)seek_reads);
+    else
+        snprintf(sys, sizeof(sys), "%s() syscalls", what);
     if (!stdio && before_reply(s)) {
         /* a record the process wrote before replying: its size is the turn's */
         cost.fix = FIX_BEFORE_REPLY;
@@ -228,27 +244,27 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     } else if (s->stream_buffer > 0 && s->bufmode == RULE_BUF_LINE) {
         cost.fix = FIX_STDIO_LINE;
         snprintf(msg, sizeof(msg),
-                 "line-buffered stdio stream: %s became about %llu %s() syscalls "
+                 "line-buffered stdio stream: %s became about %llu %s "
                  "of %lld bytes on average; buffer it fully (setvbuf _IOFBF, at least %lld "
                  "bytes) or write whole blocks",
-                 calls, (unsigned long long)ops, what,
+                 calls, (unsigned long long)ops, sys,
                  (long long)avg, (long long)ctx->p[P_BUFFER]);
     } else if (s->stream_buffer >= ctx->p[P_BUFFER]) {
         /* the buffer is big enough: what empties it early is the program */
-        cost.fix = FIX_STDIO_EARLY;
+        cost.fix = seek_reads ? FIX_SEEK_READS : FIX_STDIO_EARLY;
         snprintf(msg, sizeof(msg),
                  "%lld-byte stdio buffer emptied early: %s became about %llu "
-                 "%s() syscalls of %lld bytes on average; flush less often (fflush and "
+                 "%s of %lld bytes on average; flush less often (fflush and "
                  "fseek empty the buffer)",
                  (long long)s->stream_buffer, calls,
-                 (unsigned long long)ops, what, (long long)avg);
+                 (unsigned long long)ops, sys, (long long)avg);
     } else if (s->stream_buffer > 0) {
         cost.fix = FIX_STDIO_SMALL;
         snprintf(msg, sizeof(msg),
-                 "%lld-byte stdio buffer: %s became about %llu %s() syscalls "
+                 "%lld-byte stdio buffer: %s became about %llu %s "
                  "of %lld bytes on average; give the stream a buffer of at least %lld bytes (setvbuf)",
                  (long long)s->stream_buffer, calls,
-                 (unsigned long long)ops, what, (long long)avg, (long long)ctx->p[P_BUFFER]);
+                 (unsigned long long)ops, sys, (long long)avg, (long long)ctx->p[P_BUFFER]);
     } else {
         cost.fix = FIX_STDIO_NONE;
         snprintf(msg, sizeof(msg),
@@ -264,6 +280,8 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                        "max_once_us", (json_int_t)(s->max_once_ns / 1000));
     if (stdio) {
         json_object_set_new(detail, "stream_buffer", json_integer(s->stream_buffer));
+        if (seek_reads)
+            json_object_set_new(detail, "seek_reads", json_integer((json_int_t)seek_reads));
         if (s->direct_ops)
             json_object_set_new(detail, "direct_syscalls",
                                 json_integer((json_int_t)s->direct_ops));

@@ -23,6 +23,13 @@ struct stdio_stream {
     int64_t avail;              /* bytes read into the buffer, not yet consumed */
     int putting;                /* written since it was opened, read or sought: its
                                    buffer is set up for writing (glibc's write_end) */
+    int readable;               /* opened "r" or "+": fseek reads back a block */
+    int64_t wbase;              /* where in the buffer the pending bytes start */
+    int64_t rlen, rptr;         /* the buffer's read data and the place read to
+                                   (glibc's read_end and read_ptr); 0 none */
+    int64_t rfile;              /* the file offset of the buffer's read data, -1 unknown */
+    int64_t wfile;              /* the file offset the pending bytes go to, -1 unknown */
+    int64_t fsize;              /* the file's size as the stream's writes made it, -1 unknown */
 };
 
 static struct stdio_stream *stdio_stream_get(struct engine_proc *p, const struct iot_event *ev)
@@ -78,12 +85,31 @@ static void stdio_stream_syscall(struct stdio_stream *s, int64_t bytes)
     s->o->s.eff_last_bytes = bytes;
 }
 
+/* A write(2) the stream makes: after it glibc's write area starts at the
+   buffer's start again, and the file may have grown. */
+static void stdio_stream_write(struct stdio_stream *s, int64_t bytes)
+{
+    stdio_stream_syscall(s, bytes);
+    s->wbase = 0;
+    if (s->wfile >= 0) {
+        SADD(s->wfile, bytes);
+        if (s->fsize >= 0 && s->wfile > s->fsize)
+            s->fsize = s->wfile;
+    }
+}
+
+/* The buffer no longer holds data read from the file. */
+static void stdio_stream_unread(struct stdio_stream *s)
+{
+    s->avail = s->rlen = s->rptr = 0;
+}
+
 static void stdio_stream_flush(struct stdio_stream *s)
 {
     if (s->pending > 0)
-        stdio_stream_syscall(s, s->pending);
+        stdio_stream_write(s, s->pending);
     s->pending = 0;
-    s->avail = 0;
+    stdio_stream_unread(s);
 }
 
 /*
@@ -105,10 +131,21 @@ static void stdio_stream_model(struct stdio_stream *s, int is_write, int64_t siz
         return;
     }
     if (is_write) {
-        int64_t room = s->putting ? b - s->pending : 0, rest, direct;
+        int64_t room = s->putting ? b - s->wbase - s->pending : 0, rest, direct;
 
-        s->avail = 0;
-        s->putting = 1;
+        if (!s->putting) {
+            /*
+             * A stream not yet writing (just opened, read or sought) has
+             * no room: glibc sets its write area up at the place read to
+             * (the buffer's start when none was read, or all of it), and
+             * the first flush writes nothing.
+             */
+            s->wbase = s->rptr < b ? s->rptr : 0;
+            s->wfile = s->pos;
+            s->pending = 0;
+            s->putting = 1;
+            stdio_stream_unread(s);
+        }
         if (size < room || (size == room && room > 0)) {
             SADD(s->pending, size);
             return;
@@ -116,36 +153,103 @@ static void stdio_stream_model(struct stdio_stream *s, int is_write, int64_t siz
         /*
          * glibc's fwrite: what fits fills the buffer, the full buffer is
          * written, then the whole buffers' worth of the rest go in one
-         * write and the remainder waits in the buffer. A stream not yet
-         * writing (just opened, read or sought) has no room: the first
-         * flush writes nothing. So a buffer is written full, never emptied
+         * write and the remainder waits in the buffer (a remainder larger
+         * than the room left from where the write area starts fills it and
+         * writes it first). So a buffer is written full, never emptied
          * early by a large request.
          */
         rest = size - room;
         if (s->pending + room > 0)
-            stdio_stream_syscall(s, s->pending + room);
+            stdio_stream_write(s, s->pending + room);
         direct = b >= 128 ? rest - rest % b : rest;
         if (direct > 0)
-            stdio_stream_syscall(s, direct);
-        s->pending = rest - direct;
+            stdio_stream_write(s, direct);
+        rest -= direct;
+        if (rest > b - s->wbase) {
+            rest -= b - s->wbase;
+            stdio_stream_write(s, b - s->wbase);
+        }
+        s->pending = rest;
     } else {
         int64_t need;
 
+        /* a read after writes writes them first (glibc switches the
+           buffer to reading) */
+        if (s->putting && s->pending > 0)
+            stdio_stream_write(s, s->pending);
         s->pending = 0;
         s->putting = 0;
         if (size <= s->avail) {
             s->avail -= size;
+            s->rptr += size;
             return;
         }
         need = size - s->avail;
         if (need >= b) {
             stdio_stream_syscall(s, need);
-            s->avail = 0;
+            stdio_stream_unread(s);
             return;
         }
         stdio_stream_syscall(s, b);
+        s->rfile = s->pos >= 0 ? s->pos + s->avail : -1;
         s->avail = b - need;
+        s->rlen = b;
+        s->rptr = need;
     }
+}
+
+/*
+ * fseek on a stream its program may read (opened "r" or with "+"), as
+ * glibc's _IO_new_file_seekoff does it: pending writes are written, then
+ * a place inside the data the buffer holds (not after writing) is reached
+ * without a syscall; else the stream seeks to the buffer-aligned offset
+ * below it and reads up to it: just the bytes before it when the buffer
+ * held nothing (nothing read, nothing pending), else a whole buffer. A
+ * read that stops short of the place (the end of the file) is followed by
+ * a seek to it, and the buffer is left empty. So BFD's ld, writing a small
+ * header field at a time on its "w+" output, makes a read beside every
+ * write. target is the new position, -1 when not known.
+ */
+static void stdio_stream_seek(struct stdio_stream *s, int64_t target)
+{
+    int64_t b = s->bufsize, new_at, delta, want, got;
+    int exact = s->rlen == 0 && s->pending == 0, was_writing = s->putting;
+
+    if (s->pending > 0)
+        stdio_stream_write(s, s->pending);
+    s->pending = 0;
+    s->putting = 0;
+    if (!s->readable || b <= 1 || s->bufmode == IOT_BUF_NONE || target < 0) {
+        stdio_stream_unread(s);
+        return;
+    }
+    if (!was_writing && s->rlen > 0 && s->rfile >= 0 && target >= s->rfile &&
+        target < s->rfile + s->rlen) {
+        s->rptr = target - s->rfile;
+        s->avail = s->rlen - s->rptr;
+        return;
+    }
+    new_at = target & ~(b - 1);
+    delta = target - new_at;
+    if (delta > b) {
+        new_at = target;
+        delta = 0;
+    }
+    stdio_stream_unread(s);
+    s->rfile = new_at;
+    if (delta == 0)
+        return;
+    want = exact ? delta : b;
+    /* what the read got: the file's end, where the stream's writes show it */
+    got = s->fsize >= 0 ? s->fsize - new_at : want;
+    got = got < 0 ? 0 : got > want ? want : got;
+    stdio_stream_syscall(s, got);
+    s->o->s.eff_seek_reads++;
+    if (got < delta)
+        return;
+    s->rlen = got;
+    s->rptr = delta;
+    s->avail = got - delta;
 }
 
 /* ------------------------------------------------------------ calls */
@@ -207,7 +311,11 @@ void stdio_on_open(struct engine *e, struct engine_proc *p, const struct iot_eve
     if (s->bufmode == IOT_BUF_NONE)
         s->bufsize = 0;
     s->append = ev->mode && strchr(ev->mode, 'a');
+    s->readable = ev->mode && (strchr(ev->mode, 'r') || strchr(ev->mode, '+'));
     s->pos = s->append ? -1 : 0;
+    s->rfile = s->wfile = -1;
+    /* "w" and "w+" truncate: the file is what the stream writes */
+    s->fsize = ev->mode && ev->mode[0] == 'w' ? 0 : -1;
     /* glibc opens "a" streams O_APPEND (fdopen sets it with fcntl): the
        program's own writes on the fd land at the end too */
     if (o && s->append)
@@ -243,7 +351,7 @@ void stdio_on_close(struct engine *e, struct engine_proc *p, const struct iot_ev
     }
     /* the only syscall of a short stream, or a full buffer (glibc writes
        a buffer when the next write finds it full, or at the close) */
-    if (s->pending > 0 && (o->s.eff_ops == 0 || s->pending >= s->bufsize))
+    if (s->pending > 0)
         stdio_stream_flush(s);
     if (ev->has & IOT_HAS_FILE_SIZE)
         o->s.file_size = ev->file_size;
@@ -312,18 +420,26 @@ void stdio_on_other(struct engine *e, struct engine_proc *p, const struct iot_ev
         stdio_stream_flush(s);
         break;
     case IOT_OP_FSEEK:
-        stdio_stream_flush(s);
-        s->putting = 0;        /* glibc sets the write area empty */
         s->o->h.seeks++;
-        if (ev->ret != 0)
+        if (ev->ret != 0) {
+            stdio_stream_flush(s);
+            s->putting = 0;        /* glibc sets the write area empty */
             break;
+        }
         if ((ev->has & IOT_HAS_WHENCE) && ev->whence == 0 && (ev->has & IOT_HAS_OFFSET))
             s->pos = ev->offset;
         else if ((ev->has & IOT_HAS_WHENCE) && ev->whence == 1 && (ev->has & IOT_HAS_OFFSET) &&
                  s->pos >= 0)
             SADD(s->pos, ev->offset);
+        else if ((ev->has & IOT_HAS_WHENCE) && ev->whence == 2 && (ev->has & IOT_HAS_OFFSET) &&
+                 s->fsize >= 0)
+            /* the end once the pending bytes are written */
+            s->pos = (s->wfile >= 0 && s->wfile + s->pending > s->fsize ? s->wfile + s->pending
+                                                                         : s->fsize) +
+                     ev->offset;
         else
             s->pos = -1;
+        stdio_stream_seek(s, s->pos);
         break;
     case IOT_OP_SETVBUF:
         if (ev->ret != 0)
