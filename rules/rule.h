@@ -295,6 +295,10 @@ struct rule_session {
        reads glibc's fseek made on a stream opened for reading too ("r+",
        "w+"): it reads back up to the place sought (BFD's output) */
     uint64_t eff_seek_reads;
+    /* Appended (test with RULE_HAS): its writes made right after a call
+       of the same thread failed (the record of that failure: nginx's
+       error.log line after an open() of a missing file) */
+    uint64_t writes_after_failure;
 };
 
 /* unseen_io: an async request (Linux AIO, POSIX aio) named its fd, or it

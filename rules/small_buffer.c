@@ -14,8 +14,16 @@
  *
  * Stdio sessions are judged by the syscalls their buffer turns the calls
  * into (a buffered 10-byte fwrite is not a syscall); unbuffered streams'
- * calls are syscalls. When
- * some of the session's I/O was not seen (io_uring, AIO, a shared map),
+ * calls are syscalls.
+ *
+ * A file most of whose writes each came right after a call of the same
+ * thread failed is the record of those failures, an error log: nginx
+ * writes a line to error.log after each open() of a missing file, whole
+ * and at once, so that the log is complete when the process dies (its
+ * error_log has no buffer, by design). What costs there is the failing
+ * calls, not the buffer: it is not judged.
+ *
+ * When some of the session's I/O was not seen (io_uring, AIO, a shared map),
  * the calls seen are still small; the detail says the rest was not seen.
  */
 #include <stdio.h>
@@ -168,6 +176,9 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
         bytes = s->eff_bytes;
     }
     if (ops <= (uint64_t)ctx->p[P_MIN_OPS] || ops == 0)
+        return;
+    if (s->op_type == RULE_OP_WRITE && RULE_HAS(struct rule_session, s, writes_after_failure) &&
+        s->writes_after_failure * 2 > s->writes)
         return;
     avg = bytes / (int64_t)ops;
     /*

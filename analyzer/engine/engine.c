@@ -109,7 +109,7 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
         return;
     }
     if (is_write)
-        note_file_write(p, o);
+        note_file_write(p, o, ev->tid);
     o->h.last_seq = p->calls;
     scattered = ofd_scattered(o, is_write);
     fd_data(o, ev, main_thread, calls_on_key(main_thread, ev->tid), is_write, positional,
@@ -238,6 +238,10 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     }
     e->st.per_op[ev->op]++;
     p->calls++;
+    if (failed) {
+        p->failed_seq = p->calls;
+        p->failed_tid = ev->tid;
+    }
     engine_call_model(p, ev);
     if (ev->has & IOT_HAS_PATH) {
         size_t at, n;
@@ -569,7 +573,7 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
         return;
     }
     if (dc & DC_WRITE)
-        note_file_write(p, o);
+        note_file_write(p, o, ev->tid);
     o->h.last_seq = p->calls;
     fd_data(o, ev, main_thread, ev->tid | (main_thread - 1), (dc & DC_WRITE) >> 1,
             (dc & DC_POSITIONAL) != 0, (has & IOT_HAS_SIZE) ? ev->size : ev->ret, ev->ret, ev->dur,

@@ -210,6 +210,11 @@ struct engine_proc {
      */
     const struct ofd *last_write;
     int peer_after;
+    /* Its newest call that failed: its place in calls and its thread (a
+       write right after it in that thread records the failure: an error
+       log's line) */
+    uint64_t failed_seq;
+    int32_t failed_tid;
     /* Its calls so far: a clock that a loaded machine does not stretch
        (the sessions' open_seq, last_data_seq, end_seq). */
     uint64_t calls;
@@ -621,9 +626,11 @@ static inline __attribute__((always_inline)) void count_thread(struct ofd *o, in
 
 /* A write of p to file session o: was what followed p's previous file
    write, when it was o's, replies and then a request (peer_after)? */
-static inline void note_file_write(struct engine_proc *p, struct ofd *o)
+static inline void note_file_write(struct engine_proc *p, struct ofd *o, int32_t tid)
 {
     o->s.writes_before_reply += (p->last_write == o) & (p->peer_after == PEER_WRITE_READ);
+    /* the call just before this one, in its thread, failed */
+    o->s.writes_after_failure += (p->failed_seq + 1 == p->calls) & (p->failed_tid == tid);
     p->last_write = o;
     p->peer_after = PEER_NONE;
 }

@@ -17,7 +17,7 @@ REC_ENV=$(asan_env "$LIBIORECORD")
 # the same rule selection for diff, which runs every enabled rule
 printf '%s\n' '{"rules": {"main_thread": {"enabled": false}, "repeat_read": {"enabled": false},' \
     '"small_buffer": {"min_continual_ms": 0}, "leak": {"min_count": 1},' \
-    '"random_write": {"min_bytes": 0}, "random_read": {"min_bytes": 0}}}' >"$work/syscall-rules.json"
+    '"random_write": {"min_bytes": 0, "min_extent": 0}, "random_read": {"min_bytes": 0}}}' >"$work/syscall-rules.json"
 
 # Small writes, then random writes and reads of one file, and a leak in a
 # child process: every compared rule in one short program (the small_writes
@@ -68,7 +68,8 @@ ${CC:-cc} -O1 -o "$work/mixed" "$work/mixed.c" || { echo "skip: cannot compile t
 summary() {
     "$IOANALYZE" --min-severity low --rules small_buffer,random_write,random_read,leak \
         --set small_buffer.min_continual_ms=0 \
-        --set leak.min_count=1 --set random_write.min_bytes=0 --set random_read.min_bytes=0 \
+        --set leak.min_count=1 --set random_write.min_bytes=0 --set random_write.min_extent=0 \
+        --set random_read.min_bytes=0 \
         "$1" 2>/dev/null | python3 -c '
 import json, sys
 for i in sorted(json.load(sys.stdin), key=lambda i: (i["rule"], i["path"])):
