@@ -95,7 +95,8 @@ record() {
 # fps TRACE: "rule fingerprint" lines, sorted
 fps() {
     "$IOANALYZE" --set small_buffer.min_continual_ms=0 --set leak.min_count=1 \
-        --set random_write.min_bytes=0 --rules small_buffer,random_write,leak "$1" 2>/dev/null |
+        --set random_write.min_bytes=0 --set random_write.min_extent=0 \
+        --rules small_buffer,random_write,leak "$1" 2>/dev/null |
         python3 -c 'import json,sys; [print(i["rule"], i["fingerprint"]) for i in sorted(json.load(sys.stdin), key=lambda i: (i["rule"], i["fingerprint"]))]'
 }
 
