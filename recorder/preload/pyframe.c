@@ -24,6 +24,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "internal.h"
 #include "pyframe.h"
 #include "sandbox.h"
@@ -153,6 +154,45 @@ static uintptr_t first_frame(uintptr_t ts)
     return at;
 }
 
+/*
+ * Each frame's ident: the code object's file and name objects and first
+ * line, in one read for the whole stack. A code object freed and another
+ * made at its address (a module's, once it has run) differs in them. The
+ * frames past one whose code cannot be read are dropped.
+ */
+static int identify(struct rec_pyframe *f, int n)
+{
+    struct iovec local[2 * REC_PY_FRAMES], remote[2 * REC_PY_FRAMES];
+    struct { uintptr_t names[3]; int32_t first; } id[REC_PY_FRAMES];
+    size_t names = rec_py.co_qualname >= 0 ? 24 : 16, want = 0;
+    int saved = errno;
+    long got;
+
+    memset(id, 0, sizeof(id));
+    for (int i = 0; i < n; i++) {
+        local[2 * i] = (struct iovec){ id[i].names, names };
+        remote[2 * i] = (struct iovec){ (void *)(f[i].code + (uintptr_t)rec_py.co_filename), names };
+        local[2 * i + 1] = (struct iovec){ &id[i].first, 4 };
+        remote[2 * i + 1] = (struct iovec){ (void *)(f[i].code + (uintptr_t)rec_py.co_firstlineno), 4 };
+        want += names + 4;
+    }
+    got = syscall(SYS_process_vm_readv, (long)rec_pid, local, (long)(2 * n), remote,
+                  (long)(2 * n), 0L);
+    errno = saved;
+    if (got < 0)
+        return 0;
+    if ((size_t)got < want)
+        n = (int)((size_t)got / (names + 4));
+    for (int i = 0; i < n; i++) {
+        uint64_t h = IOT_FNV64_INIT;
+
+        for (int k = 0; k < 3; k++)
+            h = iot_fnv64_word(h, id[i].names[k]);
+        f[i].ident = iot_fnv64_word(h, (uint64_t)(uint32_t)id[i].first);
+    }
+    return n;
+}
+
 int rec_py_walk(struct rec_pyframe *out, int max)
 {
     uint8_t buf[128];
@@ -197,7 +237,7 @@ int rec_py_walk(struct rec_pyframe *out, int max)
             off = lasti > 0 ? (uintptr_t)lasti * (uintptr_t)rec_py.lasti_unit : 0;
         }
         if (code)
-            out[n++] = (struct rec_pyframe){ code, (uint32_t)off };
+            out[n++] = (struct rec_pyframe){ code, 0, (uint32_t)off };
     }
-    return n;
+    return n ? identify(out, n) : 0;
 }

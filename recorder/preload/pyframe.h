@@ -27,6 +27,7 @@
 
 struct rec_pyframe {
     uintptr_t code;     /* the code object's address */
+    uint64_t ident;     /* what tells it from an earlier code object at the address */
     uint32_t offset;    /* byte offset of the frame's instruction in its code */
 };
 
@@ -61,7 +62,9 @@ int rec_py_walk(struct rec_pyframe *out, int max);
 int rec_py_peek(uintptr_t addr, void *out, size_t n);
 
 /*
- * Under stack.c's lock: one frame's text, "[py:PID]+0xCODE+0xOFF", after
+ * Under stack.c's lock: one frame's text, "[py:PID]+0xKEY+0xOFF" (KEY the
+ * code object's address, with a count in bits 48-63 when an earlier code
+ * object had the address: a module's code is freed once it has run), after
  * the code record (docs/trace-format.md, 5.18) of its code object when
  * this process has not written it yet (into the calling thread's chunk,
  * before the call whose stack names it). 0 for a frame whose code object

@@ -27,32 +27,53 @@
 
 enum { CODE_GOOD = 1, CODE_BAD = 2 };
 
-static struct { uintptr_t code; uint8_t st; } codes[CODE_SLOTS];
+static struct {
+    uintptr_t code;
+    uint64_t ident;
+    uint16_t gen;       /* code objects seen at the address before this one */
+    uint8_t st;
+} codes[CODE_SLOTS];
 static unsigned ncodes;
 
 static uint8_t table_in[LINES_MAX];
 static uint8_t table_out[2 * LINES_MAX];
 static struct { uint32_t start; int32_t line; } entries[LINES_MAX / 2];
 
-/* The slot of code, taken when new; NULL when the table is full. */
-static uint8_t *code_state(uintptr_t code, int *fresh)
+/*
+ * The slot of the frame's code object, taken when new (and again by a new
+ * code object at the address of an earlier one); NULL when the table is full.
+ */
+static unsigned code_slot(const struct rec_pyframe *f, int *fresh)
 {
-    unsigned k = (unsigned)((code * 0x9e3779b97f4a7c15ull) >> 40) % CODE_SLOTS;
+    unsigned k = (unsigned)((f->code * 0x9e3779b97f4a7c15ull) >> 40) % CODE_SLOTS;
 
     *fresh = 0;
     for (unsigned i = 0; i < CODE_SLOTS; i++, k = (k + 1) % CODE_SLOTS) {
-        if (codes[k].code == code)
-            return &codes[k].st;
+        if (codes[k].code == f->code) {
+            if (codes[k].ident != f->ident) {
+                codes[k].ident = f->ident;
+                codes[k].gen++;
+                *fresh = 1;
+            }
+            return k;
+        }
         if (codes[k].code == 0) {
             if (ncodes >= CODE_SLOTS / 2)
-                return NULL;
+                return CODE_SLOTS;
             ncodes++;
-            codes[k].code = code;
+            codes[k].code = f->code;
+            codes[k].ident = f->ident;
             *fresh = 1;
-            return &codes[k].st;
+            return k;
         }
     }
-    return NULL;
+    return CODE_SLOTS;
+}
+
+/* The code's key in frames and records: its address, bits 48-63 its count. */
+static uint64_t code_key(unsigned k)
+{
+    return (uint64_t)codes[k].code | (uint64_t)codes[k].gen << 48;
 }
 
 static size_t put_uvarint(uint8_t *p, uint64_t v)
@@ -224,7 +245,7 @@ static size_t read_str(uintptr_t obj, char *out, size_t cap)
     return n;
 }
 
-static void write_record(uintptr_t code, const char *file, size_t flen, const char *name,
+static void write_record(uint64_t code, const char *file, size_t flen, const char *name,
                          size_t nlen, uint64_t first, size_t llen)
 {
     struct rec_thread *t = rec_self;
@@ -243,7 +264,7 @@ static void write_record(uintptr_t code, const char *file, size_t flen, const ch
 }
 
 /* Look at a new code object: CODE_GOOD once its record is written. */
-static uint8_t look_at(uintptr_t code)
+static uint8_t look_at(uintptr_t code, uint64_t key)
 {
     uint8_t head[256];
     uintptr_t type, file, name, lines;
@@ -274,20 +295,21 @@ static uint8_t look_at(uintptr_t code)
         if (rec_py_peek(lines + 32, table_in, (size_t)size) == 0)
             lines_from(table_in, (size_t)size, &o);
     }
-    write_record(code, ftext, flen, ntext, nlen, (uint64_t)o.first_line, lines_bytes(&o));
+    write_record(key, ftext, flen, ntext, nlen, (uint64_t)o.first_line, lines_bytes(&o));
     return CODE_GOOD;
 }
 
 int rec_py_frame_text(char *buf, size_t cap, const struct rec_pyframe *f)
 {
     int fresh;
-    uint8_t *st = code_state(f->code, &fresh);
+    unsigned k = code_slot(f, &fresh);
+    uint64_t key = k < CODE_SLOTS ? code_key(k) : f->code;
 
-    if (st && fresh)
-        *st = look_at(f->code);
-    if (st && *st == CODE_BAD)
+    if (k < CODE_SLOTS && fresh)
+        codes[k].st = look_at(f->code, key);
+    if (k < CODE_SLOTS && codes[k].st == CODE_BAD)
         return 0;
-    return snprintf(buf, cap, "[py:%d]+0x%lx+0x%x", (int)rec_pid, (unsigned long)f->code,
+    return snprintf(buf, cap, "[py:%d]+0x%llx+0x%x", (int)rec_pid, (unsigned long long)key,
                     (unsigned)f->offset);
 }
 

@@ -712,7 +712,8 @@ const char *rec_stack_capture(void)
         return NULL;
     /* an interpreter's frames: the script's, innermost first, above its own */
     for (int i = 0; i < npy; i++)
-        h = iot_fnv64_word(iot_fnv64_word(h, py[i].code), py[i].offset);
+        h = iot_fnv64_word(iot_fnv64_word(iot_fnv64_word(h, py[i].code), py[i].ident),
+                           py[i].offset);
     /* a stack of an earlier generation may name an unloaded module */
     h = iot_fnv64_word(h, gen);
     for (int i = 0; i < n; i++)
