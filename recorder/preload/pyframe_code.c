@@ -15,11 +15,14 @@
  *
  * Everything here runs under stack.c's lock but rec_py_say_unwalked.
  */
+#include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "internal.h"
 #include "pyframe.h"
 #include "rec.h"
+#include "sandbox.h"
 
 #define CODE_SLOTS 8192
 #define NAME_MAX_  1024          /* code points of a file or name kept */
@@ -286,6 +289,21 @@ static uint8_t look_at(uintptr_t code, uint64_t key)
     memcpy(&first, head + rec_py.co_firstlineno, sizeof(first));
     memcpy(&lines, head + rec_py.co_lines, sizeof(lines));
     flen = read_str(file, ftext, sizeof(ftext));
+    /* a script run by a relative name (3.8 keeps it so): made absolute
+       against the working directory, as the recorder's paths are */
+    if (flen && ftext[0] != '/' && ftext[0] != '<') {
+        char dir[PATH_MAX];
+        int saved = errno;
+        size_t dlen = rec_cwd_now(dir, sizeof(dir));
+
+        errno = saved;
+        if (dlen && dlen + 1 + flen < sizeof(ftext)) {
+            memmove(ftext + dlen + 1, ftext, flen);
+            memcpy(ftext, dir, dlen);
+            ftext[dlen] = '/';
+            flen += dlen + 1;
+        }
+    }
     nlen = read_str(name, ntext, sizeof(ntext));
     o.first_line = first > 0 ? first : 0;
     /* a bytes object: its size at 16, its bytes from 32 */
