@@ -24,7 +24,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "hash.h"
 #include "internal.h"
 #include "pyframe.h"
 #include "sandbox.h"
@@ -32,13 +31,14 @@
 static const struct rec_py_layout layouts[] = {
     /* minor ts_frame cframe prev code lasti unit instr owner size (to the
        last member read)
-       filename name qualname firstlineno lines code adaptive ascii compact */
-    { 8,  24, -1, 24, 32, 104, 1, -1, -1, 108, 104, 112, -1, 40, 120, 48, -1, 48, 72 },
-    { 9,  24, -1, 24, 32, 104, 1, -1, -1, 108, 104, 112, -1, 40, 120, 48, -1, 48, 72 },
-    { 10, 24, -1, 24, 32, 96,  2, -1, -1, 100, 104, 112, -1, 40, 120, 48, -1, 48, 72 },
-    { 11, 56, 8,  48, 32, -1,  0, 56, 69, 70,  112, 120, 128, 72, 136, -1, 184, 48, 72 },
-    { 12, 56, 0,  8,  0,  -1,  0, 56, 70, 71,  112, 120, 128, 68, 136, -1, 192, 40, 56 },
-    { 13, 72, -1, 8,  0,  -1,  0, 56, 70, 71,  112, 120, 128, 68, 136, -1, 200, 40, 56 },
+       filename name qualname firstlineno lines code adaptive ascii compact
+       globals ts_chunk */
+    { 8,  24, -1, 24, 32, 104, 1, -1, -1, 108, 104, 112, -1, 40, 120, 48, -1, 48, 72, 48, -1 },
+    { 9,  24, -1, 24, 32, 104, 1, -1, -1, 108, 104, 112, -1, 40, 120, 48, -1, 48, 72, 48, -1 },
+    { 10, 24, -1, 24, 32, 96,  2, -1, -1, 100, 104, 112, -1, 40, 120, 48, -1, 48, 72, 48, -1 },
+    { 11, 56, 8,  48, 32, -1,  0, 56, 69, 70,  112, 120, 128, 72, 136, -1, 184, 48, 72, 8, 296 },
+    { 12, 56, 0,  8,  0,  -1,  0, 56, 70, 71,  112, 120, 128, 68, 136, -1, 192, 40, 56, 24, 232 },
+    { 13, 72, -1, 8,  0,  -1,  0, 56, 70, 71,  112, 120, 128, 68, 136, -1, 200, 40, 56, 24, 232 },
 };
 
 struct rec_py_layout rec_py;
@@ -87,6 +87,7 @@ static int take_debug_offsets(uintptr_t runtime)
         if (w[i] > 4096)
             return -1;
     rec_py.ts_frame = (int)w[23];
+    rec_py.ts_chunk = (int)w[26];   /* datastack_top follows it */
     rec_py.fr_size = (int)w[28];
     rec_py.fr_prev = (int)w[29];
     rec_py.fr_code = (int)w[30];
@@ -100,7 +101,7 @@ static int take_debug_offsets(uintptr_t runtime)
     rec_py.co_code_adaptive = (int)w[43];
     if (rec_py.fr_size > 128 || rec_py.fr_prev + 8 > rec_py.fr_size ||
         rec_py.fr_code + 8 > rec_py.fr_size || rec_py.fr_instr + 8 > rec_py.fr_size ||
-        rec_py.fr_owner >= rec_py.fr_size)
+        rec_py.fr_owner >= rec_py.fr_size || rec_py.fr_globals + 8 > rec_py.fr_size)
         return -1;
     return 0;
 }
@@ -142,61 +143,61 @@ static void look_for_python(void)
     __atomic_store_n(&state, rec_py.minor ? 2 : 3, __ATOMIC_RELEASE);
 }
 
-/* The first frame of the thread state ts, or 0. */
-static uintptr_t first_frame(uintptr_t ts)
-{
-    uintptr_t at;
+/*
+ * 3.11+: the innermost frames live at the top of the thread's data stack
+ * chunk, so its last WINDOW bytes below datastack_top are read at once and
+ * the frames there taken from the copy: a walk costs a few reads, not one
+ * per frame, where a read is a system call.
+ */
+#define WINDOW 4096
 
-    if (rec_py_peek(ts + (uintptr_t)rec_py.ts_frame, &at, sizeof(at)) < 0)
+struct window {
+    uintptr_t lo, hi;
+    uint8_t bytes[WINDOW];
+};
+
+/* The first frame of the thread state ts, or 0; w filled on 3.11+. */
+static uintptr_t first_frame(uintptr_t ts, struct window *w)
+{
+    uint8_t head[512];
+    uintptr_t at, chunk = 0, top = 0;
+    int lo = rec_py.ts_frame, hi = rec_py.ts_frame + 8;
+
+    if (rec_py.ts_chunk >= 0)
+        hi = rec_py.ts_chunk + 16 > hi ? rec_py.ts_chunk + 16 : hi;
+    if (hi - lo > (int)sizeof(head) || rec_py_peek(ts + (uintptr_t)lo, head, (size_t)(hi - lo)) < 0)
         return 0;
+    at = word(head, 0);
+    if (rec_py.ts_chunk >= 0) {
+        chunk = word(head, rec_py.ts_chunk - lo);
+        top = word(head, rec_py.ts_chunk + 8 - lo);
+    }
     if (rec_py.cframe_current >= 0 &&
         (!at || rec_py_peek(at + (uintptr_t)rec_py.cframe_current, &at, sizeof(at)) < 0))
         return 0;
+    /* the chunk's frames begin after its header (previous, size, top) */
+    if (chunk && top > chunk + 24 && top - chunk < ((uintptr_t)1 << 30)) {
+        w->lo = top - chunk - 24 > WINDOW ? top - WINDOW : chunk + 24;
+        w->hi = top;
+        if (rec_py_peek(w->lo, w->bytes, (size_t)(w->hi - w->lo)) < 0)
+            w->lo = w->hi = 0;
+    }
     return at;
 }
 
-/*
- * Each frame's ident: the code object's file and name objects and first
- * line, in one read for the whole stack. A code object freed and another
- * made at its address (a module's, once it has run) differs in them. The
- * frames past one whose code cannot be read are dropped.
- */
-static int identify(struct rec_pyframe *f, int n)
+/* The frame at fr, fr_size bytes, from the window or read. */
+static const uint8_t *frame_at(uintptr_t fr, const struct window *w, uint8_t *buf)
 {
-    struct iovec local[2 * REC_PY_FRAMES], remote[2 * REC_PY_FRAMES];
-    struct { uintptr_t names[3]; int32_t first; } id[REC_PY_FRAMES];
-    size_t names = rec_py.co_qualname >= 0 ? 24 : 16, want = 0;
-    int saved = errno;
-    long got;
-
-    memset(id, 0, sizeof(id));
-    for (int i = 0; i < n; i++) {
-        local[2 * i] = (struct iovec){ id[i].names, names };
-        remote[2 * i] = (struct iovec){ (void *)(f[i].code + (uintptr_t)rec_py.co_filename), names };
-        local[2 * i + 1] = (struct iovec){ &id[i].first, 4 };
-        remote[2 * i + 1] = (struct iovec){ (void *)(f[i].code + (uintptr_t)rec_py.co_firstlineno), 4 };
-        want += names + 4;
-    }
-    got = syscall(SYS_process_vm_readv, (long)rec_pid, local, (long)(2 * n), remote,
-                  (long)(2 * n), 0L);
-    errno = saved;
-    if (got < 0)
-        return 0;
-    if ((size_t)got < want)
-        n = (int)((size_t)got / (names + 4));
-    for (int i = 0; i < n; i++) {
-        uint64_t h = IOT_FNV64_INIT;
-
-        for (int k = 0; k < 3; k++)
-            h = iot_fnv64_word(h, id[i].names[k]);
-        f[i].ident = iot_fnv64_word(h, (uint64_t)(uint32_t)id[i].first);
-    }
-    return n;
+    if (fr >= w->lo && fr < w->hi && w->hi - fr >= (uintptr_t)rec_py.fr_size)
+        return w->bytes + (fr - w->lo);
+    return rec_py_peek(fr, buf, (size_t)rec_py.fr_size) == 0 ? buf : NULL;
 }
 
 int rec_py_walk(struct rec_pyframe *out, int max)
 {
-    uint8_t buf[128];
+    uint8_t frame[128];
+    const uint8_t *buf;
+    struct window w;
     uintptr_t ts, fr;
     int n = 0, s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
 
@@ -210,15 +211,19 @@ int rec_py_walk(struct rec_pyframe *out, int max)
     }
     if (s != 2 || rec_filter_may_stand())
         return 0;
+    w.lo = w.hi = 0;
     ts = (uintptr_t)this_thread_state();
-    fr = ts ? first_frame(ts) : 0;
+    fr = ts ? first_frame(ts, &w) : 0;
     /* a chain that loops (a misread) ends at the walk's bound */
     for (int steps = 0; fr && n < max && steps < 4 * REC_PY_FRAMES; steps++) {
-        uintptr_t code, off;
+        uintptr_t code, off, ident;
 
-        if (rec_py_peek(fr, buf, (size_t)rec_py.fr_size) < 0)
+        if (!(buf = frame_at(fr, &w, frame)))
             break;
         code = word(buf, rec_py.fr_code);
+        /* a code object freed and another made at its address (a module's,
+           once it has run) runs with other globals: the frame's tell them apart */
+        ident = word(buf, rec_py.fr_globals);
         if (rec_py.fr_instr >= 0) {
             uintptr_t instr = word(buf, rec_py.fr_instr);
 
@@ -238,7 +243,7 @@ int rec_py_walk(struct rec_pyframe *out, int max)
             off = lasti > 0 ? (uintptr_t)lasti * (uintptr_t)rec_py.lasti_unit : 0;
         }
         if (code)
-            out[n++] = (struct rec_pyframe){ code, 0, (uint32_t)off };
+            out[n++] = (struct rec_pyframe){ code, ident, (uint32_t)off };
     }
-    return n ? identify(out, n) : 0;
+    return n;
 }

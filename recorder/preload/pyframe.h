@@ -27,7 +27,8 @@
 
 struct rec_pyframe {
     uintptr_t code;     /* the code object's address */
-    uint64_t ident;     /* what tells it from an earlier code object at the address */
+    uint64_t ident;     /* its frame's globals: tells it from an earlier code object
+                           at the address */
     uint32_t offset;    /* byte offset of the frame's instruction in its code */
 };
 
@@ -46,6 +47,8 @@ struct rec_py_layout {
     int co_code;                /* 3.8-3.10: the bytes object of the code */
     int co_code_adaptive;       /* 3.11+: where the code units start */
     int str_ascii, str_compact; /* sizeof PyASCIIObject, PyCompactUnicodeObject */
+    int fr_globals;             /* the frame's globals */
+    int ts_chunk;               /* 3.11+: datastack_chunk, datastack_top after it */
 };
 
 extern struct rec_py_layout rec_py;

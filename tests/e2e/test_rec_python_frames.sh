@@ -128,7 +128,7 @@ if have cc; then
 #endif
 int main(void)
 {
-    long v[19] = { PY_MINOR_VERSION };
+    long v[21] = { PY_MINOR_VERSION };
 #if PY_VERSION_HEX >= 0x030d0000
     v[1] = offsetof(PyThreadState, current_frame); v[2] = -1;
 #elif PY_VERSION_HEX >= 0x030b0000
@@ -160,7 +160,15 @@ int main(void)
     v[10] = offsetof(PyCodeObject, co_filename); v[11] = offsetof(PyCodeObject, co_name);
     v[13] = offsetof(PyCodeObject, co_firstlineno);
     v[17] = sizeof(PyASCIIObject); v[18] = sizeof(PyCompactUnicodeObject);
-    for (int i = 0; i < 19; i++)
+    v[19] = offsetof(FR, f_globals);
+#if PY_VERSION_HEX >= 0x030b0000
+    v[20] = offsetof(PyThreadState, datastack_chunk);
+    if (offsetof(PyThreadState, datastack_top) != v[20] + 8)
+        v[20] = -2;
+#else
+    v[20] = -1;
+#endif
+    for (int i = 0; i < 21; i++)
         printf("%s%ld", i ? ", " : "{ ", v[i]);
     printf(" }\n");
     return 0;
