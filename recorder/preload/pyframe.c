@@ -26,6 +26,7 @@
 
 #include "internal.h"
 #include "pyframe.h"
+#include "rec.h"
 #include "sandbox.h"
 
 static const struct rec_py_layout layouts[] = {
@@ -106,6 +107,20 @@ static int take_debug_offsets(uintptr_t runtime)
     return 0;
 }
 
+/* Once per process, into the calling thread's chunk: the interpreter whose
+   frames are not walked, and why (a code record of code 0, 5.18). */
+static void say_unwalked(const char *why)
+{
+    struct rec_thread *t = rec_self;
+    int64_t now;
+
+    if (!t)
+        return;
+    now = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE), rec_stamp());
+    if (iot_enc_py_code(&t->enc, now, 0, "", 0, why, strlen(why), 0, NULL, 0) == 0)
+        rec_publish(t);
+}
+
 /* The interpreter, once: state 2 when its frames can be walked. */
 static void look_for_python(void)
 {
@@ -137,7 +152,7 @@ static void look_for_python(void)
         /* the version number, without the build's words after it */
         snprintf(why, sizeof(why), "CPython %.*s: frame layout not known (3.8 to 3.13 are)",
                  v ? (int)strcspn(v, " ") % 16 : 1, v ? v : "?");
-        rec_py_say_unwalked(why);
+        say_unwalked(why);
     }
     errno = saved;
     __atomic_store_n(&state, rec_py.minor ? 2 : 3, __ATOMIC_RELEASE);

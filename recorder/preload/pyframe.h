@@ -74,8 +74,6 @@ int rec_py_peek(uintptr_t addr, void *out, size_t n);
  * is not one (a layout misread): it is left out.
  */
 int rec_py_frame_text(char *buf, size_t cap, const struct rec_pyframe *f);
-/* Once per process: the interpreter whose frames are not walked, and why. */
-void rec_py_say_unwalked(const char *why);
 /* In a forked child: its code records are its own. */
 void rec_py_forked(void);
 

@@ -13,7 +13,7 @@
  * same address keeps the first one's record: the interpreter's code
  * objects mostly live as long as their module.
  *
- * Everything here runs under stack.c's lock but rec_py_say_unwalked.
+ * Everything here runs under stack.c's lock.
  */
 #include <errno.h>
 #include <limits.h>
@@ -329,18 +329,6 @@ int rec_py_frame_text(char *buf, size_t cap, const struct rec_pyframe *f)
         return 0;
     return snprintf(buf, cap, "[py:%d]+0x%llx+0x%x", (int)rec_pid, (unsigned long long)key,
                     (unsigned)f->offset);
-}
-
-void rec_py_say_unwalked(const char *why)
-{
-    struct rec_thread *t = rec_self;
-    int64_t now;
-
-    if (!t)
-        return;
-    now = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE), rec_stamp());
-    if (iot_enc_py_code(&t->enc, now, 0, "", 0, why, strlen(why), 0, NULL, 0) == 0)
-        rec_publish(t);
 }
 
 void rec_py_forked(void)
