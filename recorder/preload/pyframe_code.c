@@ -204,7 +204,8 @@ static void lines_from(const uint8_t *p, size_t n, struct lines_out *o)
 /* A str object's text as UTF-8 into out (cap > 4): its length, 0 when unread. */
 static size_t read_str(uintptr_t obj, char *out, size_t cap)
 {
-    uint8_t head[72], raw[4 * NAME_MAX_];
+    static uint8_t raw[4 * NAME_MAX_];   /* under the lock, as its callers */
+    uint8_t head[72];
     int64_t len;
     uint32_t st;
     unsigned kind;
@@ -273,7 +274,8 @@ static uint8_t look_at(uintptr_t code, uint64_t key)
     uintptr_t type, file, name, lines;
     int32_t first;
     int64_t size = 0;
-    char ftext[4 * NAME_MAX_ + 8], ntext[4 * NAME_MAX_ + 8];
+    /* under the lock: off the program's stack, which may be a small thread's */
+    static char ftext[4 * NAME_MAX_ + 8], ntext[4 * NAME_MAX_ + 8];
     size_t flen, nlen;
     struct lines_out o = { (void *)entries, 0, LINES_MAX / 2, 0 };
     int hlen = rec_py.co_lines + 8;
