@@ -13,7 +13,7 @@
 # state whose frame pointer is unmapped, or points at bytes that loop to
 # themselves, must not crash the program nor give it a Python frame; two
 # threads' opens name each its own function.
-# e2e: slow (seven interpreters, each run three times: about 10 s here)
+# e2e: slow (seven interpreters, each run six times: about 70 s on the loaded team VM)
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have python3 || skip "no python3"
