@@ -486,6 +486,29 @@ bad:
     return ext_close(d, &x, ev, -1);
 }
 
+/* A Python code record (5.18): code, file, qualname, first line, line table. */
+static int get_py_code(struct iot_dec *d, struct iot_event *ev)
+{
+    uint64_t first, n;
+    struct ext x;
+
+    if (ext_open(d, &x, ev, IOT_EV_PY_CODE) < 0)
+        return -1;
+    GET(ev->bias);
+    if (!(ev->py_file = get_string(d)) || !(ev->symbol = get_string(d)))
+        goto bad;
+    GET(first);
+    GET(n);
+    if (first > INT32_MAX || n > (uint64_t)(d->end - d->p) || n > IOT_MAX_STRING ||
+        !(ev->py_lines = iot_py_lines_text(d->st, d->p, (size_t)n, (int64_t)first)))
+        goto bad;
+    ev->first_line = (int64_t)first;
+    d->p += n;
+    return ext_close(d, &x, ev, 0);
+bad:
+    return ext_close(d, &x, ev, -1);
+}
+
 /*
  * A label record (5.14): t, key, value, read within its length like a
  * module record's payload.
@@ -646,7 +669,7 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             *held = d->prev_fields;
             d->fields_unknown += (d->prev_has & ~IOT_CALL_HAS_MASK) != 0;
         } else if (tag == IOT_TAG_MODULE || tag == IOT_TAG_LABEL || tag == IOT_TAG_JIT_SYMBOL ||
-                   tag == IOT_TAG_NAME || tag == IOT_TAG_WAITS) {
+                   tag == IOT_TAG_NAME || tag == IOT_TAG_WAITS || tag == IOT_TAG_PY_CODE) {
             const uint8_t *at = d->p;
 
             *held = NULL;
@@ -654,6 +677,7 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                  : tag == IOT_TAG_LABEL ? get_label(d, ev)
                  : tag == IOT_TAG_NAME  ? get_name(d, ev)
                  : tag == IOT_TAG_WAITS ? get_waits(d, ev)
+                 : tag == IOT_TAG_PY_CODE ? get_py_code(d, ev)
                                         : get_jit_symbol(d, ev)) == 0)
                 return 1;
             /* a payload that is not the record its tag says (written before

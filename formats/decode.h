@@ -61,4 +61,8 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
 /* Free d's arrays. */
 void iot_dec_free(struct iot_dec *d);
 
+/* A Python code record's line table bytes as the event's text, interned; NULL when damaged. */
+const char *iot_py_lines_text(struct iot_strtab *st, const uint8_t *p, size_t n,
+                              int64_t first_line);
+
 #endif

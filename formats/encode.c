@@ -258,6 +258,26 @@ int iot_enc_jit_symbol(struct iot_enc *e, int64_t t, uint64_t start, uint64_t si
     return ext_end(e, p);
 }
 
+int iot_enc_py_code(struct iot_enc *e, int64_t t, uint64_t code, const char *file, size_t flen,
+                    const char *qualname, size_t qlen, uint64_t first_line, const void *lines,
+                    size_t llen)
+{
+    uint64_t zt = iot_zigzag(t - e->base_t);
+    uint8_t *p = ext_begin(e, IOT_TAG_PY_CODE, iot_varint_len(zt) + iot_varint_len(code) +
+                                                   bytes_len(flen) + bytes_len(qlen) +
+                                                   iot_varint_len(first_line) + bytes_len(llen),
+                           zt);
+
+    if (!p)
+        return -1;
+    p = iot_put_varint(p, code);
+    p = put_bytes(p, file, flen);
+    p = put_bytes(p, qualname, qlen);
+    p = iot_put_varint(p, first_line);
+    p = put_bytes(p, (const char *)lines, llen);
+    return ext_end(e, p);
+}
+
 int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, size_t klen, const char *value,
                   size_t vlen)
 {

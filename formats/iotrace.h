@@ -194,6 +194,19 @@ struct iot_event {
     int64_t random_len;
 
     /*
+     * IOT_EV_PY_CODE: in the process, the Python code object at address
+     * `bias` (what its "[py:PID]+0xCODE+0xOFF" frames name) is `symbol`
+     * (the qualified name) in file `py_file`, from line `first_line`;
+     * `py_lines` its line table as text, "OFF:LINE" pairs separated by
+     * spaces: from code byte OFF on (until the next pair's) the line is
+     * LINE, 0 for none. bias 0: the process is a Python interpreter whose
+     * frames were not walked, `symbol` says why.
+     */
+    int64_t first_line;
+    const char *py_file;
+    const char *py_lines;
+
+    /*
      * IOT_EV_WAITS: thread tid waited for events (epoll_wait, poll, select
      * and their variants) `waits` times by t; recorded at its first wait,
      * so that from t on it is known as a thread others wait on (an event
@@ -333,6 +346,16 @@ int iot_enc_module(struct iot_enc *e, int64_t t, const char *path, uint64_t bias
 /* A JIT symbol record (IOT_EV_JIT_SYMBOL): code at [start, start + size) is name. */
 int iot_enc_jit_symbol(struct iot_enc *e, int64_t t, uint64_t start, uint64_t size,
                        const char *name, size_t name_len);
+
+/*
+ * A Python code record (IOT_EV_PY_CODE): lines is the record's line table,
+ * llen bytes (docs/trace-format.md, 5.18); iot_py_lines_parse makes it
+ * from the event's text form into out (cap bytes): its length, or -1.
+ */
+int iot_enc_py_code(struct iot_enc *e, int64_t t, uint64_t code, const char *file, size_t flen,
+                    const char *qualname, size_t qlen, uint64_t first_line, const void *lines,
+                    size_t llen);
+long iot_py_lines_parse(const char *text, int64_t first_line, uint8_t *out, size_t cap);
 
 /*
  * Labels (KEY=VALUE) given to a recording: a key of [A-Za-z0-9_.-], 1 to

@@ -31,6 +31,8 @@
 #define IOT_TAG_WAITS     0x49
 /* length, then t, what, path[, random_at, random_len]: what a name means (5.17) */
 #define IOT_TAG_NAME      0x4a
+/* length, then t, code, file, qualname, first_line, lines: a Python code object (5.18) */
+#define IOT_TAG_PY_CODE   0x4b
 #define IOT_TAG_EXT_LAST  0x7f
 #define IOT_TAG_REPEAT    0x80  /* gap, dur: otherwise the previous call again */
 /* Tags 0x81..0xff are invalid: the chunk is damaged from there on. */

@@ -107,7 +107,8 @@
     X(LABEL,   "label",   OPT)  /* a label (KEY=VALUE) the recording was given */          \
     X(WAITS,   "waits",   OPT)  /* a thread waits for events (epoll, poll, select) */       \
     X(HOME,    "home",    OPT)  /* the process's $HOME, read at its start */                 \
-    X(TEMPLATE, "template", OPT) /* a name made from a template (mkstemp, mkdtemp) */
+    X(TEMPLATE, "template", OPT) /* a name made from a template (mkstemp, mkdtemp) */ \
+    X(PY_CODE, "py_code", OPT)   /* a Python code object the process's stacks name */
 
 /*
  * X(KIND, member, type, "key", "text key", need, "placeholder")
@@ -160,7 +161,13 @@
     X(TEMPLATE, tid,          I32,   "tid",           "tid",           TID, "") \
     X(TEMPLATE, path,         STR,   "path",          "path",          REQ, "?") \
     X(TEMPLATE, random_at,    I64,   "random_at",     "random_at",     REQ, "") \
-    X(TEMPLATE, random_len,   I64,   "random_len",    "random_len",    REQ, "")
+    X(TEMPLATE, random_len,   I64,   "random_len",    "random_len",    REQ, "") \
+    X(PY_CODE, tid,           I32,   "tid",           "tid",           TID, "") \
+    X(PY_CODE, bias,          U64,   "code",          "code",          REQ, "") \
+    X(PY_CODE, py_file,       STR,   "file",          "file",          OPT, "") \
+    X(PY_CODE, symbol,        STR,   "qualname",      "qualname",      OPT, "") \
+    X(PY_CODE, first_line,    I64,   "first_line",    "first_line",    OPT, "") \
+    X(PY_CODE, py_lines,      STR,   "lines",         "lines",         OPT, "")
 
 /* ------------------------------------------------------------------- ops */
 

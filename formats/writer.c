@@ -129,6 +129,20 @@ static int encode(struct wchain *s, const struct iot_event *ev)
                    ? iot_enc_jit_symbol(&s->enc, ev->t, ev->bias, ev->code_size, ev->symbol,
                                         strlen(ev->symbol))
                    : -1;
+    case IOT_EV_PY_CODE: {
+        /* a pair's text is at least 3 bytes, its bytes at most 10 */
+        size_t cap = 4 * strlen(ev->py_lines ? ev->py_lines : "") + 20;
+        uint8_t *lines = malloc(cap);
+        long n = lines ? iot_py_lines_parse(ev->py_lines, ev->first_line, lines, cap) : -1;
+        int r = n >= 0 && ev->first_line >= 0 && ev->py_file && ev->symbol
+                    ? iot_enc_py_code(&s->enc, ev->t, ev->bias, ev->py_file, strlen(ev->py_file),
+                                      ev->symbol, strlen(ev->symbol), (uint64_t)ev->first_line,
+                                      lines, (size_t)n)
+                    : -1;
+
+        free(lines);
+        return r;
+    }
     case IOT_EV_WAITS:
         return iot_enc_waits(&s->enc, ev->t, (uint64_t)(ev->waits > 0 ? ev->waits : 0));
     case IOT_EV_LABEL:

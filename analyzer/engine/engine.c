@@ -478,6 +478,11 @@ static void event_dispatch(struct engine *e, const struct iot_event *ev)
         if (e->issues)
             issues_jit_symbol(e->issues, ev->pid, ev->bias, ev->code_size, ev->symbol);
         break;
+    case IOT_EV_PY_CODE:
+        if (e->issues)
+            issues_py_code(e->issues, ev->pid, ev->bias, ev->py_file, ev->symbol, ev->first_line,
+                           ev->py_lines);
+        break;
     case IOT_EV_WAITS:
         engine_on_waits(e, ev);
         break;

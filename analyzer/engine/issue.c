@@ -49,6 +49,13 @@ void issues_jit_symbol(struct issues *is, int32_t pid, uint64_t start, uint64_t 
         symbolizer_jit_symbol(is->sym, pid, start, size, name);
 }
 
+void issues_py_code(struct issues *is, int32_t pid, uint64_t code, const char *file,
+                    const char *qualname, int64_t first_line, const char *lines)
+{
+    if (is->sym)
+        symbolizer_py_code(is->sym, pid, code, file, qualname, first_line, lines);
+}
+
 void issues_label(struct issues *is, const char *key, const char *value)
 {
     /* a trace from elsewhere may carry anything: only valid labels, a bounded number */

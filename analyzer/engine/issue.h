@@ -32,6 +32,8 @@ void issues_set_symbolizer(struct issues *is, struct symbolizer *sym);
 /* A module record of the input (path, build-id in hex) for the symbolizer. */
 void issues_module(struct issues *is, const char *path, const char *build_id);
 /* A JIT symbol record of the input (process pid's code at [start, start + size)). */
+void issues_py_code(struct issues *is, int32_t pid, uint64_t code, const char *file,
+                    const char *qualname, int64_t first_line, const char *lines);
 void issues_jit_symbol(struct issues *is, int32_t pid, uint64_t start, uint64_t size,
                        const char *name);
 

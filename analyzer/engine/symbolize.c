@@ -23,6 +23,7 @@
 #include "iotrace.h"
 #include "symbolize.h"
 #include "symbolize_jit.h"
+#include "symbolize_python.h"
 
 #define MAX_INLINE 16
 /*
@@ -64,6 +65,8 @@ struct symbolizer {
     struct hmap stacks;         /* interned stack -> struct sstack */
     struct jit_table *jit;      /* the JIT symbol records */
     const char *jit_module;     /* "[jit]": the module of a JIT frame with no name */
+    struct py_table *py;        /* the Python code records */
+    const char *py_module;      /* "[py]": the module of a Python frame with no record */
     size_t nframes, nunresolved;
 };
 
@@ -93,8 +96,9 @@ struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs)
     s->debuginfo_path = malloc(len);
     s->dirs_path = malloc(len);
     s->jit = jit_table_create();
-    if (!s->strs || !s->debuginfo_path || !s->dirs_path || !s->jit ||
-        !(s->jit_module = intern(s, "[jit]"))) {
+    s->py = s->strs ? py_table_create(s->strs) : NULL;
+    if (!s->strs || !s->debuginfo_path || !s->dirs_path || !s->jit || !s->py ||
+        !(s->jit_module = intern(s, "[jit]")) || !(s->py_module = intern(s, "[py]"))) {
         symbolizer_free(s);
         return NULL;
     }
@@ -144,6 +148,7 @@ void symbolizer_free(struct symbolizer *s)
     hmap_release(&s->addrs);
     hmap_release(&s->stacks);
     jit_table_free(s->jit);
+    py_table_free(s->py);
     iot_strtab_free(s->strs);
     free(s->debuginfo_path);
     free(s->dirs_path);
@@ -507,6 +512,34 @@ static int jit_frame(struct symbolizer *s, const char *text, size_t len, struct 
     return 1;
 }
 
+void symbolizer_py_code(struct symbolizer *s, int32_t pid, uint64_t code, const char *file,
+                        const char *qualname, int64_t first_line, const char *lines)
+{
+    /* out of memory or a damaged table: the frames it names stay unnamed */
+    (void)py_table_add(s->py, pid, code, file, qualname, first_line, lines);
+}
+
+/*
+ * A Python frame, "[py:PID]+0xCODE+0xOFF": 1 and *out when it is one. Named
+ * like a script's JIT frame (its file is its module, so the fingerprint
+ * takes the function and the script's name); without a record it stays
+ * "[py]+0xOFF".
+ */
+static int py_frame(struct symbolizer *s, const char *text, size_t len, struct sym_frame *out)
+{
+    struct py_frame pf;
+
+    if (!py_frame_of(s->py, text, len, &pf))
+        return 0;
+    s->nframes++;
+    s->nunresolved += !pf.function;
+    *out = pf.function ? (struct sym_frame){ .function = pf.function, .file = pf.file,
+                                             .line = pf.line, .module = pf.file }
+                       : (struct sym_frame){ .module = s->py_module, .offset = pf.offset,
+                                             .has_offset = 1 };
+    return 1;
+}
+
 /* An older frame: "function+0xOFF (module)", "module+0xOFF" or anything else. */
 static struct sym_frame text_frame(struct symbolizer *s, const char *text, size_t len)
 {
@@ -549,7 +582,9 @@ static void frame_text(FILE *t, FILE *k, const struct sym_frame *f, const char *
 {
     const char *mod = base_name(f->module);
 
-    if (f->function && f->file && f->line)
+    if (!t)
+        ;   /* the key alone */
+    else if (f->function && f->file && f->line)
         fprintf(t, "%s (%s:%d)%s", f->function, base_name(f->file), f->line,
                 f->inlined ? " [inlined]" : "");
     else if (f->function && f->file && f->file == f->module)
@@ -565,7 +600,7 @@ static void frame_text(FILE *t, FILE *k, const struct sym_frame *f, const char *
     if (f->function)
         fprintf(k, "%s (%s)", f->function, mod ? mod : "?");
     else if (jit)
-        fputs(mod, k);   /* an unnamed JIT frame: its address changes every run */
+        fputs(mod, k);   /* an unnamed JIT or Python frame: its address changes every run */   /* an unnamed JIT frame: its address changes every run */
     else if (f->has_offset && mod)
         fprintf(k, "%s+0x%llx", mod, (unsigned long long)f->offset);
     else
@@ -578,8 +613,9 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
     struct sstack *k;
     struct sym_frame *f = NULL;
     size_t n = 0, cap = 0, tlen, klen;
-    char *text = NULL, *keys = NULL;
-    FILE *t = NULL, *kf = NULL;
+    char *text = NULL, *keys = NULL, *pykeys = NULL;
+    FILE *t = NULL, *kf = NULL, *pyk = NULL;
+    size_t pyklen = 0, npy = 0;
 
     if (!key)
         return NULL;
@@ -588,7 +624,8 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         return &k->st;
     t = open_memstream(&text, &tlen);
     kf = open_memstream(&keys, &klen);
-    if (!t || !kf)
+    pyk = open_memstream(&pykeys, &pyklen);
+    if (!t || !kf || !pyk)
         goto fail;
     for (const char *p = key; *p;) {
         size_t len = strcspn(p, "\n"), m;
@@ -601,7 +638,16 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
             fputs(p, t);
             break;
         }
-        m = jit_frame(s, p, len, &one);
+        m = py_frame(s, p, len, &one);
+        if (m) {
+            /* a script's frames are its site: the interpreter's own are
+               the same for every call the script makes */
+            if (npy++)
+                fputc('\n', pyk);
+            frame_text(NULL, pyk, &one, p, len, one.module == s->py_module);
+        } else {
+            m = jit_frame(s, p, len, &one);
+        }
         if (m)
             got = &one;
         else
@@ -618,7 +664,8 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
             if (n)
                 fputc('\n', t), fputc('\n', kf);
             if (raw) {
-                frame_text(t, kf, &got[i], p, len, got[i].module == s->jit_module);
+                frame_text(t, kf, &got[i], p, len,
+                           got[i].module == s->jit_module || got[i].module == s->py_module);
             } else {
                 /* a frame of another shape is shown, and fingerprinted, as given */
                 fwrite(p, 1, len, t);
@@ -630,11 +677,18 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         if (*p == '\n')
             p++;
     }
-    if (fclose(t) != 0 || fclose(kf) != 0) {
-        t = kf = NULL;
+    if (fclose(t) != 0 || fclose(kf) != 0 || fclose(pyk) != 0) {
+        t = kf = pyk = NULL;
         goto fail;
     }
-    t = kf = NULL;
+    t = kf = pyk = NULL;
+    if (npy) {
+        free(keys);
+        keys = pykeys;
+        pykeys = NULL;
+    }
+    free(pykeys);
+    pykeys = NULL;
     k = calloc(1, sizeof(*k));
     if (!k || hmap_put(&s->stacks, hmap_ptr_key(key), k) < 0) {
         free(k);
@@ -648,8 +702,11 @@ fail:
         fclose(t);
     if (kf)
         fclose(kf);
+    if (pyk)
+        fclose(pyk);
     free(text);
     free(keys);
+    free(pykeys);
     free(f);
     return NULL;
 }

@@ -58,6 +58,14 @@ void symbolizer_module(struct symbolizer *s, const char *path, const char *build
 void symbolizer_jit_symbol(struct symbolizer *s, int32_t pid, uint64_t start, uint64_t size,
                            const char *name);
 
+/*
+ * A Python code record: in process pid the code object at code is
+ * qualname in file, its lines as the event's text (docs/trace-format.md,
+ * 5.18). The recorder writes such frames as "[py:PID]+0xCODE+0xOFF".
+ */
+void symbolizer_py_code(struct symbolizer *s, int32_t pid, uint64_t code, const char *file,
+                        const char *qualname, int64_t first_line, const char *lines);
+
 /* The symbolized stack, or NULL on out of memory; owned by s. */
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack);
 

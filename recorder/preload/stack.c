@@ -42,6 +42,7 @@
 #include "sandbox.h"
 #include "modules.h"
 #include "perfmap.h"
+#include "pyframe.h"
 #include "rec.h"
 #include "stack_nocfi.h"
 
@@ -663,6 +664,7 @@ void rec_stack_fork_child(void)
     pthread_mutex_init(&lock, NULL);
     rec_modules_forked();
     rec_perfmap_forked();
+    rec_py_forked();
 }
 
 /*
@@ -698,15 +700,20 @@ static int frame_text(char *buf, size_t cap, uintptr_t pc, int *jit)
 const char *rec_stack_capture(void)
 {
     uintptr_t pcs[MAX_FRAMES];
+    struct rec_pyframe py[REC_PY_FRAMES];
     uint64_t h = IOT_FNV64_INIT;
     const char *result = NULL;
     char buf[MAX_FRAMES * (PATH_MAX / 4)], *s;
     size_t len = 0;
     unsigned gen = __atomic_load_n(&modules_gen, __ATOMIC_ACQUIRE), slot;
-    int n = walk(pcs, gen), jit = 0;
+    int n = walk(pcs, gen), jit = 0, npy = n ? rec_py_walk(py, REC_PY_FRAMES) : 0;
 
     if (n == 0)
         return NULL;
+    /* an interpreter's frames: the script's, innermost first, above its own */
+    for (int i = 0; i < npy; i++)
+        h = iot_fnv64_word(iot_fnv64_word(iot_fnv64_word(h, py[i].code), py[i].ident),
+                           py[i].offset);
     /* a stack of an earlier generation may name an unloaded module */
     h = iot_fnv64_word(h, gen);
     for (int i = 0; i < n; i++)
@@ -729,9 +736,12 @@ const char *rec_stack_capture(void)
             break;
         }
     }
-    for (int i = 0; i < n; i++) {
-        int w = frame_text(buf + len, sizeof(buf) - len, pcs[i], &jit);
+    for (int i = 0; i < npy + n; i++) {
+        int w = i < npy ? rec_py_frame_text(buf + len, sizeof(buf) - len, &py[i])
+                        : frame_text(buf + len, sizeof(buf) - len, pcs[i - npy], &jit);
 
+        if (w == 0)
+            continue;
         if (w < 0 || (size_t)w + 1 >= sizeof(buf) - len)
             break;
         len += (size_t)w;

@@ -45,6 +45,7 @@ static inline uint8_t *put_blob(uint8_t *p, const char *s);
 #define iot_enc_exit    future_enc_exit
 #define iot_enc_module  future_enc_module
 #define iot_enc_jit_symbol future_enc_jit_symbol
+#define iot_enc_py_code future_enc_py_code
 #define iot_enc_label   future_enc_label
 #define iot_enc_home    future_enc_home
 #define iot_enc_template future_enc_template

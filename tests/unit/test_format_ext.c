@@ -91,6 +91,61 @@ static void test_jit_symbol_record(void)
 }
 
 /*
+ * Python code records (tag 0x4B): the bytes the spec gives (5.18), read
+ * back with the line table as text, which makes the same bytes again; a
+ * line table cut inside a pair is damage, stepped over like an unknown kind.
+ */
+static void test_py_code_record(void)
+{
+    static const uint8_t spec[] = { 0x4b, 0x12, 0x00, 0x80, 0x20, 0x04, 'a', '.', 'p', 'y', 0x01,
+                                    'f', 0x03, 0x06, 0x00, 0x00, 0x04, 0x04, 0x06, 0x09 };
+    static const uint8_t lines[] = { 0x00, 0x00, 0x04, 0x04, 0x06, 0x09 };
+    static uint8_t rec[1024], frames[4096], back_lines[64];
+    struct iot_chunk_hdr h = { .version = IOT_FORMAT_VERSION, .pid = 8, .tid = 8, .chain_id = 1,
+                               .base_t = 5000 };
+    struct iot_chunker *c = iot_chunker_create(1);
+    struct iot_strtab *st = iot_strtab_create();
+    struct iot_trace_stats ts;
+    struct iot_event *evs = NULL;
+    struct iot_enc e;
+    char err[IOT_ERRBUF_SIZE] = "";
+    long n;
+
+    iot_enc_begin(&e, rec, sizeof(rec), h.base_t);
+    CU_ASSERT_FATAL(iot_enc_py_code(&e, 5000, 0x1000, "a.py", 4, "f", 1, 3, lines,
+                                    sizeof(lines)) == 0);
+    CU_ASSERT_EQUAL_FATAL(e.len, sizeof(spec));
+    CU_ASSERT(memcmp(rec, spec, sizeof(spec)) == 0);
+    /* cut inside its last pair: the line table is damaged */
+    CU_ASSERT_FATAL(iot_enc_py_code(&e, 5010, 0x2000, "b.py", 4, "g", 1, 1, lines, 5) == 0);
+    CU_ASSERT_FATAL(iot_enc_exit(&e, 5030, 0, 0) == 0);
+    h.bytes = (uint32_t)e.len;
+    h.nrec = e.nrec;
+    n = (long)iot_chunk_compress(c, &h, rec, frames, sizeof(frames));
+    CU_ASSERT_FATAL(n > 0);
+    spill(tmp_path("py.zst"), frames, (size_t)n);
+    n = read_all(tmp_path("py.zst"), &evs, st, &ts, err);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_EQUAL(ts.records_unknown, 1);
+    CU_ASSERT_EQUAL(evs[0].kind, IOT_EV_PY_CODE);
+    CU_ASSERT_EQUAL(evs[0].bias, 0x1000);
+    CU_ASSERT_STRING_EQUAL(evs[0].py_file, "a.py");
+    CU_ASSERT_STRING_EQUAL(evs[0].symbol, "f");
+    CU_ASSERT_EQUAL(evs[0].first_line, 3);
+    CU_ASSERT_STRING_EQUAL(evs[0].py_lines, "0:3 4:5 10:0");
+    CU_ASSERT_EQUAL(iot_py_lines_parse(evs[0].py_lines, 3, back_lines, sizeof(back_lines)),
+                    (long)sizeof(lines));
+    CU_ASSERT(memcmp(back_lines, lines, sizeof(lines)) == 0);
+    /* text that is not a table */
+    CU_ASSERT_EQUAL(iot_py_lines_parse("4:5 0:3", 3, back_lines, sizeof(back_lines)), -1);
+    CU_ASSERT_EQUAL(iot_py_lines_parse("0:3,4:5", 3, back_lines, sizeof(back_lines)), -1);
+    CU_ASSERT_EQUAL(evs[1].kind, IOT_EV_EXIT);
+    free(evs);
+    iot_strtab_free(st);
+    iot_chunker_free(c);
+}
+
+/*
  * Label records: read back in order with their time, a later version's
  * longer payload stepped over at its length; the list form and the checks
  * of a label (iot_labels_parse, iot_label_check).
@@ -185,4 +240,6 @@ void format_extension_tests(CU_pSuite s)
 {
     CU_add_test(s, "JIT symbol records, in JSONL too; one of no code skipped", test_jit_symbol_record);
     CU_add_test(s, "label records, their list form and their checks", test_label_record);
+    CU_add_test(s, "Python code records: the spec's bytes, the line table as text and back",
+                test_py_code_record);
 }

@@ -87,6 +87,10 @@ static void test_every_kind(void)
         [IOT_EV_TEMPLATE] = { .kind = IOT_EV_TEMPLATE, .pid = 7, .tid = 7, .t = 6,
                               .path = "/tmp/app-Ab12Cd", .random_at = 9, .random_len = 6 },
         [IOT_EV_WAITS] = { .kind = IOT_EV_WAITS, .pid = 7, .tid = 8, .t = 6, .waits = 1 },
+        [IOT_EV_PY_CODE] = { .kind = IOT_EV_PY_CODE, .pid = 7, .tid = 7, .t = 7,
+                             .bias = 0x7f0000a0b0c0ull, .py_file = "app/log.py",
+                             .symbol = "Log.write_records", .first_line = 40,
+                             .py_lines = "0:0 2:40 18:42 30:0 32:41" },
     };
     struct iot_strtab *st = iot_strtab_create();
     struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();
@@ -137,6 +141,12 @@ static void test_every_kind(void)
         other = evs[IOT_EV_JIT_SYMBOL];
         other.symbol = "py::main:/app/w.py";
         CU_ASSERT(!iot_event_equal(&evs[IOT_EV_JIT_SYMBOL], &other));
+        other = evs[IOT_EV_PY_CODE];
+        other.py_file = "app/log2.py";
+        CU_ASSERT(!iot_event_equal(&evs[IOT_EV_PY_CODE], &other));
+        other = evs[IOT_EV_PY_CODE];
+        other.py_lines = "0:0 2:40 18:43 30:0 32:41";
+        CU_ASSERT(!iot_event_equal(&evs[IOT_EV_PY_CODE], &other));
     }
     {
         struct iot_event other = evs[IOT_EV_LABEL];

@@ -114,6 +114,51 @@ static void test_jit_not_frames(void)
     symbolizer_free(s);
 }
 
+/*
+ * Python frames: named from their code records with the line of their
+ * instruction, above the C frames; the stack's key is its Python frames
+ * alone. A reused address's later key, another process's frame, a frame
+ * with no record and text that only looks like a frame.
+ */
+static void test_python_frames(void)
+{
+    static const char *const not_frames[] = { "[py:]+0x10+0x2", "[py:5]+0x10", "[py:5]+0x10+",
+                                              "[py:5]+0x10+0x2x", "[py:5]+0x+0x2" };
+    struct symbolizer *s = symbolizer_create(NULL, 0);
+    const struct sym_stack *st;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    symbolizer_py_code(s, 5, 0x1000, "/app/log.py", "Log.write_records", 40,
+                       "0:0 2:40 18:42 30:0 32:41");
+    symbolizer_py_code(s, 5, 0x2000, "/app/main.py", "<module>", 1, "0:1 10:7");
+    symbolizer_py_code(s, 5, 0x1000ull | 1ull << 48, "/app/other.py", "<module>", 1, "0:3");
+    st = symbolizer_stack(s, "[py:5]+0x1000+0x12\n[py:5]+0x2000+0xa\n/no/such/python3.11+0x1234");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    CU_ASSERT_STRING_EQUAL(st->text, "Log.write_records (log.py:42)\n<module> (main.py:7)\n"
+                                     "python3.11+0x1234");
+    CU_ASSERT_STRING_EQUAL(st->key, "Log.write_records (log.py)\n<module> (main.py)");
+    CU_ASSERT_EQUAL(st->frames[0].line, 42);
+    CU_ASSERT_STRING_EQUAL(st->frames[0].module, "/app/log.py");
+    /* the line table's edges: its first entry (no line), a later no line,
+       the first line's range, the last entry */
+    CU_ASSERT_EQUAL(symbolizer_stack(s, "[py:5]+0x1000+0x0")->frames[0].line, 0);
+    CU_ASSERT_EQUAL(symbolizer_stack(s, "[py:5]+0x1000+0x11")->frames[0].line, 40);
+    CU_ASSERT_STRING_EQUAL(symbolizer_stack(s, "[py:5]+0x1000+0x1e")->text,
+                           "Log.write_records (log.py)");
+    CU_ASSERT_EQUAL(symbolizer_stack(s, "[py:5]+0x1000+0x400")->frames[0].line, 41);
+    CU_ASSERT_STRING_EQUAL(symbolizer_stack(s, "[py:5]+0x1000000001000+0x2")->text,
+                           "<module> (other.py:3)");
+    /* another process, no record: unnamed, keyed without the address */
+    st = symbolizer_stack(s, "[py:6]+0x1000+0x12\n/no/such/python3.11+0x1234");
+    CU_ASSERT_STRING_EQUAL(st->text, "[py]+0x12\npython3.11+0x1234");
+    CU_ASSERT_STRING_EQUAL(st->key, "[py]");
+    for (size_t i = 0; i < sizeof(not_frames) / sizeof(not_frames[0]); i++) {
+        one_frame(s, not_frames[i], &st);
+        CU_ASSERT_STRING_EQUAL(st->text, not_frames[i]);
+    }
+    symbolizer_free(s);
+}
+
 void symbolize_suite(void)
 {
     CU_pSuite s = CU_add_suite("symbolize", NULL, NULL);
@@ -121,4 +166,5 @@ void symbolize_suite(void)
     CU_add_test(s, "JIT frames named as node and CPython name them", test_jit_names);
     CU_add_test(s, "a later JIT record for an address wins", test_jit_reuse);
     CU_add_test(s, "text that is no JIT frame kept as given", test_jit_not_frames);
+    CU_add_test(s, "Python frames named with their lines, keyed by them alone", test_python_frames);
 }
