@@ -8,9 +8,11 @@ Fails (exit 1, one line per breach on stdout) when
   - an object calls a function defined in a part its part may not use,
     unless its own part declares that function (an interface it owns and
     another part implements, as rule.h's rule_report);
-  - the objects of one part call each other round in a circle.
-Exit 0 when all holds. Reads only parts.mk, the sources and `nm` of the
-objects the build left in OBJDIR.
+  - the objects of one part call each other round in a circle;
+  - parts.mk, the Makefile, README.md or a doc (docs/*.md) names a file of
+    the tree that is not there (a stale name after a move or a rename).
+Exit 0 when all holds. Reads only parts.mk, the sources, the docs and `nm`
+of the objects the build left in OBJDIR.
 """
 import os
 import re
@@ -197,6 +199,50 @@ def check_calls(top, objdir, parts, breaches):
             breaches.append(f"{p}: its files call each other round in a circle: {ring}")
 
 
+# The tree's top folders: a name starting with one of them is a file's path.
+TREE_TOPS = ("analyzer", "common", "formats", "inputs", "recorder", "rules", "fleet",
+             "tests", "docs", "man", "samples", "bench", "examples", "ci", ".ci")
+# What names files as they were at the time, and says so: the log of past
+# findings (its "Where" column).
+HISTORY_DOCS = {"docs/reliability.md"}
+
+
+def named_paths(text):
+    """The tree paths a text names: a top folder, then path characters.
+    A trailing `.[ch]` names both files (the .c is checked); one followed by
+    `*` is a pattern (inputs/strace_*.c), not a name."""
+    tops = "|".join(re.escape(t) for t in TREE_TOPS)
+    for m in re.finditer(r"(?<![\w./-])((?:%s)/[\w./-]*\w)(\.\[ch\])?(\*)?" % tops, text):
+        if not m.group(3):
+            yield m.group(1) + (".c" if m.group(2) else "")
+
+
+def check_doc_names(top, breaches):
+    docs = ["parts.mk", "Makefile", "README.md"]
+    if os.path.isdir(os.path.join(top, "docs")):
+        docs += sorted(os.path.join("docs", n) for n in os.listdir(os.path.join(top, "docs"))
+                       if n.endswith(".md"))
+    for doc in docs:
+        if doc in HISTORY_DOCS or not os.path.exists(os.path.join(top, doc)):
+            continue
+        fenced = False
+        with open(os.path.join(top, doc), errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                # a markdown code block shows commands on the user's files
+                if doc.endswith(".md") and line.lstrip().startswith("```"):
+                    fenced = not fenced
+                if fenced:
+                    continue
+                for path in named_paths(line):
+                    # a program the build makes from its source (bench/gen_trace)
+                    if any(os.path.exists(os.path.join(top, path + ext)) for ext in ("", ".c")):
+                        continue
+                    # a placeholder (test_NAME.sh, tests/fuzz/corpus/T) names no file
+                    if re.search(r"[A-Z]{2,}|/[A-Z](/|$)", path):
+                        continue
+                    breaches.append(f"{doc}:{n}: names {path}, which is not in the tree")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: check_parts.py TOP OBJDIR")
@@ -205,6 +251,7 @@ def main():
     breaches = []
     check_includes(top, parts, breaches)
     check_calls(top, objdir, parts, breaches)
+    check_doc_names(top, breaches)
     for b in breaches:
         print(b)
     return 1 if breaches else 0

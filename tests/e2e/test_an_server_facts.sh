@@ -163,6 +163,6 @@ if strace_log:
     assert sorted(st.values()) == [2000], st
 PY
 else
-    echo "(rsync part skipped: no rsync)"
+    skip_part rsync "rsync is not installed"
 fi
 exit $fail

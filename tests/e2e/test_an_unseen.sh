@@ -115,7 +115,7 @@ if have strace && strace -f -o /dev/null true 2>/dev/null; then
     expect_eq "strace, private map: sync_storm, 0 bytes per sync" "$(issues private-strace.json)" \
         "sync_storm:strace.private:0 bytes written per sync"
 else
-    echo "(skipped the strace half: strace is not installed or cannot trace here)"
+    skip_part "strace half" "strace is not installed or cannot trace here"
 fi
 
 exit $fail
