@@ -72,3 +72,7 @@ launcher.public :=
 
 # Headers published to plugins with rule.h (make install).
 rules.installs  := rules/rule.h common/hash.h common/grow.h common/hmap.h
+# The headers of rules' own its files may include beyond those: the host's
+# side, and per_file.h, the built-in rules' per-file tables, not installed
+# (its layout is no part of the plugin ABI; rules/TEMPLATE.md).
+rules.own       := registry.h per_file.h

@@ -4,13 +4,15 @@
 Fails (exit 1, one line per breach on stdout) when
   - a file includes a header of another part that its part may not use, or
     that the other part does not publish (a part with `installs` may include
-    only those: the rules are written against what a plugin gets);
+    only those and its `own`: the rules are written against what a plugin
+    gets);
   - an object calls a function defined in a part its part may not use,
     unless its own part declares that function (an interface it owns and
     another part implements, as rule.h's rule_report);
   - the objects of one part call each other round in a circle;
   - parts.mk, the Makefile, README.md or a doc (docs/*.md) names a file of
-    the tree that is not there (a stale name after a move or a rename).
+    the tree that is not there (a stale name after a move or a rename), or
+    docs/architecture.md names a header (`x.h`) that no part has.
 Exit 0 when all holds. Reads only parts.mk, the sources, the docs and `nm`
 of the objects the build left in OBJDIR.
 """
@@ -34,6 +36,7 @@ def read_parts(top):
             "uses": var.get(p + ".uses", []),
             "public": var.get(p + ".public", []),
             "installs": [os.path.basename(h) for h in var.get(p + ".installs", [])],
+            "own": var.get(p + ".own", []),
         }
     return parts
 
@@ -58,6 +61,11 @@ def check_includes(top, parts, breaches):
                         continue
                     h = m.group(1)
                     if os.path.exists(os.path.join(top, info["dir"], h)):
+                        # a part with installs includes of its own only those
+                        # and the headers it names as its own
+                        if info["installs"] and h not in info["installs"] + info["own"]:
+                            breaches.append(f"{src}:{n}: includes {info['dir']}/{h}, which "
+                                            f"{p} neither installs nor names in {p}.own")
                         continue
                     owner = where.get(h)
                     if owner is None:
@@ -243,6 +251,20 @@ def check_doc_names(top, breaches):
                     breaches.append(f"{doc}:{n}: names {path}, which is not in the tree")
 
 
+def check_architecture_headers(top, parts, breaches):
+    doc = os.path.join("docs", "architecture.md")
+    if not os.path.exists(os.path.join(top, doc)):
+        return
+    have = set()
+    for info in parts.values():
+        have.update(os.path.basename(h) for h in part_files(top, info["dir"], {".h"}))
+    with open(os.path.join(top, doc), errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            for h in re.findall(r"`([\w.]+\.h)`", line):
+                if h not in have:
+                    breaches.append(f"{doc}:{n}: names {h}, which no part has")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: check_parts.py TOP OBJDIR")
@@ -252,6 +274,7 @@ def main():
     check_includes(top, parts, breaches)
     check_calls(top, objdir, parts, breaches)
     check_doc_names(top, breaches)
+    check_architecture_headers(top, parts, breaches)
     for b in breaches:
         print(b)
     return 1 if breaches else 0
