@@ -10,6 +10,7 @@
 # runs, the same runs recorded by iorecord's default are seen, and no
 # unobserved issue is left. Go and liburing halves skip (said once) when
 # golang-go or liburing-dev is missing.
+# e2e: slow (about 5 s CPU here: Go, liburing and kernel halves)
 set -u
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
