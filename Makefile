@@ -5,7 +5,8 @@
 #                   tests (all but those marked "# e2e: slow"; under two
 #                   minutes): what to run while working
 #   make test       unit tests, fuzz corpus replay and every end-to-end test
-#                   (what CI runs; about ten minutes)
+#                   (what CI runs, as make check then make e2e-slow; about
+#                   ten minutes)
 #   IOSCOPE_NPM=1   lets the tests that use npm packages (DuckDB, Microsoft's
 #                   SARIF multitool) fetch them; without it nothing is
 #                   fetched from the network and those parts are skipped
@@ -27,8 +28,9 @@
 # needs no edit here. The parts and what each may include are in
 # docs/architecture.md; a part is compiled with its own folder and its
 # dependencies' folders on the include path, nothing else, and
-# tests/check_parts.sh (run by make check and make test) fails on an include
-# or a call that crosses a boundary the wrong way.
+# tests/check_parts.py (run by tests/e2e/test_parts.sh, in make check and
+# make test) fails on an include or a call that crosses a boundary the wrong
+# way, and on a file the docs name that is not there.
 
 # Where `make install` puts things (DESTDIR is prepended to each, and is
 # never compiled in). The preload library goes to a directory of its own so
@@ -124,7 +126,7 @@ ifneq ($(PRELOAD_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
 
-.PHONY: all deps check test unit e2e e2e-fast demo readme-figures asan bench realworld realworld-deps fuzz install uninstall clean
+.PHONY: all deps check test unit e2e e2e-fast e2e-slow demo readme-figures asan bench realworld realworld-deps fuzz install uninstall clean
 
 all: $(BUILD)/.deps
 	@$(MAKE) --no-print-directory build-all
@@ -206,8 +208,8 @@ $(BPF_GEN)/vmlinux.h:
 	@mkdir -p $(dir $@)
 	bpftool btf dump file /sys/kernel/btf/vmlinux format c >$@.tmp && mv $@.tmp $@
 $(BPF_GEN)/capture.bpf.o: recorder/kernel/capture.bpf.c recorder/kernel/capture_calls.bpf.h \
-    recorder/kernel/kevent.h $(BPF_GEN)/vmlinux.h
-	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_GEN) -Irecorder/kernel -c $< -o $@
+    recorder/kernel/kevent.h formats/syscalls.h $(BPF_GEN)/vmlinux.h
+	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_GEN) -Irecorder/kernel -Iformats -c $< -o $@
 $(BPF_GEN)/capture.skel.h: $(BPF_GEN)/capture.bpf.o
 	bpftool gen skeleton $< name capture >$@.tmp && mv $@.tmp $@
 $(OBJ)/recorder/kernel/kcapture.o: $(BPF_GEN)/capture.skel.h
@@ -248,8 +250,11 @@ $(BIN)/bench/%: bench/%.c $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(INC_all) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(Z_LIBS) $(DW_LIBS) -ldl -lpthread -lm
 
+# make check says how long it took (CI's log shows it): under two minutes
+# is what keeps it run before every commit.
 check: all
-	@$(MAKE) --no-print-directory unit e2e-fast
+	@start=$$(date +%s); $(MAKE) --no-print-directory unit e2e-fast && \
+	    echo "make check: passed in $$(($$(date +%s) - start)) s"
 
 test: all
 	@$(MAKE) --no-print-directory unit e2e
@@ -263,6 +268,10 @@ e2e:
 
 e2e-fast:
 	@BUILD=$(BUILD) tests/e2e/run.sh --fast
+
+# the slow tests only: make check and this are make test
+e2e-slow:
+	@BUILD=$(BUILD) tests/e2e/run.sh --slow
 
 demo: all
 	@BUILD=$(BUILD) samples/demo.sh

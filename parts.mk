@@ -1,7 +1,7 @@
 # parts.mk - the parts of ioscope, declared once: each is a folder, the
 # parts it may use (include from and call into), and the headers it
 # publishes to them. The Makefile builds each part with its own folder and
-# its uses' folders on the include path; tests/check_parts.sh checks every
+# its uses' folders on the include path; tests/check_parts.py checks every
 # include and every call between object files against this table, and that
 # no files of one part call each other round in a circle.
 # docs/architecture.md draws it.
@@ -14,10 +14,11 @@ common.uses     :=
 common.public   := *
 
 # the trace format: codec, reader, writer, JSONL events; enc_io.h is the
-# inline record encoder the recorder's hot path compiles in
+# inline record encoder the recorder's hot path compiles in; syscalls.h the
+# syscall catalogue the strace importer and the kernel path both expand
 formats.dir     := formats
 formats.uses    := common
-formats.public  := iotrace.h enc_io.h
+formats.public  := iotrace.h enc_io.h syscalls.h
 
 # every INPUT as one time-ordered stream of events: native traces, JSONL,
 # strace logs, directories of them
@@ -71,3 +72,7 @@ launcher.public :=
 
 # Headers published to plugins with rule.h (make install).
 rules.installs  := rules/rule.h common/hash.h common/grow.h common/hmap.h
+# The headers of rules' own its files may include beyond those: the host's
+# side, and per_file.h, the built-in rules' per-file tables, not installed
+# (its layout is no part of the plugin ABI; rules/TEMPLATE.md).
+rules.own       := registry.h per_file.h

@@ -38,7 +38,7 @@ extern "C" {
 /* ------------------------------------------------------------------ ops */
 
 enum iot_op {
-#define IOT_OP_ENUM_(e, name, dir, pos, cls, api, role, fields, strace) IOT_OP_##e,
+#define IOT_OP_ENUM_(e, name, dir, pos, cls, api, role, fields) IOT_OP_##e,
     IOT_OPS(IOT_OP_ENUM_)
 #undef IOT_OP_ENUM_
     IOT_OP_COUNT

@@ -4,7 +4,7 @@
 #include "iotrace.h"
 
 const struct iot_op_info iot_ops[IOT_OP_COUNT] = {
-#define IOT_OP_ROW_(e, name, dir, pos, cls, api, role, fields, strace) \
+#define IOT_OP_ROW_(e, name, dir, pos, cls, api, role, fields) \
     { name, IOT_DIR_##dir, pos, IOT_CLASS_##cls, IOT_API_##api, IOT_ROLE_##role, fields },
     IOT_OPS(IOT_OP_ROW_)
 #undef IOT_OP_ROW_

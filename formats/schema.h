@@ -3,7 +3,7 @@
  * and every op, with every fact about each that more than one part of
  * ioscope needs, and the other kinds of event with their members. The
  * encoder, the decoder, event equality, the JSONL writer and reader, both
- * dumps, the strace importer, the analyzer's dispatch and the tests'
+ * dumps, the analyzer's dispatch and the tests'
  * generators expand these lists; nothing else names the fields, the ops or
  * the kinds' members one by one. Included by iotrace.h.
  *
@@ -225,7 +225,7 @@ enum iot_role {
 };
 
 /*
- * X(NAME, "json name", dir, positional, class, api, role, fields, strace)
+ * X(NAME, "json name", dir, positional, class, api, role, fields)
  *
  * NAME, name  IOT_OP_<NAME>; its JSONL and text name
  * dir         IOT_DIR_<dir>
@@ -237,12 +237,10 @@ enum iot_role {
  * fields      the IOT_HAS_* bits (IOT_F(NAME) for short) its records
  *             carry when it succeeds (errno and stack may come with any
  *             call)
- * strace      the syscalls strace prints for it, each as
- *               SA(name, fd arg, size arg, offset arg)  arguments by position
- *                                                       (-1: none), or
- *               SC(name, SHAPE)                         a shape of its own
- *             (inputs/strace_syscalls.c); the names of process syscalls
- *             (clone, execve, ...) are the strace importer's own.
+ *
+ * The syscalls recorded as each op, and how their arguments are read, are
+ * the syscall catalogue's (syscalls.h), which the strace importer and the
+ * kernel capture path both expand.
  *
  * The op number is the row's position and is part of the on-disk format:
  * append new ops at the end, never reorder.
@@ -250,279 +248,201 @@ enum iot_role {
 #define IOT_F(name) IOT_HAS_##name
 #define IOT_OPS(X)                                                                                 \
     X(OPEN,            "open",            NONE,  0, OPEN,  POSIX, OPEN,                            \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
-      SC(open, OPEN) SC(openat, OPENAT) SC(openat2, OPENAT2) SC(creat, CREAT))                     \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS))                                                      \
     X(CLOSE,           "close",           NONE,  0, CLOSE, POSIX, CLOSE,                           \
-      IOT_F(FD) | IOT_F(FILE_SIZE),                                                                \
-      SC(close, CLOSE))                                                                            \
+      IOT_F(FD) | IOT_F(FILE_SIZE))                                                                \
     X(READ,            "read",            READ,  0, DATA,  POSIX, READ,                            \
-      IOT_F(FD) | IOT_F(SIZE),                                                                     \
-      SA(read, 0, 2, -1))                                                                          \
+      IOT_F(FD) | IOT_F(SIZE))                                                                     \
     X(WRITE,           "write",           WRITE, 0, DATA,  POSIX, WRITE,                           \
-      IOT_F(FD) | IOT_F(SIZE),                                                                     \
-      SA(write, 0, 2, -1))                                                                         \
+      IOT_F(FD) | IOT_F(SIZE))                                                                     \
     X(PREAD,           "pread",           READ,  1, DATA,  POSIX, READ,                            \
-      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
-      SA(pread64, 0, 2, 3) SA(pread, 0, 2, 3))                                                     \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET))                                                     \
     X(PWRITE,          "pwrite",          WRITE, 1, DATA,  POSIX, WRITE,                           \
-      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
-      SA(pwrite64, 0, 2, 3) SA(pwrite, 0, 2, 3))                                                   \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET))                                                     \
     X(READV,           "readv",           READ,  0, DATA,  POSIX, READ,                            \
-      IOT_F(FD) | IOT_F(SIZE),                                                                     \
-      SC(readv, RWV))                                                                              \
+      IOT_F(FD) | IOT_F(SIZE))                                                                     \
     X(WRITEV,          "writev",          WRITE, 0, DATA,  POSIX, WRITE,                           \
-      IOT_F(FD) | IOT_F(SIZE),                                                                     \
-      SC(writev, RWV))                                                                             \
+      IOT_F(FD) | IOT_F(SIZE))                                                                     \
     X(PREADV,          "preadv",          READ,  1, DATA,  POSIX, READ,                            \
-      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
-      SC(preadv, PRWV) SC(preadv2, PRWV2))                                                         \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET))                                                     \
     X(PWRITEV,         "pwritev",         WRITE, 1, DATA,  POSIX, WRITE,                           \
-      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                                     \
-      SC(pwritev, PRWV) SC(pwritev2, PRWV2))                                                       \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET))                                                     \
     X(LSEEK,           "lseek",           NONE,  0, SEEK,  POSIX, SEEK,                            \
-      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(WHENCE),                                                   \
-      SC(lseek, LSEEK) SC(_llseek, LLSEEK))                                                        \
+      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(WHENCE))                                                   \
     X(DUP,             "dup",             NONE,  0, FD,    POSIX, FDTABLE,                         \
-      IOT_F(FD) | IOT_F(NEWFD) | IOT_F(FLAGS),                                                     \
-      SC(dup, DUP) SC(dup2, DUP2) SC(dup3, DUP2) SC(fcntl, FCNTL) SC(fcntl64, FCNTL))              \
+      IOT_F(FD) | IOT_F(NEWFD) | IOT_F(FLAGS))                                                     \
     X(FSYNC,           "fsync",           NONE,  0, SYNC,  POSIX, SYNC,                            \
-      IOT_F(FD),                                                                                   \
-      SA(fsync, 0, -1, -1))                                                                        \
+      IOT_F(FD))                                                                                   \
     X(FDATASYNC,       "fdatasync",       NONE,  0, SYNC,  POSIX, SYNC,                            \
-      IOT_F(FD),                                                                                   \
-      SA(fdatasync, 0, -1, -1))                                                                    \
+      IOT_F(FD))                                                                                   \
     X(FTRUNCATE,       "ftruncate",       NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(FD) | IOT_F(SIZE),                                                                     \
-      SA(ftruncate, 0, 1, -1) SA(ftruncate64, 0, 1, -1))                                           \
+      IOT_F(FD) | IOT_F(SIZE))                                                                     \
     X(MMAP,            "mmap",            NONE,  0, META,  POSIX, MAP,                             \
-      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET) | IOT_F(FLAGS),                                      \
-      SC(mmap, MMAP) SC(mmap2, MMAP2))                                                             \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET) | IOT_F(FLAGS))                                      \
     X(MUNMAP,          "munmap",          NONE,  0, META,  POSIX, MAP,                             \
-      IOT_F(SIZE) | IOT_F(OFFSET),                                                                 \
-      SC(munmap, MUNMAP))                                                                          \
+      IOT_F(SIZE) | IOT_F(OFFSET))                                                                 \
     X(SENDFILE,        "sendfile",        WRITE, 0, COPY,  POSIX, COPY,                            \
-      IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                      \
-      SC(sendfile, SENDFILE) SC(sendfile64, SENDFILE))                                             \
+      IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET))                                      \
     X(COPY_FILE_RANGE, "copy_file_range", WRITE, 0, COPY,  POSIX, COPY,                            \
-      IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                      \
-      SC(copy_file_range, COPY))                                                                   \
+      IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET))                                      \
     X(FOPEN,           "fopen",           NONE,  0, OPEN,  STDIO, OPEN,                            \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),        \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE))        \
     X(FDOPEN,          "fdopen",          NONE,  0, OPEN,  STDIO, OPEN,                            \
-      IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),                      \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE))                      \
     X(FCLOSE,          "fclose",          NONE,  0, CLOSE, STDIO, CLOSE,                           \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(FILE_SIZE),                                                \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(FILE_SIZE))                                                \
     X(FREAD,           "fread",           READ,  0, DATA,  STDIO, READ,                            \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE))                                                     \
     X(FWRITE,          "fwrite",          WRITE, 0, DATA,  STDIO, WRITE,                           \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE))                                                     \
     X(FGETS,           "fgets",           READ,  0, DATA,  STDIO, READ,                            \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE))                                                     \
     X(FPUTS,           "fputs",           WRITE, 0, DATA,  STDIO, WRITE,                           \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE))                                                     \
     X(FFLUSH,          "fflush",          NONE,  0, SYNC,  STDIO, FLUSH,                           \
-      IOT_F(FD) | IOT_F(STREAM),                                                                   \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM))                                                                   \
     X(FSEEK,           "fseek",           NONE,  0, SEEK,  STDIO, SEEK,                            \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(OFFSET) | IOT_F(WHENCE),                                   \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(OFFSET) | IOT_F(WHENCE))                                   \
     X(SETVBUF,         "setvbuf",         NONE,  0, META,  STDIO, STREAM,                          \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),                                    \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE))                                    \
     /* additions beyond the SPEC's list ("more may be added") */                                   \
     X(SPLICE,          "splice",          WRITE, 0, COPY,  POSIX, COPY,                            \
-      IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET),                                      \
-      SC(splice, COPY))                                                                            \
+      IOT_F(FD) | IOT_F(IN_FD) | IOT_F(SIZE) | IOT_F(OFFSET))                                      \
     X(MSYNC,           "msync",           NONE,  0, SYNC,  POSIX, SYNC,                            \
-      IOT_F(SIZE) | IOT_F(OFFSET),                                                                 \
-      SA(msync, -1, 1, -1))                                                                        \
+      IOT_F(SIZE) | IOT_F(OFFSET))                                                                 \
     X(CLOSE_RANGE,     "close_range",     NONE,  0, CLOSE, POSIX, CLOSE,                           \
-      IOT_F(FD) | IOT_F(LAST_FD) | IOT_F(FLAGS),                                                   \
-      SC(close_range, CLOSE_RANGE))                                                                \
+      IOT_F(FD) | IOT_F(LAST_FD) | IOT_F(FLAGS))                                                   \
     X(TMPFILE,         "tmpfile",         NONE,  0, OPEN,  STDIO, OPEN,                            \
-      IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),                      \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE))                      \
     X(FREOPEN,         "freopen",         NONE,  0, OPEN,  STDIO, OPEN,                            \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE),        \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(MODE) | IOT_F(STREAM) | IOT_F(SIZE) | IOT_F(BUFMODE))        \
     X(FTELL,           "ftell",           NONE,  0, META,  STDIO, SEEK,                            \
-      IOT_F(FD) | IOT_F(STREAM),                                                                   \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM))                                                                   \
     X(FGETC,           "fgetc",           READ,  0, DATA,  STDIO, READ,                            \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE))                                                     \
     X(FPUTC,           "fputc",           WRITE, 0, DATA,  STDIO, WRITE,                           \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE))                                                     \
     X(GETDELIM,        "getdelim",        READ,  0, DATA,  STDIO, READ,                            \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE))                                                     \
     X(FPRINTF,         "fprintf",         WRITE, 0, DATA,  STDIO, WRITE,                           \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE))                                                     \
     X(FSCANF,          "fscanf",          READ,  0, DATA,  STDIO, READ,                            \
-      IOT_F(FD) | IOT_F(STREAM),                                                                   \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM))                                                                   \
     /* fds that are not files: recorded so that a reused fd number ends the session of the file    \
        it last named */                                                                            \
     X(PIPE,            "pipe",            NONE,  0, FD,    POSIX, FDTABLE,                         \
-      IOT_F(FD) | IOT_F(NEWFD),                                                                    \
-      SC(pipe, PIPE) SC(pipe2, PIPE) SC(socketpair, PIPE))                                         \
+      IOT_F(FD) | IOT_F(NEWFD))                                                                    \
     X(SOCKET,          "socket",          NONE,  0, FD,    POSIX, FDTABLE,                         \
-      IOT_F(FD),                                                                                   \
-      SC(socket, NEWFD) SC(accept, NEWFD) SC(accept4, NEWFD))                                      \
+      IOT_F(FD))                                                                                   \
     /* fcntl(F_SETFD) only: flags holds O_CLOEXEC when FD_CLOEXEC is set; strace's fcntl lines     \
        are read under DUP, whose F_DUPFD they mostly are */                                        \
     X(FCNTL,           "fcntl",           NONE,  0, FD,    POSIX, FDTABLE,                         \
-      IOT_F(FD) | IOT_F(FLAGS),                                                                    \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(FLAGS))                                                                    \
     X(FALLOCATE,       "fallocate",       NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
-      SA(fallocate, 0, 3, 2))                                                                      \
+      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE))                                                     \
     X(FADVISE,         "fadvise",         NONE,  0, META,  POSIX, HINT,                            \
-      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
-      SA(fadvise64, 0, 2, 1) SA(fadvise64_64, 0, 2, 1))                                            \
+      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE))                                                     \
     /* every descriptor named, every stdio byte seen, forks timed in the parent */                 \
     /* an fd the recorder saw used before it saw it made (inherited, or made by a call it does     \
        not wrap): its /proc/self/fd target, open flags and offset, recorded once per process */    \
     X(FDPATH,          "fdpath",          NONE,  0, OPEN,  POSIX, OPEN,                            \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS) | IOT_F(OFFSET),                                      \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS) | IOT_F(OFFSET))                                      \
     /* bytes the program moved through a stdio stream's buffer with inline getc/putc macros        \
        (glibc's *_unlocked), counted at the next __overflow/__uflow or stdio call on it */         \
     X(INLINE_PUT,      "inline_put",      WRITE, 0, DATA,  STDIO, WRITE,                           \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE))                                                     \
     X(INLINE_GET,      "inline_get",      READ,  0, DATA,  STDIO, READ,                            \
-      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE),                                                     \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(STREAM) | IOT_F(SIZE))                                                     \
     /* mkstemp family: a new file whose name the call chose */                                     \
     X(MKSTEMP,         "mkstemp",         NONE,  0, OPEN,  POSIX, OPEN,                            \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS))                                                      \
     /* memfd_create: a file in memory; path is "memfd:NAME" */                                     \
     X(MEMFD,           "memfd",           NONE,  0, OPEN,  POSIX, OPEN,                            \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
-      SC(memfd_create, NEWFD))                                                                     \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS))                                                      \
     /* new fds that are not files (eventfd, timerfd, signalfd, inotify, epoll), like pipe */       \
     X(ANONFD,          "anonfd",          NONE,  0, FD,    POSIX, FDTABLE,                         \
-      IOT_F(FD),                                                                                   \
-      SC(eventfd, NEWFD) SC(eventfd2, NEWFD) SC(timerfd_create, NEWFD) SC(inotify_init, NEWFD)     \
-      SC(inotify_init1, NEWFD) SC(epoll_create, NEWFD) SC(epoll_create1, NEWFD)                    \
-      SC(signalfd, NEWFD) SC(signalfd4, NEWFD))                                                    \
+      IOT_F(FD))                                                                                   \
     /* fork/vfork in the parent, timed there: ret is the child's pid. The child's fd table is      \
        the parent's at this call (the child's own process record comes later) */                   \
     X(FORK,            "fork",            NONE,  0, META,  POSIX, PROC,                            \
-      0,                                                                                           \
-      )                                                                                            \
+      0)                                                                                           \
     /* I/O the recorder sees made but cannot follow: io_uring_setup/io_uring_enter and io_submit   \
        (through syscall()), the POSIX aio_* calls; mode names the call, fd/size/offset where known */\
     X(ASYNC,           "async",           NONE,  0, META,  POSIX, UNSEEN,                          \
-      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET) | IOT_F(MODE),                                       \
-      SA(io_uring_enter, 0, -1, -1) SA(io_uring_setup, -1, -1, -1) SA(io_submit, -1, -1, -1))      \
+      IOT_F(FD) | IOT_F(SIZE) | IOT_F(OFFSET) | IOT_F(MODE))                                       \
     /* an exec of a program the preload cannot enter: path, mode "static" or "setuid" */           \
     X(UNRECORDED,      "unrecorded",      NONE,  0, META,  POSIX, UNSEEN,                          \
-      IOT_F(PATH) | IOT_F(MODE),                                                                   \
-      )                                                                                            \
+      IOT_F(PATH) | IOT_F(MODE))                                                                   \
     /* pthread_create in the creating thread: the process runs another thread, file I/O or not     \
        (a thread is otherwise seen only at its first call). ret 0, or -1 with its error number */  \
     X(PTHREAD_CREATE,  "pthread_create",  NONE,  0, META,  POSIX, PROC,                            \
-      0,                                                                                           \
-      )                                                                                            \
+      0)                                                                                           \
     /* metadata calls. path is absolute as open's (relative names joined to the                   \
        cwd or the dirfd's path); a call on an fd (fstat, fchmod, ...) carries fd instead; flags   \
        holds the call's AT_* flags (stat family: lstat is AT_SYMLINK_NOFOLLOW), access mode     \
-       (access) or permission bits (mkdir, chmod). The strace shapes are strace_syscalls.c's */  \
+       (access) or permission bits (mkdir, chmod). How each syscall's are read: syscalls.h */      \
     X(STAT,            "stat",            NONE,  0, META,  POSIX, LOOKUP,                          \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
-      SC(stat, PATH) SC(lstat, PATH) SC(stat64, PATH) SC(lstat64, PATH) SC(newfstatat, PATHAT)    \
-      SC(fstatat64, PATHAT) SC(statx, PATHAT) SA(fstat, 0, -1, -1) SA(fstat64, 0, -1, -1))         \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS))                                                      \
     X(ACCESS,          "access",          NONE,  0, META,  POSIX, LOOKUP,                          \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
-      SC(access, PATH) SC(faccessat, PATHAT) SC(faccessat2, PATHAT))                               \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS))                                                      \
     /* size: the buffer size; ret the bytes of the target */                                       \
     X(READLINK,        "readlink",        NONE,  0, META,  POSIX, LOOKUP,                          \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(SIZE),                                                       \
-      SC(readlink, PATH) SC(readlinkat, PATHAT))                                                   \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(SIZE))                                                       \
     X(UNLINK,          "unlink",          NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(PATH),                                                                                 \
-      SC(unlink, PATH) SC(unlinkat, PATHAT))                                                       \
+      IOT_F(PATH))                                                                                 \
     X(RMDIR,           "rmdir",           NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(PATH),                                                                                 \
-      SC(rmdir, PATH))                                                                             \
+      IOT_F(PATH))                                                                                 \
     /* path: the old name, newpath: the new one; flags: renameat2's RENAME_* */                   \
     X(RENAME,          "rename",          NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(PATH) | IOT_F(NEWPATH) | IOT_F(FLAGS),                                                 \
-      SC(rename, PATH2) SC(renameat, PATH2AT) SC(renameat2, PATH2AT))                              \
+      IOT_F(PATH) | IOT_F(NEWPATH) | IOT_F(FLAGS))                                                 \
     X(MKDIR,           "mkdir",           NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(PATH) | IOT_F(FLAGS),                                                                  \
-      SC(mkdir, PATH) SC(mkdirat, PATHAT))                                                         \
+      IOT_F(PATH) | IOT_F(FLAGS))                                                                  \
     /* path: the existing file, newpath: the new name */                                           \
     X(LINK,            "link",            NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(PATH) | IOT_F(NEWPATH),                                                                \
-      SC(link, PATH2) SC(linkat, PATH2AT))                                                         \
+      IOT_F(PATH) | IOT_F(NEWPATH))                                                                \
     /* path: the link's target as given (its content, not resolved), newpath: the link made */    \
     X(SYMLINK,         "symlink",         NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(PATH) | IOT_F(NEWPATH),                                                                \
-      SC(symlink, SYMLINK) SC(symlinkat, SYMLINKAT))                                               \
+      IOT_F(PATH) | IOT_F(NEWPATH))                                                                \
     X(CHMOD,           "chmod",           NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
-      SC(chmod, PATH) SA(fchmod, 0, -1, -1) SC(fchmodat, PATHAT))                                  \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS))                                                      \
     X(CHOWN,           "chown",           NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
-      SC(chown, PATH) SC(lchown, PATH) SA(fchown, 0, -1, -1) SC(fchownat, PATHAT))                 \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS))                                                      \
     /* utimensat, futimens, utimes, utime, futimes, lutimes */                                     \
     X(UTIMES,          "utimes",          NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
-      SC(utimensat, PATHAT) SC(utimes, PATH) SC(utime, PATH) SC(futimesat, PATHAT))                \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS))                                                      \
     /* truncate by name; size: the new length */                                                  \
     X(TRUNCATE,        "truncate",        NONE,  0, META,  POSIX, CHANGE,                          \
-      IOT_F(PATH) | IOT_F(SIZE),                                                                   \
-      SC(truncate, PATH))                                                                          \
+      IOT_F(PATH) | IOT_F(SIZE))                                                                   \
     /* opendir: the directory's fd, made inside libc (closedir records its close). strace sees    \
        the openat glibc makes, imported as open */                                                 \
     X(OPENDIR,         "opendir",         NONE,  0, OPEN,  POSIX, OPEN,                            \
-      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS),                                                      \
-      )                                                                                            \
+      IOT_F(FD) | IOT_F(PATH) | IOT_F(FLAGS))                                                      \
     /* one record per pass over a directory stream, not per readdir call: size = entries         \
        returned (ret too), t = the pass's first call, dur = the calls' summed time; strace:       \
        one per getdents64, size = its "N entries" */                                              \
     X(READDIR,         "readdir",         NONE,  0, META,  POSIX, LIST,                            \
-      IOT_F(FD) | IOT_F(SIZE),                                                                     \
-      SC(getdents64, DENTS) SC(getdents, DENTS))                                                   \
+      IOT_F(FD) | IOT_F(SIZE))                                                                     \
     /* sync(): everything; syncfs(fd): fd's file system */                                         \
     X(SYNC,            "sync",            NONE,  0, META,  POSIX, SYNC,                            \
-      IOT_F(FD),                                                                                   \
-      SA(sync, -1, -1, -1) SA(syncfs, 0, -1, -1))                                                  \
+      IOT_F(FD))                                                                                   \
     X(SYNC_FILE_RANGE, "sync_file_range", NONE,  0, SYNC,  POSIX, HINT,                            \
-      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE),                                                     \
-      SA(sync_file_range, 0, 2, 1))                                                                \
+      IOT_F(FD) | IOT_F(OFFSET) | IOT_F(SIZE))                                                     \
     /* what the recorder knows it could not record or had to skip in this process: mode = why    \
        (a word from docs/trace-format.md's list), size = how many calls or facts, 0 if unknown */  \
     X(LOST,            "lost",            NONE,  0, META,  POSIX, UNSEEN,                          \
-      IOT_F(MODE) | IOT_F(SIZE),                                                                   \
-      )                                                                                            \
+      IOT_F(MODE) | IOT_F(SIZE))                                                                   \
     /* the process's working directory, absolute: recorded after its process record and after     \
        each chdir/fchdir that succeeded (none when it is unknown). strace: the -y annotation of    \
        AT_FDCWD, when it names another directory than the process's last */                       \
     X(CWD,             "cwd",             NONE,  0, META,  POSIX, PROC,                            \
-      IOT_F(PATH),                                                                                 \
-      )                                                                                            \
+      IOT_F(PATH))                                                                                 \
     /* which capture path recorded this process, at its end (and at an exec), when the kernel path \
        wrote calls of it: mode "kernel" (the                                                       \
        kernel path recorded its calls: size = how many) or "preload" (the preload did; size = the  \
        file syscalls the kernel saw that the preload did not, made outside the C library, which   \
        the kernel path recorded) */                                                                \
     X(COVERAGE,        "coverage",        NONE,  0, META,  POSIX, UNSEEN,                          \
-      IOT_F(MODE) | IOT_F(SIZE),                                                                   \
-      )                                                                                            \
+      IOT_F(MODE) | IOT_F(SIZE))                                                                   \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

@@ -2,11 +2,11 @@
  * strace_syscalls.c - the syscalls the strace importer knows, and the
  * decoding of one complete call into an event.
  *
- * The table comes from the strace column of IOT_OPS (schema.h): each op
- * names the syscalls strace prints for it, either with the positions of
- * their fd, size and offset arguments or with a shape of their own, decoded
- * by strace_call below. The process syscalls (clone, execve, ...) are this
- * file's own: they change the task model rather than a file.
+ * The syscalls are the catalogue's (formats/syscalls.h) that the strace
+ * importer reads: each names its op and either the positions of its fd,
+ * size and offset arguments or a shape, decoded by strace_call below. The
+ * process model's (clone, execve, prctl, chdir) change tasks, the cwd or
+ * a thread's name rather than a file.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -15,50 +15,21 @@
 
 #include "path.h"
 #include "strace_int.h"
+#include "syscalls.h"
 
-/*
- * How a syscall's arguments are read. ARGS: the fd, size and offset are
- * plain arguments at the positions its row gives (SA() in schema.h); the
- * others have a shape of their own (SC()), handled by name in strace_call.
- */
-enum sc_kind {
-    SC_ARGS, SC_OPEN, SC_OPENAT, SC_OPENAT2, SC_CREAT, SC_CLOSE, SC_RWV, SC_PRWV, SC_PRWV2,
-    SC_LSEEK, SC_LLSEEK, SC_DUP, SC_DUP2, SC_FCNTL, SC_MMAP, SC_MMAP2, SC_MUNMAP, SC_SENDFILE,
-    SC_COPY, SC_CLOSE_RANGE, SC_PIPE, SC_NEWFD,
-    /* metadata calls: a path relative to the cwd or to a dirfd argument, two
-       of them (rename, link), a symlink's target and name, a directory read */
-    SC_PATH, SC_PATHAT, SC_PATH2, SC_PATH2AT, SC_SYMLINK, SC_SYMLINKAT, SC_DENTS,
-    /* the process model's: no op of their own */
-    SC_CLONE, SC_FORK, SC_EXECVE, SC_EXECVEAT, SC_PRCTL
-};
-
+/* A syscall of the catalogue (syscalls.h) that this importer reads. */
 struct strace_syscall {
     const char *name;
-    uint8_t kind;                      /* enum sc_kind */
-    int8_t fd_arg, size_arg, off_arg;  /* SC_ARGS: positions, -1 for none */
+    int8_t op;                         /* IOT_OP_*, IOT_OP_NONE for the process model's */
+    uint8_t kind;                      /* enum iot_sc_shape */
+    int8_t fd_arg, size_arg, off_arg;  /* IOT_SC_ARGS: positions, -1 for none */
+    int8_t extra_arg;                  /* PATH, PATHAT, PATH2AT: the call's one number */
 };
 
-/* Each op's syscalls, from the strace column of IOT_OPS. */
-#define SA(name, fd, size, off) { #name, SC_ARGS, fd, size, off },
-#define SC(name, shape) { #name, SC_##shape, -1, -1, -1 },
-#define OP_SYSCALLS_(e, name, dir, pos, cls, api, role, fields, strace) \
-    static const struct strace_syscall syscalls_##e[] = { strace { NULL, 0, 0, 0, 0 } };
-IOT_OPS(OP_SYSCALLS_)
-#undef OP_SYSCALLS_
-
-static const struct strace_syscall *const syscalls_of_op[IOT_OP_COUNT] = {
-#define OP_SYSCALLS_PTR_(e, name, dir, pos, cls, api, role, fields, strace) [IOT_OP_##e] = syscalls_##e,
-    IOT_OPS(OP_SYSCALLS_PTR_)
-#undef OP_SYSCALLS_PTR_
-};
-
-/* The syscalls that change processes and threads rather than files. */
-static const struct strace_syscall process_syscalls[] = {
-    SC(clone, CLONE) SC(clone2, CLONE) SC(clone3, CLONE) SC(fork, FORK) SC(vfork, FORK)
-    SC(execve, EXECVE) SC(execveat, EXECVEAT) SC(prctl, PRCTL) { NULL, 0, 0, 0, 0 }
-};
-#undef SA
-#undef SC
+#define SYSCALL_ROW_(name, nr, op, shape, fd, size, off, extra, who) \
+    IOT_SC_STRACE_##who({ #name, IOT_OP_##op, IOT_SC_##shape, fd, size, off, extra },)
+static const struct strace_syscall syscalls[] = { IOT_SYSCALLS(SYSCALL_ROW_) };
+#undef SYSCALL_ROW_
 
 static int syscall_is(const struct strace_syscall *sc, const char *name, size_t n)
 {
@@ -68,16 +39,10 @@ static int syscall_is(const struct strace_syscall *sc, const char *name, size_t 
 /* The syscall called name[0..n), with its op in *op (-1: a process syscall); NULL if none. */
 static const struct strace_syscall *syscall_find(const char *name, size_t n, int *op)
 {
-    for (unsigned o = 0; o < IOT_OP_COUNT; o++)
-        for (const struct strace_syscall *sc = syscalls_of_op[o]; sc->name; sc++)
-            if (syscall_is(sc, name, n)) {
-                *op = (int)o;
-                return sc;
-            }
-    for (const struct strace_syscall *sc = process_syscalls; sc->name; sc++)
-        if (syscall_is(sc, name, n)) {
-            *op = -1;
-            return sc;
+    for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
+        if (syscall_is(&syscalls[i], name, n)) {
+            *op = syscalls[i].op;
+            return &syscalls[i];
         }
     return NULL;
 }
@@ -87,7 +52,7 @@ int strace_syscall_forks(const char *name, size_t n)
     int op;
     const struct strace_syscall *sc = syscall_find(name, n, &op);
 
-    return sc && (sc->kind == SC_CLONE || sc->kind == SC_FORK);
+    return sc && (sc->kind == IOT_SC_CLONE || sc->kind == IOT_SC_FORK);
 }
 
 /* ---------------------------------------------------------- decoding */
@@ -193,43 +158,12 @@ static int meta_path(struct strace_src *s, const struct strace_proc *p, const st
     return rel_path(s, p, dir, arg, out);
 }
 
-/*
- * Where each metadata op's one numeric argument is, by shape: the flags
- * (stat family, access, unlinkat, renameat2, *at), the mode (mkdir,
- * chmod), the size (readlink's buffer, truncate's length). -1: none.
- */
-static int meta_extra_arg(unsigned op, int kind, const char *name, size_t nlen)
-{
-    int at = kind == SC_PATHAT;
-
-    switch (op) {
-    case IOT_OP_STAT:
-        if (nlen == 5 && !memcmp(name, "statx", 5))
-            return 2;
-        return at ? 3 : -1;
-    case IOT_OP_ACCESS:
-    case IOT_OP_MKDIR:
-    case IOT_OP_CHMOD:
-    case IOT_OP_TRUNCATE:
-        return at ? 2 : 1;
-    case IOT_OP_UNLINK:
-        return at ? 2 : -1;
-    case IOT_OP_READLINK:
-        return at ? 3 : 2;
-    case IOT_OP_CHOWN:
-    case IOT_OP_UTIMES:
-        return at ? 4 - (op == IOT_OP_UTIMES) : -1;
-    default:
-        return -1;
-    }
-}
-
 /* Fill a metadata call of shape PATH/PATHAT: path or (AT_EMPTY_PATH, NULL path) fd.
    0, 1 when the line has too few arguments for it, -1 out of memory. */
-static int meta_call(struct strace_src *s, struct strace_proc *p, struct iot_event *ev, int kind,
-                     const char *name, size_t nlen, const struct strace_arg *a, int na)
+static int meta_call(struct strace_src *s, struct strace_proc *p, struct iot_event *ev,
+                     const struct strace_syscall *sc, const struct strace_arg *a, int na)
 {
-    int pa = kind == SC_PATHAT, xa = meta_extra_arg(ev->op, kind, name, nlen);
+    int kind = sc->kind, pa = kind == IOT_SC_PATHAT, xa = sc->extra_arg;
     const char *path, *fdpath = NULL;
     int64_t x = 0;
 
@@ -241,7 +175,8 @@ static int meta_call(struct strace_src *s, struct strace_proc *p, struct iot_eve
         struct strace_arg w = a[xa];
         x = (w.n && w.p[0] >= '0' && w.p[0] <= '9') ? strace_arg_int(w, NULL) : strace_at_flags(w);
     }
-    if ((ev->op == IOT_OP_STAT || ev->op == IOT_OP_CHOWN) && kind == SC_PATH && name[0] == 'l')
+    if ((ev->op == IOT_OP_STAT || ev->op == IOT_OP_CHOWN) && kind == IOT_SC_PATH &&
+        sc->name[0] == 'l')
         x = AT_SYMLINK_NOFOLLOW;
     if (pa && (!path || path[0] == '\0')) {
         /* fstat as glibc makes it: newfstatat(fd, "", ..., AT_EMPTY_PATH) */
@@ -267,25 +202,25 @@ static int meta_call(struct strace_src *s, struct strace_proc *p, struct iot_eve
 /* rename, link (PATH2, PATH2AT) and symlink (SYMLINK, SYMLINKAT): two names.
    0, 1 when the line has too few arguments for it, -1 out of memory. */
 static int meta_call2(struct strace_src *s, const struct strace_proc *p, struct iot_event *ev,
-                      int kind, const struct strace_arg *a, int na)
+                      const struct strace_syscall *sc, const struct strace_arg *a, int na)
 {
-    int po, pn, xa = -1;
+    int kind = sc->kind, po, pn, xa = sc->extra_arg;
     const char *from, *to;
 
     switch (kind) {
-    case SC_PATH2:     po = 0; pn = 1; break;
-    case SC_PATH2AT:   po = 1; pn = 3; xa = ev->op == IOT_OP_RENAME ? 4 : -1; break;
-    case SC_SYMLINK:   po = 0; pn = 1; break;
+    case IOT_SC_PATH2:     po = 0; pn = 1; break;
+    case IOT_SC_PATH2AT:   po = 1; pn = 3; break;
+    case IOT_SC_SYMLINK:   po = 0; pn = 1; break;
     default:           po = 0; pn = 2; break;  /* symlinkat(target, dirfd, name) */
     }
     if (na <= pn)
         return 1;
     /* a symlink's target is its content: kept as given */
-    if (kind == SC_SYMLINK || kind == SC_SYMLINKAT)
+    if (kind == IOT_SC_SYMLINK || kind == IOT_SC_SYMLINKAT)
         from = strace_arg_str(s, a[po]);
     else if (meta_path(s, p, a, po, &from) < 0)
         return -1;
-    if (kind == SC_SYMLINK || kind == SC_PATH2) {
+    if (kind == IOT_SC_SYMLINK || kind == IOT_SC_PATH2) {
         /* relative to the cwd, which strace does not name on this line */
         if (rel_path(s, p, NULL, strace_arg_str(s, a[pn]), &to) < 0)
             return -1;
@@ -357,21 +292,22 @@ static int misshaped(struct strace_src *s)
 static int min_args(const struct strace_syscall *sc)
 {
     switch (sc->kind) {
-    case SC_ARGS:
+    case IOT_SC_ARGS:
         return (sc->fd_arg > sc->size_arg ? sc->fd_arg : sc->size_arg) + 1;
-    case SC_OPEN: case SC_CREAT: case SC_CLOSE: case SC_DUP: case SC_DUP2:
-    case SC_FCNTL: case SC_PIPE: case SC_PATH:
+    case IOT_SC_OPEN: case IOT_SC_CREAT: case IOT_SC_CLOSE: case IOT_SC_DUP: case IOT_SC_DUP2:
+    case IOT_SC_DUP3:
+    case IOT_SC_FCNTL: case IOT_SC_PIPE: case IOT_SC_PATH:
         return 1;
-    case SC_OPENAT: case SC_OPENAT2: case SC_MUNMAP: case SC_CLOSE_RANGE:
-    case SC_PATHAT: case SC_PATH2: case SC_SYMLINK: case SC_DENTS:
+    case IOT_SC_OPENAT: case IOT_SC_OPENAT2: case IOT_SC_MUNMAP: case IOT_SC_CLOSE_RANGE:
+    case IOT_SC_PATHAT: case IOT_SC_PATH2: case IOT_SC_SYMLINK: case IOT_SC_DENTS:
         return 2;
-    case SC_RWV: case SC_PRWV: case SC_PRWV2: case SC_LSEEK: case SC_SYMLINKAT:
+    case IOT_SC_RWV: case IOT_SC_PRWV: case IOT_SC_PRWV2: case IOT_SC_LSEEK: case IOT_SC_SYMLINKAT:
         return 3;
-    case SC_LLSEEK: case SC_SENDFILE: case SC_PATH2AT:
+    case IOT_SC_LLSEEK: case IOT_SC_SENDFILE: case IOT_SC_PATH2AT:
         return 4;
-    case SC_COPY:
+    case IOT_SC_COPY:
         return 5;
-    case SC_MMAP: case SC_MMAP2:
+    case IOT_SC_MMAP: case IOT_SC_MMAP2:
         return 6;
     default:  /* exec (a failed one may say little), clone, prctl, new fds */
         return 0;
@@ -402,17 +338,19 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         return misshaped(s);
     /* a chdir that succeeded moves the cwd where no annotation names it:
        unknown until the next AT_FDCWD annotation */
-    if (r.known && r.val == 0 && ((nlen == 5 && !memcmp(name, "chdir", 5)) ||
-                                  (nlen == 6 && !memcmp(name, "fchdir", 6))))
-        p->cwd = NULL;
+    if (sc && (sc->kind == IOT_SC_CHDIR || sc->kind == IOT_SC_FCHDIR)) {
+        if (r.known && r.val == 0)
+            p->cwd = NULL;
+        sc = NULL;  /* no call of its own */
+    }
     if (!sc || !r.known) {
         if (!p->announced)
             return strace_proc_announce(s, p, t);
         return 0;
     }
     kind = sc->kind;
-    if (kind == SC_EXECVE || kind == SC_EXECVEAT) {
-        int pa = kind == SC_EXECVEAT ? 1 : 0;
+    if (kind == IOT_SC_EXECVE || kind == IOT_SC_EXECVEAT) {
+        int pa = kind == IOT_SC_EXECVEAT ? 1 : 0;
         if (r.val != 0 || na < pa + 2) {
             if (!p->announced)
                 return strace_proc_announce(s, p, t);
@@ -430,7 +368,7 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
 
     call_init(&ev, k, op < 0 ? 0 : op, t, &r);
     switch (kind) {
-    case SC_ARGS:
+    case IOT_SC_ARGS:
         if (sc->fd_arg >= 0) {
             fd = arg_fd(s, p, a[sc->fd_arg], &path);
             set_fd(&ev, fd, path);
@@ -444,17 +382,17 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
             ev.offset = strace_arg_int(a[sc->off_arg], NULL);
         }
         break;
-    case SC_OPEN:
-    case SC_OPENAT:
-    case SC_OPENAT2:
-    case SC_CREAT: {
-        int pa = (kind == SC_OPENAT || kind == SC_OPENAT2) ? 1 : 0;
+    case IOT_SC_OPEN:
+    case IOT_SC_OPENAT:
+    case IOT_SC_OPENAT2:
+    case IOT_SC_CREAT: {
+        int pa = (kind == IOT_SC_OPENAT || kind == IOT_SC_OPENAT2) ? 1 : 0;
         const char *arg_path;
         if (!(arg_path = strace_arg_str(s, a[pa])))
             return 0;
-        if (kind == SC_CREAT)
+        if (kind == IOT_SC_CREAT)
             ev.flags = O_CREAT | O_WRONLY | O_TRUNC;
-        else if (kind == SC_OPENAT2 && na > 2) {
+        else if (kind == IOT_SC_OPENAT2 && na > 2) {
             const char *f = memmem(a[2].p, a[2].n, "flags=", 6);
             struct strace_arg fa = { f, f ? a[2].n - (size_t)(f - a[2].p) : 0 };
             ev.flags = f ? strace_open_flags(fa) : 0;
@@ -482,22 +420,22 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
             return -1;
         break;
     }
-    case SC_CLOSE:
+    case IOT_SC_CLOSE:
         fd = arg_fd(s, p, a[0], &path);
         set_fd(&ev, fd, path);
         if (r.val == 0)
             strace_fd_set(p, fd, NULL);
         break;
-    case SC_RWV:
-    case SC_PRWV:
-    case SC_PRWV2:
+    case IOT_SC_RWV:
+    case IOT_SC_PRWV:
+    case IOT_SC_PRWV2:
         fd = arg_fd(s, p, a[0], &path);
         set_fd(&ev, fd, path);
         ev.has |= IOT_HAS_SIZE;
         ev.size = strace_iov_sum(a[1]);
-        if (kind != SC_RWV && na > 3) {
+        if (kind != IOT_SC_RWV && na > 3) {
             int64_t off = strace_arg_int(a[3], NULL);
-            if (kind == SC_PRWV2 && off == -1) {
+            if (kind == IOT_SC_PRWV2 && off == -1) {
                 /* -1: the file position, as readv/writev */
                 ev.op = ev.op == IOT_OP_PREADV ? IOT_OP_READV : IOT_OP_WRITEV;
             } else {
@@ -506,28 +444,29 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
             }
         }
         break;
-    case SC_LSEEK:
-    case SC_LLSEEK: {
+    case IOT_SC_LSEEK:
+    case IOT_SC_LLSEEK: {
         struct strace_arg w;
         fd = arg_fd(s, p, a[0], &path);
         set_fd(&ev, fd, path);
         ev.has |= IOT_HAS_OFFSET | IOT_HAS_WHENCE;
         ev.offset = strace_arg_int(a[1], NULL);
-        w = a[kind == SC_LLSEEK ? 3 : 2];
+        w = a[kind == IOT_SC_LLSEEK ? 3 : 2];
         ev.whence = strace_arg_is(w, "SEEK_SET") ? SEEK_SET :
                     strace_arg_is(w, "SEEK_CUR") ? SEEK_CUR :
                     strace_arg_is(w, "SEEK_END") ? SEEK_END :
                     strace_arg_is(w, "SEEK_DATA") ? SEEK_DATA :
                     strace_arg_is(w, "SEEK_HOLE") ? SEEK_HOLE : (int32_t)strace_arg_int(w, NULL);
         /* _llseek returns the new offset in its [result] argument */
-        if (kind == SC_LLSEEK && r.val == 0)
+        if (kind == IOT_SC_LLSEEK && r.val == 0)
             ev.ret = strace_arg_bracket(a[2]);
         break;
     }
-    case SC_DUP:
-    case SC_DUP2:
-    case SC_FCNTL:
-        if (kind == SC_FCNTL && na >= 3 && strace_arg_is(a[1], "F_SETFD")) {
+    case IOT_SC_DUP:
+    case IOT_SC_DUP2:
+    case IOT_SC_DUP3:
+    case IOT_SC_FCNTL:
+        if (kind == IOT_SC_FCNTL && na >= 3 && strace_arg_is(a[1], "F_SETFD")) {
             /* whether the fd survives exec: shells mark their script fd */
             fd = arg_fd(s, p, a[0], &path);
             set_fd(&ev, fd, path);
@@ -537,11 +476,12 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
                        ? O_CLOEXEC : 0;
             break;
         }
-        if (kind == SC_FCNTL && (na < 2 || !(strace_arg_is(a[1], "F_DUPFD") ||
+        if (kind == IOT_SC_FCNTL && (na < 2 || !(strace_arg_is(a[1], "F_DUPFD") ||
                                               strace_arg_is(a[1], "F_DUPFD_CLOEXEC"))))
             return 0;
-        if ((kind == SC_FCNTL && strace_arg_is(a[1], "F_DUPFD_CLOEXEC")) ||
-            (kind == SC_DUP2 && na >= 3 && memmem(a[2].p, a[2].n, "O_CLOEXEC", 9))) {
+        if ((kind == IOT_SC_FCNTL && strace_arg_is(a[1], "F_DUPFD_CLOEXEC")) ||
+            ((kind == IOT_SC_DUP2 || kind == IOT_SC_DUP3) && na >= 3 &&
+             memmem(a[2].p, a[2].n, "O_CLOEXEC", 9))) {
             ev.has |= IOT_HAS_FLAGS;
             ev.flags = O_CLOEXEC;
         }
@@ -553,11 +493,13 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
             strace_fd_set(p, r.val, strace_fd_get(p, fd) ? strace_fd_get(p, fd) : path) < 0)
             return -1;
         break;
-    case SC_NEWFD:
+    case IOT_SC_NEWFD:
+    case IOT_SC_SIGNALFD:
+    case IOT_SC_MEMFD:
         if (r.val >= 0 && new_fd(&ev, p, r.val, NULL) < 0)
             return -1;
         break;
-    case SC_PIPE: {
+    case IOT_SC_PIPE: {
         /* "[3, 4]" or, with -y, "[3<pipe:[91]>, 4<pipe:[91]>]" (socketpair: the 4th) */
         struct strace_arg fds;
         int64_t first, second = -1;
@@ -581,8 +523,8 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
             return -1;
         break;
     }
-    case SC_MMAP:
-    case SC_MMAP2:
+    case IOT_SC_MMAP:
+    case IOT_SC_MMAP2:
         fd = arg_fd(s, p, a[4], &path);
         if (fd < 0)
             return 0;  /* anonymous memory is not file I/O */
@@ -595,17 +537,17 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
                    (memmem(a[3].p, a[3].n, "MAP_SHARED", 10) ? IOT_MAP_SHARED : 0);
         /* mmap2 counts 4096-byte pages (unsigned: a bad log wraps, never UB) */
         ev.offset = (int64_t)((uint64_t)strace_arg_int(a[5], NULL) *
-                              (kind == SC_MMAP2 ? 4096u : 1u));
+                              (kind == IOT_SC_MMAP2 ? 4096u : 1u));
         if (r.val != -1 && strace_map_add(p, (uint64_t)r.val, (uint64_t)ev.size) < 0)
             return -1;
         break;
-    case SC_MUNMAP:
+    case IOT_SC_MUNMAP:
         if (!strace_map_remove(p, (uint64_t)strace_arg_int(a[0], NULL)))
             return 0;  /* not a file mapping (malloc's arenas) */
         ev.has |= IOT_HAS_SIZE;
         ev.size = strace_arg_int(a[1], NULL);
         break;
-    case SC_SENDFILE: {
+    case IOT_SC_SENDFILE: {
         const char *in_path;
         int64_t off;
         fd = arg_fd(s, p, a[0], &path);
@@ -619,7 +561,7 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         }
         break;
     }
-    case SC_COPY: {
+    case IOT_SC_COPY: {
         const char *in_path;
         fd = arg_fd(s, p, a[2], &path);
         set_fd(&ev, fd, path);
@@ -628,7 +570,7 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         ev.size = strace_arg_int(a[4], NULL);
         break;
     }
-    case SC_CLOSE_RANGE: {
+    case IOT_SC_CLOSE_RANGE: {
         int64_t first, last;
         first = strace_arg_int(a[0], NULL);
         last = strace_arg_int(a[1], NULL);
@@ -646,23 +588,23 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         }
         break;
     }
-    case SC_PATH:
-    case SC_PATHAT: {
-        int rc = meta_call(s, p, &ev, kind, name, nlen, a, na);
+    case IOT_SC_PATH:
+    case IOT_SC_PATHAT: {
+        int rc = meta_call(s, p, &ev, sc, a, na);
         if (rc)
             return rc < 0 ? -1 : misshaped(s);
         break;
     }
-    case SC_PATH2:
-    case SC_PATH2AT:
-    case SC_SYMLINK:
-    case SC_SYMLINKAT: {
-        int rc = meta_call2(s, p, &ev, kind, a, na);
+    case IOT_SC_PATH2:
+    case IOT_SC_PATH2AT:
+    case IOT_SC_SYMLINK:
+    case IOT_SC_SYMLINKAT: {
+        int rc = meta_call2(s, p, &ev, sc, a, na);
         if (rc)
             return rc < 0 ? -1 : misshaped(s);
         break;
     }
-    case SC_DENTS:
+    case IOT_SC_DENTS:
         fd = arg_fd(s, p, a[0], &path);
         set_fd(&ev, fd, path);
         ev.has |= IOT_HAS_SIZE;
@@ -670,12 +612,12 @@ int strace_call(struct strace_src *s, struct strace_task *k, const char *name, s
         if (r.val >= 0)
             ev.ret = ev.size;
         break;
-    case SC_CLONE:
-    case SC_FORK: {
-        int is_thread = kind == SC_CLONE && memmem(text, rest, "CLONE_THREAD", 12) != NULL;
+    case IOT_SC_CLONE:
+    case IOT_SC_FORK: {
+        int is_thread = kind == IOT_SC_CLONE && memmem(text, rest, "CLONE_THREAD", 12) != NULL;
         return strace_task_clone(s, k, (int32_t)r.val, is_thread, t);
     }
-    case SC_PRCTL:
+    case IOT_SC_PRCTL:
         if (na >= 2 && strace_arg_is(a[0], "PR_SET_NAME") && r.val == 0) {
             const char *nm = strace_arg_str(s, a[1]);
             return nm ? strace_thread_announce(s, k, t, nm) : 0;

@@ -4,13 +4,17 @@
 Fails (exit 1, one line per breach on stdout) when
   - a file includes a header of another part that its part may not use, or
     that the other part does not publish (a part with `installs` may include
-    only those: the rules are written against what a plugin gets);
+    only those and its `own`: the rules are written against what a plugin
+    gets);
   - an object calls a function defined in a part its part may not use,
     unless its own part declares that function (an interface it owns and
     another part implements, as rule.h's rule_report);
-  - the objects of one part call each other round in a circle.
-Exit 0 when all holds. Reads only parts.mk, the sources and `nm` of the
-objects the build left in OBJDIR.
+  - the objects of one part call each other round in a circle;
+  - parts.mk, the Makefile, README.md or a doc (docs/*.md) names a file of
+    the tree that is not there (a stale name after a move or a rename), or
+    docs/architecture.md names a header (`x.h`) that no part has.
+Exit 0 when all holds. Reads only parts.mk, the sources, the docs and `nm`
+of the objects the build left in OBJDIR.
 """
 import os
 import re
@@ -32,6 +36,7 @@ def read_parts(top):
             "uses": var.get(p + ".uses", []),
             "public": var.get(p + ".public", []),
             "installs": [os.path.basename(h) for h in var.get(p + ".installs", [])],
+            "own": var.get(p + ".own", []),
         }
     return parts
 
@@ -56,6 +61,11 @@ def check_includes(top, parts, breaches):
                         continue
                     h = m.group(1)
                     if os.path.exists(os.path.join(top, info["dir"], h)):
+                        # a part with installs includes of its own only those
+                        # and the headers it names as its own
+                        if info["installs"] and h not in info["installs"] + info["own"]:
+                            breaches.append(f"{src}:{n}: includes {info['dir']}/{h}, which "
+                                            f"{p} neither installs nor names in {p}.own")
                         continue
                     owner = where.get(h)
                     if owner is None:
@@ -197,14 +207,79 @@ def check_calls(top, objdir, parts, breaches):
             breaches.append(f"{p}: its files call each other round in a circle: {ring}")
 
 
+# The tree's top folders: a name starting with one of them is a file's path.
+TREE_TOPS = ("analyzer", "common", "formats", "inputs", "recorder", "rules", "fleet",
+             "tests", "docs", "man", "samples", "bench", "examples", "ci", ".ci")
+# What names files as they were at the time, and says so: the log of past
+# findings (its "Where" column).
+HISTORY_DOCS = {"docs/reliability.md"}
+
+
+def named_paths(text):
+    """The tree paths a text names: a top folder, then path characters.
+    A trailing `.[ch]` names both files (the .c is checked); one followed by
+    `*` is a pattern (inputs/strace_*.c), not a name."""
+    tops = "|".join(re.escape(t) for t in TREE_TOPS)
+    for m in re.finditer(r"(?<![\w./-])((?:%s)/[\w./-]*\w)(\.\[ch\])?(\*)?" % tops, text):
+        if not m.group(3):
+            yield m.group(1) + (".c" if m.group(2) else "")
+
+
+def check_doc_names(top, breaches):
+    docs = ["parts.mk", "Makefile", "README.md"]
+    if os.path.isdir(os.path.join(top, "docs")):
+        docs += sorted(os.path.join("docs", n) for n in os.listdir(os.path.join(top, "docs"))
+                       if n.endswith(".md"))
+    for doc in docs:
+        if doc in HISTORY_DOCS or not os.path.exists(os.path.join(top, doc)):
+            continue
+        fenced = False
+        with open(os.path.join(top, doc), errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                # a markdown code block shows commands on the user's files
+                if doc.endswith(".md") and line.lstrip().startswith("```"):
+                    fenced = not fenced
+                if fenced:
+                    continue
+                for path in named_paths(line):
+                    # a program the build makes from its source (bench/gen_trace)
+                    if any(os.path.exists(os.path.join(top, path + ext)) for ext in ("", ".c")):
+                        continue
+                    # a placeholder (test_NAME.sh, tests/fuzz/corpus/T) names no file
+                    if re.search(r"[A-Z]{2,}|/[A-Z](/|$)", path):
+                        continue
+                    breaches.append(f"{doc}:{n}: names {path}, which is not in the tree")
+
+
+def check_architecture_headers(top, parts, breaches):
+    doc = os.path.join("docs", "architecture.md")
+    if not os.path.exists(os.path.join(top, doc)):
+        return
+    have = set()
+    for info in parts.values():
+        have.update(os.path.basename(h) for h in part_files(top, info["dir"], {".h"}))
+    with open(os.path.join(top, doc), errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            for h in re.findall(r"`([\w.]+\.h)`", line):
+                if h not in have:
+                    breaches.append(f"{doc}:{n}: names {h}, which no part has")
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: check_parts.py TOP OBJDIR")
-    top, objdir = sys.argv[1], sys.argv[2]
+    args = [a for a in sys.argv[1:] if a != "--no-calls"]
+    if len(args) != 2:
+        sys.exit("usage: check_parts.py [--no-calls] TOP OBJDIR")
+    top, objdir = args
+    calls = "--no-calls" not in sys.argv
     parts = read_parts(top)
     breaches = []
     check_includes(top, parts, breaches)
-    check_calls(top, objdir, parts, breaches)
+    # --no-calls: the includes and names only, without nm of every object
+    # and system library (most of the time taken)
+    if calls:
+        check_calls(top, objdir, parts, breaches)
+    check_doc_names(top, breaches)
+    check_architecture_headers(top, parts, breaches)
     for b in breaches:
         print(b)
     return 1 if breaches else 0

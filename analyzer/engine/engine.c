@@ -83,7 +83,7 @@ event_clamped(const struct iot_event *ev, struct iot_event *tmp)
      : (cls) == IOT_CLASS_SEEK ? DC_SEEK : 0u)
 /* Indexed by any uint8_t op: the ops this analyzer does not know are 0. */
 static const uint8_t data_class[256] = {
-#define DATA_CLASS_(e, name, dir, pos, cls, api, role, fields, strace) \
+#define DATA_CLASS_(e, name, dir, pos, cls, api, role, fields) \
     [IOT_OP_##e] = DC_OF(IOT_CLASS_##cls, IOT_API_##api, IOT_DIR_##dir, pos),
     IOT_OPS(DATA_CLASS_)
 #undef DATA_CLASS_

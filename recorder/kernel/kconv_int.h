@@ -13,6 +13,7 @@
 
 #include "frame.h"
 #include "iotrace.h"
+#include "syscalls.h"   /* NR_<name>: x86_64 numbers, as capture.bpf.c records them */
 #include "kconvert.h"
 
 #define CHUNK_BYTES (32 * 1024)
@@ -73,22 +74,6 @@ struct kconv {
     uint8_t frame[CHUNK_BYTES + 4096];
 };
 
-/* x86_64 syscall numbers, as capture.bpf.c records them. */
-enum {
-    NR_read = 0, NR_write = 1, NR_open = 2, NR_close = 3, NR_stat = 4, NR_fstat = 5,
-    NR_lstat = 6, NR_lseek = 8, NR_mmap = 9, NR_munmap = 11, NR_pread64 = 17,
-    NR_pwrite64 = 18, NR_readv = 19, NR_writev = 20, NR_pipe = 22, NR_dup = 32, NR_dup2 = 33,
-    NR_socket = 41, NR_accept = 43, NR_socketpair = 53, NR_fcntl = 72, NR_fsync = 74,
-    NR_fdatasync = 75, NR_chdir = 80, NR_fchdir = 81, NR_rename = 82, NR_mkdir = 83,
-    NR_creat = 85, NR_unlink = 87, NR_prctl = 157, NR_epoll_create = 213,
-    NR_inotify_init = 253, NR_openat = 257, NR_mkdirat = 258, NR_newfstatat = 262,
-    NR_unlinkat = 263, NR_renameat = 264, NR_sync_file_range = 277, NR_signalfd = 282,
-    NR_timerfd_create = 283, NR_eventfd = 284, NR_accept4 = 288, NR_signalfd4 = 289,
-    NR_eventfd2 = 290, NR_epoll_create1 = 291, NR_dup3 = 292, NR_pipe2 = 293,
-    NR_inotify_init1 = 294, NR_preadv = 295, NR_pwritev = 296, NR_renameat2 = 316,
-    NR_memfd_create = 319, NR_preadv2 = 327, NR_pwritev2 = 328, NR_statx = 332,
-    NR_openat2 = 437, NR_sendfile = 40, NR_splice = 275, NR_copy_file_range = 326,
-};
 
 
 /* ---------------------------------------------------- kchain.c: chains */
@@ -142,8 +127,6 @@ void put_process(struct kconv *k, struct kproc *p, int64_t t, const char *exe,
 /* ---------------------------------------- ksyscall.c: calls and paths */
 
 struct kev;
-
-#define AT_FDCWD_ (-100)
 
 /* A path as the trace keeps it: absolute when relative to the cwd. */
 const char *abs_path(const struct kproc *p, int64_t dirfd, const char *path,

@@ -26,6 +26,7 @@
  * ksyscall.c (a syscall as a call), kfollow.c (the cwd, thread names and
  * file mappings a process's calls change).
  */
+#include <fcntl.h>
 #include <errno.h>
 #include <linux/types.h>
 #include <stdio.h>
@@ -152,7 +153,7 @@ static void on_exec(struct kconv *k, const struct kev *e)
     name_copy(p->comm, base ? base + 1 : exe);
     if (e->a1)
         p->ppid = (int32_t)e->a1;
-    exe = abs_path(p, AT_FDCWD_, exe, exe_abs, sizeof(exe_abs));
+    exe = abs_path(p, AT_FDCWD, exe, exe_abs, sizeof(exe_abs));
     /* "/dir/./prog" as /proc names it, when the file is still there */
     if (realpath(exe, exe_real))
         exe = exe_real;

@@ -15,6 +15,7 @@
  *  - a thread record is written only when the name changes, so a thread
  *    that names itself first has one record, as under the preload.
  */
+#include <fcntl.h>
 #include <linux/types.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ static void put_cwd(struct kconv *k, struct kproc *p, const struct kev *e)
 static void on_chdir(struct kproc *p, const char *path)
 {
     char joined[PATH_MAX], real[PATH_MAX];
-    const char *dir = abs_path(p, AT_FDCWD_, path, joined, sizeof(joined));
+    const char *dir = abs_path(p, AT_FDCWD, path, joined, sizeof(joined));
 
     /* getcwd gives the directory with its symlinks resolved */
     if (realpath(dir, real))

@@ -11,7 +11,8 @@
 #                what the build makes; a test names what it needs with
 #                need_built, since a partial build skips rather than fails
 # and the helpers below. A test exits 0 (pass), 77 (skipped, with the reason
-# as its last line, which run.sh shows) or anything else (fail).
+# as its last line, which run.sh shows) or anything else (fail); a part of
+# it that cannot run here is named with skip_part.
 
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -24,6 +25,15 @@ LIBIORECORD=$BUILD/lib/libiorecord.so
 skip() {
     echo "skip: $*"
     exit 77
+}
+
+# skip_part PART REASON: a part of the test is not run here. One line,
+# "SKIP PART: REASON", which run.sh counts and lists in its summary: a test
+# that passes while a part of it did not run says so.
+skip_part() {
+    _part=$1
+    shift
+    echo "SKIP $_part: $*"
 }
 
 # need_built FILE...: skip unless every FILE has been built.
@@ -48,19 +58,19 @@ need_strace() {
 # npm_package DIR PACKAGE SECONDS: whether npm's PACKAGE is installed under
 # DIR. The tests fetch nothing from the network unless asked: npm installs it
 # there (within SECONDS) only when IOSCOPE_NPM=1; otherwise, or when that
-# fails, one line on stdout says why the part that needs it is skipped. Uses
-# $work (work_dir) for npm's log.
+# fails, a skip_part line names the part that needs it and why. Uses $work
+# (work_dir) for npm's log.
 npm_package() {
     [ -d "$1/node_modules/$2" ] && return 0
     if [ "${IOSCOPE_NPM:-0}" != 1 ]; then
-        echo "(skipped what needs $2: IOSCOPE_NPM=1 lets npm fetch it)"
+        skip_part "$2" "IOSCOPE_NPM=1 lets npm fetch it"
         return 1
     fi
-    have npm || { echo "(skipped what needs $2: npm is not installed)"; return 1; }
+    have npm || { skip_part "$2" "npm is not installed"; return 1; }
     mkdir -p "$1" &&
         timeout "$3" npm install --prefix "$1" --no-audit --no-fund "$2" >"$work/npm.log" 2>&1 &&
         return 0
-    echo "(skipped what needs $2: npm install failed: $(tail -n 1 "$work/npm.log"))"
+    skip_part "$2" "npm install failed: $(tail -n 1 "$work/npm.log")"
     return 1
 }
 

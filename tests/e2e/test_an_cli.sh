@@ -3,6 +3,7 @@
 # parsing (abbreviations, --opt=value, short options, '--'), exit statuses and
 # error messages, output formats, inputs from stdin and directories, dump of
 # a damaged trace.
+# e2e: slow (about 6 s CPU here: every command and option)
 . "$(dirname "$0")/lib.sh"
 FX=$TOP/tests/fixtures/rules
 need_built "$IOANALYZE"

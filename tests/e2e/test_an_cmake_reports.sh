@@ -3,6 +3,7 @@
 # empty path (cmake's mkdir("")) ties on time with other files in the text
 # report's per-file table, whose sort once called strcmp(NULL). Every output
 # format runs over it (outputs.sh); the text report's key lines are exact.
+# e2e: slow (about 6 s CPU here: reports of a CMake-built program)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/outputs.sh"
 need_built "$IOANALYZE"

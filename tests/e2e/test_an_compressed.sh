@@ -5,6 +5,7 @@
 # them than may stay open are parked and resumed); a cut or corrupt one is
 # read as far as it decodes, with one warning naming the file (exit 0, 2
 # with --strict).
+# e2e: slow (about 9 s CPU here: every compressed form of the traces)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
 have gzip || skip "gzip is not installed"

@@ -70,11 +70,13 @@ EOF
     head -n 1 out | grep -qx "9 events, 7 calls" || not_ok "load_pandas.py: $(cat out)"
     tools=pandas
 else
-    echo "(skipped pandas: python3-pandas is not installed)"
+    skip_part pandas "python3-pandas is not installed"
 fi
 
 duck=$BUILD/npm
-if have node && npm_package "$duck" @duckdb/node-api 120; then
+if ! have node; then
+    skip_part DuckDB "node is not installed (Debian: nodejs)"
+elif npm_package "$duck" @duckdb/node-api 120; then
     cp "$TOP/examples/data/load_duckdb.mjs" "$duck/"
     node "$duck/load_duckdb.mjs" schema.json dump.jsonl \
         "select (select start_unix_ns from events where ev = 'process') as ns,

@@ -166,7 +166,7 @@ for l in lines:
 assert n == 2, n
 PY
     else
-        echo "(skipped the plugin: cannot build one: $(head -1 cc.err))"
+        skip_part plugin "cannot build one: $(head -1 cc.err)"
     fi
 fi
 exit $fail

@@ -8,6 +8,7 @@
 # - a directory listed again and again (os.listdir) is no repeat_read;
 # - one cause, one group: PHP's session file opened per request at one site
 #   and rewritten at another (a repeat_open and a write_amplification).
+# e2e: slow (about 5 s CPU here: recordings of timed syncs)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD"
 have cc || skip "cc is needed"

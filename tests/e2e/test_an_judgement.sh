@@ -11,6 +11,7 @@
 #  - the same recorded workload analysed as recorded and with every
 #    duration multiplied by 50 (a loaded machine) gives identical issue
 #    sets and severities.
+# e2e: slow (about 11 s CPU here: the judgement fixtures recorded and analyzed)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE" "$IORECORD" "$BUILD/bin/progs/rec_evloop"
 # a sanitizer build's recorded runs put its runtime first

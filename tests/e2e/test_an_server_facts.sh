@@ -12,6 +12,7 @@
 #  - rsync copying 2000 files: its sender's O_PATH|O_DIRECTORY probes fail
 #    with ENOTDIR on files that exist and are no missing paths (the counts
 #    checked against strace -f where strace is installed).
+# e2e: slow (about 8 s CPU here: server-like programs recorded)
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have cc || skip "no C compiler"
@@ -163,6 +164,6 @@ if strace_log:
     assert sorted(st.values()) == [2000], st
 PY
 else
-    echo "(rsync part skipped: no rsync)"
+    skip_part rsync "rsync is not installed"
 fi
 exit $fail

@@ -6,6 +6,7 @@
 # baseline, --fail-on-issues and diff see what is shown, and an issue that
 # only changes severity between two runs is neither new nor fixed. SARIF's
 # level follows the severity (note, warning, error).
+# e2e: slow (about 5 s CPU here: many analyses)
 . "$(dirname "$0")/lib.sh"
 FX=$TOP/tests/fixtures/rules
 need_built "$IOANALYZE"

@@ -10,6 +10,7 @@
 # runs, the same runs recorded by iorecord's default are seen, and no
 # unobserved issue is left. Go and liburing halves skip (said once) when
 # golang-go or liburing-dev is missing.
+# e2e: slow (about 5 s CPU here: Go, liburing and kernel halves)
 set -u
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
@@ -103,10 +104,10 @@ GO
         "$IOANALYZE" go.zst > go.json 2>/dev/null
         [ "$(whys go.json)" = "go:1:medium" ] || not_ok "go: issues $(whys go.json)"
     else
-        echo "(skipped the Go half: go build failed: $(tail -1 go.log))"
+        skip_part "Go half" "go build failed: $(tail -1 go.log)"
     fi
 else
-    echo "(skipped the Go half: golang-go is not installed)"
+    skip_part "Go half" "golang-go is not installed"
 fi
 
 if [ -e /usr/include/liburing.h ]; then
@@ -147,7 +148,7 @@ C
     "$IOANALYZE" uring.zst > uring.json 2>/dev/null
     [ "$(whys uring.json)" = "liburing:1:medium" ] || not_ok "liburing: issues $(whys uring.json)"
 else
-    echo "(skipped the liburing half: liburing-dev is not installed)"
+    skip_part "liburing half" "liburing-dev is not installed"
 fi
 
 # where the kernel path can run, it sees what the preload could not: the
@@ -164,7 +165,7 @@ if (asan_preload "$LIBIORECORD"; exec "$IORECORD" --capture kernel -o probe.zst 
         grep -q "ran unrecorded" "k_$prog.err" && not_ok "kernel path, $prog: $(cat "k_$prog.err")"
     done
 else
-    echo "(skipped the kernel half: the kernel capture path cannot run here)"
+    skip_part "kernel half" "the kernel capture path cannot run here"
 fi
 
 exit $fail

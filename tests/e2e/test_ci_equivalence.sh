@@ -4,6 +4,7 @@
 # rules (small_buffer with min_continual_ms=0, random_write, random_read,
 # leak) must report the same issues from both, with the same fingerprints
 # and the same counts: a trace without stacks fingerprints exactly like a log.
+# e2e: slow (about 8 s CPU here: the samples recorded and compared)
 . "$(dirname "$0")/lib.sh"
 S=$BUILD/bin/samples
 need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD"

@@ -5,6 +5,7 @@
 # same fingerprints, so `ioanalyze diff` reports nothing new; different
 # problems in one file (another rule, another open stack) give different
 # ones. Recorded with iorecord (stacks on) and with strace, whichever exist.
+# e2e: slow (about 12 s CPU here: recordings of a program built twice)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
 have python3 || skip "python3 is needed"

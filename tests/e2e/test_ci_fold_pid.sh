@@ -5,6 +5,7 @@
 # give one fingerprint. Only the process's own pid folds: the same name
 # written by a process of another pid keeps its digits (another file), and
 # so do digits that are no pid of the writer (a segment number).
+# e2e: slow (about 7 s CPU here: recordings folded by pid)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE"
 have python3 || skip "python3 is needed"

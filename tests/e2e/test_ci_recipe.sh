@@ -4,6 +4,7 @@
 # dirs, a new problem, a failing suite, a config, other places), and the
 # GitHub Actions workflow and GitLab job checked against what they use
 # (the action's steps themselves run in tests/e2e/test_ci_gate.sh).
+# e2e: slow (about 10 s CPU here: the CI recipe run end to end)
 . "$(dirname "$0")/lib.sh"
 S=$BUILD/bin/samples
 DOC=$TOP/docs/ci.md

@@ -4,6 +4,7 @@
 # directory) and the analyzer finds the same problems in every log, with the
 # same fingerprints; what needs durations is skipped without -T and the
 # summary says so; info counts the lines it did not understand.
+# e2e: slow (about 10 s CPU here: programs under iorecord and strace)
 . "$(dirname "$0")/lib.sh"
 S=$BUILD/bin/samples
 need_built "$IOANALYZE" "$S/fd_leak" "$S/random_write"

@@ -78,7 +78,7 @@ if mount -t tmpfs -o size=128k ioscope-test "$work/mnt" 2>/dev/null; then
     check_trace tmpfs "$work/mnt/trace.zst" 1
     umount "$MNT" && MNT=
 else
-    echo "  [tmpfs] skipped: cannot mount a tmpfs here (not root?)"
+    skip_part tmpfs "cannot mount a tmpfs here (not root?)"
 fi
 
 # --- rmdir: the output directory disappears between phase 1 and phase 2

@@ -4,6 +4,7 @@
 # into every issue as "labels" (JSON, SARIF properties), kept through a
 # JSONL dump; invalid ones refused with one line, before COMMAND runs, and
 # the traced program's output and status are those of a run without them.
+# e2e: slow (about 6 s CPU here: labelled recordings)
 set -u
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$BUILD/bin/samples/small_writes"

@@ -7,6 +7,7 @@
 # run never ends with exit 0 and an empty trace: either the trace reads, or
 # iorecord says why in one line and exits non-zero. A recorded `sleep`
 # takes a few MB more address space than a native one, not 256 MiB.
+# e2e: slow (about 5 s CPU here: recordings under address-space limits)
 set -u
 . "$(dirname "$0")/lib.sh"
 PROG=$BUILD/bin/progs/rec_aslimit

@@ -6,6 +6,7 @@
 # (which needs a single-threaded caller) behaves as it does natively; and
 # CPython's test of a join in a process forked from a thread passes. The
 # traces hold what each did.
+# e2e: slow (about 6 s CPU here: the recorder's shapes over many calls)
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD" "$BUILD/bin/progs/rec_shape"
 work_dir rec-shape

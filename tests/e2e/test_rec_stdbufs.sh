@@ -11,6 +11,7 @@
 #                 st_blksize buffer: 25 writes for 1,000 100-byte fwrites, no
 #                 issue, and the trace's setvbuf says size 0 (glibc's own)
 # small_buffer runs with min_continual_ms=0: the verdicts, not the timing.
+# e2e: slow (about 12 s CPU here: every stdio buffering mode recorded)
 set -u
 . "$(dirname "$0")/lib.sh"
 PROG=$BUILD/bin/progs/rec_stdbufs

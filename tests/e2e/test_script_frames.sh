@@ -10,6 +10,7 @@
 # the program's output, exit status and file must be the same with and
 # without the recorder. A runtime that is not installed is skipped (node:
 # Debian's nodejs; python3.12: pyenv).
+# e2e: slow (about 6 s CPU here: script runtimes recorded with their frames)
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have python3 || skip "no python3"

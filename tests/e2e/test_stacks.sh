@@ -161,7 +161,9 @@ u=$(unresolved "$work/err") nu=$(unresolved "$work/err.nodebug")
 # through python3's jsonschema when that is installed.
 mt=${SARIF_MULTITOOL:-$(command -v sarif-multitool)}
 mtdir=$BUILD/npm-sarif
-if [ -z "$mt" ] && have node && npm_package "$mtdir" @microsoft/sarif-multitool 300; then
+if [ -z "$mt" ] && ! have node; then
+    skip_part "SARIF multitool" "none on PATH, SARIF_MULTITOOL unset and node not installed to fetch it"
+elif [ -z "$mt" ] && npm_package "$mtdir" @microsoft/sarif-multitool 300; then
     # npm may leave the package's postinstall (a chmod of the binary) unrun
     chmod u+x "$mtdir"/node_modules/@microsoft/sarif-multitool-linux*/Sarif.Multitool 2>/dev/null
     mt=$mtdir/node_modules/.bin/sarif-multitool
@@ -177,9 +179,13 @@ if [ -n "$mt" ] && [ -x "$mt" ]; then
 import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
             "$work/s.sarif" "$schema" || not_ok "SARIF schema"
+    elif [ -z "$schema" ]; then
+        skip_part "SARIF schema" "no sarif-2.1.0.json beside $mt"
+    else
+        skip_part "SARIF schema" "python3 cannot import jsonschema (Debian: python3-jsonschema)"
     fi
-else
-    echo "(no sarif-multitool: the SARIF log checked by hand only)"
+elif [ -n "$mt" ]; then
+    skip_part "SARIF multitool" "'$mt' is not an executable"
 fi
 
 # strace -k: its frame without a symbol goes through the same symbolizer

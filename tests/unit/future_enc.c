@@ -13,15 +13,15 @@
  * The added ops: one right after this version's last, and one that needs
  * the escape tag (filler rows take the numbers between).
  */
-#define FUTURE_FILL_(X, n) X(FUTURE_FILL_##n, "future_fill_" #n, NONE, 0, META, POSIX, CHANGE, 0, )
+#define FUTURE_FILL_(X, n) X(FUTURE_FILL_##n, "future_fill_" #n, NONE, 0, META, POSIX, CHANGE, 0)
 #define FUTURE_FILL10_(X, d)                                                                \
     FUTURE_FILL_(X, d##0) FUTURE_FILL_(X, d##1) FUTURE_FILL_(X, d##2) FUTURE_FILL_(X, d##3) \
     FUTURE_FILL_(X, d##4) FUTURE_FILL_(X, d##5) FUTURE_FILL_(X, d##6) FUTURE_FILL_(X, d##7) \
     FUTURE_FILL_(X, d##8) FUTURE_FILL_(X, d##9)
 #define IOT_OPS_NEXT(X)                                                                 \
-    X(FUTURE_NEAR, "future_near", WRITE, 0, DATA, POSIX, WRITE, IOT_F(FD) | IOT_F(SIZE), ) \
+    X(FUTURE_NEAR, "future_near", WRITE, 0, DATA, POSIX, WRITE, IOT_F(FD) | IOT_F(SIZE)) \
     FUTURE_FILL10_(X, 1) FUTURE_FILL10_(X, 2)                                           \
-    X(FUTURE_FAR, "future_far", READ, 1, DATA, POSIX, READ, IOT_F(FD) | IOT_F(SIZE), )
+    X(FUTURE_FAR, "future_far", READ, 1, DATA, POSIX, READ, IOT_F(FD) | IOT_F(SIZE))
 
 /* The added fields, one of each wire encoding a later version may use. */
 #define IOT_FIELDS_NEXT(X)                             \
