@@ -55,13 +55,14 @@ LDFLAGS  += $(SANITIZE)
 
 # pkg-config is asked only once the dependency check has run (see deps).
 # The programs need the first three libraries; only the unit tests need CUnit.
-# The analyzer also needs libdw (elfutils) to symbolize stacks offline; the
-# recorder and the launcher do not.
+# The analyzer also needs libdw (elfutils) to symbolize stacks offline, and
+# libdebuginfod to fetch debug info by build-id; the recorder and the
+# launcher do not.
 PKG_CFLAGS = $(shell pkg-config --cflags jansson libzstd libpcre2-8 libdw 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs jansson libzstd libpcre2-8 2>/dev/null)
 # zlib: the analyzer's inputs read gzip-compressed logs (inputs/decompress.c)
 Z_LIBS     = $(shell pkg-config --libs zlib 2>/dev/null)
-DW_LIBS    = $(shell pkg-config --libs libdw 2>/dev/null)
+DW_LIBS    = $(shell pkg-config --libs libdw libdebuginfod 2>/dev/null)
 TEST_LIBS  = $(shell pkg-config --libs cunit 2>/dev/null)
 CPPFLAGS  += $(PKG_CFLAGS)
 # CUnit's flags only where it is used, so that the programs build without it

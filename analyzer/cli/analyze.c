@@ -15,6 +15,7 @@
 #include "report.h"
 #include "registry.h"
 #include "symbolize.h"
+#include "symcache.h"
 #include "text.h"
 
 static int setup_config(struct config *cfg, const struct analyze_request *req,
@@ -89,6 +90,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
             sym = symbolizer_create(req->debug_dirs, req->ndebug_dirs);
             if (!sym)
                 goto oom;
+            symbolizer_set_cache(sym, symcache_process());
             issues_set_symbolizer(is, sym);
         }
     }
@@ -135,8 +137,11 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         res->issues = issues_finish(is, !res->no_timing, proc_model_ns, e);
         if (!res->issues)
             goto oom;
-        if (sym)
+        if (sym) {
             symbolizer_counts(sym, &res->frames, &res->unresolved);
+            /* at each input's end: a fleet task that is killed keeps what it did */
+            symcache_flush(symcache_process());
+        }
         if (o && o->want_labels) {
             res->labels = json_deep_copy(issues_labels(is));
             if (!res->labels)

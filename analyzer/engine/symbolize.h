@@ -10,7 +10,9 @@
  * found by build-id under /usr/lib/debug/.build-id/ and the --debug-dir
  * directories. Frames of other shapes (an older trace's "function+0xOFF
  * (module)", strace's) are kept as they are. Results are cached per
- * (module, address), and whole stacks per stack string.
+ * (module, address), and whole stacks per stack string; across symbolizers
+ * and runs by build-id (symbolizer_set_cache). Missing modules are asked of
+ * debuginfod (DEBUGINFOD_URLS) by build-id.
  */
 #ifndef SYMBOLIZE_H
 #define SYMBOLIZE_H
@@ -45,6 +47,11 @@ struct sym_stack {
 /* dirs: extra directories holding .build-id/ trees (--debug-dir); NULL on out of memory. */
 struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs);
 void symbolizer_free(struct symbolizer *s);
+
+/* Share what modules' addresses resolve to through cache (symcache.h), by
+   build-id; it must outlive s. Without one, s resolves every address itself. */
+struct symcache;
+void symbolizer_set_cache(struct symbolizer *s, struct symcache *cache);
 
 /* A module record: the build-id that the file at path had when it was recorded. */
 void symbolizer_module(struct symbolizer *s, const char *path, const char *build_id);
