@@ -13,6 +13,8 @@
 #   make readme-figures  measure the figures README.md quotes (WRITE=1 rewrites them)
 #   make asan       the tests again under AddressSanitizer + UBSan
 #   make bench      throughput and overhead figures (never pass/fail)
+#   make bench-fleet-scale  ioanalyze fleet over 100,000 stacked traces of 50
+#                   build-ids: cold and warm symbol cache, 1 and 2 workers
 #   make realworld  the slow tier: records 26 real programs from Debian
 #                   packages twice and under strace and checks their issues
 #                   against strace's view and each other (docs/realworld.md;
@@ -125,7 +127,7 @@ ifneq ($(PRELOAD_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
 
-.PHONY: all deps check test unit e2e e2e-fast demo readme-figures asan bench realworld realworld-deps fuzz install uninstall clean
+.PHONY: all deps check test unit e2e e2e-fast demo readme-figures asan bench bench-fleet-scale realworld realworld-deps fuzz install uninstall clean
 
 all: $(BUILD)/.deps
 	@$(MAKE) --no-print-directory build-all
@@ -283,6 +285,10 @@ asan: $(BUILD)/.deps
 
 bench: all $(BENCHES)
 	@BUILD=$(BUILD) bench/run.sh
+
+# the fleet of 100,000 stacked traces alone (BENCH_SCALE_TRACES=N for fewer)
+bench-fleet-scale: all
+	@BUILD=$(BUILD) TOP=$(CURDIR) sh bench/bench_fleet_scale.sh
 
 fuzz: $(BUILD)/.deps
 	@BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS)
