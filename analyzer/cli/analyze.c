@@ -15,7 +15,6 @@
 #include "report.h"
 #include "registry.h"
 #include "symbolize.h"
-#include "symcache.h"
 #include "text.h"
 
 static int setup_config(struct config *cfg, const struct analyze_request *req,
@@ -90,7 +89,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
             sym = symbolizer_create(req->debug_dirs, req->ndebug_dirs);
             if (!sym)
                 goto oom;
-            symbolizer_set_cache(sym, symcache_process());
+            symbolizer_use_process_cache(sym);
             issues_set_symbolizer(is, sym);
         }
     }
@@ -140,7 +139,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         if (sym) {
             symbolizer_counts(sym, &res->frames, &res->unresolved);
             /* at each input's end: a fleet task that is killed keeps what it did */
-            symcache_flush(symcache_process());
+            symbolizer_flush_cache(sym);
         }
         if (o && o->want_labels) {
             res->labels = json_deep_copy(issues_labels(is));

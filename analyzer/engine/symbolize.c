@@ -185,9 +185,14 @@ static struct smod *module_of(struct symbolizer *s, const char *path)
     return m;
 }
 
-void symbolizer_set_cache(struct symbolizer *s, struct symcache *cache)
+void symbolizer_use_process_cache(struct symbolizer *s)
 {
-    s->cache = cache;
+    s->cache = symcache_process();
+}
+
+void symbolizer_flush_cache(struct symbolizer *s)
+{
+    symcache_flush(s->cache);
 }
 
 void symbolizer_module(struct symbolizer *s, const char *path, const char *build_id)

@@ -11,7 +11,7 @@
  * directories. Frames of other shapes (an older trace's "function+0xOFF
  * (module)", strace's) are kept as they are. Results are cached per
  * (module, address), and whole stacks per stack string; across symbolizers
- * and runs by build-id (symbolizer_set_cache). Missing modules are asked of
+ * and runs by build-id (symbolizer_use_process_cache). Missing modules are asked of
  * debuginfod (DEBUGINFOD_URLS) by build-id.
  */
 #ifndef SYMBOLIZE_H
@@ -48,10 +48,14 @@ struct sym_stack {
 struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs);
 void symbolizer_free(struct symbolizer *s);
 
-/* Share what modules' addresses resolve to through cache (symcache.h), by
-   build-id; it must outlive s. Without one, s resolves every address itself. */
-struct symcache;
-void symbolizer_set_cache(struct symbolizer *s, struct symcache *cache);
+/*
+ * Share what modules' addresses resolve to, by build-id, through the
+ * process's symbol cache (symcache.h: every later symbolizer of the process,
+ * and later runs through its files). Without it, s resolves every address
+ * itself. symbolizer_flush_cache() writes what was learnt to disk.
+ */
+void symbolizer_use_process_cache(struct symbolizer *s);
+void symbolizer_flush_cache(struct symbolizer *s);
 
 /* A module record: the build-id that the file at path had when it was recorded. */
 void symbolizer_module(struct symbolizer *s, const char *path, const char *build_id);
