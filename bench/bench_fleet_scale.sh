@@ -8,6 +8,9 @@
 # recorded once with stacks and once with --no-stacks, labelled
 # version=I, host=hI%7. A fleet of N traces is N copies of them, in turn.
 #
+#  0. The analyzer alone: `ioanalyze analyze --each` (what a fleet task
+#     runs) over BENCH_SCALE_SMALL traces in one process, cold cache, warm
+#     cache and bare traces: the symbolizer's cost without Dask's.
 #  1. Symbol cache, cold and warm: the fleet of BENCH_SCALE_SMALL traces
 #     (default N/10) on 2 workers with an empty $XDG_CACHE_HOME, again with
 #     the cache it left (warm), and the same fleet recorded --no-stacks:
@@ -91,10 +94,22 @@ run() {
     echo "$1 $2 $line" >>runs
     echo "  $1, $2 worker(s): $line"
 }
+# each NAME DIR: one measured ioanalyze analyze --each over DIR's traces
+each() {
+    line=$($PY "$TOP/bench/fleet_measure.py" -- "$A" analyze --each --format json \
+        --min-severity low "$2")
+    echo "$1 0 $line" >>runs
+    echo "  $1: $line"
+}
 : >runs
 XDG_CACHE_HOME=$work/cache
 export XDG_CACHE_HOME
 unset IOSCOPE_SYMCACHE
+echo "fleet scale: 0. ioanalyze analyze --each over $CACHE_N traces"
+each each_cold c_stk
+each each_warm c_stk
+each each_bare c_bare
+rm -rf "$XDG_CACHE_HOME"
 echo "fleet scale: 1. the symbol cache ($CACHE_N traces, 2 workers)"
 run cold 2 c_stk
 run warm 2 c_stk
@@ -114,6 +129,12 @@ for line in open("runs"):
 bad = [k for k, v in runs.items() if v["rc"] != 0]
 if bad:
     print("fleet scale: runs failed: %s" % ", ".join("%s (%s)" % (k, runs[k]["err"]) for k in bad))
+c, wm, b = runs["each_cold"], runs["each_warm"], runs["each_bare"]
+print("fleet scale, ioanalyze analyze --each over %d traces of 50+ build-ids: cold cache "
+      "%.2f s CPU (%.2f wall), warm %.2f s (%.2f), without stacks %.2f s (%.2f): stacked/bare "
+      "%.2fx CPU warm, %.2fx cold; %.3f ms CPU a stacked trace warm"
+      % (cn, c["cpu"], c["wall"], wm["cpu"], wm["wall"], b["cpu"], b["wall"],
+         wm["cpu"] / b["cpu"], c["cpu"] / b["cpu"], wm["cpu"] / cn * 1e3))
 c, wm, b = runs["cold"], runs["warm"], runs["bare"]
 print("fleet scale, symbol cache, %d traces of 50+ build-ids on 2 workers: cold %.1f s "
       "(%.1f s CPU), warm %.1f s (%.1f s CPU), without stacks %.1f s (%.1f s CPU): "
@@ -127,10 +148,11 @@ for w in (1, 2):
     margin = (n - small) / (g["wall"] - s["wall"]) if g["wall"] > s["wall"] else float("nan")
     rate[w] = (whole, margin)
     print("fleet scale, %d worker(s): %d traces in %.1f s, %.0f traces/s whole, %.0f at the "
-          "margin; CPU %.3f ms a trace; peak RSS client %d KiB (%d KiB for %d traces), "
-          "worker %d KiB, ioanalyze %d KiB"
-          % (w, n, g["wall"], whole, margin, g["cpu"] / n * 1e3, g["client_kib"],
-             s["client_kib"], small, g["worker_kib"], g["ioanalyze_kib"]))
+          "margin; CPU %.3f ms a trace, %.3f at the margin; peak RSS client %d KiB (%d KiB "
+          "for %d traces), worker %d KiB (%d), ioanalyze %d KiB"
+          % (w, n, g["wall"], whole, margin, g["cpu"] / n * 1e3,
+             (g["cpu"] - s["cpu"]) / (n - small) * 1e3, g["client_kib"], s["client_kib"], small,
+             g["worker_kib"], s["worker_kib"], g["ioanalyze_kib"]))
 print("fleet scale, 2 workers against 1: %.2fx whole, %.2fx at the margin"
       % (rate[2][0] / rate[1][0], rate[2][1] / rate[1][1]))
 PY

@@ -5,9 +5,9 @@ Usage: fleet_measure.py -- COMMAND...
 Runs COMMAND and prints one JSON object: wall seconds, CPU seconds (user +
 system of COMMAND and every process it waited for: its Dask workers and
 their ioanalyze runs), and the peak resident set (VmHWM, KiB) of the client
-(COMMAND's own process, or the one it execs), of the largest other Python
-process under it (a LocalCluster's workers and nannies) and of the largest
-ioanalyze under it. The peaks are sampled from /proc every 0.1 s: a process
+(COMMAND's own process, or the one it execs), of the largest other
+process under it that is not ioanalyze (a LocalCluster's workers and
+nannies) and of the largest ioanalyze under it. The peaks are sampled from /proc every 0.1 s: a process
 that lives less than that may be missed (the ioanalyze runs of a batch live
 longer).
 """
@@ -63,10 +63,14 @@ def sample(root, peaks, stop):
             st = status(pid)
             if not st:
                 continue
-            kind = "ioanalyze" if st[0].startswith("ioanalyze") else \
-                "worker" if st[0].startswith("python") else None
-            if kind:
-                peaks[kind] = max(peaks[kind], st[1])
+            # by the program, not the name: a forked worker keeps its
+            # parent's name (ioanalyze-fleet)
+            try:
+                exe = os.readlink("/proc/%d/exe" % pid)
+            except OSError:
+                continue
+            kind = "ioanalyze" if os.path.basename(exe) == "ioanalyze" else "worker"
+            peaks[kind] = max(peaks[kind], st[1])
         stop.wait(0.1)
 
 
