@@ -155,4 +155,14 @@ for w in (1, 2):
              g["worker_kib"], s["worker_kib"], g["ioanalyze_kib"]))
 print("fleet scale, 2 workers against 1: %.2fx whole, %.2fx at the margin"
       % (rate[2][0] / rate[1][0], rate[2][1] / rate[1][1]))
+# where the CPU goes at the margin: W in the workers and their ioanalyze
+# runs, X in the client (a LocalCluster's scheduler is in it); on 2 cores
+# the ratio cannot pass 2W/(W+X) whatever else runs
+s, g = runs["small2"], runs["big2"]
+if "client_cpu" in g:
+    x = (g["client_cpu"] - s["client_cpu"]) / (n - small) * 1e3
+    w = ((g["cpu"] - g["client_cpu"]) - (s["cpu"] - s["client_cpu"])) / (n - small) * 1e3
+    if w + x > 0:
+        print("fleet scale, CPU a trace at the margin on 2 workers: workers W %.3f ms, client "
+              "and scheduler X %.3f ms: 2 workers at most 2W/(W+X) = %.2fx" % (w, x, 2 * w / (w + x)))
 PY

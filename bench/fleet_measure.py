@@ -7,7 +7,8 @@ system of COMMAND and every process it waited for: its Dask workers and
 their ioanalyze runs), and the peak resident set (VmHWM, KiB) of the client
 (COMMAND's own process, or the one it execs), of the largest other
 process under it that is not ioanalyze (a LocalCluster's workers and
-nannies) and of the largest ioanalyze under it. The peaks are sampled from /proc every 0.1 s: a process
+nannies) and of the largest ioanalyze under it; and the client's own CPU seconds (its
+process's, a LocalCluster's scheduler included, as last sampled). The peaks are sampled from /proc every 0.1 s: a process
 that lives less than that may be missed (the ioanalyze runs of a batch live
 longer).
 """
@@ -50,6 +51,17 @@ def status(pid):
     return name, hwm
 
 
+def own_cpu(pid):
+    """pid's own user + system seconds (not its children's), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def sample(root, peaks, stop):
     while not stop.is_set():
         kids = children_map()
@@ -57,6 +69,9 @@ def sample(root, peaks, stop):
         st = status(root)
         if st:
             peaks["client"] = max(peaks["client"], st[1])
+        cpu = own_cpu(root)
+        if cpu is not None:
+            peaks["client_cpu"] = max(peaks["client_cpu"], cpu)
         while todo:
             pid = todo.pop()
             todo += kids.get(pid, [])
@@ -76,7 +91,7 @@ def sample(root, peaks, stop):
 
 def main():
     cmd = sys.argv[sys.argv.index("--") + 1:]
-    peaks = {"client": 0, "worker": 0, "ioanalyze": 0}
+    peaks = {"client": 0, "worker": 0, "ioanalyze": 0, "client_cpu": 0.0}
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stop = threading.Event()
@@ -91,6 +106,7 @@ def main():
     print(json.dumps({"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rc": rc,
                       "client_kib": peaks["client"], "worker_kib": peaks["worker"],
                       "ioanalyze_kib": peaks["ioanalyze"],
+                      "client_cpu": peaks["client_cpu"],
                       "err": err.decode("utf-8", "replace")[-300:] if rc else ""}))
 
 
