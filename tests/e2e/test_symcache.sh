@@ -10,7 +10,9 @@
 #  3. the cache file damaged: not believed (the frame is small_writes+0x...)
 #     and rewritten as a good file;
 #  4. a real `debuginfod -F` serving the moved binary, asked over loopback
-#     through DEBUGINFOD_URLS, an empty cache: the same issues as in 1;
+#     through DEBUGINFOD_URLS, an empty cache: the same issues as in 1, with
+#     another program at the recorded path (a rebuild: its build-id
+#     differs) and with nothing there;
 #  5. the server stopped and its client's download cache removed: the same
 #     issues again, from the symbol cache that step 4 filled.
 # e2e: slow (debuginfod's start and first scan, a few seconds here)
@@ -101,6 +103,11 @@ for _ in range(600):
     time.sleep(0.1)
 sys.exit(1)
 PY
+cp "$BUILD/bin/samples/clean" "$work/bin/small_writes"
+DEBUGINFOD_URLS=http://127.0.0.1:$port analyse rebuilt
+cmp -s "$work/present.json" "$work/rebuilt.json" ||
+    not_ok "another build at the path, resolved through debuginfod, the issues differ: $(diff "$work/present.json" "$work/rebuilt.json" | head -5)"
+rm -rf "$XDG_CACHE_HOME" "$work/bin/small_writes"
 DEBUGINFOD_URLS=http://127.0.0.1:$port analyse served
 cmp -s "$work/present.json" "$work/served.json" ||
     not_ok "resolved through debuginfod the issues differ: $(diff "$work/present.json" "$work/served.json" | head -5)"
