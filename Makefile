@@ -14,6 +14,8 @@
 #   make readme-figures  measure the figures README.md quotes (WRITE=1 rewrites them)
 #   make asan       the tests again under AddressSanitizer + UBSan
 #   make bench      throughput and overhead figures (never pass/fail)
+#   make bench-fleet-scale  ioanalyze fleet over 100,000 stacked traces of 50
+#                   build-ids: cold and warm symbol cache, 1 and 2 workers
 #   make realworld  the slow tier: records 26 real programs from Debian
 #                   packages twice and under strace and checks their issues
 #                   against strace's view and each other (docs/realworld.md;
@@ -57,13 +59,14 @@ LDFLAGS  += $(SANITIZE)
 
 # pkg-config is asked only once the dependency check has run (see deps).
 # The programs need the first three libraries; only the unit tests need CUnit.
-# The analyzer also needs libdw (elfutils) to symbolize stacks offline; the
-# recorder and the launcher do not.
+# The analyzer also needs libdw (elfutils) to symbolize stacks offline, and
+# libdebuginfod to fetch debug info by build-id; the recorder and the
+# launcher do not.
 PKG_CFLAGS = $(shell pkg-config --cflags jansson libzstd libpcre2-8 libdw 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs jansson libzstd libpcre2-8 2>/dev/null)
 # zlib: the analyzer's inputs read gzip-compressed logs (inputs/decompress.c)
 Z_LIBS     = $(shell pkg-config --libs zlib 2>/dev/null)
-DW_LIBS    = $(shell pkg-config --libs libdw 2>/dev/null)
+DW_LIBS    = $(shell pkg-config --libs libdw libdebuginfod 2>/dev/null)
 TEST_LIBS  = $(shell pkg-config --libs cunit 2>/dev/null)
 CPPFLAGS  += $(PKG_CFLAGS)
 # CUnit's flags only where it is used, so that the programs build without it
@@ -126,7 +129,7 @@ ifneq ($(PRELOAD_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
 
-.PHONY: all deps check test unit e2e e2e-fast e2e-slow demo readme-figures asan bench realworld realworld-deps fuzz install uninstall clean
+.PHONY: all deps check test unit e2e e2e-fast e2e-slow demo readme-figures asan bench bench-fleet-scale realworld realworld-deps fuzz install uninstall clean
 
 all: $(BUILD)/.deps
 	@$(MAKE) --no-print-directory build-all
@@ -291,6 +294,10 @@ asan: $(BUILD)/.deps
 
 bench: all $(BENCHES)
 	@BUILD=$(BUILD) bench/run.sh
+
+# the fleet of 100,000 stacked traces alone (BENCH_SCALE_TRACES=N for fewer)
+bench-fleet-scale: all
+	@BUILD=$(BUILD) TOP=$(CURDIR) sh bench/bench_fleet_scale.sh
 
 fuzz: $(BUILD)/.deps
 	@BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS)

@@ -162,7 +162,7 @@ static int detect_cut_trace(struct infile *inf)
  * trace begins with zstd's magic too, and is one when its start does not
  * decode to a log or JSONL.
  */
-static int detect_file(struct infile *inf, const char *peek, size_t n)
+int input_detect_file(struct infile *inf, const char *peek, size_t n)
 {
     enum decomp_kind z = decomp_detect(peek, n);
     int kind;
@@ -375,7 +375,7 @@ static int add_input(struct input *in, const char *path)
         iot_error("cannot open trace '%s': %s", path, strerror(errno));
         return -1;
     }
-    kind = detect_file(inf, peek, npeek);
+    kind = input_detect_file(inf, peek, npeek);
     if (kind < 0) {
         infile_done(inf);
         if (kind == -2)
@@ -398,7 +398,7 @@ static enum input_dir_took take_dir_file(void *ctx, const char *path)
     char peek[INFILE_PEEK];
     size_t npeek;
     struct infile *inf = infile_open(in->pool, path, peek, &npeek);
-    int kind = inf ? detect_file(inf, peek, npeek) : -1;
+    int kind = inf ? input_detect_file(inf, peek, npeek) : -1;
 
     if (kind == -2)
         return INPUT_DIR_NO_MEMORY;

@@ -37,6 +37,15 @@ struct input_file_info {
  * on an unreadable or unrecognisable input. st receives every string.
  */
 struct input *input_open(const char *const *paths, size_t n, struct iot_strtab *st);
+/*
+ * The files the INPUT paths stand for, each to be read on its own
+ * (`analyze --each`): a directory's files that input_open takes from it, in
+ * the same order; any other path as given. NULL after reporting an error
+ * (a directory that cannot be read or holds no input; out of memory).
+ */
+char **input_list_files(const char *const *paths, size_t n, size_t *nfiles);
+void input_list_free(char **files, size_t n);
+
 /* 1 event, 0 end, -1 error (already reported). */
 int input_next(struct input *in, struct iot_event *ev);
 /*

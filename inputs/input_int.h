@@ -22,4 +22,11 @@ typedef enum input_dir_took (*input_dir_take_fn)(void *ctx, const char *path);
  */
 int input_dir_walk(const char *dir, input_dir_take_fn take, void *ctx);
 
+/*
+ * What the file inf is (enum input_kind) from its first n bytes peek:
+ * -1 when unrecognisable, -2 out of memory (input.c).
+ */
+struct infile;
+int input_detect_file(struct infile *inf, const char *peek, size_t n);
+
 #endif /* INPUT_INT_H */

@@ -89,6 +89,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
             sym = symbolizer_create(req->debug_dirs, req->ndebug_dirs);
             if (!sym)
                 goto oom;
+            symbolizer_use_process_cache(sym);
             issues_set_symbolizer(is, sym);
         }
     }
@@ -135,8 +136,11 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         res->issues = issues_finish(is, !res->no_timing, proc_model_ns, e);
         if (!res->issues)
             goto oom;
-        if (sym)
+        if (sym) {
             symbolizer_counts(sym, &res->frames, &res->unresolved);
+            /* at each input's end: a fleet task that is killed keeps what it did */
+            symbolizer_flush_cache(sym);
+        }
         if (o && o->want_labels) {
             res->labels = json_deep_copy(issues_labels(is));
             if (!res->labels)

@@ -3,7 +3,8 @@
  * own `ioanalyze analyze --format json`, in one process, one JSON line per
  * input. A fleet task (fleet/fleet_task.py) runs it over a batch of traces:
  * one process start for the batch rather than one (and a dump for the
- * labels of a trace with no issue) per trace.
+ * labels of a trace with no issue) per trace. A directory INPUT stands for
+ * the files in it that `ioanalyze DIR` would read: a line for each.
  *
  * An input's errors and warnings are filed in its own line (msg.h's sink),
  * so one input's failure is never another's and stderr says only what is
@@ -15,6 +16,7 @@
 
 #include "ci.h"
 #include "cli.h"
+#include "input.h"
 #include "msg.h"
 #include "registry.h"
 
@@ -73,12 +75,67 @@ static json_t *each_line(const char *input, int rc, struct analyze_result *res,
     return line;
 }
 
+/* One file's line; 0, or 2 when the run must stop (said on stderr). */
+static int each_file(const struct analyze_request *req, const char *input,
+                     const struct analyze_opts *each, int min_severity, const json_t *baseline,
+                     int *shown)
+{
+    struct analyze_request one = *req;
+    struct analyze_result res;
+    struct each_msgs m = {json_array(), json_array()};
+    json_t *line;
+    int rc;
+
+    if (!m.errors || !m.warnings) {
+        json_decref(m.errors);
+        json_decref(m.warnings);
+        iot_error("out of memory");
+        return 2;
+    }
+    one.inputs = &input;
+    one.ninputs = 1;
+    iot_msg_sink(each_collect, &m);
+    rc = analyze_run(&one, each, &res);
+    iot_msg_sink(NULL, NULL);
+    if (rc == 0) {
+        issues_drop_below(res.issues, min_severity);
+        if (baseline)
+            issues_drop_baseline(res.issues, baseline);
+        *shown |= json_array_size(res.issues) > 0;
+    } else if (res.setup_failed) {
+        /* the configuration, not this input: said once, the run refused */
+        size_t k;
+        json_t *v;
+
+        json_array_foreach(m.errors, k, v)
+            iot_error("%s", json_string_value(v));
+    }
+    line = rc == 0 || !res.setup_failed ? each_line(input, rc, &res, &m) : NULL;
+    json_decref(res.issues);
+    json_decref(res.labels);
+    json_decref(m.errors);
+    json_decref(m.warnings);
+    if (!line)
+        return 2;
+    /* a line at a time: a task that reads them loses nothing written
+       before a crash on a later input */
+    rc = json_dumpf(line, stdout, JSON_COMPACT | EACH_REALS);
+    json_decref(line);
+    if (rc < 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+        iot_error("cannot write the results: %s", strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
 int analyze_each(const struct analyze_request *req, struct analyze_opts *o, int min_severity,
                  const json_t *baseline, int fail_on)
 {
     struct analyze_opts each = *o;
     char errbuf[256];
-    int shown = 0;
+    char **files;
+    size_t nfiles;
+    int shown = 0, rc = 0;
 
     /* a plugin registers its rules once for the whole run */
     for (size_t i = 0; i < o->nplugins; i++) {
@@ -91,52 +148,13 @@ int analyze_each(const struct analyze_request *req, struct analyze_opts *o, int 
     each.nplugins = 0;
     each.want_issues = 1;
     each.want_labels = 1;
-    for (size_t i = 0; i < req->ninputs; i++) {
-        struct analyze_request one = *req;
-        struct analyze_result res;
-        struct each_msgs m = {json_array(), json_array()};
-        json_t *line;
-        int rc;
-
-        if (!m.errors || !m.warnings) {
-            json_decref(m.errors);
-            json_decref(m.warnings);
-            iot_error("out of memory");
-            return 2;
-        }
-        one.inputs = &req->inputs[i];
-        one.ninputs = 1;
-        iot_msg_sink(each_collect, &m);
-        rc = analyze_run(&one, &each, &res);
-        iot_msg_sink(NULL, NULL);
-        if (rc == 0) {
-            issues_drop_below(res.issues, min_severity);
-            if (baseline)
-                issues_drop_baseline(res.issues, baseline);
-            shown |= json_array_size(res.issues) > 0;
-        } else if (res.setup_failed) {
-            /* the configuration, not this input: said once, the run refused */
-            size_t k;
-            json_t *v;
-
-            json_array_foreach(m.errors, k, v)
-                iot_error("%s", json_string_value(v));
-        }
-        line = rc == 0 || !res.setup_failed ? each_line(req->inputs[i], rc, &res, &m) : NULL;
-        json_decref(res.issues);
-        json_decref(res.labels);
-        json_decref(m.errors);
-        json_decref(m.warnings);
-        if (!line)
-            return 2;
-        /* a line at a time: a task that reads them loses nothing written
-           before a crash on a later input */
-        rc = json_dumpf(line, stdout, JSON_COMPACT | EACH_REALS);
-        json_decref(line);
-        if (rc < 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
-            iot_error("cannot write the results: %s", strerror(errno));
-            return 2;
-        }
-    }
+    files = input_list_files(req->inputs, req->ninputs, &nfiles);
+    if (!files)
+        return 2;
+    for (size_t i = 0; i < nfiles && rc == 0; i++)
+        rc = each_file(req, files[i], &each, min_severity, baseline, &shown);
+    input_list_free(files, nfiles);
+    if (rc)
+        return rc;
     return fail_on && shown ? 1 : 0;
 }

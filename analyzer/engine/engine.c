@@ -488,7 +488,7 @@ static void event_dispatch(struct engine *e, const struct iot_event *ev)
         break;
     case IOT_EV_LABEL:
         if (e->issues)
-            issues_label(e->issues, ev->label_key, ev->label_value);
+            issues_label(e->issues, ev->pid, ev->label_key, ev->label_value);
         break;
     case IOT_EV_HOME: {
         struct engine_proc *p = engine_proc_get(e, ev->pid);

@@ -12,6 +12,7 @@
 #include "issue.h"
 #include "issue_cost.h"
 #include "path.h"
+#include "proc_labels.h"
 #include "symbolize.h"
 #include "text.h"
 
@@ -27,7 +28,7 @@ struct issues {
     struct symbolizer *sym; /* stacks to functions and lines, or NULL */
     struct issue_cost *costs; /* costs[i]: list[i]'s, over its occurrences */
     size_t costs_cap;
-    json_t *labels;         /* the input's labels: key -> value, the first value a key had */
+    struct proc_labels *labels; /* each process's labels */
     struct fold_made *made; /* the names made from templates, folded in fingerprints */
 };
 
@@ -56,14 +57,9 @@ void issues_py_code(struct issues *is, int32_t pid, uint64_t code, const char *f
         symbolizer_py_code(is->sym, pid, code, file, qualname, first_line, lines);
 }
 
-void issues_label(struct issues *is, const char *key, const char *value)
+void issues_label(struct issues *is, int32_t pid, const char *key, const char *value)
 {
-    /* a trace from elsewhere may carry anything: only valid labels, a bounded number */
-    if (!is->labels || json_object_get(is->labels, key) ||
-        json_object_size(is->labels) >= IOT_LABEL_MAX_COUNT ||
-        iot_label_check(key, strlen(key), value, strlen(value), NULL) < 0)
-        return;
-    json_object_set_new(is->labels, key, json_string(value));
+    proc_labels_add(is->labels, pid, key, value);
 }
 
 void issues_template(struct issues *is, const char *path, size_t at, size_t n)
@@ -73,7 +69,7 @@ void issues_template(struct issues *is, const char *path, size_t at, size_t n)
 
 const json_t *issues_labels(const struct issues *is)
 {
-    return is->labels;
+    return proc_labels_first(is->labels);
 }
 
 /* The stack as issues show it, symbolized; NULL without a symbolizer. */
@@ -90,11 +86,11 @@ struct issues *issues_create(const struct config *cfg)
         return NULL;
     is->cfg = cfg;
     is->list = json_array();
-    is->labels = json_object();
+    is->labels = proc_labels_create();
     is->made = fold_made_create();
     if (!is->list || !is->labels || !is->made) {
         json_decref(is->list);
-        json_decref(is->labels);
+        proc_labels_free(is->labels);
         fold_made_free(is->made);
         free(is);
         return NULL;
@@ -109,7 +105,7 @@ void issues_free(struct issues *is)
     hmap_release(&is->seen);
     hmap_release(&is->fps);
     json_decref(is->list);
-    json_decref(is->labels);
+    proc_labels_free(is->labels);
     fold_made_free(is->made);
     free(is->costs);
     free(is);
@@ -628,7 +624,8 @@ json_t *issues_finish(struct issues *is, int timing,
 
         v[i] = json_array_get(is->list, i);
         issue_judge(v[i], c, proc_model_ns ? proc_model_ns(arg, c->pid) : 0, timing);
-        json_object_set_new(v[i], "labels", json_deep_copy(is->labels));
+        /* the labels of the trace the issue came from: its process's */
+        json_object_set_new(v[i], "labels", json_deep_copy(proc_labels_of(is->labels, c->pid)));
     }
     qsort(v, n, sizeof(*v), issue_cmp);
     for (i = 0; i < n; i++)

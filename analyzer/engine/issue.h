@@ -37,11 +37,13 @@ void issues_py_code(struct issues *is, int32_t pid, uint64_t code, const char *f
 void issues_jit_symbol(struct issues *is, int32_t pid, uint64_t start, uint64_t size,
                        const char *name);
 
-/* A label record of the input: every issue carries the input's labels
-   ("labels": an object, {} when none; the first value of a key wins). */
-void issues_label(struct issues *is, const char *key, const char *value);
-/* The labels issues_label() kept: an object, {} when none (borrowed, valid
-   until issues_free()); what an input with no issue says of its labels. */
+/* A label record of process pid: every issue carries the labels of its
+   process, so of its trace ("labels": an object, {} when none; the first
+   value of a key wins; proc_labels.h). */
+void issues_label(struct issues *is, int32_t pid, const char *key, const char *value);
+/* The labels of the input's first labelled process: an object, {} when none
+   (borrowed, valid until issues_free()); what an input with no issue says
+   of its labels. */
 const json_t *issues_labels(const struct issues *is);
 
 /*

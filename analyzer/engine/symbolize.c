@@ -7,9 +7,16 @@
  * recorded); otherwise, or when the file is gone, the separate debug file
  * with that build-id stands in for it: it has the same addresses, the
  * symbols and the DWARF. A stripped file's own debug info is found by
- * libdwfl's standard search, which looks in the same directories.
+ * libdwfl's standard search, which looks in the same directories. When
+ * neither is at hand and DEBUGINFOD_URLS names servers, debuginfod is
+ * asked for the debug info (or the executable) with that build-id.
+ *
+ * What an address of a module with a build-id resolves to is kept in the
+ * symbol cache (symcache.h), which outlives this symbolizer: a module is
+ * opened only for addresses no earlier trace (or run) looked up.
  */
 #include <dlfcn.h>
+#include <elfutils/debuginfod.h>
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <stdio.h>
@@ -22,6 +29,7 @@
 #include "hmap.h"
 #include "iotrace.h"
 #include "symbolize.h"
+#include "symcache.h"
 #include "symbolize_jit.h"
 #include "symbolize_python.h"
 
@@ -39,6 +47,8 @@ struct smod {
     Dwfl *dwfl;
     Dwfl_Module *mod;
     int tried;
+    int dwarf;                  /* the opened module has DWARF */
+    int cache_checked;          /* the cache's answers for it were judged */
 };
 
 /* One address's frames (an inline chain). */
@@ -63,6 +73,8 @@ struct symbolizer {
     struct hmap mods;           /* interned path -> struct smod */
     struct hmap addrs;          /* hash of (path, offset) -> struct saddr */
     struct hmap stacks;         /* interned stack -> struct sstack */
+    struct symcache *cache;     /* NULL: none */
+    debuginfod_client *dbgd;    /* made at the first module asked for */
     struct jit_table *jit;      /* the JIT symbol records */
     const char *jit_module;     /* "[jit]": the module of a JIT frame with no name */
     struct py_table *py;        /* the Python code records */
@@ -147,6 +159,8 @@ void symbolizer_free(struct symbolizer *s)
     hmap_release(&s->mods);
     hmap_release(&s->addrs);
     hmap_release(&s->stacks);
+    if (s->dbgd)
+        debuginfod_end(s->dbgd);
     jit_table_free(s->jit);
     py_table_free(s->py);
     iot_strtab_free(s->strs);
@@ -174,6 +188,16 @@ static struct smod *module_of(struct symbolizer *s, const char *path)
         return NULL;
     }
     return m;
+}
+
+void symbolizer_use_process_cache(struct symbolizer *s)
+{
+    s->cache = symcache_process();
+}
+
+void symbolizer_flush_cache(struct symbolizer *s)
+{
+    symcache_flush(s->cache);
 }
 
 void symbolizer_module(struct symbolizer *s, const char *path, const char *build_id)
@@ -224,9 +248,12 @@ static int try_file(struct symbolizer *s, struct smod *m, const char *file)
         const char *id = module_id(s, mod);
 
         if (!m->build_id || (id && strcmp(id, m->build_id) == 0)) {
+            Dwarf_Addr bias;
+
             m->dwfl = d;
             m->mod = mod;
             m->found_id = id;
+            m->dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
             return 0;
         }
     }
@@ -234,25 +261,88 @@ static int try_file(struct symbolizer *s, struct smod *m, const char *file)
     return -1;
 }
 
-static void open_module(struct symbolizer *s, struct smod *m)
+/*
+ * The separate debug file of build-id id under the debug directories:
+ * opened as m when m, 1 when it exists otherwise, 0 when there is none.
+ */
+static int debug_file(struct symbolizer *s, struct smod *m, const char *id)
 {
     const char *dir;
     char file[4096];
     size_t len;
 
+    for (dir = s->dirs_path; *dir; dir += len + (dir[len] == ':')) {
+        len = strcspn(dir, ":");
+        if (!len || snprintf(file, sizeof(file), "%.*s/.build-id/%.2s/%s.debug", (int)len, dir,
+                             id, id + 2) >= (int)sizeof(file))
+            continue;
+        if (m ? try_file(s, m, file) == 0 : access(file, R_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* m's debug info, else its executable, from the servers DEBUGINFOD_URLS names. */
+static int from_debuginfod(struct symbolizer *s, struct smod *m)
+{
+    const char *urls = getenv("DEBUGINFOD_URLS");
+    char *file = NULL;
+    int fd, rc = -1;
+
+    if (!urls || !*urls || (!s->dbgd && !(s->dbgd = debuginfod_begin())))
+        return -1;
+    for (int exe = 0; exe < 2 && rc < 0; exe++) {
+        const unsigned char *id = (const unsigned char *)m->build_id;
+
+        /* a length of 0: the id is given in hex */
+        fd = exe ? debuginfod_find_executable(s->dbgd, id, 0, &file)
+                 : debuginfod_find_debuginfo(s->dbgd, id, 0, &file);
+        if (fd < 0)
+            continue;
+        close(fd);
+        rc = try_file(s, m, file);
+        free(file);
+        file = NULL;
+    }
+    return rc;
+}
+
+static void open_module(struct symbolizer *s, struct smod *m)
+{
     m->tried = 1;
     if (m->path[0] == '/' && try_file(s, m, m->path) == 0)
         return;
-    if (!m->build_id || strlen(m->build_id) < 4)
+    if (!symcache_id_ok(m->build_id) || symcache_missing(s->cache, m->build_id))
         return;
     /* not there, or rebuilt since: its debug file by build-id */
-    for (dir = s->dirs_path; *dir; dir += len + (dir[len] == ':')) {
-        len = strcspn(dir, ":");
-        if (len && snprintf(file, sizeof(file), "%.*s/.build-id/%.2s/%s.debug", (int)len, dir,
-                            m->build_id, m->build_id + 2) < (int)sizeof(file) &&
-            try_file(s, m, file) == 0)
-            return;
+    if (debug_file(s, m, m->build_id) || from_debuginfod(s, m) == 0)
+        return;
+    symcache_set_missing(s->cache, m->build_id);
+}
+
+/*
+ * offset's frames in m from the symbol cache into out, or 0. Answers given
+ * without DWARF are dropped once debug info for the module has appeared.
+ */
+static size_t cached(struct symbolizer *s, struct smod *m, uint64_t off, struct sym_frame *out)
+{
+    int dwarf = 1;
+    size_t n = symcache_get(s->cache, m->build_id, off, out, MAX_INLINE, &dwarf);
+
+    if (n && !dwarf && !m->cache_checked) {
+        m->cache_checked = 1;
+        if (debug_file(s, NULL, m->build_id)) {
+            symcache_forget(s->cache, m->build_id);
+            return 0;
+        }
     }
+    for (size_t i = 0; i < n; i++) {
+        out[i].module = m->path;
+        out[i].build_id = m->build_id;
+        out[i].offset = off;
+        out[i].has_offset = 1;
+    }
+    return n;
 }
 
 static const char *die_name(Dwarf_Die *die)
@@ -429,15 +519,20 @@ static size_t raw_frame(struct symbolizer *s, const char *text, size_t len,
             *out = a->f;
             return a->n;
         }
-    if (!m->tried)
-        open_module(s, m);
     a = calloc(1, sizeof(*a));
     if (!a)
         return 0;
     a->module = m->path;
     a->offset = off;
-    if (m->mod) {
+    a->n = m->build_id ? cached(s, m, off, tmp) : 0;
+    if (!a->n && !m->tried)
+        open_module(s, m);
+    if (a->n) {
+        /* answered by the cache */
+    } else if (m->mod) {
         a->n = resolve(s, m, off, tmp);
+        symcache_put(s->cache, m->build_id ? m->build_id : m->found_id, off, tmp, a->n,
+                     m->dwarf);
     } else {
         tmp[0] = (struct sym_frame){ .module = m->path, .build_id = m->build_id, .offset = off,
                                      .has_offset = 1 };

@@ -10,7 +10,9 @@
  * found by build-id under /usr/lib/debug/.build-id/ and the --debug-dir
  * directories. Frames of other shapes (an older trace's "function+0xOFF
  * (module)", strace's) are kept as they are. Results are cached per
- * (module, address), and whole stacks per stack string.
+ * (module, address), and whole stacks per stack string; across symbolizers
+ * and runs by build-id (symbolizer_use_process_cache). Missing modules are asked of
+ * debuginfod (DEBUGINFOD_URLS) by build-id.
  */
 #ifndef SYMBOLIZE_H
 #define SYMBOLIZE_H
@@ -45,6 +47,15 @@ struct sym_stack {
 /* dirs: extra directories holding .build-id/ trees (--debug-dir); NULL on out of memory. */
 struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs);
 void symbolizer_free(struct symbolizer *s);
+
+/*
+ * Share what modules' addresses resolve to, by build-id, through the
+ * process's symbol cache (symcache.h: every later symbolizer of the process,
+ * and later runs through its files). Without it, s resolves every address
+ * itself. symbolizer_flush_cache() writes what was learnt to disk.
+ */
+void symbolizer_use_process_cache(struct symbolizer *s);
+void symbolizer_flush_cache(struct symbolizer *s);
 
 /* A module record: the build-id that the file at path had when it was recorded. */
 void symbolizer_module(struct symbolizer *s, const char *path, const char *build_id);

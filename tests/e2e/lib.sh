@@ -20,6 +20,11 @@ case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 IOANALYZE=$BUILD/bin/ioanalyze
 IORECORD=$BUILD/bin/iorecord
 LIBIORECORD=$BUILD/lib/libiorecord.so
+# The symbol cache (analyzer/engine/symcache.h) stays in memory: no test
+# reads symbols another test, or an earlier run, left on disk. A test of the
+# disk cache sets XDG_CACHE_HOME to its own directory and unsets this.
+IOSCOPE_SYMCACHE=0
+export IOSCOPE_SYMCACHE
 
 # skip REASON: end the test as skipped.
 skip() {

@@ -86,6 +86,9 @@ int main(int argc, char **argv)
     FILE *err = quiet_stderr();
     int failed = 0;
 
+    /* hostile traces' symbols are kept in memory, never in the user's cache */
+    setenv("IOSCOPE_SYMCACHE", "0", 1);
+
     for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
         char sub[4096], path[8192];
         struct dirent *de;

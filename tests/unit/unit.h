@@ -25,6 +25,7 @@
     X(scale)           \
     X(text)            \
     X(symbolize)       \
+    X(symcache)        \
     X(kconvert)        \
     X(fold)            \
     X(cost_model)      \

@@ -1,0 +1,113 @@
+"""fleet_measure.py - one measured run of a command (bench_fleet_scale.sh).
+
+Usage: fleet_measure.py -- COMMAND...
+
+Runs COMMAND and prints one JSON object: wall seconds, CPU seconds (user +
+system of COMMAND and every process it waited for: its Dask workers and
+their ioanalyze runs), and the peak resident set (VmHWM, KiB) of the client
+(COMMAND's own process, or the one it execs), of the largest other
+process under it that is not ioanalyze (a LocalCluster's workers and
+nannies) and of the largest ioanalyze under it; and the client's own CPU seconds (its
+process's, a LocalCluster's scheduler included, as last sampled). The peaks are sampled from /proc every 0.1 s: a process
+that lives less than that may be missed (the ioanalyze runs of a batch live
+longer).
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+
+def children_map():
+    """pid -> [child pids], from /proc."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        kids.setdefault(ppid, []).append(int(d))
+    return kids
+
+
+def status(pid):
+    """(name, VmHWM KiB) of pid, or None."""
+    name, hwm = None, 0
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("Name:"):
+                    name = line.split()[1]
+                elif line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1])
+    except OSError:
+        return None
+    return name, hwm
+
+
+def own_cpu(pid):
+    """pid's own user + system seconds (not its children's), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sample(root, peaks, stop):
+    while not stop.is_set():
+        kids = children_map()
+        todo = list(kids.get(root, []))
+        st = status(root)
+        if st:
+            peaks["client"] = max(peaks["client"], st[1])
+        cpu = own_cpu(root)
+        if cpu is not None:
+            peaks["client_cpu"] = max(peaks["client_cpu"], cpu)
+        while todo:
+            pid = todo.pop()
+            todo += kids.get(pid, [])
+            st = status(pid)
+            if not st:
+                continue
+            # by the program, not the name: a forked worker keeps its
+            # parent's name (ioanalyze-fleet)
+            try:
+                exe = os.readlink("/proc/%d/exe" % pid)
+            except OSError:
+                continue
+            kind = "ioanalyze" if os.path.basename(exe) == "ioanalyze" else "worker"
+            peaks[kind] = max(peaks[kind], st[1])
+        stop.wait(0.1)
+
+
+def main():
+    cmd = sys.argv[sys.argv.index("--") + 1:]
+    peaks = {"client": 0, "worker": 0, "ioanalyze": 0, "client_cpu": 0.0}
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stop = threading.Event()
+    th = threading.Thread(target=sample, args=(p.pid, peaks, stop), daemon=True)
+    th.start()
+    err = p.stderr.read()
+    _, status_, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    stop.set()
+    th.join()
+    rc = os.waitstatus_to_exitcode(status_)
+    print(json.dumps({"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rc": rc,
+                      "client_kib": peaks["client"], "worker_kib": peaks["worker"],
+                      "ioanalyze_kib": peaks["ioanalyze"],
+                      "client_cpu": peaks["client_cpu"],
+                      "err": err.decode("utf-8", "replace")[-300:] if rc else ""}))
+
+
+main()
