@@ -33,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <jansson.h>
+
 #include "grow.h"
 #include "hash.h"
 #include "hmap.h"

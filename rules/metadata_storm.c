@@ -56,6 +56,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "hash.h"
 #include "hmap.h"
 #include "rule.h"

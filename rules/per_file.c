@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "grow.h"
 #include "hash.h"
 #include "hmap.h"

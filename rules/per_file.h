@@ -7,6 +7,8 @@
 #ifndef PER_FILE_H
 #define PER_FILE_H
 
+#include <jansson.h>
+
 #include "hmap.h"
 #include "rule.h"
 

@@ -29,6 +29,8 @@
  */
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "rule.h"
 
 enum { P_MIN_READS, P_MIN_RATIO, P_MIN_BYTES };

@@ -22,6 +22,8 @@
  */
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "rule.h"
 
 enum { P_MIN_WRITES, P_MIN_RATIO, P_MIN_BYTES };

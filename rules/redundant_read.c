@@ -15,6 +15,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "per_file.h"
 
 enum { P_MIN_FACTOR, P_MIN_BYTES };

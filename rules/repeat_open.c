@@ -19,6 +19,8 @@
  */
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "per_file.h"
 
 enum { P_MIN_OPENS, P_MAX_BYTES_PER_OPEN };

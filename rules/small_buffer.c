@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "rule.h"
 
 enum { P_BUFFER, P_MIN_OPS, P_MIN_CONTINUAL, P_MIN_TOTAL, P_MIN_OPS_ALONE };

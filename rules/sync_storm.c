@@ -40,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "hash.h"
 #include "per_file.h"
 

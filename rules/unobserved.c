@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "rule.h"
 
 /* What each of the recorder's reasons means, and what to do about it. */

@@ -36,6 +36,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "per_file.h"
 
 enum { P_MIN_FACTOR, P_MIN_BYTES };

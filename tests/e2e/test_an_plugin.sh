@@ -20,6 +20,7 @@ work_dir an-plugin
 cat >"$work/many_writes.c" <<'C'
 #include <stdint.h>
 #include <stdio.h>
+#include <jansson.h>
 #include "rule.h"
 
 #ifndef ABI

@@ -31,6 +31,7 @@ grep -vxF "$last" "$TOP/rules/rule.h" >"$work/older/rule.h"
 cat >"$work/sizes.c" <<'C'
 #include <stdint.h>
 #include <string.h>
+#include <jansson.h>
 #include "rule.h"
 
 static void check(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
@@ -134,6 +135,7 @@ const struct rule *const ioscope_rules[] = {&sizes, NULL};
 C
 cat >"$work/host.c" <<'C'
 #include <stdio.h>
+#include <jansson.h>
 #include "rule.h"
 int main(void)
 {
