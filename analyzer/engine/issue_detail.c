@@ -13,7 +13,7 @@ struct rule_detail *issue_detail_new(void)
     return calloc(1, sizeof(struct rule_detail));
 }
 
-static void list_free(struct issue_list *l)
+static void list_free(struct issue_values *l)
 {
     if (!l)
         return;
@@ -130,7 +130,7 @@ int issue_detail_set_str(struct rule_detail *d, const char *key, const char *s)
 int issue_detail_append(struct rule_detail *d, const char *key, struct issue_value v)
 {
     struct issue_field *f = field(d, key);
-    struct issue_list *l;
+    struct issue_values *l;
 
     if (!f) {
         struct issue_value lv = {.type = ISSUE_V_LIST, .list = calloc(1, sizeof(*lv.list))};

@@ -27,7 +27,7 @@ enum issue_vtype {
 };
 
 struct rule_detail;
-struct issue_list;
+struct issue_values;
 
 struct issue_value {
     enum issue_vtype type;
@@ -37,7 +37,7 @@ struct issue_value {
         double d;
         char *s;
         int b;
-        struct issue_list *list;
+        struct issue_values *list;
         struct rule_detail *obj;
     };
 };
@@ -54,7 +54,7 @@ struct rule_detail {
     int oom;                 /* a field was lost for want of memory */
 };
 
-struct issue_list {
+struct issue_values {
     struct issue_value *v;
     size_t n, cap;
 };
