@@ -256,6 +256,7 @@ int cmd_diff(int argc, char **argv)
     const char *config = NULL, *pos[2] = { NULL, NULL }, *min_severity = "medium";
     const char *format = "json", *source_root = ".";
     struct opt_list args = { 0 }, sets = { 0 };
+    struct issue_list lists[4] = {{0}};  /* new, fixed, kept, near as records */
     json_t *base = NULL, *next = NULL, *out = NULL, *kept = NULL, *near = NULL;
     const struct output_format *fmt;
     char *root = NULL;
@@ -327,8 +328,13 @@ int cmd_diff(int argc, char **argv)
     if (ci && diff_near(out, near, config, &sets) < 0)
         goto out;
     diff_drop_below(out, issue_severity_parse(min_severity), &nnew);
-    if (fmt->write_diff(stdout, &(struct output_diff){json_object_get(out, "new"),
-                                                      json_object_get(out, "fixed"), kept, near,
+    if (issue_list_from_json(&lists[0], json_object_get(out, "new")) < 0 ||
+        issue_list_from_json(&lists[1], json_object_get(out, "fixed")) < 0 ||
+        issue_list_from_json(&lists[2], kept) < 0 || issue_list_from_json(&lists[3], near) < 0) {
+        iot_error("out of memory");
+        goto out;
+    }
+    if (fmt->write_diff(stdout, &(struct output_diff){&lists[0], &lists[1], &lists[2], &lists[3],
                                                       root}) < 0 ||
         fflush(stdout) != 0 || ferror(stdout)) {
         iot_error("cannot write the diff: %s", strerror(errno));
@@ -345,6 +351,8 @@ int cmd_diff(int argc, char **argv)
     fputc('\n', stderr);
     ret = nnew ? 1 : 0;
 out:
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+        issue_list_release(&lists[i]);
     json_decref(base);
     json_decref(next);
     json_decref(out);

@@ -32,7 +32,9 @@ void issue_free(struct issue *is)
     free(is->thread);
     free(is->stack);
     free(is->rule);
+    free(is->fingerprint);
     free(is->message);
+    free(is->group);
     issue_detail_free(is->detail);
     free(is->path_hex);
     frames_release(&is->frames);
@@ -140,7 +142,6 @@ struct issue *issue_from_json(const json_t *j)
 {
     struct issue *is;
     const json_t *v;
-    const char *s;
 
     if (!json_is_object(j) || !(is = calloc(1, sizeof(*is))))
         return NULL;
@@ -160,8 +161,7 @@ struct issue *issue_from_json(const json_t *j)
     is->rule = str_of(j, "rule");
     is->pid = (int32_t)int_of(j, "pid");
     is->tid = (int32_t)int_of(j, "tid");
-    if ((s = json_string_value(json_object_get(j, "fingerprint"))) != NULL)
-        snprintf(is->fingerprint, sizeof(is->fingerprint), "%s", s);
+    is->fingerprint = str_of(j, "fingerprint");
     is->message = str_of(j, "message");
     v = json_object_get(j, "detail");
     is->detail = json_is_object(v) ? issue_detail_from_json(v) : issue_detail_new();
@@ -193,17 +193,15 @@ struct issue *issue_from_json(const json_t *j)
         is->has |= ISSUE_HAS_LABELS;
         is->labels = issue_detail_from_json(v);
     }
-    if ((s = json_string_value(json_object_get(j, "group"))) != NULL) {
+    if ((is->group = str_of(j, "group")) != NULL)
         is->has |= ISSUE_HAS_GROUP;
-        snprintf(is->group, sizeof(is->group), "%s", s);
-    }
     if (!is->detail) {
         issue_free(is);
         return NULL;
     }
     if (!writes_back(is, j)) {
         is->raw = json_deep_copy(j);
-        if (getenv("T_DEBUG_RAW")) fprintf(stderr, "T_RAW %s\n", is->fingerprint);
+        if (getenv("T_DEBUG_RAW")) fprintf(stderr, "T_RAW %s\n", is->fingerprint ? is->fingerprint : "-");
     }
     return is;
 }
@@ -261,7 +259,7 @@ json_t *issue_to_json(const struct issue *is)
     if (is->raw)
         return json_incref(is->raw);
     o = json_pack("{s:s,s:i,s:o,s:I,s:o,s:I,s:I,s:I,s:I,s:i,s:I,s:o,s:o,s:I,"
-                  "s:o,s:i,s:i,s:s,s:o,s:o}",
+                  "s:o,s:i,s:i,s:o,s:o,s:o}",
                   "tag", "io",
                   "type", is->type,
                   "process", str_or_null(is->process),
@@ -279,7 +277,7 @@ json_t *issue_to_json(const struct issue *is)
                   "rule", str_or_null(is->rule),
                   "pid", (int)is->pid,
                   "tid", (int)is->tid,
-                  "fingerprint", is->fingerprint,
+                  "fingerprint", str_or_null(is->fingerprint),
                   "message", str_or_null(is->message),
                   "detail", issue_detail_to_json(is->detail));
     if (!o)

@@ -82,7 +82,7 @@ struct issue {
     /* ioscope's */
     char *rule;
     int32_t pid, tid;
-    char fingerprint[17];    /* 16 hex digits */
+    char *fingerprint;       /* 16 hex digits; NULL: none (matches nothing) */
     char *message;
     struct rule_detail *detail;   /* never NULL in a made or parsed issue */
     char *path_hex;          /* a path that is not UTF-8, its bytes in hex */
@@ -93,7 +93,7 @@ struct issue {
     struct issue_impact impact;
     int severity;            /* enum issue_severity; ISSUE_MEDIUM when has lacks it */
     struct rule_detail *labels;   /* string values */
-    char group[9];           /* 8 hex digits, "" without */
+    char *group;             /* 8 hex digits; NULL without */
     unsigned has;            /* ISSUE_HAS_* */
     json_t *raw;             /* see above; NULL for an issue the record writes */
 };

@@ -35,11 +35,11 @@ struct output_issues {
 /* What a diff writer (diff) is given: the two sides matched by fingerprint
    (ci.h's issues_diff), new and fixed already cut to --min-severity. */
 struct output_diff {
-    const json_t *added;          /* issues of NEW whose fingerprint BASE lacks */
-    const json_t *fixed;          /* issues of BASE whose fingerprint NEW lacks */
-    const json_t *kept;           /* the other issues of NEW (the unchanged ones) */
-    const json_t *near;           /* of added and fixed, what --ci counted as
-                                     unchanged (near its threshold); empty without */
+    const struct issue_list *added;   /* issues of NEW whose fingerprint BASE lacks */
+    const struct issue_list *fixed;   /* issues of BASE whose fingerprint NEW lacks */
+    const struct issue_list *kept;    /* the other issues of NEW (the unchanged ones) */
+    const struct issue_list *near;    /* of added and fixed, what --ci counted as
+                                         unchanged (near its threshold); empty without */
     const char *source_root;      /* --source-root resolved; NULL when it cannot be */
 };
 
