@@ -62,7 +62,7 @@ struct output_format {
        from the inputs (write_event, no analysis). */
     output_observe_fn *observe;
     void *(*begin)(FILE *f);
-    int (*end)(void *state, const json_t *issues);
+    int (*end)(void *state, const struct issue_list *issues);
     int want_issues;
     void (*write_event)(FILE *f, const struct iot_event *ev);
     /* diff: the diff once both sides are matched. 0, or -1 on a write error. */
