@@ -69,14 +69,16 @@ struct config;
  * factor of two of margin), judged with the thresholds of cfg (NULL: the defaults). The
  * rules and margins are ci_near.c's table; docs/ci.md lists them.
  */
-int issue_near_threshold(const json_t *issue, const struct config *cfg);
+int issue_near_threshold(const struct issue *issue, const struct config *cfg);
 
 /*
  * diff --ci: moves the issues of added (new) and of fixed that are near
- * their threshold to near, which the diff counts as unchanged. 0, or -1
- * out of memory.
+ * their threshold to near, which the diff counts as unchanged; the lists
+ * keep their order, and near owns what was moved to it. 0, or -1 out of
+ * memory.
  */
-int issues_diff_near(json_t *added, json_t *fixed, json_t *near, const struct config *cfg);
+int issues_diff_near(struct issue_list *added, struct issue_list *fixed, struct issue_list *near,
+                     const struct config *cfg);
 
 /* One rule as SARIF describes it. type is the issue type number. */
 struct sarif_rule {

@@ -393,9 +393,11 @@ static void test_near_threshold(void)
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_t *v = json_loads(cases[i].issue, 0, NULL);
+        struct issue *is = issue_from_json(v);
 
-        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
-        CU_ASSERT_EQUAL(issue_near_threshold(v, NULL), cases[i].near);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(is);
+        CU_ASSERT_EQUAL(issue_near_threshold(is, NULL), cases[i].near);
+        issue_free(is);
         json_decref(v);
     }
 }
