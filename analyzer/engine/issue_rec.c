@@ -1,5 +1,4 @@
 /* One issue as a typed record (issue_rec.h). */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,10 +198,8 @@ struct issue *issue_from_json(const json_t *j)
         issue_free(is);
         return NULL;
     }
-    if (!writes_back(is, j)) {
+    if (!writes_back(is, j))
         is->raw = json_deep_copy(j);
-        if (getenv("T_DEBUG_RAW")) fprintf(stderr, "T_RAW %s\n", is->fingerprint ? is->fingerprint : "-");
-    }
     return is;
 }
 
