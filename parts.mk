@@ -35,7 +35,7 @@ rules.public    := rule.h registry.h
 # sessions, figures and issues from events
 engine.dir      := analyzer/engine
 engine.uses     := rules formats common
-engine.public   := engine.h issue.h config.h symbolize.h profile.h
+engine.public   := engine.h issue.h issue_rec.h issue_detail.h config.h symbolize.h profile.h
 
 # reports, SARIF, the CI fingerprints and diff, dumps and their filters
 outputs.dir     := analyzer/outputs

@@ -250,7 +250,7 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
         struct leak_group *g = &st->g[i];
         size_t again;
         const char *shape;
-        json_t *detail;
+        struct rule_detail *detail;
 
         qsort(g->h, g->n, sizeof(*g->h), by_open_at);
         again = leak_reopened(g);
@@ -277,24 +277,24 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
         } else {
             continue;
         }
-        detail = json_pack("{s:s,s:I,s:s,s:s}",
-                           "layer", g->first.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
-                           "leaked", (json_int_t)g->n,
-                           "grouped_by", g->key ? "stack" : "process",
-                           "shape", shape);
+        detail = rule_detail_new(ctx);
+        rule_detail_string(detail, "layer",
+                           g->first.layer == RULE_LAYER_STDIO ? "stdio" : "syscall");
+        rule_detail_int(detail, "leaked", (int64_t)g->n);
+        rule_detail_string(detail, "grouped_by", g->key ? "stack" : "process");
+        rule_detail_string(detail, "shape", shape);
         /* what the abandoned shape was judged on, for a CI gate's margin */
-        if (detail && strcmp(shape, "abandoned") == 0 && g->n > 1) {
-            json_object_set_new(detail, "spread_pct",
-                                json_integer((json_int_t)leak_spread(st, g)));
+        if (strcmp(shape, "abandoned") == 0 && g->n > 1) {
+            rule_detail_int(detail, "spread_pct", (int64_t)leak_spread(st, g));
             /* the unit place_of counted the group's places in */
-            json_object_set_new(detail, "spread_in",
-                                json_string(RULE_HAS(struct rule_session, &g->first, end_seq)
-                                                ? "calls" : "time"));
+            rule_detail_string(detail, "spread_in",
+                               RULE_HAS(struct rule_session, &g->first, end_seq) ? "calls"
+                                                                                 : "time");
         }
         rule_report(ctx, &(struct rule_report){
             .s = &g->first, .repeat = (int64_t)g->n, .time_unix_ms = g->last_unix_ms,
             .message = msg, .time_ns = RULE_NO_TIME, .handles = (int64_t)g->n,
-            .detail = detail});
+            .fields = detail});
     }
 }
 

@@ -268,20 +268,22 @@ static void main_thread_report(void *state, const struct rule_ctx *ctx)
         g->first.cost_ns = g->cost_ns;
         if (g->call) {
             call_message(msg, sizeof(msg), g, ctx);
+            struct rule_detail *figures = rule_detail_new(ctx);
+
+            rule_detail_string(figures, "call", g->call);
+            rule_detail_int(figures, "max_once_us", (int64_t)(g->max_once_ns / 1000));
+            rule_detail_int(figures, "max_continual_us", (int64_t)(g->max_continual_ns / 1000));
+            rule_detail_int(figures, "calls", (int64_t)g->ops);
+            rule_detail_int(figures, "slow_calls", (int64_t)g->slow);
+            rule_detail_int(figures, "main_thread_cost_us", (int64_t)(g->cost_ns / 1000));
+            rule_detail_int(figures, "model_us", (int64_t)(g->model_ns / 1000));
+            rule_detail_int(figures, "main_tid", (int)g->first.main_tid);
+            rule_detail_int(figures, "process_threads", threads);
+            rule_detail_string(figures, "thread_role", role_name(g->role));
             rule_report(ctx, &(struct rule_report){
                 .s = &g->first, .repeat = g->bits, .time_unix_ms = g->last_unix_ms,
                 .message = msg, .time_ns = g->cost_ns, .model_ns = g->model_ns,
-                .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:s}",
-                                    "call", g->call,
-                                    "max_once_us", (json_int_t)(g->max_once_ns / 1000),
-                                    "max_continual_us", (json_int_t)(g->max_continual_ns / 1000),
-                                    "calls", (json_int_t)g->ops,
-                                    "slow_calls", (json_int_t)g->slow,
-                                    "main_thread_cost_us", (json_int_t)(g->cost_ns / 1000),
-                                    "model_us", (json_int_t)(g->model_ns / 1000),
-                                    "main_tid", (int)g->first.main_tid,
-                                    "process_threads", threads,
-                                    "thread_role", role_name(g->role))});
+                .fields = figures});
             continue;
         }
         if (g->sessions > 1)
@@ -303,19 +305,21 @@ static void main_thread_report(void *state, const struct rule_ctx *ctx)
                      "move the I/O to a worker thread", role_name(g->role), g->first.process,
                      RULE_MS(g->model_once_ns), ctx->p[P_MAX_ONCE], ev, where);
         }
+        struct rule_detail *figures = rule_detail_new(ctx);
+
+        rule_detail_int(figures, "max_once_us", (int64_t)(g->max_once_ns / 1000));
+        rule_detail_int(figures, "max_continual_us", (int64_t)(g->max_continual_ns / 1000));
+        rule_detail_int(figures, "main_thread_ops", (int64_t)g->ops);
+        rule_detail_int(figures, "main_thread_cost_us", (int64_t)(g->cost_ns / 1000));
+        rule_detail_int(figures, "model_us", (int64_t)(g->model_ns / 1000));
+        rule_detail_int(figures, "main_tid", (int)g->first.main_tid);
+        rule_detail_int(figures, "sessions", (int64_t)g->sessions);
+        rule_detail_int(figures, "process_threads", threads);
+        rule_detail_string(figures, "thread_role", role_name(g->role));
         rule_report(ctx, &(struct rule_report){
             .s = &g->first, .repeat = g->bits, .time_unix_ms = g->last_unix_ms, .message = msg,
             .time_ns = g->cost_ns, .model_ns = g->model_ns,
-            .detail = json_pack("{s:I,s:I,s:I,s:I,s:I,s:i,s:I,s:i,s:s}",
-                                "max_once_us", (json_int_t)(g->max_once_ns / 1000),
-                                "max_continual_us", (json_int_t)(g->max_continual_ns / 1000),
-                                "main_thread_ops", (json_int_t)g->ops,
-                                "main_thread_cost_us", (json_int_t)(g->cost_ns / 1000),
-                                "model_us", (json_int_t)(g->model_ns / 1000),
-                                "main_tid", (int)g->first.main_tid,
-                                "sessions", (json_int_t)g->sessions,
-                                "process_threads", threads,
-                                "thread_role", role_name(g->role))});
+            .fields = figures});
     }
 }
 

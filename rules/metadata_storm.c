@@ -482,19 +482,21 @@ static void report_missing(const struct rule_ctx *ctx, const struct ms_proc *p)
              p->process, (unsigned long long)p->missing, (unsigned long long)p->missing_calls,
              RULE_MS(p->missing_ns), p->dirs.n, (unsigned long long)d->missing, dir,
              ms_searches[kind].what);
+    struct rule_detail *figures = rule_detail_new(ctx);
+
+    rule_detail_string(figures, "pattern", "missing");
+    rule_detail_int(figures, "missing_paths", (int64_t)p->missing);
+    rule_detail_int(figures, "calls", (int64_t)p->missing_calls);
+    rule_detail_int(figures, "directories", (int64_t)p->dirs.n);
+    rule_detail_string(figures, "top_directory", dir);
+    rule_detail_int(figures, "top_directory_missing", (int64_t)d->missing);
+    rule_detail_string(figures, "example", d->example);
+    rule_detail_int(figures, "cost_us", (int64_t)(p->missing_ns / 1000));
     rule_report(ctx, &(struct rule_report){
         .s = &s, .repeat = (int64_t)p->missing_calls, .message = msg,
         .fix = ms_searches[kind].fix,
         .time_ns = p->missing_ns, .model_ns = p->missing_model_ns, .excess_calls = (int64_t)p->missing_calls,
-        .detail = json_pack("{s:s,s:I,s:I,s:I,s:s,s:I,s:s,s:I}",
-                            "pattern", "missing",
-                            "missing_paths", (json_int_t)p->missing,
-                            "calls", (json_int_t)p->missing_calls,
-                            "directories", (json_int_t)p->dirs.n,
-                            "top_directory", dir,
-                            "top_directory_missing", (json_int_t)d->missing,
-                            "example", d->example,
-                            "cost_us", (json_int_t)(p->missing_ns / 1000))});
+        .fields = figures});
 }
 
 static void report_repeated(const struct rule_ctx *ctx, const struct ms_proc *p)
@@ -537,17 +539,19 @@ static void report_repeated(const struct rule_ctx *ctx, const struct ms_proc *p)
              p->process, (unsigned long long)best->lookups, best->missing ? none : "",
              RULE_MS(best->ns), (unsigned long long)paths, paths == 1 ? " was" : "s were",
              (unsigned long long)min, (unsigned long long)lookups, ms_repeats[kind].advice);
+    struct rule_detail *figures = rule_detail_new(ctx);
+
+    rule_detail_string(figures, "pattern", "repeated");
+    rule_detail_int(figures, "lookups", (int64_t)best->lookups);
+    rule_detail_int(figures, "missing", (int64_t)best->missing);
+    rule_detail_int(figures, "paths", (int64_t)paths);
+    rule_detail_int(figures, "all_lookups", (int64_t)lookups);
+    rule_detail_int(figures, "cost_us", (int64_t)(best->ns / 1000));
     rule_report(ctx, &(struct rule_report){
         .s = &s, .repeat = (int64_t)best->lookups, .message = msg,
         .fix = ms_repeats[kind].fix,
         .time_ns = best->ns, .model_ns = best->model_ns, .excess_calls = (int64_t)best->lookups - 1,
-        .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}",
-                            "pattern", "repeated",
-                            "lookups", (json_int_t)best->lookups,
-                            "missing", (json_int_t)best->missing,
-                            "paths", (json_int_t)paths,
-                            "all_lookups", (json_int_t)lookups,
-                            "cost_us", (json_int_t)(best->ns / 1000))});
+        .fields = figures});
 }
 
 static void metadata_storm_report(void *state, const struct rule_ctx *ctx)

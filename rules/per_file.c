@@ -309,35 +309,32 @@ double per_file_amplified(const struct per_file *f, int op_type, int64_t min_byt
 }
 
 /* One entry of detail.open_sites. */
-static json_t *site_json(const struct per_file_site *site)
+static void site_detail(struct rule_detail *detail, const struct per_file_site *site)
 {
-    return json_pack("{s:s,s:I}", "stack", site->stack ? site->stack : "", "sessions",
-                     (json_int_t)site->sessions);
+    struct rule_detail *o = rule_detail_add_object(detail, "open_sites");
+
+    rule_detail_string(o, "stack", site->stack ? site->stack : "");
+    rule_detail_int(o, "sessions", (int64_t)site->sessions);
 }
 
-void per_file_note_sites(const struct per_file *f, json_t *detail)
+void per_file_note_sites(const struct per_file *f, struct rule_detail *detail)
 {
     const struct per_file_sites *m = f->more;
     struct per_file_site top, first = first_site(f);
     const struct per_file_site *best;
-    json_t *list;
 
     if (!detail || !m)
         return;
     best = top_site(f, &top);
-    list = json_array();
-    if (!list)
-        return;
     /* the site first, then the others in the order first seen */
-    json_array_append_new(list, site_json(&top));
+    site_detail(detail, &top);
     if (best)
-        json_array_append_new(list, site_json(&first));
+        site_detail(detail, &first);
     for (unsigned i = 0; i < m->n; i++)
         if (&m->v[i] != best)
-            json_array_append_new(list, site_json(&m->v[i]));
-    json_object_set_new(detail, "open_sites", list);
+            site_detail(detail, &m->v[i]);
     if (m->other_sessions)
-        json_object_set_new(detail, "other_sessions", json_integer((json_int_t)m->other_sessions));
+        rule_detail_int(detail, "other_sessions", (int64_t)m->other_sessions);
 }
 
 size_t per_file_max_probe(const struct per_file_table *t)

@@ -121,7 +121,7 @@ struct rule_session per_file_session(const struct per_file *f);
 /* Adds "open_sites" to detail when f was opened at more than one site: each
    site's stack and session count, the issue's first, and "other_sessions"
    for those beyond the sites kept. detail may be NULL (nothing done). */
-void per_file_note_sites(const struct per_file *f, json_t *detail);
+void per_file_note_sites(const struct per_file *f, struct rule_detail *detail);
 /*
  * For the rules that weigh one direction of a file's traffic against its
  * size (redundant_read: RULE_OP_READ, write_amplification: RULE_OP_WRITE):

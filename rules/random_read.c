@@ -95,18 +95,20 @@ static void random_read_check(void *state, const struct rule_ctx *ctx,
                  "sequentially, or sort the needed ranges by offset and read them in larger "
                  "blocks",
                  (unsigned long long)scattered, (unsigned long long)s->reads, ratio * 100);
+    struct rule_detail *figures = rule_detail_new(ctx);
+
+    rule_detail_string(figures, "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall");
+    rule_detail_int(figures, "reads", (int64_t)s->reads);
+    rule_detail_int(figures, "random_reads", (int64_t)scattered);
+    rule_detail_int(figures, "rereads", (int64_t)s->reread);
+    rule_detail_int(figures, "skips", (int64_t)s->read_skips);
+    rule_detail_int(figures, "read_bytes", (int64_t)s->read_bytes);
+    rule_detail_double(figures, "random_ratio", ratio);
     rule_report(ctx, &(struct rule_report){
         .s = s, .repeat = (int64_t)scattered, .message = msg, .time_ns = s->cost_ns,
         .model_ns = RULE_HAS(struct rule_session, s, model_ns) ? s->model_ns : 0,
         .stack = site, .fix = page ? PAGE_FIX : READ_FIX,
-        .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f}",
-                            "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
-                            "reads", (json_int_t)s->reads,
-                            "random_reads", (json_int_t)scattered,
-                            "rereads", (json_int_t)s->reread,
-                            "skips", (json_int_t)s->read_skips,
-                            "read_bytes", (json_int_t)s->read_bytes,
-                            "random_ratio", ratio)});
+        .fields = figures});
 }
 
 const struct rule rule_random_read = {

@@ -73,18 +73,20 @@ static void random_write_check(void *state, const struct rule_ctx *ctx,
              "%llu of %llu writes (%.0f%%) jump back to an earlier part of the file; batch "
              "them in offset order or write sequentially (e.g. append and compact later)",
              (unsigned long long)scattered, (unsigned long long)s->writes, ratio * 100);
+    struct rule_detail *figures = rule_detail_new(ctx);
+
+    rule_detail_string(figures, "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall");
+    rule_detail_int(figures, "writes", (int64_t)s->writes);
+    rule_detail_int(figures, "random_writes", (int64_t)scattered);
+    rule_detail_int(figures, "rewrites", (int64_t)s->rewritten);
+    rule_detail_int(figures, "skips", (int64_t)s->write_skips);
+    rule_detail_int(figures, "write_bytes", (int64_t)s->write_bytes);
+    rule_detail_double(figures, "random_ratio", ratio);
     rule_report(ctx, &(struct rule_report){
         .s = s, .repeat = (int64_t)scattered, .message = msg, .time_ns = s->cost_ns,
         .model_ns = RULE_HAS(struct rule_session, s, model_ns) ? s->model_ns : 0,
         .stack = site,
-        .detail = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:f}",
-                            "layer", s->layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
-                            "writes", (json_int_t)s->writes,
-                            "random_writes", (json_int_t)scattered,
-                            "rewrites", (json_int_t)s->rewritten,
-                            "skips", (json_int_t)s->write_skips,
-                            "write_bytes", (json_int_t)s->write_bytes,
-                            "random_ratio", ratio)});
+        .fields = figures});
 }
 
 const struct rule rule_random_write = {

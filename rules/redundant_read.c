@@ -46,7 +46,7 @@ static void redundant_read_report(void *state, const struct rule_ctx *ctx)
     struct redundant_read_state *st = state;
 
     PER_FILE_FOREACH(&st->files, f) {
-        json_t *detail;
+        struct rule_detail *detail;
         struct rule_session s;
         double factor = per_file_amplified(f, RULE_OP_READ, (int64_t)ctx->p[P_MIN_BYTES],
                                            ctx->p[P_MIN_FACTOR], &s);
@@ -60,12 +60,12 @@ static void redundant_read_report(void *state, const struct rule_ctx *ctx)
                  s.process, (long long)f->read_bytes, (long long)f->max_file_size,
                  (unsigned long long)f->reads, (unsigned long long)f->sessions,
                  f->sessions == 1 ? "" : "s", factor);
-        detail = json_pack("{s:I,s:I,s:I,s:I,s:f}",
-                           "read_bytes", (json_int_t)f->read_bytes,
-                           "file_size", (json_int_t)f->max_file_size,
-                           "reads", (json_int_t)f->reads,
-                           "sessions", (json_int_t)f->sessions,
-                           "factor", factor);
+        detail = rule_detail_new(ctx);
+        rule_detail_int(detail, "read_bytes", (int64_t)f->read_bytes);
+        rule_detail_int(detail, "file_size", (int64_t)f->max_file_size);
+        rule_detail_int(detail, "reads", (int64_t)f->reads);
+        rule_detail_int(detail, "sessions", (int64_t)f->sessions);
+        rule_detail_double(detail, "factor", factor);
         per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
@@ -77,7 +77,7 @@ static void redundant_read_report(void *state, const struct rule_ctx *ctx)
             .model_ns = (int64_t)((double)f->model_ns * (double)(f->read_bytes - f->max_file_size) /
                                   (double)f->read_bytes),
             .excess_bytes = f->read_bytes - f->max_file_size,
-            .detail = detail});
+            .fields = detail});
     }
 }
 

@@ -48,7 +48,7 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
     struct repeat_open_state *st = state;
 
     PER_FILE_FOREACH(&st->files, f) {
-        json_t *detail;
+        struct rule_detail *detail;
         struct rule_session s = per_file_session(f);
         int64_t per_open = (f->read_bytes + f->write_bytes) / (int64_t)f->sessions;
         char msg[400], opened[128];
@@ -72,12 +72,12 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
                  "%s %s, moving %lld bytes per open on average; open it once and keep the "
                  "descriptor (or cache its contents)",
                  s.process, opened, (long long)per_open);
-        detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
-                           "layer", s.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
-                           "opens", (json_int_t)f->sessions,
-                           "read_bytes", (json_int_t)f->read_bytes,
-                           "write_bytes", (json_int_t)f->write_bytes,
-                           "bytes_per_open", (json_int_t)per_open);
+        detail = rule_detail_new(ctx);
+        rule_detail_string(detail, "layer", s.layer == RULE_LAYER_STDIO ? "stdio" : "syscall");
+        rule_detail_int(detail, "opens", (int64_t)f->sessions);
+        rule_detail_int(detail, "read_bytes", (int64_t)f->read_bytes);
+        rule_detail_int(detail, "write_bytes", (int64_t)f->write_bytes);
+        rule_detail_int(detail, "bytes_per_open", (int64_t)per_open);
         per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)f->sessions, .message = msg,
@@ -87,7 +87,7 @@ static void repeat_open_report(void *state, const struct rule_ctx *ctx)
             /* every open but the first, and what the sessions moved again */
             .model_ns = f->open_model_ns / (int64_t)f->sessions * ((int64_t)f->sessions - 1),
             .excess_opens = (int64_t)f->sessions - 1,
-            .detail = detail});
+            .fields = detail});
     }
 }
 

@@ -122,17 +122,19 @@ static void rr_report(const struct rule_ctx *ctx, struct rr_rec *r)
                  "the contents", (long long)r->count, (unsigned long long)r->last.op,
                  (long long)r->last.op_size, (long long)r->bytes);
     /* the cost: every read but the first, which the work needed */
+    struct rule_detail *figures = rule_detail_new(ctx);
+
+    rule_detail_string(figures, "layer", r->last.layer == RULE_LAYER_STDIO ? "stdio" : "syscall");
+    rule_detail_int(figures, "repeat_count", (int64_t)r->count);
+    rule_detail_int(figures, "bytes_per_read", (int64_t)r->bytes);
+    rule_detail_double(figures, "window_ms", ctx->p[P_WINDOW]);
     rule_report(ctx, &(struct rule_report){
         .s = &r->last, .repeat = r->count, .message = msg, .fix = fix,
         .stack = RULE_SITE(&r->last, read_stack),       /* where the re-reads are made */
         .time_ns = r->cost_ns / r->count * (r->count - 1),
         .model_ns = r->model_ns / r->count * (r->count - 1),
         .excess_bytes = r->bytes * (r->count - 1),
-        .detail = json_pack("{s:s,s:I,s:I,s:f}",
-                            "layer", r->last.layer == RULE_LAYER_STDIO ? "stdio" : "syscall",
-                            "repeat_count", (json_int_t)r->count,
-                            "bytes_per_read", (json_int_t)r->bytes,
-                            "window_ms", ctx->p[P_WINDOW])});
+        .fields = figures});
 }
 
 /* The path's records go (the window passed, the file was written). */

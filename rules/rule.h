@@ -17,7 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
+/* jansson's json_t, for struct rule_report's detail (a plugin built before
+   the detail builder); rule.h does not need jansson itself. */
+struct json_t;
 
 /*
  * The plugin ABI. A plugin is built against one rule.h and loaded by
@@ -382,7 +384,10 @@ struct rule_report {
     int64_t repeat;          /* Matrix "repeat" */
     int64_t time_unix_ms;    /* 0: s->end_unix_ms */
     const char *message;     /* one actionable sentence with the figures */
-    json_t *detail;          /* the rule's figures; reference stolen (may be NULL) */
+    /* The rule's figures as a jansson object, reference stolen (may be
+       NULL): how a rule built before the detail builder stated them (it
+       includes <jansson.h> itself). A rule now fills fields instead. */
+    struct json_t *detail;
 
     /*
      * The finding's cost, the figures the issue's impact and severity are
@@ -423,6 +428,14 @@ struct rule_report {
      * covers it.
      */
     int64_t model_ns;
+    /*
+     * The rule's figures, the issue's "detail", made with the detail
+     * builder below (rule_detail_new); taken by rule_report, which frees
+     * it, as by rule_again_cost. NULL: none. Read when report_size covers
+     * it; with detail set as well, its fields come after detail's (a key in
+     * both keeps detail's place and takes this value).
+     */
+    struct rule_detail *fields;
 };
 
 /* rule_report.time_ns of a finding that is not about time */
@@ -517,6 +530,30 @@ struct rule {
  * never sees that kind.
  */
 #define RULE_F_RENAMES 4u
+
+/*
+ * The detail builder (implemented by the analyzer): an issue's figures as
+ * (key, typed value) in the order they are set, which is the order the
+ * issue's "detail" shows them in. A key set again keeps its place and takes
+ * the new value. Every function takes a NULL d and then does nothing (an
+ * allocation that failed loses the detail, not the issue). Strings are
+ * copied; a NULL string is null; a double that is not finite is null.
+ * Hand the detail to rule_report in struct rule_report's fields, or free
+ * it with rule_detail_free when the rule does not report after all.
+ */
+struct rule_detail;
+struct rule_detail *rule_detail_new(const struct rule_ctx *ctx);
+void rule_detail_free(struct rule_detail *d);
+void rule_detail_int(struct rule_detail *d, const char *key, int64_t v);
+void rule_detail_uint(struct rule_detail *d, const char *key, uint64_t v);
+void rule_detail_double(struct rule_detail *d, const char *key, double v);
+void rule_detail_string(struct rule_detail *d, const char *key, const char *v);
+void rule_detail_bool(struct rule_detail *d, const char *key, int v);
+/* key is the list of v[0] .. v[n - 1] */
+void rule_detail_ints(struct rule_detail *d, const char *key, const int64_t *v, size_t n);
+/* Appends a new object to the list of objects at key (made when key has
+   none) and returns it to be filled like d; NULL when it cannot be made. */
+struct rule_detail *rule_detail_add_object(struct rule_detail *d, const char *key);
 
 /* Report an issue (implemented by the analyzer). The rule and ctx identify it. */
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r);

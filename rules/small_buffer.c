@@ -166,7 +166,7 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
     const char *what = s->op_type == RULE_OP_WRITE ? "write" : "read";
     /* the program's own call (fputs is not fwrite), "fwrite" when not known */
     const char *call = s->data_op ? s->data_op : s->op_type == RULE_OP_WRITE ? "fwrite" : "fread";
-    json_t *detail;
+    struct rule_detail *detail;
     struct rule_report cost;
     int64_t need, model, moved;
 
@@ -283,30 +283,28 @@ static void small_buffer_check(void *state, const struct rule_ctx *ctx,
                  "make the stream buffered (setvbuf with at least %lld bytes)",
                  calls, (long long)avg, (long long)ctx->p[P_BUFFER]);
     }
-    detail = json_pack("{s:s,s:I,s:I,s:I,s:I}",
-                       "layer", stdio ? "stdio" : "syscall",
-                       "avg_bytes", (json_int_t)avg,
-                       "syscalls", (json_int_t)ops,
-                       "max_continual_us", (json_int_t)(s->max_continual_ns / 1000),
-                       "max_once_us", (json_int_t)(s->max_once_ns / 1000));
+    detail = rule_detail_new(ctx);
+    rule_detail_string(detail, "layer", stdio ? "stdio" : "syscall");
+    rule_detail_int(detail, "avg_bytes", (int64_t)avg);
+    rule_detail_int(detail, "syscalls", (int64_t)ops);
+    rule_detail_int(detail, "max_continual_us", (int64_t)(s->max_continual_ns / 1000));
+    rule_detail_int(detail, "max_once_us", (int64_t)(s->max_once_ns / 1000));
     if (stdio) {
-        json_object_set_new(detail, "stream_buffer", json_integer(s->stream_buffer));
+        rule_detail_int(detail, "stream_buffer", s->stream_buffer);
         if (seek_reads)
-            json_object_set_new(detail, "seek_reads", json_integer((json_int_t)seek_reads));
+            rule_detail_int(detail, "seek_reads", (int64_t)seek_reads);
         if (s->direct_ops)
-            json_object_set_new(detail, "direct_syscalls",
-                                json_integer((json_int_t)s->direct_ops));
+            rule_detail_int(detail, "direct_syscalls", (int64_t)s->direct_ops);
     }
     if (!stdio && before_reply(s))
-        json_object_set_new(detail, "writes_before_reply",
-                            json_integer((json_int_t)s->writes_before_reply));
+        rule_detail_int(detail, "writes_before_reply", (int64_t)s->writes_before_reply);
     if (RULE_HAS(struct rule_session, s, unseen_io) && s->unseen_io)
-        json_object_set_new(detail, "unseen_io",
-                            json_string("some of its I/O went through io_uring, AIO or a shared "
-                                        "map, which the trace does not see"));
-    json_object_set_new(detail, "model_us", json_integer((json_int_t)(model / 1000)));
+        rule_detail_string(detail, "unseen_io",
+                           "some of its I/O went through io_uring, AIO or a shared "
+                           "map, which the trace does not see");
+    rule_detail_int(detail, "model_us", (int64_t)(model / 1000));
     cost.message = msg;
-    cost.detail = detail;
+    cost.fields = detail;
     rule_report(ctx, &cost);
 }
 

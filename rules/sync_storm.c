@@ -278,7 +278,7 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
         synced_set(paths, n, &set);
     for (size_t i = 0; paths && i < n; i++) {
         const struct synced_path *p = &paths[i];
-        json_t *detail;
+        struct rule_detail *detail;
         struct rule_session s = per_file_session(p->top);
         /* the bytes each sync made durable: those written since the one
            before (a file synced after each of its first 200 records and
@@ -332,16 +332,16 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
             snprintf(fix + strlen(fix), sizeof(fix) - strlen(fix),
                      " `fdatasync` instead of `fsync` skips the metadata flush when only the "
                      "data must be durable.");
-        detail = json_pack("{s:I,s:I,s:I,s:I,s:I,s:f,s:I}",
-                           "syncs", (json_int_t)p->syncs,
-                           "sync_us", (json_int_t)(p->sync_ns / 1000),
-                           "writes", (json_int_t)p->synced_writes,
-                           "write_bytes", (json_int_t)p->synced_bytes,
-                           "bytes_per_sync", (json_int_t)per_sync,
-                           "sync_time_share", share,
-                           "sessions", (json_int_t)p->top->sessions);
-        if (detail && p->processes > 1)
-            json_object_set_new(detail, "processes", json_integer((json_int_t)p->processes));
+        detail = rule_detail_new(ctx);
+        rule_detail_int(detail, "syncs", (int64_t)p->syncs);
+        rule_detail_int(detail, "sync_us", (int64_t)(p->sync_ns / 1000));
+        rule_detail_int(detail, "writes", (int64_t)p->synced_writes);
+        rule_detail_int(detail, "write_bytes", (int64_t)p->synced_bytes);
+        rule_detail_int(detail, "bytes_per_sync", (int64_t)per_sync);
+        rule_detail_double(detail, "sync_time_share", share);
+        rule_detail_int(detail, "sessions", (int64_t)p->top->sessions);
+        if (p->processes > 1)
+            rule_detail_int(detail, "processes", (int64_t)p->processes);
         per_file_note_sites(p->top, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)p->syncs, .message = msg, .fix = fix,
@@ -351,7 +351,7 @@ static void sync_storm_report(void *state, const struct rule_ctx *ctx)
             .time_ns = p->sync_ns,
             .model_ns = p->sync_model_ns,
             .excess_syncs = (int64_t)p->syncs - (need > 1 ? need : 1),
-            .detail = detail});
+            .fields = detail});
     }
     hmap_release(&set);
     free(paths);

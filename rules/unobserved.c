@@ -86,9 +86,13 @@ static void unobserved_check(void *state, const struct rule_ctx *ctx,
                  "%s (pid %d) ran %s, which the recorder could not follow (%s): its file calls "
                  "are not in the trace%s, so no rule judged them",
                  u->process, (int)u->pid, u->path, u->why, missed);
+    struct rule_detail *figures = rule_detail_new(ctx);
+
+    rule_detail_string(figures, "why", u->why);
+    rule_detail_int(figures, "missed_calls", (int64_t)u->missed);
     rule_report(ctx, &(struct rule_report){
         .s = &s, .repeat = 1, .message = msg,
-        .detail = json_pack("{s:s,s:I}", "why", u->why, "missed_calls", (json_int_t)u->missed)});
+        .fields = figures});
 }
 
 const struct rule rule_unobserved = {

@@ -178,7 +178,7 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
     struct write_amplification_state *st = state;
 
     PER_FILE_FOREACH(&st->files, f) {
-        json_t *detail;
+        struct rule_detail *detail;
         struct rule_session s;
         double factor = per_file_amplified(f, RULE_OP_WRITE, (int64_t)ctx->p[P_MIN_BYTES],
                                            ctx->p[P_MIN_FACTOR], &s);
@@ -193,12 +193,12 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
                  "written %.1f times on average; %s",
                  s.process, (long long)f->write_bytes, (long long)f->max_file_size,
                  (unsigned long long)f->writes, factor, wa_kinds[kind].advice);
-        detail = json_pack("{s:I,s:I,s:I,s:I,s:f}",
-                           "write_bytes", (json_int_t)f->write_bytes,
-                           "file_size", (json_int_t)f->max_file_size,
-                           "writes", (json_int_t)f->writes,
-                           "sessions", (json_int_t)f->sessions,
-                           "factor", factor);
+        detail = rule_detail_new(ctx);
+        rule_detail_int(detail, "write_bytes", (int64_t)f->write_bytes);
+        rule_detail_int(detail, "file_size", (int64_t)f->max_file_size);
+        rule_detail_int(detail, "writes", (int64_t)f->writes);
+        rule_detail_int(detail, "sessions", (int64_t)f->sessions);
+        rule_detail_double(detail, "factor", factor);
         per_file_note_sites(f, detail);
         rule_report(ctx, &(struct rule_report){
             .s = &s, .repeat = (int64_t)llround(factor), .message = msg,
@@ -206,7 +206,7 @@ static void write_amplification_report(void *state, const struct rule_ctx *ctx)
             .stack = s.write_stack,     /* where the writes are made */
             /* the cost: the bytes written beyond the file's size */
             .time_ns = RULE_NO_TIME, .excess_bytes = f->write_bytes - f->max_file_size,
-            .detail = detail});
+            .fields = detail});
     }
 }
 

@@ -144,6 +144,7 @@ int cmd_analyze(int argc, char **argv)
     struct analyze_request req = {0};
     struct analyze_opts o = {.want_issues = 1, .progress = "ioanalyze analyze"};
     struct analyze_result res = {0};
+    struct issue_list list = {0};
     struct report *rep = NULL;
     const struct output_format *fmt;
     char names[64], footer[1024];
@@ -262,15 +263,20 @@ int cmd_analyze(int argc, char **argv)
         iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
         goto out;
     }
-    if (write_outputs(&outputs, &(struct output_issues){res.issues, rep, root, 0}) < 0)
+    if (issue_list_from_json(&list, res.issues) < 0) {
+        iot_error("out of memory");
         goto out;
-    if (write_issues(fmt, &(struct output_issues){res.issues, rep, root, want_color()}) < 0) {
+    }
+    if (write_outputs(&outputs, &(struct output_issues){res.issues, rep, root, 0, &list}) < 0)
+        goto out;
+    if (write_issues(fmt, &(struct output_issues){res.issues, rep, root, want_color(), &list}) < 0) {
         iot_error("cannot write the issues: %s", strerror(errno));
         goto out;
     }
     analyze_summary(res.issues, &res, suppressed, hidden, issue_severity_parse(min_severity));
     ret = fail_on && json_array_size(res.issues) ? 1 : 0;
 out:
+    issue_list_release(&list);
     json_decref(res.issues);
     report_free(rep);
     profile_free(o.profile);

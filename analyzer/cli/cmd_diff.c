@@ -138,16 +138,15 @@ static int load_side(const char *given, const char *config, const char *const *s
 }
 
 /* "small_buffer 2, leak 1": counts of issues per rule, in first-seen order. */
-static void print_rules(const json_t *issues)
+static void print_rules(const struct issue_list *issues)
 {
-    json_t *counts = json_object();
+    json_t *counts = json_object();   /* rule -> count, in first-seen order */
     const char *rule;
     json_t *v;
-    size_t i;
     int first = 1;
 
-    json_array_foreach(issues, i, v) {
-        rule = json_string_value(json_object_get(v, "rule"));
+    for (size_t i = 0; i < issues->n; i++) {
+        rule = issues->v[i]->rule;
         if (!rule)
             rule = "unknown";
         json_object_set_new(counts, rule,
@@ -180,11 +179,24 @@ static int check_severity(const char *level)
  * whatever its severity, so an issue that merely crossed a threshold
  * between two runs is neither new nor fixed.
  */
-static void diff_drop_below(json_t *out, int min_severity, size_t *nnew)
+static void drop_below(struct issue_list *l, int min_severity)
 {
-    issues_drop_below(json_object_get(out, "new"), min_severity);
-    issues_drop_below(json_object_get(out, "fixed"), min_severity);
-    *nnew = json_array_size(json_object_get(out, "new"));
+    size_t kept = 0;
+
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i]->severity < min_severity)
+            issue_free(l->v[i]);
+        else
+            l->v[kept++] = l->v[i];
+    l->n = kept;
+}
+
+static void diff_drop_below(struct issue_list *added, struct issue_list *fixed, int min_severity,
+                            size_t *nnew)
+{
+    drop_below(added, min_severity);
+    drop_below(fixed, min_severity);
+    *nnew = added->n;
 }
 
 /* The issues of next that the diff did not call new: the unchanged ones. */
@@ -212,7 +224,8 @@ static json_t *diff_kept(const json_t *next, const json_t *added)
  * judged with the thresholds --config and --set give. 0, or -1 after
  * printing the error.
  */
-static int diff_near(json_t *out, json_t *near, const char *config, const struct opt_list *sets)
+static int diff_near(struct issue_list *added, struct issue_list *fixed, struct issue_list *near,
+                     const char *config, const struct opt_list *sets)
 {
     struct config cfg;
     char errbuf[256];
@@ -227,7 +240,7 @@ static int diff_near(json_t *out, json_t *near, const char *config, const struct
     for (size_t i = 0; i < sets->n; i++)
         if (config_set(&cfg, sets->v[i], errbuf) < 0)
             goto fail;
-    rc = issues_diff_near(json_object_get(out, "new"), json_object_get(out, "fixed"), near, &cfg);
+    rc = issues_diff_near(added, fixed, near, &cfg);
     if (rc < 0)
         iot_error("out of memory");
     config_release(&cfg);
@@ -256,7 +269,8 @@ int cmd_diff(int argc, char **argv)
     const char *config = NULL, *pos[2] = { NULL, NULL }, *min_severity = "medium";
     const char *format = "json", *source_root = ".";
     struct opt_list args = { 0 }, sets = { 0 };
-    json_t *base = NULL, *next = NULL, *out = NULL, *kept = NULL, *near = NULL;
+    struct issue_list lists[4] = {{0}};  /* new, fixed, kept, near as records */
+    json_t *base = NULL, *next = NULL, *out = NULL, *kept = NULL;
     const struct output_format *fmt;
     char *root = NULL;
     char names[64], footer[1024];
@@ -319,37 +333,40 @@ int cmd_diff(int argc, char **argv)
     if (load_side(pos[0], config, sets.v, sets.n, ci, &base) ||
         load_side(pos[1], config, sets.v, sets.n, ci, &next))
         goto out;
+    /* matched by fingerprint, then each side's issues parsed into records */
     if (!(out = json_object()) || issues_diff(base, next, out, &nnew) < 0 ||
-        !(kept = diff_kept(next, json_object_get(out, "new"))) || !(near = json_array())) {
+        !(kept = diff_kept(next, json_object_get(out, "new"))) ||
+        issue_list_from_json(&lists[0], json_object_get(out, "new")) < 0 ||
+        issue_list_from_json(&lists[1], json_object_get(out, "fixed")) < 0 ||
+        issue_list_from_json(&lists[2], kept) < 0) {
         iot_error("out of memory");
         goto out;
     }
-    if (ci && diff_near(out, near, config, &sets) < 0)
+    if (ci && diff_near(&lists[0], &lists[1], &lists[3], config, &sets) < 0)
         goto out;
-    diff_drop_below(out, issue_severity_parse(min_severity), &nnew);
-    if (fmt->write_diff(stdout, &(struct output_diff){json_object_get(out, "new"),
-                                                      json_object_get(out, "fixed"), kept, near,
+    diff_drop_below(&lists[0], &lists[1], issue_severity_parse(min_severity), &nnew);
+    if (fmt->write_diff(stdout, &(struct output_diff){&lists[0], &lists[1], &lists[2], &lists[3],
                                                       root}) < 0 ||
         fflush(stdout) != 0 || ferror(stdout)) {
         iot_error("cannot write the diff: %s", strerror(errno));
         goto out;
     }
-    fprintf(stderr, "diff: %zu new, %zu fixed, %zu unchanged", nnew,
-            json_array_size(json_object_get(out, "fixed")),
-            json_array_size(kept) + json_array_size(near));
+    fprintf(stderr, "diff: %zu new, %zu fixed, %zu unchanged", nnew, lists[1].n,
+            lists[2].n + lists[3].n);
     if (nnew) {
         fputs(" (new: ", stderr);
-        print_rules(json_object_get(out, "new"));
+        print_rules(&lists[0]);
         fputc(')', stderr);
     }
     fputc('\n', stderr);
     ret = nnew ? 1 : 0;
 out:
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+        issue_list_release(&lists[i]);
     json_decref(base);
     json_decref(next);
     json_decref(out);
     json_decref(kept);
-    json_decref(near);
     free(root);
     free(args.v);
     free(sets.v);

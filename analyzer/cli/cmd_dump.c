@@ -94,20 +94,21 @@ static int put_bytes(void *arg, const char *s, size_t len)
     return fwrite(s, 1, len, arg) == len ? 0 : -1;
 }
 
-/* The issues the filters admit (a new array). */
-static json_t *filter_issues(const struct dump_filter *flt, json_t *issues)
+/* The issues the filters admit, as records in list; 0, or -1 out of memory. */
+static int filter_issues(const struct dump_filter *flt, const json_t *issues,
+                         struct issue_list *list)
 {
-    json_t *kept = json_array(), *is;
-    size_t i;
+    size_t i, n = 0;
 
-    if (!kept)
-        return NULL;
-    json_array_foreach(issues, i, is)
-        if (dump_filter_admit_issue(flt, is) && json_array_append(kept, is) < 0) {
-            json_decref(kept);
-            return NULL;
-        }
-    return kept;
+    if (issue_list_from_json(list, issues) < 0)
+        return -1;
+    for (i = 0; i < list->n; i++)
+        if (dump_filter_admit_issue(flt, list->v[i]))
+            list->v[n++] = list->v[i];
+        else
+            issue_free(list->v[i]);
+    list->n = n;
+    return 0;
 }
 
 /* A dump written through the analysis (jsonl, perfetto, and every format
@@ -122,7 +123,7 @@ static int dump_analyzed(const struct output_format *fmt, const struct opt_list 
                              .observe = fmt->observe, .observe_arg = stdout};
     struct analyze_result res = {0};
     struct dump_run run = {.fmt = fmt, .flt = flt, .arg = stdout};
-    json_t *issues = NULL;
+    struct issue_list issues = {0};
     int ret = 2, rc;
 
     if (flt->top && !(run.top = dump_top_create(flt->top)))
@@ -151,9 +152,10 @@ static int dump_analyzed(const struct output_format *fmt, const struct opt_list 
         else if (rc != 0)
             dump_top_free(run.top);
     }
-    if (res.issues && dump_filter_any(flt) && !(issues = filter_issues(flt, res.issues)))
+    /* no filter admits every issue */
+    if (res.issues && filter_issues(flt, res.issues, &issues) < 0)
         rc = -2;
-    if (fmt->begin && fmt->end(run.arg, issues ? issues : res.issues) < 0)
+    if (fmt->begin && fmt->end(run.arg, &issues) < 0)
         rc = rc ? rc : -1;
     if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
         rc = -1;
@@ -163,7 +165,7 @@ static int dump_analyzed(const struct output_format *fmt, const struct opt_list 
         iot_error("cannot write the dump: %s", strerror(errno));
     else if (rc == 0)
         ret = 0;
-    json_decref(issues);
+    issue_list_release(&issues);
     json_decref(res.issues);
     return ret;
 oom:

@@ -11,6 +11,7 @@
 #include "hmap.h"
 #include "issue.h"
 #include "issue_cost.h"
+#include "issue_detail.h"
 #include "path.h"
 #include "proc_labels.h"
 #include "symbolize.h"
@@ -313,6 +314,15 @@ int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t
     return again(ctx, s, repeat, time_unix_ms, &idx);
 }
 
+/* The detail builder's fields of r, when the rule was built with that
+   member (the report is then theirs to free). */
+static struct rule_detail *report_fields(const struct rule *rule, const struct rule_report *r)
+{
+    size_t n = rule->report_size ? rule->report_size : RULE_REPORT_SIZE_FIRST;
+
+    return n >= offsetof(struct rule_report, fields) + sizeof(r->fields) ? r->fields : NULL;
+}
+
 int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
@@ -321,6 +331,7 @@ int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r)
 
     if (!again(ctx, r->s, r->repeat, r->time_unix_ms, &idx))
         return 0;
+    issue_detail_free(report_fields(b->rule, r));
     issue_cost_of(b->rule, r, &c);
     issue_cost_add(&b->issues->costs[idx], &c);
     return 1;
@@ -507,6 +518,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     const struct rule_session *s = r->s;
     char fp_path[4096 + 2];
     char fp[17];
+    struct rule_detail *fields = report_fields(b->rule, r);
     json_t *o, *detail = r->detail ? r->detail : json_object(), *prev;
     const struct sym_stack *st;
     const char *site;
@@ -516,6 +528,13 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     struct issue_cost cost;
     size_t idx = 0;
 
+    if (detail && fields) {
+        json_t *more = issue_detail_to_json(fields);
+
+        json_object_update(detail, more);
+        json_decref(more);
+    }
+    issue_detail_free(fields);
     if (!detail)
         return;
     issue_cost_of(b->rule, r, &cost);

@@ -252,14 +252,12 @@ out:
     return ret;
 }
 
-const char *issue_top_frame(const json_t *issue, char *buf, size_t size)
+const char *issue_top_frame(const struct issue *is, char *buf, size_t size)
 {
-    const json_t *f = json_array_get(json_object_get(issue, "frames"), 0);
-    const char *fn = json_string_value(json_object_get(f, "function"));
-    const char *file = json_string_value(json_object_get(f, "file"));
-    const char *module = json_string_value(json_object_get(f, "module"));
-    const char *stack = json_string_value(json_object_get(issue, "stack"));
-    json_int_t line = json_integer_value(json_object_get(f, "line"));
+    const struct issue_frame *f = is->frames.n ? &is->frames.v[0] : NULL;
+    const char *fn = f ? f->function : NULL, *file = f ? f->file : NULL;
+    const char *module = f ? f->module : NULL, *stack = is->stack;
+    int64_t line = f ? f->line : 0;
 
     buf[0] = 0;
     if (fn && file && line > 0)

@@ -9,6 +9,8 @@
 
 #include <jansson.h>
 
+#include "issue_rec.h"
+
 /*
  * Load issues from path: a JSON array of issue objects (what `analyze`
  * writes by default) or JSONL, one issue object per line (--format jsonl).
@@ -57,7 +59,7 @@ int issues_diff(const json_t *base, const json_t *next, json_t *out, size_t *nne
  * no stack. Returns buf. The text is the issue file's own: a writer makes
  * it safe for its format.
  */
-const char *issue_top_frame(const json_t *issue, char *buf, size_t size);
+const char *issue_top_frame(const struct issue *is, char *buf, size_t size);
 
 struct config;
 
@@ -67,14 +69,16 @@ struct config;
  * factor of two of margin), judged with the thresholds of cfg (NULL: the defaults). The
  * rules and margins are ci_near.c's table; docs/ci.md lists them.
  */
-int issue_near_threshold(const json_t *issue, const struct config *cfg);
+int issue_near_threshold(const struct issue *issue, const struct config *cfg);
 
 /*
  * diff --ci: moves the issues of added (new) and of fixed that are near
- * their threshold to near, which the diff counts as unchanged. 0, or -1
- * out of memory.
+ * their threshold to near, which the diff counts as unchanged; the lists
+ * keep their order, and near owns what was moved to it. 0, or -1 out of
+ * memory.
  */
-int issues_diff_near(json_t *added, json_t *fixed, json_t *near, const struct config *cfg);
+int issues_diff_near(struct issue_list *added, struct issue_list *fixed, struct issue_list *near,
+                     const struct config *cfg);
 
 /* One rule as SARIF describes it. type is the issue type number. */
 struct sarif_rule {
@@ -90,11 +94,11 @@ struct sarif_rule {
  * Issues whose rule is not in rules[] get a descriptor of their own.
  * source_root is the absolute directory the program's sources live in:
  * each result's primary location is the first frame of the issue's
- * "frames" under it, as a uri relative to it (uriBaseId SRCROOT); NULL
+ * frames under it, as a uri relative to it (uriBaseId SRCROOT); NULL
  * takes none as the user's. Returns a new object, or NULL when out of
  * memory.
  */
-json_t *sarif_render(const json_t *issues, const struct sarif_rule *rules,
+json_t *sarif_render(const struct issue_list *issues, const struct sarif_rule *rules,
                      size_t n, const char *source_root);
 
 #endif /* CI_H */

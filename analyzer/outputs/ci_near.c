@@ -27,16 +27,19 @@ static double param_of(const struct config *cfg, const char *rule, const char *p
     return def;
 }
 
-static json_int_t detail_int(const json_t *issue, const char *key)
+/* An integer of the issue's detail; 0 when it has none (or not an integer). */
+static int64_t detail_int(const struct issue *issue, const char *key)
 {
-    return json_integer_value(json_object_get(json_object_get(issue, "detail"), key));
+    const struct issue_value *v = issue_detail_get(issue->detail, key);
+
+    return !v ? 0 : v->type == ISSUE_V_INT ? v->i : v->type == ISSUE_V_UINT ? (int64_t)v->u : 0;
 }
 
 /* The margin every count judged within a time window must clear. */
 #define NEAR_FACTOR 2
 
 /* main_thread: a call's or a run's duration, nothing else. */
-static int main_thread_near(const json_t *issue, const struct config *cfg)
+static int main_thread_near(const struct issue *issue, const struct config *cfg)
 {
     (void)issue;
     (void)cfg;
@@ -45,18 +48,16 @@ static int main_thread_near(const json_t *issue, const struct config *cfg)
 
 /* small_buffer: below min_ops_alone calls the time conditions decided it,
    unless the input had no durations (then "timing" says they were waived). */
-static int small_buffer_near(const json_t *issue, const struct config *cfg)
+static int small_buffer_near(const struct issue *issue, const struct config *cfg)
 {
-    const json_t *detail = json_object_get(issue, "detail");
-
-    return !json_object_get(detail, "timing") &&
+    return !issue_detail_get(issue->detail, "timing") &&
            (double)detail_int(issue, "syscalls") <
                param_of(cfg, "small_buffer", "min_ops_alone", 1000);
 }
 
 /* sync_storm: with enough bytes per sync it was the syncs' share of the
    file's I/O time that made it. */
-static int sync_storm_near(const json_t *issue, const struct config *cfg)
+static int sync_storm_near(const struct issue *issue, const struct config *cfg)
 {
     return (double)detail_int(issue, "bytes_per_sync") >=
            param_of(cfg, "sync_storm", "max_bytes_per_sync", 65536);
@@ -65,7 +66,7 @@ static int sync_storm_near(const json_t *issue, const struct config *cfg)
 /* repeat_read: re-reads count within window_ms of each other, so a slower
    run splits a run of re-reads in two; its first session was also judged
    on its continual time. */
-static int repeat_read_near(const json_t *issue, const struct config *cfg)
+static int repeat_read_near(const struct issue *issue, const struct config *cfg)
 {
     return (double)detail_int(issue, "repeat_count") <
            NEAR_FACTOR * param_of(cfg, "repeat_read", "threshold", 5);
@@ -78,11 +79,10 @@ static int repeat_read_near(const json_t *issue, const struct config *cfg)
    more or fewer files in another run). In time (an issue file from an
    ioanalyze before), load moves it and the issue does not state it: always
    near. One handle, or a file opened again while held, is a count. */
-static int leak_near(const json_t *issue, const struct config *cfg)
+static int leak_near(const struct issue *issue, const struct config *cfg)
 {
-    const json_t *detail = json_object_get(issue, "detail");
-    const char *shape = json_string_value(json_object_get(detail, "shape"));
-    const char *in = json_string_value(json_object_get(detail, "spread_in"));
+    const char *shape = issue_detail_str(issue->detail, "shape");
+    const char *in = issue_detail_str(issue->detail, "spread_in");
     double min = param_of(cfg, "leak", "spread_pct", 50);
 
     if (!shape || strcmp(shape, "abandoned") != 0 || detail_int(issue, "leaked") <= 1)
@@ -93,7 +93,7 @@ static int leak_near(const json_t *issue, const struct config *cfg)
 
 static const struct {
     const char *rule;
-    int (*near)(const json_t *issue, const struct config *cfg);
+    int (*near)(const struct issue *issue, const struct config *cfg);
 } near_rules[] = {
     {"main_thread", main_thread_near},
     {"small_buffer", small_buffer_near},
@@ -102,9 +102,9 @@ static const struct {
     {"leak", leak_near},
 };
 
-int issue_near_threshold(const json_t *issue, const struct config *cfg)
+int issue_near_threshold(const struct issue *issue, const struct config *cfg)
 {
-    const char *rule = json_string_value(json_object_get(issue, "rule"));
+    const char *rule = issue->rule;
 
     for (size_t i = 0; rule && i < sizeof(near_rules) / sizeof(near_rules[0]); i++)
         if (strcmp(near_rules[i].rule, rule) == 0)
@@ -112,25 +112,26 @@ int issue_near_threshold(const json_t *issue, const struct config *cfg)
     return 0;
 }
 
-/* Moves the issues of from that are near their threshold to the end of to. */
-static int move_near(json_t *from, json_t *to, const struct config *cfg)
+/* Moves the issues of from that are near their threshold to the end of to,
+   keeping from's order. */
+static int move_near(struct issue_list *from, struct issue_list *to, const struct config *cfg)
 {
-    size_t i = 0;
+    size_t kept = 0;
 
-    while (i < json_array_size(from)) {
-        json_t *v = json_array_get(from, i);
-
-        if (!issue_near_threshold(v, cfg)) {
-            i++;
+    for (size_t i = 0; i < from->n; i++) {
+        if (!issue_near_threshold(from->v[i], cfg)) {
+            from->v[kept++] = from->v[i];
             continue;
         }
-        if (json_array_append(to, v) < 0 || json_array_remove(from, i) < 0)
+        if (issue_list_add(to, from->v[i]) < 0)
             return -1;
     }
+    from->n = kept;
     return 0;
 }
 
-int issues_diff_near(json_t *added, json_t *fixed, json_t *near, const struct config *cfg)
+int issues_diff_near(struct issue_list *added, struct issue_list *fixed, struct issue_list *near,
+                     const struct config *cfg)
 {
     return move_near(added, near, cfg) < 0 || move_near(fixed, near, cfg) < 0 ? -1 : 0;
 }

@@ -12,14 +12,15 @@
  */
 int diff_write_json(FILE *f, const struct output_diff *in)
 {
-    size_t nnear = json_array_size(in->near);
-    json_t *out = json_pack("{s:O,s:O,s:I}", "new", in->added, "fixed", in->fixed, "unchanged",
-                            (json_int_t)(json_array_size(in->kept) + nnear));
+    size_t nnear = in->near->n;
+    json_t *out = json_pack("{s:o,s:o,s:I}", "new", issue_list_to_json(in->added), "fixed",
+                            issue_list_to_json(in->fixed), "unchanged",
+                            (json_int_t)(in->kept->n + nnear));
     int rc;
 
     if (!out)
         return -1;
-    if (nnear && json_object_set(out, "near_threshold", (json_t *)in->near) < 0) {
+    if (nnear && json_object_set_new(out, "near_threshold", issue_list_to_json(in->near)) < 0) {
         json_decref(out);
         return -1;
     }
@@ -31,6 +32,6 @@ int diff_write_json(FILE *f, const struct output_diff *in)
 /* Only the new issues: what a code-scanning upload of a gate should flag. */
 int diff_write_sarif(FILE *f, const struct output_diff *in)
 {
-    return issues_write_sarif(f, &(struct output_issues){.issues = in->added,
+    return issues_write_sarif(f, &(struct output_issues){.list = in->added,
                                                          .source_root = in->source_root});
 }

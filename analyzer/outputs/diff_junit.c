@@ -33,18 +33,13 @@ static void xml_text(FILE *f, const char *s)
         }
 }
 
-static const char *str_of(const json_t *issue, const char *key)
-{
-    return json_string_value(json_object_get(issue, key));
-}
-
 enum outcome { CASE_NEW, CASE_UNCHANGED, CASE_FIXED };
 
 /* One case per fingerprint: seen holds the fingerprints written. 1 when
    issue's case is written now, 0 when its fingerprint already had one. */
-static int junit_case(FILE *f, const json_t *issue, enum outcome outcome, json_t *seen)
+static int junit_case(FILE *f, const struct issue *issue, enum outcome outcome, json_t *seen)
 {
-    const char *key = issue_key(issue);
+    const char *key = issue->fingerprint;
     char top[1024];
 
     if (key) {
@@ -53,9 +48,9 @@ static int junit_case(FILE *f, const json_t *issue, enum outcome outcome, json_t
         json_object_set_new(seen, key, json_true());
     }
     fputs("    <testcase classname=\"ioscope.", f);
-    xml_text(f, str_of(issue, "rule"));
+    xml_text(f, issue->rule);
     fputs("\" name=\"", f);
-    xml_text(f, str_of(issue, "path"));
+    xml_text(f, issue->path);
     fputs(" [", f);
     xml_text(f, key ? key : "no fingerprint");
     fputs("]\"", f);
@@ -66,12 +61,12 @@ static int junit_case(FILE *f, const json_t *issue, enum outcome outcome, json_t
     fputs(">\n", f);
     if (outcome == CASE_NEW) {
         fprintf(f, "      <failure type=\"new I/O issue\" message=\"%s: ",
-                issue_severity_name(issue_severity_of(issue)));
-        xml_text(f, str_of(issue, "message"));
+                issue_severity_name(issue->severity));
+        xml_text(f, issue->message);
         fputs("\">", f);
-        xml_text(f, str_of(issue, "rule"));
+        xml_text(f, issue->rule);
         fputs(" on ", f);
-        xml_text(f, str_of(issue, "path"));
+        xml_text(f, issue->path);
         if (*issue_top_frame(issue, top, sizeof(top))) {
             fputs(" at ", f);
             xml_text(f, top);
@@ -85,13 +80,12 @@ static int junit_case(FILE *f, const json_t *issue, enum outcome outcome, json_t
 }
 
 /* How many cases the issues of a list make, fingerprints in seen counted once. */
-static size_t count_cases(const json_t *issues, json_t *seen)
+static size_t count_cases(const struct issue_list *issues, json_t *seen)
 {
-    size_t i, n = 0;
-    json_t *v;
+    size_t n = 0;
 
-    json_array_foreach(issues, i, v) {
-        const char *key = issue_key(v);
+    for (size_t i = 0; i < issues->n; i++) {
+        const char *key = issues->v[i]->fingerprint;
 
         if (key && json_object_get(seen, key))
             continue;
@@ -104,7 +98,7 @@ static size_t count_cases(const json_t *issues, json_t *seen)
 
 int diff_write_junit(FILE *f, const struct output_diff *in)
 {
-    const json_t *lists[] = {in->added, in->kept, in->near, in->fixed};
+    const struct issue_list *lists[] = {in->added, in->kept, in->near, in->fixed};
     const enum outcome outcomes[] = {CASE_NEW, CASE_UNCHANGED, CASE_UNCHANGED, CASE_FIXED};
     json_t *seen = json_object();
     size_t tests = 0, failures;
@@ -120,13 +114,9 @@ int diff_write_junit(FILE *f, const struct output_diff *in)
     fprintf(f, "<testsuites name=\"ioscope\" tests=\"%zu\" failures=\"%zu\">\n", tests, failures);
     fprintf(f, "  <testsuite name=\"ioscope diff\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
                "skipped=\"0\">\n", tests, failures);
-    for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
-        size_t i;
-        json_t *v;
-
-        json_array_foreach(lists[l], i, v)
-            junit_case(f, v, outcomes[l], seen);
-    }
+    for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+        for (size_t i = 0; i < lists[l]->n; i++)
+            junit_case(f, lists[l]->v[i], outcomes[l], seen);
     fputs("  </testsuite>\n</testsuites>\n", f);
     json_decref(seen);
     return ferror(f) ? -1 : 0;

@@ -14,10 +14,8 @@
 #include "output_format.h"
 #include "text.h"
 
-static const char *str_of(const json_t *issue, const char *key)
+static const char *str_of(const char *s)
 {
-    const char *s = json_string_value(json_object_get(issue, key));
-
     return s ? s : "";
 }
 
@@ -28,38 +26,34 @@ static const char *plural(size_t n, const char *one, const char *many)
 
 /* ---- text ---- */
 
-static void text_issue(FILE *f, const json_t *issue)
+static void text_issue(FILE *f, const struct issue *issue)
 {
     char buf[IOT_TEXT_MAX], top[1024];
 
-    fprintf(f, "  [%s] %s", issue_severity_name(issue_severity_of(issue)),
-            iot_text_safe(buf, sizeof(buf), str_of(issue, "rule")));
-    fprintf(f, " %s", iot_text_safe(buf, sizeof(buf), str_of(issue, "path")));
+    fprintf(f, "  [%s] %s", issue_severity_name(issue->severity),
+            iot_text_safe(buf, sizeof(buf), str_of(issue->rule)));
+    fprintf(f, " %s", iot_text_safe(buf, sizeof(buf), str_of(issue->path)));
     if (*issue_top_frame(issue, top, sizeof(top)))
         fprintf(f, " at %s", iot_text_safe(buf, sizeof(buf), top));
-    fprintf(f, "\n      %s\n", iot_text_safe(buf, sizeof(buf), str_of(issue, "message")));
+    fprintf(f, "\n      %s\n", iot_text_safe(buf, sizeof(buf), str_of(issue->message)));
 }
 
 /* The issues of one list, the most severe first, each list's order kept. */
-static void by_severity(FILE *f, const json_t *issues, void (*each)(FILE *, const json_t *))
+static void by_severity(FILE *f, const struct issue_list *issues,
+                        void (*each)(FILE *, const struct issue *))
 {
-    for (int sev = ISSUE_NSEVERITIES - 1; sev >= 0; sev--) {
-        size_t i;
-        json_t *v;
-
-        json_array_foreach(issues, i, v)
-            if (issue_severity_of(v) == sev)
-                each(f, v);
-    }
+    for (int sev = ISSUE_NSEVERITIES - 1; sev >= 0; sev--)
+        for (size_t i = 0; i < issues->n; i++)
+            if (issues->v[i]->severity == sev)
+                each(f, issues->v[i]);
 }
 
 int diff_write_text(FILE *f, const struct output_diff *in)
 {
-    size_t nnew = json_array_size(in->added), nfixed = json_array_size(in->fixed);
-    size_t nnear = json_array_size(in->near);
+    size_t nnew = in->added->n, nfixed = in->fixed->n, nnear = in->near->n;
 
     fprintf(f, "ioscope diff: %zu new, %zu fixed, %zu unchanged\n", nnew, nfixed,
-            json_array_size(in->kept) + nnear);
+            in->kept->n + nnear);
     if (nnew) {
         fprintf(f, "new:\n");
         by_severity(f, in->added, text_issue);
@@ -94,22 +88,22 @@ static void md_cell(FILE *f, const char *s)
             fputc(*p, f);
 }
 
-static void md_row(FILE *f, const json_t *issue)
+static void md_row(FILE *f, const struct issue *issue)
 {
     char top[1024];
 
-    fprintf(f, "| %s | ", issue_severity_name(issue_severity_of(issue)));
-    md_cell(f, str_of(issue, "rule"));
+    fprintf(f, "| %s | ", issue_severity_name(issue->severity));
+    md_cell(f, str_of(issue->rule));
     fputs(" | ", f);
-    md_cell(f, str_of(issue, "path"));
+    md_cell(f, str_of(issue->path));
     fputs(" | ", f);
     md_cell(f, *issue_top_frame(issue, top, sizeof(top)) ? top : "-");
     fputs(" | ", f);
-    md_cell(f, str_of(issue, "message"));
+    md_cell(f, str_of(issue->message));
     fputs(" |\n", f);
 }
 
-static void md_table(FILE *f, const char *title, const json_t *issues)
+static void md_table(FILE *f, const char *title, const struct issue_list *issues)
 {
     fprintf(f, "\n**%s**\n\n| severity | rule | file | stack top | what |\n"
                "|---|---|---|---|---|\n", title);
@@ -118,8 +112,8 @@ static void md_table(FILE *f, const char *title, const json_t *issues)
 
 int diff_write_markdown(FILE *f, const struct output_diff *in)
 {
-    size_t nnew = json_array_size(in->added), nfixed = json_array_size(in->fixed);
-    size_t nnear = json_array_size(in->near), nkept = json_array_size(in->kept) + nnear;
+    size_t nnew = in->added->n, nfixed = in->fixed->n;
+    size_t nnear = in->near->n, nkept = in->kept->n + nnear;
 
     if (nnew)
         fprintf(f, "### ioscope: %zu new I/O %s\n", nnew, plural(nnew, "issue", "issues"));

@@ -237,15 +237,13 @@ int dump_filter_admit(const struct dump_filter *f, struct engine *e, const struc
     return 1;
 }
 
-int dump_filter_admit_issue(const struct dump_filter *f, const json_t *issue)
+int dump_filter_admit_issue(const struct dump_filter *f, const struct issue *issue)
 {
-    const char *path = json_string_value(json_object_get(issue, "path"));
+    const char *path = issue->path;
 
-    if (f->npids && !has_id(f->pids, f->npids,
-                            (int32_t)json_integer_value(json_object_get(issue, "pid"))))
+    if (f->npids && !has_id(f->pids, f->npids, issue->pid))
         return 0;
-    if (f->ntids && !has_id(f->tids, f->ntids,
-                            (int32_t)json_integer_value(json_object_get(issue, "tid"))))
+    if (f->ntids && !has_id(f->tids, f->ntids, issue->tid))
         return 0;
     if (f->path && (!path || fnmatch(f->path, path, 0) != 0))
         return 0;

@@ -18,6 +18,8 @@
 
 #include <jansson.h>
 
+#include "issue_rec.h"
+
 #include "config.h"
 #include "engine.h"
 
@@ -50,7 +52,7 @@ int dump_filter_any(const struct dump_filter *f);
 int dump_filter_admit(const struct dump_filter *f, struct engine *e, const struct iot_event *ev,
                       int names);
 /* Whether an issue (its pid, tid and path) is shown. */
-int dump_filter_admit_issue(const struct dump_filter *f, const json_t *issue);
+int dump_filter_admit_issue(const struct dump_filter *f, const struct issue *issue);
 void dump_filter_release(struct dump_filter *f);
 
 #endif /* DUMP_FILTER_H */

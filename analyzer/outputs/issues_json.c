@@ -7,18 +7,25 @@
 
 int issues_write_json(FILE *f, const struct output_issues *in)
 {
-    json_dumpf(in->issues, f, JSON_INDENT(2) | REALS);
+    json_t *a = issue_list_to_json(in->list);
+
+    if (!a)
+        return -1;
+    json_dumpf(a, f, JSON_INDENT(2) | REALS);
+    json_decref(a);
     fputc('\n', f);
     return 0;
 }
 
 int issues_write_jsonl(FILE *f, const struct output_issues *in)
 {
-    size_t i;
-    json_t *v;
+    for (size_t i = 0; i < in->list->n; i++) {
+        json_t *o = issue_to_json(in->list->v[i]);
 
-    json_array_foreach(in->issues, i, v) {
-        json_dumpf(v, f, JSON_COMPACT | REALS);
+        if (!o)
+            return -1;
+        json_dumpf(o, f, JSON_COMPACT | REALS);
+        json_decref(o);
         fputc('\n', f);
     }
     return 0;

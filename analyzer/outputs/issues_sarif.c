@@ -77,7 +77,7 @@ int issues_write_sarif(FILE *f, const struct output_issues *in)
     for (i = 0; i < n; i++)
         sr[i] = (struct sarif_rule){rules[i]->name, sarif_name(rules[i]->name), rules[i]->summary,
                                     rules[i]->type, rules[i]->fix};
-    log = sarif_render(in->issues, sr, n, in->source_root);
+    log = sarif_render(in->list, sr, n, in->source_root);
     for (i = 0; i < n; i++)
         free((char *)sr[i].name);
     free(sr);

@@ -22,7 +22,7 @@ static void *perfetto_start(FILE *f)
     return perfetto_begin(f);
 }
 
-static int perfetto_finish(void *state, const json_t *issues)
+static int perfetto_finish(void *state, const struct issue_list *issues)
 {
     return perfetto_end(state, issues);
 }

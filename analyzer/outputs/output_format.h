@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "engine.h"
+#include "issue_rec.h"
 #include "report.h"
 
 /* The commands that take --format. */
@@ -22,20 +23,23 @@ enum output_command { OUTPUT_ANALYZE, OUTPUT_DUMP, OUTPUT_DIFF };
 
 /* What an issues writer (analyze) is given. */
 struct output_issues {
-    const json_t *issues;
+    const json_t *issues;         /* the issues as JSON, for a writer not yet on list */
     const struct report *report;  /* the collector's sums, when the format asks for them */
     const char *source_root;      /* --source-root resolved; NULL when it cannot be */
     int color;                    /* the output is a terminal that wants color */
+    /* The issues as records (issue_rec.h): what writers read, member by
+       member; issues above holds the same, for a writer still made of keys. */
+    const struct issue_list *list;
 };
 
 /* What a diff writer (diff) is given: the two sides matched by fingerprint
    (ci.h's issues_diff), new and fixed already cut to --min-severity. */
 struct output_diff {
-    const json_t *added;          /* issues of NEW whose fingerprint BASE lacks */
-    const json_t *fixed;          /* issues of BASE whose fingerprint NEW lacks */
-    const json_t *kept;           /* the other issues of NEW (the unchanged ones) */
-    const json_t *near;           /* of added and fixed, what --ci counted as
-                                     unchanged (near its threshold); empty without */
+    const struct issue_list *added;   /* issues of NEW whose fingerprint BASE lacks */
+    const struct issue_list *fixed;   /* issues of BASE whose fingerprint NEW lacks */
+    const struct issue_list *kept;    /* the other issues of NEW (the unchanged ones) */
+    const struct issue_list *near;    /* of added and fixed, what --ci counted as
+                                         unchanged (near its threshold); empty without */
     const char *source_root;      /* --source-root resolved; NULL when it cannot be */
 };
 
@@ -58,7 +62,7 @@ struct output_format {
        from the inputs (write_event, no analysis). */
     output_observe_fn *observe;
     void *(*begin)(FILE *f);
-    int (*end)(void *state, const json_t *issues);
+    int (*end)(void *state, const struct issue_list *issues);
     int want_issues;
     void (*write_event)(FILE *f, const struct iot_event *ev);
     /* diff: the diff once both sides are matched. 0, or -1 on a write error. */

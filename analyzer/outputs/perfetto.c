@@ -372,44 +372,44 @@ static int64_t issue_t(const struct proc_start *ps, int64_t ms)
     return ps && iot_trace_t_of(ps->t, ps->unix_ns, ms, &t) ? t : 0;
 }
 
-static void put_key_str(FILE *f, const char *key, const json_t *o)
+static void put_key_str(FILE *f, const char *key, const char *s)
 {
     fprintf(f, ",\"%s\":", key);
-    put_str(f, json_string_value(json_object_get(o, key)));
+    put_str(f, s);
 }
 
-int perfetto_end(struct perfetto *pf, const json_t *issues)
+int perfetto_end(struct perfetto *pf, const struct issue_list *issues)
 {
-    size_t i;
-    const json_t *is;
     FILE *f = pf->f;
     struct hmap *maps[] = {&pf->starts, &pf->names, &pf->runs};   /* each value malloc'd */
     int ret;
 
     write_all_runs(pf);
-    json_array_foreach(issues, i, is) {
-        int32_t pid = (int32_t)json_integer_value(json_object_get(is, "pid"));
-        int32_t tid = (int32_t)json_integer_value(json_object_get(is, "tid"));
+    for (size_t i = 0; issues && i < issues->n; i++) {
+        const struct issue *is = issues->v[i];
+        int32_t pid = is->pid, tid = is->tid;
         const struct proc_start *ps = hmap_get(&pf->starts, (uint64_t)(uint32_t)pid);
-        int64_t ms = (int64_t)json_integer_value(json_object_get(is, "time"));
-        char *detail = json_dumps(json_object_get(is, "detail"), JSON_COMPACT | JSON_ENCODE_ANY);
+        int64_t ms = is->time;
+        json_t *dj = issue_detail_to_json(is->detail);
+        char *detail = dj ? json_dumps(dj, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
 
         /* the issue's time is when its evidence ended, in ms since the
            epoch: back on the trace clock through its process's start */
         open_event(pf, "i", pid, tid ? tid : pid);
         fputs(",\"s\":\"t\",\"cat\":\"issue\",\"name\":", f);
-        put_str(f, json_string_value(json_object_get(is, "rule")));
+        put_str(f, is->rule);
         fputs(",\"ts\":", f);
         put_us(f, issue_t(ps, ms));
         fputs(",\"args\":{\"type\":", f);
-        fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(is, "type")));
+        fprintf(f, "%d", is->type);
         fputs(",\"message\":", f);
-        put_str(f, json_string_value(json_object_get(is, "message")));
-        put_key_str(f, "path", is);
-        put_key_str(f, "fingerprint", is);
-        put_key_str(f, "stack", is);
+        put_str(f, is->message);
+        put_key_str(f, "path", is->path);
+        put_key_str(f, "fingerprint", is->fingerprint);
+        put_key_str(f, "stack", is->stack);
         fprintf(f, ",\"detail\":%s}}", detail ? detail : "{}");
         free(detail);
+        json_decref(dj);
     }
     fputs("\n]}\n", f);
     ret = fflush(f) == 0 && !ferror(f) ? 0 : -1;

@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 
+#include "issue_rec.h"
+
 #include "engine.h"
 
 struct perfetto;
@@ -27,6 +29,6 @@ void perfetto_write_call(void *arg, FILE *to, struct engine *e, const struct iot
 int perfetto_put_element(void *arg, const char *s, size_t len);
 /* The issues as instants on their threads, then the end of the JSON; frees
    pf. 0, or -1 on a write error. */
-int perfetto_end(struct perfetto *pf, const json_t *issues);
+int perfetto_end(struct perfetto *pf, const struct issue_list *issues);
 
 #endif /* PERFETTO_H */

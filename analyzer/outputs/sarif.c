@@ -24,6 +24,7 @@
 
 #include "ci.h"
 #include "issue.h"
+#include "issue_rec.h"
 #include "version.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
@@ -112,20 +113,22 @@ static int rule_index(json_t *descriptors, const char *id, int type)
     return (int)json_array_size(descriptors) - 1;
 }
 
-/* The issue's figures that help triage, as the result's property bag. */
-static json_t *result_properties(const json_t *issue)
+/* The issue's figures that help triage, as the result's property bag:
+   those members as the JSON issue writes them. */
+static json_t *result_properties(const struct issue *is)
 {
     static const char *keys[] = { "type", "path", "process", "pid", "tid", "thread", "cost",
                                   "size", "op", "buffer", "opType", "opSize", "repeat", "time",
                                   "stack", "open_stack", "detail", "severity", "impact", "labels",
                                   "group", "fix" };
-    json_t *props = json_object();
+    json_t *props = json_object(), *issue = issue_to_json(is);
 
-    for (size_t i = 0; props && i < sizeof(keys) / sizeof(keys[0]); i++) {
+    for (size_t i = 0; props && issue && i < sizeof(keys) / sizeof(keys[0]); i++) {
         json_t *v = json_object_get(issue, keys[i]);
         if (v)
             json_object_set(props, keys[i], v);
     }
+    json_decref(issue);
     return props;
 }
 
@@ -135,13 +138,13 @@ static json_t *result_properties(const json_t *issue)
  * opportunity (SARIF 2.1.0, 3.27.10). An issue file written before
  * severities has medium ones: "warning", as before.
  */
-static const char *sarif_level(const json_t *issue)
+static const char *sarif_level(const struct issue *is)
 {
     static const char *const level[ISSUE_NSEVERITIES] = {
         [ISSUE_LOW] = "note", [ISSUE_MEDIUM] = "warning", [ISSUE_HIGH] = "error",
     };
 
-    return level[issue_severity_of(issue)];
+    return level[is->severity];
 }
 
 /* path relative to root ("dir/file.c"), or NULL when it is not under it. */
@@ -156,7 +159,7 @@ static const char *under_root(const char *path, const char *root)
     return path + n + 1;
 }
 
-static json_t *physical(const char *rel, json_int_t line)
+static json_t *physical(const char *rel, int64_t line)
 {
     char *uri = path_uri(rel);
     json_t *loc;
@@ -164,36 +167,33 @@ static json_t *physical(const char *rel, json_int_t line)
     if (!uri)
         return NULL;
     loc = json_pack("{s:{s:s, s:s}, s:{s:I}}", "artifactLocation", "uri", uri, "uriBaseId",
-                    BASE_ID, "region", "startLine", line > 0 ? line : 1);
+                    BASE_ID, "region", "startLine", (json_int_t)(line > 0 ? line : 1));
     free(uri);
     return loc;
 }
 
 /* "load_plugin (inlined)" or "__libc_start_main (libc.so.6)" */
-static json_t *frame_message(const json_t *f)
+static json_t *frame_message(const struct issue_frame *f)
 {
-    const char *fn = json_string_value(json_object_get(f, "function"));
-    const char *mod = json_string_value(json_object_get(f, "module"));
+    const char *fn = f->function, *mod = f->module;
     const char *b = mod ? strrchr(mod, '/') : NULL;
     char buf[512];
 
     snprintf(buf, sizeof(buf), "%s%s%s%s", fn ? fn : "?",
-             json_is_true(json_object_get(f, "inlined")) ? " (inlined)" : "",
+             f->inlined ? " (inlined)" : "",
              mod ? " in " : "", mod ? (b ? b + 1 : mod) : "");
     return json_pack("{s:s}", "text", buf);
 }
 
 /* The open's frames in the user's code (open_frames: the issue's open
    site, where its stack is another) as related locations from id on. */
-static void open_locations(json_t *related, const json_t *issue, const char *root, int id)
+static void open_locations(json_t *related, const struct issue *is, const char *root, int id)
 {
-    const json_t *f;
-    size_t i;
-
-    json_array_foreach(json_object_get(issue, "open_frames"), i, f) {
-        const char *rel = under_root(json_string_value(json_object_get(f, "file")), root);
-        json_int_t line = json_integer_value(json_object_get(f, "line"));
-        const char *fn = json_string_value(json_object_get(f, "function"));
+    for (size_t i = 0; i < is->open_frames.n; i++) {
+        const struct issue_frame *f = &is->open_frames.v[i];
+        const char *rel = under_root(f->file, root);
+        int64_t line = f->line;
+        const char *fn = f->function;
         char text[512];
 
         if (!rel || line <= 0)
@@ -207,18 +207,19 @@ static void open_locations(json_t *related, const json_t *issue, const char *roo
 }
 
 /* Primary location, thread flow and related locations from the issue's frames. */
-static int frame_locations(json_t *res, const json_t *issue, const char *root)
+static int frame_locations(json_t *res, const struct issue *is, const char *root)
 {
-    const json_t *frames = json_object_get(issue, "frames"), *f;
+    const struct issue_frames *frames = &is->frames;
     json_t *flow = json_array(), *related = json_array(), *primary = NULL;
     size_t i;
     int id = 0;
 
     if (!flow || !related)
         goto fail;
-    json_array_foreach(frames, i, f) {
-        const char *rel = under_root(json_string_value(json_object_get(f, "file")), root);
-        json_int_t line = json_integer_value(json_object_get(f, "line"));
+    for (i = 0; i < frames->n; i++) {
+        const struct issue_frame *f = &frames->v[i];
+        const char *rel = under_root(f->file, root);
+        int64_t line = f->line;
         json_t *loc = json_object();
 
         if (!loc)
@@ -242,15 +243,14 @@ static int frame_locations(json_t *res, const json_t *issue, const char *root)
            the call, else the process */
         const char *rel = NULL;
 
-        json_array_foreach(frames, i, f)
-            if (!rel)
-                rel = under_root(json_string_value(json_object_get(f, "module")), root);
+        for (i = 0; i < frames->n && !rel; i++)
+            rel = under_root(frames->v[i].module, root);
         if (!rel)
-            rel = json_string_value(json_object_get(issue, "process"));
+            rel = is->process;
         primary = json_pack("{s:o}", "physicalLocation",
                             physical(rel && *rel ? rel : "unknown", 1));
     }
-    open_locations(related, issue, root, id);
+    open_locations(related, is, root, id);
     json_object_set_new(res, "locations", json_pack("[o]", primary));
     if (json_array_size(flow))
         json_object_set_new(res, "codeFlows",
@@ -268,19 +268,16 @@ fail:
     return -1;
 }
 
-static json_t *render_result(json_t *descriptors, const json_t *issue, const char *root)
+static json_t *render_result(json_t *descriptors, const struct issue *is, const char *root)
 {
-    const char *rule = json_string_value(json_object_get(issue, "rule"));
-    const char *path = json_string_value(json_object_get(issue, "path"));
-    const char *msg = json_string_value(json_object_get(issue, "message"));
-    const char *fp = issue_key(issue);
+    const char *rule = is->rule, *path = is->path, *msg = is->message, *fp = is->fingerprint;
     char *text = NULL;
     int idx;
     json_t *res;
 
     if (!rule)
         rule = "unknown";
-    idx = rule_index(descriptors, rule, (int)json_integer_value(json_object_get(issue, "type")));
+    idx = rule_index(descriptors, rule, is->type);
     if (idx < 0)
         return NULL;
     if (asprintf(&text, "%s%s%s%s", msg && *msg ? msg : rule, path && *path ? " (file " : "",
@@ -289,11 +286,11 @@ static json_t *render_result(json_t *descriptors, const json_t *issue, const cha
     res = json_pack("{s:s, s:i, s:s, s:{s:s}, s:o}",
                     "ruleId", rule,
                     "ruleIndex", idx,
-                    "level", sarif_level(issue),
+                    "level", sarif_level(is),
                     "message", "text", text,
-                    "properties", result_properties(issue));
+                    "properties", result_properties(is));
     free(text);
-    if (!res || frame_locations(res, issue, root) < 0) {
+    if (!res || frame_locations(res, is, root) < 0) {
         json_decref(res);
         return NULL;
     }
@@ -302,10 +299,10 @@ static json_t *render_result(json_t *descriptors, const json_t *issue, const cha
     return res;
 }
 
-json_t *sarif_render(const json_t *issues, const struct sarif_rule *rules, size_t n,
+json_t *sarif_render(const struct issue_list *issues, const struct sarif_rule *rules, size_t n,
                      const char *source_root)
 {
-    json_t *descriptors = json_array(), *results = json_array(), *log = NULL, *issue;
+    json_t *descriptors = json_array(), *results = json_array(), *log = NULL;
     char *root_uri = NULL, *enc = NULL;
     size_t i;
 
@@ -314,8 +311,8 @@ json_t *sarif_render(const json_t *issues, const struct sarif_rule *rules, size_
     for (i = 0; i < n; i++)
         if (json_array_append_new(descriptors, rule_descriptor(&rules[i])) < 0)
             goto out;
-    json_array_foreach(issues, i, issue) {
-        json_t *r = render_result(descriptors, issue, source_root);
+    for (i = 0; i < issues->n; i++) {
+        json_t *r = render_result(descriptors, issues->v[i], source_root);
         if (!r || json_array_append_new(results, r) < 0)
             goto out;
     }

@@ -31,6 +31,7 @@ grep -vxF "$last" "$TOP/rules/rule.h" >"$work/older/rule.h"
 cat >"$work/sizes.c" <<'C'
 #include <stdint.h>
 #include <string.h>
+#include <jansson.h>
 #include "rule.h"
 
 static void check(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
@@ -134,6 +135,7 @@ const struct rule *const ioscope_rules[] = {&sizes, NULL};
 C
 cat >"$work/host.c" <<'C'
 #include <stdio.h>
+#include <jansson.h>
 #include "rule.h"
 int main(void)
 {
@@ -211,7 +213,9 @@ assert o['severity'] == 'medium' and o['impact'] == {}, o" ||
 # what plugins can link against: rule.h's functions, not the registry's
 if have nm; then
     nm -D --defined-only "$IOANALYZE" | awk '{print $NF}' | grep -E '^rules?_' | sort >"$work/exported"
-    printf '%s\n' rule_again rule_again_cost rule_proc_threads rule_report rule_thread_role >"$work/want"
+    printf '%s\n' rule_again rule_again_cost rule_proc_threads rule_report rule_thread_role \
+        rule_detail_new rule_detail_free rule_detail_int rule_detail_uint rule_detail_double \
+        rule_detail_string rule_detail_bool rule_detail_ints rule_detail_add_object | sort >"$work/want"
     cmp -s "$work/exported" "$work/want" ||
         not_ok "ioanalyze exports to plugins: $(tr '\n' ' ' <"$work/exported"), expected rule.h's: $(tr '\n' ' ' <"$work/want")"
 fi

@@ -1,7 +1,7 @@
 /*
  * fuzz_issues.c - issue files as `diff` and `--baseline` read them, then
- * what those commands do with what loads: baseline, diff, SARIF, and the
- * findings of the human reports (groups and ranks).
+ * what those commands do with what loads: baseline, diff, the records
+ * (issue_rec.h) and the JSON written from them, SARIF, and the findings of the human reports (groups and ranks).
  */
 #include <jansson.h>
 
@@ -16,6 +16,7 @@ void fuzz_issues(const uint8_t *data, size_t size)
     static const struct sarif_rule rules[] = {{"leak", "Leak", "leaks", 4, NULL}};
     char err[IOT_ERRBUF_SIZE];
     json_t *issues = NULL, *copy, *out, *sarif;
+    struct issue_list list = {0};
     size_t nnew;
 
     issues_detect((const char *)data, size);
@@ -25,8 +26,15 @@ void fuzz_issues(const uint8_t *data, size_t size)
             issues_diff(issues, issues, out, &nnew);
             json_decref(out);
         }
-        sarif = sarif_render(issues, rules, 1, "/src");
-        json_decref(sarif);
+        /* the records every writer reads, the JSON written back, SARIF */
+        if (issue_list_from_json(&list, issues) == 0) {
+            json_t *back = issue_list_to_json(&list);
+
+            json_decref(back);
+            sarif = sarif_render(&list, rules, 1, "/src");
+            json_decref(sarif);
+        }
+        issue_list_release(&list);
         copy = json_deep_copy(issues);
         if (copy) {
             struct report_finding *f;

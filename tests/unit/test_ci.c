@@ -228,7 +228,10 @@ static void test_sarif(void)
                                   "function", "__libc_start_main", "file", "line",
                                   "module", "/lib/libc.so.6", "inlined", 0));
     json_object_set_new(json_array_get(issues, 1), "process", json_string("app"));
-    log = sarif_render(issues, rules, 2, "/src");
+    struct issue_list list = {0};
+    CU_ASSERT_EQUAL_FATAL(issue_list_from_json(&list, issues), 0);
+    log = sarif_render(&list, rules, 2, "/src");
+    issue_list_release(&list);
     char *text;
     size_t i;
 
@@ -320,14 +323,13 @@ static void test_sarif(void)
     json_decref(log);
 
     /* no issues: still a valid log with every rule */
-    json_t *none = json_array();
-    log = sarif_render(none, rules, 2, "/src");
+    struct issue_list none = {0};
+    log = sarif_render(&none, rules, 2, "/src");
     run = json_array_get(json_object_get(log, "runs"), 0);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(run, "results")), 0);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(json_object_get(json_object_get(
         run, "tool"), "driver"), "rules")), 2);
     json_decref(log);
-    json_decref(none);
     json_decref(issues);
 }
 
@@ -350,9 +352,11 @@ static void test_top_frame(void)
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_t *v = json_loads(cases[i].issue, 0, NULL);
+        struct issue *is = issue_from_json(v);
 
-        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
-        CU_ASSERT_STRING_EQUAL(issue_top_frame(v, buf, sizeof(buf)), cases[i].want);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(is);
+        CU_ASSERT_STRING_EQUAL(issue_top_frame(is, buf, sizeof(buf)), cases[i].want);
+        issue_free(is);
         json_decref(v);
     }
 }
@@ -389,9 +393,11 @@ static void test_near_threshold(void)
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_t *v = json_loads(cases[i].issue, 0, NULL);
+        struct issue *is = issue_from_json(v);
 
-        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
-        CU_ASSERT_EQUAL(issue_near_threshold(v, NULL), cases[i].near);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(is);
+        CU_ASSERT_EQUAL(issue_near_threshold(is, NULL), cases[i].near);
+        issue_free(is);
         json_decref(v);
     }
 }

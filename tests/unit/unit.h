@@ -29,7 +29,8 @@
     X(kconvert)        \
     X(fold)            \
     X(cost_model)      \
-    X(syscalls)
+    X(syscalls)        \
+    X(issue_rec)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)
