@@ -1,7 +1,9 @@
 /*
  * The diff as JUnit XML (output_format.h), which CI dashboards (GitLab's
  * test reports, Jenkins, GitHub test-report actions) read: one test case
- * per fingerprint of either side, named by rule, file and fingerprint; a
+ * per fingerprint of either side, named by rule, file (relative to the
+ * source root when it lies under it, as the project's files are named in
+ * the dashboard) and fingerprint; a
  * new issue's case fails, an unchanged or fixed one passes (a fixed one
  * says so in its output). Issues sharing a fingerprint are one case; one
  * without a fingerprint is a case of its own.
@@ -38,12 +40,26 @@ static const char *str_of(const json_t *issue, const char *key)
     return json_string_value(json_object_get(issue, key));
 }
 
+/* path relative to root when it lies under it, else path. */
+static const char *project_path(const char *path, const char *root)
+{
+    size_t n = root ? strlen(root) : 0;
+
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    if (!path || !n || strncmp(path, root, n) != 0 || path[n] != '/' || !path[n + 1])
+        return path;
+    return path + n + 1;
+}
+
 enum outcome { CASE_NEW, CASE_UNCHANGED, CASE_FIXED };
 
 /* One case per fingerprint: seen holds the fingerprints written. 1 when
    issue's case is written now, 0 when its fingerprint already had one. */
-static int junit_case(FILE *f, const json_t *issue, enum outcome outcome, json_t *seen)
+static int junit_case(FILE *f, const json_t *issue, enum outcome outcome, json_t *seen,
+                      const char *root)
 {
+    const char *path = project_path(str_of(issue, "path"), root);
     const char *key = issue_key(issue);
     char top[1024];
 
@@ -55,7 +71,7 @@ static int junit_case(FILE *f, const json_t *issue, enum outcome outcome, json_t
     fputs("    <testcase classname=\"ioscope.", f);
     xml_text(f, str_of(issue, "rule"));
     fputs("\" name=\"", f);
-    xml_text(f, str_of(issue, "path"));
+    xml_text(f, path);
     fputs(" [", f);
     xml_text(f, key ? key : "no fingerprint");
     fputs("]\"", f);
@@ -71,7 +87,7 @@ static int junit_case(FILE *f, const json_t *issue, enum outcome outcome, json_t
         fputs("\">", f);
         xml_text(f, str_of(issue, "rule"));
         fputs(" on ", f);
-        xml_text(f, str_of(issue, "path"));
+        xml_text(f, path);
         if (*issue_top_frame(issue, top, sizeof(top))) {
             fputs(" at ", f);
             xml_text(f, top);
@@ -125,7 +141,7 @@ int diff_write_junit(FILE *f, const struct output_diff *in)
         json_t *v;
 
         json_array_foreach(lists[l], i, v)
-            junit_case(f, v, outcomes[l], seen);
+            junit_case(f, v, outcomes[l], seen, in->source_root);
     }
     fputs("  </testsuite>\n</testsuites>\n", f);
     json_decref(seen);
