@@ -2,7 +2,8 @@
 
 usage: python3 gh_action.py ACTION.yml SCENARIO.json WORKDIR
 
-SCENARIO holds "inputs" (given by the caller's with:), "github" (the github
+SCENARIO holds "inputs" (the caller's with:, its expressions evaluated
+here), "github" (the github
 context the expressions read: job, repository, actor, event_name, event...),
 "strategy" ({"job-index": N}) and "env" (more environment). Each step's if:
 is evaluated (success() unless it says otherwise); a run: step is executed
@@ -177,7 +178,9 @@ def main():
     # a default may read the github context (ioscope-${{ github.job }})
     for k in inputs:
         inputs[k] = as_string(ev.interpolate(inputs[k]))
-    inputs.update({k: as_string(v) for k, v in sc.get("inputs", {}).items()})
+    # the caller's with: is evaluated in the caller's job (strategy, matrix)
+    inputs.update({k: as_string(ev.interpolate(as_string(v)))
+                   for k, v in sc.get("inputs", {}).items()})
     base_env = dict(os.environ)
     base_env.update(sc.get("env", {}))
     base_env.update({
