@@ -27,7 +27,8 @@
     X(symbolize)       \
     X(kconvert)        \
     X(fold)            \
-    X(cost_model)
+    X(cost_model)      \
+    X(report_layout)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)
