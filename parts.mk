@@ -39,7 +39,7 @@ engine.public   := engine.h issue.h config.h symbolize.h profile.h
 # reports, SARIF, the CI fingerprints and diff, dumps and their filters
 outputs.dir     := analyzer/outputs
 outputs.uses    := engine rules formats common
-outputs.public  := report.h ci.h output_format.h dump_filter.h dump_top.h
+outputs.public  := report.h ci.h output_format.h dump_filter.h dump_top.h scope.h
 
 # ioanalyze's commands and options
 cli.dir         := analyzer/cli
