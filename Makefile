@@ -150,7 +150,8 @@ $(OBJ)/%.o: %.c
 
 # The HTML report's script and style are embedded whole (.incbin in
 # report_html.c), which the compiler's dependency lists do not see.
-$(OBJ)/analyzer/outputs/report_html.o: analyzer/outputs/report_html.js analyzer/outputs/report_html.css
+$(OBJ)/analyzer/outputs/report_html.o: analyzer/outputs/report_html.js \
+    analyzer/outputs/report_html_charts.js analyzer/outputs/report_html.css
 
 $(LIBIOTRACE): $(call obj,$(FORMATS_SRC) $(COMMON_SRC))
 	@mkdir -p $(dir $@)

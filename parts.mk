@@ -40,7 +40,7 @@ engine.public   := engine.h issue.h issue_rec.h issue_detail.h config.h symboliz
 # reports, SARIF, the CI fingerprints and diff, dumps and their filters
 outputs.dir     := analyzer/outputs
 outputs.uses    := engine rules formats common
-outputs.public  := report.h ci.h output_format.h dump_filter.h dump_top.h
+outputs.public  := report.h ci.h output_format.h dump_filter.h dump_top.h scope.h
 
 # ioanalyze's commands and options
 cli.dir         := analyzer/cli

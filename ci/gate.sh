@@ -16,24 +16,30 @@
 #                     a committed file, or one fetched from the main branch's
 #                     last run)
 #   IOSCOPE_CONFIG    an ioanalyze configuration file (optional)
-#   IOSCOPE_CI        1 (default): diff with --ci (a finding near its
-#                     threshold counts as unchanged) and analyze with --ci,
-#                     which changes nothing there (no judgement rests on a
-#                     measured time); 0: neither
+#   IOSCOPE_SCOPE     own (default): only the findings of programs built
+#                     under the source root or with a stack frame there (the
+#                     compiler, the linker and the shell are counted in one
+#                     line, not judged); all: every finding
+#   IOSCOPE_SOURCE_ROOT  the project's sources (default the working directory)
+#   IOSCOPE_CI        accepted and ignored: diff always counts a finding near
+#                     its threshold as unchanged (--ci), and no judgement
+#                     rests on a measured time
 #   GITHUB_STEP_SUMMARY  when set, the markdown summary is appended to it
 #
 # What IOSCOPE_OUT holds: tests.zst (the recording), tests.status (the
-# command's exit status), issues.json (every issue: the next baseline),
-# ioscope.sarif (the issues for code scanning), report.html, and after
-# diff: diff.json, diff.md (markdown), diff.junit.xml, diff.sarif (the new
-# issues only).
+# command's exit status), issues.json (every issue in scope: the next
+# baseline), ioscope.sarif (the issues for code scanning),
+# codequality.json (the issues for GitLab's merge request widget),
+# report.html, and after diff: diff.json, diff.md (markdown),
+# diff.junit.xml, diff.sarif (the new issues only) and diff.counts (lines
+# new=N, fixed=N, unchanged=N, the GitHub action's outputs).
 #
 # Exit: record and run give the test command's status when it failed;
 # otherwise 0 nothing new, 1 new I/O issues, 2 ioscope could not run.
 out=${IOSCOPE_OUT:-ioscope-out}
 baseline=${IOSCOPE_BASELINE:-.ioscope-baseline.json}
-ci_flag=--ci
-[ "${IOSCOPE_CI:-1}" = 0 ] && ci_flag=
+scope=${IOSCOPE_SCOPE:-own}
+root=${IOSCOPE_SOURCE_ROOT:-.}
 
 say() {
     echo "ioscope: $*" >&2
@@ -77,9 +83,16 @@ record() {
 # too: diff matches an issue whatever its severity, so a baseline that
 # lacked them would call one new when it crossed the line.
 analyze() {
-    ioanalyze $ci_flag ${IOSCOPE_CONFIG:+"--config=$IOSCOPE_CONFIG"} --min-severity low \
-        -o sarif="$out/ioscope.sarif" -o html="$out/report.html" \
-        "$out/tests.zst" >"$out/issues.json"
+    ioanalyze ${IOSCOPE_CONFIG:+"--config=$IOSCOPE_CONFIG"} --min-severity low \
+        --scope "$scope" --source-root "$root" \
+        -o sarif="$out/ioscope.sarif" -o codequality="$out/codequality.json" \
+        -o html="$out/report.html" "$out/tests.zst" >"$out/issues.json"
+}
+
+# ioanalyze diff with the gate's options
+gate_diff() {
+    ioanalyze diff --ci ${IOSCOPE_CONFIG:+"--config=$IOSCOPE_CONFIG"} \
+        --scope "$scope" --source-root "$root" "$@"
 }
 
 summary() {
@@ -94,21 +107,24 @@ diff_baseline() {
             "$out/issues.json" "$baseline" >"$out/diff.md"
         summary "$out/diff.md"
         say "no baseline: review $out/issues.json and commit it as $baseline"
+        printf 'new=0\nfixed=0\nunchanged=0\n' >"$out/diff.counts"
         return 0
     fi
     for f in markdown:diff.md junit:diff.junit.xml sarif:diff.sarif; do
-        ioanalyze diff $ci_flag ${IOSCOPE_CONFIG:+"--config=$IOSCOPE_CONFIG"} \
-            --format "${f%%:*}" "$baseline" "$out/issues.json" >"$out/${f#*:}" 2>/dev/null
+        gate_diff --format "${f%%:*}" "$baseline" "$out/issues.json" >"$out/${f#*:}" 2>/dev/null
         [ $? -le 1 ] || { say "cannot diff $baseline and $out/issues.json"; return 2; }
     done
-    ioanalyze diff $ci_flag ${IOSCOPE_CONFIG:+"--config=$IOSCOPE_CONFIG"} \
-        "$baseline" "$out/issues.json" >"$out/diff.json"
+    gate_diff "$baseline" "$out/issues.json" >"$out/diff.json" 2>"$out/diff.err"
     status=$?
+    cat "$out/diff.err" >&2
+    # "diff: 1 new, 0 fixed, 3 unchanged ..." as the action's outputs
+    awk '/^diff: [0-9]+ new, [0-9]+ fixed, [0-9]+ unchanged/ {
+        print "new=" $2; print "fixed=" $4; print "unchanged=" $6 + 0 }' \
+        "$out/diff.err" >"$out/diff.counts"
     summary "$out/diff.md"
     if [ $status -eq 1 ]; then
         say "new I/O issues (all of them in $out/diff.json):"
-        ioanalyze diff $ci_flag ${IOSCOPE_CONFIG:+"--config=$IOSCOPE_CONFIG"} \
-            --format text "$baseline" "$out/issues.json" >&2 2>/dev/null
+        gate_diff --format text "$baseline" "$out/issues.json" >&2 2>/dev/null
         say "fix them, or accept them: cp $out/issues.json $baseline"
     fi
     return $status

@@ -36,6 +36,8 @@ What is masked and why:
   severity                  made from the times where they decide; an
                             expected issue is never "low", which the
                             default output leaves out
+  exe                       the executable's directory (the build tree):
+                            "*/NAME"
   group                     a digest of the stack and path; kept as
                             "<group N>", N counting the distinct groups
                             in the sorted issues, so that which issues
@@ -85,6 +87,9 @@ def mask_issue(issue, outdirs):
             out[key] = "*"
     if "stack" in out:
         out["stack"] = mask_stack(out["stack"], out.get("process", ""), out.get("frames"))
+    if isinstance(out.get("exe"), str):
+        # where the build tree is varies; which program ran does not
+        out["exe"] = "*/" + os.path.basename(out["exe"])
     if "frames" in out:
         out["frames"] = "<frames>" if out["frames"] else []
     if "open_stack" in out:

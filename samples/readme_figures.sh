@@ -10,8 +10,14 @@
 #   quick_issues   the issues of that run, low-impact ones included (what
 #                  tests/e2e/test_readme_figures.sh compares: counts do not
 #                  depend on the machine's speed, times and sizes do)
+#   quick_report   the head of that run's text report (its first finding)
+#   quick_profile  the columns of its profile.csv the README shows (needs
+#                  column; left out without it)
+#   quick_info     what `ioanalyze info` says of its trace
 #   demo_seconds   seconds samples/demo.sh takes after the build (record
 #                  the samples, analyze, report)
+#   demo_transcript  what `make demo` prints, the report's first finding
+#                  and its tables, the other findings named
 #   demo_events    the events of the demo's traces
 #   html_size      the HTML report of the demo's traces, in KB or MB
 #
@@ -70,6 +76,33 @@ $summary
 \`\`\`
 "
     figure quick_issues "$(grep -c '"fingerprint"' "$work/quick/all.json")"
+    # the text report's head: the first finding up to its stack, as an
+    # 80-column pipe gets it, the run's directory named as the quick start's
+    "$IOANALYZE" --format text "$work/quick/sqlite.zst" 2>/dev/null |
+        awk '/^    stack:/ { exit } { print }' | sed "s#$work/quick#/tmp/quick#g" >"$work/quick/report"
+    figure quick_report "
+\`\`\`
+$(cat "$work/quick/report")
+\`\`\`
+"
+    if command -v column >/dev/null 2>&1; then
+        figure quick_profile "
+\`\`\`
+\$ cut -d, -f2-4,10,17-21,27 profile.csv | column -t -s,
+$(sed "s#$work/quick#/tmp/quick#g" "$work/quick/profile.csv" | cut -d, -f2-4,10,17-21,27 | column -t -s,)
+\`\`\`
+"
+    else
+        echo "(column is not installed: the quick start's profile table left out)" >&2
+    fi
+    "$IOANALYZE" info "$work/quick/sqlite.zst" >"$work/quick/info" 2>/dev/null
+    figure quick_info "$(awk '
+        /^  .*: native trace, / { bytes = $(NF - 1) }
+        /^events: / { events = $2 }
+        /^bytes\/event: / { per = $2 }
+        /^time span: / { span = $3 }
+        END { printf "%s events in %s bytes: %s bytes per event, %.2f s of sqlite3 run time",
+              events, bytes, per, span }' "$work/quick/info")"
 else
     echo "(sqlite3 is not installed: the quick start's figures left out)" >&2
 fi
@@ -80,6 +113,29 @@ DEMO=$work/demo BUILD=$BUILD sh "$TOP/samples/demo.sh" >"$work/demo.out" 2>&1 ||
     die "the demo failed: $(tail -3 "$work/demo.out")"
 end=$(date +%s.%N)
 figure demo_seconds "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }')"
+# the demo's transcript: the recordings, the summary, the report's first
+# finding and its tables, the other findings named in one line
+awk -v demo="$work/demo/" -v top="$TOP/" '
+    function swap(s, a, b,    i) {
+        while ((i = index(s, a)) > 0)
+            s = substr(s, 1, i - 1) b substr(s, i + length(a))
+        return s
+    }
+    { $0 = swap(swap($0, demo, "~/ioscope/build/demo/"), top, "~/ioscope/") }
+    /^== [0-9]+\. / && ++n > 1 { split($0, h, ": "); sub(/ \(type [0-9]+\)/, "", h[2]); rest = rest sep h[2]; sep = ", "; skip = 1; next }
+    /^== (Processes|Files|Calls)/ && skip {
+        print "  [... the other findings, each with its figures, fix, symptoms and stacks:"
+        print "   " rest " ...]"
+        print ""
+        skip = 0
+    }
+    !skip { print }' "$work/demo.out" >"$work/demo.transcript"
+figure demo_transcript "
+\`\`\`
+\$ make demo
+$(cat "$work/demo.transcript")
+\`\`\`
+"
 events=$(sed -n 's/^ioanalyze: .* in \([0-9]*\) events from .*/\1/p' "$work/demo/analyze.err")
 [ -n "$events" ] || die "no event count in the demo's summary"
 figure demo_events "$(printf '%s' "$events" | sed ':a; s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta')"

@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "report.h"
 #include "registry.h"
+#include "scope.h"
 #include "symbolize.h"
 #include "text.h"
 
@@ -136,6 +137,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         res->issues = issues_finish(is, !res->no_timing, proc_model_ns, e);
         if (!res->issues)
             goto oom;
+        issues_note_exe(res->issues, e);
         if (sym) {
             symbolizer_counts(sym, &res->frames, &res->unresolved);
             /* at each input's end: a fleet task that is killed keeps what it did */

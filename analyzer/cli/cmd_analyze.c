@@ -12,6 +12,7 @@
 #include "opt_parse.h"
 #include "output_format.h"
 #include "report.h"
+#include "scope.h"
 
 /* Color in the text report: on a terminal, unless NO_COLOR is set (no-color.org). */
 static int want_color(void)
@@ -98,6 +99,16 @@ static int check_severity(const char *level)
     return 0;
 }
 
+/* --scope takes own or all. */
+static int check_scope(const char *scope)
+{
+    if (issue_scope_parse(scope) < 0) {
+        iot_error("--scope: expected own or all, not '%s'", scope);
+        return 2;
+    }
+    return 0;
+}
+
 /* --format takes one of analyze's formats; another is refused where it is given. */
 static int check_format(const char *format)
 {
@@ -139,8 +150,9 @@ int cmd_analyze(int argc, char **argv)
 {
     struct opt_list inputs = {0}, sets = {0}, plugins = {0}, debug_dirs = {0}, outputs = {0};
     const char *format = NULL, *csv = NULL, *baseline = NULL, *source_root = ".";
-    const char *min_severity = "medium";
-    char *root = NULL;
+    const char *min_severity = "medium", *scope = "all";
+    char *root = NULL, line[256];
+    struct scope_outside outside = {0};
     struct analyze_request req = {0};
     struct analyze_opts o = {.want_issues = 1, .progress = "ioanalyze analyze"};
     struct analyze_result res = {0};
@@ -175,7 +187,10 @@ int cmd_analyze(int argc, char **argv)
          .help = "exit 2 on a damaged trace instead of a warning"},
         {"plugin", 0, "FILE.so", .list = &plugins, .help = "load extra rules (repeatable)"},
         {"source-root", 0, "DIR", .value = &source_root,
-         .help = "where the program's sources are (SARIF locations; default .)"},
+         .help = "where the program's sources are (SARIF locations, --scope own; default .)"},
+        {"scope", 0, "own|all", .value = &scope, .check = check_scope,
+         .help = "own: only findings of programs built under --source-root or with a frame "
+                 "there, the others counted in one line; all (the default): every finding"},
         {"debug-dir", 0, "DIR", .list = &debug_dirs,
          .help = "also look for debug info by build-id in DIR/.build-id/ (repeatable)"},
         {"no-symbolize", 0, NULL, .flag = &req.no_symbolize,
@@ -259,8 +274,13 @@ int cmd_analyze(int argc, char **argv)
         }
     }
     root = realpath(source_root, NULL);
-    if (!root && (fmt->source_root || outputs_need(&outputs, 0))) {
+    if (!root && (fmt->source_root || outputs_need(&outputs, 0) ||
+                  issue_scope_parse(scope) == SCOPE_OWN)) {
         iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
+        goto out;
+    }
+    if (issue_scope_parse(scope) == SCOPE_OWN && issues_keep_own(res.issues, root, &outside) < 0) {
+        iot_error("out of memory");
         goto out;
     }
     if (issue_list_from_json(&list, res.issues) < 0) {
@@ -274,6 +294,9 @@ int cmd_analyze(int argc, char **argv)
         goto out;
     }
     analyze_summary(res.issues, &res, suppressed, hidden, issue_severity_parse(min_severity));
+    if (outside.n)
+        fprintf(stderr, "ioanalyze: %s (--scope all lists them)\n",
+                scope_outside_line(&outside, line, sizeof(line)));
     ret = fail_on && json_array_size(res.issues) ? 1 : 0;
 out:
     issue_list_release(&list);

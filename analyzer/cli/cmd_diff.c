@@ -25,6 +25,7 @@
 #include "msg.h"
 #include "opt_parse.h"
 #include "output_format.h"
+#include "scope.h"
 #include "spool.h"
 #include "text.h"
 
@@ -251,6 +252,16 @@ fail:
     return -1;
 }
 
+/* --scope takes own or all. */
+static int check_scope(const char *scope)
+{
+    if (issue_scope_parse(scope) < 0) {
+        iot_error("--scope: expected own or all, not '%s'", scope);
+        return 2;
+    }
+    return 0;
+}
+
 /* --format takes one of diff's formats. */
 static int check_format(const char *format)
 {
@@ -267,7 +278,9 @@ static int check_format(const char *format)
 int cmd_diff(int argc, char **argv)
 {
     const char *config = NULL, *pos[2] = { NULL, NULL }, *min_severity = "medium";
-    const char *format = "json", *source_root = ".";
+    const char *format = "json", *source_root = ".", *scope = "all";
+    struct scope_outside base_out, outside = {0};
+    char line[256] = "";
     struct opt_list args = { 0 }, sets = { 0 };
     struct issue_list lists[4] = {{0}};  /* new, fixed, kept, near as records */
     json_t *base = NULL, *next = NULL, *out = NULL, *kept = NULL;
@@ -284,7 +297,10 @@ int cmd_diff(int argc, char **argv)
         {"format", 'f', output_format_names(OUTPUT_DIFF, "|", "|", names, sizeof(names)),
          .value = &format, .check = check_format, .help = "how the diff is written (below)"},
         {"source-root", 0, "DIR", .value = &source_root,
-         .help = "where the program's sources are (SARIF locations; default .)"},
+         .help = "where the program's sources are (SARIF locations, --scope own; default .)"},
+        {"scope", 0, "own|all", .value = &scope, .check = check_scope,
+         .help = "own: compare only findings of programs built under --source-root or with "
+                 "a frame there; all (the default): every finding"},
         {"ci", 0, NULL, .flag = &ci,
          .help = "a finding near its threshold is unchanged (analysis is the same with or without it)"},
     };
@@ -326,13 +342,19 @@ int cmd_diff(int argc, char **argv)
     }
     fmt = output_format_find(OUTPUT_DIFF, format);
     root = realpath(source_root, NULL);
-    if (!root && fmt->source_root) {
+    if (!root && (fmt->source_root || issue_scope_parse(scope) == SCOPE_OWN)) {
         iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
         goto out;
     }
     if (load_side(pos[0], config, sets.v, sets.n, ci, &base) ||
         load_side(pos[1], config, sets.v, sets.n, ci, &next))
         goto out;
+    if (issue_scope_parse(scope) == SCOPE_OWN &&
+        (issues_keep_own(base, root, &base_out) < 0 || issues_keep_own(next, root, &outside) < 0)) {
+        iot_error("out of memory");
+        goto out;
+    }
+    scope_outside_line(&outside, line, sizeof(line));
     /* matched by fingerprint, then each side's issues parsed into records */
     if (!(out = json_object()) || issues_diff(base, next, out, &nnew) < 0 ||
         !(kept = diff_kept(next, json_object_get(out, "new"))) ||
@@ -346,7 +368,7 @@ int cmd_diff(int argc, char **argv)
         goto out;
     diff_drop_below(&lists[0], &lists[1], issue_severity_parse(min_severity), &nnew);
     if (fmt->write_diff(stdout, &(struct output_diff){&lists[0], &lists[1], &lists[2], &lists[3],
-                                                      root}) < 0 ||
+                                                      root, line}) < 0 ||
         fflush(stdout) != 0 || ferror(stdout)) {
         iot_error("cannot write the diff: %s", strerror(errno));
         goto out;
@@ -359,6 +381,8 @@ int cmd_diff(int argc, char **argv)
         fputc(')', stderr);
     }
     fputc('\n', stderr);
+    if (*line)
+        fprintf(stderr, "diff: %s (--scope all lists them)\n", line);
     ret = nnew ? 1 : 0;
 out:
     for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)

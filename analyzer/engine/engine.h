@@ -65,6 +65,10 @@ void engine_stats(const struct engine *e, struct engine_stats *out);
  * opened before the trace began). Interned: equal paths are equal pointers.
  */
 const char *engine_call_path(struct engine *e, const struct iot_event *ev);
+/* The file offset a data call on a file starts at: its own (pread, pwrite)
+   or its fd's position before it, which the engine follows; 0 with *off
+   unset when unknown (an append, a pipe, an fd never seen opened). */
+int engine_call_offset(struct engine *e, const struct iot_event *ev, int64_t *off);
 /* The name of process pid (the basename of the argv[0] it was invoked by,
    else of its exe), NULL when not seen yet. */
 const char *engine_proc_name_of(struct engine *e, int32_t pid);

@@ -22,6 +22,27 @@ const char *engine_call_path(struct engine *e, const struct iot_event *ev)
     return o ? o->s.path : NULL;
 }
 
+int engine_call_offset(struct engine *e, const struct iot_event *ev, int64_t *off)
+{
+    struct engine_proc *p;
+    struct ofd *o;
+
+    if (ev->kind != IOT_EV_CALL)
+        return 0;
+    if (ev->has & IOT_HAS_OFFSET) {
+        *off = ev->offset;
+        return ev->offset >= 0;
+    }
+    if (!(ev->has & IOT_HAS_FD))
+        return 0;
+    p = engine_proc_find(e, ev->pid);
+    o = p ? engine_fd_ofd(p, ev->fd) : NULL;
+    if (!o || o->h.off < 0 || o->h.append)
+        return 0;
+    *off = o->h.off;
+    return 1;
+}
+
 const char *engine_proc_name_of(struct engine *e, int32_t pid)
 {
     struct engine_proc *p = engine_proc_find(e, pid);

@@ -27,6 +27,7 @@ void issue_free(struct issue *is)
     if (!is)
         return;
     free(is->process);
+    free(is->exe);
     free(is->path);
     free(is->thread);
     free(is->stack);
@@ -194,6 +195,8 @@ struct issue *issue_from_json(const json_t *j)
     }
     if ((is->group = str_of(j, "group")) != NULL)
         is->has |= ISSUE_HAS_GROUP;
+    if ((is->exe = str_of(j, "exe")) != NULL)
+        is->has |= ISSUE_HAS_EXE;
     if (!is->detail) {
         issue_free(is);
         return NULL;
@@ -297,6 +300,8 @@ json_t *issue_to_json(const struct issue *is)
         json_object_set_new(o, "labels", issue_detail_to_json(is->labels));
     if (is->has & ISSUE_HAS_GROUP)
         json_object_set_new(o, "group", json_string(is->group));
+    if (is->has & ISSUE_HAS_EXE)
+        json_object_set_new(o, "exe", json_string(is->exe));
     return o;
 }
 

@@ -64,7 +64,8 @@ enum {
     ISSUE_HAS_IMPACT = 16,
     ISSUE_HAS_SEVERITY = 32,
     ISSUE_HAS_LABELS = 64,
-    ISSUE_HAS_GROUP = 128
+    ISSUE_HAS_GROUP = 128,
+    ISSUE_HAS_EXE = 256
 };
 
 struct issue {
@@ -94,6 +95,7 @@ struct issue {
     int severity;            /* enum issue_severity; ISSUE_MEDIUM when has lacks it */
     struct rule_detail *labels;   /* string values */
     char *group;             /* 8 hex digits; NULL without */
+    char *exe;               /* the executable its process ran; NULL without */
     unsigned has;            /* ISSUE_HAS_* */
     json_t *raw;             /* see above; NULL for an issue the record writes */
 };

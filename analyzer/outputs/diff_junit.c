@@ -1,7 +1,9 @@
 /*
  * The diff as JUnit XML (output_format.h), which CI dashboards (GitLab's
  * test reports, Jenkins, GitHub test-report actions) read: one test case
- * per fingerprint of either side, named by rule, file and fingerprint; a
+ * per fingerprint of either side, named by rule, file (relative to the
+ * source root when it lies under it, as the project's files are named in
+ * the dashboard) and fingerprint; a
  * new issue's case fails, an unchanged or fixed one passes (a fixed one
  * says so in its output). Issues sharing a fingerprint are one case; one
  * without a fingerprint is a case of its own.
@@ -33,12 +35,26 @@ static void xml_text(FILE *f, const char *s)
         }
 }
 
+/* path relative to root when it lies under it, else path. */
+static const char *project_path(const char *path, const char *root)
+{
+    size_t n = root ? strlen(root) : 0;
+
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    if (!path || !n || strncmp(path, root, n) != 0 || path[n] != '/' || !path[n + 1])
+        return path;
+    return path + n + 1;
+}
+
 enum outcome { CASE_NEW, CASE_UNCHANGED, CASE_FIXED };
 
 /* One case per fingerprint: seen holds the fingerprints written. 1 when
    issue's case is written now, 0 when its fingerprint already had one. */
-static int junit_case(FILE *f, const struct issue *issue, enum outcome outcome, json_t *seen)
+static int junit_case(FILE *f, const struct issue *issue, enum outcome outcome, json_t *seen,
+                      const char *root)
 {
+    const char *path = project_path(issue->path, root);
     const char *key = issue->fingerprint;
     char top[1024];
 
@@ -50,7 +66,7 @@ static int junit_case(FILE *f, const struct issue *issue, enum outcome outcome, 
     fputs("    <testcase classname=\"ioscope.", f);
     xml_text(f, issue->rule);
     fputs("\" name=\"", f);
-    xml_text(f, issue->path);
+    xml_text(f, path);
     fputs(" [", f);
     xml_text(f, key ? key : "no fingerprint");
     fputs("]\"", f);
@@ -66,7 +82,7 @@ static int junit_case(FILE *f, const struct issue *issue, enum outcome outcome, 
         fputs("\">", f);
         xml_text(f, issue->rule);
         fputs(" on ", f);
-        xml_text(f, issue->path);
+        xml_text(f, path);
         if (*issue_top_frame(issue, top, sizeof(top))) {
             fputs(" at ", f);
             xml_text(f, top);
@@ -116,7 +132,7 @@ int diff_write_junit(FILE *f, const struct output_diff *in)
                "skipped=\"0\">\n", tests, failures);
     for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
         for (size_t i = 0; i < lists[l]->n; i++)
-            junit_case(f, lists[l]->v[i], outcomes[l], seen);
+            junit_case(f, lists[l]->v[i], outcomes[l], seen, in->source_root);
     fputs("  </testsuite>\n</testsuites>\n", f);
     json_decref(seen);
     return ferror(f) ? -1 : 0;

@@ -120,6 +120,11 @@ int diff_write_markdown(FILE *f, const struct output_diff *in)
     else
         fprintf(f, "### ioscope: no new I/O issues\n");
     fprintf(f, "\n%zu new, %zu fixed, %zu unchanged.\n", nnew, nfixed, nkept);
+    if (in->outside && *in->outside) {
+        fputs("\nNot counted: ", f);
+        md_cell(f, in->outside);
+        fputs(" (`--scope all` lists them).\n", f);
+    }
     if (nnew)
         md_table(f, "New", in->added);
     if (nfixed)

@@ -47,6 +47,8 @@ static const struct output_format formats[] = {
      .write_issues = issues_write_jsonl},
     {OUTPUT_ANALYZE, "sarif", "the issues as a SARIF 2.1.0 log for code-scanning tools",
      .write_issues = issues_write_sarif, .source_root = 1},
+    {OUTPUT_ANALYZE, "codequality", "the issues as a GitLab Code Quality report (merge request widget)",
+     .write_issues = issues_write_codequality, .source_root = 1},
     {OUTPUT_ANALYZE, "text", "a report to read, the issues with their figures (the default on a terminal)",
      .write_issues = write_report_text, .report = 1},
     {OUTPUT_ANALYZE, "html", "the report as one HTML page",
@@ -69,6 +71,8 @@ static const struct output_format formats[] = {
      .write_diff = diff_write_junit},
     {OUTPUT_DIFF, "sarif", "the new issues as a SARIF 2.1.0 log",
      .write_diff = diff_write_sarif, .source_root = 1},
+    {OUTPUT_DIFF, "codequality", "the new issues as a GitLab Code Quality report",
+     .write_diff = diff_write_codequality, .source_root = 1},
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 

@@ -41,6 +41,8 @@ struct output_diff {
     const struct issue_list *near;    /* of added and fixed, what --ci counted as
                                          unchanged (near its threshold); empty without */
     const char *source_root;      /* --source-root resolved; NULL when it cannot be */
+    const char *outside;          /* --scope own: the line counting NEW's findings
+                                     outside the project (scope.h); NULL or "" none */
 };
 
 /* An event hook of the analysis (struct analyze_opts' observe). */
@@ -90,9 +92,11 @@ const char *output_format_help(enum output_command c, char *buf, size_t size);
 int issues_write_json(FILE *f, const struct output_issues *in);
 int issues_write_jsonl(FILE *f, const struct output_issues *in);
 int issues_write_sarif(FILE *f, const struct output_issues *in);
+int issues_write_codequality(FILE *f, const struct output_issues *in);
 void dump_text(FILE *f, const struct iot_event *ev);
 int diff_write_json(FILE *f, const struct output_diff *in);
 int diff_write_sarif(FILE *f, const struct output_diff *in);
+int diff_write_codequality(FILE *f, const struct output_diff *in);
 int diff_write_text(FILE *f, const struct output_diff *in);
 int diff_write_markdown(FILE *f, const struct output_diff *in);
 int diff_write_junit(FILE *f, const struct output_diff *in);

@@ -40,6 +40,7 @@ void report_free(struct report *r)
     }
     for (size_t i = 0; i < r->nfile; i++) {
         free(r->filev[i]->path);
+        free(r->filev[i]->offsets);
         free(r->filev[i]);
     }
     free(r->procv);
@@ -214,6 +215,8 @@ static void on_call(struct report *r, struct engine *e, const struct iot_event *
          * every entry in filev has a path, which the sorts compare. */
         if (f && fresh && !(f->path = strdup(path)))
             r->oom = 1;
+        if (f && fresh)
+            f->next_off = -1;
         if (f && !f->path)
             f = NULL;       /* out of memory for its copy: counted, never shown */
         if (f) {
@@ -224,6 +227,8 @@ static void on_call(struct report *r, struct engine *e, const struct iot_event *
             sum_add(&f->sum, dir, err, dur, bytes);
         }
     }
+    if ((dir == IOT_DIR_READ || dir == IOT_DIR_WRITE) && !err)
+        report_access(r, e, ev, f, dir);
     if (th) {
         struct report_bin *b;
 

@@ -54,12 +54,42 @@ struct report_thread {
     struct report_bin *bins;    /* REPORT_BINS, or NULL before its first call */
 };
 
+/*
+ * Request sizes for the HTML report's histogram: bucket k counts the data
+ * calls asking for [2^k, 2^(k+1)) bytes (0 and 1 byte in bucket 0).
+ */
+#define REPORT_SIZE_BUCKETS 48
+/*
+ * Offsets over time, for the files whose access jumps (report_access.c):
+ * at most REPORT_OFFSET_FILES files at once keep points, each at most
+ * REPORT_OFFSET_POINTS of them, one every stride-th data call (the stride
+ * doubles and every other point goes when they fill).
+ */
+#define REPORT_OFFSET_FILES 16
+#define REPORT_OFFSET_POINTS 512
+
+struct report_point {
+    int64_t t, off;
+    int32_t len, write;
+};
+
+struct report_offsets {
+    struct report_point v[REPORT_OFFSET_POINTS];
+    size_t n;
+    uint64_t stride, skip;
+};
+
 struct report_file {
     char *path;
     int32_t pid;                /* the first process that used it */
     uint32_t nprocs;            /* how many processes did (counted per change) */
     struct report_sum sum;
     uint64_t opens;
+    /* its data calls at a known offset, those that did not start where
+       the one before ended, and where that one ended (-1 none yet) */
+    uint64_t accesses, jumps;
+    int64_t next_off;
+    struct report_offsets *offsets;   /* NULL: no points kept */
 };
 
 struct report_call {
@@ -84,6 +114,8 @@ struct report {
     struct report_call *slow;   /* min-heap on dur, nslow <= REPORT_SLOW */
     size_t nslow;
     uint64_t events;
+    uint64_t sizes[2][REPORT_SIZE_BUCKETS];   /* reads', writes' request sizes */
+    size_t noffsets;            /* files keeping points (REPORT_OFFSET_FILES at most) */
     int oom;
 };
 
@@ -91,6 +123,13 @@ struct report *report_create(void);
 void report_free(struct report *r);
 /* struct analyze_opts' observe hook: arg is the report. */
 void report_observe(void *arg, struct engine *e, const struct iot_event *const *evs, size_t n);
+/* A data call's request size and offset (report_access.c): f its file
+   (NULL unknown), dir IOT_DIR_READ or IOT_DIR_WRITE. */
+void report_access(struct report *r, struct engine *e, const struct iot_event *ev,
+                   struct report_file *f, int dir);
+/* The files whose access is random enough to chart, most jumps first, at
+   most max of them, into v; how many. */
+size_t report_random_files(const struct report *r, const struct report_file **v, size_t max);
 /* Entries sorted by a sum's time, largest first: a new array of n pointers
    (free it), NULL out of memory. */
 struct report_proc **report_procs_by_time(const struct report *r);

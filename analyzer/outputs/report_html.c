@@ -24,10 +24,12 @@
 __asm__(".section .rodata\n"
         ".global report_html_js\n.hidden report_html_js\n"
         "report_html_js:\n.incbin \"analyzer/outputs/report_html.js\"\n.byte 0\n"
+        ".global report_html_charts_js\n.hidden report_html_charts_js\n"
+        "report_html_charts_js:\n.incbin \"analyzer/outputs/report_html_charts.js\"\n.byte 0\n"
         ".global report_html_css\n.hidden report_html_css\n"
         "report_html_css:\n.incbin \"analyzer/outputs/report_html.css\"\n.byte 0\n"
         ".previous\n");
-extern const char report_html_js[], report_html_css[];
+extern const char report_html_js[], report_html_charts_js[], report_html_css[];
 
 /* A JSON string of s; bytes that are not UTF-8 become U+FFFD (as in JSONL). */
 static json_t *jstr(const char *s)
@@ -130,6 +132,48 @@ static json_t *calls_json(const struct report *r, json_t *paths, struct hmap *th
     return a;
 }
 
+/* The request sizes as {"read": [[bucket, calls]...], "write": [...]},
+   non-empty buckets only (report.h: bucket k is [2^k, 2^(k+1)) bytes). */
+static json_t *sizes_json(const struct report *r)
+{
+    json_t *o = json_object();
+
+    for (int w = 0; w < 2; w++) {
+        json_t *a = json_array();
+
+        for (int k = 0; k < REPORT_SIZE_BUCKETS; k++)
+            if (r->sizes[w][k])
+                json_array_append_new(a, json_pack("[i,I]", k, (json_int_t)r->sizes[w][k]));
+        json_object_set_new(o, w ? "write" : "read", a);
+    }
+    return o;
+}
+
+/* The randomly accessed files' offsets over time: [{path, accesses, jumps,
+   points: [[t, offset, length, write]...]}], the most jumps first. */
+#define CHARTED_FILES 4
+static json_t *offsets_json(const struct report *r)
+{
+    const struct report_file *v[CHARTED_FILES];
+    size_t n = report_random_files(r, v, CHARTED_FILES);
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++) {
+        json_t *pts = json_array();
+
+        for (size_t k = 0; k < v[i]->offsets->n; k++) {
+            const struct report_point *p = &v[i]->offsets->v[k];
+
+            json_array_append_new(pts, json_pack("[I,I,i,i]", (json_int_t)since_t0(r, p->t),
+                                                 (json_int_t)p->off, (int)p->len, p->write));
+        }
+        json_array_append_new(a, json_pack("{s:o,s:I,s:I,s:o}", "path", jstr(v[i]->path),
+                                           "accesses", (json_int_t)v[i]->accesses, "jumps",
+                                           (json_int_t)v[i]->jumps, "points", pts));
+    }
+    return a;
+}
+
 /* An issue as the page shows it: with its time on the timeline and its fix. */
 static json_t *issue_json(const struct report *r, const json_t *is)
 {
@@ -223,6 +267,8 @@ static json_t *build(const struct report *r, const json_t *issues)
     json_object_set_new(d, "threads", threads);
     json_object_set_new(d, "files", files);
     json_object_set_new(d, "ops", ops);
+    json_object_set_new(d, "sizes", sizes_json(r));
+    json_object_set_new(d, "offsets", offsets_json(r));
     json_object_set_new(d, "opnames", opnames);
     json_object_set_new(d, "issues", iss);
     hmap_release(&thr_index);
@@ -261,6 +307,7 @@ int report_html(FILE *f, const struct report *r, const json_t *issues)
     put_script_json(f, text);
     fputs("</script>\n<script>\n", f);
     fputs(report_html_js, f);
+    fputs(report_html_charts_js, f);
     fputs("</script>\n</body>\n</html>\n", f);
     free(text);
     return fflush(f) == 0 && !ferror(f) ? 0 : -1;

@@ -1,8 +1,10 @@
 /*
  * --format text: the report a person reads in a terminal. The findings by
  * impact (report_findings: the issues of one cause as one), each with its
- * file, process, thread, figures, message, fix, symptoms and stack; then where the I/O time went: per process, per file, and per op
- * as `strace -c` prints it.
+ * file, process, thread, figures, message, fix, symptoms and stack; then
+ * where the I/O time went: per process, per file, and per op as `strace -c`
+ * prints it. Written whole, then wrapped to the terminal's width
+ * (text_wrap.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "report.h"
 #include "rule.h"
 #include "text.h"
+#include "text_wrap.h"
 
 #define TOP 10   /* rows of the per-process and per-file tables */
 
@@ -109,8 +112,8 @@ static void figures(FILE *f, const json_t *is, const struct paint *c)
         char *val = detail_text(v);
         int w = (int)(strlen(key) + (val ? strlen(val) : 0) + 3);
 
-        /* items of a line two spaces apart, lines of at most 100 columns */
-        if (col > 11 && col + w > 100) {
+        /* items of a line two spaces apart, lines of at most 80 columns */
+        if (col > 11 && col + w > 80) {
             fprintf(f, "\n           ");
             col = 11;
         }
@@ -341,7 +344,7 @@ static void ops_section(FILE *f, const struct report *r, const struct paint *c)
             r->total.calls, r->total.errors, r->total.bytes);
 }
 
-int report_text(FILE *f, const struct report *r, const json_t *issues, int color)
+static void report_write(FILE *f, const struct report *r, const json_t *issues, int color)
 {
     const struct paint *c = color ? &colored : &plain;
     char d[32], sev[96];
@@ -361,5 +364,22 @@ int report_text(FILE *f, const struct report *r, const json_t *issues, int color
     procs_section(f, r, c);
     files_section(f, r, c);
     ops_section(f, r, c);
+}
+
+int report_text(FILE *f, const struct report *r, const json_t *issues, int color)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+
+    if (!m)
+        return -1;
+    report_write(m, r, issues, color);
+    if (fclose(m) != 0) {
+        free(buf);
+        return -1;
+    }
+    text_wrap_write(f, buf, len, text_wrap_width(f));
+    free(buf);
     return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }

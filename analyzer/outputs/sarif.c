@@ -14,7 +14,9 @@
  * goes in the message and the properties: its path changes from run to run
  * (temporary directories) and is no place to put an alert. An issue with no
  * frame in the user's code is placed on the module under the root that
- * made the call, else on the process name, at line 1. The issue's
+ * made the call, else on the executable when it lies under the root, at
+ * line 1, else on no file at all (a logical location naming the process:
+ * GitHub shows no alert on a file the repository lacks). The issue's
  * fingerprint goes in partialFingerprints, so the dashboard recognises the
  * same problem across runs the way `ioanalyze diff` does.
  */
@@ -74,8 +76,9 @@ static json_t *rule_descriptor(const struct sarif_rule *r)
 
     if (asprintf(&text, "%s\n\nHow to fix: %s", help, fix ? fix : "see the issue's message.") < 0)
         text = NULL;
-    if (asprintf(&md, "**%s**\n\n%s\n\n**How to fix:** %s\n\nThe issue's stack shows where the "
-                 "file was opened; its message and properties name the file and the figures.",
+    if (asprintf(&md, "**%s**\n\n%s\n\n**How to fix:** %s\n\nThe issue's stack is where the harmful "
+                 "calls were made; where the file was opened elsewhere, the open's frames are "
+                 "related locations. The message and properties name the file and the figures.",
                  r->name ? r->name : r->id, help, fix ? fix : "see the issue's message.") < 0)
         md = NULL;
     snprintf(uri, sizeof(uri), "%s/blob/main/README.md#rules", IOSCOPE_URL);
@@ -240,15 +243,19 @@ static int frame_locations(json_t *res, const struct issue *is, const char *root
     }
     if (!primary) {
         /* no frame in the user's code: the module under the root that made
-           the call, else the process */
+           the call, else the executable when it is under the root, else no
+           file at all (the process by name): an alert on a file the
+           repository lacks ("ld", "cc1") is one nobody can open */
         const char *rel = NULL;
 
         for (i = 0; i < frames->n && !rel; i++)
             rel = under_root(frames->v[i].module, root);
         if (!rel)
-            rel = is->process;
-        primary = json_pack("{s:o}", "physicalLocation",
-                            physical(rel && *rel ? rel : "unknown", 1));
+            rel = under_root(is->exe, root);
+        primary = rel ? json_pack("{s:o}", "physicalLocation", physical(rel, 1))
+                      : json_pack("{s:[{s:s, s:s}]}", "logicalLocations", "name",
+                                  is->process && *is->process ? is->process : "unknown",
+                                  "kind", "module");
     }
     open_locations(related, is, root, id);
     json_object_set_new(res, "locations", json_pack("[o]", primary));

@@ -8,7 +8,8 @@ of its own and exits 1 when there is one, 0 when they agree.
 
 issues: every field that says what was found, where and how much, equal;
 left out are what the two paths cannot share: the time and ids of the run
-(time, pid, tid), the call stacks (the kernel path takes none) and what is
+(time, pid, tid), the executable (exe: the kernel path runs a static
+copy), the call stacks (the kernel path takes none) and what is
 made from them (fingerprint, group), and what is measured in time (the
 impact's time_ms and io_share, severity and cost, which follow the
 timings, and the detail's timings).
@@ -25,7 +26,7 @@ import sys
 
 TIMED_IMPACT = {"time_ms", "io_share"}
 TIMED_DETAIL = {"max_continual_us", "max_once_us", "open_sites"}
-NOT_SHARED = {"time", "pid", "tid", "stack", "frames", "open_stack", "open_frames",
+NOT_SHARED = {"time", "pid", "tid", "exe", "stack", "frames", "open_stack", "open_frames",
               "fingerprint", "group", "severity", "cost"}
 # ops both paths record of this program's own calls
 OPS = {"open", "close", "read", "write", "dup", "fcntl", "pipe", "socket", "anonfd",

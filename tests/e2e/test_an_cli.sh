@@ -68,7 +68,7 @@ grep -qx "ioanalyze: option '--strict' takes no value; see 'ioanalyze analyze --
 expect 2 "$IOANALYZE" -x "$FX/small_buffer_fires.jsonl"
 grep -qx "ioanalyze: unknown option '-x'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "unknown short option message: $(cat "$work/err")"
 expect 2 "$IOANALYZE" -f xml "$FX/small_buffer_fires.jsonl"
-grep -qx "ioanalyze: --format: expected json, jsonl, sarif, text or html, not 'xml'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "refused value message: $(cat "$work/err")"
+grep -qx "ioanalyze: --format: expected json, jsonl, sarif, codequality, text or html, not 'xml'; see 'ioanalyze analyze --help'" "$work/err" || not_ok "refused value message: $(cat "$work/err")"
 cp "$FX/small_buffer_fires.jsonl" "$work/-dash.jsonl"
 (cd "$work" && "$IOANALYZE" --fail-on-issues -- -dash.jsonl >/dev/null 2>&1)
 [ $? -eq 1 ] || not_ok "'--' must make '-dash.jsonl' an input"

@@ -13,7 +13,8 @@ work_dir cmake_reports
 zstd -dcq "$TOP/tests/fixtures/reports/cmake_text_segv.jsonl.zst" >"$work/cmake.jsonl" ||
     die "cannot unpack the fixture"
 
-"$IOANALYZE" --format text "$work/cmake.jsonl" >"$work/text" 2>"$work/text.err"
+# the lines as wide as they are (the wrapping is test_an_report_width.sh's)
+COLUMNS=1000 "$IOANALYZE" --format text "$work/cmake.jsonl" >"$work/text" 2>"$work/text.err"
 rc=$?
 [ $rc -eq 0 ] || not_ok "--format text: exit $rc ($(tail -n 1 "$work/text.err"))"
 want() {  # PATTERN WHAT

@@ -4,6 +4,10 @@
 # table; color appears on a terminal only, never with NO_COLOR; the default
 # format is the report on a terminal and JSON into a pipe.
 . "$(dirname "$0")/lib.sh"
+# the report's items one a line, as wide as they are (the wrapping to the
+# terminal's width is tests/e2e/test_an_report_width.sh's)
+COLUMNS=1000
+export COLUMNS
 need_built "$IOANALYZE"
 work_dir report_text
 

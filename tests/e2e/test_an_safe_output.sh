@@ -7,6 +7,10 @@
 # control byte; CSV cells that begin = + - @ get a leading ', TAB and CR
 # are escaped as in text.
 . "$(dirname "$0")/lib.sh"
+# the text report's lines as wide as they are (its wrapping to the
+# terminal's width is tests/e2e/test_an_report_width.sh's)
+COLUMNS=1000
+export COLUMNS
 need_built "$IOANALYZE"
 work_dir safe_output
 

@@ -8,6 +8,10 @@
 # level follows the severity (note, warning, error).
 # e2e: slow (about 5 s CPU here: many analyses)
 . "$(dirname "$0")/lib.sh"
+# the text report's lines as wide as they are (its wrapping to the
+# terminal's width is tests/e2e/test_an_report_width.sh's)
+COLUMNS=1000
+export COLUMNS
 FX=$TOP/tests/fixtures/rules
 need_built "$IOANALYZE"
 have python3 || skip "python3 is needed"

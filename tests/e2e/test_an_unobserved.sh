@@ -13,6 +13,10 @@
 # e2e: slow (about 5 s CPU here: Go, liburing and kernel halves)
 set -u
 . "$(dirname "$0")/lib.sh"
+# the text report's lines as wide as they are (its wrapping to the
+# terminal's width is tests/e2e/test_an_report_width.sh's)
+COLUMNS=1000
+export COLUMNS
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have cc || skip "no C compiler"
 work_dir unobserved

@@ -84,7 +84,7 @@ expect 1 diff.json "$IOANALYZE" diff v1.json v2.json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sorted(d) == ["fixed","new","unchanged"] and d["unchanged"] == 1, d' \
     diff.json || not_ok "json diff keys"
 expect 2 bad.out "$IOANALYZE" diff --format yaml v1.json v2.json
-[ "$(wc -l <err)" -eq 1 ] && grep -q "expected json, text, markdown, junit or sarif, not 'yaml'" err ||
+[ "$(wc -l <err)" -eq 1 ] && grep -q "expected json, text, markdown, junit, sarif or codequality, not 'yaml'" err ||
     not_ok "bad --format: $(cat err)"
 
 # hostile strings: a path with markup and a control byte, a message with HTML

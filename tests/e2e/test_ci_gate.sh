@@ -1,7 +1,8 @@
 #!/bin/sh
-# The ready gate, end to end on a sample project: the "ioscope: ..." steps
-# of ci/github/action.yml run as written there (their env with the
-# action's inputs, $GITHUB_ACTION_PATH, $GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY)
+# The ready gate, end to end on a sample project: the steps of
+# ci/github/action.yml run as written there (tests/e2e/gh_action.py: their
+# env with the action's inputs, $GITHUB_ACTION_PATH, $GITHUB_OUTPUT,
+# $GITHUB_STEP_SUMMARY)
 # and the script of ci/gitlab/ioscope.gitlab-ci.yml: no baseline yet
 # passes, the same suite again passes, a planted regression fails with a
 # markdown summary naming it (and a failed JUnit case, SARIF of it), the
@@ -13,97 +14,45 @@ S=$BUILD/bin/samples
 need_built "$IOANALYZE" "$IORECORD" "$S/fd_leak" "$S/random_write" "$S/small_writes"
 have python3 || skip "python3 is needed"
 have bash || skip "bash is needed (the action's steps are bash)"
+python3 -c 'import yaml' 2>/dev/null || skip "python3 has no yaml module (Debian: python3-yaml)"
 work_dir ci-gate
 REC_ENV=$(asan_env "$LIBIORECORD")
 PATH=$BUILD/bin:$PATH
 export PATH
 
-# The sample project: its "test suite" runs sample programs, each in a new
-# temporary directory; REGRESS=1 plants a regression (small_writes' 32-byte
-# writes), SUITE_STATUS makes the suite fail.
-mkdir -p "$work/project/tmp" || exit 1
+# The sample project: its "test suite" runs its programs (sample programs
+# copied in: built from the project's tree, as far as own-code scope can
+# tell), each in a new temporary directory; REGRESS=1 plants a regression
+# (small_writes' 32-byte writes), SUITE_STATUS makes the suite fail.
+mkdir -p "$work/project/tmp" "$work/project/bin" || exit 1
+cp "$S/fd_leak" "$S/random_write" "$S/small_writes" "$work/project/bin/" || exit 1
 cat >"$work/project/suite.sh" <<SUITE
 #!/bin/sh
 TMPDIR=$work/project/tmp
 export TMPDIR
-"$S/fd_leak" "\$(mktemp -d)" >/dev/null
-"$S/random_write" "\$(mktemp -d)" >/dev/null
-[ "\${REGRESS:-0}" = 1 ] && "$S/small_writes" "\$(mktemp -d)" >/dev/null
+bin/fd_leak "\$(mktemp -d)" >/dev/null
+bin/random_write "\$(mktemp -d)" >/dev/null
+[ "\${REGRESS:-0}" = 1 ] && bin/small_writes "\$(mktemp -d)" >/dev/null
 exit \${SUITE_STATUS:-0}
 SUITE
 chmod +x "$work/project/suite.sh"
+cat >"$work/scenario.json" <<'JSON'
+{"inputs": {"command": "sh suite.sh", "install": "false"},
+ "github": {"job": "io", "repository": "me/project", "actor": "me", "event_name": "push"}}
+JSON
 
 # action STATUS [VAR=VALUE...]: the action's steps in order, as the runner
-# would run them with command "sh suite.sh"; STATUS is the job's (the last
-# step's) exit status. Each step's output is in $work/stepN.out.
+# would run them with command "sh suite.sh" (tests/e2e/gh_action.py);
+# STATUS is the job's. Each step's output is in $work/stepN.out, the run's
+# report in $work/action.json.
 action() {
     want=$1; shift
     : >"$work/summary.md"
     rm -f "$work"/step*.out
-    got=$(cd "$work/project" && env $REC_ENV "$@" python3 - "$TOP/ci/github/action.yml" \
-        "$TOP/ci/github" "$work" <<'PY'
-import os, re, subprocess, sys
-lines = open(sys.argv[1]).read().split("\n")
-action_path, work = sys.argv[2], sys.argv[3]
-inputs = {"command": "sh suite.sh", "baseline": ".ioscope-baseline.json", "out": "ioscope-out",
-          "config": "", "ci": "true", "install": "false", "upload-sarif": "true"}
-# the steps: name, id, env, run
-steps, i = [], 0
-while i < len(lines):
-    m = re.match(r'^    - name: "?([^"]*)"?\s*$', lines[i])
-    i += 1
-    if not m:
-        continue
-    step = {"name": m.group(1), "env": {}, "run": None, "id": None}
-    while i < len(lines) and not lines[i].startswith("    - "):
-        l = lines[i]
-        if re.match(r"^      id: ", l):
-            step["id"] = l.split(":", 1)[1].strip()
-        if l.strip() == "env:":
-            i += 1
-            while i < len(lines) and lines[i].startswith("        ") and ":" in lines[i]:
-                k, v = lines[i].strip().split(":", 1)
-                step["env"][k] = v.strip()
-                i += 1
-            continue
-        if l.strip() == "run: |":
-            body = []
-            i += 1
-            while i < len(lines) and (lines[i].startswith("        ") or not lines[i].strip()):
-                body.append(lines[i][8:])
-                i += 1
-            step["run"] = "\n".join(body)
-            continue
-        i += 1
-    steps.append(step)
-names = [s["name"] for s in steps if s["name"].startswith("ioscope: ")]
-assert names == ["ioscope: install", "ioscope: record", "ioscope: analyze", "ioscope: diff",
-                 "ioscope: fail on new issues"], names
-outputs = {}
-def expr(v):
-    v = re.sub(r"\$\{\{ inputs\.ci == 'true' && '1' \|\| '0' \}\}",
-               lambda m: "1" if inputs["ci"] == "true" else "0", v)
-    v = re.sub(r"\$\{\{ inputs\.([\w-]+) \}\}", lambda m: inputs[m.group(1)], v)
-    v = re.sub(r"\$\{\{ steps\.(\w+)\.outputs\.(\w+) \}\}",
-               lambda m: outputs.get(m.group(1), {}).get(m.group(2), ""), v)
-    assert "${{" not in v, v
-    return v
-status = 0
-for n, s in enumerate(steps):
-    if not s["name"].startswith("ioscope: ") or s["name"] == "ioscope: install":
-        continue
-    env = dict(os.environ, GITHUB_ACTION_PATH=action_path, GITHUB_OUTPUT=work + "/gh_output",
-               GITHUB_STEP_SUMMARY=work + "/summary.md", GITHUB_PATH=work + "/gh_path")
-    env.update({k: expr(v) for k, v in s["env"].items()})
-    open(work + "/gh_output", "w").close()
-    with open("%s/step%d.out" % (work, n), "w") as out:
-        status = subprocess.call(["bash", "-e", "-c", s["run"]], env=env, stdout=out,
-                                 stderr=subprocess.STDOUT)
-    if s["id"]:
-        outputs[s["id"]] = dict(l.split("=", 1) for l in open(work + "/gh_output").read().split())
-print(status)
-PY
-    )
+    (cd "$work/project" && env $REC_ENV "$@" python3 "$TOP/tests/e2e/gh_action.py" \
+        "$TOP/ci/github/action.yml" "$work/scenario.json" "$work") >"$work/action.json" ||
+        not_ok "cannot run the action's steps"
+    got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$work/action.json")
     [ "$got" = "$want" ] || not_ok "action $* exited '$got', expected $want: $(cat "$work"/step*.out)"
 }
 

@@ -31,21 +31,24 @@ extract shell >"$work/recipe.sh" || { not_ok "no shell recipe in docs/ci.md"; ex
 extract github-actions >"$work/workflow.yml" || { not_ok "no workflow in docs/ci.md"; exit 1; }
 extract gitlab >"$work/gitlab.yml" || { not_ok "no GitLab job in docs/ci.md"; exit 1; }
 
-# The project's test suite: sample programs, each in a new temporary
-# directory (as a real suite would), EXTRA=1 adds a new problem, a clearly
+# The project's test suite: its programs (sample programs copied into the
+# checkout: built from the project's tree, as far as the gate's own-code
+# scope can tell), each in a new temporary directory (as a real suite would), EXTRA=1 adds a new problem, a clearly
 # costly one (100000 writes of 32 bytes: a cheap finding's severity, and so
 # whether the gate shows it, would follow the machine's load), SUITE_STATUS
 # makes it fail.
 # (The directories are left to the test's cleanup: rm would be recorded too.)
-mkdir "$work/tmp"
+mkdir -p "$work/tmp" "$work/repo/bin"
+cp "$S/fd_leak" "$S/random_write" "$S/small_writes" "$work/repo/bin/" || exit 1
+B=$work/repo/bin
 cat >"$work/suite.sh" <<EOF
 #!/bin/sh
 TMPDIR=$work/tmp
 export TMPDIR
 d1=\$(mktemp -d) d2=\$(mktemp -d) d3=\$(mktemp -d)
-"$S/fd_leak" "\$d1" >/dev/null
-"$S/random_write" "\$d2" >/dev/null
-[ "\${EXTRA:-0}" = 1 ] && "$S/small_writes" "\$d3" >/dev/null
+"$B/fd_leak" "\$d1" >/dev/null
+"$B/random_write" "\$d2" >/dev/null
+[ "\${EXTRA:-0}" = 1 ] && "$B/small_writes" "\$d3" >/dev/null
 exit \${SUITE_STATUS:-0}
 EOF
 chmod +x "$work/suite.sh"

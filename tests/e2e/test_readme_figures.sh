@@ -14,7 +14,8 @@ work_dir readme-figures
 
 BUILD=$BUILD TMPDIR=$work sh "$TOP/samples/readme_figures.sh" >"$work/figures" 2>"$work/err" ||
     die "readme_figures.sh failed: $(cat "$work/err")"
-for name in quick_summary quick_issues demo_seconds demo_events html_size; do
+for name in quick_summary quick_issues quick_report quick_profile quick_info demo_seconds \
+    demo_transcript demo_events html_size; do
     grep -q "^$name	" "$work/figures" || not_ok "the script measured no $name: $(cat "$work/figures")"
     grep -q "<!-- figure $name -->" "$TOP/README.md" || not_ok "README.md has no marker for $name"
 done
@@ -28,5 +29,13 @@ shown=$(echo "$summary" | sed -n 's/^\([0-9]*\) issues\{0,1\} .*/\1/p')
 low=$(echo "$summary" | sed -n 's/.*; \([0-9]*\) low-impact issues\{0,1\} not shown.*/\1/p')
 [ $((shown + ${low:-0})) = "$quoted" ] ||
     not_ok "README.md's summary line ($shown shown, ${low:-0} low-impact) disagrees with its count $quoted"
+# the report quoted is of the run the summary line is: as many issues
+head=$(sed -n '/<!-- figure quick_report -->/,/<!-- \/figure -->/s/^ioscope report: \([0-9]*\) issues\{0,1\} .*/\1/p' "$TOP/README.md")
+[ "$head" = "$shown" ] ||
+    not_ok "README.md's quick start report has ${head:-no} issues, its summary line $shown"
+# and the demo's transcript's report the demo's events
+dev=$(sed -n 's/.*<!-- figure demo_events -->\([0-9,]*\)<!-- \/figure -->.*/\1/p' "$TOP/README.md" | tr -d ,)
+grep -q "^ioscope report: .* in $dev events" "$TOP/README.md" ||
+    not_ok "README.md's demo transcript is not of the run of $dev events it quotes"
 [ $fail = 0 ] && echo "ok   README.md quotes the $measured issues of the quick start measured here"
 exit $fail

@@ -228,6 +228,10 @@ static void test_sarif(void)
                                   "function", "__libc_start_main", "file", "line",
                                   "module", "/lib/libc.so.6", "inlined", 0));
     json_object_set_new(json_array_get(issues, 1), "process", json_string("app"));
+    json_object_set_new(json_array_get(issues, 1), "exe", json_string("/src/bin/app"));
+    json_object_set_new(json_array_get(issues, 2), "process", json_string("cc1"));
+    json_object_set_new(json_array_get(issues, 2), "exe",
+                        json_string("/usr/lib/gcc/x86_64-linux-gnu/12/cc1"));
     struct issue_list list = {0};
     CU_ASSERT_EQUAL_FATAL(issue_list_from_json(&list, issues), 0);
     log = sarif_render(&list, rules, 2, "/src");
@@ -272,7 +276,13 @@ static void test_sarif(void)
         CU_ASSERT_STRING_EQUAL(sget(v, "level"), "warning");
         CU_ASSERT_PTR_NOT_NULL_FATAL(desc);
         CU_ASSERT_STRING_EQUAL(sget(desc, "id"), sget(v, "ruleId"));
-        /* relative to SRCROOT: code scanning refuses absolute uris */
+        /* a file in the repository, relative to SRCROOT (code scanning
+           refuses absolute uris), or none at all */
+        if (!json_object_get(loc, "physicalLocation")) {
+            CU_ASSERT_STRING_EQUAL(sget(json_array_get(json_object_get(loc, "logicalLocations"),
+                                                       0), "name"), "cc1");
+            continue;
+        }
         CU_ASSERT_PTR_NOT_NULL_FATAL(sget(loc, "physicalLocation.artifactLocation.uri"));
         CU_ASSERT_NOT_EQUAL(sget(loc, "physicalLocation.artifactLocation.uri")[0], '/');
         CU_ASSERT_STRING_EQUAL(sget(loc, "physicalLocation.artifactLocation.uriBaseId"),
@@ -302,9 +312,13 @@ static void test_sarif(void)
     CU_ASSERT_STRING_EQUAL(sget(json_array_get(flow, 2), "location.message.text"),
                            "__libc_start_main in libc.so.6");
     CU_ASSERT_EQUAL(json_array_size(json_object_get(v, "relatedLocations")), 2);
-    /* no frame: the process, at line 1 */
+    /* no frame: the executable under the root, at line 1 */
     CU_ASSERT_STRING_EQUAL(sget(json_array_get(json_object_get(json_array_get(res, 1),
-                                "locations"), 0), "physicalLocation.artifactLocation.uri"), "app");
+                                "locations"), 0), "physicalLocation.artifactLocation.uri"),
+                           "bin/app");
+    /* no frame and a program outside the root: no file, the process by name */
+    CU_ASSERT_PTR_NULL(json_object_get(json_array_get(json_object_get(json_array_get(res, 2),
+                                       "locations"), 0), "physicalLocation"));
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(
         json_object_get(v, "partialFingerprints"), "ioscope/v1")), "f1");
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(v, "properties"), "pid")),

@@ -30,7 +30,8 @@
     X(fold)            \
     X(cost_model)      \
     X(syscalls)        \
-    X(issue_rec)
+    X(issue_rec)       \
+    X(report_layout)
 
 #define UNIT_SUITE_DECL_(name) void name##_suite(void);
 UNIT_SUITES(UNIT_SUITE_DECL_)
