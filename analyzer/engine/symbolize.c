@@ -22,6 +22,7 @@
 #include "hmap.h"
 #include "iotrace.h"
 #include "symbolize.h"
+#include "symbolize_go.h"
 #include "symbolize_jit.h"
 
 #define MAX_INLINE 16
@@ -63,6 +64,7 @@ struct symbolizer {
     struct hmap addrs;          /* hash of (path, offset) -> struct saddr */
     struct hmap stacks;         /* interned stack -> struct sstack */
     struct jit_table *jit;      /* the JIT symbol records */
+    struct go_tables *go;       /* Go binaries' line tables, read at their first frame */
     const char *jit_module;     /* "[jit]": the module of a JIT frame with no name */
     size_t nframes, nunresolved;
 };
@@ -93,7 +95,8 @@ struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs)
     s->debuginfo_path = malloc(len);
     s->dirs_path = malloc(len);
     s->jit = jit_table_create();
-    if (!s->strs || !s->debuginfo_path || !s->dirs_path || !s->jit ||
+    s->go = go_tables_create();
+    if (!s->strs || !s->debuginfo_path || !s->dirs_path || !s->jit || !s->go ||
         !(s->jit_module = intern(s, "[jit]"))) {
         symbolizer_free(s);
         return NULL;
@@ -144,6 +147,7 @@ void symbolizer_free(struct symbolizer *s)
     hmap_release(&s->addrs);
     hmap_release(&s->stacks);
     jit_table_free(s->jit);
+    go_tables_free(s->go);
     iot_strtab_free(s->strs);
     free(s->debuginfo_path);
     free(s->dirs_path);
@@ -372,6 +376,18 @@ static size_t resolve(struct symbolizer *s, struct smod *m, uint64_t off, struct
                                            .line = file ? line : 0 };
     }
     free(scopes);
+    /* a Go binary: its own line table where its DWARF cannot be searched */
+    if (n == 0) {
+        const char *file_of = NULL, *gfn, *gfile;
+        int gline;
+
+        dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &file_of, NULL);
+        if (go_lookup(s->go, file_of, addr, &gfn, &gfile, &gline)) {
+            out[0] = (struct sym_frame){ .function = intern(s, gfn), .file = intern(s, gfile),
+                                         .line = gline };
+            n = 1;
+        }
+    }
     if (n == 0) {
         out[0] = (struct sym_frame){ .function = intern(s, sname) };
         n = 1;

@@ -14,6 +14,7 @@
 #include "frame.h"
 #include "iotrace.h"
 #include "kconvert.h"
+#include "kstack.h"
 
 #define CHUNK_BYTES (32 * 1024)
 #define ARGV_MAX    64
@@ -53,6 +54,7 @@ struct kproc {
        another thread writes it), and that thread; fd -1 when none */
     int32_t comm_fd, comm_tid;
     struct kchain *chains;
+    struct kstacks *stk;   /* its modules and stacks (kstack.c), NULL until one */
 };
 
 #define PROC_BUCKETS 1024
@@ -66,6 +68,8 @@ struct kconv {
     struct rec_framer framer;    /* the collector's writer: whole frames, within RLIMIT_FSIZE */
     uint64_t next_chain;
     uint64_t dropped;
+    kstack_lookup lookup;  /* the BPF side's stacks, NULL when none are taken */
+    void *lookup_ctx;
     struct kproc *procs[PROC_BUCKETS];
     /* IORECORD_LABELS as iorecord set it, checked ("" for none): the
        labels of every process the kernel path writes the record of */
@@ -169,5 +173,18 @@ int follow_map(struct kproc *p, const struct iot_event *ev);
  */
 void follow_comm_file(struct kconv *k, struct kproc *p, const struct iot_event *ev,
                       const char *path);
+
+/* ------------------------------------------- kstack.c: user stacks */
+
+/* The stack string of interned stack kev.stack of thread tid, its modules
+   written first; NULL when none (or none to trust). Owned by p. */
+const char *kstack_of(struct kconv *k, struct kproc *p, int32_t tid, int64_t t, uint32_t stack);
+/* p exec'd exe, its code mapped at [start_code, end_code): its executable module. */
+void kstack_exec(struct kproc *p, const char *exe, uint64_t start_code, uint64_t end_code);
+/* child was forked from parent: the same executable where it was. */
+void kstack_fork(struct kproc *child, const struct kproc *parent);
+/* The lost record of p's calls that got no stack for want of frame pointers, once. */
+void kstack_note(struct kconv *k, struct kproc *p, int64_t t);
+void kstack_free(struct kproc *p);
 
 #endif

@@ -101,6 +101,8 @@ static void on_call(struct kconv *k, const struct kev *e)
     }
     if (!follow_map(p, &ev))
         return;
+    if (e->kind == KEV_SYSCALL && (ev.stack = kstack_of(k, p, ev.tid, ev.t, e->stack)) != NULL)
+        ev.has |= IOT_HAS_STACK;
     p->calls++;
     put_call(k, p, &ev, path, newpath, NULL);
     follow_comm_file(k, p, &ev, path);
@@ -115,6 +117,7 @@ static void on_call(struct kconv *k, const struct kev *e)
  */
 static void put_coverage(struct kconv *k, struct kproc *p, int64_t t)
 {
+    kstack_note(k, p, t);
     if ((p->preload && !p->calls && !p->asked) || p->awaiting_let_go)
         return;
     struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_COVERAGE, .pid = p->pid,
@@ -156,6 +159,7 @@ static void on_exec(struct kconv *k, const struct kev *e)
     /* "/dir/./prog" as /proc names it, when the file is still there */
     if (realpath(exe, exe_real))
         exe = exe_real;
+    kstack_exec(p, exe, e->a0, e->a3);
     p->preload = k->judge && exe[0] && !p->let_go ? k->judge(exe) : 0;
     /* the exec'd file does not take the preload, but the tool it is runs a
        program that does: one source, the preload's, for what the program
@@ -185,6 +189,7 @@ static void on_fork(struct kconv *k, const struct kev *e)
     child->hosted = parent->hosted;
     memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
     memcpy(child->maps, parent->maps, sizeof(child->maps));
+    kstack_fork(child, parent);
     child->comm_fd = -1;
     /* its one thread has the name of the thread that forked */
     memcpy(child->comm, parent->comm, sizeof(child->comm));
@@ -281,6 +286,12 @@ void kconv_event(struct kconv *k, const struct kev *e, size_t len)
     case KEV_WAITS: on_waits(k, e); break;
     default: break;
     }
+}
+
+void kconv_stacks(struct kconv *k, kstack_lookup lookup, void *ctx)
+{
+    k->lookup = lookup;
+    k->lookup_ctx = ctx;
 }
 
 void kconv_dropped(struct kconv *k, uint64_t total)
