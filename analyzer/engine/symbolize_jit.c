@@ -138,5 +138,23 @@ void jit_name_parse(const char *name, struct jit_name *out)
             out->file = colon + 1;
             out->file_len = strlen(colon + 1);
         }
+    } else if (name[0] == '$' && strchr(name, ':') && strchr(name, '/')) {
+        /* BEAM's "$module:function/arity" */
+        out->function = name + 1;
+        out->function_len = strlen(name + 1);
+    } else if (out->function_len && (colon = strchr(name, '(')) != NULL &&
+               name[out->function_len - 1] == ')' &&
+               (sp = memchr(name, ' ', (size_t)(colon - name))) != NULL) {
+        /* the JVM's "void pkg.Class.method(java.lang.String, int)": the
+           method, without its return type and arguments (the name stays
+           the same across runs) */
+        const char *start = colon;
+
+        while (start > name && start[-1] != ' ')
+            start--;
+        if (colon > start) {
+            out->function = start;
+            out->function_len = (size_t)(colon - start);
+        }
     }
 }
