@@ -137,6 +137,8 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
             goto oom;
         if (sym)
             symbolizer_counts(sym, &res->frames, &res->unresolved);
+        if (sym)
+            symbolizer_jit_hints(sym, res->jit_hints, sizeof(res->jit_hints));
         if (o && o->want_labels) {
             res->labels = json_deep_copy(issues_labels(is));
             if (!res->labels)
@@ -220,6 +222,9 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
     if (res->frames)
         fprintf(stderr, "; %zu of %zu stack frame%s unresolved", res->unresolved, res->frames,
                 res->frames == 1 ? "" : "s");
+    if (res->jit_hints[0])
+        fprintf(stderr, "; unnamed JIT frames, which the runtime's perf map names when run with "
+                        "the flag: %s", res->jit_hints);
     if (res->stats.unrecorded) {
         const struct engine_stats *st = &res->stats;
         char path[IOT_TEXT_MAX], why[256];

@@ -31,6 +31,7 @@
  * hostile input's million frames) is shown as given. The recorder keeps 24.
  */
 #define MAX_STACK_FRAMES 256
+#define SYM_HINTS 8
 
 struct smod {
     const char *path;
@@ -67,6 +68,10 @@ struct symbolizer {
     struct go_tables *go;       /* Go binaries' line tables, read at their first frame */
     const char *jit_module;     /* "[jit]": the module of a JIT frame with no name */
     size_t nframes, nunresolved;
+    int32_t unnamed_pid;        /* the last stack's unnamed JIT frames' process, or -1 */
+    /* processes whose JIT frames went unnamed, and the flag that names them */
+    struct { int32_t pid; const char *runtime, *flag; } hints[SYM_HINTS];
+    size_t nhints;
 };
 
 static const char *intern(struct symbolizer *s, const char *str)
@@ -510,6 +515,7 @@ static int jit_frame(struct symbolizer *s, const char *text, size_t len, struct 
     name = addr ? jit_table_find(s->jit, (int32_t)pid, addr - 1) : NULL;
     if (!name) {
         s->nunresolved++;
+        s->unnamed_pid = (int32_t)pid;
         *out = (struct sym_frame){ .module = s->jit_module, .offset = addr, .has_offset = 1 };
         return 1;
     }
@@ -519,7 +525,8 @@ static int jit_frame(struct symbolizer *s, const char *text, size_t len, struct 
         .file = jn.file ? iot_intern(s->strs, jn.file, jn.file_len) : NULL,
         .line = jn.line,
     };
-    out->module = out->file;
+    /* a name without a file (the JVM's, BEAM's): "function ([jit])" */
+    out->module = out->file ? out->file : s->jit_module;
     return 1;
 }
 
@@ -588,6 +595,41 @@ static void frame_text(FILE *t, FILE *k, const struct sym_frame *f, const char *
         fwrite(orig, 1, len, k);
 }
 
+/* A stack with unnamed JIT frames of a runtime that names them when asked: noted once per process. */
+static void note_hint(struct symbolizer *s, const struct sym_frame *f, size_t n)
+{
+    const char *runtime = NULL, *flag = NULL;
+
+    for (size_t i = 0; i < n && !flag; i++)
+        flag = jit_runtime_flag(base_name(f[i].module), &runtime);
+    for (size_t i = 0; i < s->nhints; i++)
+        if (s->hints[i].pid == s->unnamed_pid)
+            return;
+    if (!flag || s->nhints == SYM_HINTS)
+        return;
+    s->hints[s->nhints].pid = s->unnamed_pid;
+    s->hints[s->nhints].runtime = runtime;
+    s->hints[s->nhints].flag = flag;
+    s->nhints++;
+}
+
+size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap)
+{
+    size_t len = 0;
+
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < s->nhints && len < cap; i++) {
+        int w = snprintf(buf + len, cap - len, "%s%s (pid %d): %s", i ? ", " : "",
+                         s->hints[i].runtime, (int)s->hints[i].pid, s->hints[i].flag);
+
+        if (w < 0 || (size_t)w >= cap - len)
+            break;
+        len += (size_t)w;
+    }
+    return s->nhints;
+}
+
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack)
 {
     const char *key = intern(s, stack ? stack : "");
@@ -602,6 +644,7 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
     k = hmap_get(&s->stacks, hmap_ptr_key(key));
     if (k)
         return &k->st;
+    s->unnamed_pid = -1;
     t = open_memstream(&text, &tlen);
     kf = open_memstream(&keys, &klen);
     if (!t || !kf)
@@ -658,6 +701,8 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
     }
     k->f = f;
     k->st = (struct sym_stack){ f, n, text, keys };
+    if (s->unnamed_pid >= 0)
+        note_hint(s, f, n);
     return &k->st;
 fail:
     if (t)

@@ -158,3 +158,24 @@ void jit_name_parse(const char *name, struct jit_name *out)
         }
     }
 }
+
+/* The runtimes that name their JIT code in a perf map when asked. */
+static const struct {
+    const char *module;     /* a module their frames run in (a base name) */
+    const char *runtime, *flag;
+} runtimes[] = {
+    { "libjvm.so", "java", "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" },
+    { "beam.smp", "erl", "+JPperf true" },
+    { "node", "node", "--perf-basic-prof" },
+    { "libnode.so", "node", "--perf-basic-prof" },
+};
+
+const char *jit_runtime_flag(const char *module, const char **runtime)
+{
+    for (size_t i = 0; module && i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+        if (strcmp(module, runtimes[i].module) == 0) {
+            *runtime = runtimes[i].runtime;
+            return runtimes[i].flag;
+        }
+    return NULL;
+}
