@@ -619,15 +619,22 @@ size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap)
 
     if (cap)
         buf[0] = '\0';
-    for (size_t i = 0; i < s->nhints && len < cap; i++) {
-        int w = snprintf(buf + len, cap - len, "%s%s (pid %d): %s", i ? ", " : "",
-                         s->hints[i].runtime, (int)s->hints[i].pid, s->hints[i].flag);
+    size_t n = 0;
 
+    for (size_t i = 0; i < s->nhints && len < cap; i++) {
+        int w;
+
+        /* a map was read for it (the JVM's at exit, after this stack): no flag is missing */
+        if (jit_table_has(s->jit, s->hints[i].pid))
+            continue;
+        w = snprintf(buf + len, cap - len, "%s%s (pid %d): %s", n ? ", " : "",
+                     s->hints[i].runtime, (int)s->hints[i].pid, s->hints[i].flag);
         if (w < 0 || (size_t)w >= cap - len)
             break;
         len += (size_t)w;
+        n++;
     }
-    return s->nhints;
+    return n;
 }
 
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack)

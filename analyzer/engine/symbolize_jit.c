@@ -74,6 +74,13 @@ int jit_table_add(struct jit_table *t, int32_t pid, uint64_t start, uint64_t siz
     return 0;
 }
 
+int jit_table_has(const struct jit_table *t, int32_t pid)
+{
+    const struct jit_proc *p = hmap_get(&t->procs, pid_key(pid));
+
+    return p && p->n > 0;
+}
+
 const char *jit_table_find(const struct jit_table *t, int32_t pid, uint64_t addr)
 {
     const struct jit_proc *p = hmap_get(&t->procs, pid_key(pid));
@@ -166,8 +173,9 @@ static const struct {
 } runtimes[] = {
     { "libjvm.so", "java", "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" },
     { "beam.smp", "erl", "+JPperf true" },
-    { "node", "node", "--perf-basic-prof" },
-    { "libnode.so", "node", "--perf-basic-prof" },
+    /* interpreted functions run in the trampoline's frame without the second */
+    { "node", "node", "--perf-basic-prof --interpreted-frames-native-stack" },
+    { "libnode.so", "node", "--perf-basic-prof --interpreted-frames-native-stack" },
 };
 
 const char *jit_runtime_flag(const char *module, const char **runtime)
