@@ -133,7 +133,6 @@ void proc_free(struct kconv *k, struct kproc *p)
 
     chains_end(k, p);
     *slot = p->next;
-    kstack_free(p);
     free(p);
 }
 

@@ -101,7 +101,7 @@ enum {
 void write_chunk(struct kconv *k, int32_t pid, struct kchain *c, uint32_t flags);
 /* The process of pid, made (zeroed) when new; NULL when out of memory. */
 struct kproc *proc_get(struct kconv *k, int32_t pid);
-/* p ends: its chains end and it is freed. */
+/* p ends: its chains end and it is freed (its stacks' state, kstack_free, first). */
 void proc_free(struct kconv *k, struct kproc *p);
 /* The chain of thread tid of p, begun at t when new; NULL when out of memory. */
 struct kchain *chain_get(struct kconv *k, struct kproc *p, int32_t tid, int64_t t);

@@ -70,6 +70,13 @@ struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge, kconv_judged
 }
 
 
+/* p ends: its stacks' state goes, then p (kchain.c). */
+static void proc_end(struct kconv *k, struct kproc *p)
+{
+    kstack_free(p);
+    proc_free(k, p);
+}
+
 static void on_call(struct kconv *k, const struct kev *e)
 {
     struct kproc *p = proc_get(k, (int32_t)e->pid);
@@ -222,7 +229,7 @@ static void on_exit_(struct kconv *k, const struct kev *e)
         return;
     }
     if (p->before_exec) {
-        proc_free(k, p);
+        proc_end(k, p);
         return;
     }
     put_coverage(k, p, (int64_t)e->t);
@@ -234,7 +241,7 @@ static void on_exit_(struct kconv *k, const struct kev *e)
             iot_enc_exit(&c->enc, (int64_t)e->t, status, sig);
         }
     }
-    proc_free(k, p);
+    proc_end(k, p);
 }
 
 /* The preload let the process go at a credential change: its calls are
@@ -321,7 +328,7 @@ int kconv_finish(struct kconv *k)
                     k->dropped = 0;
                 }
             }
-            proc_free(k, p);
+            proc_end(k, p);
         }
     err = k->err;
     iot_chunker_free(k->framer.chunker);
