@@ -26,6 +26,7 @@
     X(text)            \
     X(symbolize)       \
     X(kconvert)        \
+    X(kstack)          \
     X(fold)            \
     X(cost_model)
 
