@@ -212,6 +212,7 @@ $(BPF_GEN)/vmlinux.h:
 	@mkdir -p $(dir $@)
 	bpftool btf dump file /sys/kernel/btf/vmlinux format c >$@.tmp && mv $@.tmp $@
 $(BPF_GEN)/capture.bpf.o: recorder/kernel/capture.bpf.c recorder/kernel/capture_calls.bpf.h \
+    recorder/kernel/capture_stack.bpf.h \
     recorder/kernel/kevent.h formats/syscalls.h $(BPF_GEN)/vmlinux.h
 	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_GEN) -Irecorder/kernel -Iformats -c $< -o $@
 $(BPF_GEN)/capture.skel.h: $(BPF_GEN)/capture.bpf.o

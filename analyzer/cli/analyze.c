@@ -140,6 +140,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         issues_note_exe(res->issues, e);
         if (sym) {
             symbolizer_counts(sym, &res->frames, &res->unresolved);
+            symbolizer_jit_hints(sym, res->jit_hints, sizeof(res->jit_hints));
             /* at each input's end: a fleet task that is killed keeps what it did */
             symbolizer_flush_cache(sym);
         }
@@ -226,6 +227,9 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
     if (res->frames)
         fprintf(stderr, "; %zu of %zu stack frame%s unresolved", res->unresolved, res->frames,
                 res->frames == 1 ? "" : "s");
+    if (res->jit_hints[0])
+        fprintf(stderr, "; unnamed JIT frames, which the runtime's perf map names when run with "
+                        "the flag: %s", res->jit_hints);
     if (res->stats.unrecorded) {
         const struct engine_stats *st = &res->stats;
         char path[IOT_TEXT_MAX], why[256];

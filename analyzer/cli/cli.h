@@ -53,6 +53,7 @@ struct analyze_result {
                                    fail alike */
     size_t frames, unresolved;  /* distinct stack frames looked up, and those
                                    no function was found for */
+    char jit_hints[512];        /* symbolizer_jit_hints' ("" for none) */
 };
 
 /* 0, or 2 after printing the error. */

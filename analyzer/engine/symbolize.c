@@ -29,6 +29,7 @@
 #include "hmap.h"
 #include "iotrace.h"
 #include "symbolize.h"
+#include "symbolize_go.h"
 #include "symcache.h"
 #include "symbolize_jit.h"
 #include "symbolize_python.h"
@@ -39,6 +40,7 @@
  * hostile input's million frames) is shown as given. The recorder keeps 24.
  */
 #define MAX_STACK_FRAMES 256
+#define SYM_HINTS 8
 
 struct smod {
     const char *path;
@@ -76,10 +78,15 @@ struct symbolizer {
     struct symcache *cache;     /* NULL: none */
     debuginfod_client *dbgd;    /* made at the first module asked for */
     struct jit_table *jit;      /* the JIT symbol records */
+    struct go_tables *go;       /* Go binaries' line tables, read at their first frame */
     const char *jit_module;     /* "[jit]": the module of a JIT frame with no name */
     struct py_table *py;        /* the Python code records */
     const char *py_module;      /* "[py]": the module of a Python frame with no record */
     size_t nframes, nunresolved;
+    int32_t unnamed_pid;        /* the last stack's unnamed JIT frames' process, or -1 */
+    /* processes whose JIT frames went unnamed, and the flag that names them */
+    struct { int32_t pid; const char *runtime, *flag; } hints[SYM_HINTS];
+    size_t nhints;
 };
 
 static const char *intern(struct symbolizer *s, const char *str)
@@ -109,7 +116,8 @@ struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs)
     s->dirs_path = malloc(len);
     s->jit = jit_table_create();
     s->py = s->strs ? py_table_create(s->strs) : NULL;
-    if (!s->strs || !s->debuginfo_path || !s->dirs_path || !s->jit || !s->py ||
+    s->go = go_tables_create();
+    if (!s->strs || !s->debuginfo_path || !s->dirs_path || !s->jit || !s->py || !s->go ||
         !(s->jit_module = intern(s, "[jit]")) || !(s->py_module = intern(s, "[py]"))) {
         symbolizer_free(s);
         return NULL;
@@ -163,6 +171,7 @@ void symbolizer_free(struct symbolizer *s)
         debuginfod_end(s->dbgd);
     jit_table_free(s->jit);
     py_table_free(s->py);
+    go_tables_free(s->go);
     iot_strtab_free(s->strs);
     free(s->debuginfo_path);
     free(s->dirs_path);
@@ -467,6 +476,18 @@ static size_t resolve(struct symbolizer *s, struct smod *m, uint64_t off, struct
                                            .line = file ? line : 0 };
     }
     free(scopes);
+    /* a Go binary: its own line table where its DWARF cannot be searched */
+    if (n == 0) {
+        const char *file_of = NULL, *gfn, *gfile;
+        int gline;
+
+        dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &file_of, NULL);
+        if (go_lookup(s->go, file_of, addr, &gfn, &gfile, &gline)) {
+            out[0] = (struct sym_frame){ .function = intern(s, gfn), .file = intern(s, gfile),
+                                         .line = gline };
+            n = 1;
+        }
+    }
     if (n == 0) {
         out[0] = (struct sym_frame){ .function = intern(s, sname) };
         n = 1;
@@ -594,6 +615,7 @@ static int jit_frame(struct symbolizer *s, const char *text, size_t len, struct 
     name = addr ? jit_table_find(s->jit, (int32_t)pid, addr - 1) : NULL;
     if (!name) {
         s->nunresolved++;
+        s->unnamed_pid = (int32_t)pid;
         *out = (struct sym_frame){ .module = s->jit_module, .offset = addr, .has_offset = 1 };
         return 1;
     }
@@ -603,7 +625,8 @@ static int jit_frame(struct symbolizer *s, const char *text, size_t len, struct 
         .file = jn.file ? iot_intern(s->strs, jn.file, jn.file_len) : NULL,
         .line = jn.line,
     };
-    out->module = out->file;
+    /* a name without a file (the JVM's, BEAM's): "function ([jit])" */
+    out->module = out->file ? out->file : s->jit_module;
     return 1;
 }
 
@@ -702,6 +725,48 @@ static void frame_text(FILE *t, FILE *k, const struct sym_frame *f, const char *
         fwrite(orig, 1, len, k);
 }
 
+/* A stack with unnamed JIT frames of a runtime that names them when asked: noted once per process. */
+static void note_hint(struct symbolizer *s, const struct sym_frame *f, size_t n)
+{
+    const char *runtime = NULL, *flag = NULL;
+
+    for (size_t i = 0; i < n && !flag; i++)
+        flag = jit_runtime_flag(base_name(f[i].module), &runtime);
+    for (size_t i = 0; i < s->nhints; i++)
+        if (s->hints[i].pid == s->unnamed_pid)
+            return;
+    if (!flag || s->nhints == SYM_HINTS)
+        return;
+    s->hints[s->nhints].pid = s->unnamed_pid;
+    s->hints[s->nhints].runtime = runtime;
+    s->hints[s->nhints].flag = flag;
+    s->nhints++;
+}
+
+size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap)
+{
+    size_t len = 0;
+
+    if (cap)
+        buf[0] = '\0';
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->nhints && len < cap; i++) {
+        int w;
+
+        /* a map was read for it (the JVM's at exit, after this stack): no flag is missing */
+        if (jit_table_has(s->jit, s->hints[i].pid))
+            continue;
+        w = snprintf(buf + len, cap - len, "%s%s (pid %d): %s", n ? ", " : "",
+                     s->hints[i].runtime, (int)s->hints[i].pid, s->hints[i].flag);
+        if (w < 0 || (size_t)w >= cap - len)
+            break;
+        len += (size_t)w;
+        n++;
+    }
+    return n;
+}
+
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack)
 {
     const char *key = intern(s, stack ? stack : "");
@@ -717,6 +782,7 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
     k = hmap_get(&s->stacks, hmap_ptr_key(key));
     if (k)
         return &k->st;
+    s->unnamed_pid = -1;
     t = open_memstream(&text, &tlen);
     kf = open_memstream(&keys, &klen);
     pyk = open_memstream(&pykeys, &pyklen);
@@ -791,6 +857,8 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
     }
     k->f = f;
     k->st = (struct sym_stack){ f, n, text, keys };
+    if (s->unnamed_pid >= 0)
+        note_hint(s, f, n);
     return &k->st;
 fail:
     if (t)

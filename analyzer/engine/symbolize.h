@@ -80,6 +80,14 @@ void symbolizer_py_code(struct symbolizer *s, int32_t pid, uint64_t code, const 
 /* The symbolized stack, or NULL on out of memory; owned by s. */
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack);
 
+/*
+ * The processes whose stacks hold JIT frames no perf map named, of a
+ * runtime that writes one when asked (java, erl, node), each with the flag
+ * that does ("java (pid 12): -XX:+UnlockDiagnosticVMOptions
+ * -XX:+DumpPerfMapAtExit, ...") into buf; how many processes.
+ */
+size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap);
+
 /* Distinct frames looked up, and how many of them no function was found for. */
 void symbolizer_counts(const struct symbolizer *s, size_t *frames, size_t *unresolved);
 

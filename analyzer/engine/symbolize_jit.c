@@ -74,6 +74,13 @@ int jit_table_add(struct jit_table *t, int32_t pid, uint64_t start, uint64_t siz
     return 0;
 }
 
+int jit_table_has(const struct jit_table *t, int32_t pid)
+{
+    const struct jit_proc *p = hmap_get(&t->procs, pid_key(pid));
+
+    return p && p->n > 0;
+}
+
 const char *jit_table_find(const struct jit_table *t, int32_t pid, uint64_t addr)
 {
     const struct jit_proc *p = hmap_get(&t->procs, pid_key(pid));
@@ -138,5 +145,45 @@ void jit_name_parse(const char *name, struct jit_name *out)
             out->file = colon + 1;
             out->file_len = strlen(colon + 1);
         }
+    } else if (name[0] == '$' && strchr(name, ':') && strchr(name, '/')) {
+        /* BEAM's "$module:function/arity" */
+        out->function = name + 1;
+        out->function_len = strlen(name + 1);
+    } else if (out->function_len && (colon = strchr(name, '(')) != NULL &&
+               name[out->function_len - 1] == ')' &&
+               (sp = memchr(name, ' ', (size_t)(colon - name))) != NULL) {
+        /* the JVM's "void pkg.Class.method(java.lang.String, int)": the
+           method, without its return type and arguments (the name stays
+           the same across runs) */
+        const char *start = colon;
+
+        while (start > name && start[-1] != ' ')
+            start--;
+        if (colon > start) {
+            out->function = start;
+            out->function_len = (size_t)(colon - start);
+        }
     }
+}
+
+/* The runtimes that name their JIT code in a perf map when asked. */
+static const struct {
+    const char *module;     /* a module their frames run in (a base name) */
+    const char *runtime, *flag;
+} runtimes[] = {
+    { "libjvm.so", "java", "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" },
+    { "beam.smp", "erl", "+JPperf true" },
+    /* interpreted functions run in the trampoline's frame without the second */
+    { "node", "node", "--perf-basic-prof --interpreted-frames-native-stack" },
+    { "libnode.so", "node", "--perf-basic-prof --interpreted-frames-native-stack" },
+};
+
+const char *jit_runtime_flag(const char *module, const char **runtime)
+{
+    for (size_t i = 0; module && i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+        if (strcmp(module, runtimes[i].module) == 0) {
+            *runtime = runtimes[i].runtime;
+            return runtimes[i].flag;
+        }
+    return NULL;
 }

@@ -33,4 +33,14 @@ struct jit_name {
 };
 void jit_name_parse(const char *name, struct jit_name *out);
 
+/* Whether process pid has any JIT symbol record: its runtime wrote a map. */
+int jit_table_has(const struct jit_table *t, int32_t pid);
+
+/*
+ * The flag that makes a runtime write its perf map (so that its JIT frames
+ * get names), for a module its frames run in ("libjvm.so", "beam.smp",
+ * "node"), and the runtime's name in *runtime; NULL for any other module.
+ */
+const char *jit_runtime_flag(const char *module, const char **runtime);
+
 #endif /* SYMBOLIZE_JIT_H */

@@ -34,6 +34,7 @@
 
 #include "kevent.h"
 #include "capture_calls.bpf.h"
+#include "capture_stack.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -119,6 +120,7 @@ struct in_flight {
     __u32 lib_flags;    /* KEV_F_LIBC when [lib_start, lib_end) is the C library's */
     __u64 lib_start, lib_end;
     __u32 tgid;         /* the process of the thread that wrote it last */
+    __u32 seen[4];      /* the thread's calls per stack class (capture_stack.bpf.h) */
 };
 
 /*
@@ -471,6 +473,8 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
         if (bpf_probe_read_user_str(e->path2, sizeof(e->path2), (void *)arg_of(regs, second)) < 0)
             e->path2[0] = 0;
     }
+    e->stack = user_stack(ctx, nr, f->seen);
+    e->pad_ = 0;
     bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
     return 0;
 }
@@ -560,6 +564,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     e->tid = p->pid;
     e->npaths = 2;
     e->a1 = BPF_CORE_READ(p, real_parent, tgid);
+    /* where the new image's code is: its stacks' frames are placed by it
+       even when the process is gone before user space reads /proc */
+    e->a0 = BPF_CORE_READ(p, mm, start_code);
+    e->a3 = BPF_CORE_READ(p, mm, end_code);
     if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename)) < 0)
         e->path[0] = 0;
     /* argv now, in the new image: the process may be gone before user

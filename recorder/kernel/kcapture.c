@@ -70,6 +70,30 @@ int kcap_built(void)
     return 1;
 }
 
+/* Whether the calls' user stacks are taken (iorecord --no-stacks: not). */
+static int take_stacks = 1;
+
+void kcap_stacks(int on)
+{
+    take_stacks = on;
+}
+
+/* A stack the BPF side interned: its return addresses (kconv_stacks). */
+static int stack_lookup(void *ctx, uint32_t id, uint64_t *ips, int cap)
+{
+    struct kcap *c = ctx;
+    __u64 frames[KEV_STACK_DEPTH];
+    int n = 0;
+
+    if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.user_stacks), &id, frames) != 0)
+        return -1;
+    while (n < cap && n < KEV_STACK_DEPTH && frames[n]) {
+        ips[n] = frames[n];
+        n++;
+    }
+    return n;
+}
+
 /* libbpf's own messages would go to the traced program's terminal. */
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -125,6 +149,12 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
     c->marks_cap = marks_size();
     c->skel->rodata->marks_cap = (__u32)c->marks_cap;
     c->skel->rodata->classify = judge != NULL;
+    c->skel->rodata->stacks = (__u8)take_stacks;
+    /* no room taken for stacks that are not taken */
+    if (!take_stacks && bpf_map__set_max_entries(c->skel->maps.user_stacks, 1) != 0) {
+        err = errno;
+        goto fail;
+    }
     /* the threads' in_flight entries by tid, as far as 64 Ki of them */
     flight = c->marks_cap < (64u << 10) ? c->marks_cap : (64u << 10);
     c->skel->rodata->flight_cap = (__u32)flight;
@@ -154,6 +184,8 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         err = errno ? errno : ENOMEM;
         goto fail;
     }
+    if (take_stacks)
+        kconv_stacks(c->conv, stack_lookup, c);
     return c;
 fail:
     if (err == EPERM || err == EACCES)
@@ -280,6 +312,11 @@ struct kcap {
 int kcap_built(void)
 {
     return 0;
+}
+
+void kcap_stacks(int on)
+{
+    (void)on;
 }
 
 struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_t cap)

@@ -17,6 +17,9 @@ struct kcap;
 /* Whether this build has the kernel path (clang, bpftool, libbpf were there). */
 int kcap_built(void);
 
+/* Whether kcap_open's program takes the calls' user stacks (default 1). */
+void kcap_stacks(int on);
+
 /*
  * Load and attach the BPF program, appending chunks to trace_fd (not
  * taken); judge as kconv_create's. NULL with a one-line reason in why

@@ -116,6 +116,7 @@ void put_call(struct kconv *k, struct kproc *p, struct iot_event *ev,
         if ((!path || iot_enc_str(&c->enc, path, strlen(path), &ev->path_id) == 0) &&
             (!newpath || iot_enc_str(&c->enc, newpath, strlen(newpath), &ev->newpath_id) == 0) &&
             (!mode || iot_enc_str(&c->enc, mode, strlen(mode), &ev->mode_id) == 0) &&
+            (!ev->stack || iot_enc_str(&c->enc, ev->stack, strlen(ev->stack), &ev->stack_id) == 0) &&
             iot_enc_call(&c->enc, ev) == 0)
             return;
         /* undo a string defined for a call that did not fit */

@@ -15,6 +15,7 @@
 #include "iotrace.h"
 #include "syscalls.h"   /* NR_<name>: x86_64 numbers, as capture.bpf.c records them */
 #include "kconvert.h"
+#include "kstack.h"
 
 #define CHUNK_BYTES (32 * 1024)
 #define ARGV_MAX    64
@@ -54,6 +55,7 @@ struct kproc {
        another thread writes it), and that thread; fd -1 when none */
     int32_t comm_fd, comm_tid;
     struct kchain *chains;
+    struct kstacks *stk;   /* its modules and stacks (kstack.c), NULL until one */
 };
 
 #define PROC_BUCKETS 1024
@@ -67,6 +69,8 @@ struct kconv {
     struct rec_framer framer;    /* the collector's writer: whole frames, within RLIMIT_FSIZE */
     uint64_t next_chain;
     uint64_t dropped;
+    kstack_lookup lookup;  /* the BPF side's stacks, NULL when none are taken */
+    void *lookup_ctx;
     struct kproc *procs[PROC_BUCKETS];
     /* IORECORD_LABELS as iorecord set it, checked ("" for none): the
        labels of every process the kernel path writes the record of */
@@ -82,7 +86,7 @@ struct kconv {
 void write_chunk(struct kconv *k, int32_t pid, struct kchain *c, uint32_t flags);
 /* The process of pid, made (zeroed) when new; NULL when out of memory. */
 struct kproc *proc_get(struct kconv *k, int32_t pid);
-/* p ends: its chains end and it is freed. */
+/* p ends: its chains end and it is freed (its stacks' state, kstack_free, first). */
 void proc_free(struct kconv *k, struct kproc *p);
 /* The chain of thread tid of p, begun at t when new; NULL when out of memory. */
 struct kchain *chain_get(struct kconv *k, struct kproc *p, int32_t tid, int64_t t);
@@ -152,5 +156,18 @@ int follow_map(struct kproc *p, const struct iot_event *ev);
  */
 void follow_comm_file(struct kconv *k, struct kproc *p, const struct iot_event *ev,
                       const char *path);
+
+/* ------------------------------------------- kstack.c: user stacks */
+
+/* The stack string of interned stack kev.stack of thread tid, its modules
+   written first; NULL when none (or none to trust). Owned by p. */
+const char *kstack_of(struct kconv *k, struct kproc *p, int32_t tid, int64_t t, uint32_t stack);
+/* p exec'd exe, its code mapped at [start_code, end_code): its executable module. */
+void kstack_exec(struct kproc *p, const char *exe, uint64_t start_code, uint64_t end_code);
+/* child was forked from parent: the same executable where it was. */
+void kstack_fork(struct kproc *child, const struct kproc *parent);
+/* The lost record of p's calls that got no stack for want of frame pointers, once. */
+void kstack_note(struct kconv *k, struct kproc *p, int64_t t);
+void kstack_free(struct kproc *p);
 
 #endif

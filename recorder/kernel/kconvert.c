@@ -71,6 +71,13 @@ struct kconv *kconv_create(int trace_fd, kconv_preload_judge judge, kconv_judged
 }
 
 
+/* p ends: its stacks' state goes, then p (kchain.c). */
+static void proc_end(struct kconv *k, struct kproc *p)
+{
+    kstack_free(p);
+    proc_free(k, p);
+}
+
 static void on_call(struct kconv *k, const struct kev *e)
 {
     struct kproc *p = proc_get(k, (int32_t)e->pid);
@@ -102,6 +109,8 @@ static void on_call(struct kconv *k, const struct kev *e)
     }
     if (!follow_map(p, &ev))
         return;
+    if (e->kind == KEV_SYSCALL && (ev.stack = kstack_of(k, p, ev.tid, ev.t, e->stack)) != NULL)
+        ev.has |= IOT_HAS_STACK;
     p->calls++;
     put_call(k, p, &ev, path, newpath, NULL);
     follow_comm_file(k, p, &ev, path);
@@ -116,6 +125,7 @@ static void on_call(struct kconv *k, const struct kev *e)
  */
 static void put_coverage(struct kconv *k, struct kproc *p, int64_t t)
 {
+    kstack_note(k, p, t);
     if ((p->preload && !p->calls && !p->asked) || p->awaiting_let_go)
         return;
     struct iot_event ev = { .kind = IOT_EV_CALL, .op = IOT_OP_COVERAGE, .pid = p->pid,
@@ -157,6 +167,7 @@ static void on_exec(struct kconv *k, const struct kev *e)
     /* "/dir/./prog" as /proc names it, when the file is still there */
     if (realpath(exe, exe_real))
         exe = exe_real;
+    kstack_exec(p, exe, e->a0, e->a3);
     p->preload = k->judge && exe[0] && !p->let_go ? k->judge(exe) : 0;
     /* the exec'd file does not take the preload, but the tool it is runs a
        program that does: one source, the preload's, for what the program
@@ -186,6 +197,7 @@ static void on_fork(struct kconv *k, const struct kev *e)
     child->hosted = parent->hosted;
     memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
     memcpy(child->maps, parent->maps, sizeof(child->maps));
+    kstack_fork(child, parent);
     child->comm_fd = -1;
     /* its one thread has the name of the thread that forked */
     memcpy(child->comm, parent->comm, sizeof(child->comm));
@@ -218,7 +230,7 @@ static void on_exit_(struct kconv *k, const struct kev *e)
         return;
     }
     if (p->before_exec) {
-        proc_free(k, p);
+        proc_end(k, p);
         return;
     }
     put_coverage(k, p, (int64_t)e->t);
@@ -230,7 +242,7 @@ static void on_exit_(struct kconv *k, const struct kev *e)
             iot_enc_exit(&c->enc, (int64_t)e->t, status, sig);
         }
     }
-    proc_free(k, p);
+    proc_end(k, p);
 }
 
 /* The preload let the process go at a credential change: its calls are
@@ -284,6 +296,12 @@ void kconv_event(struct kconv *k, const struct kev *e, size_t len)
     }
 }
 
+void kconv_stacks(struct kconv *k, kstack_lookup lookup, void *ctx)
+{
+    k->lookup = lookup;
+    k->lookup_ctx = ctx;
+}
+
 void kconv_dropped(struct kconv *k, uint64_t total)
 {
     k->dropped = total;
@@ -311,7 +329,7 @@ int kconv_finish(struct kconv *k)
                     k->dropped = 0;
                 }
             }
-            proc_free(k, p);
+            proc_end(k, p);
         }
     err = k->err;
     iot_chunker_free(k->framer.chunker);

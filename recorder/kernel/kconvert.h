@@ -68,6 +68,15 @@ void kconv_attach(struct kconv *k, pid_t pid);
 /* One ring buffer record of len bytes. */
 void kconv_event(struct kconv *k, const struct kev *e, size_t len);
 
+/*
+ * How user space reads a stack the BPF side interned (kevent.h, kev.stack):
+ * its return addresses, innermost first, into ips[0..cap); how many, or -1.
+ */
+typedef int (*kstack_lookup)(void *ctx, uint32_t id, uint64_t *ips, int cap);
+
+/* The calls' stacks are read through lookup (recorder/kernel/kstack.c). */
+void kconv_stacks(struct kconv *k, kstack_lookup lookup, void *ctx);
+
 /* Records the ring buffer had no room for, in all, so far. */
 void kconv_dropped(struct kconv *k, uint64_t total);
 

@@ -85,6 +85,9 @@ struct kev {
     __u8 kind;         /* enum kev_kind */
     __u8 npaths;       /* paths that follow: 0, 1 or 2 */
     __u32 flags;       /* KEV_F_* */
+    __u32 stack;       /* KEV_SYSCALL: 1 + the id of its user stack in the BPF side's
+                          `user_stacks` (capture_stack.bpf.h), 0 when none was taken */
+    __u32 pad_;
     __s64 size;        /* vectored calls: the bytes the iovecs ask; openat2: flags;
                           close: the size of the regular file closed, else -1;
                           pipe, pipe2, socketpair: the two fds made (the first
@@ -92,6 +95,9 @@ struct kev {
     char path[KEV_PATH_MAX];   /* present when npaths >= 1 */
     char path2[KEV_PATH_MAX];  /* present when npaths == 2 */
 };
+
+/* The frames a user stack keeps (return addresses, innermost first). */
+#define KEV_STACK_DEPTH 32
 
 #define KEV_BASE_SIZE  ((unsigned long)&((struct kev *)0)->path)
 #define KEV_PATH1_SIZE ((unsigned long)&((struct kev *)0)->path2)

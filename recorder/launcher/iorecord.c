@@ -603,6 +603,11 @@ int main(int argc, char **argv)
         free(command.v);
         return 2;
     }
+    /* the kernel path's stacks follow the preload's switch */
+    if (stacks >= 0)
+        kcap_stacks(stacks);
+    else if (getenv("IORECORD_STACKS"))
+        kcap_stacks(strcmp(getenv("IORECORD_STACKS"), "0") != 0);
     if (attach_pid) {
         size_t n = command.n;
 

@@ -92,8 +92,11 @@ void rec_finish(int status, int sig)
         rec_collect_fds_check();   /* may stop recording: then no exit record */
     if (!rec_active || rec_finished)
         return;
-    if (rec_guard == 0)
+    if (rec_guard == 0) {
         skipped_report();
+        if (rec_stacks)
+            rec_stack_finish();
+    }
     if (__atomic_exchange_n(&rec_finished, 1, __ATOMIC_ACQ_REL))
         return;
     rec_guard = REC_GUARD_IN;

@@ -195,6 +195,44 @@ void rec_perfmap_name(const uintptr_t *pcs, int n)
     }
 }
 
+/*
+ * The process ends: the frames still unnamed are looked for once more, in
+ * the map as the runtime left it. The JVM writes its map only at exit
+ * (-XX:+DumpPerfMapAtExit), before the C library's exit handlers run the
+ * recorder's end; their records go before the exit record.
+ */
+void rec_perfmap_finish(void)
+{
+    struct jit_pc *want[MAX_PCS];
+    unsigned nwant = 0;
+    struct rec_thread *t = rec_self;
+    int64_t now;
+
+    if (!t || rec_filter_may_stand())
+        return;
+    for (unsigned i = 0; i < nslots; i++)
+        if (!slots[i].recorded && !slots[i].size)
+            want[nwant++] = &slots[i];
+    if (nwant == 0)
+        return;
+    read_map(want, nwant);
+    now = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE), rec_stamp());
+    for (unsigned i = 0; i < nwant; i++) {
+        struct jit_pc *s = want[i];
+        int dup = 0;
+
+        if (!s->size)
+            continue;
+        for (unsigned j = 0; j < nslots && !dup; j++)
+            dup = slots[j].recorded && slots[j].start == s->start && slots[j].size == s->size &&
+                  strcmp(slots[j].name, s->name) == 0;
+        if (!dup)
+            record(t, s, now);
+        s->recorded = !dup;
+        s->done = 1;
+    }
+}
+
 void rec_perfmap_forked(void)
 {
     memset(slots, 0, nslots * sizeof(*slots));

@@ -19,6 +19,8 @@
  * whose stack names them.
  */
 void rec_perfmap_name(const uintptr_t *pcs, int n);
+/* At the process's end: the frames still unnamed, from the map as it is now. */
+void rec_perfmap_finish(void);
 /* In a forked child: its frames are named from its own map. */
 void rec_perfmap_forked(void);
 

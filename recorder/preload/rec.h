@@ -520,6 +520,8 @@ void rec_stack_fork_parent(void);
 void rec_stack_fork_child(void);
 /* The caller's stack as the SPEC's string, or NULL; cached, never freed. */
 const char *rec_stack_capture(void);
+/* At the process's end: names for JIT frames its runtime wrote only then. */
+void rec_stack_finish(void);
 
 /* ------------------------------------------------------------------ env */
 

@@ -656,6 +656,19 @@ static __attribute__((noinline)) int walk(uintptr_t *pcs, unsigned gen)
 
 /* ------------------------------------------------------------ stack text */
 
+/*
+ * The process ends: JIT frames its runtime named only at exit (the JVM's
+ * -XX:+DumpPerfMapAtExit) get their records. A thread holding the lock
+ * (a stack being taken as another thread exits) leaves them unnamed.
+ */
+void rec_stack_finish(void)
+{
+    if (pthread_mutex_trylock(&lock) != 0)
+        return;
+    rec_perfmap_finish();
+    pthread_mutex_unlock(&lock);
+}
+
 void rec_stack_fork_prepare(void) { pthread_mutex_lock(&lock); }
 void rec_stack_fork_parent(void) { pthread_mutex_unlock(&lock); }
 

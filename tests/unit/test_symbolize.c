@@ -159,6 +159,60 @@ static void test_python_frames(void)
     symbolizer_free(s);
 }
 
+/*
+ * The JVM's "ret pkg.Cls.method(args)" and BEAM's "$mod:fun/arity": the
+ * function alone, no file, shown and keyed under "[jit]".
+ */
+static void test_jit_runtime_names(void)
+{
+    struct symbolizer *s = symbolizer_create(NULL, 0);
+    const struct sym_stack *st;
+    const struct sym_frame *f;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    symbolizer_jit_symbol(s, 5, 0x1000, 0x100, "void Leak.writeRecords(java.lang.String, int)");
+    symbolizer_jit_symbol(s, 5, 0x2000, 0x100, "$rec:write_records/2");
+    symbolizer_jit_symbol(s, 5, 0x3000, 0x100, "StubRoutines (1)");
+    f = one_frame(s, "[jit:5]+0x1010", &st);
+    CU_ASSERT_STRING_EQUAL(f->function, "Leak.writeRecords");
+    CU_ASSERT_PTR_NULL(f->file);
+    CU_ASSERT_STRING_EQUAL(st->text, "Leak.writeRecords ([jit])");
+    CU_ASSERT_STRING_EQUAL(st->key, "Leak.writeRecords ([jit])");
+    f = one_frame(s, "[jit:5]+0x2010", &st);
+    CU_ASSERT_STRING_EQUAL(f->function, "rec:write_records/2");
+    f = one_frame(s, "[jit:5]+0x3010", &st);
+    CU_ASSERT_STRING_EQUAL(f->function, "StubRoutines (1)");
+    symbolizer_free(s);
+}
+
+/*
+ * Unnamed JIT frames under a runtime's module: its flag, once per process,
+ * and only for a process no record named anything of.
+ */
+static void test_jit_hints(void)
+{
+    struct symbolizer *s = symbolizer_create(NULL, 0);
+    char buf[512];
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(symbolizer_jit_hints(s, buf, sizeof(buf)), 0);
+    CU_ASSERT_STRING_EQUAL(buf, "");
+    symbolizer_stack(s, "[jit:7]+0x10\n/nonexistent/lib/server/libjvm.so+0x20");
+    symbolizer_stack(s, "[jit:7]+0x30\n/nonexistent/lib/server/libjvm.so+0x20");
+    symbolizer_stack(s, "[jit:8]+0x10\n/nonexistent/bin/node+0x20");
+    /* no runtime's module, or no unnamed frame: nothing */
+    symbolizer_stack(s, "[jit:9]+0x10\n/nonexistent/bin/app+0x20");
+    symbolizer_stack(s, "/nonexistent/lib/server/libjvm.so+0x40");
+    CU_ASSERT_EQUAL(symbolizer_jit_hints(s, buf, sizeof(buf)), 2);
+    CU_ASSERT_STRING_EQUAL(buf, "java (pid 7): -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit, "
+                                "node (pid 8): --perf-basic-prof --interpreted-frames-native-stack");
+    /* the JVM's map read at its end: its process asks for nothing */
+    symbolizer_jit_symbol(s, 7, 0x1000, 0x10, "Interpreter");
+    CU_ASSERT_EQUAL(symbolizer_jit_hints(s, buf, sizeof(buf)), 1);
+    CU_ASSERT_STRING_EQUAL(buf, "node (pid 8): --perf-basic-prof --interpreted-frames-native-stack");
+    symbolizer_free(s);
+}
+
 void symbolize_suite(void)
 {
     CU_pSuite s = CU_add_suite("symbolize", NULL, NULL);
@@ -167,4 +221,6 @@ void symbolize_suite(void)
     CU_add_test(s, "a later JIT record for an address wins", test_jit_reuse);
     CU_add_test(s, "text that is no JIT frame kept as given", test_jit_not_frames);
     CU_add_test(s, "Python frames named with their lines, keyed by them alone", test_python_frames);
+    CU_add_test(s, "JVM and BEAM perf-map names", test_jit_runtime_names);
+    CU_add_test(s, "the flag that names a runtime's JIT frames, once per process", test_jit_hints);
 }

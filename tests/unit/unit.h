@@ -27,6 +27,7 @@
     X(symbolize)       \
     X(symcache)        \
     X(kconvert)        \
+    X(kstack)          \
     X(fold)            \
     X(cost_model)      \
     X(syscalls)        \

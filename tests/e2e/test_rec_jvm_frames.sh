@@ -1,0 +1,84 @@
+#!/bin/sh
+# A Java program whose writeRecords is hot enough to be compiled opens its
+# log once per record and never closes it. Run with -XX:+UnlockDiagnosticVMOptions
+# -XX:+DumpPerfMapAtExit, the JVM writes its perf map only as it exits: the
+# recorder reads it at the process's end and the leak's stack names the
+# Java frames ("java.io.FileOutputStream.open0 ([jit])"), the trace names
+# writeRecords' compiled code, a second run gives the same fingerprint,
+# and the summary asks for no flag. Run without it, the summary names the
+# flag, once for the process. The program's output and exit status are its
+# own. The recorder never adds the flag itself.
+# Needs java and javac (default-jdk-headless); skipped otherwise.
+# e2e: slow (three JVM runs under the recorder)
+set -u
+. "$(dirname "$0")/lib.sh"
+need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
+REC_ENV=$(asan_env "$LIBIORECORD")
+[ -z "$REC_ENV" ] || export $REC_ENV
+have java && have javac || skip "no JDK (default-jdk-headless)"
+work_dir jvm_frames
+cd "$work" || exit 1
+
+cat > Leak.java <<'JAVA'
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+public class Leak {
+    static final List<FileOutputStream> kept = new ArrayList<>();
+
+    // opens the log again for each record and never closes it
+    static void writeRecords(String dir, int i) throws IOException {
+        FileOutputStream f = new FileOutputStream(dir + "/records.log", true);
+        f.write('x');
+        kept.add(f);
+    }
+
+    public static void main(String[] args) throws IOException {
+        for (int i = 0; i < 6000; i++)
+            writeRecords(args[0], i);
+        System.out.println("records " + kept.size());
+    }
+}
+JAVA
+javac Leak.java 2>javac.err || skip "javac failed: $(head -n 1 javac.err)"
+ulimit -n 20000 2>/dev/null || skip "cannot raise the fd limit to 20000 for 6000 open files"
+FLAG="-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
+
+# run OUT ARGS...: the program under the recorder into OUT, its output kept
+run() {
+    out=$1
+    shift
+    rm -rf recs && mkdir recs
+    "$IORECORD" -o "$out" -- java "$@" -cp "$work" Leak recs > "$out.stdout"; echo $? > "$out.rc"
+}
+# leak TRACE FIELD: the field of the leak issue with the most handles (the
+# open site of the compiled code; the interpreter's first opens are others)
+leak() {
+    "$IOANALYZE" --rules leak "$1" 2>/dev/null |
+        python3 -c 'import json,sys; i=sorted((i for i in json.load(sys.stdin) if i["rule"]=="leak"), key=lambda i: -i["detail"]["leaked"]); print(i[0][sys.argv[1]] if i else "none")' "$2"
+}
+
+rm -rf recs && mkdir recs
+java $FLAG -cp "$work" Leak recs > native.out; echo $? > native.rc
+run f1.zst $FLAG
+run f2.zst $FLAG
+run n.zst
+for t in f1.zst f2.zst n.zst; do
+    cmp -s native.out $t.stdout || not_ok "$t: stdout differs with the recorder"
+    cmp -s native.rc $t.rc || not_ok "$t: exit status $(cat $t.rc), $(cat native.rc) without"
+done
+stack=$(leak f1.zst stack)
+echo "$stack" | grep -qx 'java.io.FileOutputStream.open0 (\[jit\])' ||
+    not_ok "with the flag: no named Java frame in the leak's stack: $stack"
+"$IOANALYZE" dump --format jsonl f1.zst | grep -q '"ev":"jit_symbol".*"symbol":"void Leak.writeRecords(java.lang.String, int)"' ||
+    not_ok "with the flag: writeRecords' compiled code is not named in the trace"
+[ "$(leak f1.zst fingerprint)" = "$(leak f2.zst fingerprint)" ] ||
+    not_ok "with the flag: fingerprints differ: $(leak f1.zst fingerprint) $(leak f2.zst fingerprint)"
+"$IOANALYZE" --rules leak f1.zst 2>&1 >/dev/null | grep -q 'DumpPerfMapAtExit' &&
+    not_ok "with the flag: the summary still asks for it"
+"$IOANALYZE" --rules leak n.zst 2>sum.err >/dev/null
+n=$(grep -o 'java (pid [0-9]*): -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit' sum.err | wc -l)
+[ "$n" = 1 ] || not_ok "without the flag: the summary names it $n times: $(cat sum.err)"
+exit $fail
