@@ -98,6 +98,19 @@ static int check_severity(const char *level)
     return 0;
 }
 
+/* --jobs: a count of threads, 1 or more. */
+static int check_jobs(const char *n)
+{
+    char *end;
+    long v = strtol(n, &end, 10);
+
+    if (end == n || *end || v < 1 || v > 1024) {
+        iot_error("--jobs: expected a number of threads (1 or more), not '%s'", n);
+        return 2;
+    }
+    return 0;
+}
+
 /* --format takes one of analyze's formats; another is refused where it is given. */
 static int check_format(const char *format)
 {
@@ -139,7 +152,7 @@ int cmd_analyze(int argc, char **argv)
 {
     struct opt_list inputs = {0}, sets = {0}, plugins = {0}, debug_dirs = {0}, outputs = {0};
     const char *format = NULL, *csv = NULL, *baseline = NULL, *source_root = ".";
-    const char *min_severity = "medium";
+    const char *min_severity = "medium", *jobs = NULL;
     char *root = NULL;
     struct analyze_request req = {0};
     struct analyze_opts o = {.want_issues = 1, .progress = "ioanalyze analyze"};
@@ -179,6 +192,10 @@ int cmd_analyze(int argc, char **argv)
          .help = "also look for debug info by build-id in DIR/.build-id/ (repeatable)"},
         {"no-symbolize", 0, NULL, .flag = &req.no_symbolize,
          .help = "show stacks as recorded (no functions or lines from debug info)"},
+        {"jobs", 'j', "N", .value = &jobs, .check = check_jobs,
+         .help = "threads for a native trace: 1 reads and analyses on one; 2 or more "
+                 "reads on one and analyses on another (default: 2 when 2 CPUs are free "
+                 "to use, else 1); the output is the same"},
         {"each", 0, NULL, .flag = &each,
          .help = "analyse each INPUT on its own: one JSON line per input, its labels and "
                  "issues or why it could not be read"},
@@ -202,6 +219,7 @@ int cmd_analyze(int argc, char **argv)
     }
     req.inputs = inputs.v;
     req.ninputs = inputs.n;
+    req.jobs = jobs ? atoi(jobs) : 0;
     req.sets = sets.v;
     req.nsets = sets.n;
     req.debug_dirs = debug_dirs.v;
