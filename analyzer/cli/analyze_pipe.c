@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,13 +239,34 @@ free:
     return rc;
 }
 
+/* The 1-minute load average, or -1 when unknown. */
+static double load_average(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    double l = -1;
+
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
 int analyze_threads(int jobs)
 {
     cpu_set_t set;
+    int cpus;
+    double load;
 
     if (jobs > 0)
         return jobs;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0)
-        return CPU_COUNT(&set) > 1 ? 2 : 1;
-    return 1;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0 || (cpus = CPU_COUNT(&set)) < 2)
+        return 1;
+    /* a second thread pays off only on a CPU that is free: each handover
+       of the queue waits for a turn on a busy machine, and the events
+       crossing between the CPUs' caches cost the reader more than its
+       work (docs/performance.md); make -l judges the same way */
+    load = load_average();
+    return load >= 0 && load > (double)cpus - 1.5 ? 1 : 2;
 }

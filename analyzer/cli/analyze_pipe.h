@@ -18,8 +18,9 @@ typedef void analyze_pipe_fn(void *arg, const struct iot_event *const *evs, size
  */
 int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *errbuf);
 
-/* How many threads analyse a lone native trace: jobs, or when 0 the CPUs
-   this process may run on, at most 2 (one reads, one analyses). */
+/* How many threads analyse a lone native trace: jobs, or when 0, 2 (one
+   reads, one analyses) where this process may run on two CPUs or more and
+   the machine's load average leaves about 2 free (below CPUs - 1.5), else 1. */
 int analyze_threads(int jobs);
 
 #endif /* ANALYZE_PIPE_H */

@@ -195,7 +195,7 @@ int cmd_analyze(int argc, char **argv)
         {"jobs", 'j', "N", .value = &jobs, .check = check_jobs,
          .help = "threads for a native trace: 1 reads and analyses on one; 2 or more "
                  "reads on one and analyses on another (default: 2 when 2 CPUs are free "
-                 "to use, else 1); the output is the same"},
+                 "by the load average, else 1); the output is the same"},
         {"each", 0, NULL, .flag = &each,
          .help = "analyse each INPUT on its own: one JSON line per input, its labels and "
                  "issues or why it could not be read"},
