@@ -39,8 +39,16 @@ have_kernel=0
 "$REC" --capture kernel -o "$work/probe.zst" true 2>/dev/null && have_kernel=1
 have_floor=0
 [ $have_kernel = 1 ] && [ -x "$FLOOR" ] && [ -f "$EMPTY" ] && have_floor=1
+# bpftrace's syscall tracepoints need tracefs mounted (/sys/kernel/tracing)
 have_bpftrace=0
-command -v bpftrace >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && have_bpftrace=1
+if command -v bpftrace >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    if timeout 120 bpftrace -e 'BEGIN { exit(); } tracepoint:syscalls:sys_enter_read { }' \
+        >"$work/bpftrace.out" 2>&1; then
+        have_bpftrace=1
+    else
+        echo "bench_floors: no bpftrace row: $(grep ERROR "$work/bpftrace.out" | head -n 1)"
+    fi
+fi
 have_strace=0
 command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null && have_strace=1
 
@@ -74,6 +82,7 @@ one() {
     kernel) r=$("$REC" --capture kernel -o "$work/t.zst" -- "$LOOP" read1 "$N" x) ;;
     untraced)
         start_bg '[ "$(bpf_fds)" != 0 ]' "$REC" --capture kernel -o "$work/bg.zst" -- sleep 600
+        sleep 0.5  # loaded is not yet attached
         r=$("$LOOP" read1 "$N" x)
         stop_bg ;;
     empty)
@@ -81,14 +90,17 @@ one() {
         r=$("$LOOP" read1 "$N" x)
         stop_bg ;;
     bpftrace)
-        start_bg 'grep -q Attaching "$work/bg.out"' \
-            bpftrace -e 'tracepoint:syscalls:sys_enter_read { @reads[pid] = count(); }'
-        sleep 0.5
+        # BEGIN runs once every probe is attached ("Attaching" comes before)
+        start_bg 'grep -q ready "$work/bg.out"' \
+            bpftrace -e 'BEGIN { printf("ready\n"); }
+                         tracepoint:syscalls:sys_enter_read { @reads[pid] = count(); }'
         r=$("$LOOP" read1 "$N" x)
         stop_bg ;;
     strace) r=$(strace -f -o /dev/null "$LOOP" read1 $((N / 100)) x) ;;
     esac
     rm -f "$work/t.zst"
+    # a background watcher that died before it was ready measured nothing
+    case $s in untraced | empty | bpftrace) grep -q "ERROR\|cannot" "$work/bg.out" && return ;; esac
     set -- $r
     [ $# = 3 ] && echo "$1 $2" >>"$work/$s"
 }
