@@ -103,7 +103,7 @@ FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 SAMPLE_SRC   := $(wildcard samples/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
 TEST_PRELOAD_SRC := $(wildcard tests/preload/*.c)
-BENCH_SRC    := $(wildcard bench/*.c)
+BENCH_SRC    := $(filter-out %.bpf.c,$(wildcard bench/*.c))
 
 obj = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
@@ -219,6 +219,12 @@ $(BPF_GEN)/capture.skel.h: $(BPF_GEN)/capture.bpf.o
 	bpftool gen skeleton $< name capture >$@.tmp && mv $@.tmp $@
 $(OBJ)/recorder/kernel/kcapture.o: $(BPF_GEN)/capture.skel.h
 $(OBJ)/recorder/kernel/kcapture.o: CPPFLAGS += -DREC_KERNEL_BUILT -I$(BPF_GEN) $(shell pkg-config --cflags libbpf 2>/dev/null)
+# the bench's floor under the capture path: empty programs on its attach points
+$(BPF_GEN)/empty.bpf.o: bench/empty.bpf.c $(BPF_GEN)/vmlinux.h
+	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_GEN) -c $< -o $@
+$(BIN)/bench/bpf_floor: CPPFLAGS += -DBENCH_BPF $(shell pkg-config --cflags libbpf 2>/dev/null)
+$(BIN)/bench/bpf_floor: PKG_LIBS += $(KERNEL_LIBS)
+BENCH_BPF_OBJ := $(BPF_GEN)/empty.bpf.o
 endif
 
 # Unit tests link the analyzer's objects except its main().
@@ -294,7 +300,7 @@ asan: $(BUILD)/.deps
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    $(MAKE) --no-print-directory BUILD=build-asan unit e2e
 
-bench: all $(BENCHES)
+bench: all $(BENCHES) $(BENCH_BPF_OBJ)
 	@BUILD=$(BUILD) bench/run.sh
 
 # the fleet of 100,000 stacked traces alone (BENCH_SCALE_TRACES=N for fewer)

@@ -20,6 +20,9 @@
  * I/O (bursts of 100 1-byte reads, 1 ms apart, so that the forking
  * thread is not starved of the CPU): what the recorder's threads and
  * buffers cost a fork.
+ * clock2: two back-to-back reads of the clock the recorder stamps a call
+ * with (rdtsc where there is one, else CLOCK_MONOTONIC), no call: the floor
+ * under what the recorder can add to a call it times (FILE unused).
  *
  * Runs CALLS calls in 50 batches and prints one line:
  *   median_ns_per_call thread_cpu_ns_per_call process_cpu_ns_per_call
@@ -29,6 +32,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +52,24 @@ static int64_t ns(clockid_t c)
 }
 
 enum loop { READ1, PREAD4K, FWRITE64, FWRITE64U, FWRITE64T, OPEN, SPAWN, FORK64, WRITE64, FSYNC,
-            NLOOPS };
+            CLOCK2, NLOOPS };
 
 static const char *const loop_names[NLOOPS] = {
     "read1", "pread4k", "fwrite64", "fwrite64u", "fwrite64t", "open", "spawn",
-    "fork64", "write64", "fsync",
+    "fork64", "write64", "fsync", "clock2",
 };
+
+/* One read of the recorder's clock (recorder/preload/rec.h, rec_stamp). */
+static inline uint64_t stamp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    return (uint64_t)ns(CLOCK_MONOTONIC);
+#endif
+}
+
+static volatile uint64_t stamps;
 
 static volatile int stop;
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -103,12 +119,12 @@ int main(int argc, char **argv)
         mode++;
     if (argc != 4 || mode == NLOOPS) {
         fprintf(stderr, "usage: bench_rec_loop read1|pread4k|fwrite64|fwrite64u|"
-                        "fwrite64t|open|spawn|fork64|write64|fsync CALLS FILE\n");
+                        "fwrite64t|open|spawn|fork64|write64|fsync|clock2 CALLS FILE\n");
         return 2;
     }
     calls = atol(argv[2]);
     batch = calls / BATCHES > 0 ? calls / BATCHES : 1;
-    if (mode == READ1)
+    if (mode == READ1 || mode == CLOCK2)
         fd = open("/dev/zero", O_RDONLY);
     else if (mode == FWRITE64 || mode == FWRITE64U || mode == FWRITE64T)
         f = fopen(argv[3], "w");
@@ -136,6 +152,10 @@ int main(int argc, char **argv)
             if (mode == READ1) {
                 if (read(fd, buf, 1) != 1)
                     return 1;
+            } else if (mode == CLOCK2) {
+                uint64_t a = stamp();
+
+                stamps += stamp() - a;
             } else if (mode == PREAD4K) {
                 if (pread(fd, buf, 4096, (off_t)((i & 255) * 4096)) != 4096)
                     return 1;

@@ -32,8 +32,11 @@ void iot_dec_start(struct iot_dec *d, const struct iot_chunk_hdr *h,
     d->bad0 = h->tid < 0 ? BAD_LARGE : 0;
     d->st = st;
     d->nstrs = 0;
-    memset(d->held, 0, sizeof(d->held));
+    if (!d->held)
+        d->held = d->held_own;
+    memset(d->held, 0, IOT_DEC_BATCH * sizeof(*d->held));
     d->last_slot = 0;
+    d->last_here = 0;
 }
 
 void iot_dec_free(struct iot_dec *d)
@@ -616,7 +619,7 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                     continue;
                 }
                 /* the slot written last holds it, unless a non-call came between */
-                if (d->held[d->last_slot] == d->prev_fields)
+                if (d->last_here && d->held[d->last_slot] == d->prev_fields)
                     *ev = evs[d->last_slot];
                 else
                     refill_prev(d, ev);
@@ -785,6 +788,7 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
         if (r <= 0)
             break;
         d->last_slot = n++;
+        d->last_here = 1;
         if (r == 2) {
             /* a process event: the batch ends at it (its argv) */
             r = 1;

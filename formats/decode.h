@@ -38,12 +38,28 @@ struct iot_dec {
     size_t nstrs, strs_cap;
     const char **argv;
     size_t argv_cap;
-    /* which call record's fields each batch slot holds (iot_dec_batch) */
-    const uint8_t *held[IOT_DEC_BATCH];
+    /* which call record's fields each slot of the events array holds
+       (iot_dec_batch): held_own, or the array iot_dec_switch named */
+    const uint8_t **held;
+    const uint8_t *held_own[IOT_DEC_BATCH];
     unsigned last_slot;    /* the slot written last */
+    int last_here;         /* last_slot is in the array decoded into now */
 };
 
-/* Prepare d for a chunk; keeps d's arrays from earlier chunks. */
+/*
+ * Decode into another events array from the next batch on, whose slots
+ * hold what held[0..IOT_DEC_BATCH) says (all NULL: nothing of this chunk).
+ * A reader that hands out several batches of one decoder at once keeps one
+ * array per batch in flight, each with its held.
+ */
+static inline void iot_dec_switch(struct iot_dec *d, const uint8_t **held)
+{
+    d->held = held;
+    d->last_here = 0;
+}
+
+/* Prepare d for a chunk; keeps d's arrays from earlier chunks. The held
+   array in use is cleared; the caller clears any other it switches to. */
 void iot_dec_start(struct iot_dec *d, const struct iot_chunk_hdr *h,
                    const uint8_t *records, struct iot_strtab *st, int64_t origin);
 /*
@@ -52,7 +68,8 @@ void iot_dec_start(struct iot_dec *d, const struct iot_chunk_hdr *h,
  * number decoded; *last is 1 (stopped with more to come), 0 (end of chunk)
  * or -1 (damaged record after the events returned; message in errbuf).
  * evs must be the same array, unmodified by the caller, on every call for
- * one decoder: a slot already holding a repeated call only gets new times.
+ * one decoder (or, after iot_dec_switch, the array its held describes): a
+ * slot already holding a repeated call only gets new times.
  * Its events' strings live in the string table; a process event's argv
  * lives in d until the next call.
  */

@@ -274,6 +274,9 @@ int iot_trace_t_of(int64_t start_t, int64_t start_unix_ns, int64_t unix_ms, int6
 struct iot_strtab;
 struct iot_strtab *iot_strtab_create(void);
 void iot_strtab_free(struct iot_strtab *st);
+/* From now on st is interned into from more than one thread (under a lock);
+   the strings read stay lock-free: their addresses never change. */
+void iot_strtab_share(struct iot_strtab *st);
 /*
  * The interned copy of s[0..len) (NUL-terminated); NULL when out of memory,
  * or when the table already holds IOT_STRTAB_MAX_BYTES (hostile input: a few
@@ -540,11 +543,24 @@ int iot_trace_next(struct iot_trace *tr, struct iot_event *ev, char *errbuf);
  */
 int iot_trace_next_ref(struct iot_trace *tr, const struct iot_event **ev, char *errbuf);
 /*
- * Several at a time: (*evs)[0..n) are the next n >= 1 events in time order,
- * valid until the next call of any of the three. Returns n, 0 at the end,
- * -1 error. Saves a call per event in a hot loop.
+ * Several at a time: (*evs)[0..n) are the next n >= 1 events in time order
+ * (n <= IOT_TRACE_BATCH_MAX), valid until the next call of any of the three.
+ * Returns n, 0 at the end, -1 error. Saves a call per event in a hot loop.
  */
+#define IOT_TRACE_BATCH_MAX 256
 int iot_trace_next_batch(struct iot_trace *tr, const struct iot_event *const **evs, char *errbuf);
+/*
+ * Pipelined reading: from this call on, the events handed out stay valid
+ * (their argv excepted) until the caller is done with the batch they went
+ * out in, not only until the next call. The caller numbers its batches
+ * (iot_trace_hold_seq before reading the events of batch seq, numbers
+ * rising) and says when it is done with every batch below done
+ * (iot_trace_hold_done); all three on the thread that reads. The reader's
+ * memory then grows with the events held, which the caller bounds.
+ */
+void iot_trace_hold(struct iot_trace *tr);
+void iot_trace_hold_seq(struct iot_trace *tr, uint64_t seq);
+void iot_trace_hold_done(struct iot_trace *tr, uint64_t done);
 /* Absolute time (trace clock) that event times count from. */
 int64_t iot_trace_origin(const struct iot_trace *tr);
 void iot_trace_stats(const struct iot_trace *tr, struct iot_trace_stats *out);

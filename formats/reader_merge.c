@@ -174,13 +174,17 @@ void trace_chain_release(struct trace_chain *s)
 {
     free(s->buf);
     free(s->ring);
+    while (s->spare) {
+        struct trace_ring *r = s->spare;
+
+        s->spare = r->next;
+        free(r);
+    }
     s->buf = NULL;
     s->ring = NULL;
     s->buf_cap = 0;
     iot_dec_free(&s->dec);
 }
-
-#define RING_BYTES (IOT_DEC_BATCH * sizeof(struct iot_event))
 
 /*
  * Chunk c failed in pass 2 (a checksum or structure error pass 1 could not
@@ -208,10 +212,16 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
     for (;;) {
         if (s->loaded) {
             if (s->last > 0) {
-                int n = iot_dec_batch(&s->dec, s->ring, IOT_DEC_BATCH, &s->last, why);
+                if (s->ring_used && tr->hold && trace_ring_take(tr, s) < 0) {
+                    trace_set_err(errbuf, "cannot read trace '%s': %s",
+                                  tr->inputs[s->input].name, "out of memory");
+                    return -1;
+                }
+                int n = iot_dec_batch(&s->dec, s->ring->ev, IOT_DEC_BATCH, &s->last, why);
 
                 if (n > 0) {
                     s->count = (unsigned)n;
+                    s->ring_used = 1;
                     return 1;
                 }
             }
@@ -230,7 +240,8 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
                 tr->stats.chunks_damaged++;  /* events before the damage were kept */
         }
         if (s->next >= s->n) {
-            tr->inflated -= s->buf_cap + (s->ring ? RING_BYTES : 0);
+            tr->inflated -= s->buf_cap;
+            trace_ring_drop(tr, s);
             trace_chain_release(s);
             return 0;
         }
@@ -261,14 +272,9 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
                          "of memory at once (a decompression bomb?)", in->name, IOT_MAX_INFLATED >> 20);
             return -1;
         }
-        if (!s->ring) {
-            /* zeroed: the decoder takes a zero slot for an empty call */
-            s->ring = calloc(IOT_DEC_BATCH, sizeof(*s->ring));
-            if (!s->ring) {
-                trace_set_err(errbuf, "cannot read trace '%s': %s", in->name, "out of memory");
-                return -1;
-            }
-            tr->inflated += RING_BYTES;
+        if (!s->ring && trace_ring_take(tr, s) < 0) {
+            trace_set_err(errbuf, "cannot read trace '%s': %s", in->name, "out of memory");
+            return -1;
         }
         n = src ? trace_frame_decode(tr, src, c->csize, &s->buf, &s->buf_cap) : 0;
         tr->inflated += s->buf_cap - had;
@@ -279,7 +285,10 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
             chunk_damaged(tr, c);
             continue;
         }
+        /* clears the held of the ring in use; the others are cleared as
+           they are taken (trace_ring_take) */
         iot_dec_start(&s->dec, &h, s->buf + IOT_CHUNK_HDR_SIZE, tr->st, tr->origin);
+        s->ring->gen = ++s->gen;
         s->loaded = 1;
         s->last = 1;
     }
@@ -408,12 +417,12 @@ static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *err
         if (r < 0)
             return -1;
         if (r > 0) {
-            top->cur = s->ring;
-            top->end = s->ring + s->count;
+            top->cur = s->ring->ev;
+            top->end = s->ring->ev + s->count;
             if (tr->scan)
-                tr->key2[tr->top] = next_key(s->ring, top->end) | (int64_t)tr->top;
+                tr->key2[tr->top] = next_key(s->ring->ev, top->end) | (int64_t)tr->top;
         }
-        merge_settle(tr, r, r > 0 ? merge_key(s->ring[0].t, 1) : 0);
+        merge_settle(tr, r, r > 0 ? merge_key(s->ring->ev[0].t, 1) : 0);
     }
     if (!tr->live)
         return 0;

@@ -2,6 +2,7 @@
  * strtab.c - string interning: one copy of each distinct string, with stable
  * addresses, so the analyzer compares paths and stacks by pointer.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,8 @@ struct iot_strtab {
     size_t bytes;
     int full;           /* a string was refused: IOT_STRTAB_MAX_BYTES reached */
     struct arena_block *blocks;
+    int shared;         /* iot_strtab_share: interning takes lock */
+    pthread_mutex_t lock;
 };
 
 struct iot_strtab *iot_strtab_create(void)
@@ -46,12 +49,20 @@ struct iot_strtab *iot_strtab_create(void)
     return st;
 }
 
+void iot_strtab_share(struct iot_strtab *st)
+{
+    if (!st->shared && pthread_mutex_init(&st->lock, NULL) == 0)
+        st->shared = 1;
+}
+
 void iot_strtab_free(struct iot_strtab *st)
 {
     struct arena_block *b, *next;
 
     if (!st)
         return;
+    if (st->shared)
+        pthread_mutex_destroy(&st->lock);
     for (b = st->blocks; b; b = next) {
         next = b->next;
         free(b);
@@ -108,7 +119,7 @@ static int rehash(struct iot_strtab *st)
     return 0;
 }
 
-const char *iot_intern(struct iot_strtab *st, const char *s, size_t len)
+static const char *intern(struct iot_strtab *st, const char *s, size_t len)
 {
     uint64_t h = iot_fnv64(s, len);
     size_t i;
@@ -139,6 +150,18 @@ const char *iot_intern(struct iot_strtab *st, const char *s, size_t len)
     st->count++;
     st->bytes += len + 1;
     return copy;
+}
+
+const char *iot_intern(struct iot_strtab *st, const char *s, size_t len)
+{
+    const char *r;
+
+    if (!st->shared)
+        return intern(st, s, len);
+    pthread_mutex_lock(&st->lock);
+    r = intern(st, s, len);
+    pthread_mutex_unlock(&st->lock);
+    return r;
 }
 
 size_t iot_strtab_count(const struct iot_strtab *st)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze_pipe.h"
 #include "cli.h"
 #include "config.h"
 #include "input.h"
@@ -50,6 +51,30 @@ fail:
     return -1;
 }
 
+/* What each batch of events goes through: the observer's and the engine's turns. */
+struct feed {
+    const struct analyze_opts *o;
+    struct engine *e;
+    struct progress *pr;
+};
+
+static void feed_events(void *arg, const struct iot_event *const *evs, size_t n)
+{
+    const struct feed *f = arg;
+
+    if (f->o && f->o->observe) {
+        /* one at a time: an observer asks the engine about the fds of
+           a call, which an open earlier in the same batch may have made */
+        for (size_t i = 0; i < n; i++) {
+            f->o->observe(f->o->observe_arg, f->e, &evs[i], 1);
+            engine_events(f->e, &evs[i], 1);
+        }
+    } else {
+        engine_events(f->e, evs, n);
+    }
+    progress_add(f->pr, (uint64_t)n);
+}
+
 /* what an issue's share of its process's modelled I/O cost is of (issues_finish) */
 static int64_t proc_model_ns(void *e, int32_t pid)
 {
@@ -70,6 +95,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     char errbuf[IOT_ERRBUF_SIZE];
     int rc, ret = 2;
     struct progress progress_buf, *pr = NULL;
+    struct feed feed;
 
     memset(res, 0, sizeof(*res));
     if (setup_config(&cfg, req, o) < 0) {
@@ -102,23 +128,21 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
        it is the hot loop */
     tr = input_lone_native(in);
     pr = progress_start(&progress_buf, o ? o->progress : NULL, in);
-    for (;;) {
-        const struct iot_event *const *evs = &ev;
+    feed = (struct feed){.o = o, .e = e, .pr = pr};
 
-        rc = tr ? iot_trace_next_batch(tr, &evs, errbuf) : input_next_ref(in, &ev);
-        if (rc <= 0)
-            break;
-        if (o && o->observe) {
-            /* one at a time: an observer asks the engine about the fds of
-               a call, which an open earlier in the same batch may have made */
-            for (int i = 0; i < rc; i++) {
-                o->observe(o->observe_arg, e, &evs[i], 1);
-                engine_events(e, &evs[i], 1);
-            }
-        } else {
-            engine_events(e, evs, (size_t)rc);
+    if (tr && analyze_threads(req->jobs) > 1) {
+        /* the engine may intern a joined path while the reader interns */
+        iot_strtab_share(st);
+        rc = analyze_pipe(tr, feed_events, &feed, errbuf);
+    } else {
+        for (;;) {
+            const struct iot_event *const *evs = &ev;
+
+            rc = tr ? iot_trace_next_batch(tr, &evs, errbuf) : input_next_ref(in, &ev);
+            if (rc <= 0)
+                break;
+            feed_events(&feed, evs, (size_t)rc);
         }
-        progress_add(pr, (uint64_t)rc);
     }
     progress_end(pr);
     if (rc < 0 && tr)

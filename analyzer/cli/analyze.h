@@ -18,6 +18,8 @@ struct analyze_request {
     int strict;
     int no_symbolize;                             /* stacks as recorded (--no-symbolize) */
     int untimed;                                  /* --ci: judge without durations (config.h) */
+    int jobs;                                     /* -j: threads for a lone native trace
+                                                     (analyze_threads; 0: the default) */
 };
 
 /* Analyze the inputs; *issues gets the final array (fingerprinted, de-duplicated, sorted). Prints its own

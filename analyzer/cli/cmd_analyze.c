@@ -109,6 +109,19 @@ static int check_scope(const char *scope)
     return 0;
 }
 
+/* --jobs: a count of threads, 1 or more. */
+static int check_jobs(const char *n)
+{
+    char *end;
+    long v = strtol(n, &end, 10);
+
+    if (end == n || *end || v < 1 || v > 1024) {
+        iot_error("--jobs: expected a number of threads (1 or more), not '%s'", n);
+        return 2;
+    }
+    return 0;
+}
+
 /* --format takes one of analyze's formats; another is refused where it is given. */
 static int check_format(const char *format)
 {
@@ -150,7 +163,7 @@ int cmd_analyze(int argc, char **argv)
 {
     struct opt_list inputs = {0}, sets = {0}, plugins = {0}, debug_dirs = {0}, outputs = {0};
     const char *format = NULL, *csv = NULL, *baseline = NULL, *source_root = ".";
-    const char *min_severity = "medium", *scope = "all";
+    const char *min_severity = "medium", *scope = "all", *jobs = NULL;
     char *root = NULL, line[256];
     struct scope_outside outside = {0};
     struct analyze_request req = {0};
@@ -195,6 +208,10 @@ int cmd_analyze(int argc, char **argv)
          .help = "also look for debug info by build-id in DIR/.build-id/ (repeatable)"},
         {"no-symbolize", 0, NULL, .flag = &req.no_symbolize,
          .help = "show stacks as recorded (no functions or lines from debug info)"},
+        {"jobs", 'j', "N", .value = &jobs, .check = check_jobs,
+         .help = "threads for a native trace: 1 reads and analyses on one; 2 or more "
+                 "reads on one and analyses on another (default: 2 when 2 CPUs are free "
+                 "by the load average, else 1); the output is the same"},
         {"each", 0, NULL, .flag = &each,
          .help = "analyse each INPUT on its own: one JSON line per input, its labels and "
                  "issues or why it could not be read"},
@@ -218,6 +235,7 @@ int cmd_analyze(int argc, char **argv)
     }
     req.inputs = inputs.v;
     req.ninputs = inputs.n;
+    req.jobs = jobs ? atoi(jobs) : 0;
     req.sets = sets.v;
     req.nsets = sets.n;
     req.debug_dirs = debug_dirs.v;

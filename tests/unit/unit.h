@@ -21,6 +21,7 @@
     X(recorder_errno)  \
     X(engine)          \
     X(reader_damage)   \
+    X(reader_hold)     \
     X(infile)          \
     X(scale)           \
     X(text)            \

@@ -1,0 +1,26 @@
+/*
+ * pipe.h - a lone native trace read on a thread of its own (analyze_pipe.c).
+ */
+#ifndef ANALYZE_PIPE_H
+#define ANALYZE_PIPE_H
+
+#include <stddef.h>
+
+#include "iotrace.h"
+
+/* Called on the caller's thread with the next evs[0..n) in time order. */
+typedef void analyze_pipe_fn(void *arg, const struct iot_event *const *evs, size_t n);
+
+/*
+ * Read tr to its end on a second thread, calling each with its events in
+ * order on this one. 0 at the end, -1 with a message in errbuf (the
+ * reader's, or out of memory). tr is held (iot_trace_hold) from then on.
+ */
+int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *errbuf);
+
+/* How many threads analyse a lone native trace: jobs, or when 0, 2 (one
+   reads, one analyses) where this process may run on two CPUs or more and
+   the machine's load average leaves about 2 free (below CPUs - 1.5), else 1. */
+int analyze_threads(int jobs);
+
+#endif /* ANALYZE_PIPE_H */

@@ -1,0 +1,156 @@
+#!/bin/sh
+# What a 1-byte read() costs under each way of watching it, beside the
+# floor each way is measured against, in one run, interleaved:
+#   native      the loop alone (bench_rec_loop read1)
+#   preload     iorecord --capture preload (libiorecord.so records it)
+#   clock floor two back-to-back reads of the recorder's clock, no call
+#               (bench_rec_loop clock2): what timing a call costs at least
+#   kernel      iorecord --capture kernel (the BPF path records it)
+#   bpftrace    bpftrace counting sys_enter_read per pid (where installed)
+#   untraced    the loop, not traced, while the kernel path runs for
+#               another process (its programs are the machine's)
+#   empty BPF   the loop while empty programs sit on the kernel path's
+#               attach points (bench/empty.bpf.c): an untraced process's floor
+#   strace      strace -f -o /dev/null (1/100 of the calls)
+# Each round runs every setup once, in turn, so that the machine's drift
+# and load fall on all alike; the figures are the medians over the rounds
+# of each run's median batch (wall ns per call) and of its thread CPU.
+# Goals: preload's added thread CPU within the clock floor + 15 ns; an
+# untraced process's within the empty programs' + 10 ns; the kernel path's
+# below bpftrace's. Figures only: never pass/fail on time.
+# BENCH_CALLS (default 2000000) calls per run, BENCH_ROUNDS (default 5).
+BUILD=${BUILD:-build}
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+LOOP=$BUILD/bin/bench/bench_rec_loop
+REC=$BUILD/bin/iorecord
+FLOOR=$BUILD/bin/bench/bpf_floor
+EMPTY=$BUILD/gen/bpf/empty.bpf.o
+N=${BENCH_CALLS:-2000000}
+ROUNDS=${BENCH_ROUNDS:-5}
+for f in "$LOOP" "$REC"; do
+    [ -x "$f" ] || { echo "bench_floors: $f is not built (make bench builds it)"; exit 0; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-floors.XXXXXX") || exit 1
+bg=""
+trap '[ -n "$bg" ] && kill $bg 2>/dev/null; rm -rf "$work"' EXIT INT TERM
+
+have_kernel=0
+"$REC" --capture kernel -o "$work/probe.zst" true 2>/dev/null && have_kernel=1
+have_floor=0
+[ $have_kernel = 1 ] && [ -x "$FLOOR" ] && [ -f "$EMPTY" ] && have_floor=1
+# bpftrace's syscall tracepoints need tracefs mounted (/sys/kernel/tracing)
+have_bpftrace=0
+if command -v bpftrace >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    if timeout 120 bpftrace -e 'BEGIN { exit(); } tracepoint:syscalls:sys_enter_read { }' \
+        >"$work/bpftrace.out" 2>&1; then
+        have_bpftrace=1
+    else
+        echo "bench_floors: no bpftrace row: $(grep ERROR "$work/bpftrace.out" | head -n 1)"
+    fi
+fi
+have_strace=0
+command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null && have_strace=1
+
+# start_bg READY_TEST CMD...: run CMD in the background ($bg) until
+# READY_TEST (a shell condition on $bg and $work/bg.out) holds, 10 s at most
+start_bg() {
+    ready=$1
+    shift
+    "$@" >"$work/bg.out" 2>&1 &
+    bg=$!
+    i=0
+    while ! eval "$ready" && [ $i -lt 200 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+}
+stop_bg() {
+    kill -0 $bg 2>/dev/null || alive=0
+    kill $bg 2>/dev/null
+    wait $bg 2>/dev/null
+    bg=""
+}
+bpf_fds() { ls -l /proc/$bg/fd 2>/dev/null | grep -c anon_inode:bpf; }
+
+# one SETUP: one run of it, "wall thread" ns per call appended to $work/SETUP
+one() {
+    s=$1
+    alive=1
+    case $s in
+    native) r=$("$LOOP" read1 "$N" x) ;;
+    clock) r=$("$LOOP" clock2 "$N" x) ;;
+    preload) r=$("$REC" --capture preload -o "$work/t.zst" -- "$LOOP" read1 "$N" x) ;;
+    kernel) r=$("$REC" --capture kernel -o "$work/t.zst" -- "$LOOP" read1 "$N" x) ;;
+    untraced)
+        start_bg '[ "$(bpf_fds)" != 0 ]' "$REC" --capture kernel -o "$work/bg.zst" -- sleep 600
+        sleep 0.5  # loaded is not yet attached
+        r=$("$LOOP" read1 "$N" x)
+        stop_bg ;;
+    empty)
+        start_bg 'grep -q attached "$work/bg.out"' "$FLOOR" "$EMPTY"
+        r=$("$LOOP" read1 "$N" x)
+        stop_bg ;;
+    bpftrace)
+        # BEGIN runs once every probe is attached ("Attaching" comes before)
+        start_bg 'grep -q ready "$work/bg.out"' \
+            bpftrace -e 'BEGIN { printf("ready\n"); }
+                         tracepoint:syscalls:sys_enter_read { @reads[pid] = count(); }'
+        r=$("$LOOP" read1 "$N" x)
+        stop_bg ;;
+    strace) r=$(strace -f -o /dev/null "$LOOP" read1 $((N / 100)) x) ;;
+    esac
+    rm -f "$work/t.zst"
+    # a background watcher that died before the loop ended measured nothing
+    [ "$alive" = 0 ] && return
+    set -- $r
+    [ $# = 3 ] && echo "$1 $2" >>"$work/$s"
+}
+
+setups="native preload clock"
+[ $have_kernel = 1 ] && setups="$setups kernel untraced"
+[ $have_floor = 1 ] && setups="$setups empty"
+[ $have_bpftrace = 1 ] && setups="$setups bpftrace"
+[ $have_strace = 1 ] && setups="$setups strace"
+for i in $(seq "$ROUNDS"); do
+    for s in $setups; do
+        one $s
+    done
+done
+
+# median COLUMN FILE
+median() {
+    cut -d' ' -f"$1" "$2" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+nw=$(median 1 "$work/native") nt=$(median 2 "$work/native")
+echo "read1 (1-byte read of /dev/zero), $N calls per run ($((N / 100)) under strace), median of $ROUNDS interleaved rounds"
+printf '%-34s %9s %9s %11s %11s\n' setup wall_ns thread_ns added_wall added_thread
+for s in $setups; do
+    [ -s "$work/$s" ] || { printf '%-34s %9s\n' "$s" "failed"; continue; }
+    w=$(median 1 "$work/$s") t=$(median 2 "$work/$s")
+    case $s in
+    native) label="native" ;;
+    preload) label="--capture preload" ;;
+    clock) label="clock floor (2 clock reads, no call)" ;;
+    kernel) label="--capture kernel" ;;
+    untraced) label="untraced, kernel path running" ;;
+    empty) label="untraced, empty BPF on its points" ;;
+    bpftrace) label="bpftrace sys_enter_read count" ;;
+    strace) label="strace -f" ;;
+    esac
+    if [ $s = clock ]; then
+        printf '%-34s %9s %9s %11s %11s\n' "$label" "$w" "$t" - -
+    else
+        printf '%-34s %9s %9s %+11d %+11d\n' "$label" "$w" "$t" $((w - nw)) $((t - nt))
+    fi
+    eval "w_$s=$w t_$s=$t"
+done
+if [ -n "$t_preload" ] && [ -n "$t_clock" ]; then
+    echo "preload: added $((t_preload - nt)) ns thread CPU ($((w_preload - nw)) wall) against a floor of $t_clock ($w_clock wall): $((t_preload - nt - t_clock)) ns over it (goal <= 15)"
+fi
+if [ -n "$t_untraced" ] && [ -n "$t_empty" ]; then
+    echo "untraced process: added $((t_untraced - nt)) ns thread CPU against empty programs' $((t_empty - nt)): $((t_untraced - t_empty)) ns over them (goal <= 10)"
+fi
+if [ -n "$t_kernel" ] && [ -n "$t_bpftrace" ]; then
+    echo "kernel path: added $((t_kernel - nt)) ns thread CPU, bpftrace's count $((t_bpftrace - nt)) (goal: below)"
+fi
