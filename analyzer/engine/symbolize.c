@@ -16,7 +16,6 @@
  * opened only for addresses no earlier trace (or run) looked up.
  */
 #include <dlfcn.h>
-#include <elfutils/debuginfod.h>
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <stdio.h>
@@ -34,67 +33,14 @@
 #include "symbolize_jit.h"
 #include "symbolize_python.h"
 
-#define MAX_INLINE 16
-/*
- * Frames of one stack that are symbolized; the rest of a deeper one (a
- * hostile input's million frames) is shown as given. The recorder keeps 24.
- */
-#define MAX_STACK_FRAMES 256
-#define SYM_HINTS 8
+#include "symbolize_int.h"
 
-struct smod {
-    const char *path;
-    const char *build_id;       /* as recorded, or NULL */
-    const char *found_id;       /* of the file opened */
-    Dwfl *dwfl;
-    Dwfl_Module *mod;
-    int tried;
-    int dwarf;                  /* the opened module has DWARF */
-    int cache_checked;          /* the cache's answers for it were judged */
-};
-
-/* One address's frames (an inline chain). */
-struct saddr {
-    struct saddr *next;         /* another address with the same hash */
-    const char *module;
-    uint64_t offset;
-    struct sym_frame *f;
-    size_t n;
-};
-
-struct sstack {
-    struct sym_stack st;
-    struct sym_frame *f;
-};
-
-struct symbolizer {
-    struct iot_strtab *strs;
-    char *debuginfo_path;
-    char *dirs_path;            /* the same list for the build-id lookup */
-    Dwfl_Callbacks cb;
-    struct hmap mods;           /* interned path -> struct smod */
-    struct hmap addrs;          /* hash of (path, offset) -> struct saddr */
-    struct hmap stacks;         /* interned stack -> struct sstack */
-    struct symcache *cache;     /* NULL: none */
-    debuginfod_client *dbgd;    /* made at the first module asked for */
-    struct jit_table *jit;      /* the JIT symbol records */
-    struct go_tables *go;       /* Go binaries' line tables, read at their first frame */
-    const char *jit_module;     /* "[jit]": the module of a JIT frame with no name */
-    struct py_table *py;        /* the Python code records */
-    const char *py_module;      /* "[py]": the module of a Python frame with no record */
-    size_t nframes, nunresolved;
-    int32_t unnamed_pid;        /* the last stack's unnamed JIT frames' process, or -1 */
-    /* processes whose JIT frames went unnamed, and the flag that names them */
-    struct { int32_t pid; const char *runtime, *flag; } hints[SYM_HINTS];
-    size_t nhints;
-};
-
-static const char *intern(struct symbolizer *s, const char *str)
+const char *sym_intern(struct symbolizer *s, const char *str)
 {
     return str ? iot_intern(s->strs, str, strlen(str)) : NULL;
 }
 
-static const char *base_name(const char *path)
+const char *sym_base_name(const char *path)
 {
     const char *b = path ? strrchr(path, '/') : NULL;
 
@@ -118,7 +64,7 @@ struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs)
     s->py = s->strs ? py_table_create(s->strs) : NULL;
     s->go = go_tables_create();
     if (!s->strs || !s->debuginfo_path || !s->dirs_path || !s->jit || !s->py || !s->go ||
-        !(s->jit_module = intern(s, "[jit]")) || !(s->py_module = intern(s, "[py]"))) {
+        !(s->jit_module = sym_intern(s, "[jit]")) || !(s->py_module = sym_intern(s, "[py]"))) {
         symbolizer_free(s);
         return NULL;
     }
@@ -180,7 +126,7 @@ void symbolizer_free(struct symbolizer *s)
 
 static struct smod *module_of(struct symbolizer *s, const char *path)
 {
-    const char *p = intern(s, path);
+    const char *p = sym_intern(s, path);
     struct smod *m;
 
     if (!p)
@@ -215,118 +161,7 @@ void symbolizer_module(struct symbolizer *s, const char *path, const char *build
 
     /* the first record wins: a path rebuilt between two traces keeps the first */
     if (m && !m->build_id && build_id && *build_id)
-        m->build_id = intern(s, build_id);
-}
-
-/* The module's build-id in hex, or NULL. */
-static const char *module_id(struct symbolizer *s, Dwfl_Module *mod)
-{
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *bits;
-    GElf_Addr vaddr, bias;
-    char buf[2 * 64 + 1];
-    int n;
-
-    dwfl_module_getelf(mod, &bias);
-    n = dwfl_module_build_id(mod, &bits, &vaddr);
-    if (n <= 0 || n > 64)
-        return NULL;
-    for (int i = 0; i < n; i++) {
-        buf[2 * i] = hex[bits[i] >> 4];
-        buf[2 * i + 1] = hex[bits[i] & 15];
-    }
-    buf[2 * n] = '\0';
-    return intern(s, buf);
-}
-
-/* Open file as m's ELF; 0 when it is the module that was recorded. */
-static int try_file(struct symbolizer *s, struct smod *m, const char *file)
-{
-    Dwfl *d;
-    Dwfl_Module *mod;
-
-    if (access(file, R_OK) != 0)
-        return -1;
-    d = dwfl_begin(&s->cb);
-    if (!d)
-        return -1;
-    dwfl_report_begin(d);
-    mod = dwfl_report_elf(d, base_name(m->path), file, -1, 0, true);
-    dwfl_report_end(d, NULL, NULL);
-    if (mod) {
-        const char *id = module_id(s, mod);
-
-        if (!m->build_id || (id && strcmp(id, m->build_id) == 0)) {
-            Dwarf_Addr bias;
-
-            m->dwfl = d;
-            m->mod = mod;
-            m->found_id = id;
-            m->dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
-            return 0;
-        }
-    }
-    dwfl_end(d);
-    return -1;
-}
-
-/*
- * The separate debug file of build-id id under the debug directories:
- * opened as m when m, 1 when it exists otherwise, 0 when there is none.
- */
-static int debug_file(struct symbolizer *s, struct smod *m, const char *id)
-{
-    const char *dir;
-    char file[4096];
-    size_t len;
-
-    for (dir = s->dirs_path; *dir; dir += len + (dir[len] == ':')) {
-        len = strcspn(dir, ":");
-        if (!len || snprintf(file, sizeof(file), "%.*s/.build-id/%.2s/%s.debug", (int)len, dir,
-                             id, id + 2) >= (int)sizeof(file))
-            continue;
-        if (m ? try_file(s, m, file) == 0 : access(file, R_OK) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* m's debug info, else its executable, from the servers DEBUGINFOD_URLS names. */
-static int from_debuginfod(struct symbolizer *s, struct smod *m)
-{
-    const char *urls = getenv("DEBUGINFOD_URLS");
-    char *file = NULL;
-    int fd, rc = -1;
-
-    if (!urls || !*urls || (!s->dbgd && !(s->dbgd = debuginfod_begin())))
-        return -1;
-    for (int exe = 0; exe < 2 && rc < 0; exe++) {
-        const unsigned char *id = (const unsigned char *)m->build_id;
-
-        /* a length of 0: the id is given in hex */
-        fd = exe ? debuginfod_find_executable(s->dbgd, id, 0, &file)
-                 : debuginfod_find_debuginfo(s->dbgd, id, 0, &file);
-        if (fd < 0)
-            continue;
-        close(fd);
-        rc = try_file(s, m, file);
-        free(file);
-        file = NULL;
-    }
-    return rc;
-}
-
-static void open_module(struct symbolizer *s, struct smod *m)
-{
-    m->tried = 1;
-    if (m->path[0] == '/' && try_file(s, m, m->path) == 0)
-        return;
-    if (!symcache_id_ok(m->build_id) || symcache_missing(s->cache, m->build_id))
-        return;
-    /* not there, or rebuilt since: its debug file by build-id */
-    if (debug_file(s, m, m->build_id) || from_debuginfod(s, m) == 0)
-        return;
-    symcache_set_missing(s->cache, m->build_id);
+        m->build_id = sym_intern(s, build_id);
 }
 
 /*
@@ -340,7 +175,7 @@ static size_t cached(struct symbolizer *s, struct smod *m, uint64_t off, struct 
 
     if (n && !dwarf && !m->cache_checked) {
         m->cache_checked = 1;
-        if (debug_file(s, NULL, m->build_id)) {
+        if (sym_debug_file(s, NULL, m->build_id)) {
             symcache_forget(s->cache, m->build_id);
             return 0;
         }
@@ -374,8 +209,8 @@ static const char *source_path(struct symbolizer *s, Dwarf_Die *cu, const char *
 
     if (!file || file[0] == '/' || !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a))) ||
         snprintf(buf, sizeof(buf), "%s/%s", dir, file) >= (int)sizeof(buf))
-        return intern(s, file);
-    return intern(s, buf);
+        return sym_intern(s, file);
+    return sym_intern(s, buf);
 }
 
 typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
@@ -405,7 +240,7 @@ static const char *demangled(struct symbolizer *s, const char *name)
     }
     if (!demangle || !(d = demangle(name, NULL, NULL, &status)) || status != 0)
         return name;
-    name = intern(s, d);
+    name = sym_intern(s, d);
     free(d);
     return name;
 }
@@ -416,7 +251,7 @@ static const char *symbol_name(struct symbolizer *s, const char *name)
     const char *at = name ? strchr(name, '@') : NULL;
 
     return demangled(s, at && at > name ? iot_intern(s->strs, name, (size_t)(at - name))
-                                        : intern(s, name));
+                                        : sym_intern(s, name));
 }
 
 /* The frames of one return address: inlined calls first. */
@@ -452,7 +287,7 @@ static size_t resolve(struct symbolizer *s, struct smod *m, uint64_t off, struct
                inlined call, which has no symbol */
             name = tag == DW_TAG_subprogram && sname ? sname : die_name(&scopes[i]);
             out[n] = (struct sym_frame){
-                .function = demangled(s, intern(s, name)),
+                .function = demangled(s, sym_intern(s, name)),
                 .file = source_path(s, cu, file),
                 .line = file ? line : 0,
                 .inlined = tag == DW_TAG_inlined_subroutine,
@@ -483,13 +318,13 @@ static size_t resolve(struct symbolizer *s, struct smod *m, uint64_t off, struct
 
         dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &file_of, NULL);
         if (go_lookup(s->go, file_of, addr, &gfn, &gfile, &gline)) {
-            out[0] = (struct sym_frame){ .function = intern(s, gfn), .file = intern(s, gfile),
+            out[0] = (struct sym_frame){ .function = sym_intern(s, gfn), .file = sym_intern(s, gfile),
                                          .line = gline };
             n = 1;
         }
     }
     if (n == 0) {
-        out[0] = (struct sym_frame){ .function = intern(s, sname) };
+        out[0] = (struct sym_frame){ .function = sym_intern(s, sname) };
         n = 1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -547,7 +382,7 @@ static size_t raw_frame(struct symbolizer *s, const char *text, size_t len,
     a->offset = off;
     a->n = m->build_id ? cached(s, m, off, tmp) : 0;
     if (!a->n && !m->tried)
-        open_module(s, m);
+        sym_open_module(s, m);
     if (a->n) {
         /* answered by the cache */
     } else if (m->mod) {
@@ -577,7 +412,7 @@ void symbolizer_jit_symbol(struct symbolizer *s, int32_t pid, uint64_t start, ui
                            const char *name)
 {
     /* out of memory: the frames it names stay unnamed */
-    (void)jit_table_add(s->jit, pid, start, size, intern(s, name));
+    (void)jit_table_add(s->jit, pid, start, size, sym_intern(s, name));
 }
 
 /*
@@ -672,7 +507,7 @@ static struct sym_frame text_frame(struct symbolizer *s, const char *text, size_
     paren = strstr(buf, " (");
     if (paren && buf[len - 1] == ')') {
         buf[len - 1] = '\0';
-        f.module = intern(s, paren + 2);
+        f.module = sym_intern(s, paren + 2);
         *paren = '\0';
     }
     plus = strstr(buf, "+0x");
@@ -686,11 +521,11 @@ static struct sym_frame text_frame(struct symbolizer *s, const char *text, size_
         } else {
             f.offset = v;
             f.has_offset = 1;
-            f.module = intern(s, buf);
+            f.module = sym_intern(s, buf);
             return f;
         }
     }
-    f.function = demangled(s, intern(s, buf));
+    f.function = demangled(s, sym_intern(s, buf));
     return f;
 }
 
@@ -698,15 +533,15 @@ static struct sym_frame text_frame(struct symbolizer *s, const char *text, size_
 static void frame_text(FILE *t, FILE *k, const struct sym_frame *f, const char *orig, size_t len,
                        int jit)
 {
-    const char *mod = base_name(f->module);
+    const char *mod = sym_base_name(f->module);
 
     if (!t)
         ;   /* the key alone */
     else if (f->function && f->file && f->line)
-        fprintf(t, "%s (%s:%d)%s", f->function, base_name(f->file), f->line,
+        fprintf(t, "%s (%s:%d)%s", f->function, sym_base_name(f->file), f->line,
                 f->inlined ? " [inlined]" : "");
     else if (f->function && f->file && f->file == f->module)
-        fprintf(t, "%s (%s)", f->function, base_name(f->file));   /* a script's, no line */
+        fprintf(t, "%s (%s)", f->function, sym_base_name(f->file));   /* a script's, no line */
     else if (f->function && f->has_fn_offset && mod)
         fprintf(t, "%s+0x%llx (%s)", f->function, (unsigned long long)f->fn_offset, mod);
     else if (f->function && mod)
@@ -731,7 +566,7 @@ static void note_hint(struct symbolizer *s, const struct sym_frame *f, size_t n)
     const char *runtime = NULL, *flag = NULL;
 
     for (size_t i = 0; i < n && !flag; i++)
-        flag = jit_runtime_flag(base_name(f[i].module), &runtime);
+        flag = jit_runtime_flag(sym_base_name(f[i].module), &runtime);
     for (size_t i = 0; i < s->nhints; i++)
         if (s->hints[i].pid == s->unnamed_pid)
             return;
@@ -769,7 +604,7 @@ size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap)
 
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack)
 {
-    const char *key = intern(s, stack ? stack : "");
+    const char *key = sym_intern(s, stack ? stack : "");
     struct sstack *k;
     struct sym_frame *f = NULL;
     size_t n = 0, cap = 0, tlen, klen;
