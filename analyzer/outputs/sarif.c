@@ -241,22 +241,14 @@ static int frame_locations(json_t *res, const struct issue *is, const char *root
         json_array_append_new(flow, json_pack("{s:o, s:i}", "location", loc, "nestingLevel",
                                               (int)i));
     }
-    if (!primary) {
-        /* no frame in the user's code: the module under the root that made
-           the call, else the executable when it is under the root, else no
-           file at all (the process by name): an alert on a file the
-           repository lacks ("ld", "cc1") is one nobody can open */
-        const char *rel = NULL;
-
-        for (i = 0; i < frames->n && !rel; i++)
-            rel = under_root(frames->v[i].module, root);
-        if (!rel)
-            rel = under_root(is->exe, root);
-        primary = rel ? json_pack("{s:o}", "physicalLocation", physical(rel, 1))
-                      : json_pack("{s:[{s:s, s:s}]}", "logicalLocations", "name",
-                                  is->process && *is->process ? is->process : "unknown",
-                                  "kind", "module");
-    }
+    if (!primary)
+        /* no frame in the user's source: no file at all, the process by
+           name. A module or executable under the root is a build output,
+           not a file of the repository, and code scanning cannot show an
+           alert on "prog:1" any more than on "ld" or "cc1:1" */
+        primary = json_pack("{s:[{s:s, s:s}]}", "logicalLocations", "name",
+                            is->process && *is->process ? is->process : "unknown",
+                            "kind", "module");
     open_locations(related, is, root, id);
     json_object_set_new(res, "locations", json_pack("[o]", primary));
     if (json_array_size(flow))

@@ -85,7 +85,7 @@ want = "ioanalyze: %d finding%s in programs outside the project: %s (--scope all
 assert want in err.split("\n"), (want, err)
 PY
 
-# 2. SARIF: a file of the project, or no physical location
+# 2. SARIF: a source file of the project, or no physical location
 "$IOANALYZE" --scope all --source-root "$P" --min-severity low -f sarif "$out/tests.zst" \
     >"$work/all.sarif" 2>/dev/null || not_ok "sarif --scope all failed"
 python3 - "$out/ioscope.sarif" "$work/all.sarif" "$P" "$line" <<'PY' || not_ok "SARIF locations"
@@ -102,6 +102,8 @@ for f in sys.argv[1:3]:
             uri = unquote(pl["artifactLocation"]["uri"])
             assert pl["artifactLocation"]["uriBaseId"] == "SRCROOT"
             assert os.path.isfile(os.path.join(root, uri)), (f, uri)
+            # a source file, never a binary built under the root
+            assert os.path.splitext(uri)[1] in (".c", ".h"), (f, uri)
 res = json.load(open(sys.argv[1]))["runs"][0]["results"]
 pl = res[0]["locations"][0]["physicalLocation"]
 assert (pl["artifactLocation"]["uri"], pl["region"]["startLine"]) == ("src/logger.c", line), pl
