@@ -20,18 +20,7 @@
 #include "issue.h"
 #include "issue_rec.h"
 #include "output_format.h"
-
-/* path relative to root, or NULL when it does not lie under it. */
-static const char *relative(const char *path, const char *root)
-{
-    size_t n = root ? strlen(root) : 0;
-
-    while (n > 1 && root[n - 1] == '/')
-        n--;
-    if (!path || !n || strncmp(path, root, n) != 0 || path[n] != '/' || !path[n + 1])
-        return NULL;
-    return path + n + 1;
-}
+#include "scope.h"
 
 /* GitLab's severities: info, minor, major, critical, blocker. ioscope's
    low is minor, medium major and high critical: none blocks by itself. */
@@ -54,17 +43,17 @@ static const char *quality_path(const struct issue *issue, const char *root, int
 
     *line = 1;
     for (i = 0; i < fr->n; i++) {
-        rel = relative(fr->v[i].file, root);
+        rel = path_below(fr->v[i].file, root);
         if (rel && fr->v[i].line > 0) {
             *line = fr->v[i].line;
             return rel;
         }
     }
     for (i = 0; i < fr->n; i++)
-        if ((rel = relative(fr->v[i].module, root)) != NULL)
+        if ((rel = path_below(fr->v[i].module, root)) != NULL)
             return rel;
-    if ((rel = relative(issue->exe, root)) != NULL ||
-        (rel = relative(issue->path, root)) != NULL)
+    if ((rel = path_below(issue->exe, root)) != NULL ||
+        (rel = path_below(issue->path, root)) != NULL)
         return rel;
     return issue->process && *issue->process ? issue->process : "unknown";
 }

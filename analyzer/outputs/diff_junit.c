@@ -13,6 +13,7 @@
 #include "ci.h"
 #include "issue.h"
 #include "output_format.h"
+#include "scope.h"
 #include "text.h"
 
 /*
@@ -38,13 +39,9 @@ static void xml_text(FILE *f, const char *s)
 /* path relative to root when it lies under it, else path. */
 static const char *project_path(const char *path, const char *root)
 {
-    size_t n = root ? strlen(root) : 0;
+    const char *rel = path_below(path, root);
 
-    while (n > 1 && root[n - 1] == '/')
-        n--;
-    if (!path || !n || strncmp(path, root, n) != 0 || path[n] != '/' || !path[n + 1])
-        return path;
-    return path + n + 1;
+    return rel ? rel : path;
 }
 
 enum outcome { CASE_NEW, CASE_UNCHANGED, CASE_FIXED };

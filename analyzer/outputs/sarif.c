@@ -27,6 +27,7 @@
 #include "ci.h"
 #include "issue.h"
 #include "issue_rec.h"
+#include "scope.h"
 #include "version.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
@@ -150,18 +151,6 @@ static const char *sarif_level(const struct issue *is)
     return level[is->severity];
 }
 
-/* path relative to root ("dir/file.c"), or NULL when it is not under it. */
-static const char *under_root(const char *path, const char *root)
-{
-    size_t n = root ? strlen(root) : 0;
-
-    while (n > 1 && root[n - 1] == '/')
-        n--;
-    if (!path || !n || strncmp(path, root, n) != 0 || path[n] != '/' || !path[n + 1])
-        return NULL;
-    return path + n + 1;
-}
-
 static json_t *physical(const char *rel, int64_t line)
 {
     char *uri = path_uri(rel);
@@ -194,7 +183,7 @@ static void open_locations(json_t *related, const struct issue *is, const char *
 {
     for (size_t i = 0; i < is->open_frames.n; i++) {
         const struct issue_frame *f = &is->open_frames.v[i];
-        const char *rel = under_root(f->file, root);
+        const char *rel = path_below(f->file, root);
         int64_t line = f->line;
         const char *fn = f->function;
         char text[512];
@@ -221,7 +210,7 @@ static int frame_locations(json_t *res, const struct issue *is, const char *root
         goto fail;
     for (i = 0; i < frames->n; i++) {
         const struct issue_frame *f = &frames->v[i];
-        const char *rel = under_root(f->file, root);
+        const char *rel = path_below(f->file, root);
         int64_t line = f->line;
         json_t *loc = json_object();
 

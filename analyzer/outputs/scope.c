@@ -26,6 +26,17 @@ int path_under(const char *path, const char *root)
     return path[n] == '\0' || path[n] == '/' || (n == 1 && root[0] == '/');
 }
 
+const char *path_below(const char *path, const char *root)
+{
+    size_t n = root ? strlen(root) : 0;
+
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    if (!path || !n || strncmp(path, root, n) != 0 || path[n] != '/' || !path[n + 1])
+        return NULL;
+    return path + n + 1;
+}
+
 static int frames_under(const json_t *frames, const char *root)
 {
     const json_t *f;

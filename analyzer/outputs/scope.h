@@ -25,6 +25,10 @@ int issue_scope_parse(const char *name);
    trailing '/', as realpath gives it). */
 int path_under(const char *path, const char *root);
 
+/* path relative to root ("dir/file.c"), or NULL when it does not lie below
+   it: what SARIF, Code Quality and JUnit name a project's file by. */
+const char *path_below(const char *path, const char *root);
+
 /* 1 when the issue is the project's (root: the resolved source root). */
 int issue_is_own(const json_t *issue, const char *root);
 
