@@ -90,7 +90,11 @@ int strace_detect(const char *buf, size_t len)
     while (i < len && (buf[i] == '\n' || buf[i] == '\r' || buf[i] == ' '))
         i++;
     for (end = i; end < len && buf[end] != '\n'; end++)
-        ;
+        /* strace escapes what is not printable: a control byte in the
+           line is binary, such as a native trace cut just before a frame
+           ("a(" and zstd's magic look like a call's start) */
+        if ((unsigned char)buf[end] < 0x20 && buf[end] != '\t' && buf[end] != '\r')
+            return 0;
     if (end == i)
         return 0;
     re = re_compile(PAT_DETECT);
