@@ -35,18 +35,6 @@
 
 #include "symbolize_int.h"
 
-const char *sym_intern(struct symbolizer *s, const char *str)
-{
-    return str ? iot_intern(s->strs, str, strlen(str)) : NULL;
-}
-
-const char *sym_base_name(const char *path)
-{
-    const char *b = path ? strrchr(path, '/') : NULL;
-
-    return b ? b + 1 : path;
-}
-
 struct symbolizer *symbolizer_create(const char *const *dirs, size_t ndirs)
 {
     struct symbolizer *s = calloc(1, sizeof(*s));

@@ -1,7 +1,8 @@
 /*
  * symbolize_int.h - the symbolizer's state, shared by symbolize.c (frames
  * and stacks) and symbolize_module.c (finding a module's file: the path
- * recorded, a debug file by build-id, debuginfod). Not a public header.
+ * recorded, a debug file by build-id, debuginfod; and the names both
+ * intern). Not a public header.
  */
 #ifndef IOSCOPE_SYMBOLIZE_INT_H
 #define IOSCOPE_SYMBOLIZE_INT_H

@@ -14,6 +14,18 @@
 #include "symbolize_int.h"
 #include "symcache.h"
 
+const char *sym_intern(struct symbolizer *s, const char *str)
+{
+    return str ? iot_intern(s->strs, str, strlen(str)) : NULL;
+}
+
+const char *sym_base_name(const char *path)
+{
+    const char *b = path ? strrchr(path, '/') : NULL;
+
+    return b ? b + 1 : path;
+}
+
 /* The module's build-id in hex, or NULL. */
 static const char *module_id(struct symbolizer *s, Dwfl_Module *mod)
 {

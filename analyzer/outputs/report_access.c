@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "report.h"
+#include "saturate.h"
 
 /* How many jumps a file makes before it keeps points: one seek back to
    the start is no random access. */
@@ -77,7 +78,7 @@ void report_access(struct report *r, struct engine *e, const struct iot_event *e
     f->accesses++;
     if (f->next_off >= 0 && off != f->next_off)
         f->jumps++;
-    f->next_off = off + len;
+    f->next_off = iot_sadd(off, len);   /* a hostile trace's offsets saturate */
     if (!f->offsets && f->jumps >= JUMPS_TO_KEEP) {
         if (r->noffsets < REPORT_OFFSET_FILES) {
             if ((f->offsets = calloc(1, sizeof(*f->offsets))) != NULL)
