@@ -44,12 +44,18 @@ cfile=$XDG_CACHE_HOME/ioscope/symbols/$(echo "$id" | cut -c1-2)/$id
 env $REC_ENV "$IORECORD" -o "$work/t.zst" -- "$work/bin/small_writes" "$work/data" \
     >/dev/null 2>"$work/err" || die "recording failed: $(cat "$work/err")"
 
-# first_frame FILE: the first line of the first small_buffer issue's stack
+# first_frame FILE: the first line of the first small_buffer issue's stack,
+# the program's own
 first_frame() {
     $PY -c '
 import json, sys
 issues = [i for i in json.load(open(sys.argv[1])) if i["rule"] == "small_buffer"]
-print(issues[0]["stack"].split("\n")[0] if issues else "(no small_buffer issue)")' "$1"
+# a sanitizer build writes through the sanitizer interceptor:
+# the first frame of the program itself is the one below it
+frames = [f for f in issues[0]["stack"].split("\n")
+          if not f.startswith("__interceptor_") and "sanitizer_common" not in f
+          and "libasan" not in f] if issues else []
+print(frames[0] if frames else "(no small_buffer issue)")' "$1"
 }
 analyse() {
     "$IOANALYZE" --format json "$work/t.zst" >"$work/$1.json" 2>"$work/$1.err" ||
