@@ -106,7 +106,6 @@ static void take_line(const char *line, const char *end, struct jit_pc **want, u
     }
 }
 
-/* Read the map, giving each wanted slot the last line that covers it. */
 static void read_map(struct jit_pc **want, unsigned nwant)
 {
     char path[64], buf[16384];
@@ -150,6 +149,22 @@ static void record(struct rec_thread *t, struct jit_pc *s, int64_t now)
     rec_publish(t);
 }
 
+/* s, which the map named, is recorded unless a frame recorded before is in
+   the same function (two frames in one function: one record); s is done. */
+static void record_named(struct rec_thread *t, struct jit_pc *s, int64_t now)
+{
+    int dup = 0;
+
+    for (unsigned j = 0; j < nslots && !dup; j++)
+        dup = slots[j].recorded && slots[j].start == s->start && slots[j].size == s->size &&
+              strcmp(slots[j].name, s->name) == 0;
+    if (!dup)
+        record(t, s, now);
+    s->recorded = !dup;
+    s->done = 1;
+}
+
+/* Read the map, giving each wanted slot the last line that covers it. */
 void rec_perfmap_name(const uintptr_t *pcs, int n)
 {
     struct jit_pc *want[64];
@@ -178,20 +193,12 @@ void rec_perfmap_name(const uintptr_t *pcs, int n)
     now = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE), rec_stamp());
     for (unsigned i = 0; i < nwant; i++) {
         struct jit_pc *s = want[i];
-        int dup = 0;
 
         if (!s->size) {
             s->done = ++s->tries >= MAX_TRIES;
             continue;
         }
-        /* two frames in one function: one record */
-        for (unsigned j = 0; j < nslots && !dup; j++)
-            dup = slots[j].recorded && slots[j].start == s->start && slots[j].size == s->size &&
-                  strcmp(slots[j].name, s->name) == 0;
-        if (!dup)
-            record(t, s, now);
-        s->recorded = !dup;
-        s->done = 1;
+        record_named(t, s, now);
     }
 }
 
@@ -219,17 +226,10 @@ void rec_perfmap_finish(void)
     now = rec_ns_with(__atomic_load_n(&rec_clock_cur, __ATOMIC_ACQUIRE), rec_stamp());
     for (unsigned i = 0; i < nwant; i++) {
         struct jit_pc *s = want[i];
-        int dup = 0;
 
         if (!s->size)
             continue;
-        for (unsigned j = 0; j < nslots && !dup; j++)
-            dup = slots[j].recorded && slots[j].start == s->start && slots[j].size == s->size &&
-                  strcmp(slots[j].name, s->name) == 0;
-        if (!dup)
-            record(t, s, now);
-        s->recorded = !dup;
-        s->done = 1;
+        record_named(t, s, now);
     }
 }
 
