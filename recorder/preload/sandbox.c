@@ -50,6 +50,7 @@ static const char *const skip_why[REC_SKIP_N] = {
     [REC_SKIP_EXEC_CHECK] = "exec_check_skipped",
     [REC_SKIP_STACK] = "stack_skipped",
     [REC_SKIP_NO_MEMORY] = "no_memory",
+    [REC_SKIP_BEAM] = "stack_no_beam_frames",
 };
 
 static uint64_t skip_count[REC_SKIP_N];

@@ -47,6 +47,7 @@ enum rec_skip {
     REC_SKIP_EXEC_CHECK,  /* exec_check_skipped: an exec'd program not checked */
     REC_SKIP_STACK,       /* stack_skipped: a stack not kept (no memory for it) */
     REC_SKIP_NO_MEMORY,   /* no_memory: a call not kept (no chunk buffer mapped) */
+    REC_SKIP_BEAM,        /* stack_no_beam_frames: a dirty NIF's Erlang frames not read */
     REC_SKIP_N
 };
 

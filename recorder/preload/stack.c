@@ -38,6 +38,7 @@
 #include <sys/mman.h>
 
 #include "arena.h"
+#include "beamframe.h"
 #include "hash.h"
 #include "sandbox.h"
 #include "modules.h"
@@ -720,6 +721,9 @@ const char *rec_stack_capture(void)
     size_t len = 0;
     unsigned gen = __atomic_load_n(&modules_gen, __ATOMIC_ACQUIRE), slot;
     int n = walk(pcs, gen), jit = 0, npy = n ? rec_py_walk(py, REC_PY_FRAMES) : 0;
+
+    /* a BEAM dirty NIF's: the Erlang caller's frames in front */
+    n = rec_beam_frames(pcs, n, MAX_FRAMES);
 
     if (n == 0)
         return NULL;
