@@ -246,7 +246,10 @@ $(BIN)/samples/%: samples/%.c $(wildcard samples/*.h)
 
 $(BIN)/progs/%: tests/progs/%.c $(wildcard tests/progs/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) -o $@ $< -lpthread
+	$(CC) -std=c11 -O1 -g -D_GNU_SOURCE $(WARN) $(PROG_LDFLAGS) -o $@ $< -lpthread
+
+# rec_fakebeam stands in for beam.smp, whose names the recorder looks up with dlsym
+$(BIN)/progs/rec_fakebeam: PROG_LDFLAGS := -rdynamic
 
 # Other interposers the recorder's tests preload beside it.
 $(LIB)/test/%.so: tests/preload/%.c tests/progs/rawsys.h

@@ -5,10 +5,11 @@
 # that declares it, as node's perf map gives it) and the summary asks for no
 # flag, with the same fingerprint in a second run; run without, the summary
 # names the flags once for the process. An Erlang program run with
-# +JPperf true: its output is its own and its leak is found; its Erlang
-# functions cannot be named from the native stack (the file calls run in
-# dirty NIF threads, not under the Erlang caller's frames), which the test
-# says as a SKIP line. The program's output and exit status are its own.
+# +JPperf true: its output is its own, its leak is found, and the leak's
+# stack names rec:write_records/2 above efile_open (the file calls run in
+# dirty NIF threads; the recorder reads the Erlang caller's frames from the
+# process, test_rec_beam_frames.sh). The program's output and exit status
+# are its own.
 # A runtime that is not installed is skipped.
 # e2e: slow (four runtime starts under the recorder)
 set -u
@@ -102,8 +103,10 @@ ERL
     [ "$(leak e.zst detail | python3 -c 'import ast,sys; print(ast.literal_eval(sys.stdin.read())["leaked"])')" = 500 ] ||
         not_ok "erl: the leak of 500 handles is not found"
     stack=$(leak e.zst stack)
-    echo "$stack" | grep -q '^efile_open' || not_ok "erl: the leak's stack is not efile_open's: $stack"
-    echo "SKIP erl frames: BEAM runs file calls in dirty NIF threads, where no Erlang frame is on the native stack to name"
+    printf '%s\n' "$stack" |
+        awk '/^rec:write_records\/2 \(\[jit\]\)$/ { w = NR } /^efile_open/ && !e { e = NR }
+             END { exit !(w && e && w < e) }' ||
+        not_ok "erl: the leak's stack does not name rec:write_records/2 above efile_open: $stack"
     tested="$tested erl"
 else
     echo "SKIP erl: erlang is not installed"
