@@ -27,6 +27,19 @@ static void print_value(const struct rule_param *p, double v)
         printf("%g", v);
 }
 
+/* As a config file takes it: the list is pasted into JSON, so '\\' and '"' are escaped. */
+static void print_json_string(const char *sep, const char *s)
+{
+    fputs(sep, stdout);
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '"')
+            putchar('\\');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
 int cmd_rules(int argc, char **argv)
 {
     struct opt_list args = {0}, plugins = {0};
@@ -83,7 +96,7 @@ int cmd_rules(int argc, char **argv)
     printf("  main_thread_names = []  PCRE2 patterns: threads with these names count as main\n");
     printf("  ignore_paths = [");
     for (size_t i = 0; i < config_ndefault_ignore; i++)
-        printf("%s\"%s\"", i ? ", " : "", config_default_ignore[i]);
+        print_json_string(i ? ", " : "", config_default_ignore[i]);
     printf("]  PCRE2: sessions on matching paths are not judged\n");
     printf("  normalize: always applied first, before the config's own patterns:\n");
     for (size_t i = 0; i < config_ndefault_normalize; i++)

@@ -83,7 +83,16 @@ const char *const config_default_normalize[][2] = {
 const size_t config_ndefault_normalize =
     sizeof(config_default_normalize) / sizeof(config_default_normalize[0]);
 
-const char *const config_default_ignore[] = {"^/proc/", "^/sys/", "^/dev/"};
+/*
+ * Kernel interfaces, and the symbol maps a JIT writes for profilers when
+ * asked by a flag (perf's convention: the JVM's -XX:+DumpPerfMapAtExit,
+ * node --perf-basic-prof, erl +JPperf true). The maps are the runtime's
+ * answer to the flag the report suggests, written one line per compiled
+ * function: judging them would blame the program for our own advice.
+ */
+const char *const config_default_ignore[] = {
+    "^/proc/", "^/sys/", "^/dev/", "^/tmp/(?:perf-[0-9]+\\.map|jit-[0-9]+\\.dump)$",
+};
 const size_t config_ndefault_ignore = sizeof(config_default_ignore) / sizeof(config_default_ignore[0]);
 
 /* origin: the config's name, NULL for a built-in pattern. */
