@@ -14,8 +14,9 @@
 #   make readme-figures  measure the figures README.md quotes (WRITE=1 rewrites them)
 #   make asan       the tests again under AddressSanitizer + UBSan
 #   make bench      throughput and overhead figures (never pass/fail)
-#   make bench-fleet-scale  ioanalyze fleet over 100,000 stacked traces of 50
-#                   build-ids: cold and warm symbol cache, 1 and 2 workers
+#   make bench-fleet-scale  make bench's fleet at scale alone: ioanalyze fleet
+#                   over 100,000 stacked traces of 50 build-ids, cold and
+#                   warm symbol cache, 1 and 2 workers side by side
 #   make realworld  the slow tier: records 26 real programs from Debian
 #                   packages twice and under strace and checks their issues
 #                   against strace's view and each other (docs/realworld.md;
@@ -303,8 +304,9 @@ asan: $(BUILD)/.deps
 bench: all $(BENCHES) $(BENCH_BPF_OBJ)
 	@BUILD=$(BUILD) bench/run.sh
 
-# the fleet of 100,000 stacked traces alone (BENCH_SCALE_TRACES=N for fewer)
-bench-fleet-scale: all
+# the fleet of 100,000 stacked traces alone (BENCH_SCALE_TRACES=N for fewer,
+# BENCH_SCALE_ROUNDS=R rounds of 1 and 2 workers; bench/bench_fleet_scale.sh)
+bench-fleet-scale: all $(BIN)/bench/gen_fleet
 	@BUILD=$(BUILD) TOP=$(CURDIR) sh bench/bench_fleet_scale.sh
 
 fuzz: $(BUILD)/.deps
