@@ -2,23 +2,25 @@
 
 Usage: fleet_measure.py -- COMMAND...
 
-Runs COMMAND and prints one JSON object: wall seconds, CPU seconds (user +
-system of COMMAND and every process it waited for: its Dask workers and
-their ioanalyze runs), and the peak resident set (VmHWM, KiB) of the client
-(COMMAND's own process, or the one it execs), of the largest other
-process under it that is not ioanalyze (a LocalCluster's workers and
-nannies) and of the largest ioanalyze under it; and the client's own CPU seconds (its
-process's, a LocalCluster's scheduler included, as last sampled). The peaks are sampled from /proc every 0.1 s: a process
-that lives less than that may be missed (the ioanalyze runs of a batch live
-longer). The client's own CPU and each of its other processes' own CPU
-(not their children's) are kept as last sampled, so that the CPU splits
-three ways: the client (X: the reduction, and a LocalCluster's scheduler,
-which runs in it), the Dask workers and nannies (Python), and the rest,
-which is the ioanalyze runs the workers waited for (the total less both).
-And the CPU the rest of the machine used meanwhile: the busy time of all
-CPUs (/proc/stat) less this run's, in seconds ("others_cpu"), so that a
-run can say whether it had the machine to itself (the load average
-cannot: it counts the bench's own runs).
+Runs COMMAND and prints one JSON object:
+- wall seconds;
+- CPU seconds: user + system of COMMAND and of every process it waited for
+  (its Dask workers and their ioanalyze runs), from wait4;
+- the peak resident set (VmHWM, KiB) of the client (COMMAND's own process,
+  or the one it execs), of the largest other process under it that is not
+  ioanalyze (a LocalCluster's workers and nannies), and of the largest
+  ioanalyze under it. The peaks are sampled from /proc every 0.1 s: a
+  process that lives less than that may be missed (the ioanalyze runs of
+  a batch live longer);
+- the client's own CPU ("client_cpu": the reduction, and a LocalCluster's
+  scheduler, which runs in its process) and the sum of its other
+  processes' own CPU, their children's left out ("dask_cpu": the workers
+  and nannies), each as last sampled. The rest of the total is the
+  ioanalyze runs the workers waited for;
+- the CPU the rest of the machine used meanwhile ("others_cpu"): the busy
+  time of all CPUs (/proc/stat) less this run's, so that a run can say
+  whether it had the machine to itself (the load average cannot: it
+  counts the bench's own earlier runs).
 """
 import json
 import os
