@@ -126,6 +126,8 @@ BENCHES     := $(patsubst bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 FLEET_SRC   := fleet/ioanalyze-fleet $(wildcard fleet/*.py)
 FLEET       := $(addprefix $(LIB)/fleet/,$(notdir $(FLEET_SRC)))
 ALL := $(LIBIOTRACE) $(IOANALYZE) $(UNIT_TESTS) $(FUZZ_REPLAY) $(SAMPLES) $(PROGS) $(BUILD)/gen/ioscope.pc $(FLEET)
+# the fleet bench's generator, with the rest: its e2e test runs in make check
+ALL += $(BIN)/bench/gen_fleet
 ifneq ($(PRELOAD_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
@@ -306,7 +308,7 @@ bench: all $(BENCHES) $(BENCH_BPF_OBJ)
 
 # the fleet of 100,000 stacked traces alone (BENCH_SCALE_TRACES=N for fewer,
 # BENCH_SCALE_ROUNDS=R rounds of 1 and 2 workers; bench/bench_fleet_scale.sh)
-bench-fleet-scale: all $(BIN)/bench/gen_fleet
+bench-fleet-scale: all
 	@BUILD=$(BUILD) TOP=$(CURDIR) sh bench/bench_fleet_scale.sh
 
 fuzz: $(BUILD)/.deps
