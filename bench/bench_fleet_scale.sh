@@ -152,6 +152,6 @@ while [ $r -le "$ROUNDS" ]; do
     done
     r=$((r + 1))
 done
-$PY "$TOP/bench/fleet_scale_report.py" runs "$N" "$SMALL"
+$PY "$TOP/bench/fleet_scale_report.py" runs "$N" "$SMALL" "$ids"
 echo "fleet scale: $(du -sk . | cut -f1) KiB here before clean-up; the symbol cache" \
      "$(du -sk cache 2>/dev/null | cut -f1) KiB"

@@ -1,10 +1,11 @@
 """fleet_scale_report.py - the figures of bench_fleet_scale.sh from its runs.
 
-Usage: fleet_scale_report.py RUNS N S
+Usage: fleet_scale_report.py RUNS N S IDS
 
 RUNS holds a line per measured run: PHASE ROUND WORKERS TRACES JSON, JSON
 being fleet_measure.py's object (wall, cpu, client_cpu, dask_cpu, peaks,
-others_cpu). N and S are the two fleet sizes of the scale phase.
+others_cpu). N and S are the two fleet sizes of the scale phase, IDS the
+number of distinct build-ids in the traces.
 
 The margin of a round and worker count is the slope between its two fleet
 sizes, (N - S) / (t(N) - t(S)): the cluster's start, Python's imports and
@@ -52,20 +53,20 @@ def ratio(a, b):
     return a / b if b > 0 else float("nan")
 
 
-def cache_figures(runs, s):
+def cache_figures(runs, s, ids):
     c, wm, b = (one(runs, p) for p in ("each_cold", "each_warm", "each_bare"))
     if c and wm and b:
-        print("fleet scale, ioanalyze analyze --each over %d traces of 50+ build-ids: CPU "
+        print("fleet scale, ioanalyze analyze --each over %d traces of %d build-ids: CPU "
               "cold cache %.2f s, warm %.2f s, --no-stacks %.2f s: stacked/bare %.2fx warm, "
               "%.2fx cold (goal <= 1.5x); %.3f ms CPU a stacked trace warm, %.3f bare"
-              % (s, c["cpu"], wm["cpu"], b["cpu"], ratio(wm["cpu"], b["cpu"]),
+              % (s, ids, c["cpu"], wm["cpu"], b["cpu"], ratio(wm["cpu"], b["cpu"]),
                  ratio(c["cpu"], b["cpu"]), wm["cpu"] / s * 1e3, b["cpu"] / s * 1e3))
     c, wm, b = (one(runs, p) for p in ("cold", "warm", "bare"))
     if c and wm and b:
-        print("fleet scale, %d traces of 50+ build-ids on 2 workers: cold cache %.1f s "
+        print("fleet scale, %d traces of %d build-ids on 2 workers: cold cache %.1f s "
               "(%.1f s CPU), warm %.1f s (%.1f s CPU), --no-stacks %.1f s (%.1f s CPU): "
               "stacked/bare %.2fx CPU, %.2fx wall warm; %.2fx CPU, %.2fx wall cold"
-              % (s, c["wall"], c["cpu"], wm["wall"], wm["cpu"], b["wall"], b["cpu"],
+              % (s, ids, c["wall"], c["cpu"], wm["wall"], wm["cpu"], b["wall"], b["cpu"],
                  ratio(wm["cpu"], b["cpu"]), ratio(wm["wall"], b["wall"]),
                  ratio(c["cpu"], b["cpu"]), ratio(c["wall"], b["wall"])))
 
@@ -143,12 +144,12 @@ def scale_figures(runs, n, s):
 
 
 def main():
-    path, n, s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    path, n, s, ids = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     runs = load_runs(path)
     bad = [r for r in runs if r["rc"] and r["phase"] != "scale"]
     for r in bad:
         print("fleet scale: %s failed: %s" % (r["phase"], r["err"].strip()))
-    cache_figures(runs, s)
+    cache_figures(runs, s, ids)
     scale_figures(runs, n, s)
 
 
