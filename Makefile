@@ -14,8 +14,9 @@
 #   make readme-figures  measure the figures README.md quotes (WRITE=1 rewrites them)
 #   make asan       the tests again under AddressSanitizer + UBSan
 #   make bench      throughput and overhead figures (never pass/fail)
-#   make bench-fleet-scale  ioanalyze fleet over 100,000 stacked traces of 50
-#                   build-ids: cold and warm symbol cache, 1 and 2 workers
+#   make bench-fleet-scale  make bench's fleet at scale alone: ioanalyze fleet
+#                   over 100,000 stacked traces of 50 build-ids, cold and
+#                   warm symbol cache, 1 and 2 workers side by side
 #   make realworld  the slow tier: records 26 real programs from Debian
 #                   packages twice and under strace and checks their issues
 #                   against strace's view and each other (docs/realworld.md;
@@ -125,6 +126,8 @@ BENCHES     := $(patsubst bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 FLEET_SRC   := fleet/ioanalyze-fleet $(wildcard fleet/*.py)
 FLEET       := $(addprefix $(LIB)/fleet/,$(notdir $(FLEET_SRC)))
 ALL := $(LIBIOTRACE) $(IOANALYZE) $(UNIT_TESTS) $(FUZZ_REPLAY) $(SAMPLES) $(PROGS) $(BUILD)/gen/ioscope.pc $(FLEET)
+# the fleet bench's generator, with the rest: its e2e test runs in make check
+ALL += $(BIN)/bench/gen_fleet
 ifneq ($(PRELOAD_SRC),)
 ALL += $(LIBIORECORD) $(IORECORD) $(TEST_PRELOADS)
 endif
@@ -306,7 +309,8 @@ asan: $(BUILD)/.deps
 bench: all $(BENCHES) $(BENCH_BPF_OBJ)
 	@BUILD=$(BUILD) bench/run.sh
 
-# the fleet of 100,000 stacked traces alone (BENCH_SCALE_TRACES=N for fewer)
+# the fleet of 100,000 stacked traces alone (BENCH_SCALE_TRACES=N for fewer,
+# BENCH_SCALE_ROUNDS=R rounds of 1 and 2 workers; bench/bench_fleet_scale.sh)
 bench-fleet-scale: all
 	@BUILD=$(BUILD) TOP=$(CURDIR) sh bench/bench_fleet_scale.sh
 

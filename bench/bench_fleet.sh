@@ -13,9 +13,11 @@
 # time): W, the workers' CPU a trace, and X, the client's and the
 # scheduler's, which bound the ratio on 2 cores to 2W/(W+X) whatever else
 # runs on the machine. The client's peak RSS for both sizes (bounded memory
-# keeps them about equal). The traces are copies of four small labelled
-# recordings of the samples (1 to 3 KB, as the e2e test's). Figures only:
-# never pass/fail.
+# keeps them about equal). The traces are hard links to four small labelled
+# recordings of the samples (1 to 3 KB, as the e2e test's): each path is
+# still opened and read, and making them costs no disk. Figures only:
+# never pass/fail. (bench_fleet_scale.sh: 100,000 stacked traces on a
+# LocalCluster, and the symbol cache.)
 BUILD=${BUILD:-build}
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
@@ -41,16 +43,16 @@ for s in clean state_rewrite sync_per_write fd_leak; do
     "$R" --no-stacks -o base/$s.zst --label version=1 --label host=bench -- \
         "$BUILD/bin/samples/$s" "$work/data/$s" >/dev/null 2>&1
 done
-# N copies under DIR, in directories of 1,000
+# N hard links under DIR, in directories of 1,000
 corpus() {
     $PY - "$1" "$2" <<'PY'
-import os, shutil, sys
+import os, sys
 names = sorted(os.listdir("base"))
 for i in range(int(sys.argv[2])):
     d = "%s/%03d" % (sys.argv[1], i // 1000)
     if i % 1000 == 0:
         os.makedirs(d)
-    shutil.copyfile("base/" + names[i % len(names)], "%s/t%05d.zst" % (d, i))
+    os.link("base/" + names[i % len(names)], "%s/t%05d.zst" % (d, i))
 PY
 }
 corpus small $SMALL

@@ -10,10 +10,13 @@ whatever the batches and the order they arrive in: that of a sequential
 loop over the traces.
 
 Memory is bounded by the number of distinct fingerprints, hosts and label
-values, and by one impact figure per (fingerprint, trace) for the median:
-a trace's issue list is folded in and dropped.
+values, and by one impact figure per (fingerprint, trace) for the median,
+8 bytes each (an array of doubles, not a list of float objects: 1.6 MB
+for 100,000 traces of two timed issues each): a trace's issue list is
+folded in and dropped.
 """
 import math
+from array import array
 
 
 def host_of(labels):
@@ -50,7 +53,7 @@ class Fingerprint:
         self.hosts = set()
         self.first = self.last = None
         self.labels = {}        # key -> value -> traces
-        self.times = []         # time_ms, one per trace that timed it
+        self.times = array("d")   # time_ms, one per trace that timed it
         self.worst = self.worst_trace = None
         self.worst_ms = -1.0
         self.severity = None

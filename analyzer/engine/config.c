@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@
 #include "registry.h"
 
 struct config_re {
-    pcre2_code *code;
+    pcre2_code *code;         /* owned unless shared (re_shared) */
+    int shared;
     char *replace;            /* normalize only */
     char *pattern;            /* as written, for messages */
     char *where;              /* "config 'c.json': ignore_paths[0]" or "built-in normalize[2]" */
@@ -95,6 +97,59 @@ const char *const config_default_ignore[] = {
 };
 const size_t config_ndefault_ignore = sizeof(config_default_ignore) / sizeof(config_default_ignore[0]);
 
+/*
+ * Compiled patterns shared by every configuration of the process, by their
+ * text: `analyze --each` makes a configuration per trace, and compiling the
+ * built-in patterns again (JIT included) was about a third of its CPU on a
+ * small trace (docs/performance.md). A compiled pattern is not changed by
+ * matching (each match has its own match data), so configurations, and
+ * threads, share it. Entries live as long as the process; past RE_SHARED
+ * of them a pattern is compiled for its configuration alone.
+ */
+#define RE_SHARED 64
+static struct {
+    char *pattern;
+    pcre2_code *code;
+} re_shared[RE_SHARED];
+static size_t re_nshared;
+static pthread_mutex_t re_shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The compiled pattern, shared when it can be (*shared set); NULL with
+   *err and *off on a bad pattern. */
+static pcre2_code *re_code(const char *pattern, int *shared, int *err, PCRE2_SIZE *off)
+{
+    pcre2_code *code = NULL;
+
+    pthread_mutex_lock(&re_shared_lock);
+    for (size_t i = 0; i < re_nshared && !code; i++)
+        if (!strcmp(re_shared[i].pattern, pattern))
+            code = re_shared[i].code;
+    *shared = code != NULL;
+    if (!code) {
+        code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, err, off,
+                             NULL);
+        if (code) {
+            pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+            if (re_nshared < RE_SHARED &&
+                (re_shared[re_nshared].pattern = strdup(pattern)) != NULL) {
+                re_shared[re_nshared++].code = code;
+                *shared = 1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&re_shared_lock);
+    return code;
+}
+
+static void re_free_one(struct config_re *re)
+{
+    if (!re->shared)
+        pcre2_code_free(re->code);
+    free(re->replace);
+    free(re->pattern);
+    free(re->where);
+}
+
 /* origin: the config's name, NULL for a built-in pattern. */
 static int re_compile(struct config_re *re, const char *pattern, const char *replace,
                       const char *key, const char *origin, char *errbuf)
@@ -103,7 +158,7 @@ static int re_compile(struct config_re *re, const char *pattern, const char *rep
     PCRE2_SIZE off;
     char where[400];
 
-    re->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &err, &off, NULL);
+    re->code = re_code(pattern, &re->shared, &err, &off);
     if (!re->code) {
         PCRE2_UCHAR msg[120];
 
@@ -112,7 +167,6 @@ static int re_compile(struct config_re *re, const char *pattern, const char *rep
                  (size_t)off, (char *)msg);
         return -1;
     }
-    pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
     if (origin)
         snprintf(where, sizeof(where), "config '%.300s': %s", origin, key);
     else
@@ -129,12 +183,8 @@ static int re_compile(struct config_re *re, const char *pattern, const char *rep
 
 static void re_free_list(struct config_re *list, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        pcre2_code_free(list[i].code);
-        free(list[i].replace);
-        free(list[i].pattern);
-        free(list[i].where);
-    }
+    for (size_t i = 0; i < n; i++)
+        re_free_one(&list[i]);
     free(list);
 }
 
@@ -347,12 +397,8 @@ static int load_patterns(const json_t *arr, const char *key, int with_replace,
     }
     if (keep)
         memcpy(nl, *list, keep * sizeof(*nl));
-    for (i = keep; i < *n; i++) {
-        pcre2_code_free((*list)[i].code);
-        free((*list)[i].replace);
-        free((*list)[i].pattern);
-        free((*list)[i].where);
-    }
+    for (i = keep; i < *n; i++)
+        re_free_one(&(*list)[i]);
     free(*list);
     *list = nl;
     *n = keep;

@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,35 +518,87 @@ static struct sym_frame text_frame(struct symbolizer *s, const char *text, size_
     return f;
 }
 
+/* A growing string (a stack's text and keys are built a frame at a time;
+   open_memstream was half of a warm stack's cost). failed: out of memory,
+   everything after is dropped and the stack is not made. */
+struct sbuf {
+    char *s;
+    size_t len, cap;
+    int failed;
+};
+
+static void sb_add(struct sbuf *b, const char *p, size_t n)
+{
+    if (b->failed || iot_grow(&b->s, &b->cap, b->len + n + 1, 1) < 0) {
+        b->failed = 1;
+        return;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sb_puts(struct sbuf *b, const char *p)
+{
+    sb_add(b, p, strlen(p));
+}
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    if ((size_t)n < sizeof(small)) {
+        sb_add(b, small, (size_t)n);
+        return;
+    }
+    if (b->failed || iot_grow(&b->s, &b->cap, b->len + (size_t)n + 1, 1) < 0) {
+        b->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
 /* One frame's text in the stack, and its part of the fingerprint key. */
-static void frame_text(FILE *t, FILE *k, const struct sym_frame *f, const char *orig, size_t len,
-                       int jit)
+static void frame_text(struct sbuf *t, struct sbuf *k, const struct sym_frame *f, const char *orig,
+                       size_t len, int jit)
 {
     const char *mod = sym_base_name(f->module);
 
     if (!t)
         ;   /* the key alone */
     else if (f->function && f->file && f->line)
-        fprintf(t, "%s (%s:%d)%s", f->function, sym_base_name(f->file), f->line,
-                f->inlined ? " [inlined]" : "");
+        sb_printf(t, "%s (%s:%d)%s", f->function, sym_base_name(f->file), f->line,
+                  f->inlined ? " [inlined]" : "");
     else if (f->function && f->file && f->file == f->module)
-        fprintf(t, "%s (%s)", f->function, sym_base_name(f->file));   /* a script's, no line */
+        sb_printf(t, "%s (%s)", f->function, sym_base_name(f->file));   /* a script's, no line */
     else if (f->function && f->has_fn_offset && mod)
-        fprintf(t, "%s+0x%llx (%s)", f->function, (unsigned long long)f->fn_offset, mod);
+        sb_printf(t, "%s+0x%llx (%s)", f->function, (unsigned long long)f->fn_offset, mod);
     else if (f->function && mod)
-        fprintf(t, "%s (%s)", f->function, mod);
+        sb_printf(t, "%s (%s)", f->function, mod);
     else if (f->has_offset && mod)
-        fprintf(t, "%s+0x%llx", mod, (unsigned long long)f->offset);
+        sb_printf(t, "%s+0x%llx", mod, (unsigned long long)f->offset);
     else
-        fwrite(orig, 1, len, t);
+        sb_add(t, orig, len);
     if (f->function)
-        fprintf(k, "%s (%s)", f->function, mod ? mod : "?");
+        sb_printf(k, "%s (%s)", f->function, mod ? mod : "?");
     else if (jit)
-        fputs(mod, k);   /* an unnamed JIT or Python frame: its address changes every run */   /* an unnamed JIT frame: its address changes every run */
+        sb_puts(k, mod);   /* an unnamed JIT or Python frame: its address changes every run */
     else if (f->has_offset && mod)
-        fprintf(k, "%s+0x%llx", mod, (unsigned long long)f->offset);
+        sb_printf(k, "%s+0x%llx", mod, (unsigned long long)f->offset);
     else
-        fwrite(orig, 1, len, k);
+        sb_add(k, orig, len);
 }
 
 /* A stack with unnamed JIT frames of a runtime that names them when asked: noted once per process. */
@@ -595,10 +648,8 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
     const char *key = sym_intern(s, stack ? stack : "");
     struct sstack *k;
     struct sym_frame *f = NULL;
-    size_t n = 0, cap = 0, tlen, klen;
-    char *text = NULL, *keys = NULL, *pykeys = NULL;
-    FILE *t = NULL, *kf = NULL, *pyk = NULL;
-    size_t pyklen = 0, npy = 0;
+    size_t n = 0, cap = 0, npy = 0;
+    struct sbuf t = {0}, kf = {0}, pyk = {0};
 
     if (!key)
         return NULL;
@@ -606,11 +657,6 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
     if (k)
         return &k->st;
     s->unnamed_pid = -1;
-    t = open_memstream(&text, &tlen);
-    kf = open_memstream(&keys, &klen);
-    pyk = open_memstream(&pykeys, &pyklen);
-    if (!t || !kf || !pyk)
-        goto fail;
     for (const char *p = key; *p;) {
         size_t len = strcspn(p, "\n"), m;
         const struct sym_frame *got;
@@ -618,8 +664,8 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         int raw;
 
         if (n >= MAX_STACK_FRAMES) {
-            fputc('\n', t);
-            fputs(p, t);
+            sb_add(&t, "\n", 1);
+            sb_puts(&t, p);
             break;
         }
         m = py_frame(s, p, len, &one);
@@ -627,8 +673,8 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
             /* a script's frames are its site: the interpreter's own are
                the same for every call the script makes */
             if (npy++)
-                fputc('\n', pyk);
-            frame_text(NULL, pyk, &one, p, len, one.module == s->py_module);
+                sb_add(&pyk, "\n", 1);
+            frame_text(NULL, &pyk, &one, p, len, one.module == s->py_module);
         } else {
             m = jit_frame(s, p, len, &one);
         }
@@ -645,15 +691,17 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         if (iot_grow(&f, &cap, n + m, sizeof(*f)) < 0)
             goto fail;
         for (size_t i = 0; i < m; i++) {
-            if (n)
-                fputc('\n', t), fputc('\n', kf);
+            if (n) {
+                sb_add(&t, "\n", 1);
+                sb_add(&kf, "\n", 1);
+            }
             if (raw) {
-                frame_text(t, kf, &got[i], p, len,
+                frame_text(&t, &kf, &got[i], p, len,
                            got[i].module == s->jit_module || got[i].module == s->py_module);
             } else {
                 /* a frame of another shape is shown, and fingerprinted, as given */
-                fwrite(p, 1, len, t);
-                fwrite(p, 1, len, kf);
+                sb_add(&t, p, len);
+                sb_add(&kf, p, len);
             }
             f[n++] = got[i];
         }
@@ -661,38 +709,33 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         if (*p == '\n')
             p++;
     }
-    if (fclose(t) != 0 || fclose(kf) != 0 || fclose(pyk) != 0) {
-        t = kf = pyk = NULL;
+    /* an empty stack is "" (and every string ends in its NUL) */
+    sb_add(&t, "", 0);
+    sb_add(&kf, "", 0);
+    sb_add(&pyk, "", 0);
+    if (t.failed || kf.failed || pyk.failed)
         goto fail;
-    }
-    t = kf = pyk = NULL;
     if (npy) {
-        free(keys);
-        keys = pykeys;
-        pykeys = NULL;
+        free(kf.s);
+        kf = pyk;
+        pyk = (struct sbuf){0};
     }
-    free(pykeys);
-    pykeys = NULL;
+    free(pyk.s);
+    pyk.s = NULL;
     k = calloc(1, sizeof(*k));
     if (!k || hmap_put(&s->stacks, hmap_ptr_key(key), k) < 0) {
         free(k);
         goto fail;
     }
     k->f = f;
-    k->st = (struct sym_stack){ f, n, text, keys };
+    k->st = (struct sym_stack){ f, n, t.s, kf.s };
     if (s->unnamed_pid >= 0)
         note_hint(s, f, n);
     return &k->st;
 fail:
-    if (t)
-        fclose(t);
-    if (kf)
-        fclose(kf);
-    if (pyk)
-        fclose(pyk);
-    free(text);
-    free(keys);
-    free(pykeys);
+    free(t.s);
+    free(kf.s);
+    free(pyk.s);
     free(f);
     return NULL;
 }
