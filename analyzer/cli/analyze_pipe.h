@@ -14,7 +14,7 @@ typedef void analyze_pipe_fn(void *arg, const struct iot_event *const *evs, size
 /*
  * Read tr to its end on a second thread, calling each with its events in
  * order on this one. 0 at the end, -1 with a message in errbuf (the
- * reader's, or out of memory). tr is held (iot_trace_hold) from then on.
+ * reader's, or out of memory).
  */
 int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *errbuf);
 
