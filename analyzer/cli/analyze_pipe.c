@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +85,22 @@ struct pipe {
 /* Whether ev crosses as a record: a plain call whose fields a record holds. */
 static inline int rec_fits(const struct iot_event *ev)
 {
-    return ev->kind == IOT_EV_CALL && ev->plain && !(ev->has & ~REC_HAS) &&
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* kind, op, bufmode, plain and has are the event's first 8 bytes: one
+       test for all but op, which may be any */
+    _Static_assert(offsetof(struct iot_event, op) == 1 && offsetof(struct iot_event, bufmode) == 2 &&
+                   offsetof(struct iot_event, plain) == 3 && offsetof(struct iot_event, has) == 4 &&
+                   sizeof(ev->has) == 4, "the first 8 bytes of struct iot_event");
+    const uint64_t mask = ~((uint64_t)0xff << 8 | (uint64_t)REC_HAS << 32);
+    const uint64_t want = (uint64_t)IOT_EV_CALL | (uint64_t)1 << 24;
+    uint64_t head;
+
+    memcpy(&head, ev, sizeof(head));
+    return ((head & mask) == want) & ((uint32_t)ev->whence <= UINT8_MAX);
+#else
+    return ev->kind == IOT_EV_CALL && ev->plain == 1 && !(ev->has & ~REC_HAS) &&
            (uint32_t)ev->whence <= UINT8_MAX && !ev->bufmode;
+#endif
 }
 
 static inline void rec_put(struct pipe_rec *r, const struct iot_event *ev)
@@ -285,6 +300,9 @@ int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *e
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->space, NULL);
     pthread_cond_init(&p->data, NULL);
+    /* zstd on a third thread: without it the reader's thread has the most
+       to do (docs/performance.md); without the thread, the reader does it */
+    (void)iot_trace_ahead(tr);
     if (pthread_create(&th, NULL, reader_main, p) != 0) {
         snprintf(errbuf, IOT_ERRBUF_SIZE, "cannot start the reader's thread");
         goto out;
