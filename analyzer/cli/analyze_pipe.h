@@ -18,9 +18,10 @@ typedef void analyze_pipe_fn(void *arg, const struct iot_event *const *evs, size
  */
 int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *errbuf);
 
-/* How many threads analyse a lone native trace: jobs, or when 0, 2 (one
-   reads, one analyses) where this process may run on two CPUs or more and
-   the machine's load average leaves about 2 free (below CPUs - 1.5), else 1. */
-int analyze_threads(int jobs);
+/* How many threads analyse the lone native trace tr: jobs, or when 0, 2
+   (one reads, one analyses, and the reader's own decompresses ahead) where
+   this process may run on two CPUs or more (its affinity mask) and tr has
+   8 MiB or more, else 1. */
+int analyze_threads(int jobs, const struct iot_trace *tr);
 
 #endif /* ANALYZE_PIPE_H */
