@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "thread.h"
 #include "reader_int.h"
 
 #define AHEAD_SLOTS 8
@@ -231,7 +232,7 @@ int iot_trace_ahead(struct iot_trace *tr)
     pthread_mutex_init(&a->lock, NULL);
     pthread_cond_init(&a->space, NULL);
     pthread_cond_init(&a->filled, NULL);
-    if (pthread_create(&a->th, NULL, ahead_main, a) != 0) {
+    if (iot_thread_start(&a->th, ahead_main, a) != 0) {
         pthread_mutex_destroy(&a->lock);
         pthread_cond_destroy(&a->space);
         pthread_cond_destroy(&a->filled);

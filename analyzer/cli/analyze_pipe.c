@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "grow.h"
+#include "thread.h"
 #include "analyze_pipe.h"
 
 #define PIPE_DEPTH 8
@@ -185,11 +186,13 @@ static int fill(struct pipe *p, struct pipe_slot *sl)
                 rec_put(&sl->recs[sl->n++], evs[i]);
             } else if (keep_full(sl, evs[i]) < 0) {
                 snprintf(p->errbuf, sizeof(p->errbuf), "out of memory");
-                return -1;
+                rc = -1;
+                goto out;   /* the events kept so far are handed over */
             }
         }
         rc = 1;
     }
+out:
     for (unsigned i = 0; i < sl->nfull; i++)
         if (sl->full[i].kind == IOT_EV_PROCESS)
             sl->full[i].argv = sl->argv + (uintptr_t)sl->full[i].argv;
@@ -305,9 +308,14 @@ int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *e
     /* zstd on a third thread: without it the reader's thread has the most
        to do (docs/performance.md); without the thread, the reader does it */
     (void)iot_trace_ahead(tr);
-    if (pthread_create(&th, NULL, reader_main, p) != 0) {
-        snprintf(errbuf, IOT_ERRBUF_SIZE, "cannot start the reader's thread");
-        goto out;
+    if (iot_thread_start(&th, reader_main, p) != 0) {
+        /* no second thread (a limit on threads or memory): the same
+           batches, read and analysed in turn on this one */
+        do {
+            p->rc = fill(p, &p->slot[0]);
+            drain(&p->slot[0], evs, each, arg);
+        } while (p->rc > 0);
+        goto done;
     }
     for (uint64_t seq = 0;; seq++) {
         struct pipe_slot *sl = &p->slot[seq % PIPE_DEPTH];
@@ -332,10 +340,10 @@ int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *e
             wake(p, &p->reader_sleeps, &p->space);
     }
     pthread_join(th, NULL);
+done:
     rc = p->rc;
     if (rc < 0)
         memcpy(errbuf, p->errbuf, IOT_ERRBUF_SIZE);
-out:
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->space);
     pthread_cond_destroy(&p->data);
