@@ -559,6 +559,14 @@ int iot_trace_next_batch(struct iot_trace *tr, const struct iot_event *const **e
  * memory then grows with the events held, which the caller bounds.
  */
 void iot_trace_hold(struct iot_trace *tr);
+/*
+ * Decompression ahead: from this call on (before the first event is read),
+ * a thread of the reader's own reads and decompresses the chunks it will
+ * load next, while the calling thread decodes and merges. The events are the
+ * same, in the same order. 0, or -1 when the thread cannot start (reading
+ * goes on without it). The thread ends in iot_trace_close.
+ */
+int iot_trace_ahead(struct iot_trace *tr);
 void iot_trace_hold_seq(struct iot_trace *tr, uint64_t seq);
 void iot_trace_hold_done(struct iot_trace *tr, uint64_t done);
 /* Absolute time (trace clock) that event times count from. */

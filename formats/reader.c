@@ -105,6 +105,7 @@ void iot_trace_close(struct iot_trace *tr)
 {
     if (!tr)
         return;
+    trace_ahead_stop(tr);
     for (size_t i = 0; i < tr->nchains; i++) {
         trace_chain_release(&tr->chains[i]);
         trace_chain_refs_free(&tr->chains[i]);

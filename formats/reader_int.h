@@ -10,6 +10,7 @@
  *   reader_merge.c  pass 2: decoding the chains and merging them by time
  *   reader_rings.c  the arrays each chain decodes its batches into, and
  *                   their reuse once a pipelined caller is done with them
+ *   reader_ahead.c  decompression ahead, on a thread of its own (iot_trace_ahead)
  */
 #ifndef IOT_READER_INT_H
 #define IOT_READER_INT_H
@@ -135,6 +136,7 @@ struct iot_trace {
     uint64_t hold_seq;
     struct trace_ring *retired, *retired_tail;
     size_t spares;
+    struct trace_ahead *ahead;  /* iot_trace_ahead's thread, or NULL */
 };
 
 /* A one-line message "fmt" with the input's name and what went wrong, when errbuf is given. */
@@ -218,5 +220,18 @@ int trace_ring_take(struct iot_trace *tr, struct trace_chain *s);
 void trace_ring_drop(struct iot_trace *tr, struct trace_chain *s);
 /* Free the retired rings (iot_trace_close). */
 void trace_rings_free(struct iot_trace *tr);
+
+/* ------------------------------------------------------ reader_ahead.c */
+
+/*
+ * Pass 2 loads chunk idx of chain: when the ahead thread has it
+ * decompressed, its buffer and *buf (capacity *cap, as a chain's buf_cap)
+ * change hands and its content size is returned; else 0, and the caller
+ * reads and decompresses the frame itself. Only with tr->ahead.
+ */
+size_t trace_ahead_take(struct iot_trace *tr, size_t chain, size_t idx, uint8_t **buf,
+                        size_t *cap);
+/* End the ahead thread, if any, and free what it holds (iot_trace_close). */
+void trace_ahead_stop(struct iot_trace *tr);
 
 #endif /* IOT_READER_INT_H */

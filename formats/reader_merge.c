@@ -255,11 +255,16 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
                           "its list of chunks in the temporary file cannot be read back");
             return -1;
         }
-        src = trace_input_read_frame(tr, in, c);
+        size_t had = s->buf_cap, n = 0;
+        unsigned long long want;
+
+        /* decompressed ahead, or read and decompressed here (below) */
+        if (tr->ahead)
+            n = trace_ahead_take(tr, (size_t)(s - tr->chains), s->next - 1, &s->buf, &s->buf_cap);
+        src = n ? NULL : trace_input_read_frame(tr, in, c);
         /* read, whether it decodes or not: progress (iotrace.h) */
         tr->stats.bytes_read += c->csize;
-        unsigned long long want = src ? ZSTD_getFrameContentSize(src, c->csize) : 0;
-        size_t had = s->buf_cap, n;
+        want = n ? n : src ? ZSTD_getFrameContentSize(src, c->csize) : 0;
 
         size_t grow = (want <= IOT_MAX_CHUNK_BYTES && want > had ? (size_t)(want - had) : 0) +
                       (s->ring ? 0 : RING_BYTES);
@@ -276,7 +281,9 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
             trace_set_err(errbuf, "cannot read trace '%s': %s", in->name, "out of memory");
             return -1;
         }
-        n = src ? trace_frame_decode(tr, src, c->csize, &s->buf, &s->buf_cap) : 0;
+        if (!n)
+            n = src ? trace_frame_decode(tr, src, c->csize, &s->buf, &s->buf_cap) : 0;
+        /* modulo: a buffer from the ahead thread may be the smaller */
         tr->inflated += s->buf_cap - had;
 
         if (!n || iot_chunk_hdr_get(s->buf, n, &h) < 0 || h.bytes != n - IOT_CHUNK_HDR_SIZE ||

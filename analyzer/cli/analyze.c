@@ -130,7 +130,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     pr = progress_start(&progress_buf, o ? o->progress : NULL, in);
     feed = (struct feed){.o = o, .e = e, .pr = pr};
 
-    if (tr && analyze_threads(req->jobs) > 1) {
+    if (tr && analyze_threads(req->jobs, tr) > 1) {
         /* the engine may intern a joined path while the reader interns */
         iot_strtab_share(st);
         rc = analyze_pipe(tr, feed_events, &feed, errbuf);

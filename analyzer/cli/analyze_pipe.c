@@ -6,42 +6,67 @@
  *
  * The engine gets the same events in the same order as on one thread, only
  * cut into other batches, which it does not see: the output is the same
- * byte for byte (tests/e2e/test_an_pipeline.sh). The reader holds the
- * events of the batches in the queue (iot_trace_hold), so nothing is
- * copied but the pointers, and a process event with its argv (the only
- * part of an event the decoder reuses). Memory: PIPE_DEPTH batches of at
- * most PIPE_BATCH + IOT_TRACE_BATCH_MAX events, whatever the trace's length.
+ * byte for byte (tests/e2e/test_an_pipeline.sh).
+ *
+ * What crosses between the CPUs' caches is what costs (docs/performance.md):
+ * a struct iot_event is 280 bytes, and the reader would write each anew for
+ * the other CPU to read. So the calls that make most of a trace, plain ones
+ * with no field beyond fd, size, offset and whence, cross as a pipe_rec of
+ * 56 bytes, and only the other events are copied whole. The engine's thread
+ * turns the records back into events in a few arrays of its own, which stay
+ * in its cache: a record holds everything such an event has (every member
+ * its has-bits do not name is zero in a call the reader decoded, decode.c),
+ * so the event it becomes is the one the reader decoded. The reader decodes
+ * into its chains' rings as on one thread. Memory: PIPE_DEPTH batches of at
+ * most PIPE_CAP events, whatever the trace's length.
  */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "grow.h"
+#include "thread.h"
 #include "analyze_pipe.h"
 
 #define PIPE_DEPTH 8
-#define PIPE_BATCH 1024
+#define PIPE_BATCH 2048
 /*
  * A thread with nothing to do waits PIPE_SPIN turns awake, then sleeps
  * until the other has done half the queue's worth: on a busy machine each
  * wake-up waits for a turn on a CPU, so there are few (one per
- * PIPE_DEPTH / 2 batches at most). The queue is small because the
- * events cross from one core's cache to the other's: 8 batches of 1024
- * events (2.3 MB of events) cost less CPU than 8 of 4096 (docs/performance.md).
+ * PIPE_DEPTH / 2 batches at most).
  */
 #define PIPE_SPIN 100
 #define PIPE_CAP (PIPE_BATCH + IOT_TRACE_BATCH_MAX)
+/* A trace read on two threads by default: about 2 M events of bench/gen_trace. */
+#define PIPE_MIN_BYTES ((uint64_t)8 << 20)
+/* Events the engine's thread rebuilds at a time (engine_events' batch). */
+#define PIPE_EXPAND 64
+
+/* The has-bits a call crossing as a record may have. */
+#define REC_HAS (IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET | IOT_HAS_WHENCE)
+/* In a record's has: the event is the slot's full[fd], copied whole. */
+#define REC_FULL 0x8000u
+_Static_assert((REC_HAS & ~0x7fffu) == 0, "a record's has-bits fit beside REC_FULL");
+
+struct pipe_rec {
+    int64_t t, dur, ret, size, offset;
+    int32_t pid, tid, fd;
+    uint8_t op, whence;
+    uint16_t has;
+};
 
 struct pipe_slot {
-    const struct iot_event **evs;   /* PIPE_CAP */
+    struct pipe_rec *recs;          /* PIPE_CAP */
     unsigned n;
-    struct iot_event *procs;        /* process events, copied (PIPE_CAP, made when needed) */
-    unsigned nprocs;
-    const char **argv;              /* their argv arrays, one after another */
+    struct iot_event *full;         /* the events copied whole (PIPE_CAP, made when needed) */
+    unsigned nfull;
+    const char **argv;              /* their process events' argv arrays, one after another */
     size_t argv_n, argv_cap;
 };
 
@@ -60,36 +85,94 @@ struct pipe {
     struct pipe_slot slot[PIPE_DEPTH];
 };
 
-/* ev, a process event, copied into sl with its argv (argv's place as an
-   offset until the batch is full: the array may still move) */
-static int keep_process(struct pipe_slot *sl, const struct iot_event *ev)
+/* Whether ev crosses as a record: a plain call whose fields a record holds. */
+static inline int rec_fits(const struct iot_event *ev)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* kind, op, bufmode, plain and has are the event's first 8 bytes: one
+       test for all but op, which may be any */
+    _Static_assert(offsetof(struct iot_event, op) == 1 && offsetof(struct iot_event, bufmode) == 2 &&
+                   offsetof(struct iot_event, plain) == 3 && offsetof(struct iot_event, has) == 4 &&
+                   sizeof(ev->has) == 4, "the first 8 bytes of struct iot_event");
+    const uint64_t mask = ~((uint64_t)0xff << 8 | (uint64_t)REC_HAS << 32);
+    const uint64_t want = (uint64_t)IOT_EV_CALL | (uint64_t)1 << 24;
+    uint64_t head;
+
+    memcpy(&head, ev, sizeof(head));
+    return ((head & mask) == want) & ((uint32_t)ev->whence <= UINT8_MAX);
+#else
+    return ev->kind == IOT_EV_CALL && ev->plain == 1 && !(ev->has & ~REC_HAS) &&
+           (uint32_t)ev->whence <= UINT8_MAX && !ev->bufmode;
+#endif
+}
+
+static inline void rec_put(struct pipe_rec *r, const struct iot_event *ev)
+{
+    r->t = ev->t;
+    r->dur = ev->dur;
+    r->ret = ev->ret;
+    r->size = ev->size;
+    r->offset = ev->offset;
+    r->pid = ev->pid;
+    r->tid = ev->tid;
+    r->fd = ev->fd;
+    r->op = ev->op;
+    r->whence = (uint8_t)ev->whence;
+    r->has = (uint16_t)ev->has;
+}
+
+/* ev, which held r's call or nothing since it was zeroed, := r's call. */
+static inline void rec_get(struct iot_event *ev, const struct pipe_rec *r)
+{
+    ev->kind = IOT_EV_CALL;
+    ev->plain = 1;
+    ev->op = r->op;
+    ev->has = r->has;
+    ev->pid = r->pid;
+    ev->tid = r->tid;
+    ev->t = r->t;
+    ev->dur = r->dur;
+    ev->ret = r->ret;
+    ev->fd = r->fd;
+    ev->size = r->size;
+    ev->offset = r->offset;
+    ev->whence = r->whence;
+}
+
+/* ev, an event that does not fit a record, copied into sl whole, with
+   a process event's argv (its place as an offset until the batch is full:
+   the array may still move) */
+static int keep_full(struct pipe_slot *sl, const struct iot_event *ev)
 {
     struct iot_event *c;
-    size_t need = (size_t)(ev->argc > 0 ? ev->argc : 0) + 1;
 
-    if (!sl->procs && !(sl->procs = malloc(PIPE_CAP * sizeof(*sl->procs))))
+    if (!sl->full && !(sl->full = malloc(PIPE_CAP * sizeof(*sl->full))))
         return -1;
-    if (iot_grow(&sl->argv, &sl->argv_cap, sl->argv_n + need, sizeof(*sl->argv)) < 0)
-        return -1;
-    c = &sl->procs[sl->nprocs++];
+    c = &sl->full[sl->nfull];
     *c = *ev;
-    if (ev->argv)
-        memcpy(sl->argv + sl->argv_n, ev->argv, need * sizeof(*sl->argv));
-    else
-        memset(sl->argv + sl->argv_n, 0, need * sizeof(*sl->argv));
-    c->argv = (const char *const *)(uintptr_t)sl->argv_n;
-    sl->argv_n += need;
-    sl->evs[sl->n++] = c;
+    if (ev->kind == IOT_EV_PROCESS) {
+        size_t need = (size_t)(ev->argc > 0 ? ev->argc : 0) + 1;
+
+        if (iot_grow(&sl->argv, &sl->argv_cap, sl->argv_n + need, sizeof(*sl->argv)) < 0)
+            return -1;
+        if (ev->argv)
+            memcpy(sl->argv + sl->argv_n, ev->argv, need * sizeof(*sl->argv));
+        else
+            memset(sl->argv + sl->argv_n, 0, need * sizeof(*sl->argv));
+        c->argv = (const char *const *)(uintptr_t)sl->argv_n;
+        sl->argv_n += need;
+    }
+    sl->recs[sl->n].has = REC_FULL;
+    sl->recs[sl->n++].fd = (int32_t)sl->nfull++;
     return 0;
 }
 
-/* Fill sl with the events of batch seq: 1 more to come, 0 end, -1 error. */
-static int fill(struct pipe *p, struct pipe_slot *sl, uint64_t seq)
+/* Fill sl with the events of the next batch: 1 more to come, 0 end, -1 error. */
+static int fill(struct pipe *p, struct pipe_slot *sl)
 {
     int rc = 1;
 
-    iot_trace_hold_seq(p->tr, seq);
-    sl->n = sl->nprocs = 0;
+    sl->n = sl->nfull = 0;
     sl->argv_n = 0;
     while (sl->n < PIPE_BATCH) {
         const struct iot_event *const *evs;
@@ -97,19 +180,51 @@ static int fill(struct pipe *p, struct pipe_slot *sl, uint64_t seq)
         rc = iot_trace_next_batch(p->tr, &evs, p->errbuf);
         if (rc <= 0)
             break;
+        /* evs live until the next call: copied now */
         for (int i = 0; i < rc; i++) {
-            if (__builtin_expect(evs[i]->kind != IOT_EV_PROCESS, 1)) {
-                sl->evs[sl->n++] = evs[i];
-            } else if (keep_process(sl, evs[i]) < 0) {
+            if (__builtin_expect(rec_fits(evs[i]), 1)) {
+                rec_put(&sl->recs[sl->n++], evs[i]);
+            } else if (keep_full(sl, evs[i]) < 0) {
                 snprintf(p->errbuf, sizeof(p->errbuf), "out of memory");
-                return -1;
+                rc = -1;
+                goto out;   /* the events kept so far are handed over */
             }
         }
         rc = 1;
     }
-    for (unsigned i = 0; i < sl->nprocs; i++)
-        sl->procs[i].argv = sl->argv + (uintptr_t)sl->procs[i].argv;
+out:
+    for (unsigned i = 0; i < sl->nfull; i++)
+        if (sl->full[i].kind == IOT_EV_PROCESS)
+            sl->full[i].argv = sl->argv + (uintptr_t)sl->full[i].argv;
     return rc;
+}
+
+/*
+ * The engine's side of a batch: its records rebuilt into events, PIPE_EXPAND
+ * at a time, in evs (zeroed once, then only ever holding such calls).
+ */
+static void drain(const struct pipe_slot *sl, struct iot_event *evs, analyze_pipe_fn *each,
+                  void *arg)
+{
+    const struct iot_event *ptrs[PIPE_EXPAND];
+    unsigned k = 0;
+
+    for (unsigned i = 0; i < sl->n; i++) {
+        const struct pipe_rec *r = &sl->recs[i];
+
+        if (__builtin_expect(r->has != REC_FULL, 1)) {
+            rec_get(&evs[k], r);
+            ptrs[k] = &evs[k];
+        } else {
+            ptrs[k] = &sl->full[r->fd];
+        }
+        if (++k == PIPE_EXPAND) {
+            each(arg, ptrs, k);
+            k = 0;
+        }
+    }
+    if (k)
+        each(arg, ptrs, k);
 }
 
 static inline void relax(void)
@@ -159,9 +274,7 @@ static void *reader_main(void *arg)
             atomic_store(&p->reader_sleeps, 0);
             pthread_mutex_unlock(&p->lock);
         }
-        /* the rings of the batches the engine is done with are the reader's again */
-        iot_trace_hold_done(p->tr, atomic_load(&p->consumed));
-        rc = fill(p, sl, seq);
+        rc = fill(p, sl);
         if (rc <= 0)
             p->rc = rc;
         if (sl->n)
@@ -179,22 +292,30 @@ static void *reader_main(void *arg)
 int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *errbuf)
 {
     struct pipe *p = calloc(1, sizeof(*p));
+    struct iot_event *evs = calloc(PIPE_EXPAND, sizeof(*evs));
     pthread_t th;
     int rc = -1;
 
-    if (!p)
+    if (!p || !evs)
         goto oom;
     p->tr = tr;
     for (int i = 0; i < PIPE_DEPTH; i++)
-        if (!(p->slot[i].evs = malloc(PIPE_CAP * sizeof(*p->slot[i].evs))))
+        if (!(p->slot[i].recs = malloc(PIPE_CAP * sizeof(*p->slot[i].recs))))
             goto oom;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->space, NULL);
     pthread_cond_init(&p->data, NULL);
-    iot_trace_hold(tr);
-    if (pthread_create(&th, NULL, reader_main, p) != 0) {
-        snprintf(errbuf, IOT_ERRBUF_SIZE, "cannot start the reader's thread");
-        goto out;
+    /* zstd on a third thread: without it the reader's thread has the most
+       to do (docs/performance.md); without the thread, the reader does it */
+    (void)iot_trace_ahead(tr);
+    if (iot_thread_start(&th, reader_main, p) != 0) {
+        /* no second thread (a limit on threads or memory): the same
+           batches, read and analysed in turn on this one */
+        do {
+            p->rc = fill(p, &p->slot[0]);
+            drain(&p->slot[0], evs, each, arg);
+        } while (p->rc > 0);
+        goto done;
     }
     for (uint64_t seq = 0;; seq++) {
         struct pipe_slot *sl = &p->slot[seq % PIPE_DEPTH];
@@ -213,16 +334,16 @@ int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *e
         }
         if (atomic_load(&p->produced) == seq)
             break;  /* the end, or the reader's error */
-        each(arg, sl->evs, sl->n);
+        drain(sl, evs, each, arg);
         atomic_store(&p->consumed, seq + 1);
         if (atomic_load(&p->produced) - (seq + 1) <= PIPE_DEPTH / 2)
             wake(p, &p->reader_sleeps, &p->space);
     }
     pthread_join(th, NULL);
+done:
     rc = p->rc;
     if (rc < 0)
         memcpy(errbuf, p->errbuf, IOT_ERRBUF_SIZE);
-out:
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->space);
     pthread_cond_destroy(&p->data);
@@ -231,19 +352,33 @@ oom:
     snprintf(errbuf, IOT_ERRBUF_SIZE, "out of memory");
 free:
     for (int i = 0; p && i < PIPE_DEPTH; i++) {
-        free(p->slot[i].evs);
-        free(p->slot[i].procs);
+        free(p->slot[i].recs);
+        free(p->slot[i].full);
         free(p->slot[i].argv);
     }
     free(p);
+    free(evs);
     return rc;
 }
 
-int analyze_threads(int jobs)
+int analyze_threads(int jobs, const struct iot_trace *tr)
 {
-    /* one thread unless asked: on this project's 2-CPU measurements the
-       second thread has not yet paid for the events crossing between the
-       CPUs' caches (docs/performance.md), and a default that followed the
-       machine's load would make the path taken depend on it */
-    return jobs > 0 ? jobs : 1;
+    struct iot_trace_stats st;
+    cpu_set_t cpus;
+
+    if (jobs > 0)
+        return jobs;
+    /*
+     * By what the process may use and the trace's size, never by the
+     * machine's load (which would make the path taken, and its cost,
+     * depend on what else runs). Two threads cost about 13% more
+     * instructions than one (the records, the handovers), split so that
+     * neither thread does more than half of one thread's work
+     * (docs/performance.md); below PIPE_MIN_BYTES the run is too short
+     * for the threads to pay.
+     */
+    if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0 || CPU_COUNT(&cpus) < 2)
+        return 1;
+    iot_trace_stats(tr, &st);
+    return st.file_bytes >= PIPE_MIN_BYTES ? 2 : 1;
 }

@@ -14,13 +14,14 @@ typedef void analyze_pipe_fn(void *arg, const struct iot_event *const *evs, size
 /*
  * Read tr to its end on a second thread, calling each with its events in
  * order on this one. 0 at the end, -1 with a message in errbuf (the
- * reader's, or out of memory). tr is held (iot_trace_hold) from then on.
+ * reader's, or out of memory).
  */
 int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *errbuf);
 
-/* How many threads analyse a lone native trace: jobs, or when 0, 2 (one
-   reads, one analyses) where this process may run on two CPUs or more and
-   the machine's load average leaves about 2 free (below CPUs - 1.5), else 1. */
-int analyze_threads(int jobs);
+/* How many threads analyse the lone native trace tr: jobs, or when 0, 2
+   (one reads, one analyses, and the reader's own decompresses ahead) where
+   this process may run on two CPUs or more (its affinity mask) and tr has
+   8 MiB or more, else 1. */
+int analyze_threads(int jobs, const struct iot_trace *tr);
 
 #endif /* ANALYZE_PIPE_H */

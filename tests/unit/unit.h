@@ -22,6 +22,7 @@
     X(engine)          \
     X(reader_damage)   \
     X(reader_hold)     \
+    X(reader_ahead)    \
     X(infile)          \
     X(scale)           \
     X(text)            \
