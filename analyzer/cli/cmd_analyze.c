@@ -215,6 +215,7 @@ int cmd_analyze(int argc, char **argv)
     struct analyze_request req = {0};
     struct analyze_opts o = {.want_issues = 1, .progress = "ioanalyze analyze"};
     struct analyze_result res = {0};
+    struct issue_list list = {0};
     json_t *issues = NULL;
     struct report *rep = NULL;
     const struct output_format *fmt;
@@ -313,9 +314,11 @@ int cmd_analyze(int argc, char **argv)
     o.records = 1;
     if (analyze_run(&req, &o, &res) != 0)
         goto out;
+    list = res.list;
+    res.list = (struct issue_list){0};
     /* what the output does not show, the baseline and --fail-on-issues do
        not see either */
-    hidden = keep_if(&res.list, severe, &(int){issue_severity_parse(min_severity)});
+    hidden = keep_if(&list, severe, &(int){issue_severity_parse(min_severity)});
     if (baseline) {
         json_t *base;
         char errbuf[IOT_ERRBUF_SIZE];
@@ -324,7 +327,7 @@ int cmd_analyze(int argc, char **argv)
             iot_error("%s", errbuf);
             goto out;
         }
-        suppressed = drop_baseline(&res.list, base);
+        suppressed = drop_baseline(&list, base);
         json_decref(base);
     }
     if (csv) {
@@ -344,19 +347,18 @@ int cmd_analyze(int argc, char **argv)
         iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
         goto out;
     }
-    if (issue_scope_parse(scope) == SCOPE_OWN &&
-        issue_list_keep_own(&res.list, root, &outside) < 0) {
+    if (issue_scope_parse(scope) == SCOPE_OWN && issues_keep_own(&list, root, &outside) < 0) {
         iot_error("out of memory");
         goto out;
     }
     /* the records as JSON, for what still reads an issue by its keys */
-    if (!(issues = issue_list_to_json(&res.list))) {
+    if (!(issues = issue_list_to_json(&list))) {
         iot_error("out of memory");
         goto out;
     }
-    if (write_outputs(&outputs, &(struct output_issues){issues, rep, root, 0, &res.list}) < 0)
+    if (write_outputs(&outputs, &(struct output_issues){issues, rep, root, 0, &list}) < 0)
         goto out;
-    if (write_issues(fmt, &(struct output_issues){issues, rep, root, want_color(), &res.list}) < 0) {
+    if (write_issues(fmt, &(struct output_issues){issues, rep, root, want_color(), &list}) < 0) {
         iot_error("cannot write the issues: %s", strerror(errno));
         goto out;
     }
@@ -364,9 +366,9 @@ int cmd_analyze(int argc, char **argv)
     if (outside.n)
         fprintf(stderr, "ioanalyze: %s (--scope all lists them)\n",
                 scope_outside_line(&outside, line, sizeof(line)));
-    ret = fail_on && res.list.n ? 1 : 0;
+    ret = fail_on && list.n ? 1 : 0;
 out:
-    issue_list_release(&res.list);
+    issue_list_release(&list);
     json_decref(issues);
     report_free(rep);
     profile_free(o.profile);

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "engine.h"
-#include "issue_rec.h"
 #include "scope.h"
 #include "text.h"
 
@@ -120,7 +119,7 @@ static void end_outside(struct outside_names *names, struct scope_outside *out)
     free(names->v);
 }
 
-int issue_list_keep_own(struct issue_list *issues, const char *root, struct scope_outside *out)
+int issues_keep_own(struct issue_list *issues, const char *root, struct scope_outside *out)
 {
     size_t n = issues->n, kept = 0;
     struct outside_names names = {calloc(n ? n : 1, sizeof(*names.v)), 0};
@@ -141,35 +140,6 @@ int issue_list_keep_own(struct issue_list *issues, const char *root, struct scop
     }
     issues->n = kept;
     end_outside(&names, out);
-    return 0;
-}
-
-int issues_keep_own(json_t *issues, const char *root, struct scope_outside *out)
-{
-    size_t n = json_array_size(issues), kept = 0;
-    struct outside_names names = {calloc(n ? n : 1, sizeof(*names.v)), 0};
-
-    out->n = 0;
-    out->names[0] = '\0';
-    if (!names.v)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        json_t *j = json_array_get(issues, i);
-        struct issue *is = issue_from_json(j);
-
-        if (!is) {
-            end_outside(&names, out);
-            return -1;
-        }
-        if (issue_is_own(is, root))
-            json_array_set(issues, kept++, j);
-        else
-            count_outside(&names, json_string_value(json_object_get(j, "process")), out);
-        issue_free(is);
-    }
-    end_outside(&names, out);
-    while (json_array_size(issues) > kept)
-        json_array_remove(issues, json_array_size(issues) - 1);
     return 0;
 }
 

@@ -13,9 +13,9 @@
 
 #include <jansson.h>
 
+#include "issue_rec.h"
+
 struct engine;
-struct issue;
-struct issue_list;
 
 /* The scopes --scope takes: the project's findings, or every finding. */
 enum issue_scope { SCOPE_ALL, SCOPE_OWN };
@@ -44,10 +44,7 @@ struct scope_outside {
 /* Removes from issues (compacted in place, the others freed) every issue
    that is not the project's, counting them in *out. 0, or -1 out of
    memory. */
-int issue_list_keep_own(struct issue_list *issues, const char *root, struct scope_outside *out);
-/* The same on a JSON array of issues (an issue file's, as diff reads it):
-   each is judged as its record. */
-int issues_keep_own(json_t *issues, const char *root, struct scope_outside *out);
+int issues_keep_own(struct issue_list *issues, const char *root, struct scope_outside *out);
 
 /* The one line that counts them ("12 findings in programs outside the
    project: cc1, ld"), in buf (no newline); "" when none was left out. */
