@@ -1,8 +1,9 @@
 /*
  * Ranking issues by impact and grouping the issues of one cause (issue.h;
  * docs/analyzer.md, "Ranking and groups"). Both work on the final issue
- * objects, after issue_judge has set their impact and severity, so that
- * they follow whatever stack and figures an issue carries.
+ * records, after issue_judge has set their impact and severity, so that
+ * they follow whatever stack and figures an issue carries; a JSON issue
+ * (an issue file's, a report still reading keys) is ranked by the same key.
  */
 #include <stdio.h>
 #include <stdlib.h>
