@@ -690,7 +690,8 @@ int issues_finish(struct issues *is, int timing, int64_t (*proc_model_ns)(void *
         else
             rc = -1;
     }
-    qsort(l->v, l->n, sizeof(*l->v), issue_cmp);
+    if (l->n)
+        qsort(l->v, l->n, sizeof(*l->v), issue_cmp);
     issues_group(l);
     for (size_t i = 0; i < l->n; i++)
         if (rc == 0 && issue_list_add(out, l->v[i]) < 0)

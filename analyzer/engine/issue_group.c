@@ -250,7 +250,8 @@ void issues_group(struct issue_list *issues)
 
     if (!v)
         return;
-    memcpy(v, issues->v, n * sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = issues->v[i];
     qsort(v, n, sizeof(*v), rank_qsort_cmp);
     for (size_t i = 0; i < n; i++) {
         char *g;
