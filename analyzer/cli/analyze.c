@@ -158,10 +158,9 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
         goto out;
     }
     if (is) {
-        res->issues = issues_finish(is, !res->no_timing, proc_model_ns, e);
-        if (!res->issues)
+        if (issues_finish(is, !res->no_timing, proc_model_ns, e, &res->list) < 0)
             goto oom;
-        issues_note_exe(res->issues, e);
+        issues_note_exe(&res->list, e);
         if (sym) {
             symbolizer_counts(sym, &res->frames, &res->unresolved);
             symbolizer_jit_hints(sym, res->jit_hints, sizeof(res->jit_hints));
@@ -169,7 +168,7 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
             symbolizer_flush_cache(sym);
         }
         if (o && o->want_labels) {
-            res->labels = json_deep_copy(issues_labels(is));
+            res->labels = issue_detail_to_json(issues_labels(is));
             if (!res->labels)
                 goto oom;
         }
@@ -178,16 +177,25 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
        unnormalised: no result rather than a wrong one (config.h) */
     if (config_failure(&cfg)) {
         iot_error("%s", config_failure(&cfg));
-        json_decref(res->issues);
-        json_decref(res->labels);
-        res->issues = res->labels = NULL;
         goto out;
+    }
+    /* a caller not on records gets them as JSON, written by the one writer */
+    if (is && !(o && o->records)) {
+        res->issues = issue_list_to_json(&res->list);
+        issue_list_release(&res->list);
+        if (!res->issues)
+            goto oom;
     }
     ret = 0;
     goto out;
 oom:
     iot_error("out of memory");
 out:
+    if (ret != 0) {
+        issue_list_release(&res->list);
+        json_decref(res->labels);
+        res->labels = NULL;
+    }
     engine_free(e);
     issues_free(is);
     symbolizer_free(sym);

@@ -13,6 +13,7 @@
 
 #include "analyze.h"
 #include "engine.h"
+#include "issue_rec.h"
 #include "profile.h"
 
 /* The subcommands (argv[0] is the command's name); each returns its exit status. */
@@ -39,6 +40,8 @@ struct analyze_opts {
        (the reports: report.h); e answers engine_call_path() for it */
     void (*observe)(void *arg, struct engine *e, const struct iot_event *const *evs, size_t n);
     void *observe_arg;
+    int records;                /* with want_issues: the issues as records in
+                                   res->list, res->issues NULL */
 };
 
 struct analyze_result {
@@ -54,6 +57,10 @@ struct analyze_result {
     size_t frames, unresolved;  /* distinct stack frames looked up, and those
                                    no function was found for */
     char jit_hints[512];        /* symbolizer_jit_hints' ("" for none) */
+    /* The issues as the engine made them (records, issue_rec.h), when
+       o->records: fingerprinted, de-duplicated, sorted; the caller
+       releases it. Without o->records, res->issues holds them as JSON. */
+    struct issue_list list;
 };
 
 /* 0, or 2 after printing the error. */

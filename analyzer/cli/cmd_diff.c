@@ -122,6 +122,25 @@ static int load_path(const char *path, const char *config, const char *const *se
     }
 }
 
+/* --scope own on a side's issues (an issue file's, as read): each judged as
+   its record, and the side's JSON made of the records kept (an issue file's
+   issue is written back as read). 0, or -1 out of memory. */
+static int keep_own(json_t **issues, const char *root, struct scope_outside *out)
+{
+    struct issue_list list = {0};
+    json_t *kept;
+
+    if (issue_list_from_json(&list, *issues) < 0 || issues_keep_own(&list, root, out) < 0 ||
+        !(kept = issue_list_to_json(&list))) {
+        issue_list_release(&list);
+        return -1;
+    }
+    issue_list_release(&list);
+    json_decref(*issues);
+    *issues = kept;
+    return 0;
+}
+
 /* The issues of one side: 0, or 2 after printing the error. */
 static int load_side(const char *given, const char *config, const char *const *sets,
                      size_t nsets, int untimed, json_t **issues)
@@ -350,7 +369,7 @@ int cmd_diff(int argc, char **argv)
         load_side(pos[1], config, sets.v, sets.n, ci, &next))
         goto out;
     if (issue_scope_parse(scope) == SCOPE_OWN &&
-        (issues_keep_own(base, root, &base_out) < 0 || issues_keep_own(next, root, &outside) < 0)) {
+        (keep_own(&base, root, &base_out) < 0 || keep_own(&next, root, &outside) < 0)) {
         iot_error("out of memory");
         goto out;
     }

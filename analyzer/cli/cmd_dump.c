@@ -94,21 +94,17 @@ static int put_bytes(void *arg, const char *s, size_t len)
     return fwrite(s, 1, len, arg) == len ? 0 : -1;
 }
 
-/* The issues the filters admit, as records in list; 0, or -1 out of memory. */
-static int filter_issues(const struct dump_filter *flt, const json_t *issues,
-                         struct issue_list *list)
+/* Keeps in list the issues the filters admit. */
+static void filter_issues(const struct dump_filter *flt, struct issue_list *list)
 {
     size_t i, n = 0;
 
-    if (issue_list_from_json(list, issues) < 0)
-        return -1;
     for (i = 0; i < list->n; i++)
         if (dump_filter_admit_issue(flt, list->v[i]))
             list->v[n++] = list->v[i];
         else
             issue_free(list->v[i]);
     list->n = n;
-    return 0;
 }
 
 /* A dump written through the analysis (jsonl, perfetto, and every format
@@ -120,10 +116,10 @@ static int dump_analyzed(const struct output_format *fmt, const struct opt_list 
     struct analyze_request req = {.inputs = inputs->v, .ninputs = inputs->n, .strict = strict,
                                   .config_path = config};
     struct analyze_opts o = {.want_issues = fmt->want_issues, .progress = dump_progress_label(),
-                             .observe = fmt->observe, .observe_arg = stdout};
+                             .observe = fmt->observe, .observe_arg = stdout,
+                             .records = 1};
     struct analyze_result res = {0};
     struct dump_run run = {.fmt = fmt, .flt = flt, .arg = stdout};
-    struct issue_list issues = {0};
     int ret = 2, rc;
 
     if (flt->top && !(run.top = dump_top_create(flt->top)))
@@ -153,20 +149,16 @@ static int dump_analyzed(const struct output_format *fmt, const struct opt_list 
             dump_top_free(run.top);
     }
     /* no filter admits every issue */
-    if (res.issues && filter_issues(flt, res.issues, &issues) < 0)
-        rc = -2;
-    if (fmt->begin && fmt->end(run.arg, &issues) < 0)
+    filter_issues(flt, &res.list);
+    if (fmt->begin && fmt->end(run.arg, &res.list) < 0)
         rc = rc ? rc : -1;
     if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
         rc = -1;
-    if (rc == -2)
-        iot_error("out of memory");
-    else if (rc < 0)
+    if (rc < 0)
         iot_error("cannot write the dump: %s", strerror(errno));
     else if (rc == 0)
         ret = 0;
-    issue_list_release(&issues);
-    json_decref(res.issues);
+    issue_list_release(&res.list);
     return ret;
 oom:
     iot_error("out of memory");

@@ -23,7 +23,7 @@
  */
 struct issues {
     const struct config *cfg;
-    json_t *list;
+    struct issue_list list; /* the issues so far, one per fingerprint */
     struct hmap seen;       /* fingerprint value -> index in list + 1 */
     struct hmap fps;        /* raw_key() -> fingerprint value (raw_key) */
     struct symbolizer *sym; /* stacks to functions and lines, or NULL */
@@ -68,7 +68,7 @@ void issues_template(struct issues *is, const char *path, size_t at, size_t n)
     fold_made_add(is->made, path, at, n);
 }
 
-const json_t *issues_labels(const struct issues *is)
+const struct rule_detail *issues_labels(const struct issues *is)
 {
     return proc_labels_first(is->labels);
 }
@@ -86,11 +86,9 @@ struct issues *issues_create(const struct config *cfg)
     if (!is)
         return NULL;
     is->cfg = cfg;
-    is->list = json_array();
     is->labels = proc_labels_create();
     is->made = fold_made_create();
-    if (!is->list || !is->labels || !is->made) {
-        json_decref(is->list);
+    if (!is->labels || !is->made) {
         proc_labels_free(is->labels);
         fold_made_free(is->made);
         free(is);
@@ -105,7 +103,7 @@ void issues_free(struct issues *is)
         return;
     hmap_release(&is->seen);
     hmap_release(&is->fps);
-    json_decref(is->list);
+    issue_list_release(&is->list);
     proc_labels_free(is->labels);
     fold_made_free(is->made);
     free(is->costs);
@@ -199,28 +197,23 @@ static uint64_t fingerprint_cached(struct issues *is, const char *rule, const ch
     return fp;
 }
 
-static json_int_t iget(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
-
 /*
  * The issue already reported under fingerprint key, or NULL; *occ and
  * *repeat become what one more occurrence makes of its figures (a rule
  * whose repeat is a bitmask, RULE_F_REPEAT_BITS, gets the union).
  */
-static json_t *seen_issue(struct issues *is, const struct rule *rule, uint64_t key,
-                          json_int_t *occ, json_int_t *repeat)
+static struct issue *seen_issue(struct issues *is, const struct rule *rule, uint64_t key,
+                                int64_t *occ, int64_t *repeat)
 {
     void *v = hmap_get(&is->seen, key);
-    json_t *prev;
+    struct issue *prev;
 
     if (!v)
         return NULL;
-    prev = json_array_get(is->list, (size_t)(uintptr_t)v - 1);
-    *occ = iget(json_object_get(prev, "detail"), "occurrences") + 1;
+    prev = is->list.v[(size_t)(uintptr_t)v - 1];
+    *occ = issue_detail_int(prev->detail, "occurrences", 0) + 1;
     if (rule->flags & RULE_F_REPEAT_BITS)
-        *repeat |= iget(prev, "repeat");
+        *repeat |= prev->repeat;
     return prev;
 }
 
@@ -228,14 +221,14 @@ static json_t *seen_issue(struct issues *is, const struct rule *rule, uint64_t k
  * The earliest occurrence stands for all: one at or after prev's time only
  * counts (returns 1); an earlier one takes its place (returns 0).
  */
-static int count_later(json_t *prev, const struct rule *rule, int64_t time, json_int_t occ,
-                       json_int_t repeat)
+static int count_later(struct issue *prev, const struct rule *rule, int64_t time, int64_t occ,
+                       int64_t repeat)
 {
-    if (iget(prev, "time") > time)
+    if (prev->time > time)
         return 0;
-    json_object_set_new(json_object_get(prev, "detail"), "occurrences", json_integer(occ));
+    issue_detail_set_int(prev->detail, "occurrences", occ);
     if (rule->flags & RULE_F_REPEAT_BITS)
-        json_object_set_new(prev, "repeat", json_integer(repeat));
+        prev->repeat = repeat;
     return 1;
 }
 
@@ -293,11 +286,11 @@ static int again(const struct rule_ctx *ctx, const struct rule_session *s, int64
     const struct issue_binding *b = ctx->sink;
     struct issues *is = b->issues;
     char fp_path[4096 + 2];
-    json_int_t occ, rep = repeat;
+    int64_t occ, rep = repeat;
     uint64_t key = fingerprint_cached(is, b->rule->name,
                                       fingerprint_path(ctx, s, fp_path, sizeof(fp_path)),
                                       s->stack);
-    json_t *prev = seen_issue(is, b->rule, key, &occ, &rep);
+    struct issue *prev = seen_issue(is, b->rule, key, &occ, &rep);
 
     if (!prev || !count_later(prev, b->rule, time_unix_ms ? time_unix_ms : s->end_unix_ms, occ,
                               rep))
@@ -337,40 +330,32 @@ int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r)
     return 1;
 }
 
-static json_t *str_or_null(const char *s)
-{
-    return s ? json_string(s) : json_null();
-}
-
 /*
  * A string of the trace (a path, a process or thread name, a stack, a
- * message naming them) as JSON: jansson refuses bytes that are not UTF-8,
- * and an issue about a file named so was lost with them. Those bytes show as
- * U+FFFD, as in the JSONL dump; the path's own bytes stay in path_hex
- * (path_hex_of). NULL only out of memory.
+ * message naming them) as an issue holds it: JSON takes only UTF-8, and an
+ * issue about a file named otherwise was lost with its bytes. Those bytes
+ * show as U+FFFD, as in the JSONL dump; the path's own bytes stay in
+ * path_hex (path_hex_of). NULL is "". NULL only out of memory.
  */
-static json_t *trace_str(const char *s)
+static char *trace_text(const char *s)
 {
-    json_t *j;
-    char *fixed;
-
     if (!s)
         s = "";
-    if ((j = json_string(s)) != NULL)
-        return j;
-    fixed = iot_utf8_repaired(s);
-    j = fixed ? json_string(fixed) : NULL;
-    free(fixed);
-    return j;
+    return iot_utf8_valid(s, strlen(s)) ? strdup(s) : iot_utf8_repaired(s);
+}
+
+/* s when it is UTF-8, else NULL: what JSON cannot hold is left out. */
+static const char *utf8_or_null(const char *s)
+{
+    return s && iot_utf8_valid(s, strlen(s)) ? s : NULL;
 }
 
 /* The bytes of a path that is not UTF-8 in hex (JSONL's path_hex); NULL for
-   a UTF-8 path, which "path" holds whole. */
-static json_t *path_hex_of(const char *path)
+   a UTF-8 path, which path holds whole. */
+static char *path_hex_of(const char *path)
 {
     static const char hex[] = "0123456789abcdef";
     size_t n = path ? strlen(path) : 0;
-    json_t *j;
     char *h;
 
     if (!n || iot_utf8_valid(path, n) || !(h = malloc(2 * n + 1)))
@@ -380,45 +365,58 @@ static json_t *path_hex_of(const char *path)
         h[2 * i + 1] = hex[(unsigned char)path[i] & 0xf];
     }
     h[2 * n] = 0;
-    j = json_string(h);
-    free(h);
-    return j;
+    return h;
 }
 
-/* The stack as objects (SPEC "frames"): [] without a stack or a symbolizer. */
-static json_t *frames_json(const struct sym_stack *st)
+static int dup_or_null(const char *s, char **out)
 {
-    json_t *a = json_array();
+    *out = s ? strdup(s) : NULL;
+    return !s || *out ? 0 : -1;
+}
 
-    for (size_t i = 0; a && st && i < st->n; i++) {
+/* The stack as frames (SPEC "frames"): none without a stack or a
+   symbolizer. A frame with a name that is not UTF-8 is left out, as JSON
+   cannot hold it. 0, or -1 out of memory. */
+static int frames_of(const struct sym_stack *st, struct issue_frames *out)
+{
+    if (!st || !st->n)
+        return 0;
+    if (!(out->v = calloc(st->n, sizeof(*out->v))))
+        return -1;
+    for (size_t i = 0; i < st->n; i++) {
         const struct sym_frame *f = &st->frames[i];
+        struct issue_frame *o = &out->v[out->n];
 
-        json_array_append_new(a, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:b}",
-                                           "function", str_or_null(f->function),
-                                           "file", str_or_null(f->file),
-                                           "line", f->line ? json_integer(f->line) : json_null(),
-                                           "module", str_or_null(f->module),
-                                           "build_id", str_or_null(f->build_id),
-                                           "offset", f->has_offset ? json_integer((json_int_t)f->offset)
-                                                                   : json_null(),
-                                           "inlined", f->inlined));
+        if ((f->function && !utf8_or_null(f->function)) || (f->file && !utf8_or_null(f->file)) ||
+            (f->module && !utf8_or_null(f->module)) || (f->build_id && !utf8_or_null(f->build_id)))
+            continue;
+        out->n++;
+        if (dup_or_null(f->function, &o->function) < 0 || dup_or_null(f->file, &o->file) < 0 ||
+            dup_or_null(f->module, &o->module) < 0 || dup_or_null(f->build_id, &o->build_id) < 0)
+            return -1;
+        o->line = f->line;
+        o->offset = f->offset;
+        o->has_offset = f->has_offset != 0;
+        o->inlined = f->inlined != 0;
     }
-    return a ? a : json_array();
+    return 0;
 }
 
 /* The stacks a rule lists in detail.open_sites (per_file.h), shown as the
    issue's own stack is: symbolized when it can be. */
-static void symbolize_sites(struct issues *is, json_t *detail)
+static void symbolize_sites(struct issues *is, struct rule_detail *detail)
 {
-    json_t *sites = json_object_get(detail, "open_sites"), *site;
-    size_t i;
+    const struct issue_value *sites = issue_detail_get(detail, "open_sites");
 
-    json_array_foreach(sites, i, site) {
-        const struct sym_stack *st =
-            issue_stack(is, json_string_value(json_object_get(site, "stack")));
+    for (size_t i = 0; sites && sites->type == ISSUE_V_LIST && i < sites->list->n; i++) {
+        const struct issue_value *site = &sites->list->v[i];
+        const struct sym_stack *st;
 
-        if (st)
-            json_object_set_new(site, "stack", json_string(st->text));
+        if (site->type != ISSUE_V_OBJECT)
+            continue;
+        st = issue_stack(is, issue_detail_str(site->obj, "stack"));
+        if (st && utf8_or_null(st->text))
+            issue_detail_set_str(site->obj, "stack", st->text);
     }
 }
 
@@ -427,14 +425,16 @@ static void symbolize_sites(struct issues *is, json_t *detail)
  * called otherwise (redis-server runs /usr/bin/redis-check-rdb, a link's
  * target), detail.exe says which file ran.
  */
-static void note_exe(const struct rule_ctx *ctx, const struct rule_session *s, json_t *detail)
+static void note_exe(const struct rule_ctx *ctx, const struct rule_session *s,
+                     struct rule_detail *detail)
 {
     const char *exe = ctx->engine && s->process
                           ? engine_proc_exe_of(ctx->engine, s->pid) : NULL;
 
     if (exe && strcmp(iot_path_base(exe), s->process) != 0 &&
         s->process == engine_proc_name_of(ctx->engine, s->pid))
-        json_object_set_new(detail, "exe", trace_str(exe));
+        issue_detail_set(detail, "exe", (struct issue_value){.type = ISSUE_V_STRING,
+                                                             .s = trace_text(exe)});
 }
 
 /* The finding's own fix (struct rule_report's fix) when the rule was built
@@ -460,16 +460,18 @@ static const char *report_stack(const struct rule *rule, const struct rule_repor
 
 /* The open's stack as a related location: open_stack and open_frames, when
    the issue's stack is another one. */
-static void note_open_site(struct issues *is, const struct rule_session *s, const char *site,
-                           json_t *o)
+static int note_open_site(struct issues *is, const struct rule_session *s, const char *site,
+                          struct issue *o)
 {
     const struct sym_stack *st;
 
     if (!s->stack || !*s->stack || strcmp(s->stack, site) == 0)
-        return;
+        return 0;
     st = issue_stack(is, s->stack);
-    json_object_set_new(o, "open_stack", trace_str(st ? st->text : s->stack));
-    json_object_set_new(o, "open_frames", frames_json(st));
+    o->has |= ISSUE_HAS_OPEN_SITE;
+    if (!(o->open_stack = trace_text(st ? st->text : s->stack)))
+        return -1;
+    return frames_of(st, &o->open_frames);
 }
 
 /*
@@ -500,15 +502,103 @@ static int32_t calls_tid(const struct rule *rule, const struct rule_report *r)
     return has_calls_thread(rule, r) ? r->s->calls_tid : r->s->tid;
 }
 
-static void note_threads(const struct rule *rule, const struct rule_report *r, json_t *detail)
+static void note_threads(const struct rule *rule, const struct rule_report *r,
+                         struct rule_detail *detail)
 {
     const struct rule_session *s = r->s;
 
     if (has_calls_thread(rule, r) && s->calls_threads > 1) {
-        json_object_set_new(detail, "threads", json_integer((json_int_t)s->calls_threads));
-        json_object_set_new(detail, "thread_calls",
-                            json_integer((json_int_t)s->calls_tid_calls));
+        issue_detail_set_int(detail, "threads", (int64_t)s->calls_threads);
+        issue_detail_set_int(detail, "thread_calls", (int64_t)s->calls_tid_calls);
     }
+}
+
+/*
+ * The finding's detail: what a rule built before the detail builder stated
+ * in jansson (r->detail, taken), then the builder's fields (taken), each as
+ * its JSON issue holds it. NULL out of memory.
+ */
+static struct rule_detail *report_detail(const struct rule *rule, const struct rule_report *r)
+{
+    struct rule_detail *fields = report_fields(rule, r), *d;
+
+    d = json_is_object(r->detail) ? issue_detail_from_json(r->detail) : issue_detail_new();
+    json_decref(r->detail);
+    if (!d) {
+        issue_detail_free(fields);
+        return NULL;
+    }
+    issue_detail_update(d, fields);
+    return d;
+}
+
+/* The opener, when another process opened the file (opened_by). */
+static void note_opener(const struct rule_session *s, struct rule_detail *detail)
+{
+    struct issue_value v = {.type = ISSUE_V_OBJECT, .obj = issue_detail_new()};
+
+    if (!s->opener_process || !v.obj)
+        goto out;
+    if (issue_detail_set(v.obj, "process", (struct issue_value){
+                                                .type = ISSUE_V_STRING,
+                                                .s = trace_text(s->opener_process)}) < 0 ||
+        issue_detail_set_int(v.obj, "pid", (int64_t)s->opener_pid) < 0 ||
+        issue_detail_set(v.obj, "stack", (struct issue_value){.type = ISSUE_V_STRING,
+                                                              .s = trace_text(s->stack)}) < 0)
+        goto out;
+    issue_detail_set(detail, "opened_by", v);
+    return;
+out:
+    issue_value_free(&v);
+}
+
+/*
+ * The record of the finding r of rule (detail: its detail, taken; site:
+ * the stack of its calls, st that stack symbolized); NULL out of memory,
+ * or when the rule's name is not UTF-8 (no JSON issue can name it).
+ */
+static struct issue *make_issue(struct issues *is, const struct rule *rule,
+                                const struct rule_report *r, struct rule_detail *detail,
+                                const char *site, const struct sym_stack *st)
+{
+    const struct rule_session *s = r->s;
+    struct issue *o = calloc(1, sizeof(*o));
+    int ok;
+
+    if (!o || !utf8_or_null(rule->name)) {
+        issue_detail_free(detail);
+        free(o);
+        return NULL;
+    }
+    o->detail = detail;
+    o->type = rule->type;
+    o->time = r->time_unix_ms ? r->time_unix_ms : s->end_unix_ms;
+    o->size = s->file_size;
+    o->op = s->op;
+    o->buffer = s->buffer;
+    o->cost = s->cost_ns / 1000000;
+    o->op_type = s->op_type;
+    o->op_size = s->op_size;
+    o->repeat = r->repeat;
+    o->pid = s->pid;
+    o->tid = calls_tid(rule, r);
+    o->has = ISSUE_HAS_FRAMES;
+    ok = (o->process = trace_text(s->process ? s->process : "unknown")) &&
+         (o->path = trace_text(s->path)) && (o->thread = trace_text(calls_thread(rule, r))) &&
+         (o->stack = trace_text(st ? st->text : site)) && (o->rule = strdup(rule->name)) &&
+         (o->fingerprint = malloc(17)) && (o->message = trace_text(r->message)) &&
+         frames_of(st, &o->frames) == 0 && note_open_site(is, s, site, o) == 0;
+    if (ok && (o->path_hex = path_hex_of(s->path)) != NULL)
+        o->has |= ISSUE_HAS_PATH_HEX;
+    if (ok && utf8_or_null(report_fix(rule, r))) {
+        o->has |= ISSUE_HAS_FIX;
+        ok = (o->fix = strdup(report_fix(rule, r))) != NULL;
+    }
+    if (!ok) {
+        issue_free(o);
+        return NULL;
+    }
+    return o;
 }
 
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
@@ -517,24 +607,16 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     struct issues *is = b->issues;
     const struct rule_session *s = r->s;
     char fp_path[4096 + 2];
-    char fp[17];
-    struct rule_detail *fields = report_fields(b->rule, r);
-    json_t *o, *detail = r->detail ? r->detail : json_object(), *prev;
+    struct rule_detail *detail = report_detail(b->rule, r);
+    struct issue *o, *prev;
     const struct sym_stack *st;
     const char *site;
     int64_t time = r->time_unix_ms ? r->time_unix_ms : s->end_unix_ms;
     uint64_t key;
-    json_int_t occ = 1, repeat = r->repeat;
+    int64_t occ = 1, repeat = r->repeat;
     struct issue_cost cost;
     size_t idx = 0;
 
-    if (detail && fields) {
-        json_t *more = issue_detail_to_json(fields);
-
-        json_object_update(detail, more);
-        json_decref(more);
-    }
-    issue_detail_free(fields);
     if (!detail)
         return;
     issue_cost_of(b->rule, r, &cost);
@@ -542,116 +624,82 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     st = issue_stack(is, site);
     key = fingerprint_cached(is, b->rule->name,
                              fingerprint_path(ctx, s, fp_path, sizeof(fp_path)), s->stack);
-    snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)key);
     prev = seen_issue(is, b->rule, key, &occ, &repeat);
     if (prev) {
         /* the impact is over every occurrence, whichever stands for them */
         idx = (size_t)(uintptr_t)hmap_get(&is->seen, key) - 1;
         issue_cost_add(&is->costs[idx], &cost);
         if (count_later(prev, b->rule, time, occ, repeat)) {
-            json_decref(detail);
+            issue_detail_free(detail);
             return;
         }
         is->costs[idx].pid = cost.pid;
     }
-    json_object_set_new(detail, "occurrences", json_integer(occ));
+    issue_detail_set_int(detail, "occurrences", occ);
     symbolize_sites(is, detail);
     note_exe(ctx, s, detail);
     note_threads(b->rule, r, detail);
-    if (s->opener_process)
-        json_object_set_new(detail, "opened_by",
-                            json_pack("{s:o,s:i,s:o}", "process", trace_str(s->opener_process),
-                                      "pid", (int)s->opener_pid, "stack", trace_str(s->stack)));
-    o = json_pack("{s:s,s:i,s:o,s:I,s:o,s:I,s:I,s:I,s:I,s:i,s:I,s:o,s:o,s:I,"
-                  "s:s,s:i,s:i,s:s,s:o,s:o}",
-                  "tag", "io",
-                  "type", b->rule->type,
-                  "process", trace_str(s->process ? s->process : "unknown"),
-                  "time", (json_int_t)time,
-                  "path", trace_str(s->path),
-                  "size", (json_int_t)s->file_size,
-                  "op", (json_int_t)s->op,
-                  "buffer", (json_int_t)s->buffer,
-                  "cost", (json_int_t)(s->cost_ns / 1000000),
-                  "opType", s->op_type,
-                  "opSize", (json_int_t)s->op_size,
-                  "thread", trace_str(calls_thread(b->rule, r)),
-                  "stack", trace_str(st ? st->text : site),
-                  "repeat", (json_int_t)repeat,
-                  "rule", b->rule->name,
-                  "pid", (int)s->pid,
-                  "tid", (int)calls_tid(b->rule, r),
-                  "fingerprint", fp,
-                  "message", trace_str(r->message),
-                  "detail", detail);
-    if (!o)
+    note_opener(s, detail);
+    if (!(o = make_issue(is, b->rule, r, detail, site, st)))
         return;
-    {
-        json_t *hex = path_hex_of(s->path);
-
-        if (hex)
-            json_object_set_new(o, "path_hex", hex);
-    }
-    json_object_set_new(o, "frames", frames_json(st));
-    if (report_fix(b->rule, r))
-        json_object_set_new(o, "fix", json_string(report_fix(b->rule, r)));
-    note_open_site(is, s, site, o);
+    o->repeat = repeat;
+    snprintf(o->fingerprint, 17, "%016llx", (unsigned long long)key);
     if (prev) {
-        json_array_set_new(is->list, idx, o);
+        issue_free(prev);
+        is->list.v[idx] = o;
         return;
     }
-    idx = json_array_size(is->list);
+    idx = is->list.n;
     if (iot_grow(&is->costs, &is->costs_cap, idx + 1, sizeof(*is->costs)) < 0) {
-        json_decref(o);
+        issue_free(o);
         return;
     }
-    if (json_array_append_new(is->list, o) == 0) {
-        is->costs[idx] = cost;
-        hmap_put(&is->seen, key, (void *)(uintptr_t)json_array_size(is->list));
-    }
+    if (issue_list_add(&is->list, o) < 0)
+        return;
+    is->costs[idx] = cost;
+    hmap_put(&is->seen, key, (void *)(uintptr_t)is->list.n);
 }
 
+/* The JSON issues' order: time, then type, then (stable and deterministic
+   beyond the SPEC's keys) fingerprint. */
 static int issue_cmp(const void *a, const void *b)
 {
-    const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-    json_int_t tx = iget(x, "time"), ty = iget(y, "time");
+    const struct issue *x = *(const struct issue *const *)a, *y = *(const struct issue *const *)b;
 
-    if (tx != ty)
-        return tx < ty ? -1 : 1;
-    tx = iget(x, "type");
-    ty = iget(y, "type");
-    if (tx != ty)
-        return tx < ty ? -1 : 1;
-    /* stable and deterministic beyond the SPEC's keys */
-    return strcmp(json_string_value(json_object_get(x, "fingerprint")),
-                  json_string_value(json_object_get(y, "fingerprint")));
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    return strcmp(x->fingerprint, y->fingerprint);
 }
 
-json_t *issues_finish(struct issues *is, int timing,
-                      int64_t (*proc_model_ns)(void *arg, int32_t pid), void *arg)
+int issues_finish(struct issues *is, int timing, int64_t (*proc_model_ns)(void *arg, int32_t pid),
+                  void *arg, struct issue_list *out)
 {
-    size_t n = json_array_size(is->list), i;
-    json_t **v = calloc(n ? n : 1, sizeof(*v)), *out = json_array();
+    struct issue_list *l = &is->list;
+    int rc = 0;
 
-    if (!v || !out) {
-        free(v);
-        json_decref(out);
-        return NULL;
-    }
-    for (i = 0; i < n; i++) {
+    for (size_t i = 0; i < l->n; i++) {
         const struct issue_cost *c = &is->costs[i];
+        struct issue *o = l->v[i];
 
-        v[i] = json_array_get(is->list, i);
-        issue_judge(v[i], c, proc_model_ns ? proc_model_ns(arg, c->pid) : 0, timing);
+        issue_judge(o, c, proc_model_ns ? proc_model_ns(arg, c->pid) : 0, timing);
         /* the labels of the trace the issue came from: its process's */
-        json_object_set_new(v[i], "labels", json_deep_copy(proc_labels_of(is->labels, c->pid)));
+        if ((o->labels = issue_detail_copy(proc_labels_of(is->labels, c->pid))) != NULL)
+            o->has |= ISSUE_HAS_LABELS;
+        else
+            rc = -1;
     }
-    qsort(v, n, sizeof(*v), issue_cmp);
-    for (i = 0; i < n; i++)
-        json_array_append(out, v[i]);
-    free(v);
-    issues_group(out);
+    if (l->n)
+        qsort(l->v, l->n, sizeof(*l->v), issue_cmp);
+    issues_group(l);
+    for (size_t i = 0; i < l->n; i++)
+        if (rc == 0 && issue_list_add(out, l->v[i]) < 0)
+            rc = -1;
+        else if (rc < 0)
+            issue_free(l->v[i]);
+    free(l->v);
+    *l = (struct issue_list){0};
     hmap_release(&is->seen);
-    json_array_clear(is->list);
-    return out;
+    return rc;
 }

@@ -1,6 +1,7 @@
 /*
- * issue.h - collecting rule reports as Matrix-style JSON issues: the keys,
- * the fingerprint, de-duplication per fingerprint and the final order.
+ * issue.h - collecting rule reports as issues (struct issue, issue_rec.h,
+ * made once per finding): the fingerprint, de-duplication per fingerprint,
+ * impact, severity, groups and the final order.
  */
 #ifndef ISSUE_H
 #define ISSUE_H
@@ -8,6 +9,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "issue_rec.h"
 #include "rule.h"
 
 struct issues;
@@ -38,13 +40,13 @@ void issues_jit_symbol(struct issues *is, int32_t pid, uint64_t start, uint64_t 
                        const char *name);
 
 /* A label record of process pid: every issue carries the labels of its
-   process, so of its trace ("labels": an object, {} when none; the first
-   value of a key wins; proc_labels.h). */
+   process, so of its trace (its labels, empty when none; the first value
+   of a key wins; proc_labels.h). */
 void issues_label(struct issues *is, int32_t pid, const char *key, const char *value);
-/* The labels of the input's first labelled process: an object, {} when none
+/* The labels of the input's first labelled process, empty when none
    (borrowed, valid until issues_free()); what an input with no issue says
    of its labels. */
-const json_t *issues_labels(const struct issues *is);
+const struct rule_detail *issues_labels(const struct issues *is);
 
 /*
  * A name the input says was made from a template (a template record, or an
@@ -72,35 +74,38 @@ enum issue_severity { ISSUE_LOW = 0, ISSUE_MEDIUM, ISSUE_HIGH, ISSUE_NSEVERITIES
 const char *issue_severity_name(int severity);
 /* The severity called name, or -1. */
 int issue_severity_parse(const char *name);
-/* An issue's "severity" key as a severity; ISSUE_MEDIUM when it has none
-   (an issue file written before severities). */
+/* A JSON issue's "severity" key as a severity; ISSUE_MEDIUM when it has
+   none (an issue file written before severities). */
 int issue_severity_of(const json_t *issue);
 
 /*
  * The order of the human reports: by impact, largest first (severity,
- * then impact.time_ms, then the excess figures), then time, type and
- * fingerprint, so that two runs list equal issues alike. qsort-style.
+ * then impact.model_ms, then the excess figures), then time, type,
+ * fingerprint and path, so that two runs list equal issues alike.
+ * qsort-style; issue_rank_cmp ranks JSON issues alike.
  */
+int issue_rank_compare(const struct issue *x, const struct issue *y);
 int issue_rank_cmp(const json_t *x, const json_t *y);
 
 /*
- * Sets every issue's "group": 8 hex digits, equal for the issues of one
+ * Sets every issue's group: 8 hex digits, equal for the issues of one
  * cause, those of one process on one file at one stack (docs/analyzer.md,
  * "One cause, one finding": a database's journal and its synced directory
  * count as the database's file). Needs their impact and severity.
  */
-void issues_group(json_t *issues);
+void issues_group(struct issue_list *issues);
 
 /*
- * The final issues: one per fingerprint (the earliest, with
- * detail.occurrences), sorted by time, then type, each with its "impact"
- * and "severity" and "group". timing: 0 when the input had calls without
- * durations (the measured time_ms is then null; nothing else changes);
- * proc_model_ns(arg, pid): the modelled cost of process pid's calls, 0
- * unknown (engine_proc_model_ns_of after engine_finish; NULL: no shares). A new
- * reference; the collector is left empty.
+ * The final issues, appended to out (which owns them): one per
+ * fingerprint (the earliest, with detail.occurrences), sorted by time,
+ * then type, each with its impact, severity, labels and group. timing: 0
+ * when the input had calls without durations (the measured time_ms is
+ * then null; nothing else changes); proc_model_ns(arg, pid): the modelled
+ * cost of process pid's calls, 0 unknown (engine_proc_model_ns_of after
+ * engine_finish; NULL: no shares). 0, or -1 out of memory; the collector
+ * is left empty either way.
  */
-json_t *issues_finish(struct issues *is, int timing,
-                      int64_t (*proc_model_ns)(void *arg, int32_t pid), void *arg);
+int issues_finish(struct issues *is, int timing, int64_t (*proc_model_ns)(void *arg, int32_t pid),
+                  void *arg, struct issue_list *out);
 
 #endif /* ISSUE_H */

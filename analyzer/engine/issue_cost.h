@@ -9,8 +9,6 @@
 
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "rule.h"
 
 struct issue_cost {
@@ -31,13 +29,15 @@ void issue_cost_of(const struct rule *rule, const struct rule_report *r, struct 
 /* Adds src's figures to *dst (saturating). */
 void issue_cost_add(struct issue_cost *dst, const struct issue_cost *src);
 
+struct issue;
+
 /*
- * Sets issue's "impact" (an object of c's figures: model_ms and io_share,
+ * Sets the issue's impact (c's figures: model_ms and io_share,
  * the modelled cost and its share of the process's; time_ms, measured,
- * null when the input had no durations) and "severity", made from the
+ * null when the input had no durations) and its severity, made from the
  * modelled figures and the counts alone. proc_model_ns: the modelled cost
  * of c->pid's calls, 0 unknown; timing 0: the input had no durations.
  */
-void issue_judge(json_t *issue, const struct issue_cost *c, int64_t proc_model_ns, int timing);
+void issue_judge(struct issue *issue, const struct issue_cost *c, int64_t proc_model_ns, int timing);
 
 #endif /* ISSUE_COST_H */

@@ -335,3 +335,157 @@ struct rule_detail *rule_detail_add_object(struct rule_detail *d, const char *ke
         return NULL;
     return o;
 }
+
+/* ---- copies, equality and merging ---- */
+
+static int value_copy(const struct issue_value *v, struct issue_value *out)
+{
+    *out = *v;
+    switch (v->type) {
+    case ISSUE_V_STRING:
+        return (out->s = strdup(v->s)) != NULL ? 0 : (out->type = ISSUE_V_NULL, -1);
+    case ISSUE_V_OBJECT:
+        return (out->obj = issue_detail_copy(v->obj)) != NULL ? 0 : (out->type = ISSUE_V_NULL, -1);
+    case ISSUE_V_LIST:
+        if (!(out->list = calloc(1, sizeof(*out->list))))
+            return out->type = ISSUE_V_NULL, -1;
+        for (size_t i = 0; i < v->list->n; i++) {
+            struct issue_value e;
+
+            if (value_copy(&v->list->v[i], &e) < 0 ||
+                iot_grow(&out->list->v, &out->list->cap, out->list->n + 1, sizeof(e)) < 0) {
+                issue_value_free(&e);
+                issue_value_free(out);
+                return -1;
+            }
+            out->list->v[out->list->n++] = e;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+struct rule_detail *issue_detail_copy(const struct rule_detail *d)
+{
+    struct rule_detail *c = issue_detail_new();
+
+    for (size_t i = 0; c && d && i < d->n; i++) {
+        struct issue_value v;
+
+        if (value_copy(&d->v[i].v, &v) < 0 || issue_detail_set(c, d->v[i].key, v) < 0) {
+            issue_detail_free(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+static int value_equal(const struct issue_value *a, const struct issue_value *b)
+{
+    if (a->type != b->type)
+        return 0;
+    switch (a->type) {
+    case ISSUE_V_NULL: return 1;
+    case ISSUE_V_INT: return a->i == b->i;
+    case ISSUE_V_UINT: return a->u == b->u;
+    case ISSUE_V_DOUBLE: return a->d == b->d;
+    case ISSUE_V_STRING: return strcmp(a->s, b->s) == 0;
+    case ISSUE_V_BOOL: return a->b == b->b;
+    case ISSUE_V_OBJECT: return issue_detail_equal(a->obj, b->obj);
+    case ISSUE_V_LIST:
+        if (a->list->n != b->list->n)
+            return 0;
+        for (size_t i = 0; i < a->list->n; i++)
+            if (!value_equal(&a->list->v[i], &b->list->v[i]))
+                return 0;
+        return 1;
+    }
+    return 0;
+}
+
+int issue_detail_equal(const struct rule_detail *a, const struct rule_detail *b)
+{
+    size_t na = a ? a->n : 0, nb = b ? b->n : 0;
+
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++) {
+        const struct issue_value *v = issue_detail_get(b, a->v[i].key);
+
+        if (!v || !value_equal(&a->v[i].v, v))
+            return 0;
+    }
+    return 1;
+}
+
+static int as_json(struct issue_value *v);
+
+/* d's fields as JSON holds them (issue_detail_update); keys that are not
+   UTF-8 removed. */
+static int detail_as_json(struct rule_detail *d)
+{
+    size_t i = 0;
+
+    while (i < d->n) {
+        if (!iot_utf8_valid(d->v[i].key, strlen(d->v[i].key))) {
+            issue_detail_del(d, d->v[i].key);
+            continue;
+        }
+        if (as_json(&d->v[i++].v) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int as_json(struct issue_value *v)
+{
+    char *fixed;
+
+    switch (v->type) {
+    case ISSUE_V_UINT:
+        if (v->u <= INT64_MAX)
+            *v = (struct issue_value){.type = ISSUE_V_INT, .i = (int64_t)v->u};
+        else
+            *v = (struct issue_value){.type = ISSUE_V_DOUBLE, .d = (double)v->u};
+        return 0;
+    case ISSUE_V_DOUBLE:
+        if (!isfinite(v->d))
+            v->type = ISSUE_V_NULL;
+        return 0;
+    case ISSUE_V_STRING:
+        if (iot_utf8_valid(v->s, strlen(v->s)))
+            return 0;
+        if (!(fixed = iot_utf8_repaired(v->s)))
+            return -1;
+        free(v->s);
+        v->s = fixed;
+        return 0;
+    case ISSUE_V_OBJECT:
+        return detail_as_json(v->obj);
+    case ISSUE_V_LIST:
+        for (size_t i = 0; i < v->list->n; i++)
+            if (as_json(&v->list->v[i]) < 0)
+                return -1;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+int issue_detail_update(struct rule_detail *d, struct rule_detail *src)
+{
+    int rc = 0;
+
+    if (!src)
+        return 0;
+    if (detail_as_json(src) < 0)
+        rc = -1;
+    for (size_t i = 0; i < src->n; i++) {
+        if (issue_detail_set(d, src->v[i].key, src->v[i].v) < 0)
+            rc = -1;
+        src->v[i].v.type = ISSUE_V_NULL;  /* d has it now, or it was freed */
+    }
+    issue_detail_free(src);
+    return rc;
+}

@@ -80,6 +80,21 @@ void issue_detail_del(struct rule_detail *d, const char *key);
 
 void issue_value_free(struct issue_value *v);
 
+/* A deep copy of d (NULL out of memory; an empty detail for NULL). */
+struct rule_detail *issue_detail_copy(const struct rule_detail *d);
+/* Whether a and b hold the same keys with equal values, in any order (as
+   two JSON objects are equal). */
+int issue_detail_equal(const struct rule_detail *a, const struct rule_detail *b);
+/*
+ * Sets each of src's fields in d, in src's order (a key d has keeps its
+ * place), each value as a JSON issue holds it, so that the detail is the
+ * one its issue file parses back into: an unsigned past INT64_MAX becomes
+ * a real, a real that is not finite null, a string that is not UTF-8 has
+ * U+FFFD for its bad bytes, and a key that is not UTF-8 is left out. src
+ * is freed. -1 out of memory (d keeps what was set).
+ */
+int issue_detail_update(struct rule_detail *d, struct rule_detail *src);
+
 /* JSON: an object read whole (a value jansson holds that the detail has no
    type for, none today, is skipped); NULL when j is not an object or out
    of memory. */

@@ -1,8 +1,9 @@
 /*
  * Ranking issues by impact and grouping the issues of one cause (issue.h;
  * docs/analyzer.md, "Ranking and groups"). Both work on the final issue
- * objects, after issue_judge has set their impact and severity, so that
- * they follow whatever stack and figures an issue carries.
+ * records, after issue_judge has set their impact and severity, so that
+ * they follow whatever stack and figures an issue carries; a JSON issue
+ * (an issue file's, a report still reading keys) is ranked by the same key.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,24 +11,24 @@
 
 #include "hash.h"
 #include "issue.h"
+#include "issue_rec.h"
 
-static json_int_t iget(const json_t *o, const char *k)
+static const char *str(const char *s)
 {
-    return json_integer_value(json_object_get(o, k));
-}
-
-static const char *sget(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-
     return s ? s : "";
 }
 
-/* An impact figure as a number: model_ms is a real, the excess integers. */
-static double impact_of(const json_t *issue, const char *k)
-{
-    return json_number_value(json_object_get(json_object_get(issue, "impact"), k));
-}
+/*
+ * What an issue is ranked by, read once from a record or from a JSON issue
+ * (the figures an issue lacks count as 0), so that both are ranked alike.
+ */
+struct rank_key {
+    int severity;
+    double model_ms;
+    double excess[5];        /* excess_keys' order */
+    int64_t time, type;
+    const char *fingerprint, *path;
+};
 
 /* The excess figures in the order they break ties: bytes weigh most, as
    they are what wears storage and fills caches. */
@@ -35,44 +36,86 @@ static const char *const excess_keys[] = {
     "excess_bytes", "excess_syncs", "excess_opens", "excess_calls", "handles",
 };
 
-int issue_rank_cmp(const json_t *x, const json_t *y)
+static void rank_key_of(const struct issue *is, struct rank_key *k)
 {
-    int sx = issue_severity_of(x), sy = issue_severity_of(y);
-    double dx, dy;
-    json_int_t ix, iy;
+    const struct issue_impact *im = &is->impact;
+
+    k->severity = is->severity;
+    k->model_ms = im->has & ISSUE_IMPACT_MODEL ? im->model_ms : 0;
+    k->excess[0] = (double)im->excess_bytes;
+    k->excess[1] = (double)im->excess_syncs;
+    k->excess[2] = (double)im->excess_opens;
+    k->excess[3] = (double)im->excess_calls;
+    k->excess[4] = (double)im->handles;
+    k->time = is->time;
+    k->type = is->type;
+    k->fingerprint = str(is->fingerprint);
+    k->path = str(is->path);
+}
+
+static const char *sget(const json_t *o, const char *k)
+{
+    return str(json_string_value(json_object_get(o, k)));
+}
+
+static void rank_key_of_json(const json_t *is, struct rank_key *k)
+{
+    const json_t *impact = json_object_get(is, "impact");
+
+    k->severity = issue_severity_of(is);
+    k->model_ms = json_number_value(json_object_get(impact, "model_ms"));
+    for (size_t i = 0; i < sizeof(excess_keys) / sizeof(excess_keys[0]); i++)
+        k->excess[i] = json_number_value(json_object_get(impact, excess_keys[i]));
+    k->time = json_integer_value(json_object_get(is, "time"));
+    k->type = json_integer_value(json_object_get(is, "type"));
+    k->fingerprint = sget(is, "fingerprint");
+    k->path = sget(is, "path");
+}
+
+static int rank_key_cmp(const struct rank_key *x, const struct rank_key *y)
+{
     int c;
 
-    if (sx != sy)
-        return sx > sy ? -1 : 1;
+    if (x->severity != y->severity)
+        return x->severity > y->severity ? -1 : 1;
     /* the modelled cost, not the measured time: the order is the same on a
        quiet and on a loaded machine */
-    dx = impact_of(x, "model_ms");
-    dy = impact_of(y, "model_ms");
-    if (dx != dy)
-        return dx > dy ? -1 : 1;
-    for (size_t k = 0; k < sizeof(excess_keys) / sizeof(excess_keys[0]); k++) {
-        dx = impact_of(x, excess_keys[k]);
-        dy = impact_of(y, excess_keys[k]);
-        if (dx != dy)
-            return dx > dy ? -1 : 1;
-    }
+    if (x->model_ms != y->model_ms)
+        return x->model_ms > y->model_ms ? -1 : 1;
+    for (size_t k = 0; k < sizeof(x->excess) / sizeof(x->excess[0]); k++)
+        if (x->excess[k] != y->excess[k])
+            return x->excess[k] > y->excess[k] ? -1 : 1;
     /* equal impact: the JSON's own order (time, type), then the
        fingerprint, so that two runs give the same order */
-    ix = iget(x, "time");
-    iy = iget(y, "time");
-    if (ix != iy)
-        return ix < iy ? -1 : 1;
-    ix = iget(x, "type");
-    iy = iget(y, "type");
-    if (ix != iy)
-        return ix < iy ? -1 : 1;
-    c = strcmp(sget(x, "fingerprint"), sget(y, "fingerprint"));
-    return c ? c : strcmp(sget(x, "path"), sget(y, "path"));
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    c = strcmp(x->fingerprint, y->fingerprint);
+    return c ? c : strcmp(x->path, y->path);
+}
+
+int issue_rank_compare(const struct issue *x, const struct issue *y)
+{
+    struct rank_key kx, ky;
+
+    rank_key_of(x, &kx);
+    rank_key_of(y, &ky);
+    return rank_key_cmp(&kx, &ky);
+}
+
+int issue_rank_cmp(const json_t *x, const json_t *y)
+{
+    struct rank_key kx, ky;
+
+    rank_key_of_json(x, &kx);
+    rank_key_of_json(y, &ky);
+    return rank_key_cmp(&kx, &ky);
 }
 
 static int rank_qsort_cmp(const void *a, const void *b)
 {
-    return issue_rank_cmp(*(json_t *const *)a, *(json_t *const *)b);
+    return issue_rank_compare(*(const struct issue *const *)a, *(const struct issue *const *)b);
 }
 
 /*
@@ -104,24 +147,24 @@ static size_t unit_len(const char *path)
  * directory so that its journal's creation and deletion are durable: the
  * same commits as the journal's syncs.
  */
-static int dir_sync_of(const json_t *a, const json_t *b)
+static int dir_sync_of(const struct issue *a, const struct issue *b)
 {
-    const char *d = sget(a, "path"), *p = sget(b, "path");
+    const char *d = str(a->path), *p = str(b->path);
     size_t n = strlen(d);
 
     while (n > 1 && d[n - 1] == '/')
         n--;
     return n > 0 && strncmp(d, p, n) == 0 && p[n] == '/' && p[n + 1] &&
-           !strchr(p + n + 1, '/') && iget(a, "pid") == iget(b, "pid");
+           !strchr(p + n + 1, '/') && a->pid == b->pid;
 }
 
 /* Whether b is on the main file of a's unit (a database's own file). */
-static int main_file_of(const json_t *a, const json_t *b)
+static int main_file_of(const struct issue *a, const struct issue *b)
 {
-    const char *pa = sget(a, "path"), *pb = sget(b, "path");
+    const char *pa = str(a->path), *pb = str(b->path);
     size_t n = unit_len(pa);
 
-    return iget(a, "pid") == iget(b, "pid") && strlen(pb) == n && strncmp(pa, pb, n) == 0;
+    return a->pid == b->pid && strlen(pb) == n && strncmp(pa, pb, n) == 0;
 }
 
 /*
@@ -131,11 +174,11 @@ static int main_file_of(const json_t *a, const json_t *b)
  * (PHP's session file: opened per request at one site, so a repeat_open,
  * and rewritten whole each time at another, a write_amplification).
  */
-static const char *open_site(const json_t *issue)
+static const char *open_site(const struct issue *issue)
 {
-    const char *s = sget(issue, "open_stack");
+    const char *s = str(issue->open_stack);
 
-    return *s ? s : sget(issue, "stack");
+    return *s ? s : str(issue->stack);
 }
 
 /*
@@ -146,16 +189,16 @@ static const char *open_site(const json_t *issue)
  * syncs names both): the same calls on the same file are one cause, found
  * twice. Its index in v, n when there is none.
  */
-static size_t same_calls_of(json_t *const *v, size_t n, const json_t *is)
+static size_t same_calls_of(struct issue *const *v, size_t n, const struct issue *is)
 {
-    const char *stack = sget(is, "stack");
+    const char *stack = str(is->stack);
 
-    if (*sget(is, "open_stack") || !*stack)
+    if (*str(is->open_stack) || !*stack)
         return n;
     for (size_t j = 0; j < n; j++)
-        if (v[j] != is && *sget(v[j], "open_stack") && iget(v[j], "pid") == iget(is, "pid") &&
-            strcmp(sget(v[j], "path"), sget(is, "path")) == 0 &&
-            strcmp(sget(v[j], "stack"), stack) == 0)
+        if (v[j] != is && *str(v[j]->open_stack) && v[j]->pid == is->pid &&
+            strcmp(str(v[j]->path), str(is->path)) == 0 &&
+            strcmp(str(v[j]->stack), stack) == 0)
             return j;
     return n;
 }
@@ -167,10 +210,10 @@ static size_t same_calls_of(json_t *const *v, size_t n, const json_t *is)
  * main file, since the library opens them at sites of their own. v is in
  * rank order.
  */
-static void group_key(json_t *const *v, size_t n, size_t i, char *out, size_t cap)
+static void group_key(struct issue *const *v, size_t n, size_t i, char *out, size_t cap)
 {
-    const json_t *is = v[i], *unit = is, *stack_of = is;
-    const char *path = sget(is, "path");
+    const struct issue *is = v[i], *unit = is, *stack_of = is;
+    const char *path = str(is->path);
     uint64_t h = IOT_FNV64_INIT;
     size_t twin = same_calls_of(v, n, is);
 
@@ -180,7 +223,7 @@ static void group_key(json_t *const *v, size_t n, size_t i, char *out, size_t ca
         return;
     }
     /* the cheap tests first: most issues are neither */
-    if (iget(is, "op") == 0 && impact_of(is, "excess_syncs") > 0)
+    if (is->op == 0 && is->impact.excess_syncs > 0)
         for (size_t j = 0; j < n && unit == is; j++)
             if (j != i && dir_sync_of(is, v[j]))
                 unit = v[j];
@@ -191,28 +234,34 @@ static void group_key(json_t *const *v, size_t n, size_t i, char *out, size_t ca
                 stack_of = v[j];
                 break;
             }
-    path = sget(unit, "path");
-    h = iot_fnv64_add(h, sget(is, "process"), strlen(sget(is, "process")) + 1);
+    path = str(unit->path);
+    h = iot_fnv64_add(h, str(is->process), strlen(str(is->process)) + 1);
     h = iot_fnv64_add(h, path, unit_len(path));
     h = iot_fnv64_add(h, "", 1);
     h = iot_fnv64_add(h, open_site(stack_of), strlen(open_site(stack_of)));
     snprintf(out, cap, "%08llx", (unsigned long long)((h >> 32) ^ (h & 0xffffffffu)));
 }
 
-void issues_group(json_t *issues)
+void issues_group(struct issue_list *issues)
 {
-    size_t n = json_array_size(issues);
-    json_t **v = calloc(n ? n : 1, sizeof(*v));
+    size_t n = issues->n;
+    struct issue **v = calloc(n ? n : 1, sizeof(*v));
     char key[16];
 
     if (!v)
         return;
     for (size_t i = 0; i < n; i++)
-        v[i] = json_array_get(issues, i);
+        v[i] = issues->v[i];
     qsort(v, n, sizeof(*v), rank_qsort_cmp);
     for (size_t i = 0; i < n; i++) {
+        char *g;
+
         group_key(v, n, i, key, sizeof(key));
-        json_object_set_new(v[i], "group", json_string(key));
+        if (!(g = strdup(key)))
+            continue;
+        free(v[i]->group);
+        v[i]->group = g;
+        v[i]->has |= ISSUE_HAS_GROUP;
     }
     free(v);
 }

@@ -8,6 +8,7 @@
 
 #include "issue.h"
 #include "issue_cost.h"
+#include "issue_rec.h"
 #include "saturate.h"
 
 static const char *const severity_names[ISSUE_NSEVERITIES] = {
@@ -117,35 +118,42 @@ static int severity(const struct issue_cost *c, double share)
     return ISSUE_MEDIUM;
 }
 
-void issue_judge(json_t *issue, const struct issue_cost *c, int64_t proc_model_ns, int timing)
+void issue_judge(struct issue *issue, const struct issue_cost *c, int64_t proc_model_ns,
+                 int timing)
 {
-    json_t *impact = json_object();
+    struct issue_impact *im = &issue->impact;
     double share = 0;
 
-    if (!impact)
-        return;
     if (c->has_model && proc_model_ns > 0) {
         share = (double)c->model_ns / (double)proc_model_ns;
         share = share > 1 ? 1 : share;
     }
+    *im = (struct issue_impact){0};
     /* the measured time: evidence, shown beside what judges */
-    if (c->known && c->has_time)
-        json_object_set_new(impact, "time_ms",
-                            timing ? json_real(round4((double)c->time_ns / 1e6)) : json_null());
-    if (c->has_model)
-        json_object_set_new(impact, "model_ms", json_real(round4((double)c->model_ns / 1e6)));
-    if (c->has_model && proc_model_ns > 0)
-        json_object_set_new(impact, "io_share", json_real(round4(share)));
-    if (c->excess_bytes)
-        json_object_set_new(impact, "excess_bytes", json_integer(c->excess_bytes));
-    if (c->excess_syncs)
-        json_object_set_new(impact, "excess_syncs", json_integer(c->excess_syncs));
-    if (c->excess_opens)
-        json_object_set_new(impact, "excess_opens", json_integer(c->excess_opens));
-    if (c->excess_calls)
-        json_object_set_new(impact, "excess_calls", json_integer(c->excess_calls));
-    if (c->handles)
-        json_object_set_new(impact, "handles", json_integer(c->handles));
-    json_object_set_new(issue, "impact", impact);
-    json_object_set_new(issue, "severity", json_string(severity_names[severity(c, share)]));
+    if (c->known && c->has_time) {
+        im->has |= ISSUE_IMPACT_TIME;
+        im->time_known = timing;
+        im->time_ms = timing ? round4((double)c->time_ns / 1e6) : 0;
+    }
+    if (c->has_model) {
+        im->has |= ISSUE_IMPACT_MODEL;
+        im->model_ms = round4((double)c->model_ns / 1e6);
+    }
+    if (c->has_model && proc_model_ns > 0) {
+        im->has |= ISSUE_IMPACT_SHARE;
+        im->io_share = round4(share);
+    }
+    /* the figures the rule stated, each shown when it is not 0 */
+    im->has |= (c->excess_bytes ? ISSUE_IMPACT_EXCESS_BYTES : 0) |
+               (c->excess_syncs ? ISSUE_IMPACT_EXCESS_SYNCS : 0) |
+               (c->excess_opens ? ISSUE_IMPACT_EXCESS_OPENS : 0) |
+               (c->excess_calls ? ISSUE_IMPACT_EXCESS_CALLS : 0) |
+               (c->handles ? ISSUE_IMPACT_HANDLES : 0);
+    im->excess_bytes = c->excess_bytes;
+    im->excess_syncs = c->excess_syncs;
+    im->excess_opens = c->excess_opens;
+    im->excess_calls = c->excess_calls;
+    im->handles = c->handles;
+    issue->severity = severity(c, share);
+    issue->has |= ISSUE_HAS_IMPACT | ISSUE_HAS_SEVERITY;
 }

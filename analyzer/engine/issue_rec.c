@@ -173,10 +173,9 @@ struct issue *issue_from_json(const json_t *j)
     }
     if ((is->fix = str_of(j, "fix")) != NULL)
         is->has |= ISSUE_HAS_FIX;
-    if ((is->open_stack = str_of(j, "open_stack")) != NULL) {
+    if ((is->open_stack = str_of(j, "open_stack")) != NULL)
         is->has |= ISSUE_HAS_OPEN_SITE;
-        frames_from_json(json_object_get(j, "open_frames"), &is->open_frames);
-    }
+    frames_from_json(json_object_get(j, "open_frames"), &is->open_frames);
     if ((v = json_object_get(j, "impact")) != NULL) {
         is->has |= ISSUE_HAS_IMPACT;
         impact_from_json(v, &is->impact);

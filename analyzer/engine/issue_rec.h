@@ -1,7 +1,10 @@
 /*
  * issue_rec.h - one issue as a typed record: what the engine reports and
  * every output writes (docs/analyzer.md, "Issues", has the keys' meanings).
- * An issue file is parsed into the same record (diff, --baseline), and
+ * The engine makes it once per finding (issue.c), each member as the JSON
+ * issue holds it (strings UTF-8, the detail's values of JSON's types), so
+ * that it equals the record its own JSON parses back into. An issue file
+ * is parsed into the same record (diff, --baseline), and
  * issue_to_json() writes the record as the JSON issue, its keys in the
  * order the JSON format has them. Outputs read members, never keys.
  *

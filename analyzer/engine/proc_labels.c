@@ -7,11 +7,11 @@
 #include "proc_labels.h"
 
 struct proc_labels {
-    struct hmap by_pid;     /* pid -> json_t object */
-    json_t *first;          /* the first process's labels */
-    json_t *none;           /* {} */
+    struct hmap by_pid;     /* pid -> struct rule_detail, string values */
+    struct rule_detail *first;  /* the first process's labels */
+    struct rule_detail *none;   /* empty */
     int shared_known;       /* shared was judged since the last record */
-    const json_t *shared;   /* what every labelled process had, or none */
+    const struct rule_detail *shared;  /* what every labelled process had, or none */
 };
 
 static uint64_t pid_key(int32_t pid)
@@ -25,7 +25,7 @@ struct proc_labels *proc_labels_create(void)
 
     if (!pl)
         return NULL;
-    pl->none = json_object();
+    pl->none = issue_detail_new();
     if (!pl->none) {
         free(pl);
         return NULL;
@@ -39,37 +39,37 @@ void proc_labels_free(struct proc_labels *pl)
         return;
     for (size_t i = 0; i < pl->by_pid.cap; i++)
         if (pl->by_pid.used && pl->by_pid.used[i])
-            json_decref(pl->by_pid.vals[i]);
+            issue_detail_free(pl->by_pid.vals[i]);
     hmap_release(&pl->by_pid);
-    json_decref(pl->none);
+    issue_detail_free(pl->none);
     free(pl);
 }
 
 void proc_labels_add(struct proc_labels *pl, int32_t pid, const char *key, const char *value)
 {
-    json_t *l = hmap_get(&pl->by_pid, pid_key(pid));
+    struct rule_detail *l = hmap_get(&pl->by_pid, pid_key(pid));
 
     /* a trace from elsewhere may carry anything: only valid labels, a bounded number */
     if (iot_label_check(key, strlen(key), value, strlen(value), NULL) < 0)
         return;
     if (!l) {
-        l = json_object();
+        l = issue_detail_new();
         if (!l || hmap_put(&pl->by_pid, pid_key(pid), l) < 0) {
-            json_decref(l);
+            issue_detail_free(l);
             return;
         }
         if (!pl->first)
             pl->first = l;
     }
-    if (json_object_get(l, key) || json_object_size(l) >= IOT_LABEL_MAX_COUNT)
+    if (issue_detail_get(l, key) || l->n >= IOT_LABEL_MAX_COUNT)
         return;
-    json_object_set_new(l, key, json_string(value));
+    issue_detail_set_str(l, key, value);
     pl->shared_known = 0;
 }
 
-const json_t *proc_labels_of(struct proc_labels *pl, int32_t pid)
+const struct rule_detail *proc_labels_of(struct proc_labels *pl, int32_t pid)
 {
-    const json_t *l = hmap_get(&pl->by_pid, pid_key(pid));
+    const struct rule_detail *l = hmap_get(&pl->by_pid, pid_key(pid));
 
     if (l)
         return l;
@@ -77,13 +77,13 @@ const json_t *proc_labels_of(struct proc_labels *pl, int32_t pid)
         pl->shared_known = 1;
         pl->shared = pl->first;
         for (size_t i = 0; pl->shared && i < pl->by_pid.cap; i++)
-            if (pl->by_pid.used[i] && !json_equal(pl->by_pid.vals[i], pl->first))
+            if (pl->by_pid.used[i] && !issue_detail_equal(pl->by_pid.vals[i], pl->first))
                 pl->shared = NULL;
     }
     return pl->shared ? pl->shared : pl->none;
 }
 
-const json_t *proc_labels_first(const struct proc_labels *pl)
+const struct rule_detail *proc_labels_first(const struct proc_labels *pl)
 {
     return pl->first ? pl->first : pl->none;
 }

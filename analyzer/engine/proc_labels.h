@@ -8,7 +8,8 @@
 #define PROC_LABELS_H
 
 #include <stdint.h>
-#include <jansson.h>
+
+#include "issue_detail.h"
 
 struct proc_labels;
 
@@ -20,14 +21,14 @@ void proc_labels_free(struct proc_labels *pl);
 void proc_labels_add(struct proc_labels *pl, int32_t pid, const char *key, const char *value);
 
 /*
- * The labels of pid's issues (borrowed, {} when none): pid's own; for a
- * process without label records, the labels every labelled process had
- * when they all had the same, else none.
+ * The labels of pid's issues (borrowed, string values, empty when none):
+ * pid's own; for a process without label records, the labels every
+ * labelled process had when they all had the same, else none.
  */
-const json_t *proc_labels_of(struct proc_labels *pl, int32_t pid);
+const struct rule_detail *proc_labels_of(struct proc_labels *pl, int32_t pid);
 
 /* The labels of the input as a whole: the first process's that had any
-   ({} when none); what an input with no issue says of its labels. */
-const json_t *proc_labels_first(const struct proc_labels *pl);
+   (empty when none); what an input with no issue says of its labels. */
+const struct rule_detail *proc_labels_first(const struct proc_labels *pl);
 
 #endif /* PROC_LABELS_H */

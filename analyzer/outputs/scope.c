@@ -5,6 +5,7 @@
 
 #include "engine.h"
 #include "scope.h"
+#include "text.h"
 
 int issue_scope_parse(const char *name)
 {
@@ -37,26 +38,19 @@ const char *path_below(const char *path, const char *root)
     return path + n + 1;
 }
 
-static int frames_under(const json_t *frames, const char *root)
+static int frames_under(const struct issue_frames *frames, const char *root)
 {
-    const json_t *f;
-    size_t i;
-
-    json_array_foreach(frames, i, f)
-        if (path_under(json_string_value(json_object_get(f, "file")), root) ||
-            path_under(json_string_value(json_object_get(f, "module")), root))
+    for (size_t i = 0; i < frames->n; i++)
+        if (path_under(frames->v[i].file, root) || path_under(frames->v[i].module, root))
             return 1;
     return 0;
 }
 
-int issue_is_own(const json_t *issue, const char *root)
+int issue_is_own(const struct issue *issue, const char *root)
 {
-    const json_t *detail = json_object_get(issue, "detail");
-
-    return path_under(json_string_value(json_object_get(issue, "exe")), root) ||
-           path_under(json_string_value(json_object_get(detail, "exe")), root) ||
-           frames_under(json_object_get(issue, "frames"), root) ||
-           frames_under(json_object_get(issue, "open_frames"), root);
+    return path_under(issue->exe, root) ||
+           path_under(issue_detail_str(issue->detail, "exe"), root) ||
+           frames_under(&issue->frames, root) || frames_under(&issue->open_frames, root);
 }
 
 /* One process name left out and how many of its findings. */
@@ -94,42 +88,58 @@ static void outside_names(struct outside_name *v, size_t n, struct scope_outside
     }
 }
 
-int issues_keep_own(json_t *issues, const char *root, struct scope_outside *out)
+/* The names of the processes whose findings are left out, counted. */
+struct outside_names {
+    struct outside_name *v;
+    size_t n;
+};
+
+/* Counts one finding of process proc as left out. */
+static void count_outside(struct outside_names *names, const char *proc, struct scope_outside *out)
 {
-    size_t n = json_array_size(issues), kept = 0, nnames = 0;
-    struct outside_name *names = calloc(n ? n : 1, sizeof(*names));
+    size_t k;
+
+    out->n++;
+    if (!proc || !*proc)
+        proc = "unknown";
+    for (k = 0; k < names->n && strcmp(names->v[k].name, proc) != 0; k++)
+        ;
+    if (k == names->n && !(names->v[names->n++].name = strdup(proc))) {
+        names->n--;
+        return;
+    }
+    names->v[k].n++;
+}
+
+static void end_outside(struct outside_names *names, struct scope_outside *out)
+{
+    outside_names(names->v, names->n, out);
+    for (size_t k = 0; k < names->n; k++)
+        free((char *)names->v[k].name);
+    free(names->v);
+}
+
+int issues_keep_own(struct issue_list *issues, const char *root, struct scope_outside *out)
+{
+    size_t n = issues->n, kept = 0;
+    struct outside_names names = {calloc(n ? n : 1, sizeof(*names.v)), 0};
 
     out->n = 0;
     out->names[0] = '\0';
-    if (!names)
+    if (!names.v)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        json_t *is = json_array_get(issues, i);
-        const char *proc;
-        size_t k;
+        struct issue *is = issues->v[i];
 
         if (issue_is_own(is, root)) {
-            json_array_set(issues, kept++, is);
+            issues->v[kept++] = is;
             continue;
         }
-        out->n++;
-        proc = json_string_value(json_object_get(is, "process"));
-        if (!proc || !*proc)
-            proc = "unknown";
-        for (k = 0; k < nnames && strcmp(names[k].name, proc) != 0; k++)
-            ;
-        if (k == nnames && !(names[nnames++].name = strdup(proc))) {
-            nnames--;
-            continue;
-        }
-        names[k].n++;
+        count_outside(&names, is->process, out);
+        issue_free(is);
     }
-    outside_names(names, nnames, out);
-    for (size_t k = 0; k < nnames; k++)
-        free((char *)names[k].name);
-    free(names);
-    while (json_array_size(issues) > kept)
-        json_array_remove(issues, json_array_size(issues) - 1);
+    issues->n = kept;
+    end_outside(&names, out);
     return 0;
 }
 
@@ -143,16 +153,16 @@ const char *scope_outside_line(const struct scope_outside *out, char *buf, size_
     return buf;
 }
 
-void issues_note_exe(json_t *issues, struct engine *e)
+void issues_note_exe(struct issue_list *issues, struct engine *e)
 {
-    json_t *is;
-    size_t i;
+    for (size_t i = 0; i < issues->n; i++) {
+        struct issue *is = issues->v[i];
+        const char *exe = engine_proc_exe_of(e, is->pid);
 
-    json_array_foreach(issues, i, is) {
-        const char *exe = engine_proc_exe_of(e, (int32_t)json_integer_value(
-                                                        json_object_get(is, "pid")));
-
-        if (exe && *exe && !json_object_get(is, "exe"))
-            json_object_set_new(is, "exe", json_string(exe));
+        /* an issue holds UTF-8 only, as JSON does */
+        if (!exe || !*exe || (is->has & ISSUE_HAS_EXE) || !iot_utf8_valid(exe, strlen(exe)) ||
+            !(is->exe = strdup(exe)))
+            continue;
+        is->has |= ISSUE_HAS_EXE;
     }
 }

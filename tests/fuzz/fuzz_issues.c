@@ -33,6 +33,7 @@ void fuzz_issues(const uint8_t *data, size_t size)
             json_decref(back);
             sarif = sarif_render(&list, rules, 1, "/src");
             json_decref(sarif);
+            issues_group(&list);
         }
         issue_list_release(&list);
         copy = json_deep_copy(issues);
@@ -41,7 +42,6 @@ void fuzz_issues(const uint8_t *data, size_t size)
             size_t nf = 0;
 
             issues_drop_baseline(copy, issues);
-            issues_group(copy);
             f = report_findings(copy, &nf);
             report_findings_free(f, nf);
             json_decref(copy);

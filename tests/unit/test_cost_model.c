@@ -10,6 +10,7 @@
 #include "cost_model.h"
 #include "issue.h"
 #include "issue_cost.h"
+#include "issue_rec.h"
 #include "iotrace.h"
 #include "unit.h"
 
@@ -73,14 +74,18 @@ static void test_prices(void)
 static const char *judge(const struct issue_cost *c, int64_t proc_model_ns, int timing,
                          json_t **impact_out)
 {
-    json_t *issue = json_object();
+    struct issue issue = {.detail = NULL};
+    json_t *j;
     static char sev[16];
 
-    issue_judge(issue, c, proc_model_ns, timing);
-    snprintf(sev, sizeof(sev), "%s", json_string_value(json_object_get(issue, "severity")));
+    issue_judge(&issue, c, proc_model_ns, timing);
+    /* as the JSON writer writes them */
+    j = issue_to_json(&issue);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    snprintf(sev, sizeof(sev), "%s", json_string_value(json_object_get(j, "severity")));
     if (impact_out)
-        *impact_out = json_incref(json_object_get(issue, "impact"));
-    json_decref(issue);
+        *impact_out = json_incref(json_object_get(j, "impact"));
+    json_decref(j);
     return sev;
 }
 

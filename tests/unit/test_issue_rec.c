@@ -7,10 +7,14 @@
  * as medium and is written without one.
  */
 #include <CUnit/CUnit.h>
+#include <glob.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "issue.h"
 #include "issue_rec.h"
 #include "rule.h"
@@ -161,6 +165,128 @@ static void test_other_shapes(void)
     CU_ASSERT_PTR_NULL(issue_from_json(NULL));
 }
 
+static int same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static int same_frames(const struct issue_frames *a, const struct issue_frames *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const struct issue_frame *x = &a->v[i], *y = &b->v[i];
+
+        if (!same_str(x->function, y->function) || !same_str(x->file, y->file) ||
+            !same_str(x->module, y->module) || !same_str(x->build_id, y->build_id) ||
+            x->line != y->line || x->has_offset != y->has_offset ||
+            (x->has_offset && x->offset != y->offset) || x->inlined != y->inlined)
+            return 0;
+    }
+    return 1;
+}
+
+/* Every member of a equals b's, the detail's values with their types. */
+static int same_issue(const struct issue *a, const struct issue *b)
+{
+    const struct issue_impact *x = &a->impact, *y = &b->impact;
+
+    return a->type == b->type && same_str(a->process, b->process) && a->time == b->time &&
+           same_str(a->path, b->path) && a->size == b->size && a->op == b->op &&
+           a->buffer == b->buffer && a->cost == b->cost && a->op_type == b->op_type &&
+           a->op_size == b->op_size && same_str(a->thread, b->thread) &&
+           same_str(a->stack, b->stack) && a->repeat == b->repeat &&
+           same_str(a->rule, b->rule) && a->pid == b->pid && a->tid == b->tid &&
+           same_str(a->fingerprint, b->fingerprint) && same_str(a->message, b->message) &&
+           issue_detail_equal(a->detail, b->detail) && same_str(a->path_hex, b->path_hex) &&
+           same_frames(&a->frames, &b->frames) && same_str(a->fix, b->fix) &&
+           same_str(a->open_stack, b->open_stack) &&
+           same_frames(&a->open_frames, &b->open_frames) && x->has == y->has &&
+           x->time_known == y->time_known && x->time_ms == y->time_ms &&
+           x->model_ms == y->model_ms && x->io_share == y->io_share &&
+           x->excess_bytes == y->excess_bytes && x->excess_syncs == y->excess_syncs &&
+           x->excess_opens == y->excess_opens && x->excess_calls == y->excess_calls &&
+           x->handles == y->handles && a->severity == b->severity &&
+           issue_detail_equal(a->labels, b->labels) && same_str(a->group, b->group) &&
+           same_str(a->exe, b->exe) && a->has == b->has;
+}
+
+/* The issues of input, as the engine makes them; how many checked. Each
+   must be the record its JSON parses back into, and be written back byte
+   for byte. */
+static size_t check_engine_records(const char *input, struct issue_list *keep)
+{
+    const char *inputs[] = {input};
+    struct analyze_request req = {.inputs = inputs, .ninputs = 1};
+    struct analyze_opts o = {.want_issues = 1, .records = 1};
+    struct analyze_result res;
+    size_t n;
+
+    CU_ASSERT_EQUAL_FATAL(analyze_run(&req, &o, &res), 0);
+    CU_ASSERT_PTR_NULL(res.issues);
+    for (size_t i = 0; i < res.list.n; i++) {
+        json_t *j = issue_to_json(res.list.v[i]);
+        struct issue *back = issue_from_json(j);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+        CU_ASSERT_PTR_NULL(back->raw);
+        if (!same_issue(res.list.v[i], back))
+            CU_FAIL_FATAL("an engine's issue differs from its JSON parsed back");
+        issue_free(back);
+        json_decref(j);
+    }
+    n = res.list.n;
+    if (keep)
+        *keep = res.list;
+    else
+        issue_list_release(&res.list);
+    return n;
+}
+
+/* A file whose name is not UTF-8 (path_hex), written by a thread named in UTF-8. */
+static const char hostile_trace[] =
+    "{\"ev\":\"process\",\"t\":0,\"pid\":7,\"ppid\":1,\"exe\":\"/usr/bin/app\","
+    "\"cmdline\":[\"app\"],\"start_unix_ns\":1763800000000000000}\n"
+    "{\"ev\":\"thread\",\"t\":0,\"pid\":7,\"tid\":7,\"name\":\"w\\u00e9\"}\n"
+    "{\"ev\":\"call\",\"t\":1000,\"pid\":7,\"tid\":7,\"op\":\"open\",\"dur\":2000,\"ret\":3,"
+    "\"path\":\"/d/\\ufffd\",\"path_hex\":\"2f642fff\",\"flags\":577,"
+    "\"stack\":\"f+0x1 (/usr/bin/app)\"}\n";
+
+static void test_engine_records(void)
+{
+    const char *top = getenv("TOP");
+    char pattern[4096], tmp[] = "/tmp/issue_rec_XXXXXX.jsonl";
+    glob_t g;
+    struct issue_list list = {0};
+    size_t issues = 0;
+    int fd;
+    FILE *f;
+
+    snprintf(pattern, sizeof(pattern), "%s/tests/fixtures/rules/*.jsonl", top ? top : ".");
+    CU_ASSERT_EQUAL_FATAL(glob(pattern, 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        issues += check_engine_records(g.gl_pathv[i], NULL);
+    globfree(&g);
+    CU_ASSERT(issues >= 100);   /* the fixtures' issues (165 today) */
+    /* 64 small writes on a file named otherwise than in UTF-8: small_buffer */
+    fd = mkstemps(tmp, 6);
+    CU_ASSERT_FATAL(fd >= 0);
+    f = fdopen(fd, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(hostile_trace, f);
+    for (int i = 0; i < 64; i++)
+        fprintf(f, "{\"ev\":\"call\",\"t\":%d,\"pid\":7,\"tid\":7,\"op\":\"write\",\"dur\":1000000,"
+                   "\"ret\":64,\"fd\":3,\"size\":64}\n", 4000 + i * 1001000);
+    fclose(f);
+    CU_ASSERT_EQUAL(check_engine_records(tmp, &list), 1);
+    unlink(tmp);
+    for (size_t i = 0; i < list.n; i++) {
+        CU_ASSERT_STRING_EQUAL(list.v[i]->path, "/d/\xef\xbf\xbd");
+        CU_ASSERT_STRING_EQUAL(list.v[i]->path_hex, "2f642fff");
+    }
+    issue_list_release(&list);
+}
+
 void issue_rec_suite(void)
 {
     CU_pSuite s = CU_add_suite("issue_rec", NULL, NULL);
@@ -168,4 +294,5 @@ void issue_rec_suite(void)
     CU_add_test(s, "detail_builder", test_builder);
     CU_add_test(s, "round_trip", test_round_trip);
     CU_add_test(s, "other_shapes", test_other_shapes);
+    CU_add_test(s, "engine_records", test_engine_records);
 }
