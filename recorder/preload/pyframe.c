@@ -171,7 +171,7 @@ static void look_for_python(void)
  * - the main thread's stack between sp and its top (stack_nocfi.c), where
  *   3.11 and 3.12 keep the current cframe;
  * - the data stack chunk the thread state names now, once this thread has
- *   read its header and its last word through the kernel: the current
+ *   read all of it through the kernel: the current
  *   chunk is freed only after the thread state has moved to the previous
  *   one, so while the state names it, it is mapped.
  * Everything else (another thread's cframe, a frame outside the window: a
@@ -188,28 +188,37 @@ struct window {
 /* The chunk this thread checked last, and its size. */
 static __thread uintptr_t chunk_seen REC_TLS, chunk_size REC_TLS;
 
-/* Whether [lo, hi) lies in the chunk at chunk, checked once per chunk. */
-static int in_checked_chunk(uintptr_t chunk, uintptr_t lo, uintptr_t hi)
+/*
+ * Whether [lo, hi) lies in the chunk at chunk, the whole of which was
+ * read through the kernel once (into scratch, WINDOW bytes, again and
+ * again): a header that lies about the size, or a chunk that spans a hole,
+ * fails that read instead of a later copy.
+ */
+static int in_checked_chunk(uintptr_t chunk, uintptr_t lo, uintptr_t hi, uint8_t *scratch)
 {
+    enum { PIECES = 64 };   /* chunks up to 256 KiB (CPython makes 16 KiB ones) */
+
     if (chunk != chunk_seen) {
-        uint64_t head[3], last;
-        struct iovec local[2] = { { head, sizeof(head) }, { &last, sizeof(last) } };
-        struct iovec remote[2] = { { (void *)chunk, sizeof(head) }, { NULL, sizeof(last) } };
-        int saved = errno;
+        uint64_t size;
+        struct iovec local[PIECES], remote;
+        int saved = errno, pieces;
         long r;
 
         chunk_seen = 0;
-        /* the header: previous, size, top; then the chunk's last word */
-        if (rec_py_peek(chunk, head, sizeof(head)) < 0 || head[1] < 24 ||
-            head[1] > ((uint64_t)1 << 30) || chunk + head[1] < chunk)
+        /* the header: previous, size, top */
+        if (rec_py_peek(chunk + 8, &size, sizeof(size)) < 0 || size < 24 ||
+            size > (uint64_t)PIECES * WINDOW || chunk + size < chunk)
             return 0;
-        remote[1].iov_base = (void *)(chunk + head[1] - sizeof(last));
-        r = syscall(SYS_process_vm_readv, (long)rec_pid, local, 2L, remote, 2L, 0L);
+        pieces = (int)((size + WINDOW - 1) / WINDOW);
+        for (int i = 0; i < pieces; i++)
+            local[i] = (struct iovec){ scratch, i + 1 < pieces ? WINDOW : size - (uint64_t)i * WINDOW };
+        remote = (struct iovec){ (void *)chunk, size };
+        r = syscall(SYS_process_vm_readv, (long)rec_pid, local, (long)pieces, &remote, 1L, 0L);
         errno = saved;
-        if (r != (long)(sizeof(head) + sizeof(last)))
+        if (r != (long)size)
             return 0;
         chunk_seen = chunk;
-        chunk_size = head[1];
+        chunk_size = size;
     }
     return lo >= chunk + 24 && hi >= lo && hi - chunk <= chunk_size;
 }
@@ -236,7 +245,7 @@ static uintptr_t first_frame(uintptr_t ts, struct window *w)
     if (chunk && top > chunk + 24 && top - chunk < ((uintptr_t)1 << 30)) {
         w->lo = top - chunk - 24 > WINDOW ? top - WINDOW : chunk + 24;
         w->hi = top;
-        if (in_checked_chunk(chunk, w->lo, w->hi))
+        if (in_checked_chunk(chunk, w->lo, w->hi, w->bytes))
             memcpy(w->bytes, (const void *)w->lo, (size_t)(w->hi - w->lo));
         else if (rec_py_peek(w->lo, w->bytes, (size_t)(w->hi - w->lo)) < 0)
             w->lo = w->hi = 0;
