@@ -31,6 +31,10 @@ struct issues {
     size_t costs_cap;
     struct proc_labels *labels; /* each process's labels */
     struct fold_made *made; /* the names made from templates, folded in fingerprints */
+    /* late[i]: list[i]'s rule, fingerprint path, site and open stacks
+       ("\0"-separated), when a stack had JIT frames no record named yet */
+    char **late;
+    size_t late_cap;
 };
 
 void issues_set_symbolizer(struct issues *is, struct symbolizer *sym)
@@ -108,6 +112,9 @@ void issues_free(struct issues *is)
     json_decref(is->list);
     proc_labels_free(is->labels);
     fold_made_free(is->made);
+    for (size_t i = 0; i < is->late_cap; i++)
+        free(is->late[i]);
+    free(is->late);
     free(is->costs);
     free(is);
 }
@@ -194,7 +201,9 @@ static uint64_t fingerprint_cached(struct issues *is, const char *rule, const ch
 
         /* function and module names, which survive a rebuild */
         fp = fingerprint(is->cfg, rule, path, st ? st->key : stack);
-        hmap_put(&is->fps, key, (void *)(uintptr_t)fp);
+        /* unnamed JIT frames may be named by a record still to come */
+        if (!st || !st->unnamed_jit)
+            hmap_put(&is->fps, key, (void *)(uintptr_t)fp);
     }
     return fp;
 }
@@ -511,6 +520,57 @@ static void note_threads(const struct rule *rule, const struct rule_report *r, j
     }
 }
 
+/*
+ * A runtime that writes its perf map at exit (the JVM's
+ * -XX:+DumpPerfMapAtExit) names its JIT frames after the issues found
+ * before were made: the stacks of issue idx are kept when they hold an
+ * unnamed JIT frame, and named again as the issues are finished.
+ */
+static void note_late(struct issues *is, size_t idx, const char *rule, const char *fpath,
+                      const char *site, const char *open)
+{
+    const struct sym_stack *a = issue_stack(is, site), *b = issue_stack(is, open);
+    size_t cap = is->late_cap;
+    char *e;
+
+    if (idx < is->late_cap) {
+        free(is->late[idx]);
+        is->late[idx] = NULL;
+    }
+    if (!(a && a->unnamed_jit) && !(b && b->unnamed_jit))
+        return;
+    if (iot_grow(&is->late, &is->late_cap, idx + 1, sizeof(*is->late)) < 0)
+        return;
+    memset(is->late + cap, 0, (is->late_cap - cap) * sizeof(*is->late));
+    open = open ? open : "";
+    fpath = fpath ? fpath : "";
+    if (asprintf(&e, "%s%c%s%c%s%c%s", rule, 0, fpath, 0, site, 0, open) >= 0)
+        is->late[idx] = e;
+}
+
+/* The late-named stacks of issue o (note_late's e): its stack, frames and fingerprint. */
+static void name_late(struct issues *is, json_t *o, const char *e)
+{
+    const char *rule = e, *fpath = rule + strlen(rule) + 1, *site = fpath + strlen(fpath) + 1;
+    const char *open = site + strlen(site) + 1;
+    const struct sym_stack *st = issue_stack(is, site), *ost;
+    char fp[17];
+
+    if (st) {
+        json_object_set_new(o, "stack", trace_str(st->text));
+        json_object_set_new(o, "frames", frames_json(st));
+    }
+    ost = issue_stack(is, open);
+    if (ost && json_object_get(o, "open_stack")) {
+        json_object_set_new(o, "open_stack", trace_str(ost->text));
+        json_object_set_new(o, "open_frames", frames_json(ost));
+    }
+    snprintf(fp, sizeof(fp), "%016llx",
+             (unsigned long long)fingerprint(is->cfg, rule, *fpath ? fpath : NULL,
+                                             ost ? ost->key : open));
+    json_object_set_new(o, "fingerprint", json_string(fp));
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
@@ -596,11 +656,14 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     if (report_fix(b->rule, r))
         json_object_set_new(o, "fix", json_string(report_fix(b->rule, r)));
     note_open_site(is, s, site, o);
+    if (!prev)
+        idx = json_array_size(is->list);
+    note_late(is, idx, b->rule->name, fingerprint_path(ctx, s, fp_path, sizeof(fp_path)),
+              site, s->stack);
     if (prev) {
         json_array_set_new(is->list, idx, o);
         return;
     }
-    idx = json_array_size(is->list);
     if (iot_grow(&is->costs, &is->costs_cap, idx + 1, sizeof(*is->costs)) < 0) {
         json_decref(o);
         return;
@@ -642,6 +705,8 @@ json_t *issues_finish(struct issues *is, int timing,
         const struct issue_cost *c = &is->costs[i];
 
         v[i] = json_array_get(is->list, i);
+        if (i < is->late_cap && is->late[i])
+            name_late(is, v[i], is->late[i]);
         issue_judge(v[i], c, proc_model_ns ? proc_model_ns(arg, c->pid) : 0, timing);
         /* the labels of the trace the issue came from: its process's */
         json_object_set_new(v[i], "labels", json_deep_copy(proc_labels_of(is->labels, c->pid)));

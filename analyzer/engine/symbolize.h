@@ -42,6 +42,10 @@ struct sym_stack {
     /* What the fingerprint takes: "function (module)" per frame, or the
        frame's module+offset where no function is known */
     const char *key;
+    /* JIT frames no record named when it was made: a JIT symbol record
+       read later (the JVM writes its map at exit) names them when the
+       stack is asked for again */
+    size_t unnamed_jit;
 };
 
 /* dirs: extra directories holding .build-id/ trees (--debug-dir); NULL on out of memory. */
