@@ -548,13 +548,17 @@ static void note_late(struct issues *is, size_t idx, const char *rule, const cha
         is->late[idx] = e;
 }
 
-/* The late-named stacks of issue o (note_late's e): its stack, frames and fingerprint. */
+/*
+ * The late-named stacks of issue o (note_late's e): its stack, frames and
+ * fingerprint; and, where JIT frames stay unnamed, the flag that names
+ * them as the issue's hint.
+ */
 static void name_late(struct issues *is, json_t *o, const char *e)
 {
     const char *rule = e, *fpath = rule + strlen(rule) + 1, *site = fpath + strlen(fpath) + 1;
     const char *open = site + strlen(site) + 1;
     const struct sym_stack *st = issue_stack(is, site), *ost;
-    char fp[17];
+    char fp[17], hint[256];
 
     if (st) {
         json_object_set_new(o, "stack", trace_str(st->text));
@@ -569,6 +573,26 @@ static void name_late(struct issues *is, json_t *o, const char *e)
              (unsigned long long)fingerprint(is->cfg, rule, *fpath ? fpath : NULL,
                                              ost ? ost->key : open));
     json_object_set_new(o, "fingerprint", json_string(fp));
+    if (sym_stack_hint(st, hint, sizeof(hint)) || sym_stack_hint(ost, hint, sizeof(hint)))
+        json_object_set_new(o, "hint", json_string(hint));
+}
+
+/* A process's hint is said once: by its first issue. */
+static void hint_once(json_t **v, size_t n)
+{
+    struct hmap said = HMAP_INIT;
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t pid = (uint64_t)(uint32_t)iget(v[i], "pid") + 1;
+
+        if (!json_object_get(v[i], "hint"))
+            continue;
+        if (hmap_get(&said, pid))
+            json_object_del(v[i], "hint");
+        else
+            (void)hmap_put(&said, pid, v[i]);   /* out of memory: said again */
+    }
+    hmap_release(&said);
 }
 
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
@@ -712,6 +736,7 @@ json_t *issues_finish(struct issues *is, int timing,
         json_object_set_new(v[i], "labels", json_deep_copy(proc_labels_of(is->labels, c->pid)));
     }
     qsort(v, n, sizeof(*v), issue_cmp);
+    hint_once(v, n);
     for (i = 0; i < n; i++)
         json_array_append(out, v[i]);
     free(v);

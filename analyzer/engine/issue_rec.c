@@ -28,6 +28,7 @@ void issue_free(struct issue *is)
         return;
     free(is->process);
     free(is->exe);
+    free(is->hint);
     free(is->path);
     free(is->thread);
     free(is->stack);
@@ -195,6 +196,8 @@ struct issue *issue_from_json(const json_t *j)
     }
     if ((is->group = str_of(j, "group")) != NULL)
         is->has |= ISSUE_HAS_GROUP;
+    if ((is->hint = str_of(j, "hint")) != NULL)
+        is->has |= ISSUE_HAS_HINT;
     if ((is->exe = str_of(j, "exe")) != NULL)
         is->has |= ISSUE_HAS_EXE;
     if (!is->detail) {
@@ -302,6 +305,8 @@ json_t *issue_to_json(const struct issue *is)
         json_object_set_new(o, "group", json_string(is->group));
     if (is->has & ISSUE_HAS_EXE)
         json_object_set_new(o, "exe", json_string(is->exe));
+    if (is->has & ISSUE_HAS_HINT)
+        json_object_set_new(o, "hint", json_string(is->hint));
     return o;
 }
 

@@ -65,7 +65,8 @@ enum {
     ISSUE_HAS_SEVERITY = 32,
     ISSUE_HAS_LABELS = 64,
     ISSUE_HAS_GROUP = 128,
-    ISSUE_HAS_EXE = 256
+    ISSUE_HAS_EXE = 256,
+    ISSUE_HAS_HINT = 512
 };
 
 struct issue {
@@ -98,6 +99,9 @@ struct issue {
     char *exe;               /* the executable its process ran; NULL without */
     unsigned has;            /* ISSUE_HAS_* */
     json_t *raw;             /* see above; NULL for an issue the record writes */
+    /* what shows the frames its stack lacks: a runtime's flags (once per
+       process, on its first issue); NULL without */
+    char *hint;
 };
 
 /* A list of issues, in order. */
