@@ -524,7 +524,8 @@ static void note_threads(const struct rule *rule, const struct rule_report *r, j
  * A runtime that writes its perf map at exit (the JVM's
  * -XX:+DumpPerfMapAtExit) names its JIT frames after the issues found
  * before were made: the stacks of issue idx are kept when they hold an
- * unnamed JIT frame, and named again as the issues are finished.
+ * unnamed JIT frame or a runtime's frames, and named again as the issues
+ * are finished, when whether the process has a map is known.
  */
 static void note_late(struct issues *is, size_t idx, const char *rule, const char *fpath,
                       const char *site, const char *open)
@@ -537,7 +538,8 @@ static void note_late(struct issues *is, size_t idx, const char *rule, const cha
         free(is->late[idx]);
         is->late[idx] = NULL;
     }
-    if (!(a && a->unnamed_jit) && !(b && b->unnamed_jit))
+    if (!(a && a->unnamed_jit) && !(b && b->unnamed_jit) && sym_stack_runtime(a) < 0 &&
+        sym_stack_runtime(b) < 0)
         return;
     if (iot_grow(&is->late, &is->late_cap, idx + 1, sizeof(*is->late)) < 0)
         return;
@@ -559,6 +561,7 @@ static void name_late(struct issues *is, json_t *o, const char *e)
     const char *open = site + strlen(site) + 1;
     const struct sym_stack *st = issue_stack(is, site), *ost;
     char fp[17], hint[256];
+    int32_t pid;
 
     if (st) {
         json_object_set_new(o, "stack", trace_str(st->text));
@@ -573,7 +576,9 @@ static void name_late(struct issues *is, json_t *o, const char *e)
              (unsigned long long)fingerprint(is->cfg, rule, *fpath ? fpath : NULL,
                                              ost ? ost->key : open));
     json_object_set_new(o, "fingerprint", json_string(fp));
-    if (sym_stack_hint(st, hint, sizeof(hint)) || sym_stack_hint(ost, hint, sizeof(hint)))
+    pid = (int32_t)iget(o, "pid");
+    if (symbolizer_hint(is->sym, pid, st, hint, sizeof(hint)) ||
+        symbolizer_hint(is->sym, pid, ost, hint, sizeof(hint)))
         json_object_set_new(o, "hint", json_string(hint));
 }
 

@@ -93,13 +93,22 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
 size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap);
 
 /*
- * The hint an issue whose stack is st carries: when st has JIT frames no
- * record named, in a runtime that names them when asked, which flags do
- * ("java names its JIT frames and keeps its compiled callers on the stack
- * when run with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
- * -XX:+PreserveFramePointer") into buf; its length, 0 for none.
+ * Whether st has a frame of a runtime that names its code in a perf map
+ * when asked (the JVM, BEAM, node): its index, else -1.
  */
-size_t sym_stack_hint(const struct sym_stack *st, char *buf, size_t cap);
+int sym_stack_runtime(const struct sym_stack *st);
+
+/*
+ * The hint an issue of process pid whose stack is st carries: when st
+ * has JIT frames no record named, or the runtime's frame that stands for
+ * a script's function (node's interpreter trampoline), and no map was read
+ * for pid, which flags name them ("java names its JIT frames and keeps its
+ * compiled callers on the stack when run with -XX:+UnlockDiagnosticVMOptions
+ * -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer") into buf; its length,
+ * 0 for none.
+ */
+size_t symbolizer_hint(const struct symbolizer *s, int32_t pid, const struct sym_stack *st,
+                       char *buf, size_t cap);
 
 /* Distinct frames looked up, and how many of them no function was found for. */
 void symbolizer_counts(const struct symbolizer *s, size_t *frames, size_t *unresolved);

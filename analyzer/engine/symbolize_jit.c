@@ -177,16 +177,19 @@ static const struct {
     const char *module;     /* a module their frames run in (a base name) */
     const char *runtime, *flag;
     const char *what;       /* what the flag gives */
+    /* the runtime's own function whose frame stands for a script's
+       function that the flag would name (NULL: none) */
+    const char *stands_in;
 } runtimes[] = {
     { "libjvm.so", "java",
       "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer",
-      "names its JIT frames and keeps its compiled callers on the stack" },
-    { "beam.smp", "erl", "+JPperf true", "names its JIT frames" },
+      "names its JIT frames and keeps its compiled callers on the stack", NULL },
+    { "beam.smp", "erl", "+JPperf true", "names its JIT frames", NULL },
     /* interpreted functions run in the trampoline's frame without the second */
     { "node", "node", "--perf-basic-prof --interpreted-frames-native-stack",
-      "names its JIT frames" },
+      "names its JIT and interpreted frames", "Builtins_InterpreterEntryTrampoline" },
     { "libnode.so", "node", "--perf-basic-prof --interpreted-frames-native-stack",
-      "names its JIT frames" },
+      "names its JIT and interpreted frames", "Builtins_InterpreterEntryTrampoline" },
 };
 
 static int runtime_of(const char *module)
@@ -207,13 +210,27 @@ const char *jit_runtime_flag(const char *module, const char **runtime)
     return runtimes[i].flag;
 }
 
-size_t sym_stack_hint(const struct sym_stack *st, char *buf, size_t cap)
+int sym_stack_runtime(const struct sym_stack *st)
 {
-    int r = -1, w;
+    int r = -1;
 
-    for (size_t i = 0; st && st->unnamed_jit && i < st->n && r < 0; i++)
+    for (size_t i = 0; st && i < st->n && r < 0; i++)
         r = runtime_of(sym_base_name(st->frames[i].module));
-    if (r < 0 || cap == 0)
+    return r;
+}
+
+size_t symbolizer_hint(const struct symbolizer *s, int32_t pid, const struct sym_stack *st,
+                       char *buf, size_t cap)
+{
+    int r = sym_stack_runtime(st), w, stood_in = 0;
+
+    /* a map was read for the process: its flag was given */
+    if (r < 0 || cap == 0 || jit_table_has(s->jit, pid))
+        return 0;
+    for (size_t i = 0; runtimes[r].stands_in && i < st->n && !stood_in; i++)
+        stood_in = st->frames[i].function &&
+                   strcmp(st->frames[i].function, runtimes[r].stands_in) == 0;
+    if (!st->unnamed_jit && !stood_in)
         return 0;
     w = snprintf(buf, cap, "%s %s when run with %s", runtimes[r].runtime, runtimes[r].what,
                  runtimes[r].flag);
