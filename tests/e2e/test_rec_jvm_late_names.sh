@@ -9,7 +9,7 @@
 # second run must give the same fingerprints, and the program's output and
 # exit status are its own.
 # Needs java and javac (default-jdk-headless); skipped otherwise.
-# e2e: slow (three JVM runs, two under the recorder)
+# e2e: slow (about 19 s CPU here: three JVM runs, two under the recorder)
 set -u
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
