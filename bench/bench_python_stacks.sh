@@ -3,11 +3,13 @@
 # os.open + os.close, each open stacked, called 2 and 20 Python frames
 # deep, natively, recorded (the C stack and the interpreter's frames) and
 # recorded with --no-stacks; ns per open+close, the median of 3 runs, for
-# Debian's python3 and each pyenv CPython 3.8 to 3.13 present. The walk
-# reads the interpreter's memory with process_vm_readv: on 3.11+ a few
-# reads per stack (the top of the thread's data stack chunk at once), on
-# 3.8-3.10 one more per frame; the C stack alone costs what bench_recorder's
-# "open" says. Figures only: never pass/fail on time.
+# Debian's python3 and each pyenv CPython 3.8 to 3.13 present. On 3.11+
+# the walk reads the thread state, the main thread's stack and its data
+# stack chunk directly (no system call once the chunk was checked); on
+# 3.8-3.10 each frame object is one process_vm_readv. The C stack alone
+# costs what bench_recorder's "open" says. Wall-clock figures only: never
+# pass/fail on time (on a loaded machine, count CPU and system calls with
+# perf stat -e task-clock,syscalls:sys_enter_process_vm_readv instead).
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac

@@ -31,6 +31,10 @@ struct issues {
     size_t costs_cap;
     struct proc_labels *labels; /* each process's labels */
     struct fold_made *made; /* the names made from templates, folded in fingerprints */
+    /* late[i]: list[i]'s rule, fingerprint path, site and open stacks
+       ("\0"-separated), when a stack had JIT frames no record named yet */
+    char **late;
+    size_t late_cap;
 };
 
 void issues_set_symbolizer(struct issues *is, struct symbolizer *sym)
@@ -106,6 +110,9 @@ void issues_free(struct issues *is)
     issue_list_release(&is->list);
     proc_labels_free(is->labels);
     fold_made_free(is->made);
+    for (size_t i = 0; i < is->late_cap; i++)
+        free(is->late[i]);
+    free(is->late);
     free(is->costs);
     free(is);
 }
@@ -192,7 +199,9 @@ static uint64_t fingerprint_cached(struct issues *is, const char *rule, const ch
 
         /* function and module names, which survive a rebuild */
         fp = fingerprint(is->cfg, rule, path, st ? st->key : stack);
-        hmap_put(&is->fps, key, (void *)(uintptr_t)fp);
+        /* unnamed JIT frames may be named by a record still to come */
+        if (!st || !st->unnamed_jit)
+            hmap_put(&is->fps, key, (void *)(uintptr_t)fp);
     }
     return fp;
 }
@@ -601,6 +610,105 @@ static struct issue *make_issue(struct issues *is, const struct rule *rule,
     return o;
 }
 
+/*
+ * A runtime that writes its perf map at exit (the JVM's
+ * -XX:+DumpPerfMapAtExit) names its JIT frames after the issues found
+ * before were made: the stacks of issue idx are kept when they hold an
+ * unnamed JIT frame or a runtime's frames, and named again as the issues
+ * are finished, when whether the process has a map is known.
+ */
+static void note_late(struct issues *is, size_t idx, const char *rule, const char *fpath,
+                      const char *site, const char *open)
+{
+    const struct sym_stack *a = issue_stack(is, site), *b = issue_stack(is, open);
+    size_t cap = is->late_cap;
+    char *e;
+
+    if (idx < is->late_cap) {
+        free(is->late[idx]);
+        is->late[idx] = NULL;
+    }
+    if (!(a && a->unnamed_jit) && !(b && b->unnamed_jit) && sym_stack_runtime(a) < 0 &&
+        sym_stack_runtime(b) < 0)
+        return;
+    if (iot_grow(&is->late, &is->late_cap, idx + 1, sizeof(*is->late)) < 0)
+        return;
+    memset(is->late + cap, 0, (is->late_cap - cap) * sizeof(*is->late));
+    open = open ? open : "";
+    fpath = fpath ? fpath : "";
+    if (asprintf(&e, "%s%c%s%c%s%c%s", rule, 0, fpath, 0, site, 0, open) >= 0)
+        is->late[idx] = e;
+}
+
+/* Replaces *text and *frames with st's (kept as they are out of memory). */
+static void rename_stack(const struct sym_stack *st, char **text, struct issue_frames *frames)
+{
+    struct issue_frames f = {0};
+    char *t = trace_text(st->text);
+
+    if (!t || frames_of(st, &f) < 0) {
+        free(t);
+        issue_frames_release(&f);
+        return;
+    }
+    free(*text);
+    *text = t;
+    issue_frames_release(frames);
+    *frames = f;
+}
+
+/*
+ * The late-named stacks of issue o (note_late's e): its stack, frames and
+ * fingerprint; and, where JIT frames stay unnamed, the flag that names
+ * them as the issue's hint.
+ */
+static void name_late(struct issues *is, struct issue *o, const char *e)
+{
+    const char *rule = e, *fpath = rule + strlen(rule) + 1, *site = fpath + strlen(fpath) + 1;
+    const char *open = site + strlen(site) + 1;
+    const struct sym_stack *st = issue_stack(is, site), *ost;
+    char hint[256];
+
+    if (st)
+        rename_stack(st, &o->stack, &o->frames);
+    ost = issue_stack(is, open);
+    if (ost && (o->has & ISSUE_HAS_OPEN_SITE))
+        rename_stack(ost, &o->open_stack, &o->open_frames);
+    if (o->fingerprint)
+        snprintf(o->fingerprint, 17, "%016llx",
+                 (unsigned long long)fingerprint(is->cfg, rule, *fpath ? fpath : NULL,
+                                                 ost ? ost->key : open));
+    if ((symbolizer_hint(is->sym, o->pid, st, hint, sizeof(hint)) ||
+         symbolizer_hint(is->sym, o->pid, ost, hint, sizeof(hint))) &&
+        utf8_or_null(hint)) {
+        free(o->hint);
+        if ((o->hint = strdup(hint)) != NULL)
+            o->has |= ISSUE_HAS_HINT;
+    }
+}
+
+/* A process's hint is said once: by its first issue. */
+static void hint_once(struct issue_list *l)
+{
+    struct hmap said = HMAP_INIT;
+
+    for (size_t i = 0; i < l->n; i++) {
+        struct issue *o = l->v[i];
+        uint64_t pid = (uint64_t)(uint32_t)o->pid + 1;
+
+        if (!(o->has & ISSUE_HAS_HINT))
+            continue;
+        if (hmap_get(&said, pid)) {
+            free(o->hint);
+            o->hint = NULL;
+            o->has &= ~(unsigned)ISSUE_HAS_HINT;
+        } else {
+            (void)hmap_put(&said, pid, o);   /* out of memory: said again */
+        }
+    }
+    hmap_release(&said);
+}
+
 void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
 {
     const struct issue_binding *b = ctx->sink;
@@ -644,12 +752,15 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
         return;
     o->repeat = repeat;
     snprintf(o->fingerprint, 17, "%016llx", (unsigned long long)key);
+    if (!prev)
+        idx = is->list.n;
+    note_late(is, idx, b->rule->name, fingerprint_path(ctx, s, fp_path, sizeof(fp_path)),
+              site, s->stack);
     if (prev) {
         issue_free(prev);
         is->list.v[idx] = o;
         return;
     }
-    idx = is->list.n;
     if (iot_grow(&is->costs, &is->costs_cap, idx + 1, sizeof(*is->costs)) < 0) {
         issue_free(o);
         return;
@@ -683,6 +794,8 @@ int issues_finish(struct issues *is, int timing, int64_t (*proc_model_ns)(void *
         const struct issue_cost *c = &is->costs[i];
         struct issue *o = l->v[i];
 
+        if (i < is->late_cap && is->late[i])
+            name_late(is, o, is->late[i]);
         issue_judge(o, c, proc_model_ns ? proc_model_ns(arg, c->pid) : 0, timing);
         /* the labels of the trace the issue came from: its process's */
         if ((o->labels = issue_detail_copy(proc_labels_of(is->labels, c->pid))) != NULL)
@@ -692,6 +805,7 @@ int issues_finish(struct issues *is, int timing, int64_t (*proc_model_ns)(void *
     }
     if (l->n)
         qsort(l->v, l->n, sizeof(*l->v), issue_cmp);
+    hint_once(l);
     issues_group(l);
     for (size_t i = 0; i < l->n; i++)
         if (rc == 0 && issue_list_add(out, l->v[i]) < 0)

@@ -9,7 +9,7 @@
 /* Reals with 15 significant digits, as the JSON writers dump them. */
 #define REALS JSON_REAL_PRECISION(15)
 
-static void frames_release(struct issue_frames *fr)
+void issue_frames_release(struct issue_frames *fr)
 {
     for (size_t i = 0; i < fr->n; i++) {
         free(fr->v[i].function);
@@ -28,6 +28,7 @@ void issue_free(struct issue *is)
         return;
     free(is->process);
     free(is->exe);
+    free(is->hint);
     free(is->path);
     free(is->thread);
     free(is->stack);
@@ -37,10 +38,10 @@ void issue_free(struct issue *is)
     free(is->group);
     issue_detail_free(is->detail);
     free(is->path_hex);
-    frames_release(&is->frames);
+    issue_frames_release(&is->frames);
     free(is->fix);
     free(is->open_stack);
-    frames_release(&is->open_frames);
+    issue_frames_release(&is->open_frames);
     issue_detail_free(is->labels);
     json_decref(is->raw);
     free(is);
@@ -194,6 +195,8 @@ struct issue *issue_from_json(const json_t *j)
     }
     if ((is->group = str_of(j, "group")) != NULL)
         is->has |= ISSUE_HAS_GROUP;
+    if ((is->hint = str_of(j, "hint")) != NULL)
+        is->has |= ISSUE_HAS_HINT;
     if ((is->exe = str_of(j, "exe")) != NULL)
         is->has |= ISSUE_HAS_EXE;
     if (!is->detail) {
@@ -301,6 +304,8 @@ json_t *issue_to_json(const struct issue *is)
         json_object_set_new(o, "group", json_string(is->group));
     if (is->has & ISSUE_HAS_EXE)
         json_object_set_new(o, "exe", json_string(is->exe));
+    if (is->has & ISSUE_HAS_HINT)
+        json_object_set_new(o, "hint", json_string(is->hint));
     return o;
 }
 

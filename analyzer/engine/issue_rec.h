@@ -68,7 +68,8 @@ enum {
     ISSUE_HAS_SEVERITY = 32,
     ISSUE_HAS_LABELS = 64,
     ISSUE_HAS_GROUP = 128,
-    ISSUE_HAS_EXE = 256
+    ISSUE_HAS_EXE = 256,
+    ISSUE_HAS_HINT = 512
 };
 
 struct issue {
@@ -101,6 +102,9 @@ struct issue {
     char *exe;               /* the executable its process ran; NULL without */
     unsigned has;            /* ISSUE_HAS_* */
     json_t *raw;             /* see above; NULL for an issue the record writes */
+    /* what shows the frames its stack lacks: a runtime's flags (once per
+       process, on its first issue); NULL without */
+    char *hint;
 };
 
 /* A list of issues, in order. */
@@ -109,6 +113,8 @@ struct issue_list {
     size_t n, cap;
 };
 
+/* Frees fr's frames and leaves it empty. */
+void issue_frames_release(struct issue_frames *fr);
 void issue_free(struct issue *is);
 /* Parses one JSON issue; NULL when j is not an object or out of memory. */
 struct issue *issue_from_json(const json_t *j);

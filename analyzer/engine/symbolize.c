@@ -99,6 +99,13 @@ void symbolizer_free(struct symbolizer *s)
             free((char *)k->st.key);
             free(k);
         }
+    for (struct sstack *k = s->retired, *next; k; k = next) {
+        next = k->retired;
+        free(k->f);
+        free((char *)k->st.text);
+        free((char *)k->st.key);
+        free(k);
+    }
     hmap_release(&s->mods);
     hmap_release(&s->addrs);
     hmap_release(&s->stacks);
@@ -401,7 +408,8 @@ void symbolizer_jit_symbol(struct symbolizer *s, int32_t pid, uint64_t start, ui
                            const char *name)
 {
     /* out of memory: the frames it names stay unnamed */
-    (void)jit_table_add(s->jit, pid, start, size, sym_intern(s, name));
+    if (jit_table_add(s->jit, pid, start, size, sym_intern(s, name)) == 0)
+        s->jit_gen++;
 }
 
 /*
@@ -646,16 +654,22 @@ size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap)
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack)
 {
     const char *key = sym_intern(s, stack ? stack : "");
-    struct sstack *k;
+    struct sstack *k, *stale;
     struct sym_frame *f = NULL;
-    size_t n = 0, cap = 0, npy = 0;
+    size_t n = 0, cap = 0, npy = 0, unnamed = 0;
+    size_t frames0 = s->nframes, unresolved0 = s->nunresolved;
     struct sbuf t = {0}, kf = {0}, pyk = {0};
 
     if (!key)
         return NULL;
-    k = hmap_get(&s->stacks, hmap_ptr_key(key));
-    if (k)
+    stale = k = hmap_get(&s->stacks, hmap_ptr_key(key));
+    if (k && (!k->st.unnamed_jit || k->jit_gen == s->jit_gen))
         return &k->st;
+    if (stale) {
+        /* made again: its frames are counted once */
+        frames0 = s->nframes -= stale->frames;
+        unresolved0 = s->nunresolved -= stale->unresolved;
+    }
     s->unnamed_pid = -1;
     for (const char *p = key; *p;) {
         size_t len = strcspn(p, "\n"), m;
@@ -677,6 +691,7 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
             frame_text(NULL, &pyk, &one, p, len, one.module == s->py_module);
         } else {
             m = jit_frame(s, p, len, &one);
+            unnamed += m && !one.function;
         }
         if (m)
             got = &one;
@@ -728,7 +743,15 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         goto fail;
     }
     k->f = f;
-    k->st = (struct sym_stack){ f, n, t.s, kf.s };
+    k->st = (struct sym_stack){ f, n, t.s, kf.s, unnamed };
+    k->jit_gen = s->jit_gen;
+    k->frames = s->nframes - frames0;
+    k->unresolved = s->nunresolved - unresolved0;
+    if (stale) {
+        /* a caller may still hold the stale stack: it lives on */
+        stale->retired = s->retired;
+        s->retired = stale;
+    }
     if (s->unnamed_pid >= 0)
         note_hint(s, f, n);
     return &k->st;

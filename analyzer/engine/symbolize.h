@@ -42,6 +42,10 @@ struct sym_stack {
     /* What the fingerprint takes: "function (module)" per frame, or the
        frame's module+offset where no function is known */
     const char *key;
+    /* JIT frames no record named when it was made: a JIT symbol record
+       read later (the JVM writes its map at exit) names them when the
+       stack is asked for again */
+    size_t unnamed_jit;
 };
 
 /* dirs: extra directories holding .build-id/ trees (--debug-dir); NULL on out of memory. */
@@ -87,6 +91,24 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
  * -XX:+DumpPerfMapAtExit, ...") into buf; how many processes.
  */
 size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap);
+
+/*
+ * Whether st has a frame of a runtime that names its code in a perf map
+ * when asked (the JVM, BEAM, node): its index, else -1.
+ */
+int sym_stack_runtime(const struct sym_stack *st);
+
+/*
+ * The hint an issue of process pid whose stack is st carries: when st
+ * has JIT frames no record named, or the runtime's frame that stands for
+ * a script's function (node's interpreter trampoline), and no map was read
+ * for pid, which flags name them ("java names its JIT frames and keeps its
+ * compiled callers on the stack when run with -XX:+UnlockDiagnosticVMOptions
+ * -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer") into buf; its length,
+ * 0 for none.
+ */
+size_t symbolizer_hint(const struct symbolizer *s, int32_t pid, const struct sym_stack *st,
+                       char *buf, size_t cap);
 
 /* Distinct frames looked up, and how many of them no function was found for. */
 void symbolizer_counts(const struct symbolizer *s, size_t *frames, size_t *unresolved);

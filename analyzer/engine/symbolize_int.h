@@ -45,6 +45,9 @@ struct saddr {
 struct sstack {
     struct sym_stack st;
     struct sym_frame *f;
+    unsigned jit_gen;           /* the symbolizer's jit_gen when it was made */
+    size_t frames, unresolved;  /* what it added to the symbolizer's counts */
+    struct sstack *retired;     /* the next stack made again since */
 };
 
 struct symbolizer {
@@ -64,6 +67,10 @@ struct symbolizer {
     const char *py_module;      /* "[py]": the module of a Python frame with no record */
     size_t nframes, nunresolved;
     int32_t unnamed_pid;        /* the last stack's unnamed JIT frames' process, or -1 */
+    /* counts the JIT symbol records: a stack with unnamed JIT frames made
+       before the latest is made again (the JVM writes its map at exit) */
+    unsigned jit_gen;
+    struct sstack *retired;     /* stacks so replaced, freed with the symbolizer */
     /* processes whose JIT frames went unnamed, and the flag that names them */
     struct { int32_t pid; const char *runtime, *flag; } hints[SYM_HINTS];
     size_t nhints;

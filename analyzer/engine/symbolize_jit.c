@@ -11,6 +11,7 @@
 
 #include "grow.h"
 #include "hmap.h"
+#include "symbolize_int.h"
 #include "symbolize_jit.h"
 
 struct jit_entry {
@@ -166,24 +167,72 @@ void jit_name_parse(const char *name, struct jit_name *out)
     }
 }
 
-/* The runtimes that name their JIT code in a perf map when asked. */
+/*
+ * The runtimes that name their JIT code in a perf map when asked. The
+ * JVM's compiled code keeps no frame pointer unless told to, so a Java
+ * caller compiled without -XX:+PreserveFramePointer is not on the stack
+ * even when the map names the frames that are.
+ */
 static const struct {
     const char *module;     /* a module their frames run in (a base name) */
     const char *runtime, *flag;
+    const char *what;       /* what the flag gives */
+    /* the runtime's own function whose frame stands for a script's
+       function that the flag would name (NULL: none) */
+    const char *stands_in;
 } runtimes[] = {
-    { "libjvm.so", "java", "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit" },
-    { "beam.smp", "erl", "+JPperf true" },
+    { "libjvm.so", "java",
+      "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer",
+      "names its JIT frames and keeps its compiled callers on the stack", NULL },
+    { "beam.smp", "erl", "+JPperf true", "names its JIT frames", NULL },
     /* interpreted functions run in the trampoline's frame without the second */
-    { "node", "node", "--perf-basic-prof --interpreted-frames-native-stack" },
-    { "libnode.so", "node", "--perf-basic-prof --interpreted-frames-native-stack" },
+    { "node", "node", "--perf-basic-prof --interpreted-frames-native-stack",
+      "names its JIT and interpreted frames", "Builtins_InterpreterEntryTrampoline" },
+    { "libnode.so", "node", "--perf-basic-prof --interpreted-frames-native-stack",
+      "names its JIT and interpreted frames", "Builtins_InterpreterEntryTrampoline" },
 };
+
+static int runtime_of(const char *module)
+{
+    for (size_t i = 0; module && i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+        if (strcmp(module, runtimes[i].module) == 0)
+            return (int)i;
+    return -1;
+}
 
 const char *jit_runtime_flag(const char *module, const char **runtime)
 {
-    for (size_t i = 0; module && i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
-        if (strcmp(module, runtimes[i].module) == 0) {
-            *runtime = runtimes[i].runtime;
-            return runtimes[i].flag;
-        }
-    return NULL;
+    int i = runtime_of(module);
+
+    if (i < 0)
+        return NULL;
+    *runtime = runtimes[i].runtime;
+    return runtimes[i].flag;
+}
+
+int sym_stack_runtime(const struct sym_stack *st)
+{
+    int r = -1;
+
+    for (size_t i = 0; st && i < st->n && r < 0; i++)
+        r = runtime_of(sym_base_name(st->frames[i].module));
+    return r;
+}
+
+size_t symbolizer_hint(const struct symbolizer *s, int32_t pid, const struct sym_stack *st,
+                       char *buf, size_t cap)
+{
+    int r = sym_stack_runtime(st), w, stood_in = 0;
+
+    /* a map was read for the process: its flag was given */
+    if (r < 0 || cap == 0 || jit_table_has(s->jit, pid))
+        return 0;
+    for (size_t i = 0; runtimes[r].stands_in && i < st->n && !stood_in; i++)
+        stood_in = st->frames[i].function &&
+                   strcmp(st->frames[i].function, runtimes[r].stands_in) == 0;
+    if (!st->unnamed_jit && !stood_in)
+        return 0;
+    w = snprintf(buf, cap, "%s %s when run with %s", runtimes[r].runtime, runtimes[r].what,
+                 runtimes[r].flag);
+    return w > 0 && (size_t)w < cap ? (size_t)w : 0;
 }

@@ -218,6 +218,11 @@ static void issue_block(FILE *f, const json_t *is, const json_t *const *symptoms
     fputc('\n', f);
     if (fix)
         fprintf(f, "    %sfix:%s %s\n", c->dim, c->off, fix);
+    if (*str(is, "hint")) {
+        fprintf(f, "    %sframes missing:%s ", c->dim, c->off);
+        put(f, str(is, "hint"));
+        fputc('\n', f);
+    }
     if (nsymptoms)
         fprintf(f, "    %ssymptoms of the same cause:%s\n", c->dim, c->off);
     for (size_t k = 0; k < nsymptoms; k++)

@@ -268,8 +268,10 @@ static json_t *render_result(json_t *descriptors, const struct issue *is, const 
     idx = rule_index(descriptors, rule, is->type);
     if (idx < 0)
         return NULL;
-    if (asprintf(&text, "%s%s%s%s", msg && *msg ? msg : rule, path && *path ? " (file " : "",
-                 path && *path ? path : "", path && *path ? ")" : "") < 0)
+    /* a runtime's hint ends the message: the frames it would show are missing */
+    if (asprintf(&text, "%s%s%s%s%s%s", msg && *msg ? msg : rule, path && *path ? " (file " : "",
+                 path && *path ? path : "", path && *path ? ")" : "",
+                 is->hint ? ". Frames missing: " : "", is->hint ? is->hint : "") < 0)
         return NULL;
     res = json_pack("{s:s, s:i, s:s, s:{s:s}, s:o}",
                     "ruleId", rule,

@@ -28,6 +28,7 @@
 #include "pyframe.h"
 #include "rec.h"
 #include "sandbox.h"
+#include "stack_nocfi.h"
 
 static const struct rec_py_layout layouts[] = {
     /* minor ts_frame cframe prev code lasti unit instr owner size (to the
@@ -160,9 +161,22 @@ static void look_for_python(void)
 
 /*
  * 3.11+: the innermost frames live at the top of the thread's data stack
- * chunk, so its last WINDOW bytes below datastack_top are read at once and
- * the frames there taken from the copy: a walk costs a few reads, not one
- * per frame, where a read is a system call.
+ * chunk, so its last WINDOW bytes below datastack_top are taken at once and
+ * the frames there read from the copy.
+ *
+ * What is read without a system call, and why it cannot fault:
+ * - the thread state: CPython's own for this thread (its thread-specific
+ *   slot), which lives as long as the thread and which CPython itself
+ *   reads at every call;
+ * - the main thread's stack between sp and its top (stack_nocfi.c), where
+ *   3.11 and 3.12 keep the current cframe;
+ * - the data stack chunk the thread state names now, once this thread has
+ *   read all of it through the kernel: the current
+ *   chunk is freed only after the thread state has moved to the previous
+ *   one, so while the state names it, it is mapped.
+ * Everything else (another thread's cframe, a frame outside the window: a
+ * generator's, 3.8-3.10's frame objects, code objects) is read by the
+ * kernel, where a bad pointer is an error, not a fault.
  */
 #define WINDOW 4096
 
@@ -171,46 +185,93 @@ struct window {
     uint8_t bytes[WINDOW];
 };
 
+/* The chunk this thread checked last, and its size. */
+static __thread uintptr_t chunk_seen REC_TLS, chunk_size REC_TLS;
+
+/*
+ * Whether [lo, hi) lies in the chunk at chunk, the whole of which was
+ * read through the kernel once (into scratch, WINDOW bytes, again and
+ * again): a header that lies about the size, or a chunk that spans a hole,
+ * fails that read instead of a later copy.
+ */
+static int in_checked_chunk(uintptr_t chunk, uintptr_t lo, uintptr_t hi, uint8_t *scratch)
+{
+    enum { PIECES = 64 };   /* chunks up to 256 KiB (CPython makes 16 KiB ones) */
+
+    if (chunk != chunk_seen) {
+        uint64_t size;
+        struct iovec local[PIECES], remote;
+        int saved = errno, pieces;
+        long r;
+
+        chunk_seen = 0;
+        /* the header: previous, size, top */
+        if (rec_py_peek(chunk + 8, &size, sizeof(size)) < 0 || size < 24 ||
+            size > (uint64_t)PIECES * WINDOW || chunk + size < chunk)
+            return 0;
+        pieces = (int)((size + WINDOW - 1) / WINDOW);
+        for (int i = 0; i < pieces; i++)
+            local[i] = (struct iovec){ scratch, i + 1 < pieces ? WINDOW : size - (uint64_t)i * WINDOW };
+        remote = (struct iovec){ (void *)chunk, size };
+        r = syscall(SYS_process_vm_readv, (long)rec_pid, local, (long)pieces, &remote, 1L, 0L);
+        errno = saved;
+        if (r != (long)size)
+            return 0;
+        chunk_seen = chunk;
+        chunk_size = size;
+    }
+    return lo >= chunk + 24 && hi >= lo && hi - chunk <= chunk_size;
+}
+
 /* The first frame of the thread state ts, or 0; w filled on 3.11+. */
 static uintptr_t first_frame(uintptr_t ts, struct window *w)
 {
-    uint8_t head[512];
-    uintptr_t at, chunk = 0, top = 0;
-    int lo = rec_py.ts_frame, hi = rec_py.ts_frame + 8;
+    uintptr_t at, chunk = 0, top = 0, sp = (uintptr_t)__builtin_frame_address(0);
 
-    if (rec_py.ts_chunk >= 0)
-        hi = rec_py.ts_chunk + 16 > hi ? rec_py.ts_chunk + 16 : hi;
-    if (hi - lo > (int)sizeof(head) || rec_py_peek(ts + (uintptr_t)lo, head, (size_t)(hi - lo)) < 0)
-        return 0;
-    at = word(head, 0);
+    /* the thread state is this thread's own, and live (above) */
+    memcpy(&at, (const void *)(ts + (uintptr_t)rec_py.ts_frame), sizeof(at));
     if (rec_py.ts_chunk >= 0) {
-        chunk = word(head, rec_py.ts_chunk - lo);
-        top = word(head, rec_py.ts_chunk + 8 - lo);
+        memcpy(&chunk, (const void *)(ts + (uintptr_t)rec_py.ts_chunk), sizeof(chunk));
+        memcpy(&top, (const void *)(ts + (uintptr_t)rec_py.ts_chunk + 8), sizeof(top));
     }
-    if (rec_py.cframe_current >= 0 &&
-        (!at || rec_py_peek(at + (uintptr_t)rec_py.cframe_current, &at, sizeof(at)) < 0))
-        return 0;
+    if (rec_py.cframe_current >= 0) {
+        uintptr_t cur = at + (uintptr_t)rec_py.cframe_current;
+
+        if (!at || (rec_stack_read(cur, sp, &at, 1) < 0 &&
+                    rec_py_peek(cur, &at, sizeof(at)) < 0))
+            return 0;
+    }
     /* the chunk's frames begin after its header (previous, size, top) */
     if (chunk && top > chunk + 24 && top - chunk < ((uintptr_t)1 << 30)) {
         w->lo = top - chunk - 24 > WINDOW ? top - WINDOW : chunk + 24;
         w->hi = top;
-        if (rec_py_peek(w->lo, w->bytes, (size_t)(w->hi - w->lo)) < 0)
+        if (in_checked_chunk(chunk, w->lo, w->hi, w->bytes))
+            memcpy(w->bytes, (const void *)w->lo, (size_t)(w->hi - w->lo));
+        else if (rec_py_peek(w->lo, w->bytes, (size_t)(w->hi - w->lo)) < 0)
             w->lo = w->hi = 0;
     }
     return at;
 }
 
-/* The frame at fr, fr_size bytes, from the window or read. */
+/*
+ * The frame at fr, fr_size bytes (buf holds 128), from the window, else
+ * from the main thread's stack (3.12+ keep the frame that enters the
+ * interpreter from C there), else read by the kernel.
+ */
 static const uint8_t *frame_at(uintptr_t fr, const struct window *w, uint8_t *buf)
 {
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
     if (fr >= w->lo && fr < w->hi && w->hi - fr >= (uintptr_t)rec_py.fr_size)
         return w->bytes + (fr - w->lo);
+    if (rec_stack_read(fr, sp, (uintptr_t *)(void *)buf, ((unsigned)rec_py.fr_size + 7) / 8) == 0)
+        return buf;
     return rec_py_peek(fr, buf, (size_t)rec_py.fr_size) == 0 ? buf : NULL;
 }
 
 int rec_py_walk(struct rec_pyframe *out, int max)
 {
-    uint8_t frame[128];
+    uint64_t frame[16];
     const uint8_t *buf;
     struct window w;
     uintptr_t ts, fr;
@@ -233,7 +294,7 @@ int rec_py_walk(struct rec_pyframe *out, int max)
     for (int steps = 0; fr && n < max && steps < 4 * REC_PY_FRAMES; steps++) {
         uintptr_t code, off, ident;
 
-        if (!(buf = frame_at(fr, &w, frame)))
+        if (!(buf = frame_at(fr, &w, (uint8_t *)frame)))
             break;
         code = word(buf, rec_py.fr_code);
         /* a code object freed and another made at its address (a module's,

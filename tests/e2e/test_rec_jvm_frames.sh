@@ -5,8 +5,10 @@
 # recorder reads it at the process's end and the leak's stack names the
 # Java frames ("java.io.FileOutputStream.open0 ([jit])"), the trace names
 # writeRecords' compiled code, a second run gives the same fingerprint,
-# and the summary asks for no flag. Run without it, the summary names the
-# flag, once for the process. The program's output and exit status are its
+# and neither the summary nor any issue asks for a flag. Run without it,
+# the summary names the flags (-XX:+PreserveFramePointer too: compiled
+# callers keep no frame pointer), once for the process, and so does the
+# hint field of the process's first issue (JSON, SARIF message, text). The program's output and exit status are its
 # own. The recorder never adds the flag itself.
 # Needs java and javac (default-jdk-headless); skipped otherwise.
 # e2e: slow (three JVM runs under the recorder)
@@ -60,6 +62,41 @@ leak() {
         python3 -c 'import json,sys; i=sorted((i for i in json.load(sys.stdin) if i["rule"]=="leak"), key=lambda i: -i["detail"]["leaked"]); print(i[0][sys.argv[1]] if i else "none")' "$2"
 }
 
+# hints TRACE FLAGS...: the issues' hint fields, checked: none when FLAGS is
+# "-" (the run had them), else exactly one per process (its first issue),
+# naming each of FLAGS, in the JSON, the SARIF message and the text report
+hints() {
+    trace=$1
+    shift
+    "$IOANALYZE" --rules leak "$trace" > hints.json 2> /dev/null &&
+        "$IOANALYZE" --rules leak -f sarif "$trace" > hints.sarif 2> /dev/null &&
+        COLUMNS=400 "$IOANALYZE" --rules leak -f text "$trace" > hints.txt 2> /dev/null || {
+        not_ok "$trace: ioanalyze failed"
+        return
+    }
+    python3 - "$@" <<'PY' || not_ok "$trace: hint fields"
+import json, sys
+flags = sys.argv[1:]
+issues = json.load(open("hints.json"))
+assert issues, "no issue"
+with_hint = [i for i in issues if "hint" in i]
+text = open("hints.txt").read()
+sarif = [r["message"]["text"] for r in json.load(open("hints.sarif"))["runs"][0]["results"]]
+if flags == ["-"]:
+    assert not with_hint and "frames missing:" not in text, with_hint
+    assert not any("Frames missing" in m for m in sarif), sarif
+    sys.exit(0)
+pids = sorted({i["pid"] for i in issues})
+assert sorted(i["pid"] for i in with_hint) == pids, (pids, with_hint)
+for i in with_hint:
+    assert next(x for x in issues if x["pid"] == i["pid"]) is i, ("not the first", i)
+    for f in flags:
+        assert f in i["hint"].split(), (f, i["hint"])
+    assert ("frames missing: " + i["hint"]) in text, text
+    assert sum(m.endswith("Frames missing: " + i["hint"]) for m in sarif) == 1, sarif
+PY
+}
+
 rm -rf recs && mkdir recs
 java $FLAG -cp "$work" Leak recs > native.out; echo $? > native.rc
 run f1.zst $FLAG
@@ -81,4 +118,8 @@ echo "$stack" | grep -qx 'java.io.FileOutputStream.open0 (\[jit\])' ||
 "$IOANALYZE" --rules leak n.zst 2>sum.err >/dev/null
 n=$(grep -o 'java (pid [0-9]*): -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit' sum.err | wc -l)
 [ "$n" = 1 ] || not_ok "without the flag: the summary names it $n times: $(cat sum.err)"
+grep -q 'java (pid [0-9]*): .*-XX:+PreserveFramePointer' sum.err ||
+    not_ok "without the flag: the summary does not name -XX:+PreserveFramePointer: $(cat sum.err)"
+hints f1.zst -
+hints n.zst -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer
 exit $fail

@@ -247,33 +247,77 @@ fi
 
 # Hostile thread states: the current frame pointer made unmapped, then made
 # to point at bytes that hold their own address (a chain that loops, a code
-# object that is none), around an open through ctypes (which releases the
-# GIL); restored before any Python code runs. The open must happen, the
-# program must go on, and the stack of that open must hold no Python frame.
+# object that is none), at a page the program cannot read, and into a
+# region it mapped and unmapped again with a raw system call (which no
+# wrapper sees); on 3.11+ the data stack chunk made one whose header lies
+# about its size and one unmapped before it was named. Each around an open
+# through ctypes (which releases the GIL), on the main thread and on
+# another; restored before any Python code runs. The open must happen, the
+# program must go on, and the stack of that open must hold no Python frame
+# (the frame pointer cases) or still the Python frames (the chunk cases:
+# those frames are then read through the kernel).
 cat > hostile.py <<'EOF'
-import ctypes, os, sys
+import ctypes, os, sys, threading
 v = sys.version_info[:2]
 ts = ctypes.pythonapi.PyGILState_GetThisThreadState
 ts.restype = ctypes.c_void_p
 libc = ctypes.CDLL(None, use_errno=True)
 libc.open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
-state = ts()
-if v >= (3, 13):
-    slot = state + 72
-elif v >= (3, 11):
-    cframe = ctypes.c_void_p.from_address(state + 56).value
-    slot = cframe + (8 if v == (3, 11) else 0)
-else:
-    slot = state + 24
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+libc.syscall.argtypes = [ctypes.c_long, ctypes.c_void_p, ctypes.c_size_t]
+PAGE = 4096
+def mapped(pages, prot=3):
+    return libc.mmap(None, pages * PAGE, prot, 0x22, -1, 0)   # MAP_PRIVATE|MAP_ANONYMOUS
+def gone(pages):
+    at = mapped(pages)
+    ctypes.memset(at, 0x41, pages * PAGE)
+    libc.syscall(11, at, pages * PAGE)                           # SYS_munmap: no wrapper sees it
+    return at
+def frame_slot(state):
+    if v >= (3, 13):
+        return state + 72
+    if v >= (3, 11):
+        return ctypes.c_void_p.from_address(state + 56).value + (8 if v == (3, 11) else 0)
+    return state + 24
 loop = (ctypes.c_uint64 * 64)()
 loop[:] = [ctypes.addressof(loop)] * 64
-for name, bad in (("unmapped", 0xdead0000beef), ("loop", ctypes.addressof(loop))):
-    word = ctypes.c_void_p.from_address(slot)
-    saved = word.value
-    path = os.path.join(sys.argv[1], name).encode()
-    word.value = bad; fd = libc.open(path, os.O_WRONLY | os.O_CREAT, 0o644); word.value = saved
+cases = [("unmapped", "frame", 0xdead0000beef), ("loop", "frame", ctypes.addressof(loop)),
+         ("prot_none", "frame", mapped(1, 0)), ("gone", "frame", gone(4) + 2 * PAGE)]
+if v >= (3, 11):
+    liar = mapped(1)
+    # previous, size (1 MiB: its end is not mapped), top
+    ctypes.memmove(liar, (ctypes.c_uint64 * 3)(0, 1 << 20, liar + 2 * PAGE), 24)
+    cases += [("chunk_liar", "chunk", liar), ("chunk_gone", "chunk", gone(2))]
+def run(name, what, bad, d):
+    state = ts()
+    if what == "frame":
+        slots = [(frame_slot(state), bad)]
+    else:
+        # datastack_chunk, and datastack_top two pages in (past the liar's page)
+        at = state + (296 if v == (3, 11) else 232)
+        slots = [(at, bad), (at + 8, bad + 2 * PAGE)]
+    words = [ctypes.c_void_p.from_address(a) for a, _ in slots]
+    saved = [w.value for w in words]
+    path = os.path.join(d, name).encode()
+    for w, (_, b) in zip(words, slots):
+        w.value = b
+    fd = libc.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    for w, s in zip(words, saved):
+        w.value = s
     print(name, fd >= 0)
     os.close(fd)
+def every_case(d, prefix):
+    for name, what, bad in cases:
+        run(prefix + name, what, bad, d)
+every_case(sys.argv[1], "")
+t = threading.Thread(target=every_case, args=(sys.argv[1], "t_"))
+t.start()
+t.join()
+# an untouched open: the frames the chunk cases must keep
+os.close(libc.open(os.path.join(sys.argv[1], "plain").encode(), os.O_WRONLY | os.O_CREAT, 0o644))
+print("cases", " ".join(c[0] for c in cases))
 EOF
 n=0
 for py in $pythons; do
@@ -286,18 +330,32 @@ for py in $pythons; do
     mkdir "h$n"
     env $REC_ENV "$IORECORD" -o "h$n.zst" -- "$py" hostile.py "h$n" > "hr$n" 2>&1
     echo "rc=$?" >> "hr$n"
-    printf 'unmapped True\nloop True\nrc=0\n' | cmp -s - "hn$n" ||
-        not_ok "$py: hostile.py natively: $(cat "hn$n")"
+    cases=$(sed -n 's/^cases //p' "hn$n")
+    { for c in $cases; do echo "$c True"; done
+      for c in $cases; do echo "t_$c True"; done
+      echo "cases $cases"; echo rc=0; } > "hx$n"
+    [ -n "$cases" ] && cmp -s "hx$n" "hn$n" || not_ok "$py: hostile.py natively: $(cat "hn$n")"
     cmp -s "hn$n" "hr$n" || not_ok "$py: hostile.py recorded: $(cat "hr$n")"
     "$IOANALYZE" dump -f jsonl "h$n.zst" > "h$n.jsonl" 2> /dev/null || not_ok "$py: dump hostile"
     python3 - "$py" "h$n.jsonl" "$work/h$n" <<'PY' || not_ok "$py: hostile stacks"
 import json, sys
 py, dump, d = sys.argv[1:]
-opens = [e for e in map(json.loads, open(dump))
-         if e["ev"] == "call" and e["op"] == "open" and (e["path"] or "").startswith(d + "/")]
-assert sorted(e["path"].rsplit("/", 1)[1] for e in opens) == ["loop", "unmapped"], (py, opens)
-for e in opens:
-    assert e["stack"] and "[py:" not in e["stack"], (py, e["path"], e["stack"])
+opens = {e["path"].rsplit("/", 1)[1]: e for e in map(json.loads, open(dump))
+         if e["ev"] == "call" and e["op"] == "open" and (e["path"] or "").startswith(d + "/")}
+frames = ["unmapped", "loop", "prot_none", "gone"]
+chunks = ["chunk_liar", "chunk_gone"] if "chunk_liar" in opens else []
+names = frames + chunks
+assert sorted(opens) == sorted(names + ["t_" + c for c in names] + ["plain"]), (py, sorted(opens))
+def py_frames(e):
+    return [f for f in (e["stack"] or "").split("\n") if f.startswith("[py:")]
+assert len(py_frames(opens["plain"])) == 1, (py, opens["plain"]["stack"])
+for c in frames:
+    for name in (c, "t_" + c):
+        assert opens[name]["stack"] and not py_frames(opens[name]), (py, name, opens[name]["stack"])
+# run(), every_case() and, on the main thread, the module's code
+for c in chunks:
+    assert len(py_frames(opens[c])) == 3, (py, c, opens[c]["stack"])
+    assert len(py_frames(opens["t_" + c])) >= 2, (py, "t_" + c, opens["t_" + c]["stack"])
 PY
 done
 [ $fail = 0 ] && echo "ok: Python frames in $n interpreters; layouts as their headers say; hostile thread states walked safely"

@@ -32,6 +32,41 @@ same() {
     [ "$2" = "$(cat "$3.rc")" ] || not_ok "$3: exit status $(cat "$3.rc"), $2 without"
 }
 
+# hints TRACE FLAGS...: the issues' hint fields, checked: none when FLAGS is
+# "-" (the run had them), else exactly one per process (its first issue),
+# naming each of FLAGS, in the JSON, the SARIF message and the text report
+hints() {
+    trace=$1
+    shift
+    "$IOANALYZE" --rules leak "$trace" > hints.json 2> /dev/null &&
+        "$IOANALYZE" --rules leak -f sarif "$trace" > hints.sarif 2> /dev/null &&
+        COLUMNS=400 "$IOANALYZE" --rules leak -f text "$trace" > hints.txt 2> /dev/null || {
+        not_ok "$trace: ioanalyze failed"
+        return
+    }
+    python3 - "$@" <<'PY' || not_ok "$trace: hint fields"
+import json, sys
+flags = sys.argv[1:]
+issues = json.load(open("hints.json"))
+assert issues, "no issue"
+with_hint = [i for i in issues if "hint" in i]
+text = open("hints.txt").read()
+sarif = [r["message"]["text"] for r in json.load(open("hints.sarif"))["runs"][0]["results"]]
+if flags == ["-"]:
+    assert not with_hint and "frames missing:" not in text, with_hint
+    assert not any("Frames missing" in m for m in sarif), sarif
+    sys.exit(0)
+pids = sorted({i["pid"] for i in issues})
+assert sorted(i["pid"] for i in with_hint) == pids, (pids, with_hint)
+for i in with_hint:
+    assert next(x for x in issues if x["pid"] == i["pid"]) is i, ("not the first", i)
+    for f in flags:
+        assert f in i["hint"].split(), (f, i["hint"])
+    assert ("frames missing: " + i["hint"]) in text, text
+    assert sum(m.endswith("Frames missing: " + i["hint"]) for m in sarif) == 1, sarif
+PY
+}
+
 if have node; then
     cat > app.js <<'JS'
 const fs = require('fs');
@@ -71,6 +106,8 @@ JS
     "$IOANALYZE" --rules leak plain.zst 2>sum.err >/dev/null
     n=$(grep -o 'node (pid [0-9]*): --perf-basic-prof --interpreted-frames-native-stack' sum.err | wc -l)
     [ "$n" = 1 ] || not_ok "node without the flags: the summary names them $n times: $(cat sum.err)"
+    hints f1.zst -
+    hints plain.zst --perf-basic-prof --interpreted-frames-native-stack
     tested="$tested node"
 else
     echo "SKIP node: node is not installed"

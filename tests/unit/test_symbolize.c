@@ -192,6 +192,7 @@ static void test_jit_runtime_names(void)
 static void test_jit_hints(void)
 {
     struct symbolizer *s = symbolizer_create(NULL, 0);
+    const struct sym_stack *st;
     char buf[512];
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -204,12 +205,59 @@ static void test_jit_hints(void)
     symbolizer_stack(s, "[jit:9]+0x10\n/nonexistent/bin/app+0x20");
     symbolizer_stack(s, "/nonexistent/lib/server/libjvm.so+0x40");
     CU_ASSERT_EQUAL(symbolizer_jit_hints(s, buf, sizeof(buf)), 2);
-    CU_ASSERT_STRING_EQUAL(buf, "java (pid 7): -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit, "
+    CU_ASSERT_STRING_EQUAL(buf, "java (pid 7): -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit "
+                                "-XX:+PreserveFramePointer, "
                                 "node (pid 8): --perf-basic-prof --interpreted-frames-native-stack");
+    /* the hint: the same flags, for a stack of the process */
+    st = symbolizer_stack(s, "[jit:7]+0x10\n/nonexistent/lib/server/libjvm.so+0x20");
+    CU_ASSERT_EQUAL(st->unnamed_jit, 1);
+    CU_ASSERT(symbolizer_hint(s, 7, st, buf, sizeof(buf)) > 0);
+    CU_ASSERT_STRING_EQUAL(buf, "java names its JIT frames and keeps its compiled callers on the "
+                                "stack when run with -XX:+UnlockDiagnosticVMOptions "
+                                "-XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer");
+    CU_ASSERT_EQUAL(symbolizer_hint(s, 9, symbolizer_stack(s, "[jit:9]+0x10\n/nonexistent/bin/app+0x20"),
+                                    buf, sizeof(buf)), 0);
+    /* a stack of the runtime with every JIT frame named (none here): no hint */
+    CU_ASSERT_EQUAL(symbolizer_hint(s, 7, symbolizer_stack(s, "/nonexistent/lib/server/libjvm.so+0x40"),
+                                    buf, sizeof(buf)), 0);
     /* the JVM's map read at its end: its process asks for nothing */
     symbolizer_jit_symbol(s, 7, 0x1000, 0x10, "Interpreter");
     CU_ASSERT_EQUAL(symbolizer_jit_hints(s, buf, sizeof(buf)), 1);
     CU_ASSERT_STRING_EQUAL(buf, "node (pid 8): --perf-basic-prof --interpreted-frames-native-stack");
+    CU_ASSERT_EQUAL(symbolizer_hint(s, 7, st, buf, sizeof(buf)), 0);
+    symbolizer_free(s);
+}
+
+/*
+ * A JIT record read after a stack was made (the JVM's map at exit): the
+ * stack, asked for again, names the frame, and the symbolizer's counts
+ * take the stack once.
+ */
+static void test_jit_late_record(void)
+{
+    struct symbolizer *s = symbolizer_create(NULL, 0);
+    const struct sym_stack *st, *again;
+    const char *stack = "[jit:7]+0x1008\n[jit:7]+0x9000";
+    size_t frames, unresolved;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    st = symbolizer_stack(s, stack);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    CU_ASSERT_EQUAL(st->unnamed_jit, 2);
+    CU_ASSERT_STRING_EQUAL(st->text, "[jit]+0x1008\n[jit]+0x9000");
+    /* no record since: the same stack */
+    CU_ASSERT_PTR_EQUAL(symbolizer_stack(s, stack), st);
+    symbolizer_jit_symbol(s, 7, 0x1000, 0x10, "void Leak.writeRecords(java.lang.String, int)");
+    again = symbolizer_stack(s, stack);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(again);
+    CU_ASSERT_EQUAL(again->unnamed_jit, 1);
+    CU_ASSERT_STRING_EQUAL(again->text, "Leak.writeRecords ([jit])\n[jit]+0x9000");
+    CU_ASSERT_STRING_EQUAL(again->key, "Leak.writeRecords ([jit])\n[jit]");
+    /* the earlier stack is still readable by whoever holds it */
+    CU_ASSERT_STRING_EQUAL(st->text, "[jit]+0x1008\n[jit]+0x9000");
+    symbolizer_counts(s, &frames, &unresolved);
+    CU_ASSERT_EQUAL(frames, 2);
+    CU_ASSERT_EQUAL(unresolved, 1);
     symbolizer_free(s);
 }
 
@@ -223,4 +271,5 @@ void symbolize_suite(void)
     CU_add_test(s, "Python frames named with their lines, keyed by them alone", test_python_frames);
     CU_add_test(s, "JVM and BEAM perf-map names", test_jit_runtime_names);
     CU_add_test(s, "the flag that names a runtime's JIT frames, once per process", test_jit_hints);
+    CU_add_test(s, "a JIT record read after its stack was made names it", test_jit_late_record);
 }
