@@ -141,7 +141,7 @@ static int run_each(const struct opt_cmd *cmd, const struct analyze_request *req
                     const struct opt_list *outputs, const char *baseline,
                     const char *min_severity, int fail_on)
 {
-    json_t *base = NULL;
+    struct issue_list base = {0};
     char errbuf[IOT_ERRBUF_SIZE];
     int ret;
 
@@ -150,12 +150,14 @@ static int run_each(const struct opt_cmd *cmd, const struct analyze_request *req
                              "no --output, no --csv");
         return 2;
     }
-    if (baseline && issues_load(baseline, &base, errbuf) < 0) {
+    if (baseline && issues_load_list(baseline, &base, errbuf) < 0) {
+        issue_list_release(&base);
         iot_error("%s", errbuf);
         return 2;
     }
-    ret = analyze_each(req, o, issue_severity_parse(min_severity), base, fail_on);
-    json_decref(base);
+    ret = analyze_each(req, o, issue_severity_parse(min_severity), baseline ? &base : NULL,
+                       fail_on);
+    issue_list_release(&base);
     return ret;
 }
 
@@ -266,19 +268,24 @@ int cmd_analyze(int argc, char **argv)
     }
     if (analyze_run(&req, &o, &res) != 0)
         goto out;
+    if (issue_list_from_json(&list, res.issues) < 0) {
+        iot_error("out of memory");
+        goto out;
+    }
     /* what the output does not show, the baseline and --fail-on-issues do
        not see either */
-    hidden = issues_drop_below(res.issues, issue_severity_parse(min_severity));
+    hidden = issues_drop_below(&list, issue_severity_parse(min_severity));
     if (baseline) {
-        json_t *base;
+        struct issue_list base = {0};
         char errbuf[IOT_ERRBUF_SIZE];
 
-        if (issues_load(baseline, &base, errbuf) < 0) {
+        if (issues_load_list(baseline, &base, errbuf) < 0) {
+            issue_list_release(&base);
             iot_error("%s", errbuf);
             goto out;
         }
-        suppressed = issues_drop_baseline(res.issues, base);
-        json_decref(base);
+        suppressed = issues_drop_baseline(&list, &base);
+        issue_list_release(&base);
     }
     if (csv) {
         cf = strcmp(csv, "-") == 0 ? stdout : fopen(csv, "w");
@@ -297,25 +304,21 @@ int cmd_analyze(int argc, char **argv)
         iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
         goto out;
     }
-    if (issue_scope_parse(scope) == SCOPE_OWN && issues_keep_own(res.issues, root, &outside) < 0) {
+    if (issue_scope_parse(scope) == SCOPE_OWN && issues_keep_own(&list, root, &outside) < 0) {
         iot_error("out of memory");
         goto out;
     }
-    if (issue_list_from_json(&list, res.issues) < 0) {
-        iot_error("out of memory");
+    if (write_outputs(&outputs, &(struct output_issues){&list, rep, root, 0}) < 0)
         goto out;
-    }
-    if (write_outputs(&outputs, &(struct output_issues){res.issues, rep, root, 0, &list}) < 0)
-        goto out;
-    if (write_issues(fmt, &(struct output_issues){res.issues, rep, root, want_color(), &list}) < 0) {
+    if (write_issues(fmt, &(struct output_issues){&list, rep, root, want_color()}) < 0) {
         iot_error("cannot write the issues: %s", strerror(errno));
         goto out;
     }
-    analyze_summary(res.issues, &res, suppressed, hidden, issue_severity_parse(min_severity));
+    analyze_summary(&list, &res, suppressed, hidden, issue_severity_parse(min_severity));
     if (outside.n)
         fprintf(stderr, "ioanalyze: %s (--scope all lists them)\n",
                 scope_outside_line(&outside, line, sizeof(line)));
-    ret = fail_on && json_array_size(res.issues) ? 1 : 0;
+    ret = fail_on && list.n ? 1 : 0;
 out:
     issue_list_release(&list);
     json_decref(res.issues);

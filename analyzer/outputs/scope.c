@@ -37,26 +37,19 @@ const char *path_below(const char *path, const char *root)
     return path + n + 1;
 }
 
-static int frames_under(const json_t *frames, const char *root)
+static int frames_under(const struct issue_frames *frames, const char *root)
 {
-    const json_t *f;
-    size_t i;
-
-    json_array_foreach(frames, i, f)
-        if (path_under(json_string_value(json_object_get(f, "file")), root) ||
-            path_under(json_string_value(json_object_get(f, "module")), root))
+    for (size_t i = 0; i < frames->n; i++)
+        if (path_under(frames->v[i].file, root) || path_under(frames->v[i].module, root))
             return 1;
     return 0;
 }
 
-int issue_is_own(const json_t *issue, const char *root)
+int issue_is_own(const struct issue *issue, const char *root)
 {
-    const json_t *detail = json_object_get(issue, "detail");
-
-    return path_under(json_string_value(json_object_get(issue, "exe")), root) ||
-           path_under(json_string_value(json_object_get(detail, "exe")), root) ||
-           frames_under(json_object_get(issue, "frames"), root) ||
-           frames_under(json_object_get(issue, "open_frames"), root);
+    return path_under(issue->exe, root) ||
+           path_under(issue_detail_str(issue->detail, "exe"), root) ||
+           frames_under(&issue->frames, root) || frames_under(&issue->open_frames, root);
 }
 
 /* One process name left out and how many of its findings. */
@@ -94,9 +87,9 @@ static void outside_names(struct outside_name *v, size_t n, struct scope_outside
     }
 }
 
-int issues_keep_own(json_t *issues, const char *root, struct scope_outside *out)
+int issues_keep_own(struct issue_list *issues, const char *root, struct scope_outside *out)
 {
-    size_t n = json_array_size(issues), kept = 0, nnames = 0;
+    size_t n = issues->n, kept = 0, nnames = 0;
     struct outside_name *names = calloc(n ? n : 1, sizeof(*names));
 
     out->n = 0;
@@ -104,32 +97,31 @@ int issues_keep_own(json_t *issues, const char *root, struct scope_outside *out)
     if (!names)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        json_t *is = json_array_get(issues, i);
+        struct issue *is = issues->v[i];
         const char *proc;
         size_t k;
 
         if (issue_is_own(is, root)) {
-            json_array_set(issues, kept++, is);
+            issues->v[kept++] = is;
             continue;
         }
         out->n++;
-        proc = json_string_value(json_object_get(is, "process"));
+        proc = is->process;
         if (!proc || !*proc)
             proc = "unknown";
         for (k = 0; k < nnames && strcmp(names[k].name, proc) != 0; k++)
             ;
-        if (k == nnames && !(names[nnames++].name = strdup(proc))) {
+        if (k == nnames && !(names[nnames++].name = strdup(proc)))
             nnames--;
-            continue;
-        }
-        names[k].n++;
+        else
+            names[k].n++;
+        issue_free(is);
     }
+    issues->n = kept;
     outside_names(names, nnames, out);
     for (size_t k = 0; k < nnames; k++)
         free((char *)names[k].name);
     free(names);
-    while (json_array_size(issues) > kept)
-        json_array_remove(issues, json_array_size(issues) - 1);
     return 0;
 }
 

@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 
+#include "issue_rec.h"
+
 struct engine;
 
 /* The scopes --scope takes: the project's findings, or every finding. */
@@ -30,7 +32,7 @@ int path_under(const char *path, const char *root);
 const char *path_below(const char *path, const char *root);
 
 /* 1 when the issue is the project's (root: the resolved source root). */
-int issue_is_own(const json_t *issue, const char *root);
+int issue_is_own(const struct issue *issue, const char *root);
 
 /* What --scope own left out: how many findings, and their process names,
    most findings first ("cc1, ld"), NUL-terminated in names. */
@@ -39,9 +41,9 @@ struct scope_outside {
     char names[160];
 };
 
-/* Removes from issues (compacted in place) every issue that is not the
-   project's, counting them in *out. 0, or -1 out of memory. */
-int issues_keep_own(json_t *issues, const char *root, struct scope_outside *out);
+/* Removes from issues (compacted in place, the others freed) every issue
+   that is not the project's, counting them in *out. 0, or -1 out of memory. */
+int issues_keep_own(struct issue_list *issues, const char *root, struct scope_outside *out);
 
 /* The one line that counts them ("12 findings in programs outside the
    project: cc1, ld"), in buf (no newline); "" when none was left out. */
