@@ -215,12 +215,11 @@ int analyze_collect(const struct analyze_request *req, json_t **issues)
     return rc;
 }
 
-void analyze_summary(const json_t *issues, const struct analyze_result *res, size_t suppressed,
-                     size_t hidden, int min_severity)
+void analyze_summary(const struct issue_list *issues, const struct analyze_result *res,
+                     size_t suppressed, size_t hidden, int min_severity)
 {
-    size_t nrules, n = json_array_size(issues), idx;
+    size_t nrules, n = issues->n;
     const struct rule *const *rules = rules_all(&nrules);
-    const json_t *v;
     int first = 1;
 
     char sev[96];
@@ -234,8 +233,8 @@ void analyze_summary(const json_t *issues, const struct analyze_result *res, siz
     for (size_t r = 0; n && r < nrules; r++) {
         size_t cnt = 0;
 
-        json_array_foreach(issues, idx, v)
-            if (strcmp(json_string_value(json_object_get(v, "rule")), rules[r]->name) == 0)
+        for (size_t i = 0; i < n; i++)
+            if (issues->v[i]->rule && strcmp(issues->v[i]->rule, rules[r]->name) == 0)
                 cnt++;
         if (cnt) {
             fprintf(stderr, "%s%s %zu", first ? "" : ", ", rules[r]->name, cnt);

@@ -58,7 +58,7 @@ static json_t *joined(const json_t *lines)
 /* The line of one input: {"input", "ok", "damaged", "labels", "issues",
    "warnings"}, or {"input", "ok": false, "error", "warnings"}. */
 static json_t *each_line(const char *input, int rc, struct analyze_result *res,
-                         struct each_msgs *m)
+                         const struct issue_list *issues, struct each_msgs *m)
 {
     json_t *line = json_object();
 
@@ -67,7 +67,7 @@ static json_t *each_line(const char *input, int rc, struct analyze_result *res,
     if (rc == 0) {
         json_object_set_new(line, "damaged", json_boolean(res->damaged));
         json_object_set(line, "labels", res->labels);
-        json_object_set(line, "issues", res->issues);
+        json_object_set_new(line, "issues", issue_list_to_json(issues));
     } else {
         json_object_set_new(line, "error", joined(m->errors));
     }
@@ -77,14 +77,15 @@ static json_t *each_line(const char *input, int rc, struct analyze_result *res,
 
 /* One file's line; 0, or 2 when the run must stop (said on stderr). */
 static int each_file(const struct analyze_request *req, const char *input,
-                     const struct analyze_opts *each, int min_severity, const json_t *baseline,
-                     int *shown)
+                     const struct analyze_opts *each, int min_severity,
+                     const struct issue_list *baseline, int *shown)
 {
     struct analyze_request one = *req;
     struct analyze_result res;
     struct each_msgs m = {json_array(), json_array()};
+    struct issue_list issues = {0};
     json_t *line;
-    int rc;
+    int rc, oom;
 
     if (!m.errors || !m.warnings) {
         json_decref(m.errors);
@@ -97,12 +98,14 @@ static int each_file(const struct analyze_request *req, const char *input,
     iot_msg_sink(each_collect, &m);
     rc = analyze_run(&one, each, &res);
     iot_msg_sink(NULL, NULL);
-    if (rc == 0) {
-        issues_drop_below(res.issues, min_severity);
+    /* the issues as records: what the severity cut and the baseline read */
+    oom = rc == 0 && issue_list_from_json(&issues, res.issues) < 0;
+    if (rc == 0 && !oom) {
+        issues_drop_below(&issues, min_severity);
         if (baseline)
-            issues_drop_baseline(res.issues, baseline);
-        *shown |= json_array_size(res.issues) > 0;
-    } else if (res.setup_failed) {
+            issues_drop_baseline(&issues, baseline);
+        *shown |= issues.n > 0;
+    } else if (rc != 0 && res.setup_failed) {
         /* the configuration, not this input: said once, the run refused */
         size_t k;
         json_t *v;
@@ -110,11 +113,15 @@ static int each_file(const struct analyze_request *req, const char *input,
         json_array_foreach(m.errors, k, v)
             iot_error("%s", json_string_value(v));
     }
-    line = rc == 0 || !res.setup_failed ? each_line(input, rc, &res, &m) : NULL;
+    line = !oom && (rc == 0 || !res.setup_failed) ? each_line(input, rc, &res, &issues, &m)
+                                                  : NULL;
+    issue_list_release(&issues);
     json_decref(res.issues);
     json_decref(res.labels);
     json_decref(m.errors);
     json_decref(m.warnings);
+    if (oom)
+        iot_error("out of memory");
     if (!line)
         return 2;
     /* a line at a time: a task that reads them loses nothing written
@@ -129,7 +136,7 @@ static int each_file(const struct analyze_request *req, const char *input,
 }
 
 int analyze_each(const struct analyze_request *req, struct analyze_opts *o, int min_severity,
-                 const json_t *baseline, int fail_on)
+                 const struct issue_list *baseline, int fail_on)
 {
     struct analyze_opts each = *o;
     char errbuf[256];

@@ -74,11 +74,11 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
    after printing the error when the configuration or a plugin is refused
    or stdout cannot be written. */
 int analyze_each(const struct analyze_request *req, struct analyze_opts *o, int min_severity,
-                 const json_t *baseline, int fail_on);
+                 const struct issue_list *baseline, int fail_on);
 
 /* "3 issues (small_buffer 2, leak 1)"-style one-line summary on stderr;
    hidden: the issues below min_severity (issue.h) left out. */
-void analyze_summary(const json_t *issues, const struct analyze_result *res,
+void analyze_summary(const struct issue_list *issues, const struct analyze_result *res,
                      size_t suppressed, size_t hidden, int min_severity);
 
 #endif /* CLI_H */

@@ -135,59 +135,13 @@ static int check_format(const char *format)
     return 0;
 }
 
-/* Removes from list, in place and keeping the order, the issues keep()
-   refuses; how many were removed. */
-static size_t keep_if(struct issue_list *list, int (*keep)(const struct issue *is, const void *arg),
-                      const void *arg)
-{
-    size_t kept = 0, n = list->n;
-
-    for (size_t i = 0; i < n; i++)
-        if (keep(list->v[i], arg))
-            list->v[kept++] = list->v[i];
-        else
-            issue_free(list->v[i]);
-    list->n = kept;
-    return n - kept;
-}
-
-/* an issue at least as severe as *min */
-static int severe(const struct issue *is, const void *min)
-{
-    return is->severity >= *(const int *)min;
-}
-
-/* an issue whose fingerprint is not a key of the object known (one without
-   a fingerprint matches nothing) */
-static int unknown(const struct issue *is, const void *known)
-{
-    return !is->fingerprint || !json_object_get(known, is->fingerprint);
-}
-
-/* Removes the issues whose fingerprint is in baseline (an issues array);
-   how many. */
-static size_t drop_baseline(struct issue_list *list, const json_t *baseline)
-{
-    json_t *keys = json_object(), *v;
-    size_t i, dropped;
-
-    if (!keys)
-        return 0;
-    json_array_foreach(baseline, i, v)
-        if (issue_key(v))
-            json_object_set_new(keys, issue_key(v), json_true());
-    dropped = keep_if(list, unknown, keys);
-    json_decref(keys);
-    return dropped;
-}
-
 /* --each: its lines are JSON, and the per-run outputs have no place in it. */
 static int run_each(const struct opt_cmd *cmd, const struct analyze_request *req,
                     struct analyze_opts *o, const char *format, const char *csv,
                     const struct opt_list *outputs, const char *baseline,
                     const char *min_severity, int fail_on)
 {
-    json_t *base = NULL;
+    struct issue_list base = {0};
     char errbuf[IOT_ERRBUF_SIZE];
     int ret;
 
@@ -196,12 +150,14 @@ static int run_each(const struct opt_cmd *cmd, const struct analyze_request *req
                              "no --output, no --csv");
         return 2;
     }
-    if (baseline && issues_load(baseline, &base, errbuf) < 0) {
+    if (baseline && issues_load_list(baseline, &base, errbuf) < 0) {
+        issue_list_release(&base);
         iot_error("%s", errbuf);
         return 2;
     }
-    ret = analyze_each(req, o, issue_severity_parse(min_severity), base, fail_on);
-    json_decref(base);
+    ret = analyze_each(req, o, issue_severity_parse(min_severity), baseline ? &base : NULL,
+                       fail_on);
+    issue_list_release(&base);
     return ret;
 }
 
@@ -216,7 +172,6 @@ int cmd_analyze(int argc, char **argv)
     struct analyze_opts o = {.want_issues = 1, .progress = "ioanalyze analyze"};
     struct analyze_result res = {0};
     struct issue_list list = {0};
-    json_t *issues = NULL;
     struct report *rep = NULL;
     const struct output_format *fmt;
     char names[64], footer[1024];
@@ -318,17 +273,18 @@ int cmd_analyze(int argc, char **argv)
     res.list = (struct issue_list){0};
     /* what the output does not show, the baseline and --fail-on-issues do
        not see either */
-    hidden = keep_if(&list, severe, &(int){issue_severity_parse(min_severity)});
+    hidden = issues_drop_below(&list, issue_severity_parse(min_severity));
     if (baseline) {
-        json_t *base;
+        struct issue_list base = {0};
         char errbuf[IOT_ERRBUF_SIZE];
 
-        if (issues_load(baseline, &base, errbuf) < 0) {
+        if (issues_load_list(baseline, &base, errbuf) < 0) {
+            issue_list_release(&base);
             iot_error("%s", errbuf);
             goto out;
         }
-        suppressed = drop_baseline(&list, base);
-        json_decref(base);
+        suppressed = issues_drop_baseline(&list, &base);
+        issue_list_release(&base);
     }
     if (csv) {
         cf = strcmp(csv, "-") == 0 ? stdout : fopen(csv, "w");
@@ -351,25 +307,19 @@ int cmd_analyze(int argc, char **argv)
         iot_error("out of memory");
         goto out;
     }
-    /* the records as JSON, for what still reads an issue by its keys */
-    if (!(issues = issue_list_to_json(&list))) {
-        iot_error("out of memory");
+    if (write_outputs(&outputs, &(struct output_issues){&list, rep, root, 0}) < 0)
         goto out;
-    }
-    if (write_outputs(&outputs, &(struct output_issues){issues, rep, root, 0, &list}) < 0)
-        goto out;
-    if (write_issues(fmt, &(struct output_issues){issues, rep, root, want_color(), &list}) < 0) {
+    if (write_issues(fmt, &(struct output_issues){&list, rep, root, want_color()}) < 0) {
         iot_error("cannot write the issues: %s", strerror(errno));
         goto out;
     }
-    analyze_summary(issues, &res, suppressed, hidden, issue_severity_parse(min_severity));
+    analyze_summary(&list, &res, suppressed, hidden, issue_severity_parse(min_severity));
     if (outside.n)
         fprintf(stderr, "ioanalyze: %s (--scope all lists them)\n",
                 scope_outside_line(&outside, line, sizeof(line)));
     ret = fail_on && list.n ? 1 : 0;
 out:
     issue_list_release(&list);
-    json_decref(issues);
     report_free(rep);
     profile_free(o.profile);
     free(inputs.v);

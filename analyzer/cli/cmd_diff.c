@@ -122,25 +122,6 @@ static int load_path(const char *path, const char *config, const char *const *se
     }
 }
 
-/* --scope own on a side's issues (an issue file's, as read): each judged as
-   its record, and the side's JSON made of the records kept (an issue file's
-   issue is written back as read). 0, or -1 out of memory. */
-static int keep_own(json_t **issues, const char *root, struct scope_outside *out)
-{
-    struct issue_list list = {0};
-    json_t *kept;
-
-    if (issue_list_from_json(&list, *issues) < 0 || issues_keep_own(&list, root, out) < 0 ||
-        !(kept = issue_list_to_json(&list))) {
-        issue_list_release(&list);
-        return -1;
-    }
-    issue_list_release(&list);
-    json_decref(*issues);
-    *issues = kept;
-    return 0;
-}
-
 /* The issues of one side: 0, or 2 after printing the error. */
 static int load_side(const char *given, const char *config, const char *const *sets,
                      size_t nsets, int untimed, json_t **issues)
@@ -199,44 +180,12 @@ static int check_severity(const char *level)
  * whatever its severity, so an issue that merely crossed a threshold
  * between two runs is neither new nor fixed.
  */
-static void drop_below(struct issue_list *l, int min_severity)
-{
-    size_t kept = 0;
-
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i]->severity < min_severity)
-            issue_free(l->v[i]);
-        else
-            l->v[kept++] = l->v[i];
-    l->n = kept;
-}
-
 static void diff_drop_below(struct issue_list *added, struct issue_list *fixed, int min_severity,
                             size_t *nnew)
 {
-    drop_below(added, min_severity);
-    drop_below(fixed, min_severity);
+    issues_drop_below(added, min_severity);
+    issues_drop_below(fixed, min_severity);
     *nnew = added->n;
-}
-
-/* The issues of next that the diff did not call new: the unchanged ones. */
-static json_t *diff_kept(const json_t *next, const json_t *added)
-{
-    json_t *kept = json_array(), *v, *a;
-    size_t i, j;
-
-    json_array_foreach(next, i, v) {
-        int is_new = 0;
-
-        json_array_foreach(added, j, a)
-            if (a == v) {
-                is_new = 1;
-                break;
-            }
-        if (kept && !is_new)
-            json_array_append(kept, v);
-    }
-    return kept;
 }
 
 /*
@@ -301,8 +250,9 @@ int cmd_diff(int argc, char **argv)
     struct scope_outside base_out, outside = {0};
     char line[256] = "";
     struct opt_list args = { 0 }, sets = { 0 };
-    struct issue_list lists[4] = {{0}};  /* new, fixed, kept, near as records */
-    json_t *base = NULL, *next = NULL, *out = NULL, *kept = NULL;
+    struct issue_list lists[4] = {{0}};  /* new, fixed, kept, near */
+    struct issue_list sides[2] = {{0}};  /* base, next */
+    json_t *base = NULL, *next = NULL;
     const struct output_format *fmt;
     char *root = NULL;
     char names[64], footer[1024];
@@ -368,18 +318,19 @@ int cmd_diff(int argc, char **argv)
     if (load_side(pos[0], config, sets.v, sets.n, ci, &base) ||
         load_side(pos[1], config, sets.v, sets.n, ci, &next))
         goto out;
+    /* each side's issues as records, then matched by fingerprint */
+    if (issue_list_from_json(&sides[0], base) < 0 || issue_list_from_json(&sides[1], next) < 0) {
+        iot_error("out of memory");
+        goto out;
+    }
     if (issue_scope_parse(scope) == SCOPE_OWN &&
-        (keep_own(&base, root, &base_out) < 0 || keep_own(&next, root, &outside) < 0)) {
+        (issues_keep_own(&sides[0], root, &base_out) < 0 ||
+         issues_keep_own(&sides[1], root, &outside) < 0)) {
         iot_error("out of memory");
         goto out;
     }
     scope_outside_line(&outside, line, sizeof(line));
-    /* matched by fingerprint, then each side's issues parsed into records */
-    if (!(out = json_object()) || issues_diff(base, next, out, &nnew) < 0 ||
-        !(kept = diff_kept(next, json_object_get(out, "new"))) ||
-        issue_list_from_json(&lists[0], json_object_get(out, "new")) < 0 ||
-        issue_list_from_json(&lists[1], json_object_get(out, "fixed")) < 0 ||
-        issue_list_from_json(&lists[2], kept) < 0) {
+    if (issues_diff(&sides[0], &sides[1], &lists[0], &lists[1], &lists[2]) < 0) {
         iot_error("out of memory");
         goto out;
     }
@@ -406,10 +357,10 @@ int cmd_diff(int argc, char **argv)
 out:
     for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
         issue_list_release(&lists[i]);
+    issue_list_release(&sides[0]);
+    issue_list_release(&sides[1]);
     json_decref(base);
     json_decref(next);
-    json_decref(out);
-    json_decref(kept);
     free(root);
     free(args.v);
     free(sets.v);

@@ -268,6 +268,11 @@ json_t *issue_detail_to_json(const struct rule_detail *d)
     return o;
 }
 
+json_t *issue_value_to_json(const struct issue_value *v)
+{
+    return value_to_json(v);
+}
+
 /* rule.h's builder: NULL-safe, so that a rule need not test each step. */
 
 struct rule_detail *rule_detail_new(const struct rule_ctx *ctx)

@@ -101,5 +101,7 @@ int issue_detail_update(struct rule_detail *d, struct rule_detail *src);
 struct rule_detail *issue_detail_from_json(const json_t *j);
 /* The detail as a JSON object (a new reference; NULL out of memory). */
 json_t *issue_detail_to_json(const struct rule_detail *d);
+/* One value as JSON, as issue_detail_to_json writes it (a new reference). */
+json_t *issue_value_to_json(const struct issue_value *v);
 
 #endif /* ISSUE_DETAIL_H */

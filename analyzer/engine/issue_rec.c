@@ -358,3 +358,25 @@ int64_t issue_occurrences(const struct issue *is)
 {
     return issue_detail_int(is->detail, "occurrences", 1);
 }
+
+_Static_assert(3 + NIMPACT_INTS == ISSUE_IMPACT_NFIGURES, "an impact figure without room");
+
+size_t issue_impact_figures(const struct issue_impact *im, struct issue_figure *out)
+{
+    size_t n = 0;
+
+    if (im->has & ISSUE_IMPACT_TIME)
+        out[n++] = (struct issue_figure){"time_ms", {.type = im->time_known ? ISSUE_V_DOUBLE
+                                                                            : ISSUE_V_NULL,
+                                                     .d = im->time_ms}};
+    if (im->has & ISSUE_IMPACT_MODEL)
+        out[n++] = (struct issue_figure){"model_ms", {.type = ISSUE_V_DOUBLE, .d = im->model_ms}};
+    if (im->has & ISSUE_IMPACT_SHARE)
+        out[n++] = (struct issue_figure){"io_share", {.type = ISSUE_V_DOUBLE, .d = im->io_share}};
+    for (size_t i = 0; i < NIMPACT_INTS; i++)
+        if (im->has & impact_ints[i].bit)
+            out[n++] = (struct issue_figure){impact_ints[i].key,
+                                             {.type = ISSUE_V_INT,
+                                              .i = *impact_int((struct issue_impact *)im, i)}};
+    return n;
+}

@@ -134,4 +134,14 @@ void issue_list_release(struct issue_list *list);
 /* The occurrences the issue stands for (detail.occurrences, 1 without). */
 int64_t issue_occurrences(const struct issue *is);
 
+/* One figure of an impact: its key and value as the JSON issue has them. */
+struct issue_figure {
+    const char *key;
+    struct issue_value v;    /* a double, an integer, or null (time_ms unknown) */
+};
+#define ISSUE_IMPACT_NFIGURES 8
+/* The figures im has, in the JSON's order, into out (ISSUE_IMPACT_NFIGURES
+   of room); how many. The values own nothing. */
+size_t issue_impact_figures(const struct issue_impact *im, struct issue_figure *out);
+
 #endif /* ISSUE_REC_H */

@@ -151,105 +151,139 @@ int issues_detect(const char *buf, size_t len)
     return yes;
 }
 
-/* The key an issue is matched by across runs. */
-const char *issue_key(const json_t *issue)
+int issues_load_list(const char *path, struct issue_list *list, char *errbuf)
 {
-    return json_string_value(json_object_get(issue, "fingerprint"));
+    json_t *a;
+    int rc;
+
+    if (issues_load(path, &a, errbuf) < 0)
+        return -1;
+    rc = issue_list_from_json(list, a);
+    json_decref(a);
+    if (rc < 0)
+        snprintf(errbuf, IOT_ERRBUF_SIZE, "out of memory reading issues '%s'",
+                 strcmp(path, "-") == 0 ? "(stdin)" : path);
+    return rc;
+}
+
+/*
+ * A set of fingerprints, to match issues across runs: the fingerprint
+ * already says "the same problem" (rule, normalised path, top stack
+ * frames). Sorted, looked up by bisection.
+ */
+struct fingerprints {
+    const char **v;
+    size_t n;
+};
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The fingerprints of list's issues (pointers into them); -1 out of memory. */
+static int fingerprints_of(const struct issue_list *list, struct fingerprints *set)
+{
+    set->n = 0;
+    set->v = malloc((list->n ? list->n : 1) * sizeof(*set->v));
+    if (!set->v)
+        return -1;
+    for (size_t i = 0; i < list->n; i++)
+        if (list->v[i]->fingerprint)
+            set->v[set->n++] = list->v[i]->fingerprint;
+    qsort(set->v, set->n, sizeof(*set->v), str_cmp);
+    return 0;
+}
+
+/* Whether is has a fingerprint that is in set. */
+static int known(const struct fingerprints *set, const struct issue *is)
+{
+    return is->fingerprint &&
+           bsearch(&is->fingerprint, set->v, set->n, sizeof(*set->v), str_cmp) != NULL;
 }
 
 /* Removes the issues drop() says to, keeping the others' order, in place;
    how many were removed. */
-static size_t issues_drop_if(json_t *issues, int (*drop)(json_t *issue, const void *arg),
-                             const void *arg)
+static size_t issues_drop_if(struct issue_list *issues,
+                             int (*drop)(const struct issue *is, const void *arg), const void *arg)
 {
-    size_t i, kept = 0, n = json_array_size(issues);
+    size_t kept = 0, n = issues->n;
 
-    for (i = 0; i < n; i++) {
-        json_t *v = json_array_get(issues, i);
-
-        if (drop(v, arg))
-            continue;
-        if (kept != i)
-            json_array_set(issues, kept, v);
-        kept++;
+    for (size_t i = 0; i < n; i++) {
+        if (drop(issues->v[i], arg))
+            issue_free(issues->v[i]);
+        else
+            issues->v[kept++] = issues->v[i];
     }
-    while (json_array_size(issues) > kept)
-        json_array_remove(issues, json_array_size(issues) - 1);
+    issues->n = kept;
     return n - kept;
 }
 
-static int below(json_t *issue, const void *min_severity)
+static int below(const struct issue *is, const void *min_severity)
 {
-    return issue_severity_of(issue) < *(const int *)min_severity;
+    return is->severity < *(const int *)min_severity;
 }
 
-size_t issues_drop_below(json_t *issues, int min_severity)
+size_t issues_drop_below(struct issue_list *issues, int min_severity)
 {
     return issues_drop_if(issues, below, &min_severity);
 }
 
-/* known: the fingerprints of a baseline, as keys */
-static int known(json_t *issue, const void *known)
+static int in_baseline(const struct issue *is, const void *set)
 {
-    const char *k = issue_key(issue);
-
-    return k && json_object_get(known, k);
+    return known(set, is);
 }
 
-size_t issues_drop_baseline(json_t *issues, const json_t *baseline)
+size_t issues_drop_baseline(struct issue_list *issues, const struct issue_list *baseline)
 {
-    json_t *keys = json_object();
-    size_t i, dropped;
-    json_t *v;
+    struct fingerprints set;
+    size_t dropped;
 
-    if (!keys)
+    if (fingerprints_of(baseline, &set) < 0)
         return 0;
-    json_array_foreach(baseline, i, v) {
-        const char *k = issue_key(v);
-        if (k)
-            json_object_set_new(keys, k, json_true());
-    }
-    dropped = issues_drop_if(issues, known, keys);
-    json_decref(keys);
+    dropped = issues_drop_if(issues, in_baseline, &set);
+    free(set.v);
     return dropped;
 }
 
-int issues_diff(const json_t *base, const json_t *next, json_t *out, size_t *nnew)
+/* Moves each issue of from to yes when in(set, it), else to no (NULL: freed);
+   from is left empty. -1 out of memory (from's rest released). */
+static int split(struct issue_list *from, const struct fingerprints *set, struct issue_list *yes,
+                 struct issue_list *no)
 {
-    json_t *in_base = json_object(), *in_next = json_object();
-    json_t *added = json_array(), *fixed = json_array(), *v;
-    size_t i, unchanged = 0;
-    int ret = -1;
+    int rc = 0;
 
-    if (!in_base || !in_next || !added || !fixed)
-        goto out;
-    json_array_foreach(base, i, v)
-        if (issue_key(v))
-            json_object_set_new(in_base, issue_key(v), json_true());
-    json_array_foreach(next, i, v)
-        if (issue_key(v))
-            json_object_set_new(in_next, issue_key(v), json_true());
-    json_array_foreach(next, i, v) {
-        if (issue_key(v) && json_object_get(in_base, issue_key(v)))
-            unchanged++;
-        else if (json_array_append(added, v) < 0)
-            goto out;
+    for (size_t i = 0; i < from->n; i++) {
+        struct issue *is = from->v[i];
+        struct issue_list *to = known(set, is) ? yes : no;
+
+        from->v[i] = NULL;
+        if (!to)
+            issue_free(is);
+        else if (rc == 0 && issue_list_add(to, is) < 0)
+            rc = -1;
+        else if (rc < 0)
+            issue_free(is);
     }
-    json_array_foreach(base, i, v)
-        if (!(issue_key(v) && json_object_get(in_next, issue_key(v))) &&
-            json_array_append(fixed, v) < 0)
-            goto out;
-    *nnew = json_array_size(added);
-    if (json_object_set(out, "new", added) < 0 || json_object_set(out, "fixed", fixed) < 0 ||
-        json_object_set_new(out, "unchanged", json_integer((json_int_t)unchanged)) < 0)
-        goto out;
-    ret = 0;
-out:
-    json_decref(in_base);
-    json_decref(in_next);
-    json_decref(added);
-    json_decref(fixed);
-    return ret;
+    issue_list_release(from);
+    return rc;
+}
+
+int issues_diff(struct issue_list *base, struct issue_list *next, struct issue_list *added,
+                struct issue_list *fixed, struct issue_list *kept)
+{
+    struct fingerprints in_base = {0}, in_next = {0};
+    int rc = -1;
+
+    if (fingerprints_of(base, &in_base) == 0 && fingerprints_of(next, &in_next) == 0 &&
+        split(next, &in_base, kept, added) == 0 && split(base, &in_next, NULL, fixed) == 0)
+        rc = 0;
+    /* the sets point into the issues: freed once both sides are split */
+    free(in_base.v);
+    free(in_next.v);
+    issue_list_release(base);
+    issue_list_release(next);
+    return rc;
 }
 
 const char *issue_top_frame(const struct issue *is, char *buf, size_t size)

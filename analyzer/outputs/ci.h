@@ -26,32 +26,33 @@ int issues_load(const char *path, json_t **issues, char *errbuf);
  */
 int issues_detect(const char *buf, size_t len);
 
-/*
- * What matches an issue across runs: its "fingerprint", or NULL when it has
- * none (such an issue matches nothing).
- */
-const char *issue_key(const json_t *issue);
+/* issues_load's issues as records (issue_rec.h), appended to list. */
+int issues_load_list(const char *path, struct issue_list *list, char *errbuf);
 
 /*
- * Remove from issues every issue whose "fingerprint" appears in baseline (an
- * issues array). Returns how many were removed.
+ * Removes from issues every issue whose fingerprint appears in baseline
+ * (an issue without one is never removed), keeping the others' order.
+ * Returns how many were removed.
  */
-size_t issues_drop_baseline(json_t *issues, const json_t *baseline);
+size_t issues_drop_baseline(struct issue_list *issues, const struct issue_list *baseline);
 
 /*
- * Remove from issues (an array, compacted in place) every issue whose
- * severity (issue.h) is below min_severity; an issue without one counts as
- * medium. Returns how many were removed.
+ * Removes from issues every issue whose severity (issue.h) is below
+ * min_severity (an issue file's issue without one counts as medium),
+ * keeping the others' order. Returns how many were removed.
  */
-size_t issues_drop_below(json_t *issues, int min_severity);
+size_t issues_drop_below(struct issue_list *issues, int min_severity);
 
 /*
- * The regression diff of two issue sets, matched by fingerprint: sets "new"
- * (issues of next whose fingerprint base lacks), "fixed" (issues of base
- * whose fingerprint next lacks) and "unchanged" (how many issues of next
- * base has) in the object out, and *nnew. 0, or -1 when out of memory.
+ * The regression diff of two issue sets, matched by fingerprint (an issue
+ * without one matches nothing): the issues of next whose fingerprint base
+ * lacks go to added, the other issues of next to kept (the unchanged
+ * ones), the issues of base whose fingerprint next lacks to fixed, each in
+ * its side's order; the other issues of base are freed. base and next are
+ * left empty. 0, or -1 when out of memory (base and next released).
  */
-int issues_diff(const json_t *base, const json_t *next, json_t *out, size_t *nnew);
+int issues_diff(struct issue_list *base, struct issue_list *next, struct issue_list *added,
+                struct issue_list *fixed, struct issue_list *kept);
 
 /*
  * Where an issue's stack starts, as "function (file:line)", "function

@@ -113,21 +113,21 @@ int issue_near_threshold(const struct issue *issue, const struct config *cfg)
 }
 
 /* Moves the issues of from that are near their threshold to the end of to,
-   keeping from's order. */
+   keeping from's order. -1 out of memory: the issue that could not move is
+   freed, the others are in from or to. */
 static int move_near(struct issue_list *from, struct issue_list *to, const struct config *cfg)
 {
     size_t kept = 0;
+    int rc = 0;
 
     for (size_t i = 0; i < from->n; i++) {
-        if (!issue_near_threshold(from->v[i], cfg)) {
+        if (rc < 0 || !issue_near_threshold(from->v[i], cfg))
             from->v[kept++] = from->v[i];
-            continue;
-        }
-        if (issue_list_add(to, from->v[i]) < 0)
-            return -1;
+        else if (issue_list_add(to, from->v[i]) < 0)
+            rc = -1;
     }
     from->n = kept;
-    return 0;
+    return rc;
 }
 
 int issues_diff_near(struct issue_list *added, struct issue_list *fixed, struct issue_list *near,

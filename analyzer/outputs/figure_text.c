@@ -15,3 +15,12 @@ char *figure_text(const json_t *v)
         return NULL;
     return s;
 }
+
+char *figure_value_text(const struct issue_value *v)
+{
+    json_t *j = issue_value_to_json(v);
+    char *s = j ? figure_text(j) : NULL;
+
+    json_decref(j);
+    return s;
+}

@@ -8,6 +8,8 @@
 
 #include <jansson.h>
 
+#include "issue_detail.h"
+
 /*
  * v as text, allocated (NULL when out of memory): an integer as it is; any
  * other number to three significant digits (0.9675246878050735 -> 0.968,
@@ -15,5 +17,8 @@
  * a string, true, false, null, array or object as compact JSON.
  */
 char *figure_text(const json_t *v);
+
+/* A detail's or impact's value as figure_text writes it as JSON. */
+char *figure_value_text(const struct issue_value *v);
 
 #endif /* FIGURE_TEXT_H */

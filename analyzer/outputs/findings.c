@@ -8,9 +8,54 @@
 #include "issue.h"
 #include "report.h"
 
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+/* The excess figures in the order they break ties (issue_group.c's order:
+   bytes weigh most, as they are what wears storage and fills caches). */
+static int64_t excess(const struct issue_impact *im, size_t k)
+{
+    const int64_t v[] = {im->excess_bytes, im->excess_syncs, im->excess_opens,
+                         im->excess_calls, im->handles};
+
+    return v[k];
+}
+#define NEXCESS 5
+
+int report_rank_cmp(const struct issue *x, const struct issue *y)
+{
+    /* a figure the impact lacks is 0, as an issue without one has */
+    const struct issue_impact *ix = &x->impact, *iy = &y->impact;
+    double dx = ix->model_ms, dy = iy->model_ms;
+    int c;
+
+    if (x->severity != y->severity)
+        return x->severity > y->severity ? -1 : 1;
+    /* the modelled cost, not the measured time: the order is the same on a
+       quiet and on a loaded machine */
+    if (dx != dy)
+        return dx > dy ? -1 : 1;
+    for (size_t k = 0; k < NEXCESS; k++) {
+        int64_t ex = excess(ix, k), ey = excess(iy, k);
+
+        if (ex != ey)
+            return ex > ey ? -1 : 1;
+    }
+    /* equal impact: the JSON's own order (time, type), then the
+       fingerprint, so that two runs give the same order */
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    c = strcmp(or_empty(x->fingerprint), or_empty(y->fingerprint));
+    return c ? c : strcmp(or_empty(x->path), or_empty(y->path));
+}
+
 static int rank_qsort_cmp(const void *a, const void *b)
 {
-    return issue_rank_cmp(*(const json_t *const *)a, *(const json_t *const *)b);
+    return report_rank_cmp(*(const struct issue *const *)a, *(const struct issue *const *)b);
 }
 
 void report_findings_free(struct report_finding *f, size_t n)
@@ -21,9 +66,9 @@ void report_findings_free(struct report_finding *f, size_t n)
 }
 
 /* Adds is to f's symptoms; -1 out of memory. */
-static int add_symptom(struct report_finding *f, const json_t *is)
+static int add_symptom(struct report_finding *f, const struct issue *is)
 {
-    const json_t **v = realloc(f->symptoms, (f->nsymptoms + 1) * sizeof(*v));
+    const struct issue **v = realloc(f->symptoms, (f->nsymptoms + 1) * sizeof(*v));
 
     if (!v)
         return -1;
@@ -32,23 +77,23 @@ static int add_symptom(struct report_finding *f, const json_t *is)
     return 0;
 }
 
-struct report_finding *report_findings(const json_t *issues, size_t *n)
+struct report_finding *report_findings(const struct issue_list *issues, size_t *n)
 {
-    size_t ni = json_array_size(issues), nf = 0;
-    const json_t **v = calloc(ni ? ni : 1, sizeof(*v));
+    size_t ni = issues->n, nf = 0;
+    const struct issue **v = calloc(ni ? ni : 1, sizeof(*v));
     struct report_finding *f = calloc(ni ? ni : 1, sizeof(*f));
     struct hmap by_group = {0};   /* hash of the group -> index in f + 1 */
     int oom = !v || !f;
 
-    for (size_t i = 0; !oom && i < ni; i++)
-        v[i] = json_array_get(issues, i);
+    if (!oom)
+        memcpy(v, issues->v, ni * sizeof(*v));
     if (!oom)
         qsort(v, ni, sizeof(*v), rank_qsort_cmp);
     for (size_t i = 0; !oom && i < ni; i++) {
-        const char *g = json_string_value(json_object_get(v[i], "group"));
+        const char *g = v[i]->group;
         uint64_t key = g ? iot_fnv64_add(IOT_FNV64_INIT, g, strlen(g)) : 0;
         size_t at = g ? (size_t)(uintptr_t)hmap_get(&by_group, key) : 0;
-        const char *ag = at ? json_string_value(json_object_get(f[at - 1].main, "group")) : NULL;
+        const char *ag = at ? f[at - 1].main->group : NULL;
 
         /* a hash collision between two groups keeps them apart */
         if (at && ag && strcmp(ag, g) == 0) {
@@ -70,14 +115,19 @@ struct report_finding *report_findings(const json_t *issues, size_t *n)
     return f;
 }
 
-const char *report_severity_counts(const json_t *issues, char *buf, size_t cap)
+/* A made or parsed record's severity is one of them; any other counts as medium. */
+static int severity_of(const struct issue *is)
 {
-    size_t cnt[ISSUE_NSEVERITIES] = {0}, i, len = 0;
-    const json_t *is;
+    return is->severity >= 0 && is->severity < ISSUE_NSEVERITIES ? is->severity : ISSUE_MEDIUM;
+}
+
+const char *report_severity_counts(const struct issue_list *issues, char *buf, size_t cap)
+{
+    size_t cnt[ISSUE_NSEVERITIES] = {0}, len = 0;
 
     buf[0] = '\0';
-    json_array_foreach(issues, i, is)
-        cnt[issue_severity_of(is)]++;
+    for (size_t i = 0; i < issues->n; i++)
+        cnt[severity_of(issues->v[i])]++;
     for (int s = ISSUE_NSEVERITIES - 1; s >= 0; s--) {
         if (!cnt[s] || len >= cap)
             continue;

@@ -9,12 +9,12 @@
 
 static int write_report_text(FILE *f, const struct output_issues *in)
 {
-    return report_text(f, in->report, in->issues, in->color);
+    return report_text(f, in->report, in->list, in->color);
 }
 
 static int write_report_html(FILE *f, const struct output_issues *in)
 {
-    return report_html(f, in->report, in->issues);
+    return report_html(f, in->report, in->list);
 }
 
 static void *perfetto_start(FILE *f)

@@ -23,13 +23,11 @@ enum output_command { OUTPUT_ANALYZE, OUTPUT_DUMP, OUTPUT_DIFF };
 
 /* What an issues writer (analyze) is given. */
 struct output_issues {
-    const json_t *issues;         /* the issues as JSON, for a writer not yet on list */
+    /* The issues as records (issue_rec.h): what writers read, member by member. */
+    const struct issue_list *list;
     const struct report *report;  /* the collector's sums, when the format asks for them */
     const char *source_root;      /* --source-root resolved; NULL when it cannot be */
     int color;                    /* the output is a terminal that wants color */
-    /* The issues as records (issue_rec.h): what writers read, member by
-       member; issues above holds the same, for a writer still made of keys. */
-    const struct issue_list *list;
 };
 
 /* What a diff writer (diff) is given: the two sides matched by fingerprint

@@ -359,11 +359,9 @@ const struct report_proc *report_proc(const struct report *r, int32_t pid)
     return hmap_get(&r->procs, (uint64_t)(uint32_t)pid);
 }
 
-int report_issue_t(const struct report *r, const json_t *issue, int64_t *t)
+int report_issue_t(const struct report *r, const struct issue *issue, int64_t *t)
 {
-    const struct report_proc *p =
-        report_proc(r, (int32_t)json_integer_value(json_object_get(issue, "pid")));
-    json_int_t ms = json_integer_value(json_object_get(issue, "time"));
+    const struct report_proc *p = report_proc(r, issue->pid);
 
-    return p && iot_trace_t_of(p->start_t, p->start_unix_ns, (int64_t)ms, t);
+    return p && iot_trace_t_of(p->start_t, p->start_unix_ns, issue->time, t);
 }

@@ -13,10 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <jansson.h>
-
 #include "engine.h"
 #include "hmap.h"
+#include "issue_rec.h"
 
 /*
  * The timeline: REPORT_BINS bins of one width per thread, starting at the
@@ -138,31 +137,35 @@ struct report_file **report_files_by_time(const struct report *r);
 const struct report_proc *report_proc(const struct report *r, int32_t pid);
 /* An issue's time (ms since the epoch) on the trace clock of its process;
    0 with *t unset when the process's start is unknown. */
-int report_issue_t(const struct report *r, const json_t *issue, int64_t *t);
+int report_issue_t(const struct report *r, const struct issue *issue, int64_t *t);
 
 /*
  * The findings the human reports list (findings.c; docs/analyzer.md, "One
  * cause, one finding"): the issues of one group as one finding, its main
- * issue the highest-ranked (issue_rank_cmp), the others its symptoms in
+ * issue the highest-ranked (issue.h's issue_rank_cmp order, which
+ * report_rank_cmp keeps on records), the others its symptoms in
  * rank order; findings in their main issue's rank order. An issue without
  * a group (an issue file of an older ioanalyze) is a finding of its own.
  */
 struct report_finding {
-    const json_t *main;
-    const json_t **symptoms;
+    const struct issue *main;
+    const struct issue **symptoms;
     size_t nsymptoms;
 };
 
+/* The order of the human reports (issue.h's issue_rank_cmp) on records:
+   qsort-style. */
+int report_rank_cmp(const struct issue *x, const struct issue *y);
 /* A new array of *n findings (report_findings_free), NULL out of memory. */
-struct report_finding *report_findings(const json_t *issues, size_t *n);
+struct report_finding *report_findings(const struct issue_list *issues, size_t *n);
 void report_findings_free(struct report_finding *f, size_t n);
 /* "7 issues: 3 high, 2 medium, 2 low" without the "7 issues: " (severities
    with no issue left out, highest first), into buf. */
-const char *report_severity_counts(const json_t *issues, char *buf, size_t cap);
+const char *report_severity_counts(const struct issue_list *issues, char *buf, size_t cap);
 
 /* The reports: 0, or -1 on a write error. */
-int report_text(FILE *f, const struct report *r, const json_t *issues, int color);
-int report_html(FILE *f, const struct report *r, const json_t *issues);
+int report_text(FILE *f, const struct report *r, const struct issue_list *issues, int color);
+int report_html(FILE *f, const struct report *r, const struct issue_list *issues);
 
 
 #endif /* REPORT_H */

@@ -174,17 +174,26 @@ static json_t *offsets_json(const struct report *r)
     return a;
 }
 
-/* An issue as the page shows it: with its time on the timeline and its fix. */
-static json_t *issue_json(const struct report *r, const json_t *is)
+/* An issue as the page shows it: its JSON (issue_rec.h's writer) with its
+   time on the timeline and its fix. */
+static json_t *issue_json(const struct report *r, const struct issue *is)
 {
-    json_t *o = json_deep_copy(is);
-    const char *fix = json_string_value(json_object_get(is, "fix"));
+    json_t *o = issue_to_json(is);
+    const char *fix = is->fix;
     int64_t t;
 
+    /* a record that keeps the JSON it was read from hands out that JSON:
+       the page's keys go on a copy */
+    if (o && is->raw) {
+        json_t *copy = json_deep_copy(o);
+
+        json_decref(o);
+        o = copy;
+    }
     if (!o)
         return json_object();
     if (!fix)
-        fix = rules_fix(json_string_value(json_object_get(is, "rule")));
+        fix = rules_fix(is->rule);
     if (report_issue_t(r, is, &t))
         json_object_set_new(o, "t", jint(since_t0(r, t)));
     if (fix)
@@ -192,7 +201,7 @@ static json_t *issue_json(const struct report *r, const json_t *is)
     return o;
 }
 
-static json_t *build(const struct report *r, const json_t *issues)
+static json_t *build(const struct report *r, const struct issue_list *issues)
 {
     json_t *d = json_object(), *procs = json_array(), *threads = json_array(), *files = json_array();
     json_t *ops = json_array(), *opnames = json_array(), *iss = json_array(), *paths = json_array();
@@ -258,7 +267,7 @@ static json_t *build(const struct report *r, const json_t *issues)
         json_array_append_new(iss, o);
     }
     report_findings_free(fv, nf);
-    json_object_set_new(d, "nissues", jint((int64_t)json_array_size(issues)));
+    json_object_set_new(d, "nissues", jint((int64_t)issues->n));
     json_object_set_new(d, "severities",
                         json_string(report_severity_counts(issues, sev, sizeof(sev))));
     json_object_set_new(d, "calls", calls_json(r, paths, &thr_index));
@@ -289,7 +298,7 @@ static void put_script_json(FILE *f, const char *s)
     fputs(s, f);
 }
 
-int report_html(FILE *f, const struct report *r, const json_t *issues)
+int report_html(FILE *f, const struct report *r, const struct issue_list *issues)
 {
     json_t *d = build(r, issues);
     char *text = d ? json_dumps(d, JSON_COMPACT) : NULL;

@@ -31,10 +31,8 @@ struct paint {
 static const struct paint colored = {"\033[1m", "\033[2m", "\033[1;33m", "\033[1;36m", "\033[0m"};
 static const struct paint plain = {"", "", "", "", ""};
 
-static const char *str(const json_t *o, const char *key)
+static const char *str(const char *s)
 {
-    const char *s = json_string_value(json_object_get(o, key));
-
     return s ? s : "";
 }
 
@@ -64,6 +62,14 @@ static const char *bytes_str(char *buf, size_t n, double b)
     return buf;
 }
 
+/* An issue's severity's name; a record holds one of them. */
+static const char *severity_name(const struct issue *is)
+{
+    const char *name = issue_severity_name(is->severity);
+
+    return name ? name : issue_severity_name(ISSUE_MEDIUM);
+}
+
 /* A string from the trace or an issue file, shown safely (iot_text_write). */
 static void put(FILE *f, const char *s)
 {
@@ -76,40 +82,43 @@ static void put(FILE *f, const char *s)
  * a paragraph of its own that the JSON holds; any other value as
  * figure_text rounds it. Allocated; NULL when out of memory.
  */
-static char *detail_text(const json_t *v)
+static char *detail_text(const struct issue_value *v)
 {
     char *val;
 
-    if (!json_is_array(v) || !json_array_size(v) || !json_is_object(json_array_get(v, 0)))
-        return figure_text(v);
+    if (v->type != ISSUE_V_LIST || !v->list->n || v->list->v[0].type != ISSUE_V_OBJECT)
+        return figure_value_text(v);
     val = malloc(48);
     if (val)
-        snprintf(val, 48, "%zu (listed in the JSON)", json_array_size(v));
+        snprintf(val, 48, "%zu (listed in the JSON)", v->list->n);
     return val;
 }
 
-/* The issue's figures: Matrix's keys that mean something for its rule, then detail. */
-static void figures(FILE *f, const json_t *is, const struct paint *c)
+/* " key=value": a figure as the report lists it, its value as figure_text rounds it. */
+static void put_figure(FILE *f, const char *lead, const char *key, const char *val)
 {
-    const json_t *detail = json_object_get(is, "detail");
-    const char *key;
-    json_t *v;
+    fputs(lead, f);
+    iot_text_write(f, key, strlen(key));
+    fputc('=', f);
+    iot_text_write(f, val ? val : "?", val ? strlen(val) : 1);
+}
+
+/* The issue's figures: Matrix's keys that mean something for its rule, then detail. */
+static void figures(FILE *f, const struct issue *is, const struct paint *c)
+{
+    const struct rule_detail *detail = is->detail;
     int col = 4;
 
-    fprintf(f, "    %sfigures:%s op %" JSON_INTEGER_FORMAT ", opSize %" JSON_INTEGER_FORMAT
-               ", buffer %" JSON_INTEGER_FORMAT ", cost %" JSON_INTEGER_FORMAT " ms, repeat %"
-               JSON_INTEGER_FORMAT "\n", c->dim, c->off,
-            json_integer_value(json_object_get(is, "op")),
-            json_integer_value(json_object_get(is, "opSize")),
-            json_integer_value(json_object_get(is, "buffer")),
-            json_integer_value(json_object_get(is, "cost")),
-            json_integer_value(json_object_get(is, "repeat")));
-    if (!json_object_size(detail))
+    fprintf(f, "    %sfigures:%s op %" PRId64 ", opSize %" PRId64 ", buffer %" PRId64
+               ", cost %" PRId64 " ms, repeat %" PRId64 "\n", c->dim, c->off,
+            is->op, is->op_size, is->buffer, is->cost, is->repeat);
+    if (!detail || !detail->n)
         return;
     fprintf(f, "    %sdetail:%s", c->dim, c->off);
     col = 11;
-    json_object_foreach((json_t *)detail, key, v) {
-        char *val = detail_text(v);
+    for (size_t i = 0; i < detail->n; i++) {
+        const char *key = detail->v[i].key;
+        char *val = detail_text(&detail->v[i].v);
         int w = (int)(strlen(key) + (val ? strlen(val) : 0) + 3);
 
         /* items of a line two spaces apart, lines of at most 80 columns */
@@ -117,35 +126,35 @@ static void figures(FILE *f, const json_t *is, const struct paint *c)
             fprintf(f, "\n           ");
             col = 11;
         }
-        fputs(col > 11 ? "  " : " ", f);
-        iot_text_write(f, key, strlen(key));
-        fputc('=', f);
-        iot_text_write(f, val ? val : "?", val ? strlen(val) : 1);
+        put_figure(f, col > 11 ? "  " : " ", key, val);
         col += w;
         free(val);
     }
     fputc('\n', f);
 }
 
-/* "severity high; impact: time_ms=13.6 io_share=0.8 excess_calls=24" (issue.h) */
-static void impact_line(FILE *f, const json_t *is, const struct paint *c)
+/* The impact's figures, each after lead (first: after first_lead). */
+static void impact_figures(FILE *f, const struct issue *is, const char *first_lead,
+                           const char *lead)
 {
-    const json_t *impact = json_object_get(is, "impact");
-    const char *key;
-    json_t *v;
+    struct issue_figure fig[ISSUE_IMPACT_NFIGURES];
+    size_t n = is->has & ISSUE_HAS_IMPACT ? issue_impact_figures(&is->impact, fig) : 0;
 
-    fprintf(f, "    %sseverity:%s %s", c->dim, c->off, issue_severity_name(issue_severity_of(is)));
-    if (json_object_size(impact))
-        fprintf(f, "  %simpact:%s", c->dim, c->off);
-    json_object_foreach((json_t *)impact, key, v) {
-        char *val = figure_text(v);
+    for (size_t i = 0; i < n; i++) {
+        char *val = figure_value_text(&fig[i].v);
 
-        fputc(' ', f);
-        iot_text_write(f, key, strlen(key));
-        fputc('=', f);
-        iot_text_write(f, val ? val : "?", val ? strlen(val) : 1);
+        put_figure(f, i ? lead : first_lead, fig[i].key, val);
         free(val);
     }
+}
+
+/* "severity high; impact: time_ms=13.6 io_share=0.8 excess_calls=24" (issue.h) */
+static void impact_line(FILE *f, const struct issue *is, const struct paint *c)
+{
+    fprintf(f, "    %sseverity:%s %s", c->dim, c->off, severity_name(is));
+    if ((is->has & ISSUE_HAS_IMPACT) && is->impact.has)
+        fprintf(f, "  %simpact:%s", c->dim, c->off);
+    impact_figures(f, is, " ", " ");
     fputc('\n', f);
 }
 
@@ -170,57 +179,45 @@ static void stack_lines(FILE *f, const char *label, const char *stack, int max,
 }
 
 /* A symptom: "high    sync_storm on PATH: time_ms=52.1 excess_syncs=245" */
-static void symptom_line(FILE *f, const json_t *is)
+static void symptom_line(FILE *f, const struct issue *is)
 {
-    const json_t *impact = json_object_get(is, "impact");
-    const char *key, *path = str(is, "path");
-    json_t *v;
-    int first = 1;
+    const char *path = str(is->path);
 
-    fprintf(f, "      %-7s ", issue_severity_name(issue_severity_of(is)));
-    put(f, str(is, "rule"));
+    fprintf(f, "      %-7s ", severity_name(is));
+    put(f, str(is->rule));
     fputs(" on ", f);
     put(f, *path ? path : "(no path)");
-    json_object_foreach((json_t *)impact, key, v) {
-        char *val = figure_text(v);
-
-        fputs(first ? ": " : " ", f);
-        first = 0;
-        iot_text_write(f, key, strlen(key));
-        fputc('=', f);
-        iot_text_write(f, val ? val : "?", val ? strlen(val) : 1);
-        free(val);
-    }
+    impact_figures(f, is, ": ", " ");
     fputc('\n', f);
 }
 
-static void issue_block(FILE *f, const json_t *is, const json_t *const *symptoms,
+static void issue_block(FILE *f, const struct issue *is, const struct issue *const *symptoms,
                         size_t nsymptoms, const struct paint *c)
 {
-    const char *stack = str(is, "stack"), *fix = str(is, "fix");
-    const char *open_stack = str(is, "open_stack");
+    const char *stack = str(is->stack), *fix = str(is->fix);
+    const char *open_stack = str(is->open_stack);
 
     /* the issue's own advice, built from its evidence; else the rule's */
     if (!*fix)
-        fix = rules_fix(str(is, "rule"));
+        fix = rules_fix(str(is->rule));
 
     fprintf(f, "  %s", c->bold);
-    put(f, *str(is, "path") ? str(is, "path") : "(no path)");
+    put(f, *str(is->path) ? is->path : "(no path)");
     fprintf(f, "%s\n    process ", c->off);
-    put(f, str(is, "process"));
-    fprintf(f, " (pid %" JSON_INTEGER_FORMAT "), thread ", json_integer_value(json_object_get(is, "pid")));
-    put(f, str(is, "thread"));
-    fprintf(f, " (tid %" JSON_INTEGER_FORMAT ")\n", json_integer_value(json_object_get(is, "tid")));
+    put(f, str(is->process));
+    fprintf(f, " (pid %d), thread ", (int)is->pid);
+    put(f, str(is->thread));
+    fprintf(f, " (tid %d)\n", (int)is->tid);
     impact_line(f, is, c);
     figures(f, is, c);
     fputs("    ", f);
-    put(f, str(is, "message"));
+    put(f, str(is->message));
     fputc('\n', f);
     if (fix)
         fprintf(f, "    %sfix:%s %s\n", c->dim, c->off, fix);
-    if (*str(is, "hint")) {
+    if (*str(is->hint)) {
         fprintf(f, "    %sframes missing:%s ", c->dim, c->off);
-        put(f, str(is, "hint"));
+        put(f, str(is->hint));
         fputc('\n', f);
     }
     if (nsymptoms)
@@ -240,18 +237,17 @@ static void issue_block(FILE *f, const json_t *is, const json_t *const *symptoms
  * heading with its rank, severity and rule, and the issues of the same
  * cause as symptoms, one line each.
  */
-static void issues_section(FILE *f, const json_t *issues, const struct paint *c)
+static void issues_section(FILE *f, const struct issue_list *issues, const struct paint *c)
 {
     size_t n = 0;
     struct report_finding *fv = report_findings(issues, &n);
 
     for (size_t i = 0; fv && i < n; i++) {
-        const json_t *is = fv[i].main;
-        const struct rule *rule = rules_find(str(is, "rule"), strlen(str(is, "rule")));
+        const struct issue *is = fv[i].main;
+        const struct rule *rule = rules_find(str(is->rule), strlen(str(is->rule)));
 
-        fprintf(f, "%s== %zu. %s: ", c->warn, i + 1,
-                issue_severity_name(issue_severity_of(is)));
-        put(f, str(is, "rule"));
+        fprintf(f, "%s== %zu. %s: ", c->warn, i + 1, severity_name(is));
+        put(f, str(is->rule));
         if (rule)
             fprintf(f, " (type %d)", rule->type);
         fprintf(f, "%s\n", c->off);
@@ -260,7 +256,7 @@ static void issues_section(FILE *f, const json_t *issues, const struct paint *c)
         fputc('\n', f);
         issue_block(f, is, fv[i].symptoms, fv[i].nsymptoms, c);
     }
-    if (!json_array_size(issues))
+    if (!issues->n)
         fprintf(f, "%sNo issues.%s\n\n", c->bold, c->off);
     report_findings_free(fv, n);
 }
@@ -349,11 +345,12 @@ static void ops_section(FILE *f, const struct report *r, const struct paint *c)
             r->total.calls, r->total.errors, r->total.bytes);
 }
 
-static void report_write(FILE *f, const struct report *r, const json_t *issues, int color)
+static void report_write(FILE *f, const struct report *r, const struct issue_list *issues,
+                         int color)
 {
     const struct paint *c = color ? &colored : &plain;
     char d[32], sev[96];
-    size_t n = json_array_size(issues), nf = 0;
+    size_t n = issues->n, nf = 0;
     struct report_finding *fv = report_findings(issues, &nf);
 
     report_findings_free(fv, nf);
@@ -371,7 +368,7 @@ static void report_write(FILE *f, const struct report *r, const json_t *issues, 
     ops_section(f, r, c);
 }
 
-int report_text(FILE *f, const struct report *r, const json_t *issues, int color)
+int report_text(FILE *f, const struct report *r, const struct issue_list *issues, int color)
 {
     char *buf = NULL;
     size_t len = 0;

@@ -9,6 +9,7 @@
 
 #include "ci.h"
 #include "iotrace.h"
+#include "issue.h"
 #include "unit.h"
 
 static char tmpdir[] = "/tmp/ioscope-ci-test.XXXXXX";
@@ -114,39 +115,77 @@ static void test_detect(void)
         CU_ASSERT_EQUAL(issues_detect(no[i], strlen(no[i])), 0);
 }
 
-static void test_baseline(void)
+/* The records of a JSON array of issues (taken). */
+static struct issue_list list_of(json_t *a)
 {
-    json_t *now = json_pack("[o,o,o,o]", issue("leak", "/a", "f1"), issue("leak", "/b", "f2"),
-                            issue("small_buffer", "/c", "f3"), issue("leak", "/d", "f4"));
-    json_t *base = json_pack("[o,o,o]", issue("leak", "/a", "f1"),
-                             issue("small_buffer", "/c", "f3"), issue("leak", "/x", "f9"));
-    json_t *none = json_array();
+    struct issue_list l = {0};
 
-    CU_ASSERT_EQUAL(issues_drop_baseline(now, none), 0);
-    CU_ASSERT_EQUAL(json_array_size(now), 4);
-    CU_ASSERT_EQUAL(issues_drop_baseline(now, base), 2);
-    CU_ASSERT_EQUAL_FATAL(json_array_size(now), 2);
-    CU_ASSERT_STRING_EQUAL(fp_at(now, 0), "f2");  /* order kept */
-    CU_ASSERT_STRING_EQUAL(fp_at(now, 1), "f4");
-    CU_ASSERT_EQUAL(issues_drop_baseline(now, now), 2);
-    CU_ASSERT_EQUAL(json_array_size(now), 0);
-    json_decref(now);
-    json_decref(base);
-    json_decref(none);
+    CU_ASSERT_EQUAL_FATAL(issue_list_from_json(&l, a), 0);
+    json_decref(a);
+    return l;
 }
 
-static void check_diff(const json_t *base, const json_t *next, size_t want_new,
-                       size_t want_fixed, json_int_t want_unchanged)
+static const char *fp_of(const struct issue_list *l, size_t i)
 {
-    json_t *out = json_object();
-    size_t nnew = 99;
+    return i < l->n ? l->v[i]->fingerprint : NULL;
+}
 
-    CU_ASSERT_EQUAL_FATAL(issues_diff(base, next, out, &nnew), 0);
-    CU_ASSERT_EQUAL(nnew, want_new);
-    CU_ASSERT_EQUAL(json_array_size(json_object_get(out, "new")), want_new);
-    CU_ASSERT_EQUAL(json_array_size(json_object_get(out, "fixed")), want_fixed);
-    CU_ASSERT_EQUAL(json_integer_value(json_object_get(out, "unchanged")), want_unchanged);
-    json_decref(out);
+static void test_baseline(void)
+{
+    struct issue_list now = list_of(json_pack("[o,o,o,o]", issue("leak", "/a", "f1"),
+                                              issue("leak", "/b", "f2"),
+                                              issue("small_buffer", "/c", "f3"),
+                                              issue("leak", "/d", "f4")));
+    struct issue_list base = list_of(json_pack("[o,o,o]", issue("leak", "/a", "f1"),
+                                               issue("small_buffer", "/c", "f3"),
+                                               issue("leak", "/x", "f9")));
+    struct issue_list none = {0};
+
+    CU_ASSERT_EQUAL(issues_drop_baseline(&now, &none), 0);
+    CU_ASSERT_EQUAL(now.n, 4);
+    CU_ASSERT_EQUAL(issues_drop_baseline(&now, &base), 2);
+    CU_ASSERT_EQUAL_FATAL(now.n, 2);
+    CU_ASSERT_STRING_EQUAL(fp_of(&now, 0), "f2");  /* order kept */
+    CU_ASSERT_STRING_EQUAL(fp_of(&now, 1), "f4");
+    CU_ASSERT_EQUAL(issues_drop_baseline(&now, &now), 2);
+    CU_ASSERT_EQUAL(now.n, 0);
+    issue_list_release(&now);
+    issue_list_release(&base);
+}
+
+/* The severity cut: medium stays, low goes, an issue without one counts as medium. */
+static void test_drop_below(void)
+{
+    json_t *low = issue("leak", "/l", "f1"), *high = issue("leak", "/h", "f2");
+    struct issue_list l;
+
+    json_object_set_new(low, "severity", json_string("low"));
+    json_object_set_new(high, "severity", json_string("high"));
+    l = list_of(json_pack("[o,o,o]", low, issue("leak", "/m", "f3"), high));
+    CU_ASSERT_EQUAL(issues_drop_below(&l, ISSUE_MEDIUM), 1);
+    CU_ASSERT_EQUAL_FATAL(l.n, 2);
+    CU_ASSERT_STRING_EQUAL(fp_of(&l, 0), "f3");
+    CU_ASSERT_STRING_EQUAL(fp_of(&l, 1), "f2");
+    CU_ASSERT_EQUAL(issues_drop_below(&l, ISSUE_HIGH), 1);
+    CU_ASSERT_STRING_EQUAL(fp_of(&l, 0), "f2");
+    issue_list_release(&l);
+}
+
+/* The diff of copies of base and next (the diff takes its sides). */
+static void check_diff(const json_t *base, const json_t *next, size_t want_new,
+                       size_t want_fixed, size_t want_unchanged)
+{
+    struct issue_list b = list_of(json_deep_copy(base)), n = list_of(json_deep_copy(next));
+    struct issue_list added = {0}, fixed = {0}, kept = {0};
+
+    CU_ASSERT_EQUAL_FATAL(issues_diff(&b, &n, &added, &fixed, &kept), 0);
+    CU_ASSERT_EQUAL(b.n + n.n, 0);
+    CU_ASSERT_EQUAL(added.n, want_new);
+    CU_ASSERT_EQUAL(fixed.n, want_fixed);
+    CU_ASSERT_EQUAL(kept.n, want_unchanged);
+    issue_list_release(&added);
+    issue_list_release(&fixed);
+    issue_list_release(&kept);
 }
 
 /* Each outcome: unchanged, new, fixed, and a changed stack (another
@@ -160,8 +199,8 @@ static void test_diff(void)
     json_t *fewer = json_pack("[o]", issue("small_buffer", "/c", "f3"));
     json_t *moved = json_pack("[o,o]", issue("leak", "/a", "f1"),
                               issue("small_buffer", "/c", "f3-other-stack"));
-    json_t *empty = json_array(), *out = json_object();
-    size_t nnew;
+    json_t *empty = json_array();
+    struct issue_list b, m, added = {0}, fixed = {0}, kept = {0};
 
     check_diff(base, same, 0, 0, 2);
     check_diff(base, more, 1, 0, 2);
@@ -171,18 +210,28 @@ static void test_diff(void)
     check_diff(base, empty, 0, 2, 0);
     check_diff(empty, empty, 0, 0, 0);
 
-    CU_ASSERT_EQUAL_FATAL(issues_diff(base, moved, out, &nnew), 0);
-    CU_ASSERT_STRING_EQUAL(fp_at(json_object_get(out, "new"), 0), "f3-other-stack");
-    CU_ASSERT_STRING_EQUAL(fp_at(json_object_get(out, "fixed"), 0), "f3");
+    b = list_of(json_deep_copy(base));
+    m = list_of(json_deep_copy(moved));
+    CU_ASSERT_EQUAL_FATAL(issues_diff(&b, &m, &added, &fixed, &kept), 0);
+    CU_ASSERT_STRING_EQUAL(fp_of(&added, 0), "f3-other-stack");
+    CU_ASSERT_STRING_EQUAL(fp_of(&fixed, 0), "f3");
+    CU_ASSERT_STRING_EQUAL(fp_of(&kept, 0), "f1");
     /* the issues themselves are carried whole */
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(
-        json_array_get(json_object_get(out, "new"), 0), "path")), "/c");
-    json_decref(out);
+    CU_ASSERT_STRING_EQUAL(added.v[0]->path, "/c");
+    CU_ASSERT_STRING_EQUAL(added.v[0]->message, "fix it");
+    issue_list_release(&added);
+    issue_list_release(&fixed);
+    issue_list_release(&kept);
 
-    /* an issue without a fingerprint matches nothing */
+    /* an issue without a fingerprint matches nothing, not even itself */
     json_t *nofp = json_pack("[{s:s}]", "rule", "leak");
     check_diff(nofp, nofp, 1, 1, 0);
     json_decref(nofp);
+    /* a fingerprint twice on one side: each issue counts */
+    json_t *twice = json_pack("[o,o]", issue("leak", "/a", "f1"), issue("leak", "/a2", "f1"));
+    check_diff(base, twice, 0, 1, 2);
+    check_diff(twice, base, 1, 0, 1);
+    json_decref(twice);
 
     json_decref(base);
     json_decref(same);
@@ -423,6 +472,7 @@ void ci_suite(void)
     CU_add_test(s, "issues_load", test_load);
     CU_add_test(s, "issues_detect", test_detect);
     CU_add_test(s, "baseline", test_baseline);
+    CU_add_test(s, "drop_below", test_drop_below);
     CU_add_test(s, "diff_outcomes", test_diff);
     CU_add_test(s, "sarif_required_fields", test_sarif);
     CU_add_test(s, "top_frame", test_top_frame);

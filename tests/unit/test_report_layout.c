@@ -78,10 +78,15 @@ static json_t *issue(const char *process, const char *exe, const char *file, con
     return is;
 }
 
+static const char *process_at(const struct issue_list *l, size_t i)
+{
+    return i < l->n ? l->v[i]->process : NULL;
+}
+
 static void test_scope(void)
 {
     json_t *v = json_array();
-    struct issue_list list = {0};
+    struct issue_list l = {0};
     struct scope_outside out;
     char line[256];
 
@@ -96,21 +101,21 @@ static void test_scope(void)
     json_array_append_new(v, issue("cc1", "/usr/lib/gcc/cc1", NULL, NULL));
     json_array_append_new(v, issue("ld", NULL, NULL, NULL));
     json_array_append_new(v, issue("plug", "/usr/bin/host", NULL, "/p/lib/libplug.so"));
-    CU_ASSERT_EQUAL_FATAL(issue_list_from_json(&list, v), 0);
-    CU_ASSERT_EQUAL(issues_keep_own(&list, "/p", &out), 0);
-    CU_ASSERT_EQUAL_FATAL(list.n, 3);
-    CU_ASSERT_STRING_EQUAL(list.v[0]->process, "app");
-    CU_ASSERT_STRING_EQUAL(list.v[1]->process, "python3");
-    CU_ASSERT_STRING_EQUAL(list.v[2]->process, "plug");
+    CU_ASSERT_EQUAL_FATAL(issue_list_from_json(&l, v), 0);
+    CU_ASSERT_EQUAL(issues_keep_own(&l, "/p", &out), 0);
+    CU_ASSERT_EQUAL_FATAL(l.n, 3);
+    CU_ASSERT_STRING_EQUAL(process_at(&l, 0), "app");
+    CU_ASSERT_STRING_EQUAL(process_at(&l, 1), "python3");
+    CU_ASSERT_STRING_EQUAL(process_at(&l, 2), "plug");
     CU_ASSERT_EQUAL(out.n, 3);
     CU_ASSERT_STRING_EQUAL(scope_outside_line(&out, line, sizeof(line)),
                            "3 findings in programs outside the project: ld, cc1");
-    CU_ASSERT_EQUAL(issues_keep_own(&list, "/p", &out), 0);
+    CU_ASSERT_EQUAL(issues_keep_own(&l, "/p", &out), 0);
     CU_ASSERT_STRING_EQUAL(scope_outside_line(&out, line, sizeof(line)), "");
     CU_ASSERT_EQUAL(issue_scope_parse("own"), SCOPE_OWN);
     CU_ASSERT_EQUAL(issue_scope_parse("all"), SCOPE_ALL);
     CU_ASSERT_EQUAL(issue_scope_parse("mine"), -1);
-    issue_list_release(&list);
+    issue_list_release(&l);
     json_decref(v);
 }
 
