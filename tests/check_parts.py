@@ -10,6 +10,7 @@ Fails (exit 1, one line per breach on stdout) when
     unless its own part declares that function (an interface it owns and
     another part implements, as rule.h's rule_report);
   - the objects of one part call each other round in a circle;
+  - a file of code (C, headers, Python, shell, make) passes 800 lines;
   - parts.mk, the Makefile, README.md or a doc (docs/*.md) names a file of
     the tree that is not there (a stale name after a move or a rename), or
     docs/architecture.md names a header (`x.h`) that no part has.
@@ -265,6 +266,33 @@ def check_architecture_headers(top, parts, breaches):
                     breaches.append(f"{doc}:{n}: names {h}, which no part has")
 
 
+CODE_EXTS = (".c", ".h", ".py", ".sh", ".mk")
+MAX_LINES = 800
+
+
+def check_lengths(top, objdir, breaches):
+    """Every file of code in the tree (not fixtures, corpora nor the build:
+    OBJDIR's tree and any other build tree, a folder holding obj/)."""
+    skip = {os.path.realpath(os.path.join(top, d)) for d in
+            (".git", "tests/fixtures", "tests/fuzz/corpus")}
+    skip.add(os.path.realpath(objdir))
+    for root, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if os.path.realpath(os.path.join(root, d)) not in skip
+                         and not os.path.exists(os.path.join(root, d, "obj")))
+        for f in sorted(files):
+            if not (f.endswith(CODE_EXTS) or f == "Makefile"):
+                continue
+            path = os.path.join(root, f)
+            try:
+                with open(path, "rb") as fh:
+                    n = sum(1 for _ in fh)
+            except OSError:
+                continue
+            if n > MAX_LINES:
+                breaches.append("%s: %d lines, more than %d" %
+                                (os.path.relpath(path, top), n, MAX_LINES))
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-calls"]
     if len(args) != 2:
@@ -280,6 +308,7 @@ def main():
         check_calls(top, objdir, parts, breaches)
     check_doc_names(top, breaches)
     check_architecture_headers(top, parts, breaches)
+    check_lengths(top, objdir, breaches)
     for b in breaches:
         print(b)
     return 1 if breaches else 0
