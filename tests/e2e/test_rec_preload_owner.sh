@@ -10,7 +10,8 @@
 # new file there is recorded as before (4 processes: sh, cat, ls, wc).
 # A setuid-root program run by uid 65534 with the library preloaded (from
 # the loader's trusted directory, setuid, as secure-exec requires) creates
-# no file in a directory only root may write, and says so once.
+# no file in a directory only root may write, writes nothing into the
+# once-per-run flag file IORECORD_ONCE names there, and says so once.
 # Needs root (to make files of another user).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -107,12 +108,14 @@ cp /bin/true suidtrue && chmod 4755 suidtrue
 if [ -d "$libdir" ] && cp "$LIBIORECORD" "$libdir/libiorecord-e2e-$$.so"; then
     trusted=$libdir/libiorecord-e2e-$$.so
     chmod 4755 "$trusted"
+    echo 0 > rootonly/once
     nobody env LD_PRELOAD="${trusted##*/}" IORECORD_OUTPUT="$work/rootonly/t.zst" \
-        ./suidtrue > out.txt 2> err.txt
+        IORECORD_ONCE="$work/rootonly/once" ./suidtrue > out.txt 2> err.txt
     st=$?
     [ $st -eq 0 ] || not_ok "setuid program: exit $st"
     [ -s out.txt ] && not_ok "setuid program: stdout: $(cat out.txt)"
     [ -e rootonly/t.zst ] && not_ok "setuid program: created $(ls -l rootonly/t.zst)"
+    [ "$(cat rootonly/once)" = 0 ] || not_ok "setuid program: wrote the once-flag file it was named"
     [ "$(cat err.txt)" = "iorecord: '$work/rootonly/t.zst' not opened by a setuid, setgid or file-capability program (it could write where its caller could not): the program runs unrecorded" ] ||
         not_ok "setuid program: stderr: $(cat err.txt)"
 else
