@@ -48,10 +48,11 @@ cli.uses        := outputs engine inputs rules formats common
 cli.public      :=
 
 # what the preload library and the launcher both link: the shared segment,
-# trace frames, the judge of what the preload can enter, the clock
+# trace frames, the judge of what the preload can enter, the owner rule
+# for a trace's output, the clock
 rec_shared.dir    := recorder/shared
 rec_shared.uses   := formats common
-rec_shared.public := segment.h frame.h exejudge.h clock.h
+rec_shared.public := segment.h frame.h exejudge.h outrule.h clock.h
 
 # libiorecord.so
 preload.dir     := recorder/preload

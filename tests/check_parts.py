@@ -10,6 +10,7 @@ Fails (exit 1, one line per breach on stdout) when
     unless its own part declares that function (an interface it owns and
     another part implements, as rule.h's rule_report);
   - the objects of one part call each other round in a circle;
+  - a file of code (C, headers, Python, shell, make) passes 800 lines;
   - parts.mk, the Makefile, README.md or a doc (docs/*.md) names a file of
     the tree that is not there (a stale name after a move or a rename), or
     docs/architecture.md names a header (`x.h`) that no part has.
@@ -93,18 +94,23 @@ def declared_in(top, d):
     return names
 
 
-def nm(path):
-    out = subprocess.run(["nm", "-P", path], capture_output=True, text=True, check=True).stdout
-    defined, undefined = set(), set()
+def nm_all(paths):
+    """Each object's defined functions and undefined symbols, from one nm
+    run over them all (one nm per object was most of the check's time)."""
+    out = subprocess.run(["nm", "-A", "-P"] + paths, capture_output=True, text=True,
+                         check=True).stdout
+    syms = {p: (set(), set()) for p in paths}
     for line in out.splitlines():
-        f = line.split()
-        if len(f) < 2:
+        path, sep, rest = line.partition(": ")
+        f = rest.split()
+        if not sep or len(f) < 2 or path not in syms:
             continue
+        defined, undefined = syms[path]
         if f[1] == "U":
             undefined.add(f[0])
         elif f[1] in "TW":   # functions: a call, not shared data
             defined.add(f[0])
-    return defined, undefined
+    return syms
 
 
 def cycles(nodes, edges):
@@ -160,15 +166,19 @@ def system_symbols(programs):
         out = subprocess.run(["ldd", prog], capture_output=True, text=True).stdout
         libs.update(m.group(1) for m in re.finditer(r"=> (/\S+)", out))
     names = set()
-    for lib in sorted(libs):
-        out = subprocess.run(["nm", "-D", "-P", "--defined-only", lib],
-                             capture_output=True, text=True).stdout
-        names.update(line.split()[0].split("@")[0] for line in out.splitlines() if line.split())
+    if not libs:
+        return names
+    out = subprocess.run(["nm", "-A", "-D", "-P", "--defined-only"] + sorted(libs),
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        f = line.partition(": ")[2].split()
+        if f:
+            names.add(f[0].split("@")[0])
     return names
 
 
 def check_calls(top, objdir, parts, breaches):
-    owner, defs, undefs = {}, {}, {}
+    owner, defs, undefs, objs = {}, {}, {}, {}
     bindir = os.path.join(os.path.dirname(os.path.normpath(objdir)), "bin")
     system = system_symbols([os.path.join(bindir, p) for p in ("ioanalyze", "iorecord")])
     for p, info in parts.items():
@@ -180,7 +190,10 @@ def check_calls(top, objdir, parts, breaches):
             if n.endswith(".o"):
                 o = os.path.join(info["dir"], n[:-2] + ".c")
                 owner[o] = p
-                defs[o], undefs[o] = nm(os.path.join(d, n))
+                objs[o] = os.path.join(d, n)
+    syms = nm_all(sorted(objs.values())) if objs else {}
+    for o, path in objs.items():
+        defs[o], undefs[o] = syms[path]
     by_sym = {}
     for o, ds in defs.items():
         for s in ds - system:
@@ -265,6 +278,33 @@ def check_architecture_headers(top, parts, breaches):
                     breaches.append(f"{doc}:{n}: names {h}, which no part has")
 
 
+CODE_EXTS = (".c", ".h", ".py", ".sh", ".mk")
+MAX_LINES = 800
+
+
+def check_lengths(top, objdir, breaches):
+    """Every file of code in the tree (not fixtures, corpora nor the build:
+    OBJDIR's tree and any other build tree, a folder holding obj/)."""
+    skip = {os.path.realpath(os.path.join(top, d)) for d in
+            (".git", "tests/fixtures", "tests/fuzz/corpus")}
+    skip.add(os.path.realpath(objdir))
+    for root, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if os.path.realpath(os.path.join(root, d)) not in skip
+                         and not os.path.exists(os.path.join(root, d, "obj")))
+        for f in sorted(files):
+            if not (f.endswith(CODE_EXTS) or f == "Makefile"):
+                continue
+            path = os.path.join(root, f)
+            try:
+                with open(path, "rb") as fh:
+                    n = sum(1 for _ in fh)
+            except OSError:
+                continue
+            if n > MAX_LINES:
+                breaches.append("%s: %d lines, more than %d" %
+                                (os.path.relpath(path, top), n, MAX_LINES))
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-calls"]
     if len(args) != 2:
@@ -280,6 +320,7 @@ def main():
         check_calls(top, objdir, parts, breaches)
     check_doc_names(top, breaches)
     check_architecture_headers(top, parts, breaches)
+    check_lengths(top, objdir, breaches)
     for b in breaches:
         print(b)
     return 1 if breaches else 0

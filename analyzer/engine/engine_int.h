@@ -275,7 +275,8 @@ struct engine_unobserved {
     int32_t pid;
     const char *path, *why, *process;
     int64_t t, unix_ms;
-    int covered;                /* a kernel capture recorded its calls after all */
+    int covered;                /* a kernel capture recorded its calls after all, or
+                                   the preload was entered in its pid after it */
 };
 
 /* What the rules' ctx.timing says: every call had a duration (the figures
@@ -331,6 +332,10 @@ void engine_unobserved_note(struct engine *e, struct engine_proc *p, const struc
 /* A kernel capture recorded p's calls (its coverage record): what was said
    unseen of it, by itself or by the parent that spawned it, is seen. */
 void engine_unobserved_covered(struct engine *e, const struct engine_proc *p);
+/* The preload recorded a new image of p (exec 1, before p's own fields
+   are updated), or a new process p: a static program exec'd in p since its
+   last image, or spawned by p's parent and run by p, handed over to it. */
+void engine_unobserved_entered(struct engine *e, const struct engine_proc *p, int exec);
 /* At the end: each unseen one to the rules that have on_unobserved. */
 void engine_unobserved_report(struct engine *e);
 void engine_unobserved_free(struct engine *e);

@@ -100,6 +100,7 @@ void engine_on_process(struct engine *e, const struct iot_event *ev)
 {
     struct engine_proc *p = hmap_get(&e->procs, (uint64_t)(uint32_t)ev->pid);
     const char *name = engine_image_name(ev);
+    int fresh = 0;
 
     if (p && p->forked && !p->exited) {
         /* the child of a fork its parent recorded: its table is already the
@@ -107,6 +108,7 @@ void engine_on_process(struct engine *e, const struct iot_event *ev)
         p->forked = 0;
     } else if (p && !p->exited && (p->exe || p->nfds || p->streams.n)) {
         /* exec: same process, new image */
+        engine_unobserved_entered(e, p, 1);
         stdio_drop_all(e, p, ev->t, RULE_END_CLOSE, 0);
         for (int32_t fd = 0; fd < p->nfds; fd++)
             if (p->fds[fd].o && p->fds[fd].cloexec)
@@ -128,12 +130,15 @@ void engine_on_process(struct engine *e, const struct iot_event *ev)
             p->cwd = parent->cwd;
         if (parent && !parent->exited && !p->home)
             p->home = parent->home;
+        fresh = 1;
     }
     p->ppid = ev->ppid;
     p->exe = ev->exe;
     p->name = name;
     p->start_t = ev->t;
     p->start_unix_ns = ev->start_unix_ns;
+    if (fresh)
+        engine_unobserved_entered(e, p, 0);
     /* Threads named by default after the old image follow the new one. */
     {
         struct engine_thread *t = hmap_get(&e->thrs, (uint64_t)(uint32_t)ev->pid);

@@ -9,6 +9,14 @@
  * (go, liburing). A kernel capture may record that process's calls after
  * all (a coverage record: engine_unobserved_covered): then it was seen and
  * is not handed on.
+ * Nor is a static program in whose pid the preload was entered after it: it
+ * ran a program the preload recorded in its place. valgrind's tool (static)
+ * runs its guest in the same process with LD_PRELOAD, as ld.so run as a
+ * command does; saying that the program the user named went unseen would be
+ * false. What the static program did itself before that (valgrind reading
+ * the guest's debug info; a static shell's own redirections before its
+ * exec) is not in the trace and not said: a trace does not tell a loader
+ * from a program that exec'd.
  * Kept in time order, and at most UNOBSERVED_MAX of them, so that a trace
  * of a shell running a static program a million times stays bounded: the
  * rule reports one issue per program and reason, and the first ones name
@@ -70,6 +78,27 @@ void engine_unobserved_covered(struct engine *e, const struct engine_proc *p)
 
         if (!u->covered && u->pid == p->ppid && is_exec_why(u->why) &&
             strcmp(iot_path_base(u->path), base) == 0) {
+            u->covered = 1;
+            break;
+        }
+    }
+}
+
+void engine_unobserved_entered(struct engine *e, const struct engine_proc *p, int exec)
+{
+    const char *base = p->exe ? iot_path_base(p->exe) : NULL;
+
+    for (size_t i = 0; i < e->nunobs; i++) {
+        struct engine_unobserved *u = &e->unobs[i];
+
+        if (u->covered || strcmp(u->why, "static") != 0)
+            continue;
+        if (exec && u->pid == p->pid && u->t >= p->start_t) {
+            u->covered = 1;     /* exec'd in p since its last image */
+        } else if (!exec && u->pid == p->ppid && base &&
+                   strcmp(iot_path_base(u->path), base) == 0) {
+            /* spawned by its parent, which said so (as in covered above),
+               and p runs that very program: it loaded the preload itself */
             u->covered = 1;
             break;
         }

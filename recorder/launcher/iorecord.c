@@ -38,6 +38,7 @@
 #include "launch.h"
 #include "msg.h"
 #include "opt_parse.h"
+#include "outrule.h"
 #include "segment.h"
 
 static pid_t child;
@@ -357,10 +358,11 @@ static int run_warned(void)
 static void open_output(const char *output, const char *out)
 {
     const char *slash = strrchr(out, '/'), *why;
+    char whybuf[192];
     struct stat st;
     int exists = lstat(out, &st) == 0, fd, len;
 
-    if (exists && (why = launch_output_refusal(out, &st)) != NULL)
+    if (exists && (why = rec_output_refusal(out, &st, whybuf, sizeof(whybuf))) != NULL)
         die(2, 0, "'%s' %s", output, why);
     if (exists && S_ISFIFO(st.st_mode)) {
         fifo_fd = launch_fifo_open(out, &st);

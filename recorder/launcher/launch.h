@@ -12,13 +12,6 @@
 
 struct stat;
 /*
- * Why the existing file at path (its lstat in st) must not take the
- * caller's trace, the words after its name ("is a symbolic link: ..."); NULL when it may
- * (launch_output.c says which files another user controls).
- */
-const char *launch_output_refusal(const char *path, const struct stat *st);
-
-/*
  * The FIFO at path opened for writing once a reader has it open, waiting
  * at most LAUNCH_FIFO_WAIT_MS: the fd (blocking), or -1 (errno ENXIO when
  * nobody came to read, ESTALE when what was opened is not the FIFO seen,

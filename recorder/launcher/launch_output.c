@@ -20,16 +20,11 @@
  *
  * A trace holds the caller's command lines and paths: it goes only where
  * its owner alone can read it. An existing file at the output that another
- * user controls is refused (launch_output_refusal): a symbolic link; a FIFO
- * or socket not the caller's (its reader would get the trace); and, in a
- * sticky world-writable directory such as /tmp, any file owned by neither
- * the caller nor the directory's owner, the rule the kernel's
- * fs.protected_fifos and protected_regular apply to O_CREAT opens there. A
- * new file there, a file of the caller's, and devices (/dev/null) stay
- * allowed. The check is on lstat; the FIFO is then opened without
- * following a link and checked again on its fd, so a FIFO swapped in
- * between is refused too (a regular file is never opened: the spool is
- * renamed onto it, which replaces whatever is there).
+ * user controls is refused by the owner rule the library applies too
+ * (rec_output_refusal, outrule.h). The check is on lstat; the FIFO is then
+ * opened without following a link and checked again on its fd, so a FIFO
+ * swapped in between is refused too (a regular file is never opened: the
+ * spool is renamed onto it, which replaces whatever is there).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,38 +38,6 @@
 
 #include "launch.h"
 #include "msg.h"
-
-const char *launch_output_refusal(const char *path, const struct stat *st)
-{
-    static char why[192];
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    struct stat ds;
-    uid_t me = geteuid();
-
-    if (S_ISLNK(st->st_mode))
-        return "is a symbolic link: not writing the trace through it";
-    if ((S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)) && st->st_uid != me) {
-        snprintf(why, sizeof(why), "is a %s of another user (uid %u): not writing the trace there",
-                 S_ISFIFO(st->st_mode) ? "FIFO" : "socket", (unsigned)st->st_uid);
-        return why;
-    }
-    if (!slash)
-        strcpy(dir, ".");
-    else if (slash == path)
-        strcpy(dir, "/");
-    else if ((size_t)(slash - path) < sizeof(dir))
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-    else
-        return NULL;    /* too long to name: the open that follows fails */
-    if (st->st_uid != me && lstat(dir, &ds) == 0 && (ds.st_mode & S_ISVTX) &&
-        (ds.st_mode & S_IWOTH) && st->st_uid != ds.st_uid) {
-        snprintf(why, sizeof(why), "belongs to another user (uid %u) in a sticky "
-                 "world-writable directory: not writing the trace there", (unsigned)st->st_uid);
-        return why;
-    }
-    return NULL;
-}
 
 int launch_fifo_open(const char *path, const struct stat *seen)
 {

@@ -126,6 +126,21 @@ void rec_creds_startup(void)
         rec_let_go();
 }
 
+/*
+ * Without a collector a secure process would open the output itself, as
+ * the user its privileges make it: it could create or append to a file
+ * its caller could not write. It opens nothing, says so once, and lets go.
+ */
+int rec_creds_output_refused(void)
+{
+    if (!getauxval(AT_SECURE))
+        return 0;
+    rec_warn_refuse("not opened by a setuid, setgid or file-capability program (it could "
+                    "write where its caller could not): the program runs unrecorded");
+    rec_let_go();
+    return 1;
+}
+
 /* ------------------------------------------------- would the call change */
 
 /* Whether an id argument (-1: leave it) differs from the current value. */

@@ -604,13 +604,16 @@ void rec_own_fds_inherit(int inherit);
  * Credentials (creds.c): let go of the recording for good in this process
  * (its credentials are about to change); whether it has; a syscall()
  * about to be made (number, six words); the same at start-up for a
- * secure-exec process; envp for a child without this library's preload
- * or any IORECORD_ variable (release with rec_env_free).
+ * secure-exec process; whether such a process, without a collector,
+ * refused to open the output (1: it said so and let go); envp for a child
+ * without this library's preload or any IORECORD_ variable (release with
+ * rec_env_free).
  */
 void rec_let_go(void);
 int rec_unpreloaded(void);
 void rec_creds_syscall(long n, const long *a);
 void rec_creds_startup(void);
+int rec_creds_output_refused(void);
 char **rec_env_unpreload(char *const envp[]);
 
 /* Raw helpers that never go through a wrapper. */

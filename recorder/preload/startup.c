@@ -130,7 +130,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv)
     out_path_init();
     rec_kernel_ask_init();
     if (rec_collect_init() != 0 ||
-        (!rec_collected && rec_trace_open() != 0) ||
+        (!rec_collected && (rec_creds_output_refused() || rec_trace_open() != 0)) ||
         rec_thread_key_init() != 0)
         goto out;
     rec_started = 1;

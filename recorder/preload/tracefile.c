@@ -21,6 +21,7 @@
 
 #include "frame.h"
 #include "internal.h"
+#include "outrule.h"
 #include "sandbox.h"
 
 pthread_mutex_t rec_flush_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -104,11 +105,32 @@ static int output_usable(int fd)
 }
 
 /*
+ * Whether the file st at the output is one another user controls
+ * (outrule.h): said once, and the program runs unrecorded.
+ */
+static int output_refused(const struct stat *st)
+{
+    char buf[192];
+    const char *why = rec_output_refusal(rec_out_path, st, buf, sizeof(buf));
+
+    if (!why)
+        return 0;
+    rec_warn_refuse(why);
+    return 1;
+}
+
+/*
  * Under the launcher, the trace is written to its spool file (see
  * iorecord.c), opened without O_CREAT: once the launcher has renamed it onto
  * the output (a daemon's child that starts later) it is gone, and the output
  * is opened instead. A spool that is not our own regular file was planted
  * at its name after that rename: the output is opened then too.
+ *
+ * The output gets the launcher's owner rule, which the launcher could not
+ * apply when the library was preloaded without it: judged on lstat before
+ * the open (a FIFO of another user's is not even opened, which would wake
+ * its reader), and again on the opened fd, so a file swapped in between is
+ * refused too.
  *
  * The fd may take any number for now: rec_trace_open() moves it up out of
  * the program's way before the program runs (rec_fd_high).
@@ -137,6 +159,9 @@ static int open_trace(void)
             rec_spool_path[0] = '\0';   /* nor for our exec'd children */
     }
     if (fd < 0) {
+        if (syscall(SYS_newfstatat, AT_FDCWD, rec_out_path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            output_refused(&st))
+            return -1;
         /* O_NONBLOCK, then cleared: a FIFO nobody reads would hold the
            program in our constructor for as long as nobody came. */
         fd = (int)syscall(SYS_openat, AT_FDCWD, rec_out_path,
@@ -156,7 +181,7 @@ static int open_trace(void)
             rec_warn("cannot open trace", errno);
             return -1;
         }
-        if (!output_usable(fd)) {
+        if ((syscall(SYS_fstat, fd, &st) == 0 && output_refused(&st)) || !output_usable(fd)) {
             syscall(SYS_close, fd);
             return -1;
         }

@@ -99,8 +99,11 @@ prep() {
     for i in 1 2 3; do
         echo "$i" > "$work/t/f$i"; echo "$i" > "$work/t/a/g$i"; echo "$i" > "$work/t/a/b/h$i"
     done
+    # x a minute old: an index written in the same second as a file it
+    # lists is "racily clean", and whether a later `git status` rewrites it
+    # (index.lock, rename) would depend on how soon it runs
     if have git; then
-        (cd "$work/repo" && git init -q && echo x > x && git add x &&
+        (cd "$work/repo" && git init -q && echo x > x && touch -d '1 minute ago' x && git add x &&
          git -c user.name=t -c user.email=t@t commit -qm x && echo y > y) > /dev/null 2>&1
     fi
 }

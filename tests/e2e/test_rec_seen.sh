@@ -18,6 +18,8 @@
 #   unseen syscall(SYS_write/pread64/openat/close) recorded as the calls they
 #          are; aio_write and io_uring_setup said in the summary and `info`;
 #          a static and a setuid program run by a recorded shell named;
+#          ld.so run as a command (static, but it loads the preload into
+#          its program) not named, its program recorded;
 #          8 reads through an io_uring: io_uring_enter counted as strace
 #          counts it, the unseen bytes said; a write through Linux AIO by
 #          syscall() as libaio makes it: io_submit recorded, the gap said
@@ -182,6 +184,32 @@ if [ -x /sbin/ldconfig ] && ! file -L /sbin/ldconfig 2>/dev/null | grep -q inter
     "$IOANALYZE" un.zst > /dev/null 2> un.err
     expect_eq "a static program run by a recorded shell is named" \
         "$(grep -c '1 process ran unrecorded: /sbin/ldconfig (static)' un.err)" 1
+    rec unx.zst sh -c 'exec /sbin/ldconfig -p > /dev/null' || not_ok "ldconfig exec"
+    "$IOANALYZE" unx.zst > /dev/null 2> unx.err
+    expect_eq "a static program exec'd by a recorded shell is named" \
+        "$(grep -c '1 process ran unrecorded: /sbin/ldconfig (static)' unx.err)" 1
+fi
+# The dynamic loader run as a command is static too, but it loads the
+# preload into the program it runs: that program is recorded (its reads of
+# /etc/hostname as many as natively recorded) and nothing is said unseen,
+# whether the shell spawned the loader or exec'd it.
+ldso=$(file -L /bin/cat 2>/dev/null | sed -n 's/.*interpreter \([^,]*\),.*/\1/p')
+if [ -x "$ldso" ] && [ -z "$(asan_runtime "$LIBIORECORD")" ]; then
+    rec ld0.zst cat /etc/hostname > /dev/null || not_ok "cat run"
+    host_reads() {
+        "$IOANALYZE" dump --format jsonl --path /etc/hostname --op read "$1" 2>/dev/null |
+            grep -c '"ev":"call"'
+    }
+    want=$(host_reads ld0.zst)
+    for how in "" exec; do
+        rec ld.zst sh -c "$how $ldso /bin/cat /etc/hostname > /dev/null" || not_ok "ld.so ${how:-spawn} run"
+        "$IOANALYZE" ld.zst > ld.json 2> ld.err
+        expect_eq "ld.so ${how:-spawned}: its program's reads recorded" "$(host_reads ld.zst)" "$want"
+        expect_eq "ld.so ${how:-spawned}: nothing said unrecorded" \
+            "$(grep -c -e 'ran unrecorded' -e '"rule": "unobserved"' ld.err ld.json | awk -F: '{ s += $2 } END { print s }')" 0
+    done
+else
+    skip_part "ld.so as a command" "no dynamic loader named by /bin/cat's interpreter, or an ASan build"
 fi
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && [ -x /bin/true ]; then
     cp /bin/true suid_true && chown nobody suid_true && chmod u+s suid_true

@@ -20,6 +20,7 @@
     X(recorder_procs)  \
     X(recorder_errno)  \
     X(engine)          \
+    X(engine_figures)  \
     X(reader_damage)   \
     X(reader_hold)     \
     X(reader_ahead)    \
