@@ -12,10 +12,11 @@
  *    (comm) are never used: they are not unique. In a process user space
  *    has set to TRACE_RAW (the preload is in it) a syscall made from the C
  *    library's text costs only its classification: the preload records it;
- *  - the syscall number is checked first against a constant bitmap, so any
- *    other syscall of any process costs one bounds check and one bit test;
- *    a file syscall of an untraced process one more, its tgid's byte in
- *    `marks` (set for exactly the tgids in `traced`);
+ *  - the syscall number is checked first against a constant bitmap held
+ *    in the code, so any other syscall of any process costs one bounds
+ *    check and one bit test, and touches no memory; a file syscall of an
+ *    untraced process one more, its tgid's byte in `marks` (set for
+ *    exactly the tgids in `traced`), at enter and at exit alike;
  *  - a record is made at the syscall's exit, when its return value is
  *    known; its enter time is kept in task storage. Paths are read at exit
  *    (the kernel has just copied them, so their pages are resident, where
@@ -39,35 +40,26 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /*
- * Whether a process is traced, and how (KEV_MARK), a byte per tgid, in the one
- * value of an array user space sizes to pid_max at load (marks_cap) and
- * maps to write: the only test a syscall of an untraced process pays past
- * the syscall number's, where a hash lookup of its tgid cost 80 ns (a
- * miss). `traced` below holds the state of the processes marked.
+ * Whether a process is traced, and how (KEV_MARK), a byte per tgid, for
+ * every tgid the kernel may give (KEV_MARKS_MAX): global data, so that
+ * the test is one load at an address the program holds as an immediate
+ * and one compare with a constant (no map lookup, no bound loaded from
+ * memory), the only test past the syscall number's that an untraced
+ * process pays. User space writes it through the skeleton's mapping of
+ * .bss; nothing else lives in .bss. `traced` below holds the state of the
+ * processes marked.
  */
-struct {
-    __uint(type, BPF_MAP_TYPE_ARRAY);
-    __uint(map_flags, BPF_F_MMAPABLE);
-    __uint(max_entries, 1);
-    __uint(key_size, sizeof(__u32));
-    __uint(value_size, KEV_MARKS_MIN);
-} marks SEC(".maps");
+__u8 marks[KEV_MARKS_MAX];
 
-/* The marks' size in bytes: the value's, set by user space before load. */
-const volatile __u32 marks_cap = KEV_MARKS_MIN;
 /* Set before load when no process is judged the preload's (--capture
    kernel): every call is written, so none is classified. */
 const volatile __u8 classify = 1;
 
 static __always_inline __u8 *mark_of(__u32 tgid)
 {
-    __u32 zero = 0;
-    __u8 *m;
-
-    if (tgid >= marks_cap)
-        return NULL;
-    m = bpf_map_lookup_elem(&marks, &zero);
-    return m ? m + tgid : NULL;
+    /* the mask bounds the index for the verifier wherever the compiler
+       puts the test (KEV_MARKS_MAX is a power of two) */
+    return tgid < KEV_MARKS_MAX ? &marks[tgid & (KEV_MARKS_MAX - 1)] : NULL;
 }
 
 static __always_inline int is_marked(__u32 tgid)
@@ -134,12 +126,12 @@ struct in_flight {
  */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
-    __uint(max_entries, KEV_MARKS_MIN);
+    __uint(max_entries, KEV_FLIGHT_MIN);
     __type(key, __u32);
     __type(value, struct in_flight);
 } flight SEC(".maps");
 
-const volatile __u32 flight_cap = KEV_MARKS_MIN;
+const volatile __u32 flight_cap = KEV_FLIGHT_MIN;
 
 struct {
     __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -426,10 +418,10 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
     int first = -1, second = -1, npaths;
     struct kev *e;
 
-    if (!is_file_nr(nr) || is_wait_nr(nr))
+    if (!is_file_nr(nr))
         return 0;
     id = bpf_get_current_pid_tgid();
-    if (!is_marked(id >> 32))
+    if (!is_marked(id >> 32) || is_wait_nr(nr))
         return 0;
     f = flight_of(id, 0);
     if (!f || !f->t)

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kcapture.h"
@@ -34,16 +33,11 @@ struct kcap {
     struct ring_buffer *rb;
     struct kconv *conv;
     int ncpu;
-    unsigned char *marks;      /* the BPF side's marks, mapped (NULL: not yet) */
-    size_t marks_cap;
+    unsigned char *marks;      /* the BPF side's marks (.bss), mapped once loaded (NULL: not yet) */
 };
 
-/*
- * The marks' size: a byte for each pid the kernel may give (pid_max, at
- * most 4 Mi, which is also the largest value an array map takes), whole
- * pages.
- */
-static size_t marks_size(void)
+/* The flight array's slots: a thread's by its tid below pid_max, 64 Ki at most. */
+static __u32 flight_size(void)
 {
     unsigned long pid_max = 0;
     FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
@@ -53,15 +47,15 @@ static size_t marks_size(void)
             pid_max = 0;
         fclose(f);
     }
-    if (pid_max == 0 || pid_max > (4UL << 20))
-        pid_max = 4UL << 20;
-    return (pid_max + KEV_MARKS_MIN - 1) / KEV_MARKS_MIN * KEV_MARKS_MIN;
+    if (pid_max < KEV_FLIGHT_MIN)
+        pid_max = KEV_FLIGHT_MIN;
+    return pid_max < (64u << 10) ? (__u32)pid_max : (64u << 10);
 }
 
 /* Mark pid traced in mode (enum kev_trace_mode): its syscalls go past the BPF side's first test. */
 static void mark_traced(struct kcap *c, pid_t pid, __u32 mode)
 {
-    if (c->marks && pid > 0 && (size_t)pid < c->marks_cap)
+    if (c->marks && pid > 0 && (size_t)pid < KEV_MARKS_MAX)
         __atomic_store_n(&c->marks[pid], (unsigned char)KEV_MARK(mode), __ATOMIC_RELEASE);
 }
 
@@ -132,7 +126,7 @@ static int on_record(void *ctx, void *data, size_t len)
 struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_t cap)
 {
     struct kcap *c = calloc(1, sizeof(*c));
-    size_t flight;
+    __u32 flight;
     int err;
 
     if (!c) {
@@ -146,8 +140,6 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         err = errno;
         goto fail;
     }
-    c->marks_cap = marks_size();
-    c->skel->rodata->marks_cap = (__u32)c->marks_cap;
     c->skel->rodata->classify = judge != NULL;
     c->skel->rodata->stacks = (__u8)take_stacks;
     /* no room taken for stacks that are not taken */
@@ -156,22 +148,20 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         goto fail;
     }
     /* the threads' in_flight entries by tid, as far as 64 Ki of them */
-    flight = c->marks_cap < (64u << 10) ? c->marks_cap : (64u << 10);
-    c->skel->rodata->flight_cap = (__u32)flight;
-    if (bpf_map__set_max_entries(c->skel->maps.flight, (__u32)flight) != 0) {
+    flight = flight_size();
+    c->skel->rodata->flight_cap = flight;
+    if (bpf_map__set_max_entries(c->skel->maps.flight, flight) != 0) {
         err = errno;
         goto fail;
     }
-    if (bpf_map__set_value_size(c->skel->maps.marks, (__u32)c->marks_cap) != 0 ||
-        capture__load(c->skel) != 0) {
+    if (capture__load(c->skel) != 0) {
         err = errno;
         goto fail;
     }
-    c->marks = mmap(NULL, c->marks_cap, PROT_READ | PROT_WRITE, MAP_SHARED,
-                    bpf_map__fd(c->skel->maps.marks), 0);
-    if (c->marks == MAP_FAILED) {
-        c->marks = NULL;
-        err = errno;
+    /* the skeleton maps .bss (libbpf makes global data mmap-able) */
+    c->marks = c->skel->bss ? c->skel->bss->marks : NULL;
+    if (!c->marks) {
+        err = ENOTSUP;
         goto fail;
     }
     if (capture__attach(c->skel) != 0) {
@@ -196,8 +186,6 @@ fail:
     ring_buffer__free(c->rb);
     if (c->conv)
         kconv_finish(c->conv);
-    if (c->marks)
-        munmap(c->marks, c->marks_cap);
     capture__destroy(c->skel);
     free(c);
     return NULL;
@@ -297,7 +285,6 @@ int kcap_close(struct kcap *c)
     count_dropped(c);
     rc = kconv_finish(c->conv);
     ring_buffer__free(c->rb);
-    munmap(c->marks, c->marks_cap);
     capture__destroy(c->skel);
     free(c);
     return rc;
