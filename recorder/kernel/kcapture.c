@@ -14,7 +14,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kcapture.h"
@@ -50,6 +53,60 @@ static __u32 flight_size(void)
     if (pid_max < KEV_FLIGHT_MIN)
         pid_max = KEV_FLIGHT_MIN;
     return pid_max < (64u << 10) ? (__u32)pid_max : (64u << 10);
+}
+
+/* pidfd_open's flag for a pidfd naming one thread (Linux 6.9) */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+static int thread_pidfd(pid_t tid)
+{
+    return (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+}
+
+/* Whether threads can be named by pidfd here: the BPF side's first test
+   (capture.bpf.c, `tagged`) needs every thread of a traced process tagged. */
+static int can_tag_threads(void)
+{
+    int fd = thread_pidfd((pid_t)syscall(SYS_gettid));
+
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+/*
+ * Give every thread of process pid its entry in `tagged`, after pid is
+ * marked: a thread made from here on gets its own at sched_process_fork,
+ * and one made before is in /proc/pid/task. A thread gone meanwhile needs
+ * none.
+ */
+static void tag_threads(struct kcap *c, pid_t pid)
+{
+    char dir[64];
+    DIR *d;
+    struct dirent *de;
+    int map = bpf_map__fd(c->skel->maps.tagged);
+    __u8 one = 1;
+
+    if (!c->skel->rodata->with_tasks)
+        return;
+    snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+    d = opendir(dir);
+    if (!d)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        long tid = strtol(de->d_name, NULL, 10);
+        int fd;
+
+        if (tid <= 0 || (fd = thread_pidfd((pid_t)tid)) < 0)
+            continue;
+        bpf_map_update_elem(map, &fd, &one, BPF_ANY);
+        close(fd);
+    }
+    closedir(d);
 }
 
 /* Mark pid traced in mode (enum kev_trace_mode): its syscalls go past the BPF side's first test. */
@@ -141,6 +198,12 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         goto fail;
     }
     c->skel->rodata->classify = judge != NULL;
+    c->skel->rodata->with_tasks = (__u8)can_tag_threads();
+    /* one form of each syscall program: with the task test or without */
+    bpf_program__set_autoload(c->skel->progs.on_enter, c->skel->rodata->with_tasks);
+    bpf_program__set_autoload(c->skel->progs.on_exit, c->skel->rodata->with_tasks);
+    bpf_program__set_autoload(c->skel->progs.on_enter_marks, !c->skel->rodata->with_tasks);
+    bpf_program__set_autoload(c->skel->progs.on_exit_marks, !c->skel->rodata->with_tasks);
     c->skel->rodata->stacks = (__u8)take_stacks;
     /* no room taken for stacks that are not taken */
     if (!take_stacks && bpf_map__set_max_entries(c->skel->maps.user_stacks, 1) != 0) {
@@ -201,6 +264,7 @@ int kcap_trace(struct kcap *c, pid_t pid)
     if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY) != 0)
         return -1;
     mark_traced(c, pid, TRACE_ALL);
+    tag_threads(c, pid);
     return 0;
 }
 
@@ -220,6 +284,7 @@ static int adopt(struct kcap *c, pid_t pid, __u32 mode)
     st.mode = mode;
     if (bpf_map_update_elem(fd, &key, &st, BPF_NOEXIST) == 0) {
         mark_traced(c, pid, mode);
+        tag_threads(c, pid);
     } else if (errno != EEXIST) {
         return -1;
     } else if (mode == TRACE_LET_GO) {
