@@ -15,8 +15,10 @@
  *  - the syscall number is checked first against a constant bitmap held
  *    in the code, so any other syscall of any process costs one bounds
  *    check and one bit test, and touches no memory; a file syscall of an
- *    untraced process one more, its tgid's byte in `marks` (set for
- *    exactly the tgids in `traced`), at enter and at exit alike;
+ *    untraced process one more: whether its task has any task storage
+ *    (`tagged`, every thread of a marked process has), then its tgid's
+ *    byte in `marks` (set for exactly the tgids in `traced`), at enter
+ *    and at exit alike;
  *  - a record is made at the syscall's exit, when its return value is
  *    known; its enter time is kept in task storage. Paths are read at exit
  *    (the kernel has just copied them, so their pages are resident, where
