@@ -15,6 +15,11 @@
 # Each round runs every setup once, in turn, so that the machine's drift
 # and load fall on all alike; the figures are the medians over the rounds
 # of each run's median batch (wall ns per call) and of its thread CPU.
+# Where the kernel counts BPF run time (root: kernel.bpf_stats_enabled is
+# set for the run and put back after), the BPF programs' own time per run
+# is printed beside: ours under the untraced loop, the empty programs',
+# bpftrace's and ours recording the loop. It is CPU time inside the
+# programs, which the machine's load moves far less than a whole call's.
 # Goals: preload's added thread CPU within the clock floor + 15 ns; an
 # untraced process's within the empty programs' + 10 ns; the kernel path's
 # below bpftrace's. Figures only: never pass/fail on time.
@@ -33,7 +38,8 @@ for f in "$LOOP" "$REC"; do
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-floors.XXXXXX") || exit 1
 bg=""
-trap '[ -n "$bg" ] && kill $bg 2>/dev/null; rm -rf "$work"' EXIT INT TERM
+stats_was=""
+trap '[ -n "$bg" ] && kill $bg 2>/dev/null; [ -n "$stats_was" ] && sysctl -qw kernel.bpf_stats_enabled=$stats_was; rm -rf "$work"' EXIT INT TERM
 
 have_kernel=0
 "$REC" --capture kernel -o "$work/probe.zst" true 2>/dev/null && have_kernel=1
@@ -73,6 +79,28 @@ stop_bg() {
 }
 bpf_fds() { ls -l /proc/$bg/fd 2>/dev/null | grep -c anon_inode:bpf; }
 
+# BPF run time: "run_time_ns run_cnt" summed over process PID's programs
+# named NAME... (their ids from its fds), or nothing
+prog_stats() {
+    p=$1
+    shift
+    [ -n "$stats_was" ] || return 0
+    ids=$(grep -h '^prog_id:' /proc/$p/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
+    [ -n "$ids" ] || return 0
+    for id in $ids; do bpftool prog show id "$id" 2>/dev/null | head -n 1; done |
+        awk -v names="$*" 'BEGIN { n = split(names, w, " "); for (i = 1; i <= n; i++) want[w[i]] = 1 }
+            { for (i = 1; i < NF; i++) { if ($i == "name") nm = $(i + 1);
+                                         if ($i == "run_time_ns") t = $(i + 1);
+                                         if ($i == "run_cnt") c = $(i + 1) }
+              if (nm in want) { T += t; C += c } }
+            END { if (C > 0) print T, C }'
+}
+# bpf_delta SETUP BEFORE AFTER: the programs' ns per run over the loop, appended to $work/SETUP.bpf
+bpf_delta() {
+    [ -n "$2" ] && [ -n "$3" ] || return 0
+    echo "$2 $3" | awk '{ if ($4 > $2) printf "%.1f\n", ($3 - $1) / ($4 - $2) }' >>"$work/$1.bpf"
+}
+
 # one SETUP: one run of it, "wall thread" ns per call appended to $work/SETUP
 one() {
     s=$1
@@ -81,22 +109,42 @@ one() {
     native) r=$("$LOOP" read1 "$N" x) ;;
     clock) r=$("$LOOP" clock2 "$N" x) ;;
     preload) r=$("$REC" --capture preload -o "$work/t.zst" -- "$LOOP" read1 "$N" x) ;;
-    kernel) r=$("$REC" --capture kernel -o "$work/t.zst" -- "$LOOP" read1 "$N" x) ;;
+    kernel)
+        # in the background, so that its programs' run time can be read
+        # while they are loaded: the last reading before the loop ends
+        "$REC" --capture kernel -o "$work/t.zst" -- "$LOOP" read1 "$N" x >"$work/k.out" &
+        kb=$!
+        last=""
+        while kill -0 $kb 2>/dev/null; do
+            cur=$(prog_stats $kb on_enter on_exit on_enter_marks on_exit_marks)
+            [ -n "$cur" ] && last=$cur
+            sleep 0.1
+        done
+        wait $kb
+        r=$(cat "$work/k.out")
+        bpf_delta kernel "0 0" "$last" ;;
     untraced)
         start_bg '[ "$(bpf_fds)" != 0 ]' "$REC" --capture kernel -o "$work/bg.zst" -- sleep 600
         sleep 0.5  # loaded is not yet attached
+        kp=$(pgrep -n -P $bg -x iorecord || echo $bg)
+        b0=$(prog_stats $kp on_enter on_exit on_enter_marks on_exit_marks)
         r=$("$LOOP" read1 "$N" x)
+        bpf_delta untraced "$b0" "$(prog_stats $kp on_enter on_exit on_enter_marks on_exit_marks)"
         stop_bg ;;
     empty)
         start_bg 'grep -q attached "$work/bg.out"' "$FLOOR" "$EMPTY"
+        b0=$(prog_stats $bg empty_enter empty_exit)
         r=$("$LOOP" read1 "$N" x)
+        bpf_delta empty "$b0" "$(prog_stats $bg empty_enter empty_exit)"
         stop_bg ;;
     bpftrace)
         # BEGIN runs once every probe is attached ("Attaching" comes before)
         start_bg 'grep -q ready "$work/bg.out"' \
             bpftrace -e 'BEGIN { printf("ready\n"); }
                          tracepoint:syscalls:sys_enter_read { @reads[pid] = count(); }'
+        b0=$(prog_stats $bg sys_enter_read)
         r=$("$LOOP" read1 "$N" x)
+        bpf_delta bpftrace "$b0" "$(prog_stats $bg sys_enter_read)"
         stop_bg ;;
     strace) r=$(strace -f -o /dev/null "$LOOP" read1 $((N / 100)) x) ;;
     esac
@@ -106,6 +154,13 @@ one() {
     set -- $r
     [ $# = 3 ] && echo "$1 $2" >>"$work/$s"
 }
+
+# BPF run time: root, a kernel that counts it, bpftool to read it
+if [ "$(id -u)" = 0 ] && command -v bpftool >/dev/null 2>&1 &&
+   [ -r /proc/sys/kernel/bpf_stats_enabled ]; then
+    stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled)
+    sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null || stats_was=""
+fi
 
 setups="native preload clock"
 [ $have_kernel = 1 ] && setups="$setups kernel untraced"
@@ -145,6 +200,24 @@ for s in $setups; do
     fi
     eval "w_$s=$w t_$s=$t"
 done
+bpf_med() { [ -s "$work/$1.bpf" ] && sort -n "$work/$1.bpf" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+if [ -n "$stats_was" ]; then
+    echo "BPF programs' own time per run (kernel.bpf_stats_enabled; enter and exit runs averaged, median of rounds; each run also pays the kernel's two clock reads for the count):"
+    for s in untraced empty kernel bpftrace; do
+        v=$(bpf_med $s) || continue
+        case $s in
+        untraced) label="ours, the loop untraced" ;;
+        empty) label="empty programs" ;;
+        kernel) label="ours, recording the loop" ;;
+        bpftrace) label="bpftrace's sys_enter_read count" ;;
+        esac
+        printf '  %-34s %9s ns/run\n' "$label" "$v"
+        eval "b_$s=$v"
+    done
+    if [ -n "$b_untraced" ] && [ -n "$b_empty" ]; then
+        echo "untraced process, BPF time: ours $b_untraced ns/run against empty programs' $b_empty (x2 runs per read)"
+    fi
+fi
 if [ -n "$t_preload" ] && [ -n "$t_clock" ]; then
     echo "preload: added $((t_preload - nt)) ns thread CPU ($((w_preload - nw)) wall) against a floor of $t_clock ($w_clock wall): $((t_preload - nt - t_clock)) ns over it (goal <= 15)"
 fi

@@ -40,3 +40,15 @@ int BPF_PROG(empty_task_exit, struct task_struct *p, bool group_dead)
 {
     return 0;
 }
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(empty_uring_submit, struct io_kiocb *req)
+{
+    return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(empty_uring_complete, struct io_ring_ctx *ring, void *req, struct io_uring_cqe *cqe)
+{
+    return 0;
+}

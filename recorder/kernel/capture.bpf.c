@@ -12,10 +12,13 @@
  *    (comm) are never used: they are not unique. In a process user space
  *    has set to TRACE_RAW (the preload is in it) a syscall made from the C
  *    library's text costs only its classification: the preload records it;
- *  - the syscall number is checked first against a constant bitmap, so any
- *    other syscall of any process costs one bounds check and one bit test;
- *    a file syscall of an untraced process one more, its tgid's byte in
- *    `marks` (set for exactly the tgids in `traced`);
+ *  - the syscall number is checked first against a constant bitmap held
+ *    in the code, so any other syscall of any process costs one bounds
+ *    check and one bit test, and touches no memory; a file syscall of an
+ *    untraced process one more: whether its task has any task storage
+ *    (`tagged`, every thread of a marked process has), then its tgid's
+ *    byte in `marks` (set for exactly the tgids in `traced`), at enter
+ *    and at exit alike;
  *  - a record is made at the syscall's exit, when its return value is
  *    known; its enter time is kept in task storage. Paths are read at exit
  *    (the kernel has just copied them, so their pages are resident, where
@@ -39,35 +42,63 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /*
- * Whether a process is traced, and how (KEV_MARK), a byte per tgid, in the one
- * value of an array user space sizes to pid_max at load (marks_cap) and
- * maps to write: the only test a syscall of an untraced process pays past
- * the syscall number's, where a hash lookup of its tgid cost 80 ns (a
- * miss). `traced` below holds the state of the processes marked.
+ * Whether a process is traced, and how (KEV_MARK), a byte per tgid, for
+ * every tgid the kernel may give (KEV_MARKS_MAX): global data, so that
+ * the test is one load at an address the program holds as an immediate
+ * and one compare with a constant (no map lookup, no bound loaded from
+ * memory), the only test past the syscall number's that an untraced
+ * process pays. User space writes it through the skeleton's mapping of
+ * .bss; nothing else lives in .bss. `traced` below holds the state of the
+ * processes marked.
  */
-struct {
-    __uint(type, BPF_MAP_TYPE_ARRAY);
-    __uint(map_flags, BPF_F_MMAPABLE);
-    __uint(max_entries, 1);
-    __uint(key_size, sizeof(__u32));
-    __uint(value_size, KEV_MARKS_MIN);
-} marks SEC(".maps");
+__u8 marks[KEV_MARKS_MAX];
 
-/* The marks' size in bytes: the value's, set by user space before load. */
-const volatile __u32 marks_cap = KEV_MARKS_MIN;
 /* Set before load when no process is judged the preload's (--capture
    kernel): every call is written, so none is classified. */
 const volatile __u8 classify = 1;
 
 static __always_inline __u8 *mark_of(__u32 tgid)
 {
-    __u32 zero = 0;
-    __u8 *m;
+    /* the mask bounds the index for the verifier wherever the compiler
+       puts the test (KEV_MARKS_MAX is a power of two) */
+    return tgid < KEV_MARKS_MAX ? &marks[tgid & (KEV_MARKS_MAX - 1)] : NULL;
+}
 
-    if (tgid >= marks_cap)
-        return NULL;
-    m = bpf_map_lookup_elem(&marks, &zero);
-    return m ? m + tgid : NULL;
+/*
+ * Every thread of a marked process has an entry here (user space makes
+ * the first ones through pidfds, on_fork those of the threads and
+ * children made after), so a thread without any task storage is
+ * untraced: the first test at enter and at exit (with_tasks set before
+ * load), which reads only the current task's bpf_storage pointer, where
+ * the byte in `marks` is a cold cache line and page to every syscall of
+ * every other process (+30 ns per enter measured under load). A thread
+ * with task storage from another tool only goes on to the marks.
+ */
+struct {
+    __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __type(key, int);
+    __type(value, __u8);
+} tagged SEC(".maps");
+
+/*
+ * Set before load where threads can be tagged (user space chooses which
+ * of the two forms of on_enter and on_exit to load): read only off the
+ * hot path, as even a constant's load from .rodata is a cold line.
+ */
+const volatile __u8 with_tasks = 0;
+
+/* Whether the current thread may be traced: tasks (a constant of each
+   program's form) and no task storage: not. */
+static __always_inline int may_be_traced(int tasks)
+{
+    return !tasks || bpf_get_current_task_btf()->bpf_storage != NULL;
+}
+
+static __always_inline void tag_task(struct task_struct *task)
+{
+    if (with_tasks)
+        bpf_task_storage_get(&tagged, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 }
 
 static __always_inline int is_marked(__u32 tgid)
@@ -134,12 +165,12 @@ struct in_flight {
  */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
-    __uint(max_entries, KEV_MARKS_MIN);
+    __uint(max_entries, KEV_FLIGHT_MIN);
     __type(key, __u32);
     __type(value, struct in_flight);
 } flight SEC(".maps");
 
-const volatile __u32 flight_cap = KEV_MARKS_MIN;
+const volatile __u32 flight_cap = KEV_FLIGHT_MIN;
 
 struct {
     __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -336,8 +367,7 @@ static __always_inline void note_wait(long nr, struct pt_regs *regs, __u64 id, _
     bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
+static __always_inline int enter(struct pt_regs *regs, long nr, int tasks)
 {
     __u32 tgid, flags = 0;
     __u64 id;
@@ -346,7 +376,7 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
     __u8 *mark;
     __u64 ip;
 
-    if (!is_file_nr(nr))
+    if (!is_file_nr(nr) || !may_be_traced(tasks))
         return 0;
     id = bpf_get_current_pid_tgid();
     tgid = id >> 32;
@@ -415,8 +445,7 @@ static __always_inline void let_go(__u64 id, __u64 now)
     bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
+static __always_inline int leave(void *ctx, struct pt_regs *regs, long ret, int tasks)
 {
     long nr = regs->orig_ax;
     struct in_flight *f;
@@ -426,10 +455,10 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
     int first = -1, second = -1, npaths;
     struct kev *e;
 
-    if (!is_file_nr(nr) || is_wait_nr(nr))
+    if (!is_file_nr(nr) || !may_be_traced(tasks))
         return 0;
     id = bpf_get_current_pid_tgid();
-    if (!is_marked(id >> 32))
+    if (!is_marked(id >> 32) || is_wait_nr(nr))
         return 0;
     f = flight_of(id, 0);
     if (!f || !f->t)
@@ -479,6 +508,32 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
     return 0;
 }
 
+/* Each in two forms: with the task storage test (the one loaded where
+   threads can be tagged) and without. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
+{
+    return enter(regs, nr, 1);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_enter_marks, struct pt_regs *regs, long nr)
+{
+    return enter(regs, nr, 0);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
+{
+    return leave(ctx, regs, ret, 1);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_exit_marks, struct pt_regs *regs, long ret)
+{
+    return leave(ctx, regs, ret, 0);
+}
+
 /* A small record of a process's life: fork, exec, exit. */
 static __always_inline struct kev *life_record(int with_path)
 {
@@ -506,7 +561,12 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
     __u8 *cmark;
 
-    if (ptgid == ctgid || !is_marked(ptgid) || !(pst = bpf_map_lookup_elem(&traced, &ptgid)))
+    if (!is_marked(ptgid))
+        return 0;
+    /* a thread of a marked process, or its child: task storage first, so
+       that no call of it is missed */
+    tag_task(child);
+    if (ptgid == ctgid || !(pst = bpf_map_lookup_elem(&traced, &ptgid)))
         return 0;
     /* the same image, the same mappings: what the parent learnt holds */
     __builtin_memcpy(&cst, pst, sizeof(cst));

@@ -28,17 +28,28 @@
 #define KBIT5_(...) KBIT_(5, __VA_ARGS__)
 #define KBIT6_(...) KBIT_(6, __VA_ARGS__)
 #define KBIT7_(...) KBIT_(7, __VA_ARGS__)
-static const volatile __u64 file_nrs[8] = {
-    0 IOT_SYSCALLS(KBIT0_), 0 IOT_SYSCALLS(KBIT1_), 0 IOT_SYSCALLS(KBIT2_),
-    0 IOT_SYSCALLS(KBIT3_), 0 IOT_SYSCALLS(KBIT4_), 0 IOT_SYSCALLS(KBIT5_),
-    0 IOT_SYSCALLS(KBIT6_), 0 IOT_SYSCALLS(KBIT7_)
-};
-
+/* A syscall of any process pays this test first: its words are
+   immediates in the code (no table in memory, so no cache line but the
+   program's own), as a chain of branches, never a lookup table. */
+#define KWORD_(w) (0 IOT_SYSCALLS(KBIT##w##_))
 static __always_inline int is_file_nr(long nr)
 {
+    __u64 word;
+
     if (nr < 0 || nr >= IOT_SC_NR_MAX)
         return 0;
-    return (file_nrs[(nr >> 6) & 7] >> (nr & 63)) & 1;
+    if (nr < 256) {
+        if (nr < 128)
+            word = nr < 64 ? KWORD_(0) : KWORD_(1);
+        else
+            word = nr < 192 ? KWORD_(2) : KWORD_(3);
+    } else {
+        if (nr < 384)
+            word = nr < 320 ? KWORD_(4) : KWORD_(5);
+        else
+            word = nr < 448 ? KWORD_(6) : KWORD_(7);
+    }
+    return (word >> (nr & 63)) & 1;
 }
 
 /* The shape of syscall nr (enum iot_sc_shape), -1 for one not recorded. */

@@ -14,8 +14,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kcapture.h"
@@ -34,16 +36,11 @@ struct kcap {
     struct ring_buffer *rb;
     struct kconv *conv;
     int ncpu;
-    unsigned char *marks;      /* the BPF side's marks, mapped (NULL: not yet) */
-    size_t marks_cap;
+    unsigned char *marks;      /* the BPF side's marks (.bss), mapped once loaded (NULL: not yet) */
 };
 
-/*
- * The marks' size: a byte for each pid the kernel may give (pid_max, at
- * most 4 Mi, which is also the largest value an array map takes), whole
- * pages.
- */
-static size_t marks_size(void)
+/* The flight array's slots: a thread's by its tid below pid_max, 64 Ki at most. */
+static __u32 flight_size(void)
 {
     unsigned long pid_max = 0;
     FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
@@ -53,15 +50,69 @@ static size_t marks_size(void)
             pid_max = 0;
         fclose(f);
     }
-    if (pid_max == 0 || pid_max > (4UL << 20))
-        pid_max = 4UL << 20;
-    return (pid_max + KEV_MARKS_MIN - 1) / KEV_MARKS_MIN * KEV_MARKS_MIN;
+    if (pid_max < KEV_FLIGHT_MIN)
+        pid_max = KEV_FLIGHT_MIN;
+    return pid_max < (64u << 10) ? (__u32)pid_max : (64u << 10);
+}
+
+/* pidfd_open's flag for a pidfd naming one thread (Linux 6.9) */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+static int thread_pidfd(pid_t tid)
+{
+    return (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+}
+
+/* Whether threads can be named by pidfd here: the BPF side's first test
+   (capture.bpf.c, `tagged`) needs every thread of a traced process tagged. */
+static int can_tag_threads(void)
+{
+    int fd = thread_pidfd((pid_t)syscall(SYS_gettid));
+
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+/*
+ * Give every thread of process pid its entry in `tagged`, after pid is
+ * marked: a thread made from here on gets its own at sched_process_fork,
+ * and one made before is in /proc/pid/task. A thread gone meanwhile needs
+ * none.
+ */
+static void tag_threads(struct kcap *c, pid_t pid)
+{
+    char dir[64];
+    DIR *d;
+    struct dirent *de;
+    int map = bpf_map__fd(c->skel->maps.tagged);
+    __u8 one = 1;
+
+    if (!c->skel->rodata->with_tasks)
+        return;
+    snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+    d = opendir(dir);
+    if (!d)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        long tid = strtol(de->d_name, NULL, 10);
+        int fd;
+
+        if (tid <= 0 || (fd = thread_pidfd((pid_t)tid)) < 0)
+            continue;
+        bpf_map_update_elem(map, &fd, &one, BPF_ANY);
+        close(fd);
+    }
+    closedir(d);
 }
 
 /* Mark pid traced in mode (enum kev_trace_mode): its syscalls go past the BPF side's first test. */
 static void mark_traced(struct kcap *c, pid_t pid, __u32 mode)
 {
-    if (c->marks && pid > 0 && (size_t)pid < c->marks_cap)
+    if (c->marks && pid > 0 && (size_t)pid < KEV_MARKS_MAX)
         __atomic_store_n(&c->marks[pid], (unsigned char)KEV_MARK(mode), __ATOMIC_RELEASE);
 }
 
@@ -132,7 +183,7 @@ static int on_record(void *ctx, void *data, size_t len)
 struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_t cap)
 {
     struct kcap *c = calloc(1, sizeof(*c));
-    size_t flight;
+    __u32 flight;
     int err;
 
     if (!c) {
@@ -146,9 +197,13 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         err = errno;
         goto fail;
     }
-    c->marks_cap = marks_size();
-    c->skel->rodata->marks_cap = (__u32)c->marks_cap;
     c->skel->rodata->classify = judge != NULL;
+    c->skel->rodata->with_tasks = (__u8)can_tag_threads();
+    /* one form of each syscall program: with the task test or without */
+    bpf_program__set_autoload(c->skel->progs.on_enter, c->skel->rodata->with_tasks);
+    bpf_program__set_autoload(c->skel->progs.on_exit, c->skel->rodata->with_tasks);
+    bpf_program__set_autoload(c->skel->progs.on_enter_marks, !c->skel->rodata->with_tasks);
+    bpf_program__set_autoload(c->skel->progs.on_exit_marks, !c->skel->rodata->with_tasks);
     c->skel->rodata->stacks = (__u8)take_stacks;
     /* no room taken for stacks that are not taken */
     if (!take_stacks && bpf_map__set_max_entries(c->skel->maps.user_stacks, 1) != 0) {
@@ -156,22 +211,20 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         goto fail;
     }
     /* the threads' in_flight entries by tid, as far as 64 Ki of them */
-    flight = c->marks_cap < (64u << 10) ? c->marks_cap : (64u << 10);
-    c->skel->rodata->flight_cap = (__u32)flight;
-    if (bpf_map__set_max_entries(c->skel->maps.flight, (__u32)flight) != 0) {
+    flight = flight_size();
+    c->skel->rodata->flight_cap = flight;
+    if (bpf_map__set_max_entries(c->skel->maps.flight, flight) != 0) {
         err = errno;
         goto fail;
     }
-    if (bpf_map__set_value_size(c->skel->maps.marks, (__u32)c->marks_cap) != 0 ||
-        capture__load(c->skel) != 0) {
+    if (capture__load(c->skel) != 0) {
         err = errno;
         goto fail;
     }
-    c->marks = mmap(NULL, c->marks_cap, PROT_READ | PROT_WRITE, MAP_SHARED,
-                    bpf_map__fd(c->skel->maps.marks), 0);
-    if (c->marks == MAP_FAILED) {
-        c->marks = NULL;
-        err = errno;
+    /* the skeleton maps .bss (libbpf makes global data mmap-able) */
+    c->marks = c->skel->bss ? c->skel->bss->marks : NULL;
+    if (!c->marks) {
+        err = ENOTSUP;
         goto fail;
     }
     if (capture__attach(c->skel) != 0) {
@@ -196,8 +249,6 @@ fail:
     ring_buffer__free(c->rb);
     if (c->conv)
         kconv_finish(c->conv);
-    if (c->marks)
-        munmap(c->marks, c->marks_cap);
     capture__destroy(c->skel);
     free(c);
     return NULL;
@@ -213,6 +264,7 @@ int kcap_trace(struct kcap *c, pid_t pid)
     if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY) != 0)
         return -1;
     mark_traced(c, pid, TRACE_ALL);
+    tag_threads(c, pid);
     return 0;
 }
 
@@ -232,6 +284,7 @@ static int adopt(struct kcap *c, pid_t pid, __u32 mode)
     st.mode = mode;
     if (bpf_map_update_elem(fd, &key, &st, BPF_NOEXIST) == 0) {
         mark_traced(c, pid, mode);
+        tag_threads(c, pid);
     } else if (errno != EEXIST) {
         return -1;
     } else if (mode == TRACE_LET_GO) {
@@ -297,7 +350,6 @@ int kcap_close(struct kcap *c)
     count_dropped(c);
     rc = kconv_finish(c->conv);
     ring_buffer__free(c->rb);
-    munmap(c->marks, c->marks_cap);
     capture__destroy(c->skel);
     free(c);
     return rc;

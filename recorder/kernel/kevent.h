@@ -52,11 +52,16 @@ enum kev_trace_mode {
 
 /*
  * The BPF side's `marks`: a byte per tgid, 0 for an untraced one, else
- * what is recorded of it (in `traced`): 1 + enum kev_trace_mode. At least
- * KEV_MARKS_MIN bytes, else pid_max's.
+ * what is recorded of it (in `traced`): 1 + enum kev_trace_mode. One for
+ * every pid the kernel may give (PID_MAX_LIMIT on 64-bit, 4 Mi, whatever
+ * pid_max is now: it may be raised while a capture runs), so that its
+ * bound is a constant.
  */
 #define KEV_MARK(mode) (1 + (mode))
-#define KEV_MARKS_MIN 4096
+#define KEV_MARKS_MAX (4u << 20)
+/* The `flight` array's least size (user space sizes it to pid_max, 64 Ki
+   slots at most). */
+#define KEV_FLIGHT_MIN 4096
 
 /*
  * A traced process, the value of the BPF side's `traced` map: what to

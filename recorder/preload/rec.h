@@ -397,7 +397,8 @@ rec_data(unsigned op, int32_t fd, uint64_t stream, int64_t size, int64_t ret,
     } else {
         rec_data_slow(t, 0, op, fd, stream, size, ret, err, a, b - a);
     }
-    rec_leave();
+    /* the thread's chain stays t: no second read of rec_self */
+    rec_leave_as(t);
 }
 
 /* rec_data() of an fd call (no stdio stream). */

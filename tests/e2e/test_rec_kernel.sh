@@ -129,6 +129,24 @@ n=$(grep -c "\"op\":\"write\",.*\"fd\":3,.*\"path\":\"$work/loop.dat\"" att.json
 [ "$n" -ge 100 ] || not_ok "attach: $n writes to the loop's file named in 2 s"
 grep -q "\"op\":\"fdpath\".*\"fd\":3,.*\"path\":\"$work/loop.dat\"" att.jsonl ||
     not_ok "attach: the fd open before it is named"
+# --- attach to a process whose second thread was there before: both
+# threads' writes are recorded (each thread of it is tagged for the BPF
+# side's first test)
+"$BUILD/bin/progs/rec_writeloop" loop1.dat loop2.dat > loop2.out &
+lp=$!
+i=0
+while [ ! -s loop2.out ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+"$IORECORD" --capture kernel -o att2.zst -p $lp -d 2; rc=$?
+kill $lp
+wait $lp 2>/dev/null
+[ $rc = 0 ] || not_ok "attach, two threads: exit $rc"
+"$IOANALYZE" dump --format jsonl att2.zst > att2.jsonl
+for f in loop1.dat loop2.dat; do
+    n=$(grep -c "\"op\":\"write\",.*\"path\":\"$work/$f\"" att2.jsonl)
+    [ "$n" -ge 100 ] || not_ok "attach, two threads: $n writes to $f in 2 s"
+done
+[ "$(grep '"op":"write"' att2.jsonl | grep -o '"tid":[0-9]*' | sort -u | wc -l)" = 2 ] ||
+    not_ok "attach, two threads: writes not from two threads"
 "$IORECORD" -o none.zst -p 999999999 2> none.err; rc=$?
 [ $rc = 2 ] || not_ok "attach to no process: exit $rc, not 2"
 
