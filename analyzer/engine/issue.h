@@ -74,18 +74,14 @@ enum issue_severity { ISSUE_LOW = 0, ISSUE_MEDIUM, ISSUE_HIGH, ISSUE_NSEVERITIES
 const char *issue_severity_name(int severity);
 /* The severity called name, or -1. */
 int issue_severity_parse(const char *name);
-/* A JSON issue's "severity" key as a severity; ISSUE_MEDIUM when it has
-   none (an issue file written before severities). */
-int issue_severity_of(const json_t *issue);
 
 /*
  * The order of the human reports: by impact, largest first (severity,
  * then impact.model_ms, then the excess figures), then time, type,
  * fingerprint and path, so that two runs list equal issues alike.
- * qsort-style; issue_rank_cmp ranks JSON issues alike.
+ * qsort-style.
  */
 int issue_rank_compare(const struct issue *x, const struct issue *y);
-int issue_rank_cmp(const json_t *x, const json_t *y);
 
 /*
  * Sets every issue's group: 8 hex digits, equal for the issues of one

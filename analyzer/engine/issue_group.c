@@ -25,15 +25,11 @@ static const char *str(const char *s)
 struct rank_key {
     int severity;
     double model_ms;
-    double excess[5];        /* excess_keys' order */
+    /* the excess figures in the order they break ties: bytes weigh most,
+       as they are what wears storage and fills caches */
+    int64_t excess[5];
     int64_t time, type;
     const char *fingerprint, *path;
-};
-
-/* The excess figures in the order they break ties: bytes weigh most, as
-   they are what wears storage and fills caches. */
-static const char *const excess_keys[] = {
-    "excess_bytes", "excess_syncs", "excess_opens", "excess_calls", "handles",
 };
 
 static void rank_key_of(const struct issue *is, struct rank_key *k)
@@ -42,34 +38,15 @@ static void rank_key_of(const struct issue *is, struct rank_key *k)
 
     k->severity = is->severity;
     k->model_ms = im->has & ISSUE_IMPACT_MODEL ? im->model_ms : 0;
-    k->excess[0] = (double)im->excess_bytes;
-    k->excess[1] = (double)im->excess_syncs;
-    k->excess[2] = (double)im->excess_opens;
-    k->excess[3] = (double)im->excess_calls;
-    k->excess[4] = (double)im->handles;
+    k->excess[0] = im->excess_bytes;
+    k->excess[1] = im->excess_syncs;
+    k->excess[2] = im->excess_opens;
+    k->excess[3] = im->excess_calls;
+    k->excess[4] = im->handles;
     k->time = is->time;
     k->type = is->type;
     k->fingerprint = str(is->fingerprint);
     k->path = str(is->path);
-}
-
-static const char *sget(const json_t *o, const char *k)
-{
-    return str(json_string_value(json_object_get(o, k)));
-}
-
-static void rank_key_of_json(const json_t *is, struct rank_key *k)
-{
-    const json_t *impact = json_object_get(is, "impact");
-
-    k->severity = issue_severity_of(is);
-    k->model_ms = json_number_value(json_object_get(impact, "model_ms"));
-    for (size_t i = 0; i < sizeof(excess_keys) / sizeof(excess_keys[0]); i++)
-        k->excess[i] = json_number_value(json_object_get(impact, excess_keys[i]));
-    k->time = json_integer_value(json_object_get(is, "time"));
-    k->type = json_integer_value(json_object_get(is, "type"));
-    k->fingerprint = sget(is, "fingerprint");
-    k->path = sget(is, "path");
 }
 
 static int rank_key_cmp(const struct rank_key *x, const struct rank_key *y)
@@ -101,15 +78,6 @@ int issue_rank_compare(const struct issue *x, const struct issue *y)
 
     rank_key_of(x, &kx);
     rank_key_of(y, &ky);
-    return rank_key_cmp(&kx, &ky);
-}
-
-int issue_rank_cmp(const json_t *x, const json_t *y)
-{
-    struct rank_key kx, ky;
-
-    rank_key_of_json(x, &kx);
-    rank_key_of_json(y, &ky);
     return rank_key_cmp(&kx, &ky);
 }
 

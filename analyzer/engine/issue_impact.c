@@ -50,13 +50,6 @@ int issue_severity_parse(const char *name)
     return -1;
 }
 
-int issue_severity_of(const json_t *issue)
-{
-    int s = issue_severity_parse(json_string_value(json_object_get(issue, "severity")));
-
-    return s < 0 ? ISSUE_MEDIUM : s;
-}
-
 void issue_cost_of(const struct rule *rule, const struct rule_report *r, struct issue_cost *c)
 {
     struct rule_report rr;

@@ -8,54 +8,9 @@
 #include "issue.h"
 #include "report.h"
 
-static const char *or_empty(const char *s)
-{
-    return s ? s : "";
-}
-
-/* The excess figures in the order they break ties (issue_group.c's order:
-   bytes weigh most, as they are what wears storage and fills caches). */
-static int64_t excess(const struct issue_impact *im, size_t k)
-{
-    const int64_t v[] = {im->excess_bytes, im->excess_syncs, im->excess_opens,
-                         im->excess_calls, im->handles};
-
-    return v[k];
-}
-#define NEXCESS 5
-
-int report_rank_cmp(const struct issue *x, const struct issue *y)
-{
-    /* a figure the impact lacks is 0, as an issue without one has */
-    const struct issue_impact *ix = &x->impact, *iy = &y->impact;
-    double dx = ix->model_ms, dy = iy->model_ms;
-    int c;
-
-    if (x->severity != y->severity)
-        return x->severity > y->severity ? -1 : 1;
-    /* the modelled cost, not the measured time: the order is the same on a
-       quiet and on a loaded machine */
-    if (dx != dy)
-        return dx > dy ? -1 : 1;
-    for (size_t k = 0; k < NEXCESS; k++) {
-        int64_t ex = excess(ix, k), ey = excess(iy, k);
-
-        if (ex != ey)
-            return ex > ey ? -1 : 1;
-    }
-    /* equal impact: the JSON's own order (time, type), then the
-       fingerprint, so that two runs give the same order */
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    if (x->type != y->type)
-        return x->type < y->type ? -1 : 1;
-    c = strcmp(or_empty(x->fingerprint), or_empty(y->fingerprint));
-    return c ? c : strcmp(or_empty(x->path), or_empty(y->path));
-}
-
 static int rank_qsort_cmp(const void *a, const void *b)
 {
-    return report_rank_cmp(*(const struct issue *const *)a, *(const struct issue *const *)b);
+    return issue_rank_compare(*(const struct issue *const *)a, *(const struct issue *const *)b);
 }
 
 void report_findings_free(struct report_finding *f, size_t n)

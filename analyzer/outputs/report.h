@@ -142,8 +142,7 @@ int report_issue_t(const struct report *r, const struct issue *issue, int64_t *t
 /*
  * The findings the human reports list (findings.c; docs/analyzer.md, "One
  * cause, one finding"): the issues of one group as one finding, its main
- * issue the highest-ranked (issue.h's issue_rank_cmp order, which
- * report_rank_cmp keeps on records), the others its symptoms in
+ * issue the highest-ranked (issue.h's issue_rank_compare order), the others its symptoms in
  * rank order; findings in their main issue's rank order. An issue without
  * a group (an issue file of an older ioanalyze) is a finding of its own.
  */
@@ -153,9 +152,6 @@ struct report_finding {
     size_t nsymptoms;
 };
 
-/* The order of the human reports (issue.h's issue_rank_cmp) on records:
-   qsort-style. */
-int report_rank_cmp(const struct issue *x, const struct issue *y);
 /* A new array of *n findings (report_findings_free), NULL out of memory. */
 struct report_finding *report_findings(const struct issue_list *issues, size_t *n);
 void report_findings_free(struct report_finding *f, size_t n);
