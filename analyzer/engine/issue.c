@@ -12,6 +12,7 @@
 #include "issue.h"
 #include "issue_cost.h"
 #include "issue_detail.h"
+#include "issue_text.h"
 #include "path.h"
 #include "proc_labels.h"
 #include "symbolize.h"
@@ -339,78 +340,6 @@ int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r)
     return 1;
 }
 
-/*
- * A string of the trace (a path, a process or thread name, a stack, a
- * message naming them) as an issue holds it: JSON takes only UTF-8, and an
- * issue about a file named otherwise was lost with its bytes. Those bytes
- * show as U+FFFD, as in the JSONL dump; the path's own bytes stay in
- * path_hex (path_hex_of). NULL is "". NULL only out of memory.
- */
-static char *trace_text(const char *s)
-{
-    if (!s)
-        s = "";
-    return iot_utf8_valid(s, strlen(s)) ? strdup(s) : iot_utf8_repaired(s);
-}
-
-/* s when it is UTF-8, else NULL: what JSON cannot hold is left out. */
-static const char *utf8_or_null(const char *s)
-{
-    return s && iot_utf8_valid(s, strlen(s)) ? s : NULL;
-}
-
-/* The bytes of a path that is not UTF-8 in hex (JSONL's path_hex); NULL for
-   a UTF-8 path, which path holds whole. */
-static char *path_hex_of(const char *path)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t n = path ? strlen(path) : 0;
-    char *h;
-
-    if (!n || iot_utf8_valid(path, n) || !(h = malloc(2 * n + 1)))
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        h[2 * i] = hex[(unsigned char)path[i] >> 4];
-        h[2 * i + 1] = hex[(unsigned char)path[i] & 0xf];
-    }
-    h[2 * n] = 0;
-    return h;
-}
-
-static int dup_or_null(const char *s, char **out)
-{
-    *out = s ? strdup(s) : NULL;
-    return !s || *out ? 0 : -1;
-}
-
-/* The stack as frames (SPEC "frames"): none without a stack or a
-   symbolizer. A frame with a name that is not UTF-8 is left out, as JSON
-   cannot hold it. 0, or -1 out of memory. */
-static int frames_of(const struct sym_stack *st, struct issue_frames *out)
-{
-    if (!st || !st->n)
-        return 0;
-    if (!(out->v = calloc(st->n, sizeof(*out->v))))
-        return -1;
-    for (size_t i = 0; i < st->n; i++) {
-        const struct sym_frame *f = &st->frames[i];
-        struct issue_frame *o = &out->v[out->n];
-
-        if ((f->function && !utf8_or_null(f->function)) || (f->file && !utf8_or_null(f->file)) ||
-            (f->module && !utf8_or_null(f->module)) || (f->build_id && !utf8_or_null(f->build_id)))
-            continue;
-        out->n++;
-        if (dup_or_null(f->function, &o->function) < 0 || dup_or_null(f->file, &o->file) < 0 ||
-            dup_or_null(f->module, &o->module) < 0 || dup_or_null(f->build_id, &o->build_id) < 0)
-            return -1;
-        o->line = f->line;
-        o->offset = f->offset;
-        o->has_offset = f->has_offset != 0;
-        o->inlined = f->inlined != 0;
-    }
-    return 0;
-}
-
 /* The stacks a rule lists in detail.open_sites (per_file.h), shown as the
    issue's own stack is: symbolized when it can be. */
 static void symbolize_sites(struct issues *is, struct rule_detail *detail)
@@ -424,7 +353,7 @@ static void symbolize_sites(struct issues *is, struct rule_detail *detail)
         if (site->type != ISSUE_V_OBJECT)
             continue;
         st = issue_stack(is, issue_detail_str(site->obj, "stack"));
-        if (st && utf8_or_null(st->text))
+        if (st && issue_utf8_or_null(st->text))
             issue_detail_set_str(site->obj, "stack", st->text);
     }
 }
@@ -443,7 +372,7 @@ static void note_exe(const struct rule_ctx *ctx, const struct rule_session *s,
     if (exe && strcmp(iot_path_base(exe), s->process) != 0 &&
         s->process == engine_proc_name_of(ctx->engine, s->pid))
         issue_detail_set(detail, "exe", (struct issue_value){.type = ISSUE_V_STRING,
-                                                             .s = trace_text(exe)});
+                                                             .s = issue_trace_text(exe)});
 }
 
 /* The finding's own fix (struct rule_report's fix) when the rule was built
@@ -478,9 +407,9 @@ static int note_open_site(struct issues *is, const struct rule_session *s, const
         return 0;
     st = issue_stack(is, s->stack);
     o->has |= ISSUE_HAS_OPEN_SITE;
-    if (!(o->open_stack = trace_text(st ? st->text : s->stack)))
+    if (!(o->open_stack = issue_trace_text(st ? st->text : s->stack)))
         return -1;
-    return frames_of(st, &o->open_frames);
+    return issue_frames_of(st, &o->open_frames);
 }
 
 /*
@@ -550,10 +479,10 @@ static void note_opener(const struct rule_session *s, struct rule_detail *detail
         goto out;
     if (issue_detail_set(v.obj, "process", (struct issue_value){
                                                 .type = ISSUE_V_STRING,
-                                                .s = trace_text(s->opener_process)}) < 0 ||
+                                                .s = issue_trace_text(s->opener_process)}) < 0 ||
         issue_detail_set_int(v.obj, "pid", (int64_t)s->opener_pid) < 0 ||
         issue_detail_set(v.obj, "stack", (struct issue_value){.type = ISSUE_V_STRING,
-                                                              .s = trace_text(s->stack)}) < 0)
+                                                              .s = issue_trace_text(s->stack)}) < 0)
         goto out;
     issue_detail_set(detail, "opened_by", v);
     return;
@@ -574,7 +503,7 @@ static struct issue *make_issue(struct issues *is, const struct rule *rule,
     struct issue *o = calloc(1, sizeof(*o));
     int ok;
 
-    if (!o || !utf8_or_null(rule->name)) {
+    if (!o || !issue_utf8_or_null(rule->name)) {
         issue_detail_free(detail);
         free(o);
         return NULL;
@@ -592,14 +521,14 @@ static struct issue *make_issue(struct issues *is, const struct rule *rule,
     o->pid = s->pid;
     o->tid = calls_tid(rule, r);
     o->has = ISSUE_HAS_FRAMES;
-    ok = (o->process = trace_text(s->process ? s->process : "unknown")) &&
-         (o->path = trace_text(s->path)) && (o->thread = trace_text(calls_thread(rule, r))) &&
-         (o->stack = trace_text(st ? st->text : site)) && (o->rule = strdup(rule->name)) &&
-         (o->fingerprint = malloc(17)) && (o->message = trace_text(r->message)) &&
-         frames_of(st, &o->frames) == 0 && note_open_site(is, s, site, o) == 0;
-    if (ok && (o->path_hex = path_hex_of(s->path)) != NULL)
+    ok = (o->process = issue_trace_text(s->process ? s->process : "unknown")) &&
+         (o->path = issue_trace_text(s->path)) && (o->thread = issue_trace_text(calls_thread(rule, r))) &&
+         (o->stack = issue_trace_text(st ? st->text : site)) && (o->rule = strdup(rule->name)) &&
+         (o->fingerprint = malloc(17)) && (o->message = issue_trace_text(r->message)) &&
+         issue_frames_of(st, &o->frames) == 0 && note_open_site(is, s, site, o) == 0;
+    if (ok && (o->path_hex = issue_path_hex(s->path)) != NULL)
         o->has |= ISSUE_HAS_PATH_HEX;
-    if (ok && utf8_or_null(report_fix(rule, r))) {
+    if (ok && issue_utf8_or_null(report_fix(rule, r))) {
         o->has |= ISSUE_HAS_FIX;
         ok = (o->fix = strdup(report_fix(rule, r))) != NULL;
     }
@@ -644,9 +573,9 @@ static void note_late(struct issues *is, size_t idx, const char *rule, const cha
 static void rename_stack(const struct sym_stack *st, char **text, struct issue_frames *frames)
 {
     struct issue_frames f = {0};
-    char *t = trace_text(st->text);
+    char *t = issue_trace_text(st->text);
 
-    if (!t || frames_of(st, &f) < 0) {
+    if (!t || issue_frames_of(st, &f) < 0) {
         free(t);
         issue_frames_release(&f);
         return;
@@ -680,7 +609,7 @@ static void name_late(struct issues *is, struct issue *o, const char *e)
                                                  ost ? ost->key : open));
     if ((symbolizer_hint(is->sym, o->pid, st, hint, sizeof(hint)) ||
          symbolizer_hint(is->sym, o->pid, ost, hint, sizeof(hint))) &&
-        utf8_or_null(hint)) {
+        issue_utf8_or_null(hint)) {
         free(o->hint);
         if ((o->hint = strdup(hint)) != NULL)
             o->has |= ISSUE_HAS_HINT;
