@@ -40,10 +40,11 @@ struct report_finding *report_findings(const struct issue_list *issues, size_t *
     struct hmap by_group = {0};   /* hash of the group -> index in f + 1 */
     int oom = !v || !f;
 
-    if (!oom)
+    /* an empty list's array may be NULL, which memcpy and qsort refuse */
+    if (!oom && ni) {
         memcpy(v, issues->v, ni * sizeof(*v));
-    if (!oom)
         qsort(v, ni, sizeof(*v), rank_qsort_cmp);
+    }
     for (size_t i = 0; !oom && i < ni; i++) {
         const char *g = v[i]->group;
         uint64_t key = g ? iot_fnv64_add(IOT_FNV64_INIT, g, strlen(g)) : 0;
