@@ -103,8 +103,9 @@ const size_t config_ndefault_ignore = sizeof(config_default_ignore) / sizeof(con
  * built-in patterns again (JIT included) was about a third of its CPU on a
  * small trace (docs/performance.md). A compiled pattern is not changed by
  * matching (each match has its own match data), so configurations, and
- * threads, share it. Entries live as long as the process; past RE_SHARED
- * of them a pattern is compiled for its configuration alone.
+ * threads, share it. Entries live until the process exits, when they are
+ * freed (so a leak checker finds nothing left); past RE_SHARED of them a
+ * pattern is compiled for its configuration alone.
  */
 #define RE_SHARED 64
 static struct {
@@ -113,6 +114,16 @@ static struct {
 } re_shared[RE_SHARED];
 static size_t re_nshared;
 static pthread_mutex_t re_shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* At exit: no configuration is in use any more. */
+static void re_shared_release(void)
+{
+    for (size_t i = 0; i < re_nshared; i++) {
+        pcre2_code_free(re_shared[i].code);
+        free(re_shared[i].pattern);
+    }
+    re_nshared = 0;
+}
 
 /* The compiled pattern, shared when it can be (*shared set); NULL with
    *err and *off on a bad pattern. */
@@ -130,6 +141,10 @@ static pcre2_code *re_code(const char *pattern, int *shared, int *err, PCRE2_SIZ
                              NULL);
         if (code) {
             pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+            /* the first entry registers the release (atexit fails only
+               when its table is full: the entries are then left to exit) */
+            if (re_nshared == 0)
+                (void)atexit(re_shared_release);
             if (re_nshared < RE_SHARED &&
                 (re_shared[re_nshared].pattern = strdup(pattern)) != NULL) {
                 re_shared[re_nshared++].code = code;
