@@ -89,9 +89,10 @@ static const char *side_path(const char *path, char *copy, size_t size, int *fd)
     return copy;
 }
 
-/* The issues in the file, or of the inputs, at path: 0, or 2 after printing the error. */
+/* The issues in the file, or of the inputs, at path, as records: 0, or 2
+   after printing the error. */
 static int load_path(const char *path, const char *config, const char *const *sets,
-                     size_t nsets, int untimed, json_t **issues)
+                     size_t nsets, int untimed, struct issue_list *issues)
 {
     char errbuf[IOT_ERRBUF_SIZE];
     int kind = is_issue_file(path);
@@ -99,14 +100,14 @@ static int load_path(const char *path, const char *config, const char *const *se
     if (kind < 0)
         return 2;
     if (kind) {
-        if (issues_load(path, issues, errbuf) < 0) {
+        if (issues_load_list(path, issues, errbuf) < 0) {
             iot_error("%s", errbuf);
             return 2;
         }
         return 0;
     } else {
         struct analyze_request req = { 0 };
-        struct analyze_opts o = {.want_issues = 1, .progress = "ioanalyze diff"};
+        struct analyze_opts o = {.want_issues = 1, .progress = "ioanalyze diff", .records = 1};
         struct analyze_result res;
 
         req.inputs = &path;
@@ -117,14 +118,14 @@ static int load_path(const char *path, const char *config, const char *const *se
         req.untimed = untimed;
         if (analyze_run(&req, &o, &res) != 0)
             return 2;
-        *issues = res.issues;
-        return *issues ? 0 : 2;
+        *issues = res.list;
+        return 0;
     }
 }
 
 /* The issues of one side: 0, or 2 after printing the error. */
 static int load_side(const char *given, const char *config, const char *const *sets,
-                     size_t nsets, int untimed, json_t **issues)
+                     size_t nsets, int untimed, struct issue_list *issues)
 {
     char copy[32];
     int fd, rc;
@@ -252,7 +253,6 @@ int cmd_diff(int argc, char **argv)
     struct opt_list args = { 0 }, sets = { 0 };
     struct issue_list lists[4] = {{0}};  /* new, fixed, kept, near */
     struct issue_list sides[2] = {{0}};  /* base, next */
-    json_t *base = NULL, *next = NULL;
     const struct output_format *fmt;
     char *root = NULL;
     char names[64], footer[1024];
@@ -315,14 +315,10 @@ int cmd_diff(int argc, char **argv)
         iot_error("--source-root: cannot use '%s': %s", source_root, strerror(errno));
         goto out;
     }
-    if (load_side(pos[0], config, sets.v, sets.n, ci, &base) ||
-        load_side(pos[1], config, sets.v, sets.n, ci, &next))
-        goto out;
     /* each side's issues as records, then matched by fingerprint */
-    if (issue_list_from_json(&sides[0], base) < 0 || issue_list_from_json(&sides[1], next) < 0) {
-        iot_error("out of memory");
+    if (load_side(pos[0], config, sets.v, sets.n, ci, &sides[0]) ||
+        load_side(pos[1], config, sets.v, sets.n, ci, &sides[1]))
         goto out;
-    }
     if (issue_scope_parse(scope) == SCOPE_OWN &&
         (issues_keep_own(&sides[0], root, &base_out) < 0 ||
          issues_keep_own(&sides[1], root, &outside) < 0)) {
@@ -359,8 +355,6 @@ out:
         issue_list_release(&lists[i]);
     issue_list_release(&sides[0]);
     issue_list_release(&sides[1]);
-    json_decref(base);
-    json_decref(next);
     free(root);
     free(args.v);
     free(sets.v);
