@@ -72,9 +72,22 @@ struct leak_handle {
     int64_t open_at, used_at;
 };
 
+/* One of a group's stacks: how many of its handles carried it, the first opened when. */
+struct leak_stack {
+    const char *stack;
+    size_t n;
+    int64_t open_at;
+};
+
+/* The stacks a group tells apart; a site that shows more (a JIT's tiers) shows one of these. */
+#define LEAK_STACKS 16
+
 struct leak_group {
     struct rule_session first;   /* the first handle held (strings are interned) */
     const char *key;             /* stack, or NULL: the process's handles of no stack */
+    uint64_t site;               /* rule_stack_site() of key: the group's, 0 with no stack */
+    struct leak_stack stacks[LEAK_STACKS];
+    size_t nstacks;
     struct leak_handle *h;
     size_t n, cap;
     int64_t last_unix_ms;
@@ -137,14 +150,47 @@ static uint64_t site_key(const struct rule_session *s, const char *stack)
     return iot_fnv64_add(iot_fnv64_add(IOT_FNV64_INIT, prog, strlen(prog) + 1), stack, n);
 }
 
+/* Counts a handle of g opened at open_at from stack. */
+static void note_stack(struct leak_group *g, const char *stack, int64_t open_at)
+{
+    size_t i = 0;
+
+    while (i < g->nstacks && g->stacks[i].stack != stack)
+        i++;
+    if (i == g->nstacks) {
+        if (i == LEAK_STACKS)
+            return;
+        g->stacks[g->nstacks++] = (struct leak_stack){stack, 0, open_at};
+    }
+    g->stacks[i].n++;
+    if (open_at < g->stacks[i].open_at)
+        g->stacks[i].open_at = open_at;
+}
+
+/* The stack g's issue shows: the one most of its handles carried (a
+   JIT's warm code, not the interpreter's first calls), the first opened
+   of those. */
+static const char *shown_stack(const struct leak_group *g)
+{
+    const struct leak_stack *best = NULL;
+
+    for (size_t i = 0; i < g->nstacks; i++) {
+        const struct leak_stack *k = &g->stacks[i];
+
+        if (!best || k->n > best->n || (k->n == best->n && k->open_at < best->open_at))
+            best = k;
+    }
+    return best ? best->stack : g->first.stack;
+}
+
 static void leak_check(void *state, const struct rule_ctx *ctx, const struct rule_session *s)
 {
     struct leak_state *st = state;
     const char *key = s->stack && *s->stack ? s->stack : NULL;
     struct leak_group *g = NULL;
+    uint64_t site;
     size_t i;
 
-    (void)ctx;
     if (s->open_t >= 0)
         note_active(st, s);
     if (s->directory)
@@ -158,11 +204,14 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
         }
         return;
     }
-    /* Leaks of one process arrive together at its exit: search from the end. */
+    /* Leaks of one process arrive together at its exit: search from the
+       end. Stacks of one site are one group: a JIT runtime's frames for
+       the same code move as the run warms up (rule_stack_site). */
+    site = key ? rule_stack_site(ctx, key) : 0;
     for (i = st->n; i-- > 0;) {
         if (st->g[i].first.pid != s->pid)
             break;
-        if (st->g[i].key == key) {
+        if (st->g[i].key == key || (key && st->g[i].key && st->g[i].site == site)) {
             g = &st->g[i];
             break;
         }
@@ -171,7 +220,7 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
         if (iot_grow(&st->g, &st->cap, st->n + 1, sizeof(*st->g)) < 0)
             return;
         g = &st->g[st->n++];
-        *g = (struct leak_group){.first = *s, .key = key};
+        *g = (struct leak_group){.first = *s, .key = key, .site = site};
     }
     if (iot_grow(&g->h, &g->cap, g->n + 1, sizeof(*g->h)) < 0)
         return;
@@ -179,9 +228,13 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
         struct leak_places at = place_of(s);
 
         g->h[g->n++] = (struct leak_handle){s->path, at.open_at, at.used_at};
+        if (key)
+            note_stack(g, key, at.open_at);
     }
-    if (s->open_t < g->first.open_t)
+    if (s->open_t < g->first.open_t) {
         g->first = *s;
+        g->key = key;
+    }
     if (s->end_unix_ms > g->last_unix_ms)
         g->last_unix_ms = s->end_unix_ms;
 }
@@ -248,6 +301,7 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
 
     for (size_t i = 0; i < st->n; i++) {
         struct leak_group *g = &st->g[i];
+        struct rule_session shown;
         size_t again;
         const char *shape;
         struct rule_detail *detail;
@@ -291,8 +345,10 @@ static void leak_report(void *state, const struct rule_ctx *ctx)
                                RULE_HAS(struct rule_session, &g->first, end_seq) ? "calls"
                                                                                  : "time");
         }
+        shown = g->first;
+        shown.stack = g->key ? shown_stack(g) : g->first.stack;
         rule_report(ctx, &(struct rule_report){
-            .s = &g->first, .repeat = (int64_t)g->n, .time_unix_ms = g->last_unix_ms,
+            .s = &shown, .repeat = (int64_t)g->n, .time_unix_ms = g->last_unix_ms,
             .message = msg, .time_ns = RULE_NO_TIME, .handles = (int64_t)g->n,
             .fields = detail});
     }

@@ -577,6 +577,16 @@ int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t
 int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r);
 
 /*
+ * Implemented by the analyzer: a key of the site a stack (a session's or a
+ * call's, as given) names: the stack, with the frames of a JIT runtime's
+ * code that move as the run warms up left out (a Java call's interpreted
+ * frames, then its compiled tiers'), as fingerprints leave them out. Two
+ * stacks of one site are the same code to the program's developers. 0 for
+ * an empty stack. A plugin that calls it needs an ioanalyze that has it.
+ */
+uint64_t rule_stack_site(const struct rule_ctx *ctx, const char *stack);
+
+/*
  * Implemented by the analyzer: how many threads process pid has run so far
  * (a thread whose name matches main_thread_names counts as a second one:
  * the process has a main thread that matters); 0 for an unknown pid. In

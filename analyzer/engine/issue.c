@@ -317,6 +317,12 @@ int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t
     return again(ctx, s, repeat, time_unix_ms, &idx);
 }
 
+uint64_t rule_stack_site(const struct rule_ctx *ctx, const char *stack)
+{
+    (void)ctx;
+    return stack && *stack ? iot_fnv64_add(IOT_FNV64_INIT, stack, sym_site_len(stack)) : 0;
+}
+
 /* The detail builder's fields of r, when the rule was built with that
    member (the report is then theirs to free). */
 static struct rule_detail *report_fields(const struct rule *rule, const struct rule_report *r)

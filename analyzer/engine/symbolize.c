@@ -651,12 +651,30 @@ size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap)
     return n;
 }
 
+/*
+ * A stack that enters a tiering runtime's JIT code (sym_frames_tier) is
+ * its site as far as its first JIT frame, named or not (its line starts
+ * at jit_at in the key kf; SIZE_MAX: none), which the key shows as
+ * "[jit]": below it, the frames one call shows are the interpreter's,
+ * then a compiled tier's, then a caller's that inlined it, as the run
+ * warms up, and a fingerprint made of them would differ between two runs
+ * of the same program, or split one site into several. sym_site_len()
+ * cuts a raw stack at the same place.
+ */
+static void key_stops_at_jit(struct sbuf *kf, size_t jit_at, const struct sym_frame *f, size_t n)
+{
+    if (jit_at > kf->len || kf->failed || !sym_frames_tier(f, n))
+        return;
+    kf->len = jit_at;
+    sb_puts(kf, "[jit]");
+}
+
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack)
 {
     const char *key = sym_intern(s, stack ? stack : "");
     struct sstack *k, *stale;
     struct sym_frame *f = NULL;
-    size_t n = 0, cap = 0, npy = 0, unnamed = 0;
+    size_t n = 0, cap = 0, npy = 0, unnamed = 0, jit_at = SIZE_MAX;
     size_t frames0 = s->nframes, unresolved0 = s->nunresolved;
     struct sbuf t = {0}, kf = {0}, pyk = {0};
 
@@ -692,6 +710,8 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         } else {
             m = jit_frame(s, p, len, &one);
             unnamed += m && !one.function;
+            if (m && jit_at == SIZE_MAX)
+                jit_at = kf.len + (n > 0);   /* after the "\n" that ends the last line */
         }
         if (m)
             got = &one;
@@ -724,6 +744,8 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         if (*p == '\n')
             p++;
     }
+    if (!npy)
+        key_stops_at_jit(&kf, jit_at, f, n);
     /* an empty stack is "" (and every string ends in its NUL) */
     sb_add(&t, "", 0);
     sb_add(&kf, "", 0);

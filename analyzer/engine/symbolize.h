@@ -99,6 +99,16 @@ size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap);
 int sym_stack_runtime(const struct sym_stack *st);
 
 /*
+ * How much of a raw stack ("module+0xOFF" lines) names its site: all of
+ * it, or, for a stack that enters the JIT code of a runtime that tiers
+ * (one of its frames is the JVM's or node's), its frames above the first JIT frame
+ * ("[jit:PID]+0x..."): the JIT frames of one call move as the run warms
+ * up. What the fingerprint key does with the symbolized frames, read off
+ * the raw ones, so that a rule can group by it without symbolizing.
+ */
+size_t sym_site_len(const char *stack);
+
+/*
  * The hint an issue of process pid whose stack is st carries: when st
  * has JIT frames no record named, or the runtime's frame that stands for
  * a script's function (node's interpreter trampoline), and no map was read

@@ -180,16 +180,28 @@ static const struct {
     /* the runtime's own function whose frame stands for a script's
        function that the flag would name (NULL: none) */
     const char *stands_in;
+    /* 1: it compiles a function anew as the function grows hot (the JVM's
+       interpreter, then its compilers' tiers, inlining callers; V8's), so
+       which JIT frames one call shows depends on how far the run had
+       warmed up when it made the call; 0: each function's code is made
+       once (BEAM compiles a module as it loads) */
+    int tiers;
 } runtimes[] = {
-    { "libjvm.so", "java",
-      "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer",
-      "names its JIT frames and keeps its compiled callers on the stack", NULL },
-    { "beam.smp", "erl", "+JPperf true", "names its JIT frames", NULL },
+#define JVM_FLAGS "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer", \
+        "names its JIT frames and keeps its compiled callers on the stack"
+    { "libjvm.so", "java", JVM_FLAGS, NULL, 1 },
+    /* the JDK's native code, which a Java program's I/O calls from the
+       JIT's frames: on the stack above them, where a chain that breaks in
+       compiled code (no -XX:+PreserveFramePointer) cannot lose it */
+    { "libjava.so", "java", JVM_FLAGS, NULL, 1 },
+    { "libnio.so", "java", JVM_FLAGS, NULL, 1 },
+    { "beam.smp", "erl", "+JPperf true", "names its JIT frames", NULL, 0 },
     /* interpreted functions run in the trampoline's frame without the second */
     { "node", "node", "--perf-basic-prof --interpreted-frames-native-stack",
-      "names its JIT and interpreted frames", "Builtins_InterpreterEntryTrampoline" },
+      "names its JIT and interpreted frames", "Builtins_InterpreterEntryTrampoline", 1 },
     { "libnode.so", "node", "--perf-basic-prof --interpreted-frames-native-stack",
-      "names its JIT and interpreted frames", "Builtins_InterpreterEntryTrampoline" },
+      "names its JIT and interpreted frames", "Builtins_InterpreterEntryTrampoline", 1 },
+#undef JVM_FLAGS
 };
 
 static int runtime_of(const char *module)
@@ -217,6 +229,47 @@ int sym_stack_runtime(const struct sym_stack *st)
     for (size_t i = 0; st && i < st->n && r < 0; i++)
         r = runtime_of(sym_base_name(st->frames[i].module));
     return r;
+}
+
+size_t sym_site_len(const char *stack)
+{
+    size_t jit = SIZE_MAX, len = 0;
+    int tiers = 0;
+
+    for (const char *p = stack; *p;) {
+        size_t n = strcspn(p, "\n"), base = n;
+        int r;
+
+        if (jit == SIZE_MAX && strncmp(p, "[jit:", 5) == 0)
+            jit = (size_t)(p - stack);
+        /* "/usr/lib/.../libjvm.so+0x8282d2": the module's base name */
+        while (base > 0 && p[base - 1] != '/')
+            base--;
+        {
+            const char *plus = memmem(p + base, n - base, "+0x", 3);
+            char mod[64];
+            size_t m = (plus ? (size_t)(plus - p) : n) - base;
+
+            if (m < sizeof(mod)) {
+                memcpy(mod, p + base, m);
+                mod[m] = '\0';
+                if ((r = runtime_of(mod)) >= 0)
+                    tiers = runtimes[r].tiers;
+            }
+        }
+        p += n;
+        if (*p == '\n')
+            p++;
+        len = (size_t)(p - stack);
+    }
+    return jit != SIZE_MAX && tiers ? jit : len;
+}
+
+int sym_frames_tier(const struct sym_frame *f, size_t n)
+{
+    int r = sym_stack_runtime(&(struct sym_stack){ .frames = f, .n = n });
+
+    return r >= 0 && runtimes[r].tiers;
 }
 
 size_t symbolizer_hint(const struct symbolizer *s, int32_t pid, const struct sym_stack *st,

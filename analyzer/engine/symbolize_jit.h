@@ -43,4 +43,13 @@ int jit_table_has(const struct jit_table *t, int32_t pid);
  */
 const char *jit_runtime_flag(const char *module, const char **runtime);
 
+struct sym_frame;
+/*
+ * Whether the JIT frames among f[0..n) are of a runtime that tiers (the
+ * JVM, node: which frames one call shows moves with how warm the run was);
+ * 0 for BEAM's, and for a runtime not known (a stack that shows none of a
+ * known runtime's modules), whose frames count like any others.
+ */
+int sym_frames_tier(const struct sym_frame *f, size_t n);
+
 #endif /* SYMBOLIZE_JIT_H */

@@ -213,7 +213,7 @@ assert o['severity'] == 'medium' and o['impact'] == {}, o" ||
 # what plugins can link against: rule.h's functions, not the registry's
 if have nm; then
     nm -D --defined-only "$IOANALYZE" | awk '{print $NF}' | grep -E '^rules?_' | sort >"$work/exported"
-    printf '%s\n' rule_again rule_again_cost rule_proc_threads rule_report rule_thread_role \
+    printf '%s\n' rule_again rule_again_cost rule_proc_threads rule_report rule_stack_site rule_thread_role \
         rule_detail_new rule_detail_free rule_detail_int rule_detail_uint rule_detail_double \
         rule_detail_string rule_detail_bool rule_detail_ints rule_detail_add_object | sort >"$work/want"
     cmp -s "$work/exported" "$work/want" ||

@@ -161,7 +161,9 @@ static void test_python_frames(void)
 
 /*
  * The JVM's "ret pkg.Cls.method(args)" and BEAM's "$mod:fun/arity": the
- * function alone, no file, shown and keyed under "[jit]".
+ * function alone, no file, shown under "[jit]". The key of a stack of a
+ * runtime that tiers (the JVM's) stops at its first JIT frame, as "[jit]";
+ * BEAM's, and one of no runtime known, keep their named frames.
  */
 static void test_jit_runtime_names(void)
 {
@@ -178,11 +180,44 @@ static void test_jit_runtime_names(void)
     CU_ASSERT_PTR_NULL(f->file);
     CU_ASSERT_STRING_EQUAL(st->text, "Leak.writeRecords ([jit])");
     CU_ASSERT_STRING_EQUAL(st->key, "Leak.writeRecords ([jit])");
+    st = symbolizer_stack(s, "/nonexistent/lib/libjava.so+0x40\n[jit:5]+0x1010\n[jit:5]+0x3010\n"
+                             "/nonexistent/lib/server/libjvm.so+0x20");
+    CU_ASSERT_STRING_EQUAL(st->text, "libjava.so+0x40\nLeak.writeRecords ([jit])\n"
+                                     "StubRoutines (1) ([jit])\nlibjvm.so+0x20");
+    CU_ASSERT_STRING_EQUAL(st->key, "libjava.so+0x40\n[jit]");
     f = one_frame(s, "[jit:5]+0x2010", &st);
     CU_ASSERT_STRING_EQUAL(f->function, "rec:write_records/2");
+    st = symbolizer_stack(s, "/nonexistent/lib/libc.so.6+0x40\n[jit:5]+0x2010\n"
+                             "/nonexistent/erts-13.1/bin/beam.smp+0x20");
+    CU_ASSERT_STRING_EQUAL(st->key, "libc.so.6+0x40\nrec:write_records/2 ([jit])\nbeam.smp+0x20");
     f = one_frame(s, "[jit:5]+0x3010", &st);
     CU_ASSERT_STRING_EQUAL(f->function, "StubRoutines (1)");
     symbolizer_free(s);
+}
+
+/*
+ * A raw stack's site: all of it, or above its first JIT frame where the
+ * runtime tiers (the JVM, node); BEAM's whole, and one of no runtime known.
+ */
+static void test_jit_site_len(void)
+{
+    static const struct {
+        const char *stack;
+        size_t site;   /* of the stack's bytes */
+    } cases[] = {
+        { "/lib/libc.so.6+0x10\n/usr/bin/app+0x20", 37 },
+        { "/lib/libc.so.6+0x10\n/usr/bin/app+0x20\n", 38 },
+        { "/jdk/lib/libjava.so+0x40\n[jit:5]+0x1010\n/jdk/lib/server/libjvm.so+0x20", 25 },
+        { "[jit:5]+0x1010\n/jdk/lib/server/libjvm.so+0x20", 0 },
+        { "/lib/libc.so.6+0x40\n[jit:5]+0x2010", 34 },
+        { "/lib/libc.so.6+0x40\n[jit:5]+0x2010\n/usr/bin/node+0x20", 20 },
+        { "/lib/libc.so.6+0x40\n[jit:5]+0x2010\n/erts-13.1/bin/beam.smp+0x20", 63 },
+        { "/lib/libc.so.6+0x40\n[py:6]+0x1000+0x12\n/usr/bin/python3.11+0x20", 63 },
+        { "", 0 },
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        CU_ASSERT_EQUAL(sym_site_len(cases[i].stack), cases[i].site);
 }
 
 /*
@@ -237,24 +272,24 @@ static void test_jit_late_record(void)
 {
     struct symbolizer *s = symbolizer_create(NULL, 0);
     const struct sym_stack *st, *again;
-    const char *stack = "[jit:7]+0x1008\n[jit:7]+0x9000";
+    const char *stack = "[jit:7]+0x1008\n[jit:7]+0x9000\n/nonexistent/bin/beam.smp+0x20";
     size_t frames, unresolved;
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     st = symbolizer_stack(s, stack);
     CU_ASSERT_PTR_NOT_NULL_FATAL(st);
     CU_ASSERT_EQUAL(st->unnamed_jit, 2);
-    CU_ASSERT_STRING_EQUAL(st->text, "[jit]+0x1008\n[jit]+0x9000");
+    CU_ASSERT_STRING_EQUAL(st->text, "[jit]+0x1008\n[jit]+0x9000\nbeam.smp+0x20");
     /* no record since: the same stack */
     CU_ASSERT_PTR_EQUAL(symbolizer_stack(s, stack), st);
     symbolizer_jit_symbol(s, 7, 0x1000, 0x10, "void Leak.writeRecords(java.lang.String, int)");
     again = symbolizer_stack(s, stack);
     CU_ASSERT_PTR_NOT_NULL_FATAL(again);
     CU_ASSERT_EQUAL(again->unnamed_jit, 1);
-    CU_ASSERT_STRING_EQUAL(again->text, "Leak.writeRecords ([jit])\n[jit]+0x9000");
-    CU_ASSERT_STRING_EQUAL(again->key, "Leak.writeRecords ([jit])\n[jit]");
+    CU_ASSERT_STRING_EQUAL(again->text, "Leak.writeRecords ([jit])\n[jit]+0x9000\nbeam.smp+0x20");
+    CU_ASSERT_STRING_EQUAL(again->key, "Leak.writeRecords ([jit])\n[jit]\nbeam.smp+0x20");
     /* the earlier stack is still readable by whoever holds it */
-    CU_ASSERT_STRING_EQUAL(st->text, "[jit]+0x1008\n[jit]+0x9000");
+    CU_ASSERT_STRING_EQUAL(st->text, "[jit]+0x1008\n[jit]+0x9000\nbeam.smp+0x20");
     symbolizer_counts(s, &frames, &unresolved);
     CU_ASSERT_EQUAL(frames, 2);
     CU_ASSERT_EQUAL(unresolved, 1);
@@ -271,5 +306,6 @@ void symbolize_suite(void)
     CU_add_test(s, "Python frames named with their lines, keyed by them alone", test_python_frames);
     CU_add_test(s, "JVM and BEAM perf-map names", test_jit_runtime_names);
     CU_add_test(s, "the flag that names a runtime's JIT frames, once per process", test_jit_hints);
+    CU_add_test(s, "a raw stack's site stops at a tiering runtime's first JIT frame", test_jit_site_len);
     CU_add_test(s, "a JIT record read after its stack was made names it", test_jit_late_record);
 }
