@@ -6,7 +6,8 @@
 # Debian's python3 and each pyenv CPython 3.8 to 3.13 present. On 3.11+
 # the walk reads the thread state, the main thread's stack and its data
 # stack chunk directly (no system call once the chunk was checked); on
-# 3.8-3.10 each frame object is one process_vm_readv. The C stack alone
+# 3.8-3.10 a current frame object the thread's last walk read, and its
+# callers (else one process_vm_readv for the chain). The C stack alone
 # costs what bench_recorder's "open" says. Wall-clock figures only: never
 # pass/fail on time (on a loaded machine, count CPU and system calls with
 # perf stat -e task-clock,syscalls:sys_enter_process_vm_readv instead).

@@ -174,8 +174,10 @@ static void look_for_python(void)
  *   read all of it through the kernel: the current
  *   chunk is freed only after the thread state has moved to the previous
  *   one, so while the state names it, it is mapped.
+ * - on 3.8-3.10, a current frame object the last walk read, and its
+ *   callers (legacy_walk below).
  * Everything else (another thread's cframe, a frame outside the window: a
- * generator's, 3.8-3.10's frame objects, code objects) is read by the
+ * generator's, other 3.8-3.10 frame objects, code objects) is read by the
  * kernel, where a bad pointer is an error, not a fault.
  */
 #define WINDOW 4096
@@ -269,6 +271,101 @@ static const uint8_t *frame_at(uintptr_t fr, const struct window *w, uint8_t *bu
     return rec_py_peek(fr, buf, (size_t)rec_py.fr_size) == 0 ? buf : NULL;
 }
 
+/*
+ * 3.8-3.10 keep each frame in a heap object of its own, linked to its
+ * caller by f_back, so a walk read one frame per system call. The frames
+ * above a thread's current one are mostly those of its last walk (a loop
+ * calls the same function from the same callers): those are read in the
+ * same system call as the current one, and kept as far as the links agree
+ * (a frame read is taken only when a frame taken before it links to its
+ * address, and both were read in one call of a thread whose chain stands
+ * still while it is in this one). A chain that changed costs a call more
+ * from where it changed.
+ *
+ * A current frame that the last walk read (a loop's, or the frame
+ * CPython keeps for each code object and reuses at its next call) is read
+ * directly, and so is each caller it links to: the thread's current frame
+ * and the callers of a live frame are live objects, in memory that stays
+ * mapped while the thread is in this call. Only the thread state's word
+ * is taken on trust, and only when it names a frame read before; any
+ * other goes through the kernel, so that a thread state the program broke
+ * cannot fault the walk.
+ */
+#define LEGACY_BATCH (REC_PY_FRAMES + 1)
+
+/* This thread's frames of its last walk, outermost last. */
+static __thread uintptr_t last_chain[REC_PY_FRAMES] REC_TLS;
+static __thread int last_chain_n REC_TLS;
+
+/* Frame fr and the last walk's frames after from (no longer fr's) into
+   buf (fr_size each, WINDOW bytes); how many were read whole. */
+static int read_batch(uintptr_t fr, int from, uintptr_t *addrs, uint8_t *buf)
+{
+    struct iovec local = { buf, 0 }, remote[LEGACY_BATCH];
+    size_t size = (size_t)rec_py.fr_size;
+    int n = 0, saved = errno;
+    long r;
+
+    addrs[n++] = fr;
+    for (int i = from; i < last_chain_n && n < LEGACY_BATCH && (size_t)(n + 1) * size <= WINDOW; i++)
+        if (last_chain[i] != fr)
+            addrs[n++] = last_chain[i];
+    for (int i = 0; i < n; i++)
+        remote[i] = (struct iovec){ (void *)addrs[i], size };
+    local.iov_len = (size_t)n * size;
+    r = syscall(SYS_process_vm_readv, (long)rec_pid, &local, 1L, remote, (long)n, 0L);
+    errno = saved;
+    return r > 0 ? (int)((size_t)r / size) : 0;
+}
+
+static int legacy_walk(uintptr_t fr, struct rec_pyframe *out, int max, uint8_t *buf)
+{
+    uintptr_t addrs[LEGACY_BATCH], chain[REC_PY_FRAMES];
+    int n = 0, got = 0, at = 0, direct = 0;
+
+    for (int k = 0; k < last_chain_n && !direct; k++)
+        direct = fr && last_chain[k] == fr;
+
+    /* a chain that loops (a misread) ends at the walk's bound */
+    for (int steps = 0; fr && n < max && n < REC_PY_FRAMES && steps < 4 * REC_PY_FRAMES; steps++) {
+        const uint8_t *f;
+        uintptr_t code;
+        int32_t lasti;
+
+        /* fr among those read, after the last taken: else a batch from fr,
+           with what came after fr in the last walk (all of it for a frame
+           it did not have: the caller of a new innermost frame is there) */
+        while (at < got && addrs[at] != fr)
+            at++;
+        if (direct) {
+            memcpy(buf, (const void *)fr, (size_t)rec_py.fr_size);
+            at = 0;
+        } else if (at == got) {
+            int k = 0;
+
+            while (k < last_chain_n && last_chain[k] != fr)
+                k++;
+            got = read_batch(fr, k < last_chain_n ? k + 1 : 0, addrs, buf);
+            if (got == 0)
+                break;
+            at = 0;
+        }
+        f = buf + (size_t)at * (size_t)rec_py.fr_size;
+        code = word(f, rec_py.fr_code);
+        memcpy(&lasti, f + rec_py.fr_lasti, sizeof(lasti));
+        chain[n] = fr;
+        fr = word(f, rec_py.fr_prev);
+        at++;
+        if (!code)
+            continue;
+        out[n++] = (struct rec_pyframe){ code, word(f, rec_py.fr_globals),
+                                         lasti > 0 ? (uint32_t)lasti * (uint32_t)rec_py.lasti_unit : 0 };
+    }
+    memcpy(last_chain, chain, (size_t)n * sizeof(chain[0]));
+    last_chain_n = n;
+    return n;
+}
+
 int rec_py_walk(struct rec_pyframe *out, int max)
 {
     uint64_t frame[16];
@@ -290,6 +387,8 @@ int rec_py_walk(struct rec_pyframe *out, int max)
     w.lo = w.hi = 0;
     ts = (uintptr_t)this_thread_state();
     fr = ts ? first_frame(ts, &w) : 0;
+    if (rec_py.fr_instr < 0)
+        return legacy_walk(fr, out, max, w.bytes);
     /* a chain that loops (a misread) ends at the walk's bound */
     for (int steps = 0; fr && n < max && steps < 4 * REC_PY_FRAMES; steps++) {
         uintptr_t code, off, ident;
