@@ -58,6 +58,7 @@ static const struct rule_param main_thread_params[] = {
 struct mt_group {
     struct rule_session first;       /* strings are interned: safe to keep */
     const char *call;                /* a call group's op ("fdatasync"), NULL: sessions */
+    uint64_t site;                   /* rule_stack_site() of first.stack, 0 with none */
     int64_t last_end, cur_cont;      /* a call group's current continual run */
     uint64_t slow;                   /* a call group's calls over max_once_ms (modelled) */
     int bits;
@@ -76,24 +77,23 @@ struct main_thread_state {
     struct hmap idx;                 /* group_key() -> index in g + 1 */
 };
 
-/* A session's group: its process and open stack, or its path where it has
-   no stack. Hashes of them may collide: the group is told by its fields. */
-static uint64_t group_key(const struct rule_session *s)
+/* A session's group: its process and open site (rule_stack_site: one
+   Java call's stacks differ as the JVM compiles it), or its path where it
+   has no stack. Hashes of them may collide: the group is told by its fields. */
+static uint64_t group_key(const struct rule_session *s, uint64_t site)
 {
-    uintptr_t site = *s->stack ? (uintptr_t)s->stack : (uintptr_t)s->path;
-
-    return iot_mix64_pair((uint64_t)(uint32_t)s->pid, (uint64_t)site);
+    return iot_mix64_pair((uint64_t)(uint32_t)s->pid, *s->stack ? site : (uintptr_t)s->path);
 }
 
-static int same_group(const struct mt_group *g, const struct rule_session *s)
+static int same_group(const struct mt_group *g, const struct rule_session *s, uint64_t site)
 {
-    return !g->call && g->first.pid == s->pid && g->first.stack == s->stack &&
-           (*s->stack || g->first.path == s->path);
+    return !g->call && g->first.pid == s->pid && !*g->first.stack == !*s->stack &&
+           g->site == site && (*s->stack || g->first.path == s->path);
 }
 
 /* The group of s (a session group when call is NULL), made when new; NULL
    out of memory. */
-static struct mt_group *group_of(struct main_thread_state *st, uint64_t key,
+static struct mt_group *group_of(struct main_thread_state *st, uint64_t key, uint64_t site,
                                  const struct rule_session *s, const char *call)
 {
     void *v;
@@ -102,14 +102,14 @@ static struct mt_group *group_of(struct main_thread_state *st, uint64_t key,
     for (; (v = hmap_get(&st->idx, key)); key++) {
         struct mt_group *g = &st->g[(uintptr_t)v - 1];
 
-        if (call ? g->call == call && g->first.pid == s->pid && g->first.stack == s->stack
-                 : same_group(g, s))
+        if (call ? g->call == call && g->first.pid == s->pid && g->site == site
+                 : same_group(g, s, site))
             return g;
     }
     if (iot_grow(&st->g, &st->cap, st->n + 1, sizeof(*st->g)) < 0 ||
         hmap_put(&st->idx, key, (void *)(uintptr_t)(st->n + 1)) < 0)
         return NULL;
-    st->g[st->n] = (struct mt_group){.first = *s, .call = call};
+    st->g[st->n] = (struct mt_group){.first = *s, .call = call, .site = site};
     /* the issue names the session's main thread, not its busiest one */
     st->g[st->n].first.calls_threads = 0;
     return &st->g[st->n++];
@@ -131,6 +131,7 @@ static void main_thread_check(void *state, const struct rule_ctx *ctx,
     struct main_thread_state *st = state;
     struct mt_group *g;
     int bits = 0, role;
+    uint64_t site;
 
     if (!s->main_ops || !RULE_HAS(struct rule_session, s, main_model_once_ns))
         return;
@@ -141,7 +142,8 @@ static void main_thread_check(void *state, const struct rule_ctx *ctx,
         bits |= 1;
     if (s->main_model_ns > RULE_NS_FROM_MS(ctx->p[P_MAX_CONTINUAL]))
         bits |= 2;
-    if (!bits || !(g = group_of(st, group_key(s), s, NULL)))
+    site = rule_stack_site(ctx, s->stack);
+    if (!bits || !(g = group_of(st, group_key(s, site), site, s, NULL)))
         return;
     g->bits |= bits;
     g->role |= role;
@@ -172,14 +174,17 @@ static void main_thread_call(void *state, const struct rule_ctx *ctx,
                              .thread = c->thread, .stack = c->stack, .pid = c->pid,
                              .tid = c->tid, .timed = 1, .open_t = c->t, .end_t = c->t + c->dur,
                              .end_unix_ms = c->unix_ms, .file_size = -1, .main_tid = c->tid};
-    uint64_t site = *c->stack ? (uintptr_t)c->stack : (uintptr_t)c->op;
+    uint64_t site;
     struct mt_group *g;
-
     int role;
 
     if (!RULE_HAS(struct rule_path_call, c, model_ns) ||
-        !in_scope(ctx, role = rule_thread_role(ctx, c->pid, c->tid)) ||
-        !(g = group_of(st, iot_mix64_pair((uint64_t)(uint32_t)c->pid, site) ^ 1, &s, c->op)))
+        !in_scope(ctx, role = rule_thread_role(ctx, c->pid, c->tid)))
+        return;
+    site = rule_stack_site(ctx, c->stack);
+    if (!(g = group_of(st, iot_mix64_pair((uint64_t)(uint32_t)c->pid,
+                                          site ? site : (uintptr_t)c->op) ^ 1,
+                       site, &s, c->op)))
         return;
     /* the measured figures, evidence only */
     g->cur_cont = g->sessions && c->t - g->last_end < ctx->gap_ns ? g->cur_cont + c->dur : c->dur;

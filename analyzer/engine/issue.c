@@ -27,6 +27,7 @@ struct issues {
     struct issue_list list; /* the issues so far, one per fingerprint */
     struct hmap seen;       /* fingerprint value -> index in list + 1 */
     struct hmap fps;        /* raw_key() -> fingerprint value (raw_key) */
+    struct hmap sites;      /* an interned stack's address -> rule_stack_site() */
     struct symbolizer *sym; /* stacks to functions and lines, or NULL */
     struct issue_cost *costs; /* costs[i]: list[i]'s, over its occurrences */
     size_t costs_cap;
@@ -108,6 +109,7 @@ void issues_free(struct issues *is)
         return;
     hmap_release(&is->seen);
     hmap_release(&is->fps);
+    hmap_release(&is->sites);
     issue_list_release(&is->list);
     proc_labels_free(is->labels);
     fold_made_free(is->made);
@@ -319,8 +321,19 @@ int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t
 
 uint64_t rule_stack_site(const struct rule_ctx *ctx, const char *stack)
 {
-    (void)ctx;
-    return stack && *stack ? iot_fnv64_add(IOT_FNV64_INIT, stack, sym_site_len(stack)) : 0;
+    struct issues *is = ((const struct issue_binding *)ctx->sink)->issues;
+    uint64_t site;
+
+    if (!stack || !*stack)
+        return 0;
+    /* rules hand over the engine's interned stacks: one per address */
+    site = (uint64_t)(uintptr_t)hmap_get(&is->sites, (uint64_t)(uintptr_t)stack);
+    if (!site) {
+        site = iot_fnv64_add(IOT_FNV64_INIT, stack, sym_site_len(stack)) | 1;
+        /* out of memory: worked out again next time */
+        hmap_put(&is->sites, (uint64_t)(uintptr_t)stack, (void *)(uintptr_t)site);
+    }
+    return site;
 }
 
 /* The detail builder's fields of r, when the rule was built with that
