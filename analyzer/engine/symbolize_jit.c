@@ -242,13 +242,17 @@ size_t sym_site_len(const char *stack)
 
         if (jit == SIZE_MAX && strncmp(p, "[jit:", 5) == 0)
             jit = (size_t)(p - stack);
-        /* "/usr/lib/.../libjvm.so+0x8282d2": the module's base name */
+        /* "/usr/lib/.../libjvm.so+0x8282d2", or as symbolized text
+           "handleOpen+0x3a (/usr/lib/.../libjava.so)": the module's base name */
         while (base > 0 && p[base - 1] != '/')
             base--;
         {
             const char *plus = memmem(p + base, n - base, "+0x", 3);
             char mod[64];
             size_t m = (plus ? (size_t)(plus - p) : n) - base;
+
+            if (!plus && m > 0 && p[base + m - 1] == ')')
+                m--;
 
             if (m < sizeof(mod)) {
                 memcpy(mod, p + base, m);

@@ -211,6 +211,7 @@ static void test_jit_site_len(void)
         { "[jit:5]+0x1010\n/jdk/lib/server/libjvm.so+0x20", 0 },
         { "/lib/libc.so.6+0x40\n[jit:5]+0x2010", 34 },
         { "/lib/libc.so.6+0x40\n[jit:5]+0x2010\n/usr/bin/node+0x20", 20 },
+        { "write+0x14 (/lib/libc.so.6)\n[jit:5]+0x2010\nmain (/usr/bin/node)", 28 },
         { "/lib/libc.so.6+0x40\n[jit:5]+0x2010\n/erts-13.1/bin/beam.smp+0x20", 63 },
         { "/lib/libc.so.6+0x40\n[py:6]+0x1000+0x12\n/usr/bin/python3.11+0x20", 63 },
         { "", 0 },
