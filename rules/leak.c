@@ -207,11 +207,11 @@ static void leak_check(void *state, const struct rule_ctx *ctx, const struct rul
     /* Leaks of one process arrive together at its exit: search from the
        end. Stacks of one site are one group: a JIT runtime's frames for
        the same code move as the run warms up (rule_stack_site). */
-    site = key ? rule_stack_site(ctx, key) : 0;
+    site = rule_stack_site(ctx, key);
     for (i = st->n; i-- > 0;) {
         if (st->g[i].first.pid != s->pid)
             break;
-        if (st->g[i].key == key || (key && st->g[i].key && st->g[i].site == site)) {
+        if (st->g[i].site == site) {   /* 0: no stack, and only then */
             g = &st->g[i];
             break;
         }

@@ -87,8 +87,9 @@ static uint64_t group_key(const struct rule_session *s, uint64_t site)
 
 static int same_group(const struct mt_group *g, const struct rule_session *s, uint64_t site)
 {
-    return !g->call && g->first.pid == s->pid && !*g->first.stack == !*s->stack &&
-           g->site == site && (*s->stack || g->first.path == s->path);
+    /* site is 0 for no stack only */
+    return !g->call && g->first.pid == s->pid && g->site == site &&
+           (site || g->first.path == s->path);
 }
 
 /* The group of s (a session group when call is NULL), made when new; NULL
@@ -142,8 +143,10 @@ static void main_thread_check(void *state, const struct rule_ctx *ctx,
         bits |= 1;
     if (s->main_model_ns > RULE_NS_FROM_MS(ctx->p[P_MAX_CONTINUAL]))
         bits |= 2;
+    if (!bits)
+        return;
     site = rule_stack_site(ctx, s->stack);
-    if (!bits || !(g = group_of(st, group_key(s, site), site, s, NULL)))
+    if (!(g = group_of(st, group_key(s, site), site, s, NULL)))
         return;
     g->bits |= bits;
     g->role |= role;

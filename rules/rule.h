@@ -582,7 +582,8 @@ int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r);
  * code that move as the run warms up left out (a Java call's interpreted
  * frames, then its compiled tiers'), as fingerprints leave them out. Two
  * stacks of one site are the same code to the program's developers. 0 for
- * an empty stack. A plugin that calls it needs an ioanalyze that has it.
+ * an empty stack, and only for one. A plugin that calls it needs an
+ * ioanalyze that has it.
  */
 uint64_t rule_stack_site(const struct rule_ctx *ctx, const char *stack);
 

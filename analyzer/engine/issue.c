@@ -329,6 +329,7 @@ uint64_t rule_stack_site(const struct rule_ctx *ctx, const char *stack)
     /* rules hand over the engine's interned stacks: one per address */
     site = (uint64_t)(uintptr_t)hmap_get(&is->sites, (uint64_t)(uintptr_t)stack);
     if (!site) {
+        /* never 0, which says "no stack" (and "not kept" to the map) */
         site = iot_fnv64_add(IOT_FNV64_INIT, stack, sym_site_len(stack)) | 1;
         /* out of memory: worked out again next time */
         hmap_put(&is->sites, (uint64_t)(uintptr_t)stack, (void *)(uintptr_t)site);

@@ -231,42 +231,46 @@ int sym_stack_runtime(const struct sym_stack *st)
     return r;
 }
 
+/* The runtime a raw frame's module is (runtime_of), from
+   "/usr/lib/.../libjvm.so+0x8282d2" or, as symbolized text,
+   "handleOpen+0x3a (/usr/lib/.../libjava.so)"; -1 for none. */
+static int runtime_of_raw(const char *frame, size_t len)
+{
+    size_t base = len, m;
+    const char *plus;
+    char mod[64];
+
+    while (base > 0 && frame[base - 1] != '/')
+        base--;
+    plus = memmem(frame + base, len - base, "+0x", 3);
+    m = (plus ? (size_t)(plus - frame) : len) - base;
+    if (!plus && m > 0 && frame[base + m - 1] == ')')
+        m--;
+    if (m >= sizeof(mod))
+        return -1;
+    memcpy(mod, frame + base, m);
+    mod[m] = '\0';
+    return runtime_of(mod);
+}
+
 size_t sym_site_len(const char *stack)
 {
-    size_t jit = SIZE_MAX, len = 0;
-    int tiers = 0;
+    size_t jit = SIZE_MAX;
+    int r = -1;   /* the first runtime's, as sym_stack_runtime() takes it */
+    const char *p = stack;
 
-    for (const char *p = stack; *p;) {
-        size_t n = strcspn(p, "\n"), base = n;
-        int r;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
 
         if (jit == SIZE_MAX && strncmp(p, "[jit:", 5) == 0)
             jit = (size_t)(p - stack);
-        /* "/usr/lib/.../libjvm.so+0x8282d2", or as symbolized text
-           "handleOpen+0x3a (/usr/lib/.../libjava.so)": the module's base name */
-        while (base > 0 && p[base - 1] != '/')
-            base--;
-        {
-            const char *plus = memmem(p + base, n - base, "+0x", 3);
-            char mod[64];
-            size_t m = (plus ? (size_t)(plus - p) : n) - base;
-
-            if (!plus && m > 0 && p[base + m - 1] == ')')
-                m--;
-
-            if (m < sizeof(mod)) {
-                memcpy(mod, p + base, m);
-                mod[m] = '\0';
-                if ((r = runtime_of(mod)) >= 0)
-                    tiers = runtimes[r].tiers;
-            }
-        }
+        if (r < 0)
+            r = runtime_of_raw(p, n);
         p += n;
         if (*p == '\n')
             p++;
-        len = (size_t)(p - stack);
     }
-    return jit != SIZE_MAX && tiers ? jit : len;
+    return jit != SIZE_MAX && r >= 0 && runtimes[r].tiers ? jit : (size_t)(p - stack);
 }
 
 int sym_frames_tier(const struct sym_frame *f, size_t n)

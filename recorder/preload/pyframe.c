@@ -318,13 +318,20 @@ static int read_batch(uintptr_t fr, int from, uintptr_t *addrs, uint8_t *buf)
     return r > 0 ? (int)((size_t)r / size) : 0;
 }
 
+/* Where last_chain holds fr: its index, else last_chain_n. */
+static int in_last_chain(uintptr_t fr)
+{
+    int k = 0;
+
+    while (k < last_chain_n && last_chain[k] != fr)
+        k++;
+    return k;
+}
+
 static int legacy_walk(uintptr_t fr, struct rec_pyframe *out, int max, uint8_t *buf)
 {
     uintptr_t addrs[LEGACY_BATCH], chain[REC_PY_FRAMES];
-    int n = 0, got = 0, at = 0, direct = 0;
-
-    for (int k = 0; k < last_chain_n && !direct; k++)
-        direct = fr && last_chain[k] == fr;
+    int n = 0, got = 0, at = 0, direct = fr && in_last_chain(fr) < last_chain_n;
 
     /* a chain that loops (a misread) ends at the walk's bound */
     for (int steps = 0; fr && n < max && n < REC_PY_FRAMES && steps < 4 * REC_PY_FRAMES; steps++) {
@@ -332,30 +339,28 @@ static int legacy_walk(uintptr_t fr, struct rec_pyframe *out, int max, uint8_t *
         uintptr_t code;
         int32_t lasti;
 
-        /* fr among those read, after the last taken: else a batch from fr,
-           with what came after fr in the last walk (all of it for a frame
-           it did not have: the caller of a new innermost frame is there) */
-        while (at < got && addrs[at] != fr)
-            at++;
         if (direct) {
-            memcpy(buf, (const void *)fr, (size_t)rec_py.fr_size);
-            at = 0;
-        } else if (at == got) {
-            int k = 0;
+            f = (const uint8_t *)fr;
+        } else {
+            /* fr among those read, after the last taken: else a batch from
+               fr, with what came after fr in the last walk (all of it for
+               a frame it did not have: the caller of a new innermost frame
+               is there) */
+            while (at < got && addrs[at] != fr)
+                at++;
+            if (at == got) {
+                int k = in_last_chain(fr);
 
-            while (k < last_chain_n && last_chain[k] != fr)
-                k++;
-            got = read_batch(fr, k < last_chain_n ? k + 1 : 0, addrs, buf);
-            if (got == 0)
-                break;
-            at = 0;
+                if ((got = read_batch(fr, k < last_chain_n ? k + 1 : 0, addrs, buf)) == 0)
+                    break;
+                at = 0;
+            }
+            f = buf + (size_t)at++ * (size_t)rec_py.fr_size;
         }
-        f = buf + (size_t)at * (size_t)rec_py.fr_size;
         code = word(f, rec_py.fr_code);
         memcpy(&lasti, f + rec_py.fr_lasti, sizeof(lasti));
         chain[n] = fr;
         fr = word(f, rec_py.fr_prev);
-        at++;
         if (!code)
             continue;
         out[n++] = (struct rec_pyframe){ code, word(f, rec_py.fr_globals),
@@ -389,9 +394,9 @@ int rec_py_walk(struct rec_pyframe *out, int max)
     fr = ts ? first_frame(ts, &w) : 0;
     if (rec_py.fr_instr < 0)
         return legacy_walk(fr, out, max, w.bytes);
-    /* a chain that loops (a misread) ends at the walk's bound */
+    /* 3.11+; a chain that loops (a misread) ends at the walk's bound */
     for (int steps = 0; fr && n < max && steps < 4 * REC_PY_FRAMES; steps++) {
-        uintptr_t code, off, ident;
+        uintptr_t code, off, ident, instr;
 
         if (!(buf = frame_at(fr, &w, (uint8_t *)frame)))
             break;
@@ -399,24 +404,15 @@ int rec_py_walk(struct rec_pyframe *out, int max)
         /* a code object freed and another made at its address (a module's,
            once it has run) runs with other globals: the frame's tell them apart */
         ident = word(buf, rec_py.fr_globals);
-        if (rec_py.fr_instr >= 0) {
-            uintptr_t instr = word(buf, rec_py.fr_instr);
-
-            fr = word(buf, rec_py.fr_prev);
-            /* 3.12+: a C caller's shim frame (owned by the C stack) */
-            if (rec_py.minor >= 12 && buf[rec_py.fr_owner] == 3)
-                continue;
-            /* a frame being set up has no instruction yet */
-            off = instr - (code + (uintptr_t)rec_py.co_code_adaptive);
-            if (instr < code + (uintptr_t)rec_py.co_code_adaptive || off >= (1u << 26))
-                continue;
-        } else {
-            int32_t lasti;
-
-            memcpy(&lasti, buf + rec_py.fr_lasti, sizeof(lasti));
-            fr = word(buf, rec_py.fr_prev);
-            off = lasti > 0 ? (uintptr_t)lasti * (uintptr_t)rec_py.lasti_unit : 0;
-        }
+        instr = word(buf, rec_py.fr_instr);
+        fr = word(buf, rec_py.fr_prev);
+        /* 3.12+: a C caller's shim frame (owned by the C stack) */
+        if (rec_py.minor >= 12 && buf[rec_py.fr_owner] == 3)
+            continue;
+        /* a frame being set up has no instruction yet */
+        off = instr - (code + (uintptr_t)rec_py.co_code_adaptive);
+        if (instr < code + (uintptr_t)rec_py.co_code_adaptive || off >= (1u << 26))
+            continue;
         if (code)
             out[n++] = (struct rec_pyframe){ code, ident, (uint32_t)off };
     }
