@@ -332,7 +332,7 @@ void engine_fd_close(struct engine *e, struct engine_proc *p, int32_t fd, int64_
 }
 
 void engine_fd_install(struct engine *e, struct engine_proc *p, int32_t fd, struct ofd *o,
-                       int cloexec, int64_t t)
+                       int cloexec, int64_t t, int64_t until)
 {
     struct fdent *f = engine_fd_slot(p, fd, 1);
 
@@ -341,12 +341,24 @@ void engine_fd_install(struct engine *e, struct engine_proc *p, int32_t fd, stru
         return;
     }
     /* The kernel handed out this fd, so whatever we had there was closed
-       in a way we did not see. */
+       in a way we did not see yet (another thread's close still running
+       when this call began) or at all. */
+    f->displaced_until = f->o ? until : 0;
     if (f->o)
         engine_fd_close(e, p, fd, t);
     f->o = o;
     f->cloexec = cloexec;
     f->socket = 0;
+}
+
+int engine_fd_close_freed(struct engine_proc *p, int32_t fd, int64_t t)
+{
+    struct fdent *f = engine_fd_slot(p, fd, 0);
+
+    if (!f || t >= f->displaced_until)
+        return 0;
+    f->displaced_until = 0;
+    return 1;
 }
 
 /* ------------------------------------------------------------ calls */
@@ -404,7 +416,8 @@ void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_ev
         o->s.directory = 1;
     }
     engine_fd_install(e, p, (int32_t)ev->ret, o,
-                      (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev->t);  /* O_CLOEXEC */
+                      (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000),  /* O_CLOEXEC */
+                      ev->t, ev->t + (ev->dur > 0 ? ev->dur : 0));
 }
 
 /* The fd-table changes of the FD class: new fds, copies, close-on-exec. */
@@ -440,7 +453,7 @@ void engine_on_fd_table(struct engine *e, struct engine_proc *p, const struct io
         }
         o->refs++;
         engine_fd_install(e, p, nfd, o, (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000),
-                          ev->t);
+                          ev->t, ev->t + (ev->dur > 0 ? ev->dur : 0));
         break;
     }
     default:
@@ -486,7 +499,7 @@ void engine_on_close(struct engine *e, struct engine_proc *p, const struct iot_e
     }
     struct ofd *o = engine_fd_ofd(p, ev->fd);
 
-    if (!o)
+    if (!o || engine_fd_close_freed(p, ev->fd, ev->t))
         return;
     if (ev->has & IOT_HAS_FILE_SIZE)
         o->s.file_size = ev->file_size;

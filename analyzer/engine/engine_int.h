@@ -168,6 +168,11 @@ struct fdent {
     struct ofd *o;
     int cloexec;
     int socket;                 /* made by socket or accept (o is NULL): a peer's */
+    /* When the call that handed out this fd returned, if it found a file
+       still there (0: it did not): that file's close was then running on
+       another thread, met after the open because it began later; a close
+       of the fd that began before this time is that one (fd_close_freed) */
+    int64_t displaced_until;
 };
 
 struct engine_thread {
@@ -424,9 +429,17 @@ void ofd_mark_leak(struct ofd *o, int32_t pid, int32_t fd, int64_t t);
    the table's range (negative, or beyond MAX_FD) or out of memory. */
 struct fdent *engine_fd_slot(struct engine_proc *p, int32_t fd, int create);
 void engine_fd_close(struct engine *e, struct engine_proc *p, int32_t fd, int64_t t);
-/* fd of p refers to o from now on, taking over the caller's reference. */
+/* fd of p refers to o from now on, taking over the caller's reference,
+   by a call made at t that returned at until. */
 void engine_fd_install(struct engine *e, struct engine_proc *p, int32_t fd, struct ofd *o,
-                       int cloexec, int64_t t);
+                       int cloexec, int64_t t, int64_t until);
+/*
+ * Whether a close of fd that began at t is the one that freed the fd for
+ * the file there now (whose open the engine met first, having begun
+ * first): then the file it closed is closed already, and the one there now
+ * stays. Says so once.
+ */
+int engine_fd_close_freed(struct engine_proc *p, int32_t fd, int64_t t);
 /* The calls of the OPEN, CLOSE and FD classes that are not stdio's; failed: the call failed. */
 void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_event *ev);
 void engine_on_close(struct engine *e, struct engine_proc *p, const struct iot_event *ev, int failed);

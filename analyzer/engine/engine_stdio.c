@@ -291,7 +291,7 @@ void stdio_on_open(struct engine *e, struct engine_proc *p, const struct iot_eve
             o->refs = 1;
             if (fd >= 0) {
                 o->refs++;
-                engine_fd_install(e, p, fd, o, 0, ev->t);
+                engine_fd_install(e, p, fd, o, 0, ev->t, ev->t + (ev->dur > 0 ? ev->dur : 0));
             }
         }
     }
@@ -343,8 +343,15 @@ void stdio_on_close(struct engine *e, struct engine_proc *p, const struct iot_ev
     if (!s)
         return;
     hmap_del(&p->streams, ev->stream);
-    o = stdio_stream_ofd(e, p, s, ev->t);
     fd = s->fd;
+    if (s->o && fd >= 0 && engine_fd_ofd(p, fd) != s->o && engine_fd_close_freed(p, fd, ev->t)) {
+        /* its close freed the fd for the file there now: its own file is
+           the one it closes, and the fd is not its any more */
+        o = s->o;
+        fd = -1;
+    } else {
+        o = stdio_stream_ofd(e, p, s, ev->t);
+    }
     if (!o) {
         free(s);
         return;
