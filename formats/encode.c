@@ -292,29 +292,41 @@ int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, size_t klen, co
     return ext_end(e, p);
 }
 
-/* The name record (5.17): what is 0 for a home, 1 for a template. */
+/* The name record (5.17): what is 0 for a home, 1 for a template (at, n
+   follow the path), 2 for a runtime's variable (the value follows). */
 static int enc_name(struct iot_enc *e, int64_t t, uint64_t what, const char *path, size_t len,
-                    size_t at, size_t n)
+                    size_t at, size_t n, const char *value, size_t vlen)
 {
     uint64_t zt = iot_zigzag(t - e->base_t);
     size_t body = iot_varint_len(zt) + iot_varint_len(what) + bytes_len(len) +
-                  (what ? iot_varint_len(at) + iot_varint_len(n) : 0);
+                  (what == 1 ? iot_varint_len(at) + iot_varint_len(n) : 0) +
+                  (what == 2 ? bytes_len(vlen) : 0);
     uint8_t *p = ext_begin(e, IOT_TAG_NAME, body, zt);
 
     if (!p)
         return -1;
     p = iot_put_varint(p, what);
     p = put_bytes(p, path, len);
-    if (what) {
+    if (what == 1) {
         p = iot_put_varint(p, at);
         p = iot_put_varint(p, n);
+    } else if (what == 2) {
+        p = put_bytes(p, value, vlen);
     }
     return ext_end(e, p);
 }
 
 int iot_enc_home(struct iot_enc *e, int64_t t, const char *path, size_t len)
 {
-    return enc_name(e, t, 0, path, len, 0, 0);
+    return enc_name(e, t, 0, path, len, 0, 0, NULL, 0);
+}
+
+int iot_enc_runtime_env(struct iot_enc *e, int64_t t, const char *name, size_t nlen,
+                        const char *value, size_t vlen)
+{
+    if (nlen == 0)
+        return -1;
+    return enc_name(e, t, 2, name, nlen, 0, 0, value, vlen);
 }
 
 int iot_enc_template(struct iot_enc *e, int64_t t, const char *path, size_t len, size_t at,
@@ -322,7 +334,7 @@ int iot_enc_template(struct iot_enc *e, int64_t t, const char *path, size_t len,
 {
     if (at > len || n > len - at)
         return -1;
-    return enc_name(e, t, 1, path, len, at, n);
+    return enc_name(e, t, 1, path, len, at, n, NULL, 0);
 }
 
 int iot_enc_waits(struct iot_enc *e, int64_t t, uint64_t waits)

@@ -179,7 +179,9 @@ struct iot_event {
     /*
      * IOT_EV_LABEL: one KEY=VALUE the recording was given (iorecord
      * --label, IORECORD_LABELS), recorded once per process after its
-     * process record.
+     * process record. IOT_EV_RUNTIME_ENV: one variable of the process's
+     * environment at its start that a runtime reads its options from
+     * (JAVA_TOOL_OPTIONS, NODE_OPTIONS...), key its name, value its value.
      */
     const char *label_key;
     const char *label_value;
@@ -387,6 +389,16 @@ int iot_enc_label(struct iot_enc *e, int64_t t, const char *key, size_t klen, co
 
 /* A home record (IOT_EV_HOME): path[0..len) is the process's $HOME. */
 int iot_enc_home(struct iot_enc *e, int64_t t, const char *path, size_t len);
+/*
+ * The length of NAME when entry, "NAME=VALUE" as environ holds it, is a
+ * variable a runtime reads its options from (JAVA_TOOL_OPTIONS,
+ * NODE_OPTIONS, ERL_FLAGS...: docs/trace-format.md 5.17); else 0.
+ */
+size_t iot_runtime_env_name(const char *entry);
+/* A runtime environment record (IOT_EV_RUNTIME_ENV): the variable
+   name[0..nlen) had the value value[0..vlen) at the process's start. */
+int iot_enc_runtime_env(struct iot_enc *e, int64_t t, const char *name, size_t nlen,
+                        const char *value, size_t vlen);
 /* A template record (IOT_EV_TEMPLATE): path[0..len) was made from a template
    whose X's became its bytes [at, at + n). */
 int iot_enc_template(struct iot_enc *e, int64_t t, const char *path, size_t len, size_t at,

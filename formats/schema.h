@@ -108,7 +108,8 @@
     X(WAITS,   "waits",   OPT)  /* a thread waits for events (epoll, poll, select) */       \
     X(HOME,    "home",    OPT)  /* the process's $HOME, read at its start */                 \
     X(TEMPLATE, "template", OPT) /* a name made from a template (mkstemp, mkdtemp) */ \
-    X(PY_CODE, "py_code", OPT)   /* a Python code object the process's stacks name */
+    X(PY_CODE, "py_code", OPT)   /* a Python code object the process's stacks name */        \
+    X(RUNTIME_ENV, "runtime_env", OPT) /* a variable a runtime takes options from, at start */
 
 /*
  * X(KIND, member, type, "key", "text key", need, "placeholder")
@@ -167,7 +168,10 @@
     X(PY_CODE, py_file,       STR,   "file",          "file",          OPT, "") \
     X(PY_CODE, symbol,        STR,   "qualname",      "qualname",      OPT, "") \
     X(PY_CODE, first_line,    I64,   "first_line",    "first_line",    OPT, "") \
-    X(PY_CODE, py_lines,      STR,   "lines",         "lines",         OPT, "")
+    X(PY_CODE, py_lines,      STR,   "lines",         "lines",         OPT, "")  \
+    X(RUNTIME_ENV, tid,       I32,   "tid",           "tid",           TID, "") \
+    X(RUNTIME_ENV, label_key, STR,   "variable",      "variable",      REQ, "?") \
+    X(RUNTIME_ENV, label_value, STR, "options",       "options",       OPT, "")
 
 /* ------------------------------------------------------------------- ops */
 

@@ -150,6 +150,9 @@ static int encode(struct wchain *s, const struct iot_event *ev)
                              ev->label_value, strlen(ev->label_value));
     case IOT_EV_HOME:
         return iot_enc_home(&s->enc, ev->t, ev->path, strlen(ev->path));
+    case IOT_EV_RUNTIME_ENV:
+        return iot_enc_runtime_env(&s->enc, ev->t, ev->label_key, strlen(ev->label_key),
+                                   ev->label_value, strlen(ev->label_value));
     case IOT_EV_TEMPLATE:
         return ev->random_at >= 0 && ev->random_len >= 0
                    ? iot_enc_template(&s->enc, ev->t, ev->path, strlen(ev->path),

@@ -259,8 +259,8 @@ void analyze_summary(const struct issue_list *issues, const struct analyze_resul
         fprintf(stderr, "; %zu of %zu stack frame%s unresolved", res->unresolved, res->frames,
                 res->frames == 1 ? "" : "s");
     if (res->jit_hints[0])
-        fprintf(stderr, "; unnamed JIT frames, which the runtime's perf map names when run with "
-                        "the flag: %s", res->jit_hints);
+        fprintf(stderr, "; frames missing, which the runtime shows when run with: %s",
+                res->jit_hints);
     if (res->stats.unrecorded) {
         const struct engine_stats *st = &res->stats;
         char path[IOT_TEXT_MAX], why[256];

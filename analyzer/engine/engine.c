@@ -463,6 +463,8 @@ static void event_dispatch(struct engine *e, const struct iot_event *ev)
     switch (ev->kind) {
     case IOT_EV_PROCESS:
         engine_on_process(e, ev);
+        if (e->issues)
+            issues_process_args(e->issues, ev->pid, ev->argv, ev->argc);
         break;
     case IOT_EV_THREAD:
         engine_on_thread(e, ev);
@@ -497,6 +499,10 @@ static void event_dispatch(struct engine *e, const struct iot_event *ev)
             p->home = ev->path;
         break;
     }
+    case IOT_EV_RUNTIME_ENV:
+        if (e->issues)
+            issues_runtime_env(e->issues, ev->pid, ev->label_value);
+        break;
     case IOT_EV_TEMPLATE:
         if (e->issues && ev->random_at >= 0 && ev->random_len > 0)
             issues_template(e->issues, ev->path, (size_t)ev->random_at, (size_t)ev->random_len);

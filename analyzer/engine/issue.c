@@ -57,6 +57,18 @@ void issues_jit_symbol(struct issues *is, int32_t pid, uint64_t start, uint64_t 
         symbolizer_jit_symbol(is->sym, pid, start, size, name);
 }
 
+void issues_process_args(struct issues *is, int32_t pid, const char *const *argv, int argc)
+{
+    if (is->sym)
+        symbolizer_process_args(is->sym, pid, argv, argc);
+}
+
+void issues_runtime_env(struct issues *is, int32_t pid, const char *options)
+{
+    if (is->sym)
+        symbolizer_runtime_env(is->sym, pid, options);
+}
+
 void issues_py_code(struct issues *is, int32_t pid, uint64_t code, const char *file,
                     const char *qualname, int64_t first_line, const char *lines)
 {

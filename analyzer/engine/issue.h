@@ -39,6 +39,11 @@ void issues_py_code(struct issues *is, int32_t pid, uint64_t code, const char *f
 void issues_jit_symbol(struct issues *is, int32_t pid, uint64_t start, uint64_t size,
                        const char *name);
 
+/* What process pid was started with, for the flags its runtime takes
+   (symbolizer_process_args(), symbolizer_runtime_env()). */
+void issues_process_args(struct issues *is, int32_t pid, const char *const *argv, int argc);
+void issues_runtime_env(struct issues *is, int32_t pid, const char *options);
+
 /* A label record of process pid: every issue carries the labels of its
    process, so of its trace (its labels, empty when none; the first value
    of a key wins; proc_labels.h). */

@@ -445,9 +445,9 @@ static int jit_frame(struct symbolizer *s, const char *text, size_t len, struct 
     s->nframes++;
     /* a return address: the call is the byte before it */
     name = addr ? jit_table_find(s->jit, (int32_t)pid, addr - 1) : NULL;
+    s->jit_pid = (int32_t)pid;
     if (!name) {
         s->nunresolved++;
-        s->unnamed_pid = (int32_t)pid;
         *out = (struct sym_frame){ .module = s->jit_module, .offset = addr, .has_offset = 1 };
         return 1;
     }
@@ -609,48 +609,6 @@ static void frame_text(struct sbuf *t, struct sbuf *k, const struct sym_frame *f
         sb_add(k, orig, len);
 }
 
-/* A stack with unnamed JIT frames of a runtime that names them when asked: noted once per process. */
-static void note_hint(struct symbolizer *s, const struct sym_frame *f, size_t n)
-{
-    const char *runtime = NULL, *flag = NULL;
-
-    for (size_t i = 0; i < n && !flag; i++)
-        flag = jit_runtime_flag(sym_base_name(f[i].module), &runtime);
-    for (size_t i = 0; i < s->nhints; i++)
-        if (s->hints[i].pid == s->unnamed_pid)
-            return;
-    if (!flag || s->nhints == SYM_HINTS)
-        return;
-    s->hints[s->nhints].pid = s->unnamed_pid;
-    s->hints[s->nhints].runtime = runtime;
-    s->hints[s->nhints].flag = flag;
-    s->nhints++;
-}
-
-size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap)
-{
-    size_t len = 0;
-
-    if (cap)
-        buf[0] = '\0';
-    size_t n = 0;
-
-    for (size_t i = 0; i < s->nhints && len < cap; i++) {
-        int w;
-
-        /* a map was read for it (the JVM's at exit, after this stack): no flag is missing */
-        if (jit_table_has(s->jit, s->hints[i].pid))
-            continue;
-        w = snprintf(buf + len, cap - len, "%s%s (pid %d): %s", n ? ", " : "",
-                     s->hints[i].runtime, (int)s->hints[i].pid, s->hints[i].flag);
-        if (w < 0 || (size_t)w >= cap - len)
-            break;
-        len += (size_t)w;
-        n++;
-    }
-    return n;
-}
-
 /*
  * A stack that enters a tiering runtime's JIT code (sym_frames_tier) is
  * its site as far as its first JIT frame, named or not (its line starts
@@ -674,7 +632,7 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
     const char *key = sym_intern(s, stack ? stack : "");
     struct sstack *k, *stale;
     struct sym_frame *f = NULL;
-    size_t n = 0, cap = 0, npy = 0, unnamed = 0, jit_at = SIZE_MAX;
+    size_t n = 0, cap = 0, npy = 0, unnamed = 0, njit = 0, jit_at = SIZE_MAX;
     size_t frames0 = s->nframes, unresolved0 = s->nunresolved;
     struct sbuf t = {0}, kf = {0}, pyk = {0};
 
@@ -688,7 +646,7 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         frames0 = s->nframes -= stale->frames;
         unresolved0 = s->nunresolved -= stale->unresolved;
     }
-    s->unnamed_pid = -1;
+    s->jit_pid = -1;
     for (const char *p = key; *p;) {
         size_t len = strcspn(p, "\n"), m;
         const struct sym_frame *got;
@@ -710,6 +668,7 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         } else {
             m = jit_frame(s, p, len, &one);
             unnamed += m && !one.function;
+            njit += m > 0;
             if (m && jit_at == SIZE_MAX)
                 jit_at = kf.len + (n > 0);   /* after the "\n" that ends the last line */
         }
@@ -765,7 +724,7 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         goto fail;
     }
     k->f = f;
-    k->st = (struct sym_stack){ f, n, t.s, kf.s, unnamed };
+    k->st = (struct sym_stack){ f, n, t.s, kf.s, unnamed, njit };
     k->jit_gen = s->jit_gen;
     k->frames = s->nframes - frames0;
     k->unresolved = s->nunresolved - unresolved0;
@@ -774,8 +733,8 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
         stale->retired = s->retired;
         s->retired = stale;
     }
-    if (s->unnamed_pid >= 0)
-        note_hint(s, f, n);
+    if (s->jit_pid >= 0)
+        sym_note_hint(s, s->jit_pid, &k->st);
     return &k->st;
 fail:
     free(t.s);

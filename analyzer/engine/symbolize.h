@@ -46,6 +46,8 @@ struct sym_stack {
        read later (the JVM writes its map at exit) names them when the
        stack is asked for again */
     size_t unnamed_jit;
+    /* JIT frames, named or not */
+    size_t jit_frames;
 };
 
 /* dirs: extra directories holding .build-id/ trees (--debug-dir); NULL on out of memory. */
@@ -85,12 +87,26 @@ void symbolizer_py_code(struct symbolizer *s, int32_t pid, uint64_t code, const 
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack);
 
 /*
- * The processes whose stacks hold JIT frames no perf map named, of a
- * runtime that writes one when asked (java, erl, node), each with the flag
- * that does ("java (pid 12): -XX:+UnlockDiagnosticVMOptions
- * -XX:+DumpPerfMapAtExit, ...") into buf; how many processes.
+ * The processes whose stacks miss frames of a runtime that shows them when
+ * asked (java, erl, node), each with the flags that would ("java (pid 12):
+ * -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit, ...") into buf;
+ * how many processes. A flag is missing when its evidence is: JIT frames
+ * no perf map named (the map's flags), the JVM's JIT frames without
+ * -XX:+PreserveFramePointer given, node's interpreter trampoline standing
+ * for a function without --interpreted-frames-native-stack given.
  */
 size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap);
+
+/*
+ * What process pid was started with, for the flags a runtime takes: its
+ * command line (a process record: what was known of the pid before is
+ * forgotten, an exec'd image starts anew), then each variable a runtime
+ * reads its options from (a runtime environment record; its words split
+ * at white space).
+ */
+void symbolizer_process_args(struct symbolizer *s, int32_t pid, const char *const *argv,
+                             int argc);
+void symbolizer_runtime_env(struct symbolizer *s, int32_t pid, const char *options);
 
 /*
  * Whether st has a frame of a runtime that names its code in a perf map
@@ -109,10 +125,9 @@ int sym_stack_runtime(const struct sym_stack *st);
 size_t sym_site_len(const char *stack);
 
 /*
- * The hint an issue of process pid whose stack is st carries: when st
- * has JIT frames no record named, or the runtime's frame that stands for
- * a script's function (node's interpreter trampoline), and no map was read
- * for pid, which flags name them ("java names its JIT frames and keeps its
+ * The hint an issue of process pid whose stack is st carries: the flags
+ * that would show what st misses (as symbolizer_jit_hints() judges it, for
+ * st alone), and what they show ("java names its JIT frames and keeps its
  * compiled callers on the stack when run with -XX:+UnlockDiagnosticVMOptions
  * -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer") into buf; its length,
  * 0 for none.

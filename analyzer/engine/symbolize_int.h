@@ -66,16 +66,21 @@ struct symbolizer {
     struct py_table *py;        /* the Python code records */
     const char *py_module;      /* "[py]": the module of a Python frame with no record */
     size_t nframes, nunresolved;
-    int32_t unnamed_pid;        /* the last stack's unnamed JIT frames' process, or -1 */
+    int32_t jit_pid;            /* the last stack's JIT frames' process, or -1 */
     /* counts the JIT symbol records: a stack with unnamed JIT frames made
        before the latest is made again (the JVM writes its map at exit) */
     unsigned jit_gen;
     struct sstack *retired;     /* stacks so replaced, freed with the symbolizer */
-    /* processes whose JIT frames went unnamed, and the flag that names them */
-    struct { int32_t pid; const char *runtime, *flag; } hints[SYM_HINTS];
+    /* processes with JIT frames of a runtime that shows more when asked:
+       its row in symbolize_jit.c's table, what their stacks showed (SHOWED_*
+       there, or'ed) */
+    struct { int32_t pid; int runtime; unsigned showed; } hints[SYM_HINTS];
     size_t nhints;
 };
 
+/* A stack of st's frames, with JIT frames of process pid, was made:
+   kept for symbolizer_jit_hints() when of a runtime it knows. */
+void sym_note_hint(struct symbolizer *s, int32_t pid, const struct sym_stack *st);
 const char *sym_intern(struct symbolizer *s, const char *str);
 const char *sym_base_name(const char *path);
 /* Opens m's file once (m->tried): the path, else by build-id. */

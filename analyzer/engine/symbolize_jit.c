@@ -6,6 +6,7 @@
  * searched from its newest entry back (code freed and its addresses reused
  * gets a newer line, which wins).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,9 @@ struct jit_entry {
 struct jit_proc {
     struct jit_entry *e;
     size_t n, cap;
+    /* the rows of runtimes[] (below) whose stack flag the process was
+       started with */
+    uint32_t given;
 };
 
 struct jit_table {
@@ -54,21 +58,31 @@ static uint64_t pid_key(int32_t pid)
     return (uint64_t)(uint32_t)pid + 1;
 }
 
-int jit_table_add(struct jit_table *t, int32_t pid, uint64_t start, uint64_t size,
-                  const char *name)
+/* pid's entry, made when new; NULL on out of memory */
+static struct jit_proc *proc_of(struct jit_table *t, int32_t pid)
 {
     struct jit_proc *p = hmap_get(&t->procs, pid_key(pid));
 
-    if (!name || !*name || size == 0)
-        return 0;
     if (!p) {
         if (!(p = calloc(1, sizeof(*p))))
-            return -1;
+            return NULL;
         if (hmap_put(&t->procs, pid_key(pid), p) < 0) {
             free(p);
-            return -1;
+            return NULL;
         }
     }
+    return p;
+}
+
+int jit_table_add(struct jit_table *t, int32_t pid, uint64_t start, uint64_t size,
+                  const char *name)
+{
+    struct jit_proc *p;
+
+    if (!name || !*name || size == 0)
+        return 0;
+    if (!(p = proc_of(t, pid)))
+        return -1;
     if (iot_grow(&p->e, &p->cap, p->n + 1, sizeof(*p->e)) < 0)
         return -1;
     p->e[p->n++] = (struct jit_entry){ start, size, name };
@@ -168,17 +182,24 @@ void jit_name_parse(const char *name, struct jit_name *out)
 }
 
 /*
- * The runtimes that name their JIT code in a perf map when asked. The
- * JVM's compiled code keeps no frame pointer unless told to, so a Java
- * caller compiled without -XX:+PreserveFramePointer is not on the stack
- * even when the map names the frames that are.
+ * The runtimes that show more of their stacks when asked. A perf map names
+ * their JIT code (map_flag). The JVM's compiled code keeps no frame
+ * pointer unless told to, so a Java caller compiled without
+ * -XX:+PreserveFramePointer is not on the stack even when the map names
+ * the frames that are; node runs an interpreted function in its
+ * interpreter's trampoline, which stands for it, unless told to give it a
+ * frame of its own (stack_flag).
  */
-static const struct {
+static const struct runtime {
     const char *module;     /* a module their frames run in (a base name) */
-    const char *runtime, *flag;
-    const char *what;       /* what the flag gives */
+    const char *runtime;
+    const char *map_flag, *map_what;        /* the flags that write the map; what it gives */
+    /* the flag that keeps frames the map cannot name on the stack, its
+       negation and what it gives (NULL: none) */
+    const char *stack_flag, *stack_off, *stack_what;
     /* the runtime's own function whose frame stands for a script's
-       function that the flag would name (NULL: none) */
+       function that stack_flag would name (NULL: its evidence is any JIT
+       frame) */
     const char *stands_in;
     /* 1: it compiles a function anew as the function grows hot (the JVM's
        interpreter, then its compilers' tiers, inlining callers; V8's), so
@@ -187,22 +208,25 @@ static const struct {
        once (BEAM compiles a module as it loads) */
     int tiers;
 } runtimes[] = {
-#define JVM_FLAGS "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer", \
-        "names its JIT frames and keeps its compiled callers on the stack"
-    { "libjvm.so", "java", JVM_FLAGS, NULL, 1 },
+#define JVM "java", "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit", "names its JIT frames", \
+        "-XX:+PreserveFramePointer", "-XX:-PreserveFramePointer", \
+        "keeps its compiled callers on the stack", NULL, 1
+#define NODE "node", "--perf-basic-prof", "names its JIT frames", \
+        "--interpreted-frames-native-stack", "--no-interpreted-frames-native-stack", \
+        "names its interpreted frames", "Builtins_InterpreterEntryTrampoline", 1
+    { "libjvm.so", JVM },
     /* the JDK's native code, which a Java program's I/O calls from the
        JIT's frames: on the stack above them, where a chain that breaks in
        compiled code (no -XX:+PreserveFramePointer) cannot lose it */
-    { "libjava.so", "java", JVM_FLAGS, NULL, 1 },
-    { "libnio.so", "java", JVM_FLAGS, NULL, 1 },
-    { "beam.smp", "erl", "+JPperf true", "names its JIT frames", NULL, 0 },
-    /* interpreted functions run in the trampoline's frame without the second */
-    { "node", "node", "--perf-basic-prof --interpreted-frames-native-stack",
-      "names its JIT and interpreted frames", "Builtins_InterpreterEntryTrampoline", 1 },
-    { "libnode.so", "node", "--perf-basic-prof --interpreted-frames-native-stack",
-      "names its JIT and interpreted frames", "Builtins_InterpreterEntryTrampoline", 1 },
-#undef JVM_FLAGS
+    { "libjava.so", JVM },
+    { "libnio.so", JVM },
+    { "beam.smp", "erl", "+JPperf true", "names its JIT frames", NULL, NULL, NULL, NULL, 0 },
+    { "node", NODE },
+    { "libnode.so", NODE },
+#undef JVM
+#undef NODE
 };
+#define NRUNTIMES (sizeof(runtimes) / sizeof(runtimes[0]))
 
 static int runtime_of(const char *module)
 {
@@ -212,14 +236,26 @@ static int runtime_of(const char *module)
     return -1;
 }
 
-const char *jit_runtime_flag(const char *module, const char **runtime)
+int jit_table_option(struct jit_table *t, int32_t pid, const char *word, size_t len, int reset)
 {
-    int i = runtime_of(module);
+    struct jit_proc *p = reset ? hmap_get(&t->procs, pid_key(pid)) : proc_of(t, pid);
 
-    if (i < 0)
-        return NULL;
-    *runtime = runtimes[i].runtime;
-    return runtimes[i].flag;
+    if (reset) {
+        if (p)
+            p->given = 0;
+        return 0;
+    }
+    if (!p)
+        return -1;
+    for (size_t i = 0; i < NRUNTIMES; i++) {
+        const char *on = runtimes[i].stack_flag, *off = runtimes[i].stack_off;
+
+        if (on && strlen(on) == len && memcmp(word, on, len) == 0)
+            p->given |= 1u << i;
+        else if (off && strlen(off) == len && memcmp(word, off, len) == 0)
+            p->given &= ~(1u << i);
+    }
+    return 0;
 }
 
 int sym_stack_runtime(const struct sym_stack *st)
@@ -280,20 +316,121 @@ int sym_frames_tier(const struct sym_frame *f, size_t n)
     return r >= 0 && runtimes[r].tiers;
 }
 
+/* What a stack of a runtime showed, the evidence of a missing flag. */
+enum {
+    SHOWED_UNNAMED = 1,     /* a JIT frame no record named */
+    SHOWED_STOOD_IN = 2,    /* the runtime's frame that stands for a script's function */
+    SHOWED_JIT = 4,         /* a JIT frame */
+};
+
+static unsigned showed_of(const struct sym_stack *st, int r)
+{
+    unsigned showed = (st->unnamed_jit ? SHOWED_UNNAMED : 0) | (st->jit_frames ? SHOWED_JIT : 0);
+
+    for (size_t i = 0; runtimes[r].stands_in && i < st->n; i++)
+        if (st->frames[i].function && strcmp(st->frames[i].function, runtimes[r].stands_in) == 0)
+            return showed | SHOWED_STOOD_IN;
+    return showed;
+}
+
+/*
+ * The flags process pid's runtime (row r) lacks, by what its stacks
+ * showed: the map's when it wrote none and a frame went unnamed or stood
+ * in, and the stack flag, unless given, with the map's or on its own
+ * evidence. "what when run with flags" into buf when what, else the flags
+ * alone; its length, 0 for none.
+ */
+static size_t missing_flags(const struct symbolizer *s, int32_t pid, int r, unsigned showed,
+                            int what, char *buf, size_t cap)
+{
+    const struct runtime *rt = &runtimes[r];
+    const struct jit_proc *p = hmap_get(&s->jit->procs, pid_key(pid));
+    int map = !(p && p->n) && (showed & (SHOWED_UNNAMED | SHOWED_STOOD_IN));
+    int stack = rt->stack_flag && !(p && (p->given >> r & 1)) &&
+                (map || (showed & (rt->stands_in ? SHOWED_STOOD_IN : SHOWED_JIT)));
+    int w;
+
+    if (!map && !stack)
+        return 0;
+    if (what)
+        w = snprintf(buf, cap, "%s %s%s%s when run with %s%s%s", rt->runtime,
+                     map ? rt->map_what : "", map && stack ? " and " : "",
+                     stack ? rt->stack_what : "", map ? rt->map_flag : "",
+                     map && stack ? " " : "", stack ? rt->stack_flag : "");
+    else
+        w = snprintf(buf, cap, "%s%s%s", map ? rt->map_flag : "", map && stack ? " " : "",
+                     stack ? rt->stack_flag : "");
+    return w > 0 && (size_t)w < cap ? (size_t)w : 0;
+}
+
 size_t symbolizer_hint(const struct symbolizer *s, int32_t pid, const struct sym_stack *st,
                        char *buf, size_t cap)
 {
-    int r = sym_stack_runtime(st), w, stood_in = 0;
+    int r = sym_stack_runtime(st);
 
-    /* a map was read for the process: its flag was given */
-    if (r < 0 || cap == 0 || jit_table_has(s->jit, pid))
-        return 0;
-    for (size_t i = 0; runtimes[r].stands_in && i < st->n && !stood_in; i++)
-        stood_in = st->frames[i].function &&
-                   strcmp(st->frames[i].function, runtimes[r].stands_in) == 0;
-    if (!st->unnamed_jit && !stood_in)
-        return 0;
-    w = snprintf(buf, cap, "%s %s when run with %s", runtimes[r].runtime, runtimes[r].what,
-                 runtimes[r].flag);
-    return w > 0 && (size_t)w < cap ? (size_t)w : 0;
+    return r < 0 ? 0 : missing_flags(s, pid, r, showed_of(st, r), 1, buf, cap);
+}
+
+void sym_note_hint(struct symbolizer *s, int32_t pid, const struct sym_stack *st)
+{
+    int r = sym_stack_runtime(st);
+    size_t i = 0;
+
+    if (r < 0)
+        return;
+    while (i < s->nhints && s->hints[i].pid != pid)
+        i++;
+    if (i == SYM_HINTS)
+        return;
+    if (i == s->nhints) {
+        s->hints[i].pid = pid;
+        s->hints[i].runtime = r;
+        s->hints[i].showed = 0;
+        s->nhints++;
+    }
+    s->hints[i].showed |= showed_of(st, r);
+}
+
+size_t symbolizer_jit_hints(const struct symbolizer *s, char *buf, size_t cap)
+{
+    size_t len = 0, n = 0;
+
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < s->nhints && len < cap; i++) {
+        char flags[256];
+        int w;
+
+        /* judged at the end: the JVM's map is read at its exit, after its stacks */
+        if (!missing_flags(s, s->hints[i].pid, s->hints[i].runtime, s->hints[i].showed, 0,
+                           flags, sizeof(flags)))
+            continue;
+        w = snprintf(buf + len, cap - len, "%s%s (pid %d): %s", n ? ", " : "",
+                     runtimes[s->hints[i].runtime].runtime, (int)s->hints[i].pid, flags);
+        if (w < 0 || (size_t)w >= cap - len)
+            break;
+        len += (size_t)w;
+        n++;
+    }
+    return n;
+}
+
+void symbolizer_process_args(struct symbolizer *s, int32_t pid, const char *const *argv, int argc)
+{
+    jit_table_option(s->jit, pid, NULL, 0, 1);
+    /* out of memory: the flags stay unknown, and the hint may name one given */
+    for (int i = 1; i < argc && argv[i]; i++)
+        if (jit_table_option(s->jit, pid, argv[i], strlen(argv[i]), 0) < 0)
+            return;
+}
+
+void symbolizer_runtime_env(struct symbolizer *s, int32_t pid, const char *options)
+{
+    for (const char *p = options; p && *p;) {
+        size_t skip = strspn(p, " \t\n"), len = strcspn(p + skip, " \t\n");
+
+        if (len && jit_table_option(s->jit, pid, p + skip, len, 0) < 0)
+            return;
+        p += skip + len;
+    }
 }

@@ -37,11 +37,12 @@ void jit_name_parse(const char *name, struct jit_name *out);
 int jit_table_has(const struct jit_table *t, int32_t pid);
 
 /*
- * The flag that makes a runtime write its perf map (so that its JIT frames
- * get names), for a module its frames run in ("libjvm.so", "beam.smp",
- * "node"), and the runtime's name in *runtime; NULL for any other module.
+ * One word process pid was started with (an argument, or a word of a
+ * runtime's variable): a flag that decides what a runtime's stacks show
+ * is noted as given, or as not (its negation); reset forgets every flag
+ * noted for pid. -1 on out of memory.
  */
-const char *jit_runtime_flag(const char *module, const char **runtime);
+int jit_table_option(struct jit_table *t, int32_t pid, const char *word, size_t len, int reset);
 
 struct sym_frame;
 /*

@@ -52,38 +52,48 @@ static void put_labels(struct kconv *k, struct kproc *p, struct kchain *c, int64
 }
 
 /*
- * The process's $HOME after its process record, as the preload writes it
- * (names.c there): from /proc/PID/environ, the environment the image
- * started with, when it names an absolute one. One read per process
- * record; a process already gone, or one whose environment is larger than
- * the buffer before HOME, gets none.
+ * The process's $HOME and the variables a runtime takes its options from,
+ * after its process record, as the preload writes them (startenv.c there):
+ * from /proc/PID/environ, the environment the image started with; $HOME
+ * when it names an absolute one. One read per process record; a process
+ * already gone gets none, and one whose environment is larger than the
+ * buffer gets those that fit whole before its end.
  */
-static void put_home(struct kconv *k, struct kproc *p, struct kchain *c, int64_t t)
+static void put_startenv(struct kconv *k, struct kproc *p, struct kchain *c, int64_t t)
 {
     static char env[65536];
     ssize_t n = proc_read(p->pid, "environ", env, sizeof(env) - 1);
+    int home = 0;
 
+    if (n > 0)
+        env[n] = '\0';
     for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t)strlen(env + i) + 1) {
-        size_t len;
+        size_t len = strlen(env + i), name;
 
-        if (strncmp(env + i, "HOME=/", 6) != 0)
-            continue;
-        len = strlen(env + i + 5);
-        /* cut short by the buffer (no NUL of its own): not the whole name */
-        if (len >= PATH_MAX || i + 5 + (ssize_t)len >= n)
+        /* cut short by the buffer (no NUL of its own): not the whole value */
+        if (i + (ssize_t)len >= n)
             return;
-        if (iot_enc_home(&c->enc, t, env + i + 5, len) != 0) {
-            write_chunk(k, p->pid, c, 0);
-            iot_enc_home(&c->enc, t, env + i + 5, len);
+        if (!home && strncmp(env + i, "HOME=/", 6) == 0 && len - 5 < PATH_MAX) {
+            home = 1;
+            if (iot_enc_home(&c->enc, t, env + i + 5, len - 5) != 0) {
+                write_chunk(k, p->pid, c, 0);
+                iot_enc_home(&c->enc, t, env + i + 5, len - 5);
+            }
+        } else if ((name = iot_runtime_env_name(env + i)) != 0) {
+            const char *v = env + i + name + 1;
+
+            if (iot_enc_runtime_env(&c->enc, t, env + i, name, v, len - name - 1) != 0) {
+                write_chunk(k, p->pid, c, 0);
+                iot_enc_runtime_env(&c->enc, t, env + i, name, v, len - name - 1);
+            }
         }
-        return;
     }
 }
 
 /*
  * The process record of p at t: exe as the kernel named it (or from /proc
  * when empty), argv from /proc now (the process may be gone: then none),
- * then the labels, its $HOME, its working directory and its main thread's
+ * then the labels, its $HOME and runtime variables, its working directory and its main thread's
  * name.
  */
 void put_process(struct kconv *k, struct kproc *p, int64_t t, const char *exe,
@@ -123,7 +133,7 @@ void put_process(struct kconv *k, struct kproc *p, int64_t t, const char *exe,
         iot_enc_process(&c->enc, p->ppid, t, unix_ns, exe, argc < 8 ? argc : 8, argv);
     }
     put_labels(k, p, c, t);
-    put_home(k, p, c, t);
+    put_startenv(k, p, c, t);
     /* then its cwd and its main thread's name, in the preload's order */
     c->named = 1;
     if (p->cwd[0] == '/') {

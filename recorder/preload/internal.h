@@ -257,10 +257,10 @@ void rec_process_record(struct rec_thread *t, int64_t now);
    (which holds the guard), after a process record (labels.c). */
 void rec_labels_init(void);
 void rec_labels_record(struct rec_thread *t, int64_t now);
-/* $HOME read (at start); appended by t (which holds the guard) after a
-   process record (home.c). */
-void rec_home_init(void);
-void rec_home_record(struct rec_thread *t, int64_t now);
+/* $HOME and the runtimes' option variables read (at start); appended by t
+   (which holds the guard) after a process record (startenv.c). */
+void rec_startenv_init(void);
+void rec_startenv_record(struct rec_thread *t, int64_t now);
 /* The thread's name as the kernel has it, as a thread record. */
 void rec_thread_name_record(struct rec_thread *t, int64_t now);
 /* Another thread renamed this one: its thread record now. */

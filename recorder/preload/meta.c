@@ -114,7 +114,7 @@ void rec_process_record(struct rec_thread *t, int64_t now)
                         (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec, exe,
                         argc > 16 ? 16 : argc, argv);
     rec_labels_record(t, now);
-    rec_home_record(t, now);
+    rec_startenv_record(t, now);
     rec_publish(t);
     rec_cwd_record(t);
 }

@@ -114,7 +114,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv)
     rec_pid = (int32_t)getpid();
     rec_image_args(argc, argv);
     rec_labels_init();
-    rec_home_init();
+    rec_startenv_init();
     rec_stacks = env_true("IORECORD_STACKS", 1);
     rec_warn_init(env_true("IORECORD_WARNED", 0), getenv("IORECORD_ONCE"));
     find_lib_path();

@@ -3,19 +3,22 @@
 # log once per record and never closes it. Run with -XX:+UnlockDiagnosticVMOptions
 # -XX:+DumpPerfMapAtExit, the JVM writes its perf map only as it exits: the
 # recorder reads it at the process's end and the leak's stack names the
-# Java frames ("java.io.FileOutputStream.open0 ([jit])"), the trace names
-# writeRecords' compiled code, and neither the summary nor any issue asks
-# for a flag. Each run, with the flag or without, has one leak issue of
-# 6000 handles with one fingerprint: the interpreter's opens, then the
-# compiled tiers', are one site (which tier made how many moves with the
-# machine's load; a sanitizer build's runs split 128/400/5,400 one time
-# and 128/160/11/5,600 the next). Run without it,
-# the summary names the flags (-XX:+PreserveFramePointer too: compiled
-# callers keep no frame pointer), once for the process, and so does the
-# hint field of the process's first issue (JSON, SARIF message, text). The program's output and exit status are its
-# own. The recorder never adds the flag itself.
+# Java frames ("java.io.FileOutputStream.open0 ([jit])"), and the trace
+# names writeRecords' compiled code. Its compiled code keeps no frame
+# pointer, so writeRecords itself is not on the stack: the summary and the
+# issue's hint ask for -XX:+PreserveFramePointer alone. Given that flag too,
+# on the command line or in JAVA_TOOL_OPTIONS (which the trace's runtime
+# environment record carries), the stack shows "Leak.writeRecords ([jit])"
+# and nothing is asked. Each run has one leak issue of 6000 handles with
+# one fingerprint: the interpreter's opens, then the compiled tiers', are
+# one site (which tier made how many moves with the machine's load; a
+# sanitizer build's runs split 128/400/5,400 one time and 128/160/11/5,600
+# the next). Run without any flag, the summary names the three, once for
+# the process, and so does the hint field of the process's first issue
+# (JSON, SARIF message, text). The program's output and exit status are
+# its own. The recorder never adds a flag itself.
 # Needs java and javac (default-jdk-headless); skipped otherwise.
-# e2e: slow (three JVM runs under the recorder)
+# e2e: slow (five JVM runs under the recorder)
 set -u
 . "$(dirname "$0")/lib.sh"
 need_built "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
@@ -68,7 +71,7 @@ leak() {
 
 # hints TRACE FLAGS...: the issues' hint fields, checked: none when FLAGS is
 # "-" (the run had them), else exactly one per process (its first issue),
-# naming each of FLAGS, in the JSON, the SARIF message and the text report
+# naming FLAGS and no other, in the JSON, the SARIF message and the text report
 hints() {
     trace=$1
     shift
@@ -94,8 +97,7 @@ pids = sorted({i["pid"] for i in issues})
 assert sorted(i["pid"] for i in with_hint) == pids, (pids, with_hint)
 for i in with_hint:
     assert next(x for x in issues if x["pid"] == i["pid"]) is i, ("not the first", i)
-    for f in flags:
-        assert f in i["hint"].split(), (f, i["hint"])
+    assert i["hint"].split(" when run with ")[1].split() == flags, (flags, i["hint"])
     assert ("frames missing: " + i["hint"]) in text, text
     assert sum(m.endswith("Frames missing: " + i["hint"]) for m in sarif) == 1, sarif
 PY
@@ -106,7 +108,11 @@ java $FLAG -cp "$work" Leak recs > native.out; echo $? > native.rc
 run f1.zst $FLAG
 run f2.zst $FLAG
 run n.zst
-for t in f1.zst f2.zst n.zst; do
+run p.zst $FLAG -XX:+PreserveFramePointer
+# the JVM says "Picked up JAVA_TOOL_OPTIONS" on stderr
+(export JAVA_TOOL_OPTIONS=-XX:+PreserveFramePointer; run e.zst $FLAG 2>/dev/null)
+ALL="f1.zst f2.zst n.zst p.zst e.zst"
+for t in $ALL; do
     cmp -s native.out $t.stdout || not_ok "$t: stdout differs with the recorder"
     cmp -s native.rc $t.rc || not_ok "$t: exit status $(cat $t.rc), $(cat native.rc) without"
 done
@@ -115,7 +121,14 @@ echo "$stack" | grep -qx 'java.io.FileOutputStream.open0 (\[jit\])' ||
     not_ok "with the flag: no named Java frame in the leak's stack: $stack"
 "$IOANALYZE" dump --format jsonl f1.zst | grep -q '"ev":"jit_symbol".*"symbol":"void Leak.writeRecords(java.lang.String, int)"' ||
     not_ok "with the flag: writeRecords' compiled code is not named in the trace"
-for t in f1.zst f2.zst n.zst; do
+for t in p.zst e.zst; do
+    stack=$(leak $t stack)
+    echo "$stack" | grep -qx 'Leak.writeRecords (\[jit\])' ||
+        not_ok "$t, with -XX:+PreserveFramePointer: writeRecords is not on the leak's stack: $stack"
+done
+"$IOANALYZE" dump --format jsonl e.zst | grep -q '"ev":"runtime_env".*"variable":"JAVA_TOOL_OPTIONS","options":"-XX:+PreserveFramePointer"' ||
+    not_ok "e.zst: no runtime environment record of JAVA_TOOL_OPTIONS"
+for t in $ALL; do
     got=$("$IOANALYZE" --rules leak "$t" 2>/dev/null |
         python3 -c 'import json,sys; print(" ".join("%s:%s:%s" % (i["fingerprint"], i["detail"]["leaked"], i["path"].rsplit("/", 1)[-1]) for i in json.load(sys.stdin) if i["rule"] == "leak"))')
     case $got in
@@ -125,8 +138,9 @@ for t in f1.zst f2.zst n.zst; do
     esac
 done
 fp=$(leak f1.zst fingerprint)
-[ "$fp" = "$(leak f2.zst fingerprint)" ] && [ "$fp" = "$(leak n.zst fingerprint)" ] ||
-    not_ok "fingerprints differ: $fp (flag), $(leak f2.zst fingerprint) (flag), $(leak n.zst fingerprint) (none)"
+for t in $ALL; do
+    [ "$fp" = "$(leak $t fingerprint)" ] || not_ok "fingerprints differ: $fp (f1.zst), $(leak $t fingerprint) ($t)"
+done
 "$IOANALYZE" --rules leak f1.zst 2>&1 >/dev/null | grep -q 'DumpPerfMapAtExit' &&
     not_ok "with the flag: the summary still asks for it"
 "$IOANALYZE" --rules leak n.zst 2>sum.err >/dev/null
@@ -134,6 +148,10 @@ n=$(grep -o 'java (pid [0-9]*): -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapA
 [ "$n" = 1 ] || not_ok "without the flag: the summary names it $n times: $(cat sum.err)"
 grep -q 'java (pid [0-9]*): .*-XX:+PreserveFramePointer' sum.err ||
     not_ok "without the flag: the summary does not name -XX:+PreserveFramePointer: $(cat sum.err)"
-hints f1.zst -
+"$IOANALYZE" --rules leak f1.zst 2>&1 >/dev/null | grep -q 'java (pid [0-9]*): -XX:+PreserveFramePointer$' ||
+    not_ok "with the map's flag: the summary does not ask for -XX:+PreserveFramePointer alone"
+hints f1.zst -XX:+PreserveFramePointer
+hints p.zst -
+hints e.zst -
 hints n.zst -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer
 exit $fail

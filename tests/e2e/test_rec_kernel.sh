@@ -5,7 +5,8 @@
 # `iorecord CMD` records a static command through the kernel path; a mixed
 # tree (shell, dynamic and static children) has each call exactly once; a
 # dynamic command loads no BPF program until a static child is to run;
-# a killed static command's death is recorded once; iorecord -p attaches to
+# a killed static command's death is recorded once; a runtime's option
+# variable is recorded as the preload records it; iorecord -p attaches to
 # a running process for 2 s and names the fds it held before.
 # Needs root (or CAP_BPF+CAP_PERFMON), a kernel with BTF and a build with
 # clang, bpftool and libbpf-dev; skipped otherwise.
@@ -53,6 +54,18 @@ if have strace && strace -f -o /dev/null true 2>/dev/null; then
     [ "$(grep -c '^[0-9]* *write(3, "x", 1) *= 1' st.log)" = 1000 ] || not_ok "strace saw other writes"
 fi
 
+# --- a runtime's option variable, whole, in a runtime environment record,
+# as the preload records it for the dynamic twin
+for cap in kernel preload; do
+    prog=./smallio_static
+    [ $cap = kernel ] || prog=$SMALLIO
+    NODE_OPTIONS='--perf-basic-prof  --x=a b' "$IORECORD" --capture $cap -o env_$cap.zst "$prog" e.dat \
+        >/dev/null || not_ok "$cap: the run with NODE_OPTIONS failed"
+    got=$("$IOANALYZE" dump --format jsonl env_$cap.zst | grep '"ev":"runtime_env".*"variable":"NODE_OPTIONS"' |
+        grep -o '"variable".*' | sort -u)
+    [ "$got" = '"variable":"NODE_OPTIONS","options":"--perf-basic-prof  --x=a b"}' ] ||
+        not_ok "$cap: NODE_OPTIONS recorded as: $got"
+done
 # --- the same issues as the dynamic twin under the preload
 "$IORECORD" --capture preload -o p.zst "$SMALLIO" a.dat || not_ok "preload run failed"
 # (repeat_read judges by time windows of 13 and 17 ms: by how fast the run

@@ -49,6 +49,7 @@ static inline uint8_t *put_blob(uint8_t *p, const char *s);
 #define iot_enc_label   future_enc_label
 #define iot_enc_home    future_enc_home
 #define iot_enc_template future_enc_template
+#define iot_enc_runtime_env future_enc_runtime_env
 #define iot_enc_waits   future_enc_waits
 #define iot_enc_kill_chunk future_enc_kill_chunk
 #include "encode.c"

@@ -196,6 +196,17 @@ static void test_name_record(void)
 
     iot_enc_begin(&e, rec, sizeof(rec), 9000);
     CU_ASSERT_FATAL(iot_enc_home(&e, 9001, "/home/u", 7) == 0);
+    /* a runtime's variable, at base_t: the bytes docs/trace-format.md 5.17 gives */
+    {
+        static const uint8_t want[] = { 0x4a, 0x13, 0x00, 0x02, 0x0c, 'N', 'O', 'D', 'E', '_', 'O',
+                                        'P', 'T', 'I', 'O', 'N', 'S', 0x03, '-', '-', 'x' };
+
+        at = e.len;
+        CU_ASSERT_FATAL(iot_enc_runtime_env(&e, 9000, "NODE_OPTIONS", 12, "--x", 3) == 0);
+        CU_ASSERT_EQUAL_FATAL(e.len - at, sizeof(want));
+        CU_ASSERT(memcmp(rec + at, want, sizeof(want)) == 0);
+        CU_ASSERT_EQUAL(iot_enc_runtime_env(&e, 9000, "", 0, "--x", 3), -1);
+    }
     at = e.len;
     CU_ASSERT_FATAL(iot_enc_template(&e, 9002, made, strlen(made), 21, 6) == 0);
     CU_ASSERT_FATAL(rec[at] == 0x4a && rec[at + 1] < 0x7f);
@@ -214,21 +225,26 @@ static void test_name_record(void)
     CU_ASSERT_FATAL(iot_enc_exit(&e, 9030, 0, 0) == 0);
     spill_chunk(unit_tmp_path("names.zst"), rec, e.len, e.nrec, 9000);
     n = read_all(unit_tmp_path("names.zst"), &evs, st, &ts, err);
-    CU_ASSERT_EQUAL_FATAL(n, 3);
+    CU_ASSERT_EQUAL_FATAL(n, 4);
     CU_ASSERT_EQUAL(ts.chunks_damaged, 0);
     CU_ASSERT_EQUAL(ts.records_unknown, 1);
     CU_ASSERT_EQUAL(evs[0].kind, IOT_EV_HOME);
     CU_ASSERT_STRING_EQUAL(evs[0].path, "/home/u");
-    CU_ASSERT_EQUAL(evs[1].kind, IOT_EV_TEMPLATE);
-    CU_ASSERT_STRING_EQUAL(evs[1].path, made);
-    CU_ASSERT_EQUAL(evs[1].random_at, 21);
-    CU_ASSERT_EQUAL(evs[1].random_len, 6);
-    CU_ASSERT_EQUAL(evs[2].kind, IOT_EV_EXIT);
+    CU_ASSERT_EQUAL(evs[1].kind, IOT_EV_RUNTIME_ENV);
+    CU_ASSERT_STRING_EQUAL(evs[1].label_key, "NODE_OPTIONS");
+    CU_ASSERT_STRING_EQUAL(evs[1].label_value, "--x");
+    CU_ASSERT_PTR_NULL(evs[1].path);
+    CU_ASSERT_EQUAL(evs[2].kind, IOT_EV_TEMPLATE);
+    CU_ASSERT_STRING_EQUAL(evs[2].path, made);
+    CU_ASSERT_EQUAL(evs[2].random_at, 21);
+    CU_ASSERT_EQUAL(evs[2].random_len, 6);
+    CU_ASSERT_EQUAL(evs[3].kind, IOT_EV_EXIT);
     CU_ASSERT_STRING_EQUAL(iot_kind_name(IOT_EV_HOME), "home");
     CU_ASSERT_STRING_EQUAL(iot_kind_name(IOT_EV_TEMPLATE), "template");
+    CU_ASSERT_STRING_EQUAL(iot_kind_name(IOT_EV_RUNTIME_ENV), "runtime_env");
 
     /* JSONL: each line reads back as the event it was written from */
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         f = open_memstream(&line, &len);
         CU_ASSERT_FATAL(f != NULL);
         CU_ASSERT_EQUAL(iot_jsonl_write(f, &evs[i]), 0);

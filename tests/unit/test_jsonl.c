@@ -91,6 +91,9 @@ static void test_every_kind(void)
                              .bias = 0x7f0000a0b0c0ull, .py_file = "app/log.py",
                              .symbol = "Log.write_records", .first_line = 40,
                              .py_lines = "0:0 2:40 18:42 30:0 32:41" },
+        [IOT_EV_RUNTIME_ENV] = { .kind = IOT_EV_RUNTIME_ENV, .pid = 7, .tid = 7, .t = 1,
+                                 .label_key = "JAVA_TOOL_OPTIONS",
+                                 .label_value = "-XX:+PreserveFramePointer" },
     };
     struct iot_strtab *st = iot_strtab_create();
     struct iot_jsonl_scratch *sc = iot_jsonl_scratch_create();

@@ -222,8 +222,9 @@ static void test_jit_site_len(void)
 }
 
 /*
- * Unnamed JIT frames under a runtime's module: its flag, once per process,
- * and only for a process no record named anything of.
+ * Frames missing under a runtime's module: its flags, once per process;
+ * the map's only for a process no record named anything of, the stack's
+ * only where its evidence is and the process was not started with it.
  */
 static void test_jit_hints(void)
 {
@@ -256,11 +257,40 @@ static void test_jit_hints(void)
     /* a stack of the runtime with every JIT frame named (none here): no hint */
     CU_ASSERT_EQUAL(symbolizer_hint(s, 7, symbolizer_stack(s, "/nonexistent/lib/server/libjvm.so+0x40"),
                                     buf, sizeof(buf)), 0);
-    /* the JVM's map read at its end: its process asks for nothing */
+    /* the JVM's map read at its end: its process asks for no map, and for
+       -XX:+PreserveFramePointer, which it was not given, still */
     symbolizer_jit_symbol(s, 7, 0x1000, 0x10, "Interpreter");
-    CU_ASSERT_EQUAL(symbolizer_jit_hints(s, buf, sizeof(buf)), 1);
-    CU_ASSERT_STRING_EQUAL(buf, "node (pid 8): --perf-basic-prof --interpreted-frames-native-stack");
+    CU_ASSERT_EQUAL(symbolizer_jit_hints(s, buf, sizeof(buf)), 2);
+    CU_ASSERT_STRING_EQUAL(buf, "java (pid 7): -XX:+PreserveFramePointer, "
+                                "node (pid 8): --perf-basic-prof --interpreted-frames-native-stack");
+    /* the map read, but no -XX:+PreserveFramePointer: a named JIT frame is
+       the evidence that compiled callers went missing */
+    st = symbolizer_stack(s, "[jit:7]+0x1008\n/nonexistent/lib/server/libjvm.so+0x20");
+    CU_ASSERT_EQUAL(st->unnamed_jit, 0);
+    CU_ASSERT_EQUAL(st->jit_frames, 1);
+    CU_ASSERT(symbolizer_hint(s, 7, st, buf, sizeof(buf)) > 0);
+    CU_ASSERT_STRING_EQUAL(buf, "java keeps its compiled callers on the stack when run with "
+                                "-XX:+PreserveFramePointer");
+    CU_ASSERT_EQUAL(symbolizer_jit_hints(s, buf, sizeof(buf)), 2);
+    CU_ASSERT_STRING_EQUAL(buf, "java (pid 7): -XX:+PreserveFramePointer, "
+                                "node (pid 8): --perf-basic-prof --interpreted-frames-native-stack");
+    /* given in a runtime's variable: nothing asked; negated later: asked again */
+    symbolizer_runtime_env(s, 7, "  -Xmx1g\t-XX:+PreserveFramePointer ");
     CU_ASSERT_EQUAL(symbolizer_hint(s, 7, st, buf, sizeof(buf)), 0);
+    CU_ASSERT_EQUAL(symbolizer_jit_hints(s, buf, sizeof(buf)), 1);
+    symbolizer_runtime_env(s, 7, "-XX:-PreserveFramePointer");
+    CU_ASSERT(symbolizer_hint(s, 7, st, buf, sizeof(buf)) > 0);
+    /* on the command line; an exec'd image (a new process record) starts anew */
+    symbolizer_process_args(s, 7, (const char *const[]){ "java", "-XX:+PreserveFramePointer" }, 2);
+    CU_ASSERT_EQUAL(symbolizer_hint(s, 7, st, buf, sizeof(buf)), 0);
+    symbolizer_process_args(s, 7, (const char *const[]){ "java", "Main" }, 2);
+    CU_ASSERT(symbolizer_hint(s, 7, st, buf, sizeof(buf)) > 0);
+    /* node given --interpreted-frames-native-stack: only the map's flag */
+    symbolizer_process_args(s, 8, (const char *const[]){ "node", "--interpreted-frames-native-stack",
+                                                          "app.js" }, 3);
+    CU_ASSERT_EQUAL(symbolizer_jit_hints(s, buf, sizeof(buf)), 2);
+    CU_ASSERT_STRING_EQUAL(buf, "java (pid 7): -XX:+PreserveFramePointer, "
+                                "node (pid 8): --perf-basic-prof");
     symbolizer_free(s);
 }
 
