@@ -16,32 +16,63 @@ static uint64_t pf_key(int32_t pid, const char *path)
     return iot_mix64_pair((uint64_t)(uint32_t)pid, (uint64_t)(uintptr_t)path);
 }
 
-/* Counts s at its open site (by stack: interned, so by pointer); the first
-   site's figures are the file's less the others'. 0, or -1 out of memory. */
+/*
+ * One say in a weighted majority vote (per_file.h): a stack with calls
+ * weighs against the standing one (*stack, *weight).
+ */
+static void vote_calls(const char **stack, uint64_t *weight, const char *s, uint64_t calls)
+{
+    if (!s || !*s || calls == 0)
+        return;
+    if (*stack == s) {
+        *weight += calls;
+    } else if (*weight >= calls) {
+        *weight -= calls;
+    } else {
+        *stack = s;
+        *weight = calls - *weight;
+    }
+}
+
+/* A session's say on its site's stack: one, whatever its calls. */
+static void vote(const char **stack, uint64_t *weight, const char *s)
+{
+    vote_calls(stack, weight, s, 1);
+}
+
 /* A session's modelled data and sync cost, 0 from an ioanalyze without it. */
 static int64_t session_model(const struct rule_session *s)
 {
     return RULE_HAS(struct rule_session, s, model_ns) ? s->model_ns : 0;
 }
 
-static int site_add(struct per_file *f, const struct rule_session *s)
+/* Counts s at its open site (s_site: rule_stack_site()); the first site's
+   figures are the file's less the others'. 0, or -1 out of memory. */
+static int site_add(struct per_file *f, const struct rule_session *s, uint64_t s_site)
 {
     struct per_file_sites *m = f->more;
     struct per_file_site *site = NULL;
 
-    if (s->stack == f->first.stack)
+    if (s_site == f->first.site && s->stack == f->first.stack && !m)
         return 0;
     if (!m) {
         m = f->more = calloc(1, sizeof(*m));
         if (!m)
             return -1;
+        /* every session before came from the first's stack */
+        m->first_stack = f->first.stack;
+        m->first_weight = f->sessions;
+    }
+    if (s_site == f->first.site) {
+        vote(&m->first_stack, &m->first_weight, s->stack);
+        return 0;
     }
     for (unsigned i = 0; i < m->n && !site; i++)
-        if (m->v[i].stack == s->stack)
+        if (m->v[i].site == s_site)
             site = &m->v[i];
     if (!site && m->n < PER_FILE_SITES - 1) {
         site = &m->v[m->n++];
-        *site = (struct per_file_site){.stack = s->stack, .thread = s->thread, .tid = s->tid};
+        *site = (struct per_file_site){.thread = s->thread, .site = s_site, .tid = s->tid};
     }
     if (!site) {
         m->other_sessions++;
@@ -50,6 +81,7 @@ static int site_add(struct per_file *f, const struct rule_session *s)
     }
     site->sessions++;
     site->cost_ns += session_model(s);
+    vote(&site->stack, &site->weight, s->stack);
     return 0;
 }
 
@@ -57,11 +89,13 @@ static int site_add(struct per_file *f, const struct rule_session *s)
 static struct per_file_site first_site(const struct per_file *f)
 {
     struct per_file_site site = {.stack = f->first.stack, .thread = f->first.thread,
-                                 .tid = f->first.tid, .sessions = f->sessions,
+                                 .site = f->first.site, .tid = f->first.tid,
+                                 .sessions = f->sessions,
                                  .cost_ns = f->model_ns};
     const struct per_file_sites *m = f->more;
 
     if (m) {
+        site.stack = m->first_stack;
         site.sessions -= m->other_sessions;
         site.cost_ns -= m->other_cost_ns;
         for (unsigned i = 0; i < m->n; i++) {
@@ -91,28 +125,17 @@ static const struct per_file_site *top_site(const struct per_file *f, struct per
     return best;
 }
 
-/* One session's say on a kind's site: its stack, weighing its calls. */
-static void vote(struct per_file_vote *v, const char *stack, uint64_t calls)
-{
-    if (!stack || !*stack || calls == 0)
-        return;
-    if (v->stack == stack) {
-        v->weight += calls;
-    } else if (v->weight >= calls) {
-        v->weight -= calls;
-    } else {
-        v->stack = stack;
-        v->weight = calls - v->weight;
-    }
-}
-
 static void vote_sites(struct per_file *f, const struct rule_session *s)
 {
     if (!RULE_HAS(struct rule_session, s, sync_stack))
         return;
-    vote(&f->call_site[PER_FILE_READS], s->read_stack, s->reads);
-    vote(&f->call_site[PER_FILE_WRITES], s->write_stack, s->writes);
-    vote(&f->call_site[PER_FILE_SYNCS], s->sync_stack, s->syncs);
+    for (int k = 0; k < PER_FILE_KINDS; k++) {
+        const char *stack = k == PER_FILE_READS ? s->read_stack
+                            : k == PER_FILE_WRITES ? s->write_stack : s->sync_stack;
+        uint64_t calls = k == PER_FILE_READS ? s->reads : k == PER_FILE_WRITES ? s->writes : s->syncs;
+
+        vote_calls(&f->call_site[k].stack, &f->call_site[k].weight, stack, calls);
+    }
 }
 
 /* The entry of (pid, path) and the key it is (or would be) under. */
@@ -148,9 +171,10 @@ void per_file_renamed(struct per_file_table *t, const struct rule_path_call *c)
     f->renamed_to = c->newpath;
 }
 
-struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s)
+struct per_file *per_file_add(struct per_file_table *t, const struct rule_ctx *ctx,
+                              const struct rule_session *s)
 {
-    uint64_t key;
+    uint64_t key, site = rule_stack_site(ctx, s->stack);
     struct per_file *f = find(t, s->pid, s->path, &key);
 
     if (!f) {
@@ -159,13 +183,13 @@ struct per_file *per_file_add(struct per_file_table *t, const struct rule_sessio
             return NULL;
         f = &t->v[t->n++];
         *f = (struct per_file){.first = {s->path, s->process, s->thread, s->stack,
-                                         s->opener_process, s->data_op, s->pid, s->tid,
+                                         s->opener_process, s->data_op, site, s->pid, s->tid,
                                          s->opener_pid, s->layer, s->op_type, s->directory},
                                .max_file_size = -1, .last_file_size = -1,
                                .write_extent = -1,
                                .timed = 1};
     }
-    if (f->sessions && site_add(f, s) < 0)
+    if (f->sessions && site_add(f, s, site) < 0)
         return NULL;
     f->sessions++;
     /* a path any session showed to be a directory is one (a sync of it
@@ -254,11 +278,11 @@ struct rule_session per_file_session(const struct per_file *f)
                              .timed = f->timed};
     struct per_file_site top;
 
-    if (top_site(f, &top)) {
-        s.stack = top.stack;
-        s.thread = top.thread;
-        s.tid = top.tid;
-    }
+    /* the first's own, or the stack its site's sessions carried most */
+    top_site(f, &top);
+    s.stack = top.stack;
+    s.thread = top.thread;
+    s.tid = top.tid;
 
     s.calls_tid = f->calls_tid;
     s.calls_thread = f->calls_thread;
@@ -323,7 +347,8 @@ void per_file_note_sites(const struct per_file *f, struct rule_detail *detail)
     struct per_file_site top, first = first_site(f);
     const struct per_file_site *best;
 
-    if (!detail || !m)
+    /* one site, however many stacks it was opened with */
+    if (!detail || !m || !m->n)
         return;
     best = top_site(f, &top);
     /* the site first, then the others in the order first seen */

@@ -21,7 +21,13 @@
 #define PER_FILE_SITES 4
 
 struct per_file_site {
-    const char *stack, *thread;  /* interned, as in sessions */
+    /* interned, as in sessions; stack is the one most of the site's
+       sessions carried (a vote, as per_file_vote's, weighing each session
+       1, with weight its weight): a JIT-compiled line's opens carry the
+       interpreter's stack first, then each compiled tier's */
+    const char *stack, *thread;
+    uint64_t site;               /* rule_stack_site() of stack */
+    uint64_t weight;
     int32_t tid;
     uint64_t sessions;
     int64_t cost_ns;             /* the sessions' modelled data and sync cost (not time:
@@ -32,6 +38,9 @@ struct per_file_site {
    many files opened from one place cost one pointer each. */
 struct per_file_sites {
     struct per_file_site v[PER_FILE_SITES - 1];
+    /* the first site's stack vote, from when a session came from another stack */
+    const char *first_stack;
+    uint64_t first_weight;
     unsigned n;
     uint64_t other_sessions;     /* sessions opened at further sites */
     int64_t other_cost_ns;
@@ -42,6 +51,7 @@ struct per_file_sites {
    adds its sessions up, and a trace may name millions of files. */
 struct per_file_first {
     const char *path, *process, *thread, *stack, *opener_process, *data_op;
+    uint64_t site;               /* rule_stack_site() of stack */
     int32_t pid, tid, opener_pid;
     int layer, op_type, directory;
 };
@@ -111,8 +121,13 @@ struct per_file_table {
 /* Notes a rename (RULE_PATH_RENAMED) of an entry's path by its process;
    nothing when the path has no entry. */
 void per_file_renamed(struct per_file_table *t, const struct rule_path_call *c);
-/* Adds s to its (pid, path) entry: the entry, or NULL when out of memory. */
-struct per_file *per_file_add(struct per_file_table *t, const struct rule_session *s);
+/*
+ * Adds s to its (pid, path) entry: the entry, or NULL when out of memory.
+ * Its open site is its stack's rule_stack_site(): the opens one line of a
+ * JIT-compiled program makes are one site however warm the run was.
+ */
+struct per_file *per_file_add(struct per_file_table *t, const struct rule_ctx *ctx,
+                              const struct rule_session *s);
 /* A session for the issue of entry f: its first session, opened at the
    site that repeats most, with the whole file's figures (op, opSize,
    buffer, cost, size, and the evidence's end) and its call sites

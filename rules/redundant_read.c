@@ -36,9 +36,8 @@ static void redundant_read_check(void *state, const struct rule_ctx *ctx,
     struct redundant_read_state *st = state;
 
     /* only the sessions that read: their sites are the candidates for the issue's */
-    (void)ctx;
     if (s->read_bytes > 0)
-        per_file_add(&st->files, s);
+        per_file_add(&st->files, ctx, s);
 }
 
 static void redundant_read_report(void *state, const struct rule_ctx *ctx)

@@ -38,9 +38,8 @@ static void repeat_open_check(void *state, const struct rule_ctx *ctx, const str
 {
     struct repeat_open_state *st = state;
 
-    (void)ctx;
     if (!s->syncs && !s->directory)
-        per_file_add(&st->files, s);
+        per_file_add(&st->files, ctx, s);
 }
 
 static void repeat_open_report(void *state, const struct rule_ctx *ctx)

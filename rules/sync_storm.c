@@ -62,9 +62,8 @@ static void sync_storm_check(void *state, const struct rule_ctx *ctx, const stru
 {
     struct sync_storm_state *st = state;
 
-    (void)ctx;
     if (s->syncs)
-        per_file_add(&st->files, s);
+        per_file_add(&st->files, ctx, s);
 }
 
 /*

@@ -160,9 +160,8 @@ static void write_amplification_check(void *state, const struct rule_ctx *ctx,
     struct write_amplification_state *st = state;
 
     /* only the sessions that wrote: their sites are the candidates for the issue's */
-    (void)ctx;
     if (s->write_bytes > 0)
-        per_file_add(&st->files, s);
+        per_file_add(&st->files, ctx, s);
 }
 
 static void write_amplification_rename(void *state, const struct rule_ctx *ctx,

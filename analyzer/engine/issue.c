@@ -12,6 +12,7 @@
 #include "issue.h"
 #include "issue_cost.h"
 #include "issue_detail.h"
+#include "issue_late.h"
 #include "issue_text.h"
 #include "path.h"
 #include "proc_labels.h"
@@ -33,9 +34,9 @@ struct issues {
     size_t costs_cap;
     struct proc_labels *labels; /* each process's labels */
     struct fold_made *made; /* the names made from templates, folded in fingerprints */
-    /* late[i]: list[i]'s rule, fingerprint path, site and open stacks
-       ("\0"-separated), when a stack had JIT frames no record named yet */
-    char **late;
+    /* late[i]: list[i]'s raw stacks, when a record read later could
+       name a frame of them (NULL: none) */
+    struct late_stacks **late;
     size_t late_cap;
 };
 
@@ -126,7 +127,7 @@ void issues_free(struct issues *is)
     proc_labels_free(is->labels);
     fold_made_free(is->made);
     for (size_t i = 0; i < is->late_cap; i++)
-        free(is->late[i]);
+        late_stacks_free(is->late[i]);
     free(is->late);
     free(is->costs);
     free(is);
@@ -502,10 +503,14 @@ static struct rule_detail *report_detail(const struct rule *rule, const struct r
     return d;
 }
 
-/* The opener, when another process opened the file (opened_by). */
-static void note_opener(const struct rule_session *s, struct rule_detail *detail)
+/* The opener, when another process opened the file (opened_by), with the
+   stack of its open shown as the issue's own is. */
+static void note_opener(struct issues *is, const struct rule_session *s,
+                        struct rule_detail *detail)
 {
     struct issue_value v = {.type = ISSUE_V_OBJECT, .obj = issue_detail_new()};
+    const struct sym_stack *st = issue_stack(is, s->stack);
+    const char *stack = st && issue_utf8_or_null(st->text) ? st->text : s->stack;
 
     if (!s->opener_process || !v.obj)
         goto out;
@@ -514,7 +519,7 @@ static void note_opener(const struct rule_session *s, struct rule_detail *detail
                                                 .s = issue_trace_text(s->opener_process)}) < 0 ||
         issue_detail_set_int(v.obj, "pid", (int64_t)s->opener_pid) < 0 ||
         issue_detail_set(v.obj, "stack", (struct issue_value){.type = ISSUE_V_STRING,
-                                                              .s = issue_trace_text(s->stack)}) < 0)
+                                                              .s = issue_trace_text(stack)}) < 0)
         goto out;
     issue_detail_set(detail, "opened_by", v);
     return;
@@ -574,31 +579,25 @@ static struct issue *make_issue(struct issues *is, const struct rule *rule,
 /*
  * A runtime that writes its perf map at exit (the JVM's
  * -XX:+DumpPerfMapAtExit) names its JIT frames after the issues found
- * before were made: the stacks of issue idx are kept when they hold an
- * unnamed JIT frame or a runtime's frames, and named again as the issues
- * are finished, when whether the process has a map is known.
+ * before were made: issue idx's raw stacks (l, taken) are kept when a
+ * frame of them could be named later, and named again as the issues are
+ * finished, when whether the process has a map is known.
  */
-static void note_late(struct issues *is, size_t idx, const char *rule, const char *fpath,
-                      const char *site, const char *open)
+static void note_late(struct issues *is, size_t idx, struct late_stacks *l)
 {
-    const struct sym_stack *a = issue_stack(is, site), *b = issue_stack(is, open);
     size_t cap = is->late_cap;
-    char *e;
 
     if (idx < is->late_cap) {
-        free(is->late[idx]);
+        late_stacks_free(is->late[idx]);
         is->late[idx] = NULL;
     }
-    if (!(a && a->unnamed_jit) && !(b && b->unnamed_jit) && sym_stack_runtime(a) < 0 &&
-        sym_stack_runtime(b) < 0)
+    if (!l || !late_stacks_pending(l, is->sym) ||
+        iot_grow(&is->late, &is->late_cap, idx + 1, sizeof(*is->late)) < 0) {
+        late_stacks_free(l);
         return;
-    if (iot_grow(&is->late, &is->late_cap, idx + 1, sizeof(*is->late)) < 0)
-        return;
+    }
     memset(is->late + cap, 0, (is->late_cap - cap) * sizeof(*is->late));
-    open = open ? open : "";
-    fpath = fpath ? fpath : "";
-    if (asprintf(&e, "%s%c%s%c%s%c%s", rule, 0, fpath, 0, site, 0, open) >= 0)
-        is->late[idx] = e;
+    is->late[idx] = l;
 }
 
 /* Replaces *text and *frames with st's (kept as they are out of memory). */
@@ -619,15 +618,14 @@ static void rename_stack(const struct sym_stack *st, char **text, struct issue_f
 }
 
 /*
- * The late-named stacks of issue o (note_late's e): its stack, frames and
- * fingerprint; and, where JIT frames stay unnamed, the flag that names
- * them as the issue's hint.
+ * The late-named stacks of issue o (note_late's l): its stack, frames and
+ * fingerprint, its detail's stacks; and, where frames stay missing, the
+ * flags that show them as the issue's hint.
  */
-static void name_late(struct issues *is, struct issue *o, const char *e)
+static void name_late(struct issues *is, struct issue *o, const struct late_stacks *l)
 {
-    const char *rule = e, *fpath = rule + strlen(rule) + 1, *site = fpath + strlen(fpath) + 1;
-    const char *open = site + strlen(site) + 1;
-    const struct sym_stack *st = issue_stack(is, site), *ost;
+    const char *fpath = l->fpath, *open = l->open;
+    const struct sym_stack *st = issue_stack(is, l->site), *ost;
     char hint[256];
 
     if (st)
@@ -637,8 +635,9 @@ static void name_late(struct issues *is, struct issue *o, const char *e)
         rename_stack(ost, &o->open_stack, &o->open_frames);
     if (o->fingerprint)
         snprintf(o->fingerprint, 17, "%016llx",
-                 (unsigned long long)fingerprint(is->cfg, rule, *fpath ? fpath : NULL,
+                 (unsigned long long)fingerprint(is->cfg, l->rule, *fpath ? fpath : NULL,
                                                  ost ? ost->key : open));
+    late_stacks_rename_detail(l, is->sym, o->detail);
     if ((symbolizer_hint(is->sym, o->pid, st, hint, sizeof(hint)) ||
          symbolizer_hint(is->sym, o->pid, ost, hint, sizeof(hint))) &&
         issue_utf8_or_null(hint)) {
@@ -684,6 +683,7 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     uint64_t key;
     int64_t occ = 1, repeat = r->repeat;
     struct issue_cost cost;
+    struct late_stacks *late;
     size_t idx = 0;
 
     if (!detail)
@@ -705,18 +705,21 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
         is->costs[idx].pid = cost.pid;
     }
     issue_detail_set_int(detail, "occurrences", occ);
+    late = late_stacks_new(b->rule->name, fingerprint_path(ctx, s, fp_path, sizeof(fp_path)),
+                           site, s->stack, detail);
     symbolize_sites(is, detail);
     note_exe(ctx, s, detail);
     note_threads(b->rule, r, detail);
-    note_opener(s, detail);
-    if (!(o = make_issue(is, b->rule, r, detail, site, st)))
+    note_opener(is, s, detail);
+    if (!(o = make_issue(is, b->rule, r, detail, site, st))) {
+        late_stacks_free(late);
         return;
+    }
     o->repeat = repeat;
     snprintf(o->fingerprint, 17, "%016llx", (unsigned long long)key);
     if (!prev)
         idx = is->list.n;
-    note_late(is, idx, b->rule->name, fingerprint_path(ctx, s, fp_path, sizeof(fp_path)),
-              site, s->stack);
+    note_late(is, idx, late);
     if (prev) {
         issue_free(prev);
         is->list.v[idx] = o;

@@ -5,9 +5,9 @@
 # it a byte at a time: small_buffer is found at a close and repeat_open at
 # the opens, long before the exit map. Every JIT frame of every issue must
 # still be named by the records the trace holds (no "[jit]+0x..." left in
-# any issue's stack or frames), the issues must hold named Java frames, a
-# second run must give the same fingerprints, and the program's output and
-# exit status are its own.
+# any issue's stack, frames or detail's stacks), the issues must hold named
+# Java frames, a second run must give the same fingerprints, and the
+# program's output and exit status are its own.
 # Needs java and javac (default-jdk-headless); skipped otherwise.
 # e2e: slow (about 19 s CPU here: three JVM runs, two under the recorder)
 set -u
@@ -65,7 +65,9 @@ assert first_close < first_jit, ("the map came before the first close", first_cl
 rules = sorted(i["rule"] for i in issues if i["path"] == log)
 assert rules == ["repeat_open", "small_buffer"], rules
 for i in issues:
-    stacks = [i["stack"], i.get("open_stack") or ""]
+    stacks = [i["stack"], i.get("open_stack") or ""] + \
+        [s["stack"] for s in i["detail"].get("open_sites", [])] + \
+        [(i["detail"].get("opened_by") or {}).get("stack", "")]
     assert not any("[jit]+0x" in s for s in stacks), (i["rule"], stacks)
     for f in i["frames"] + i.get("open_frames", []):
         assert f["module"] != "[jit]" or f["function"], (i["rule"], f)

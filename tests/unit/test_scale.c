@@ -19,7 +19,8 @@
 
 enum { PROCS = 30000 };
 
-/* 30,000 processes each with a session of the one path: every entry found
+/* 30,000 processes each with a session of the one path (no stack, so no
+   site to work out: no rule context): every entry found
    again, and none far from its home slot (the old hash put the pid above
    bit 40, where the slot never looked, so all of them shared one slot). */
 static void test_per_file_many_pids(void)
@@ -31,11 +32,11 @@ static void test_per_file_many_pids(void)
 
     for (int i = 0; i < PROCS; i++) {
         s.pid = 1000 + i;
-        CU_ASSERT_PTR_NOT_NULL_FATAL(per_file_add(&t, &s));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(per_file_add(&t, NULL, &s));
     }
     for (int i = 0; i < PROCS; i += 2) {   /* a second session of every other one */
         s.pid = 1000 + i;
-        CU_ASSERT_PTR_NOT_NULL_FATAL(per_file_add(&t, &s));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(per_file_add(&t, NULL, &s));
     }
     PER_FILE_FOREACH(&t, f) {
         found++;
