@@ -33,7 +33,12 @@ static inline size_t room(const struct iot_enc *e)
 int iot_enc_str(struct iot_enc *e, const char *s, size_t len, uint32_t *id)
 {
     /* only a cache key: equality is confirmed by length (below) */
-    uint64_t h = iot_hash_words(s, len) | 1;  /* 0 marks an empty cache slot */
+    return iot_enc_str_keyed(e, s, len, iot_hash_words(s, len), id);
+}
+
+int iot_enc_str_keyed(struct iot_enc *e, const char *s, size_t len, uint64_t key, uint32_t *id)
+{
+    uint64_t h = key | 1;  /* 0 marks an empty cache slot */
     unsigned slot = (unsigned)(h % IOT_ENC_STRCACHE);
     uint8_t *p;
 

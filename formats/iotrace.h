@@ -328,6 +328,13 @@ void iot_enc_begin(struct iot_enc *e, void *buf, size_t cap, int64_t base_t);
  * writing it again.
  */
 int iot_enc_str(struct iot_enc *e, const char *s, size_t len, uint32_t *id);
+/*
+ * iot_enc_str with the string's cache key given: a 64-bit hash of it that
+ * the caller keeps (a stack's, of its return addresses), so that a long
+ * string met again is neither measured nor hashed. One string must always
+ * come with the same key; a string given both ways may be defined twice.
+ */
+int iot_enc_str_keyed(struct iot_enc *e, const char *s, size_t len, uint64_t key, uint32_t *id);
 
 /* Append a call. ev->t is absolute; path/mode/stack are given as *_id. */
 int iot_enc_call(struct iot_enc *e, const struct iot_event *ev);

@@ -521,6 +521,20 @@ void rec_stack_fork_parent(void);
 void rec_stack_fork_child(void);
 /* The caller's stack as the SPEC's string, or NULL; cached, never freed. */
 const char *rec_stack_capture(void);
+/*
+ * A stack's text as rec_stack_capture() keeps it: its length and a key (the
+ * hash of its return addresses) before it, so that a record that names it
+ * neither measures nor hashes it again (iot_enc_str_keyed).
+ */
+struct rec_stack_text {
+    uint64_t key;
+    size_t len;
+    char s[];
+};
+static inline const struct rec_stack_text *rec_stack_text_of(const char *stack)
+{
+    return (const struct rec_stack_text *)(stack - offsetof(struct rec_stack_text, s));
+}
 /* At the process's end: names for JIT frames its runtime wrote only then. */
 void rec_stack_finish(void);
 

@@ -56,7 +56,8 @@ static int put_call(struct rec_thread *t, struct iot_event *ev,
         return -1;
     if (mode && iot_enc_str(e, mode, strlen(mode), &ev->mode_id) != 0)
         return -1;
-    if (stack && iot_enc_str(e, stack, strlen(stack), &ev->stack_id) != 0)
+    if (stack && iot_enc_str_keyed(e, stack, rec_stack_text_of(stack)->len,
+                                   rec_stack_text_of(stack)->key, &ev->stack_id) != 0)
         return -1;
     return iot_enc_call(e, ev);
 }

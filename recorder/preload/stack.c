@@ -717,7 +717,8 @@ const char *rec_stack_capture(void)
     struct rec_pyframe py[REC_PY_FRAMES];
     uint64_t h = IOT_FNV64_INIT;
     const char *result = NULL;
-    char buf[MAX_FRAMES * (PATH_MAX / 4)], *s;
+    char buf[MAX_FRAMES * (PATH_MAX / 4)];
+    struct rec_stack_text *text;
     size_t len = 0;
     unsigned gen = __atomic_load_n(&modules_gen, __ATOMIC_ACQUIRE), slot;
     int n = walk(pcs, gen), jit = 0, npy = n ? rec_py_walk(py, REC_PY_FRAMES) : 0;
@@ -773,15 +774,17 @@ const char *rec_stack_capture(void)
     /* and so do the runtime's names for its JIT frames */
     if (jit)
         rec_perfmap_name(pcs, n);
-    s = rec_arena_alloc(len);
-    if (!s)
+    text = rec_arena_alloc(sizeof(*text) + len);
+    if (!text)
         goto out;
-    memcpy(s, buf, len);
+    text->key = h;
+    text->len = len - 1;
+    memcpy(text->s, buf, len);
     if (stack_cache[slot].hash == 0) {
-        stack_cache[slot].s = s;
+        stack_cache[slot].s = text->s;
         stack_cache[slot].hash = h;
     }
-    result = s;
+    result = text->s;
 out:
     pthread_mutex_unlock(&lock);
     return result;

@@ -38,6 +38,7 @@ static inline uint8_t *put_blob(uint8_t *p, const char *s);
 
 #define iot_enc_begin   future_enc_begin
 #define iot_enc_str     future_enc_str
+#define iot_enc_str_keyed future_enc_str_keyed
 #define iot_enc_call    future_enc_call
 #define iot_enc_io      future_enc_io
 #define iot_enc_process future_enc_process
