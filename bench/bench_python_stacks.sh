@@ -2,15 +2,17 @@
 # What a Python frame walk costs per stacked call: a Python loop of
 # os.open + os.close, each open stacked, called 2 and 20 Python frames
 # deep, natively, recorded (the C stack and the interpreter's frames) and
-# recorded with --no-stacks; ns per open+close, the median of 3 runs, for
+# recorded with --no-stacks; the process's CPU ns per open+close (its
+# threads' time.process_time() over the loop: the recorder's work in the
+# program, not the launcher's), the median of 3 runs, for
 # Debian's python3 and each pyenv CPython 3.8 to 3.13 present. On 3.11+
 # the walk reads the thread state, the main thread's stack and its data
 # stack chunk directly (no system call once the chunk was checked); on
 # 3.8-3.10 a current frame object the thread's last walk read, and its
 # callers (else one process_vm_readv for the chain). The C stack alone
-# costs what bench_recorder's "open" says. Wall-clock figures only: never
-# pass/fail on time (on a loaded machine, count CPU and system calls with
-# perf stat -e task-clock,syscalls:sys_enter_process_vm_readv instead).
+# costs what bench_recorder's "open" says. Figures only: never pass/fail on
+# time (on a loaded machine, count system calls with perf stat -e
+# syscalls:sys_enter_process_vm_readv too).
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
@@ -28,9 +30,9 @@ def deeper(path, n, depth):
 path, n, depth = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 open(path, "w").close()
 deeper(path, 1000, depth)
-t = time.perf_counter()
+t = time.process_time()
 deeper(path, n, depth)
-print("%.0f" % ((time.perf_counter() - t) / n * 1e9))
+print("%.0f" % ((time.process_time() - t) / n * 1e9))
 PY
 median() { sort -n | sed -n 2p; }
 pythons=""
