@@ -227,6 +227,7 @@ static const struct runtime {
 #undef NODE
 };
 #define NRUNTIMES (sizeof(runtimes) / sizeof(runtimes[0]))
+_Static_assert(NRUNTIMES <= 32, "a row's bit in struct jit_proc's given");
 
 static int runtime_of(const char *module)
 {
@@ -238,23 +239,28 @@ static int runtime_of(const char *module)
 
 int jit_table_option(struct jit_table *t, int32_t pid, const char *word, size_t len, int reset)
 {
-    struct jit_proc *p = reset ? hmap_get(&t->procs, pid_key(pid)) : proc_of(t, pid);
+    struct jit_proc *p = hmap_get(&t->procs, pid_key(pid));
+    uint32_t on = 0, off = 0;
 
     if (reset) {
         if (p)
             p->given = 0;
         return 0;
     }
-    if (!p)
-        return -1;
-    for (size_t i = 0; i < NRUNTIMES; i++) {
-        const char *on = runtimes[i].stack_flag, *off = runtimes[i].stack_off;
+    /* most words are no runtime's flag: no entry is made for them */
+    for (size_t i = 0; len > 2 && i < NRUNTIMES; i++) {
+        const char *yes = runtimes[i].stack_flag, *no = runtimes[i].stack_off;
 
-        if (on && strlen(on) == len && memcmp(word, on, len) == 0)
-            p->given |= 1u << i;
-        else if (off && strlen(off) == len && memcmp(word, off, len) == 0)
-            p->given &= ~(1u << i);
+        if (yes && strlen(yes) == len && memcmp(word, yes, len) == 0)
+            on |= 1u << i;
+        else if (no && strlen(no) == len && memcmp(word, no, len) == 0)
+            off |= 1u << i;
     }
+    if (!on && !off)
+        return 0;
+    if (!p && !(p = proc_of(t, pid)))
+        return -1;
+    p->given = (p->given | on) & ~off;
     return 0;
 }
 
