@@ -334,11 +334,13 @@ int rule_again(const struct rule_ctx *ctx, const struct rule_session *s, int64_t
 
 uint64_t rule_stack_site(const struct rule_ctx *ctx, const char *stack)
 {
-    struct issues *is = ((const struct issue_binding *)ctx->sink)->issues;
+    struct issues *is;
     uint64_t site;
 
+    /* no stack, no site: nothing of ctx is needed */
     if (!stack || !*stack)
         return 0;
+    is = ((const struct issue_binding *)ctx->sink)->issues;
     /* rules hand over the engine's interned stacks: one per address */
     site = (uint64_t)(uintptr_t)hmap_get(&is->sites, (uint64_t)(uintptr_t)stack);
     if (!site) {
