@@ -332,20 +332,20 @@ void engine_fd_close(struct engine *e, struct engine_proc *p, int32_t fd, int64_
 }
 
 void engine_fd_install(struct engine *e, struct engine_proc *p, int32_t fd, struct ofd *o,
-                       int cloexec, int64_t t, int64_t until)
+                       int cloexec, const struct iot_event *ev)
 {
     struct fdent *f = engine_fd_slot(p, fd, 1);
 
     if (!f) {
-        ofd_unref(e, o, t, RULE_END_CLOSE);
+        ofd_unref(e, o, ev->t, RULE_END_CLOSE);
         return;
     }
     /* The kernel handed out this fd, so whatever we had there was closed
        in a way we did not see yet (another thread's close still running
        when this call began) or at all. */
-    f->displaced_until = f->o ? until : 0;
+    f->displaced_until = f->o ? engine_call_end(ev) : 0;
     if (f->o)
-        engine_fd_close(e, p, fd, t);
+        engine_fd_close(e, p, fd, ev->t);
     f->o = o;
     f->cloexec = cloexec;
     f->socket = 0;
@@ -416,8 +416,7 @@ void engine_on_open(struct engine *e, struct engine_proc *p, const struct iot_ev
         o->s.directory = 1;
     }
     engine_fd_install(e, p, (int32_t)ev->ret, o,
-                      (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000),  /* O_CLOEXEC */
-                      ev->t, ev->t + (ev->dur > 0 ? ev->dur : 0));
+                      (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev);  /* O_CLOEXEC */
 }
 
 /* The fd-table changes of the FD class: new fds, copies, close-on-exec. */
@@ -452,8 +451,7 @@ void engine_on_fd_table(struct engine *e, struct engine_proc *p, const struct io
             break;
         }
         o->refs++;
-        engine_fd_install(e, p, nfd, o, (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000),
-                          ev->t, ev->t + (ev->dur > 0 ? ev->dur : 0));
+        engine_fd_install(e, p, nfd, o, (ev->has & IOT_HAS_FLAGS) && (ev->flags & 02000000), ev);
         break;
     }
     default:
@@ -506,5 +504,5 @@ void engine_on_close(struct engine *e, struct engine_proc *p, const struct iot_e
     /* Even a failed close() releases the fd on Linux. */
     p->fds[ev->fd].o = NULL;
     o->s.end_seq = p->calls;
-    ofd_unref(e, o, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
+    ofd_unref(e, o, engine_call_end(ev), RULE_END_CLOSE);
 }

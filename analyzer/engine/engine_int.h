@@ -429,10 +429,15 @@ void ofd_mark_leak(struct ofd *o, int32_t pid, int32_t fd, int64_t t);
    the table's range (negative, or beyond MAX_FD) or out of memory. */
 struct fdent *engine_fd_slot(struct engine_proc *p, int32_t fd, int create);
 void engine_fd_close(struct engine *e, struct engine_proc *p, int32_t fd, int64_t t);
+/* When call ev returned. */
+static inline int64_t engine_call_end(const struct iot_event *ev)
+{
+    return ev->t + (ev->dur > 0 ? ev->dur : 0);
+}
 /* fd of p refers to o from now on, taking over the caller's reference,
-   by a call made at t that returned at until. */
+   handed out by call ev. */
 void engine_fd_install(struct engine *e, struct engine_proc *p, int32_t fd, struct ofd *o,
-                       int cloexec, int64_t t, int64_t until);
+                       int cloexec, const struct iot_event *ev);
 /*
  * Whether a close of fd that began at t is the one that freed the fd for
  * the file there now (whose open the engine met first, having begun

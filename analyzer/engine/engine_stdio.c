@@ -291,7 +291,7 @@ void stdio_on_open(struct engine *e, struct engine_proc *p, const struct iot_eve
             o->refs = 1;
             if (fd >= 0) {
                 o->refs++;
-                engine_fd_install(e, p, fd, o, 0, ev->t, ev->t + (ev->dur > 0 ? ev->dur : 0));
+                engine_fd_install(e, p, fd, o, 0, ev);
             }
         }
     }
@@ -367,7 +367,7 @@ void stdio_on_close(struct engine *e, struct engine_proc *p, const struct iot_ev
         p->fds[fd].o = NULL;
         o->refs--;
     }
-    stdio_stream_drop(e, s, ev->t + (ev->dur > 0 ? ev->dur : 0), RULE_END_CLOSE);
+    stdio_stream_drop(e, s, engine_call_end(ev), RULE_END_CLOSE);
 }
 
 /* One more stdio data call of op on o: data_op is the op of most of them. */
