@@ -338,7 +338,8 @@ struct report_proc **report_procs_by_time(const struct report *r)
 
     if (!v)
         return NULL;
-    memcpy(v, r->procv, r->nproc * sizeof(*v));
+    if (r->nproc)   /* procv is NULL with none */
+        memcpy(v, r->procv, r->nproc * sizeof(*v));
     qsort(v, r->nproc, sizeof(*v), by_proc_time);
     return v;
 }
@@ -349,7 +350,8 @@ struct report_file **report_files_by_time(const struct report *r)
 
     if (!v)
         return NULL;
-    memcpy(v, r->filev, r->nfile * sizeof(*v));
+    if (r->nfile)   /* filev is NULL with none */
+        memcpy(v, r->filev, r->nfile * sizeof(*v));
     qsort(v, r->nfile, sizeof(*v), by_file_time);
     return v;
 }

@@ -107,7 +107,8 @@ static json_t *calls_json(const struct report *r, json_t *paths, struct hmap *th
 
     if (!v)
         return a;
-    memcpy(v, r->slow, r->nslow * sizeof(*v));
+    if (r->nslow)   /* slow is NULL with none */
+        memcpy(v, r->slow, r->nslow * sizeof(*v));
     qsort(v, r->nslow, sizeof(*v), by_t);
     for (size_t i = 0; i < r->nslow; i++) {
         const struct report_call *c = &v[i];
