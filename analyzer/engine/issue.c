@@ -375,24 +375,6 @@ int rule_again_cost(const struct rule_ctx *ctx, const struct rule_report *r)
     return 1;
 }
 
-/* The stacks a rule lists in detail.open_sites (per_file.h), shown as the
-   issue's own stack is: symbolized when it can be. */
-static void symbolize_sites(struct issues *is, struct rule_detail *detail)
-{
-    const struct issue_value *sites = issue_detail_get(detail, "open_sites");
-
-    for (size_t i = 0; sites && sites->type == ISSUE_V_LIST && i < sites->list->n; i++) {
-        const struct issue_value *site = &sites->list->v[i];
-        const struct sym_stack *st;
-
-        if (site->type != ISSUE_V_OBJECT)
-            continue;
-        st = issue_stack(is, issue_detail_str(site->obj, "stack"));
-        if (st && issue_utf8_or_null(st->text))
-            issue_detail_set_str(site->obj, "stack", st->text);
-    }
-}
-
 /*
  * The process is named as it was invoked (argv[0]); when its executable is
  * called otherwise (redis-server runs /usr/bin/redis-check-rdb, a link's
@@ -505,14 +487,11 @@ static struct rule_detail *report_detail(const struct rule *rule, const struct r
     return d;
 }
 
-/* The opener, when another process opened the file (opened_by), with the
-   stack of its open shown as the issue's own is. */
-static void note_opener(struct issues *is, const struct rule_session *s,
-                        struct rule_detail *detail)
+/* The opener, when another process opened the file (opened_by); the stack
+   of its open as the trace gives it (late_stacks_rename_detail shows it). */
+static void note_opener(const struct rule_session *s, struct rule_detail *detail)
 {
     struct issue_value v = {.type = ISSUE_V_OBJECT, .obj = issue_detail_new()};
-    const struct sym_stack *st = issue_stack(is, s->stack);
-    const char *stack = st && issue_utf8_or_null(st->text) ? st->text : s->stack;
 
     if (!s->opener_process || !v.obj)
         goto out;
@@ -521,7 +500,7 @@ static void note_opener(struct issues *is, const struct rule_session *s,
                                                 .s = issue_trace_text(s->opener_process)}) < 0 ||
         issue_detail_set_int(v.obj, "pid", (int64_t)s->opener_pid) < 0 ||
         issue_detail_set(v.obj, "stack", (struct issue_value){.type = ISSUE_V_STRING,
-                                                              .s = issue_trace_text(stack)}) < 0)
+                                                              .s = issue_trace_text(s->stack)}) < 0)
         goto out;
     issue_detail_set(detail, "opened_by", v);
     return;
@@ -709,10 +688,13 @@ void rule_report(const struct rule_ctx *ctx, const struct rule_report *r)
     issue_detail_set_int(detail, "occurrences", occ);
     late = late_stacks_new(b->rule->name, fingerprint_path(ctx, s, fp_path, sizeof(fp_path)),
                            site, s->stack, detail);
-    symbolize_sites(is, detail);
     note_exe(ctx, s, detail);
     note_threads(b->rule, r, detail);
-    note_opener(is, s, detail);
+    note_opener(s, detail);
+    /* the detail's stacks shown as the issue's own is: symbolized where
+       they can be (out of memory, as the trace gives them) */
+    if (late)
+        late_stacks_rename_detail(late, is->sym, detail);
     if (!(o = make_issue(is, b->rule, r, detail, site, st))) {
         late_stacks_free(late);
         return;

@@ -36,9 +36,10 @@ void late_stacks_free(struct late_stacks *l);
 int late_stacks_pending(const struct late_stacks *l, struct symbolizer *sym);
 
 /*
- * detail's stacks shown again from l's, as sym names them now: each of
+ * detail's stacks shown from l's, as sym names them now: each of
  * detail.open_sites' and detail.opened_by's (the open's: the opener's
- * open is the session's).
+ * open is the session's). As the issue is made, and again as the issues
+ * are finished.
  */
 void late_stacks_rename_detail(const struct late_stacks *l, struct symbolizer *sym,
                                struct rule_detail *detail);
