@@ -1,12 +1,13 @@
 /*
  * bpf_floor - loads bench/empty.bpf.c's object (built beside the capture
- * path's), attaches its programs, says "attached" on stdout and waits to be
- * killed: the floor under the kernel capture path's cost to an untraced
- * process (bench/bench_floors.sh).
+ * path's), attaches its programs whose names start with PREFIX (all when
+ * none is given), says "attached" on stdout and waits to be killed: the
+ * floors under the kernel capture path's costs (bench/bench_floors.sh).
  *
- *   bpf_floor OBJECT.bpf.o
+ *   bpf_floor OBJECT.bpf.o [PREFIX]
  */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #ifdef BENCH_BPF
@@ -14,19 +15,28 @@
 
 int main(int argc, char **argv)
 {
+    const char *prefix = argc == 3 ? argv[2] : "";
     struct bpf_object *obj;
     struct bpf_program *p;
 
-    if (argc != 2) {
-        fprintf(stderr, "usage: bpf_floor OBJECT.bpf.o\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: bpf_floor OBJECT.bpf.o [PREFIX]\n");
         return 2;
     }
     obj = bpf_object__open_file(argv[1], NULL);
-    if (!obj || bpf_object__load(obj) != 0) {
+    if (!obj) {
+        fprintf(stderr, "bpf_floor: cannot open %s\n", argv[1]);
+        return 1;
+    }
+    bpf_object__for_each_program(p, obj)
+        bpf_program__set_autoload(p, strncmp(bpf_program__name(p), prefix, strlen(prefix)) == 0);
+    if (bpf_object__load(obj) != 0) {
         fprintf(stderr, "bpf_floor: cannot load %s\n", argv[1]);
         return 1;
     }
     bpf_object__for_each_program(p, obj) {
+        if (!bpf_program__autoload(p))
+            continue;
         if (!bpf_program__attach(p)) {
             fprintf(stderr, "bpf_floor: cannot attach %s\n", bpf_program__name(p));
             return 1;

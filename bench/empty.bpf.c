@@ -4,6 +4,11 @@
  * capture path uses (recorder/kernel/capture.bpf.c): what any syscall of
  * any process pays once a BPF program is attached there, the floor that
  * bench/bench_floors.sh measures an untraced process's cost against.
+ *
+ * And timed_enter/timed_exit, which only read the clock: the floor of any
+ * BPF recorder that gives a call its start and its duration, which needs
+ * a program at the call's enter and one at its exit, each reading the
+ * clock (bpf_floor loads one set or the other, by its names' prefix).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,6 +26,19 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(empty_exit, struct pt_regs *regs, long ret)
 {
     return 0;
+}
+
+/* The clock read is kept: the helper call is not dead code to the compiler. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(timed_enter, struct pt_regs *regs, long nr)
+{
+    return bpf_ktime_get_ns() == 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(timed_exit, struct pt_regs *regs, long ret)
+{
+    return bpf_ktime_get_ns() == 0;
 }
 
 SEC("tp_btf/sched_process_fork")
