@@ -214,10 +214,12 @@ KERNEL_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null)
 $(BPF_GEN)/vmlinux.h:
 	@mkdir -p $(dir $@)
 	bpftool btf dump file /sys/kernel/btf/vmlinux format c >$@.tmp && mv $@.tmp $@
+# -mcpu=v3 for the atomic exchange a batch is taken with (capture_batch.bpf.h):
+# Linux 5.12, older than the helpers the path needs already (bpf_find_vma, 5.17)
 $(BPF_GEN)/capture.bpf.o: recorder/kernel/capture.bpf.c recorder/kernel/capture_calls.bpf.h \
-    recorder/kernel/capture_stack.bpf.h \
+    recorder/kernel/capture_stack.bpf.h recorder/kernel/capture_batch.bpf.h \
     recorder/kernel/kevent.h formats/syscalls.h $(BPF_GEN)/vmlinux.h
-	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_GEN) -Irecorder/kernel -Iformats -c $< -o $@
+	$(BPF_CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -I$(BPF_GEN) -Irecorder/kernel -Iformats -c $< -o $@
 $(BPF_GEN)/capture.skel.h: $(BPF_GEN)/capture.bpf.o
 	bpftool gen skeleton $< name capture >$@.tmp && mv $@.tmp $@
 $(OBJ)/recorder/kernel/kcapture.o: $(BPF_GEN)/capture.skel.h

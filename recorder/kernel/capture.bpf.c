@@ -16,7 +16,7 @@
  *    in the code, so any other syscall of any process costs one bounds
  *    check and one bit test, and touches no memory; a file syscall of an
  *    untraced process one more: whether its task has any task storage
- *    (`tagged`, every thread of a marked process has), then its tgid's
+ *    (`threads`, every thread of a marked process has), then its tgid's
  *    byte in `marks` (set for exactly the tgids in `traced`), at enter
  *    and at exit alike;
  *  - a record is made at the syscall's exit, when its return value is
@@ -28,7 +28,9 @@
  *    mostly the tracepoint's own;
  *  - records are submitted without waking user space (BPF_RB_NO_WAKEUP):
  *    user space polls, so a syscall never pays for a wake-up. A record that
- *    finds the ring full is counted in `dropped`, never blocks.
+ *    finds the ring full is counted in `dropped`, never blocks. The records
+ *    of calls without paths wait in their thread's batch and reach the
+ *    ring a batch at a time (capture_batch.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -64,43 +66,6 @@ static __always_inline __u8 *mark_of(__u32 tgid)
     return tgid < KEV_MARKS_MAX ? &marks[tgid & (KEV_MARKS_MAX - 1)] : NULL;
 }
 
-/*
- * Every thread of a marked process has an entry here (user space makes
- * the first ones through pidfds, on_fork those of the threads and
- * children made after), so a thread without any task storage is
- * untraced: the first test at enter and at exit (with_tasks set before
- * load), which reads only the current task's bpf_storage pointer, where
- * the byte in `marks` is a cold cache line and page to every syscall of
- * every other process (+30 ns per enter measured under load). A thread
- * with task storage from another tool only goes on to the marks.
- */
-struct {
-    __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-    __uint(map_flags, BPF_F_NO_PREALLOC);
-    __type(key, int);
-    __type(value, __u8);
-} tagged SEC(".maps");
-
-/*
- * Set before load where threads can be tagged (user space chooses which
- * of the two forms of on_enter and on_exit to load): read only off the
- * hot path, as even a constant's load from .rodata is a cold line.
- */
-const volatile __u8 with_tasks = 0;
-
-/* Whether the current thread may be traced: tasks (a constant of each
-   program's form) and no task storage: not. */
-static __always_inline int may_be_traced(int tasks)
-{
-    return !tasks || bpf_get_current_task_btf()->bpf_storage != NULL;
-}
-
-static __always_inline void tag_task(struct task_struct *task)
-{
-    if (with_tasks)
-        bpf_task_storage_get(&tagged, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-}
-
 static __always_inline int is_marked(__u32 tgid)
 {
     __u8 *m = mark_of(tgid);
@@ -128,6 +93,45 @@ struct {
     __type(value, __u64);
 } dropped SEC(".maps");
 
+static __always_inline void count_drops(__u32 records)
+{
+    __u32 zero = 0;
+    __u64 *n = bpf_map_lookup_elem(&dropped, &zero);
+
+    if (n)
+        *n += records;
+}
+
+static __always_inline void count_drop(void)
+{
+    count_drops(1);
+}
+
+/*
+ * Set before load where threads can be tagged (user space chooses which
+ * of the two forms of on_enter and on_exit to load): read only off the
+ * hot path, as even a constant's load from .rodata is a cold line.
+ */
+const volatile __u8 with_tasks = 0;
+
+/* A traced thread's state: its call in flight and its batch (`threads`). */
+#include "capture_batch.bpf.h"
+
+/* Whether the current thread may be traced: tasks (a constant of each
+   program's form) and no task storage: not. */
+static __always_inline int may_be_traced(int tasks)
+{
+    return !tasks || bpf_get_current_task_btf()->bpf_storage != NULL;
+}
+
+/* A thread of a marked process, or its child: its state, so that its
+   calls pass may_be_traced's test. */
+static __always_inline void tag_task(struct task_struct *task)
+{
+    if (with_tasks)
+        bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
 /* Threads (pid_tgid) whose first wait for events was recorded (KEV_WAITS);
    a thread's entry goes when it exits. */
 struct {
@@ -136,70 +140,6 @@ struct {
     __type(key, __u64);
     __type(value, __u8);
 } waited SEC(".maps");
-
-/*
- * The enter time of the thread's syscall in flight (0 when none is) and
- * its KEV_F_*; and the text mapping its last classified syscall came from
- * (lib_end 0: none), so that a thread's calls from one place look up
- * nothing more (a hash lookup cost 80 ns). An exec forgets it: the thread
- * keeps its entry, not its mappings.
- */
-struct in_flight {
-    __u64 t;
-    __s64 file_size;    /* close: the size of the regular file it closes, else -1 */
-    __u32 flags;
-    __u32 lib_flags;    /* KEV_F_LIBC when [lib_start, lib_end) is the C library's */
-    __u64 lib_start, lib_end;
-    __u32 tgid;         /* the process of the thread that wrote it last */
-    __u32 seen[4];      /* the thread's calls per stack class (capture_stack.bpf.h) */
-};
-
-/*
- * A thread's in_flight: in `flight` at its tid when the tid is below
- * flight_cap (an array the verifier inlines: no helper call; user space
- * sizes it to pid_max, 64 Ki slots at most), else in its task storage (a
- * helper call each way: +38 ns measured at enter). The tid is the index,
- * so two live threads never share a slot; a slot a dead thread left (its
- * tid given to a thread of another process) is told by its tgid, and any
- * traced file syscall's enter rewrites it before its exit reads it.
- */
-struct {
-    __uint(type, BPF_MAP_TYPE_ARRAY);
-    __uint(max_entries, KEV_FLIGHT_MIN);
-    __type(key, __u32);
-    __type(value, struct in_flight);
-} flight SEC(".maps");
-
-const volatile __u32 flight_cap = KEV_FLIGHT_MIN;
-
-struct {
-    __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-    __uint(map_flags, BPF_F_NO_PREALLOC);
-    __type(key, int);
-    __type(value, struct in_flight);
-} enter_time SEC(".maps");
-
-/* The current thread's in_flight; made (for its enter) when create. */
-static __always_inline struct in_flight *flight_of(__u64 id, int create)
-{
-    __u32 tid = (__u32)id, tgid = id >> 32;
-    struct in_flight *f;
-
-    if (tid < flight_cap) {
-        f = bpf_map_lookup_elem(&flight, &tid);
-        if (!f)
-            return NULL;
-        if (f->tgid != tgid) {
-            if (!create)
-                return NULL;
-            __builtin_memset(f, 0, sizeof(*f));
-            f->tgid = tgid;
-        }
-        return f;
-    }
-    return bpf_task_storage_get(&enter_time, bpf_get_current_task_btf(), 0,
-                                create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-}
 
 /* An io_uring request submitted by a traced process, until it completes. */
 struct uring_req {
@@ -285,15 +225,6 @@ static __always_inline __u32 layer_of(struct tgid_state *st, __u64 ip, struct in
     return f->lib_flags;
 }
 
-static __always_inline void count_drop(void)
-{
-    __u32 zero = 0;
-    __u64 *n = bpf_map_lookup_elem(&dropped, &zero);
-
-    if (n)
-        (*n)++;
-}
-
 /* The size of the regular file fd names in the current process, or -1. */
 static __always_inline __s64 file_size_of(__u64 fd)
 {
@@ -354,6 +285,7 @@ static __always_inline void note_wait(long nr, struct pt_regs *regs, __u64 id, _
         !wait_blocks(nr, regs))
         return;
     bpf_map_update_elem(&waited, &id, &one, BPF_ANY);
+    batch_flush_current();
     e = bpf_ringbuf_reserve(&events, KEV_BASE_SIZE, 0);
     if (!e) {
         count_drop();
@@ -372,6 +304,7 @@ static __always_inline int enter(struct pt_regs *regs, long nr, int tasks)
     __u32 tgid, flags = 0;
     __u64 id;
     struct tgid_state *st;
+    struct thread_state *ts;
     struct in_flight *f;
     __u8 *mark;
     __u64 ip;
@@ -388,11 +321,12 @@ static __always_inline int enter(struct pt_regs *regs, long nr, int tasks)
         note_wait(nr, regs, id, *mark);
         return 0;
     }
-    f = flight_of(id, 1);
-    if (!f)
+    ts = thread_of(1);
+    if (!ts)
         return 0;
-    /* not in flight until it is: an entry a dead thread left behind never
-       reaches an exit of this one */
+    f = &ts->f;
+    /* not in flight until it is: a call whose enter went unseen never
+       takes the time of an earlier one */
     f->t = 0;
     ip = regs->ip;
     if (!classify) {
@@ -432,6 +366,7 @@ static __always_inline void let_go(__u64 id, __u64 now)
         *mark = KEV_MARK(TRACE_ALL);
     if (st)
         st->mode = TRACE_ALL;
+    batch_flush_current();
     e = bpf_ringbuf_reserve(&events, KEV_BASE_SIZE, 0);
     if (!e) {
         count_drop();
@@ -448,6 +383,7 @@ static __always_inline void let_go(__u64 id, __u64 now)
 static __always_inline int leave(void *ctx, struct pt_regs *regs, long ret, int tasks)
 {
     long nr = regs->orig_ax;
+    struct thread_state *ts;
     struct in_flight *f;
     __u64 t0, now, id;
     __s64 file_size;
@@ -460,9 +396,10 @@ static __always_inline int leave(void *ctx, struct pt_regs *regs, long ret, int 
     id = bpf_get_current_pid_tgid();
     if (!is_marked(id >> 32) || is_wait_nr(nr))
         return 0;
-    f = flight_of(id, 0);
-    if (!f || !f->t)
+    ts = thread_of(0);
+    if (!ts || !ts->f.t)
         return 0;
+    f = &ts->f;
     t0 = f->t;
     flags = f->flags;
     file_size = f->file_size;
@@ -474,6 +411,18 @@ static __always_inline int leave(void *ctx, struct pt_regs *regs, long ret, int 
         return 0;
     }
     npaths = path_args(nr, &first, &second);
+    if (npaths == 0 && batched_nr(nr)) {
+        e = batch_slot(ts);
+        if (e) {
+            fill(e, regs, nr, ret, t0, now, 0, flags, file_size, id);
+            e->stack = user_stack(ctx, nr, f->seen);
+            e->pad_ = 0;
+            batch_done(ts);
+            return 0;
+        }
+    } else {
+        batch_flush(ts);
+    }
     if (npaths == 0) {
         e = bpf_ringbuf_reserve(&events, KEV_BASE_SIZE, 0);
         if (!e) {
@@ -570,6 +519,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
         return 0;
     /* the same image, the same mappings: what the parent learnt holds */
     __builtin_memcpy(&cst, pst, sizeof(cst));
+    batch_flush_current();
     bpf_map_update_elem(&traced, &ctgid, &cst, BPF_ANY);
     cmark = mark_of(ctgid);
     if (cmark)
@@ -595,15 +545,19 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     struct tgid_state *st;
 
     __u8 *mark = mark_of(tgid);
-    struct in_flight *f;
+    struct thread_state *ts;
 
     if (!mark || !*mark || !bpf_map_lookup_elem(&traced, &tgid))
         return 0;
-    /* the thread that execs (the current one) keeps its entry: not the
-       mappings it knew */
-    f = flight_of(bpf_get_current_pid_tgid(), 0);
-    if (f)
-        f->lib_end = 0;
+    /* the thread that execs (the current one) keeps its state: not the
+       mappings it knew; its calls before the exec go first, and its first
+       after goes alone */
+    ts = thread_of(0);
+    if (ts) {
+        ts->f.lib_end = 0;
+        batch_flush(ts);
+        ts->started = 0;
+    }
     e = bpf_ringbuf_reserve(&events, sizeof(struct kev), 0);
     if (!e) {
         count_drop();
@@ -655,6 +609,8 @@ int BPF_PROG(on_task_exit, struct task_struct *p, bool group_dead)
 
     if (!mark || !*mark)
         return 0;
+    /* p is the thread that exits, the current one: its calls go first */
+    batch_flush_current();
     bpf_map_delete_elem(&waited, &id);
     if (group_dead) {
         bpf_map_delete_elem(&traced, &tgid);

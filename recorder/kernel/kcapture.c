@@ -39,22 +39,6 @@ struct kcap {
     unsigned char *marks;      /* the BPF side's marks (.bss), mapped once loaded (NULL: not yet) */
 };
 
-/* The flight array's slots: a thread's by its tid below pid_max, 64 Ki at most. */
-static __u32 flight_size(void)
-{
-    unsigned long pid_max = 0;
-    FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
-
-    if (f) {
-        if (fscanf(f, "%lu", &pid_max) != 1)
-            pid_max = 0;
-        fclose(f);
-    }
-    if (pid_max < KEV_FLIGHT_MIN)
-        pid_max = KEV_FLIGHT_MIN;
-    return pid_max < (64u << 10) ? (__u32)pid_max : (64u << 10);
-}
-
 /* pidfd_open's flag for a pidfd naming one thread (Linux 6.9) */
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
@@ -88,8 +72,8 @@ static void tag_threads(struct kcap *c, pid_t pid)
     char dir[64];
     DIR *d;
     struct dirent *de;
-    int map = bpf_map__fd(c->skel->maps.tagged);
-    __u8 one = 1;
+    int map = bpf_map__fd(c->skel->maps.threads);
+    void *zero;
 
     if (!c->skel->rodata->with_tasks)
         return;
@@ -97,15 +81,18 @@ static void tag_threads(struct kcap *c, pid_t pid)
     d = opendir(dir);
     if (!d)
         return;
-    while ((de = readdir(d)) != NULL) {
+    /* a thread's state starts zeroed; one its own call made first stays */
+    zero = calloc(1, bpf_map__value_size(c->skel->maps.threads));
+    while (zero && (de = readdir(d)) != NULL) {
         long tid = strtol(de->d_name, NULL, 10);
         int fd;
 
         if (tid <= 0 || (fd = thread_pidfd((pid_t)tid)) < 0)
             continue;
-        bpf_map_update_elem(map, &fd, &one, BPF_ANY);
+        bpf_map_update_elem(map, &fd, zero, BPF_NOEXIST);
         close(fd);
     }
+    free(zero);
     closedir(d);
 }
 
@@ -183,7 +170,6 @@ static int on_record(void *ctx, void *data, size_t len)
 struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_t cap)
 {
     struct kcap *c = calloc(1, sizeof(*c));
-    __u32 flight;
     int err;
 
     if (!c) {
@@ -210,13 +196,6 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         err = errno;
         goto fail;
     }
-    /* the threads' in_flight entries by tid, as far as 64 Ki of them */
-    flight = flight_size();
-    c->skel->rodata->flight_cap = flight;
-    if (bpf_map__set_max_entries(c->skel->maps.flight, flight) != 0) {
-        err = errno;
-        goto fail;
-    }
     if (capture__load(c->skel) != 0) {
         err = errno;
         goto fail;
@@ -227,6 +206,8 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         err = ENOTSUP;
         goto fail;
     }
+    /* run by kcap_close, not attached for good */
+    bpf_program__set_autoattach(c->skel->progs.drain_batches, false);
     if (capture__attach(c->skel) != 0) {
         err = errno;
         goto fail;
@@ -340,10 +321,45 @@ void kcap_poll(struct kcap *c)
     ring_buffer__consume(c->rb);
 }
 
+/*
+ * The batches of threads still running (capture_batch.bpf.h) go to the
+ * ring: the syscall programs first, so that nothing more is batched, then
+ * the BPF side's task iterator hands over every batch that holds records.
+ * A thread that exits meanwhile hands over its own (the exit program is
+ * still attached); the count swapped to 0 keeps a batch from going twice.
+ */
+static void drain_batches(struct kcap *c)
+{
+    struct bpf_link **syscall_links[] = {
+        &c->skel->links.on_enter, &c->skel->links.on_exit,
+        &c->skel->links.on_enter_marks, &c->skel->links.on_exit_marks,
+    };
+    struct bpf_link *iter;
+    char buf[64];
+    int fd;
+
+    for (size_t i = 0; i < sizeof(syscall_links) / sizeof(syscall_links[0]); i++) {
+        bpf_link__destroy(*syscall_links[i]);
+        *syscall_links[i] = NULL;
+    }
+    iter = bpf_program__attach_iter(c->skel->progs.drain_batches, NULL);
+    if (!iter)
+        return;
+    fd = bpf_iter_create(bpf_link__fd(iter));
+    if (fd >= 0) {
+        /* the iterator writes nothing: reading runs it over every task */
+        while (read(fd, buf, sizeof(buf)) > 0)
+            ;
+        close(fd);
+    }
+    bpf_link__destroy(iter);
+}
+
 int kcap_close(struct kcap *c)
 {
     int rc;
 
+    drain_batches(c);
     /* detach first: nothing comes in after the last drain */
     capture__detach(c->skel);
     ring_buffer__consume(c->rb);

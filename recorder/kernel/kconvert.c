@@ -280,6 +280,23 @@ static void on_waits(struct kconv *k, const struct kev *e)
     }
 }
 
+/* A thread's batch: its calls without paths, in its order, each converted alone. */
+static void on_batch(struct kconv *k, const struct kev *e, size_t len)
+{
+    size_t n = (size_t)e->a0, fit = len / KEV_BASE_SIZE - 1;
+
+    if (n > fit)
+        n = fit;
+    if (n > KEV_BATCH_MAX)
+        n = KEV_BATCH_MAX;
+    for (size_t i = 1; i <= n; i++) {
+        const struct kev *r = (const struct kev *)((const char *)e + i * KEV_BASE_SIZE);
+
+        if (r->kind == KEV_SYSCALL && r->npaths == 0)
+            on_call(k, r);
+    }
+}
+
 void kconv_event(struct kconv *k, const struct kev *e, size_t len)
 {
     if (len < KEV_BASE_SIZE || (e->npaths >= 1 && len < KEV_PATH1_SIZE) ||
@@ -292,6 +309,7 @@ void kconv_event(struct kconv *k, const struct kev *e, size_t len)
     case KEV_EXIT: on_exit_(k, e); break;
     case KEV_LET_GO: on_let_go(k, e); break;
     case KEV_WAITS: on_waits(k, e); break;
+    case KEV_BATCH: on_batch(k, e, len); break;
     default: break;
     }
 }

@@ -27,6 +27,9 @@ enum kev_kind {
                           every file syscall of it is written (TRACE_ALL) */
     KEV_WAITS   = 7,   /* a traced thread's first wait for events that may block
                           (epoll_wait, poll, select ...): it is an event loop */
+    KEV_BATCH   = 8,   /* a thread's calls without paths, in its order: a0 KEV_SYSCALL
+                          records of KEV_BASE_SIZE bytes each follow this one's
+                          KEV_BASE_SIZE bytes (capture_batch.bpf.h) */
 };
 
 /*
@@ -59,10 +62,6 @@ enum kev_trace_mode {
  */
 #define KEV_MARK(mode) (1 + (mode))
 #define KEV_MARKS_MAX (4u << 20)
-/* The `flight` array's least size (user space sizes it to pid_max, 64 Ki
-   slots at most). */
-#define KEV_FLIGHT_MIN 4096
-
 /*
  * A traced process, the value of the BPF side's `traced` map: what to
  * record of it, and where its syscall instructions are (the last few text
@@ -104,7 +103,12 @@ struct kev {
 /* The frames a user stack keeps (return addresses, innermost first). */
 #define KEV_STACK_DEPTH 32
 
-#define KEV_BASE_SIZE  ((unsigned long)&((struct kev *)0)->path)
-#define KEV_PATH1_SIZE ((unsigned long)&((struct kev *)0)->path2)
+/* constant expressions (a batch's size is an array's) */
+#define KEV_BASE_SIZE  ((unsigned long)__builtin_offsetof(struct kev, path))
+#define KEV_PATH1_SIZE ((unsigned long)__builtin_offsetof(struct kev, path2))
+
+/* The records a KEV_BATCH carries at most (a power of two), and its size then. */
+#define KEV_BATCH_MAX 32
+#define KEV_BATCH_BYTES ((KEV_BATCH_MAX + 1) * KEV_BASE_SIZE)
 
 #endif

@@ -142,6 +142,32 @@ n=$(grep -c "\"op\":\"write\",.*\"fd\":3,.*\"path\":\"$work/loop.dat\"" att.json
 [ "$n" -ge 100 ] || not_ok "attach: $n writes to the loop's file named in 2 s"
 grep -q "\"op\":\"fdpath\".*\"fd\":3,.*\"path\":\"$work/loop.dat\"" att.jsonl ||
     not_ok "attach: the fd open before it is named"
+# --- attach, then detach while the process waits: the last calls it made
+# before it waited are in the trace, every one (the kernel path keeps a
+# thread's plain calls back in a batch until it makes another call, and
+# hands the batches of running threads over when it detaches)
+"$BUILD/bin/progs/rec_writeburst" burst.dat 10 > burst.out &
+bp=$!
+i=0
+while [ ! -s burst.out ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+"$IORECORD" --capture kernel -o burst.zst -p $bp 2> burst.err &
+rp=$!
+i=0
+while [ "$(ls -l /proc/$rp/fd 2>/dev/null | grep -c anon_inode:bpf)" = 0 ] && [ $i -lt 200 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+sleep 1
+kill -USR1 $bp
+i=0
+while ! grep -q done burst.out && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+kill -INT $rp
+wait $rp; rc=$?
+kill $bp
+wait $bp 2>/dev/null
+[ $rc = 0 ] || not_ok "attach, detached while waiting: exit $rc ($(cat burst.err))"
+n=$("$IOANALYZE" dump --format jsonl burst.zst | grep -c "\"op\":\"write\",.*\"path\":\"$work/burst.dat\"")
+[ "$n" = 10 ] || not_ok "attach, detached while waiting: $n of its 10 writes to burst.dat, not 10"
 # --- attach to a process whose second thread was there before: both
 # threads' writes are recorded (each thread of it is tagged for the BPF
 # side's first test)

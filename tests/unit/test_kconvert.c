@@ -545,6 +545,45 @@ static void test_let_go_unseen(void)
     CU_ASSERT_EQUAL(st.st_size, 0);
 }
 
+/*
+ * A thread's batch (KEV_BATCH): its plain calls, each written as alone;
+ * a record in it that is not a plain call is not, and a count larger
+ * than the record holds is read only as far as it goes.
+ */
+static void test_batch(void)
+{
+    const char *path = unit_tmp_path("kconv_batch.zst");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
+    struct kconv *k = kconv_create(fd, NULL, NULL, NULL);
+    _Alignas(struct kev) unsigned char rec[6 * KEV_BASE_SIZE];
+    struct seen s;
+    struct kev e;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    exec_of(k, 1000, "/bin/prog");
+    memset(rec, 0, sizeof(rec));
+    e = ev_of(KEV_BATCH, 0, 0, 0);
+    e.a0 = 5;                   /* the record below holds 4 */
+    memcpy(rec, &e, KEV_BASE_SIZE);
+    for (int i = 1; i <= 4; i++) {
+        e = ev_of(i == 3 ? KEV_EXIT : KEV_SYSCALL, NR_write, 2000 + i * 100, i);
+        e.a0 = 3;
+        e.a2 = (__u64)i;
+        memcpy(rec + i * KEV_BASE_SIZE, &e, KEV_BASE_SIZE);
+    }
+    kconv_event(k, (const struct kev *)rec, 5 * KEV_BASE_SIZE);
+    e = ev_of(KEV_EXIT, 0, 3000, 0);
+    e.a1 = 1;
+    kconv_event(k, &e, KEV_BASE_SIZE);
+    CU_ASSERT_EQUAL(kconv_finish(k), 0);
+    close(fd);
+
+    read_back(path, &s);
+    CU_ASSERT_EQUAL(s.calls[IOT_OP_WRITE], 3);
+    CU_ASSERT_EQUAL(s.write_size, 1 + 2 + 4);
+    CU_ASSERT_EQUAL(s.exits, 1);
+}
+
 void kconvert_suite(void)
 {
     CU_pSuite s = CU_add_suite("kconvert", NULL, NULL);
@@ -557,4 +596,5 @@ void kconvert_suite(void)
     CU_add_test(s, "a process that asked is covered without calls", test_adopted_process);
     CU_add_test(s, "a process let go is recorded on, through its execs", test_let_go);
     CU_add_test(s, "a let-go never seen leaves the process uncovered", test_let_go_unseen);
+    CU_add_test(s, "a thread's batch of calls, each as alone", test_batch);
 }
