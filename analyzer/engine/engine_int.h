@@ -695,19 +695,24 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
 }
 
 /*
- * One successful read/write-class call on o: size requested, moved bytes
- * returned, dur >= 0 (timed 0: unknown), pos its own offset (pread/pwrite,
- * -1 unknown) when positional.
+ * One successful read/write-class call of thread tid at t on o: size
+ * requested, moved bytes returned, dur >= 0 (timed 0: unknown); when
+ * positional (pread/pwrite), *offset is its own when has says so, else
+ * unknown. Takes the call's values rather than its event: the engine's
+ * straight path has them from an event or from a struct engine_call. The
+ * offset by its address: read where it is used, as a value it is loaded
+ * first and kept on the stack.
  */
 static inline __attribute__((always_inline)) void
-fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, unsigned is_write,
-        int positional, int64_t size, int64_t moved, int64_t dur, int timed, int64_t gap)
+fd_data(struct ofd *o, int32_t tid, int64_t t, uint32_t has, const int64_t *offset, int main_thread,
+        int32_t on, unsigned is_write, int positional, int64_t size, int64_t moved, int64_t dur,
+        int timed, int64_t gap)
 {
     int64_t pos, off;
     int append;
 
-    count_call(o, ev->tid, main_thread, on, is_write, size, ev->t, dur, timed, gap);
-    count_thread(o, ev->tid);
+    count_call(o, tid, main_thread, on, is_write, size, t, dur, timed, gap);
+    count_thread(o, tid);
     /* beside a stream (stdout announced as one): one of the syscalls
        beneath the session, as the stream's modelled ones are */
     if (__builtin_expect(o->s.layer == RULE_LAYER_STDIO, 0)) {
@@ -729,7 +734,7 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, 
      * here to branches.
      */
     o->h.off = sel((uint64_t)positional, o->h.off, sel((uint64_t)append, -1, off));
-    pos = sel((uint64_t)positional, sel(ev->has & IOT_HAS_OFFSET, ev->offset, -1), pos);
+    pos = sel((uint64_t)positional, sel(has & IOT_HAS_OFFSET, *offset, -1), pos);
     count_position(o, is_write, pos, moved);
 }
 
