@@ -105,6 +105,7 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
                 p->peer_after = is_write ? PEER_WRITE : PEER_READ;
             else if (p->peer_after == PEER_WRITE && !is_write)
                 p->peer_after = PEER_WRITE_READ;
+            p->write_watch = 1;
         }
         return;
     }
@@ -241,6 +242,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     if (failed) {
         p->failed_seq = p->calls;
         p->failed_tid = ev->tid;
+        p->write_watch = 1;
     }
     engine_call_model(p, ev);
     if (ev->has & IOT_HAS_PATH) {

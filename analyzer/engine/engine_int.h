@@ -220,6 +220,11 @@ struct engine_proc {
        log's line) */
     uint64_t failed_seq;
     int32_t failed_tid;
+    /* A socket call (peer_after) or a failed call came since its newest
+       file write: only then has the next one anything to count
+       (note_file_write). 0: peer_after is PEER_NONE and failed_seq is
+       older than the call before the next one. */
+    int write_watch;
     /* Its calls so far: a clock that a loaded machine does not stretch
        (the sessions' open_seq, last_data_seq, end_seq). */
     uint64_t calls;
@@ -651,11 +656,14 @@ static inline __attribute__((always_inline)) void count_thread(struct ofd *o, in
    write, when it was o's, replies and then a request (peer_after)? */
 static inline void note_file_write(struct engine_proc *p, struct ofd *o, int32_t tid)
 {
-    o->s.writes_before_reply += (p->last_write == o) & (p->peer_after == PEER_WRITE_READ);
-    /* the call just before this one, in its thread, failed */
-    o->s.writes_after_failure += (p->failed_seq + 1 == p->calls) & (p->failed_tid == tid);
+    if (__builtin_expect(p->write_watch, 0)) {
+        o->s.writes_before_reply += (p->last_write == o) & (p->peer_after == PEER_WRITE_READ);
+        /* the call just before this one, in its thread, failed */
+        o->s.writes_after_failure += (p->failed_seq + 1 == p->calls) & (p->failed_tid == tid);
+        p->peer_after = PEER_NONE;
+        p->write_watch = 0;
+    }
     p->last_write = o;
-    p->peer_after = PEER_NONE;
 }
 
 /* The calls of a direction that jumped back to before where the previous
