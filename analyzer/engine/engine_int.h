@@ -53,6 +53,21 @@
 /* ------------------------------------------------------------ sessions */
 
 /*
+ * Where a data call was from the previous one of its direction: each is
+ * one of these. The random ones are all but JUMP_NONE.
+ */
+enum ofd_jump {
+    JUMP_NONE,      /* at its end, or either place unknown */
+    JUMP_AHEAD,     /* on past its end: skips bytes, as a sorted batch or a
+                       shared log's appends do; no seek back */
+    JUMP_AGAIN,     /* back into its bytes: reads (writes) them again */
+    JUMP_BACK,      /* back to before its start ... */
+    JUMP_WRAP,      /* ... and there to the file's first RULE_WRAP_BYTES: goes
+                       round again (a circular log, write_wraps) */
+    JUMP_KINDS
+};
+
+/*
  * The figures of each direction of a session, [0] reads and [1] writes. Data
  * calls index them by is_write instead of branching on it (arrays rather
  * than an array of structs: an index scaled by 8 is free in an address);
@@ -61,14 +76,11 @@
 struct ofd_dirs {
     uint64_t calls[2];          /* rule_session reads/writes = profile reads/writes
                                    (count_call and count_position go in pairs) */
-    uint64_t random[2];         /* not at the end of the previous one */
     int64_t ns[2], max_ns[2];   /* durations */
     int64_t bytes[2];           /* bytes moved (returned) */
     int64_t prev_end[2];        /* where the previous one ended, -1: none yet or unknown */
     int64_t prev_start[2];      /* ... and where it started */
-    uint64_t again[2];          /* of random: back into the previous one's range */
-    uint64_t wraps[2];          /* of random: back to the start of the file (write_wraps) */
-    uint64_t ahead[2];          /* of random: on past where the previous one ended (skips) */
+    uint64_t jumps[JUMP_KINDS][2];  /* by where they were from the previous one (count_position) */
     int64_t first_start[2];     /* where the first one started, -1 unknown (read_from) */
     int64_t extent[2];          /* the furthest end of one, -1 none known (write_extent) */
     int64_t last_moved;         /* bytes the newest one of either moved (last_bytes) */
@@ -671,7 +683,13 @@ static inline void note_file_write(struct engine_proc *p, struct ofd *o, int32_t
    random_read and random_write call scattered). */
 static inline uint64_t ofd_scattered(const struct ofd *o, unsigned is_write)
 {
-    return o->dir.random[is_write] - o->dir.again[is_write] - o->dir.ahead[is_write];
+    return o->dir.jumps[JUMP_BACK][is_write] + o->dir.jumps[JUMP_WRAP][is_write];
+}
+
+/* The calls of a direction not at the end of the previous one (random_reads). */
+static inline uint64_t ofd_random(const struct ofd_dirs *d, unsigned is_write)
+{
+    return d->calls[is_write] - d->jumps[JUMP_NONE][is_write];
 }
 
 /* Sequential or not: pos -1 = unknown (given the benefit of the doubt). */
@@ -681,20 +699,22 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
     struct ofd_dirs *d = &o->dir;
     int64_t end = iot_sadd(pos, moved), prev = d->prev_end[is_write];
     /* both known (neither has the sign bit), and apart */
-    uint64_t apart = (uint64_t)(((pos | prev) >= 0) & (pos != prev));
+    unsigned apart = ((pos | prev) >= 0) & (pos != prev);
+    /*
+     * Apart, prev >= 0 is where the previous one ended, so at or past its
+     * start (moved >= 0): pos is past its end (ahead), before its start
+     * (behind, then low in the file or not), or else within its bytes.
+     * One counter by arithmetic rather than four by conditions.
+     */
+    unsigned ahead = pos > prev, behind = pos < d->prev_start[is_write],
+             low = pos < RULE_WRAP_BYTES;
+    unsigned jump = -apart & (JUMP_AGAIN - ahead + behind * (1 + low));
 
+    _Static_assert(JUMP_AHEAD == JUMP_AGAIN - 1 && JUMP_BACK == JUMP_AGAIN + 1 &&
+                   JUMP_WRAP == JUMP_AGAIN + 2, "enum ofd_jump's order");
     d->first_start[is_write] = d->calls[is_write] ? d->first_start[is_write] : pos;
     d->calls[is_write]++;
-    d->random[is_write] += apart;
-    /* a jump back into the bytes the previous call covered reads (writes)
-       them again: not a scattered access (prev >= 0 here, so is its start) */
-    d->again[is_write] += apart & (uint64_t)((pos >= d->prev_start[is_write]) & (pos < prev));
-    /* ... and a jump from further on back to the file's first bytes goes
-       round again (a circular log): pos >= 0 here when apart is 1 */
-    d->wraps[is_write] += apart & (uint64_t)((pos < RULE_WRAP_BYTES) & (pos < d->prev_start[is_write]));
-    /* ... and a jump forward skips bytes, in the order a sorted batch or a
-       shared log's appends take: not a seek back */
-    d->ahead[is_write] += apart & (uint64_t)(pos > prev);
+    d->jumps[jump][is_write]++;
     SADD(d->bytes[is_write], moved);
     d->last_moved = moved;
     d->prev_end[is_write] = pos >= 0 ? end : -1;
