@@ -104,13 +104,21 @@ static inline int rec_fits(const struct iot_event *ev)
 
 static inline void rec_put(struct engine_call *r, const struct iot_event *ev)
 {
-    r->t = ev->t;
-    r->dur = ev->dur;
-    r->ret = ev->ret;
-    r->size = ev->size;
-    r->offset = ev->offset;
-    r->pid = ev->pid;
-    r->tid = ev->tid;
+    /* two runs of members in the same order in both: block copies */
+    _Static_assert(offsetof(struct iot_event, ret) - offsetof(struct iot_event, pid) ==
+                   offsetof(struct engine_call, ret) - offsetof(struct engine_call, pid) &&
+                   offsetof(struct iot_event, tid) - offsetof(struct iot_event, pid) ==
+                   offsetof(struct engine_call, tid) - offsetof(struct engine_call, pid) &&
+                   offsetof(struct iot_event, t) - offsetof(struct iot_event, pid) ==
+                   offsetof(struct engine_call, t) - offsetof(struct engine_call, pid) &&
+                   offsetof(struct iot_event, dur) - offsetof(struct iot_event, pid) ==
+                   offsetof(struct engine_call, dur) - offsetof(struct engine_call, pid) &&
+                   offsetof(struct iot_event, offset) - offsetof(struct iot_event, size) ==
+                   offsetof(struct engine_call, offset) - offsetof(struct engine_call, size),
+                   "pid..ret and size..offset in the same order");
+    memcpy(&r->pid, &ev->pid,
+           offsetof(struct engine_call, ret) + sizeof(r->ret) - offsetof(struct engine_call, pid));
+    memcpy(&r->size, &ev->size, sizeof(r->size) + sizeof(r->offset));
     r->fd = ev->fd;
     r->op = ev->op;
     r->whence = (uint8_t)ev->whence;

@@ -64,8 +64,10 @@ void engine_events(struct engine *e, const struct iot_event *const *evs, size_t 
  * without making the 280-byte events.
  */
 struct engine_call {
-    int64_t t, dur, ret, size, offset;
-    int32_t pid, tid, fd;
+    int32_t pid, tid;           /* pid to ret and size to offset in struct iot_event's */
+    int64_t t, dur, ret;        /* order: copied as two blocks */
+    int64_t size, offset;
+    int32_t fd;
     uint8_t op, whence;
     uint16_t has;
 };
