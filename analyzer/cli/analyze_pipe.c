@@ -181,20 +181,29 @@ static int fill(struct pipe *p, struct pipe_slot *sl)
     sl->argv_n = 0;
     while (sl->n + sl->nfull < PIPE_BATCH) {
         const struct iot_event *const *evs;
+        /* n in a local: the records' stores would make gcc reload it */
+        struct engine_call *recs = sl->recs;
+        unsigned n = sl->n;
 
         rc = iot_trace_next_batch(p->tr, &evs, p->errbuf);
         if (rc <= 0)
             break;
         /* evs live until the next call: copied now */
         for (int i = 0; i < rc; i++) {
-            if (__builtin_expect(rec_fits(evs[i]), 1)) {
-                rec_put(&sl->recs[sl->n++], evs[i]);
-            } else if (keep_full(sl, evs[i]) < 0) {
+            const struct iot_event *ev = evs[i];
+
+            if (__builtin_expect(rec_fits(ev), 1)) {
+                rec_put(&recs[n++], ev);
+                continue;
+            }
+            sl->n = n;
+            if (keep_full(sl, ev) < 0) {
                 snprintf(p->errbuf, sizeof(p->errbuf), "out of memory");
                 rc = -1;
                 goto out;   /* the events kept so far are handed over */
             }
         }
+        sl->n = n;
         rc = 1;
     }
 out:
