@@ -567,8 +567,11 @@ straight(struct engine *e, int is_event, const struct iot_event *ev, const struc
      * range: t in [-LIM_T, LIM_T).
      */
     _Static_assert(IOT_PLAIN_LIMIT <= LIM_V, "a plain event's quantities are in bounds");
-    bad = (is_event ? !ev->plain : 0) | !(dc & (DC_DATA | DC_SEEK)) | ((uint64_t)CALL_FIELD(t) + LIM_T) >> 61 |
-          !!(has & IOT_HAS_STACK);      /* its site is counted on the slow path */
+    bad = (uint64_t)!(dc & (DC_DATA | DC_SEEK)) | ((uint64_t)CALL_FIELD(t) + LIM_T) >> 61;
+    /* its site is counted on the slow path; a struct engine_call is plain
+       and has no stack by its definition */
+    if (is_event)
+        bad |= (uint64_t)!ev->plain | !!(has & IOT_HAS_STACK);
     if (__builtin_expect(bad || !p || p->pid != CALL_FIELD(pid) ||
                          (uint32_t)CALL_FIELD(fd) >= (uint32_t)p->nfds || !(o = p->fds[CALL_FIELD(fd)].o), 0))
         return 0;

@@ -712,7 +712,9 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
 
     _Static_assert(JUMP_AHEAD == JUMP_AGAIN - 1 && JUMP_BACK == JUMP_AGAIN + 1 &&
                    JUMP_WRAP == JUMP_AGAIN + 2, "enum ofd_jump's order");
-    d->first_start[is_write] = d->calls[is_write] ? d->first_start[is_write] : pos;
+    /* a branch, not a select: taken once per direction and session */
+    if (__builtin_expect(d->calls[is_write] == 0, 0))
+        d->first_start[is_write] = pos;
     d->calls[is_write]++;
     d->jumps[jump][is_write]++;
     SADD(d->bytes[is_write], moved);
