@@ -115,7 +115,7 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
     scattered = ofd_scattered(o, is_write);
     fd_data(o, ev->tid, ev->t, ev->has, &ev->offset, main_thread, calls_on_key(main_thread, ev->tid),
             is_write, positional, (ev->has & IOT_HAS_SIZE) ? ev->size : moved, moved,
-            timed ? ev->dur : 0, timed, e->gap);
+            timed ? ev->dur : 0, timed, &e->gap);
     ofd_site_seen(o, ev, ofd_scattered(o, is_write) != scattered);
 }
 
@@ -602,7 +602,7 @@ straight(struct engine *e, int is_event, const struct iot_event *ev, const struc
             CALL_FIELD(tid) | (main_thread - 1),
             (dc & DC_WRITE) >> 1, (dc & DC_POSITIONAL) != 0,
             (has & IOT_HAS_SIZE) ? CALL_FIELD(size) : CALL_FIELD(ret), CALL_FIELD(ret),
-            CALL_FIELD(dur), 1, e->gap);
+            CALL_FIELD(dur), 1, &e->gap);
     return 1;
 }
 #undef CALL_FIELD

@@ -612,13 +612,15 @@ count_mixed(struct ofd *o, int main_thread, int32_t tid, unsigned is_write)
 
 /*
  * Matrix's figures plus the main-thread view; dur >= 0, timed 0 when unknown,
- * main_thread 0 or 1 and on calls_on_key(main_thread, tid).
- * op, cost_ns and max_once_ns are sums and maximum over dir, made by
- * ofd_figures.
+ * main_thread 0 or 1 and on calls_on_key(main_thread, tid), *gap the
+ * engine's (by its address: read where it is used; as a value gcc loads it
+ * before the session's stores, which might alias it, and keeps it on the
+ * stack). op, cost_ns and max_once_ns are sums and maximum over dir, made
+ * by ofd_figures.
  */
 static inline __attribute__((always_inline)) void
 count_call(struct ofd *o, int32_t tid, int main_thread, int32_t on, unsigned is_write,
-           int64_t size, int64_t t, int64_t dur, int timed, int64_t gap)
+           int64_t size, int64_t t, int64_t dur, int timed, const int64_t *gap)
 {
     struct ofd_hot *h = &o->h;
     int64_t end = t + dur, cont;
@@ -633,7 +635,7 @@ count_call(struct ofd *o, int32_t tid, int main_thread, int32_t on, unsigned is_
     if (__builtin_expect(h->calls_on != on, 0)) {
         if (h->calls_on != ON_BOTH && !count_mixed(o, main_thread, tid, is_write))
             goto counted;
-        cont = t - h->main_last_end < gap ? iot_sadd(h->main_cur_cont, dur) : dur;
+        cont = t - h->main_last_end < *gap ? iot_sadd(h->main_cur_cont, dur) : dur;
         h->main_ops += (uint64_t)main_thread;
         h->main_tid = main_thread ? tid : h->main_tid;
         h->main_cost_ns = main_thread ? iot_sadd(h->main_cost_ns, dur) : h->main_cost_ns;
@@ -646,7 +648,7 @@ counted:
     /* A continual run: calls less than gap apart. Before the first call the
        run is 0 long, so the first call starts one whatever the gap. */
     cont = iot_sadd(h->cur_cont, dur);
-    h->cur_cont = t - h->last_end < gap ? cont : dur;
+    h->cur_cont = t - h->last_end < *gap ? cont : dur;
     h->max_continual_ns = max64(h->max_continual_ns, h->cur_cont);
     h->last_end = end;
     SADD(o->dir.ns[is_write], dur);
@@ -736,7 +738,7 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
 static inline __attribute__((always_inline)) void
 fd_data(struct ofd *o, int32_t tid, int64_t t, uint32_t has, const int64_t *offset, int main_thread,
         int32_t on, unsigned is_write, int positional, int64_t size, int64_t moved, int64_t dur,
-        int timed, int64_t gap)
+        int timed, const int64_t *gap)
 {
     int64_t pos, off;
     int append;
