@@ -600,7 +600,7 @@ straight(struct engine *e, int is_event, const struct iot_event *ev, const struc
     o->h.last_seq = p->calls;
     fd_data(o, CALL_FIELD(tid), CALL_FIELD(t), has, is_event ? &ev->offset : &c->offset, main_thread,
             CALL_FIELD(tid) | (main_thread - 1),
-            (dc & DC_WRITE) >> 1, (dc & DC_POSITIONAL) != 0,
+            (dc & DC_WRITE) >> 1, dc & DC_POSITIONAL,
             (has & IOT_HAS_SIZE) ? CALL_FIELD(size) : CALL_FIELD(ret), CALL_FIELD(ret),
             CALL_FIELD(dur), 1, &e->gap);
     return 1;

@@ -729,7 +729,7 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
 /*
  * One successful read/write-class call of thread tid at t on o: size
  * requested, moved bytes returned, dur >= 0 (timed 0: unknown); when
- * positional (pread/pwrite), *offset is its own when has says so, else
+ * positional (pread/pwrite: any nonzero, a select's condition), *offset is its own when has says so, else
  * unknown. Takes the call's values rather than its event: the engine's
  * straight path has them from an event or from a struct engine_call. The
  * offset by its address: read where it is used, as a value it is loaded
