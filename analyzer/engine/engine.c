@@ -410,6 +410,7 @@ struct engine *engine_create(const struct config *cfg, struct issues *issues,
     e->issues = issues;
     e->prof = prof;
     e->empty = "";
+    e->last_proc = &e->no_proc;
     e->gap = cfg->gap_ns;
     e->nmain = cfg->nmain_names;
     e->st.first_t = INT64_MAX;
@@ -572,7 +573,7 @@ straight(struct engine *e, int is_event, const struct iot_event *ev, const struc
        and has no stack by its definition */
     if (is_event)
         bad |= (uint64_t)!ev->plain | !!(has & IOT_HAS_STACK);
-    if (__builtin_expect(bad || !p || p->pid != CALL_FIELD(pid) ||
+    if (__builtin_expect(bad || p->pid != CALL_FIELD(pid) ||
                          (uint32_t)CALL_FIELD(fd) >= (uint32_t)p->nfds || !(o = p->fds[CALL_FIELD(fd)].o), 0))
         return 0;
     /* call_on_main without a call (one here costs every event spills) */

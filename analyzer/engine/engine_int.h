@@ -269,7 +269,11 @@ struct engine {
     struct hmap procs;          /* pid -> struct engine_proc */
     struct hmap thrs;           /* tid -> struct engine_thread */
     struct hmap ignored;        /* path pointer -> (void *)1 ignored / 2 not */
-    struct engine_proc *last_proc;
+    struct engine_proc *last_proc;  /* never NULL: no_proc when none is at hand */
+    /* last_proc when no process is at hand: it has no fd, so the straight
+       path (engine.c) leaves every call to the slow one with no test of
+       its own; engine_proc_get never takes it for a process */
+    struct engine_proc no_proc;
     struct engine_thread *last_thr;
     struct rule_slot *slots;
     size_t nslots;
@@ -385,7 +389,7 @@ static inline struct engine_proc *engine_proc_get(struct engine *e, int32_t pid)
 {
     struct engine_proc *p = e->last_proc;
 
-    return p && p->pid == pid ? p : engine_proc_lookup(e, pid);
+    return p->pid == pid && p != &e->no_proc ? p : engine_proc_lookup(e, pid);
 }
 
 /*
