@@ -180,30 +180,28 @@ static int fill(struct pipe *p, struct pipe_slot *sl)
     sl->n = sl->nfull = 0;
     sl->argv_n = 0;
     while (sl->n + sl->nfull < PIPE_BATCH) {
-        const struct iot_event *const *evs;
-        /* n in a local: the records' stores would make gcc reload it */
-        struct engine_call *recs = sl->recs;
-        unsigned n = sl->n;
+        const struct iot_event *const *got, *const *evs, *const *end;
+        /* the next record by a pointer kept in a register: as sl->n, the
+           records' stores would make gcc reload it */
+        struct engine_call *r = sl->recs + sl->n;
 
-        rc = iot_trace_next_batch(p->tr, &evs, p->errbuf);
+        rc = iot_trace_next_batch(p->tr, &got, p->errbuf);
         if (rc <= 0)
             break;
         /* evs live until the next call: copied now */
-        for (int i = 0; i < rc; i++) {
-            const struct iot_event *ev = evs[i];
-
-            if (__builtin_expect(rec_fits(ev), 1)) {
-                rec_put(&recs[n++], ev);
+        for (evs = got, end = got + rc; evs < end; evs++) {
+            if (__builtin_expect(rec_fits(*evs), 1)) {
+                rec_put(r++, *evs);
                 continue;
             }
-            sl->n = n;
-            if (keep_full(sl, ev) < 0) {
+            sl->n = (unsigned)(r - sl->recs);
+            if (keep_full(sl, *evs) < 0) {
                 snprintf(p->errbuf, sizeof(p->errbuf), "out of memory");
                 rc = -1;
                 goto out;   /* the events kept so far are handed over */
             }
         }
-        sl->n = n;
+        sl->n = (unsigned)(r - sl->recs);
         rc = 1;
     }
 out:
