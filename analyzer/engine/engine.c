@@ -624,8 +624,8 @@ void engine_events(struct engine *e, const struct iot_event *const *evs, size_t 
 {
     /* No prefetch of the next event's session: the sessions of a batch stay
        in cache, and a prefetch only adds instructions to every event. */
-    for (size_t i = 0; i < n; i++)
-        event(e, evs[i]);
+    for (const struct iot_event *const *end = evs + n; evs < end; evs++)
+        event(e, *evs);
 }
 
 /* A call the straight path did not take, as the event it stands for. */
@@ -652,9 +652,9 @@ static __attribute__((noinline, cold)) void call_slow(struct engine *e, const st
 
 void engine_calls(struct engine *e, const struct engine_call *c, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!straight(e, 0, NULL, &c[i]))
-            call_slow(e, &c[i]);
+    for (const struct engine_call *end = c + n; c < end; c++)
+        if (!straight(e, 0, NULL, c))
+            call_slow(e, c);
 }
 
 void engine_finish(struct engine *e)
