@@ -75,6 +75,15 @@ static void feed_events(void *arg, const struct iot_event *const *evs, size_t n)
     progress_add(f->pr, (uint64_t)n);
 }
 
+/* Calls that stand for events (analyze_pipe), where no observer sees events. */
+static void feed_calls(void *arg, const struct engine_call *c, size_t n)
+{
+    const struct feed *f = arg;
+
+    engine_calls(f->e, c, n);
+    progress_add(f->pr, (uint64_t)n);
+}
+
 /* what an issue's share of its process's modelled I/O cost is of (issues_finish) */
 static int64_t proc_model_ns(void *e, int32_t pid)
 {
@@ -131,9 +140,12 @@ int analyze_run(const struct analyze_request *req, const struct analyze_opts *o,
     feed = (struct feed){.o = o, .e = e, .pr = pr};
 
     if (tr && analyze_threads(req->jobs, tr) > 1) {
+        /* an observer sees every event; the engine alone takes calls as they cross */
+        struct pipe_sink to = {feed_events, o && o->observe ? NULL : feed_calls, &feed};
+
         /* the engine may intern a joined path while the reader interns */
         iot_strtab_share(st);
-        rc = analyze_pipe(tr, feed_events, &feed, errbuf);
+        rc = analyze_pipe(tr, &to, errbuf);
     } else {
         for (;;) {
             const struct iot_event *const *evs = &ev;

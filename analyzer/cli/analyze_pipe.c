@@ -12,13 +12,15 @@
  * a struct iot_event is 280 bytes, and the reader would write each anew for
  * the other CPU to read. So the calls that make most of a trace, plain ones
  * with no field beyond fd, size, offset and whence, cross as a pipe_rec of
- * 56 bytes, and only the other events are copied whole. The engine's thread
- * turns the records back into events in a few arrays of its own, which stay
- * in its cache: a record holds everything such an event has (every member
- * its has-bits do not name is zero in a call the reader decoded, decode.c),
- * so the event it becomes is the one the reader decoded. The reader decodes
- * into its chains' rings as on one thread. Memory: PIPE_DEPTH batches of at
- * most PIPE_CAP events, whatever the trace's length.
+ * 56 bytes (struct engine_call), and only the other events are copied
+ * whole. The engine takes the records as they are (engine_calls): a record
+ * holds everything such an event has (every member its has-bits do not
+ * name is zero in a call the reader decoded, decode.c), so the engine sees
+ * the events the reader decoded. Where an observer must see every event,
+ * the engine's thread turns the records back into events in a few arrays
+ * of its own, which stay in its cache. The reader decodes into its chains'
+ * rings as on one thread. Memory: PIPE_DEPTH batches of at most PIPE_CAP
+ * events, whatever the trace's length.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -48,23 +50,17 @@
 /* Events the engine's thread rebuilds at a time (engine_events' batch). */
 #define PIPE_EXPAND 64
 
-/* The has-bits a call crossing as a record may have. */
+/* The has-bits a call crossing as a record may have (engine.h). */
 #define REC_HAS (IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET | IOT_HAS_WHENCE)
-/* In a record's has: the event is the slot's full[fd], copied whole. */
-#define REC_FULL 0x8000u
-_Static_assert((REC_HAS & ~0x7fffu) == 0, "a record's has-bits fit beside REC_FULL");
+_Static_assert((REC_HAS & ~0xffffu) == 0, "a record's has-bits fit its has");
 
-struct pipe_rec {
-    int64_t t, dur, ret, size, offset;
-    int32_t pid, tid, fd;
-    uint8_t op, whence;
-    uint16_t has;
-};
-
+/* A batch: the calls that cross as records, in order, and the events
+   copied whole, full[k] coming after the first full_at[k] records */
 struct pipe_slot {
-    struct pipe_rec *recs;          /* PIPE_CAP */
+    struct engine_call *recs;       /* PIPE_CAP */
     unsigned n;
-    struct iot_event *full;         /* the events copied whole (PIPE_CAP, made when needed) */
+    struct iot_event *full;         /* PIPE_CAP, made when needed */
+    unsigned *full_at;
     unsigned nfull;
     const char **argv;              /* their process events' argv arrays, one after another */
     size_t argv_n, argv_cap;
@@ -106,15 +102,23 @@ static inline int rec_fits(const struct iot_event *ev)
 #endif
 }
 
-static inline void rec_put(struct pipe_rec *r, const struct iot_event *ev)
+static inline void rec_put(struct engine_call *r, const struct iot_event *ev)
 {
-    r->t = ev->t;
-    r->dur = ev->dur;
-    r->ret = ev->ret;
-    r->size = ev->size;
-    r->offset = ev->offset;
-    r->pid = ev->pid;
-    r->tid = ev->tid;
+    /* two runs of members in the same order in both: block copies */
+    _Static_assert(offsetof(struct iot_event, ret) - offsetof(struct iot_event, pid) ==
+                   offsetof(struct engine_call, ret) - offsetof(struct engine_call, pid) &&
+                   offsetof(struct iot_event, tid) - offsetof(struct iot_event, pid) ==
+                   offsetof(struct engine_call, tid) - offsetof(struct engine_call, pid) &&
+                   offsetof(struct iot_event, t) - offsetof(struct iot_event, pid) ==
+                   offsetof(struct engine_call, t) - offsetof(struct engine_call, pid) &&
+                   offsetof(struct iot_event, dur) - offsetof(struct iot_event, pid) ==
+                   offsetof(struct engine_call, dur) - offsetof(struct engine_call, pid) &&
+                   offsetof(struct iot_event, offset) - offsetof(struct iot_event, size) ==
+                   offsetof(struct engine_call, offset) - offsetof(struct engine_call, size),
+                   "pid..ret and size..offset in the same order");
+    memcpy(&r->pid, &ev->pid,
+           offsetof(struct engine_call, ret) + sizeof(r->ret) - offsetof(struct engine_call, pid));
+    memcpy(&r->size, &ev->size, sizeof(r->size) + sizeof(r->offset));
     r->fd = ev->fd;
     r->op = ev->op;
     r->whence = (uint8_t)ev->whence;
@@ -122,7 +126,7 @@ static inline void rec_put(struct pipe_rec *r, const struct iot_event *ev)
 }
 
 /* ev, which held r's call or nothing since it was zeroed, := r's call. */
-static inline void rec_get(struct iot_event *ev, const struct pipe_rec *r)
+static inline void rec_get(struct iot_event *ev, const struct engine_call *r)
 {
     ev->kind = IOT_EV_CALL;
     ev->plain = 1;
@@ -148,6 +152,8 @@ static int keep_full(struct pipe_slot *sl, const struct iot_event *ev)
 
     if (!sl->full && !(sl->full = malloc(PIPE_CAP * sizeof(*sl->full))))
         return -1;
+    if (!sl->full_at && !(sl->full_at = malloc(PIPE_CAP * sizeof(*sl->full_at))))
+        return -1;
     c = &sl->full[sl->nfull];
     *c = *ev;
     if (ev->kind == IOT_EV_PROCESS) {
@@ -162,8 +168,7 @@ static int keep_full(struct pipe_slot *sl, const struct iot_event *ev)
         c->argv = (const char *const *)(uintptr_t)sl->argv_n;
         sl->argv_n += need;
     }
-    sl->recs[sl->n].has = REC_FULL;
-    sl->recs[sl->n++].fd = (int32_t)sl->nfull++;
+    sl->full_at[sl->nfull++] = sl->n;
     return 0;
 }
 
@@ -174,22 +179,29 @@ static int fill(struct pipe *p, struct pipe_slot *sl)
 
     sl->n = sl->nfull = 0;
     sl->argv_n = 0;
-    while (sl->n < PIPE_BATCH) {
-        const struct iot_event *const *evs;
+    while (sl->n + sl->nfull < PIPE_BATCH) {
+        const struct iot_event *const *got, *const *evs, *const *end;
+        /* the next record by a pointer kept in a register: as sl->n, the
+           records' stores would make gcc reload it */
+        struct engine_call *r = sl->recs + sl->n;
 
-        rc = iot_trace_next_batch(p->tr, &evs, p->errbuf);
+        rc = iot_trace_next_batch(p->tr, &got, p->errbuf);
         if (rc <= 0)
             break;
         /* evs live until the next call: copied now */
-        for (int i = 0; i < rc; i++) {
-            if (__builtin_expect(rec_fits(evs[i]), 1)) {
-                rec_put(&sl->recs[sl->n++], evs[i]);
-            } else if (keep_full(sl, evs[i]) < 0) {
+        for (evs = got, end = got + rc; evs < end; evs++) {
+            if (__builtin_expect(rec_fits(*evs), 1)) {
+                rec_put(r++, *evs);
+                continue;
+            }
+            sl->n = (unsigned)(r - sl->recs);
+            if (keep_full(sl, *evs) < 0) {
                 snprintf(p->errbuf, sizeof(p->errbuf), "out of memory");
                 rc = -1;
                 goto out;   /* the events kept so far are handed over */
             }
         }
+        sl->n = (unsigned)(r - sl->recs);
         rc = 1;
     }
 out:
@@ -200,31 +212,49 @@ out:
 }
 
 /*
- * The engine's side of a batch: its records rebuilt into events, PIPE_EXPAND
- * at a time, in evs (zeroed once, then only ever holding such calls).
+ * The engine's side of a batch: runs of records to calls, the events
+ * copied whole between them to each; without calls, the records rebuilt
+ * into events, PIPE_EXPAND at a time, in evs (zeroed once, then only ever
+ * holding such calls).
  */
-static void drain(const struct pipe_slot *sl, struct iot_event *evs, analyze_pipe_fn *each,
-                  void *arg)
+static void drain(const struct pipe_slot *sl, struct iot_event *evs, const struct pipe_sink *to)
 {
     const struct iot_event *ptrs[PIPE_EXPAND];
-    unsigned k = 0;
+    unsigned k = 0, from = 0, full = 0;
 
-    for (unsigned i = 0; i < sl->n; i++) {
-        const struct pipe_rec *r = &sl->recs[i];
+    if (to->calls) {
+        for (; full < sl->nfull; full++) {
+            const struct iot_event *ev = &sl->full[full];
 
-        if (__builtin_expect(r->has != REC_FULL, 1)) {
-            rec_get(&evs[k], r);
-            ptrs[k] = &evs[k];
-        } else {
-            ptrs[k] = &sl->full[r->fd];
+            if (sl->full_at[full] > from)
+                to->calls(to->arg, sl->recs + from, sl->full_at[full] - from);
+            from = sl->full_at[full];
+            to->events(to->arg, &ev, 1);
         }
+        if (sl->n > from)
+            to->calls(to->arg, sl->recs + from, sl->n - from);
+        return;
+    }
+    for (unsigned i = 0; i <= sl->n; i++) {
+        /* the events copied whole that came before record i */
+        for (; full < sl->nfull && sl->full_at[full] == i; full++) {
+            ptrs[k++] = &sl->full[full];
+            if (k == PIPE_EXPAND) {
+                to->events(to->arg, ptrs, k);
+                k = 0;
+            }
+        }
+        if (i == sl->n)
+            break;
+        rec_get(&evs[k], &sl->recs[i]);
+        ptrs[k] = &evs[k];
         if (++k == PIPE_EXPAND) {
-            each(arg, ptrs, k);
+            to->events(to->arg, ptrs, k);
             k = 0;
         }
     }
     if (k)
-        each(arg, ptrs, k);
+        to->events(to->arg, ptrs, k);
 }
 
 static inline void relax(void)
@@ -277,7 +307,7 @@ static void *reader_main(void *arg)
         rc = fill(p, sl);
         if (rc <= 0)
             p->rc = rc;
-        if (sl->n)
+        if (sl->n + sl->nfull)
             atomic_store(&p->produced, seq + 1);
         if (rc <= 0)
             atomic_store(&p->end, 1);
@@ -289,7 +319,7 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
-int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *errbuf)
+int analyze_pipe(struct iot_trace *tr, const struct pipe_sink *to, char *errbuf)
 {
     struct pipe *p = calloc(1, sizeof(*p));
     struct iot_event *evs = calloc(PIPE_EXPAND, sizeof(*evs));
@@ -313,7 +343,7 @@ int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *e
            batches, read and analysed in turn on this one */
         do {
             p->rc = fill(p, &p->slot[0]);
-            drain(&p->slot[0], evs, each, arg);
+            drain(&p->slot[0], evs, to);
         } while (p->rc > 0);
         goto done;
     }
@@ -334,7 +364,7 @@ int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *e
         }
         if (atomic_load(&p->produced) == seq)
             break;  /* the end, or the reader's error */
-        drain(sl, evs, each, arg);
+        drain(sl, evs, to);
         atomic_store(&p->consumed, seq + 1);
         if (atomic_load(&p->produced) - (seq + 1) <= PIPE_DEPTH / 2)
             wake(p, &p->reader_sleeps, &p->space);
@@ -354,6 +384,7 @@ free:
     for (int i = 0; p && i < PIPE_DEPTH; i++) {
         free(p->slot[i].recs);
         free(p->slot[i].full);
+        free(p->slot[i].full_at);
         free(p->slot[i].argv);
     }
     free(p);

@@ -6,17 +6,27 @@
 
 #include <stddef.h>
 
+#include "engine.h"
 #include "iotrace.h"
 
-/* Called on the caller's thread with the next evs[0..n) in time order. */
-typedef void analyze_pipe_fn(void *arg, const struct iot_event *const *evs, size_t n);
+/*
+ * Where the events go, on the caller's thread, in time order: the next
+ * evs[0..n) to events; the next calls c[0..n) that stand for events
+ * (struct engine_call) to calls, or when calls is NULL, those events to
+ * events too.
+ */
+struct pipe_sink {
+    void (*events)(void *arg, const struct iot_event *const *evs, size_t n);
+    void (*calls)(void *arg, const struct engine_call *c, size_t n);
+    void *arg;
+};
 
 /*
- * Read tr to its end on a second thread, calling each with its events in
+ * Read tr to its end on a second thread, handing its events to `to` in
  * order on this one. 0 at the end, -1 with a message in errbuf (the
  * reader's, or out of memory).
  */
-int analyze_pipe(struct iot_trace *tr, analyze_pipe_fn *each, void *arg, char *errbuf);
+int analyze_pipe(struct iot_trace *tr, const struct pipe_sink *to, char *errbuf);
 
 /* How many threads analyse the lone native trace tr: jobs, or when 0, 2
    (one reads, one analyses, and the reader's own decompresses ahead) where

@@ -105,6 +105,7 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
                 p->peer_after = is_write ? PEER_WRITE : PEER_READ;
             else if (p->peer_after == PEER_WRITE && !is_write)
                 p->peer_after = PEER_WRITE_READ;
+            p->write_watch = 1;
         }
         return;
     }
@@ -112,9 +113,9 @@ static void on_fd_data(struct engine *e, struct engine_proc *p, const struct iot
         note_file_write(p, o, ev->tid);
     o->h.last_seq = p->calls;
     scattered = ofd_scattered(o, is_write);
-    fd_data(o, ev, main_thread, calls_on_key(main_thread, ev->tid), is_write, positional,
-            (ev->has & IOT_HAS_SIZE) ? ev->size : moved, moved, timed ? ev->dur : 0, timed,
-            e->gap);
+    fd_data(o, ev->tid, ev->t, ev->has, &ev->offset, main_thread, calls_on_key(main_thread, ev->tid),
+            is_write, positional, (ev->has & IOT_HAS_SIZE) ? ev->size : moved, moved,
+            timed ? ev->dur : 0, timed, &e->gap);
     ofd_site_seen(o, ev, ofd_scattered(o, is_write) != scattered);
 }
 
@@ -241,6 +242,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
     if (failed) {
         p->failed_seq = p->calls;
         p->failed_tid = ev->tid;
+        p->write_watch = 1;
     }
     engine_call_model(p, ev);
     if (ev->has & IOT_HAS_PATH) {
@@ -408,6 +410,7 @@ struct engine *engine_create(const struct config *cfg, struct issues *issues,
     e->issues = issues;
     e->prof = prof;
     e->empty = "";
+    e->last_proc = &e->no_proc;
     e->gap = cfg->gap_ns;
     e->nmain = cfg->nmain_names;
     e->st.first_t = INT64_MAX;
@@ -538,14 +541,21 @@ static __attribute__((noinline)) void event_slow(struct engine *e, const struct 
  * The common case in the stride of one straight path: a plain call (its
  * reader says so) of a data op or an lseek, on a file the last process seen
  * has open, with its time in bounds. Anything else, or anything this path
- * would need a lookup or a call for, goes to event_slow before a figure
- * changes; so does an event whose reader left plain 0, which event_slow
- * counts alike.
+ * would need a lookup or a call for, is left to the slow path (returns 0)
+ * before a figure changes; so is an event whose reader left plain 0, which
+ * event_slow counts alike. 1: it took the call.
+ *
+ * The call is the event ev when is_event, else the struct engine_call c: a
+ * constant at each caller, so that the choice folds away, and each field
+ * is read where it is used, as gcc keeps it then (passed as values, they
+ * were all loaded first, for 3 instructions more per event).
  */
-static inline __attribute__((always_inline)) void event(struct engine *e, const struct iot_event *ev)
+#define CALL_FIELD(f) (is_event ? ev->f : c->f)
+static inline __attribute__((always_inline)) int
+straight(struct engine *e, int is_event, const struct iot_event *ev, const struct engine_call *c)
 {
-    unsigned dc = data_class[ev->op];
-    unsigned has = ev->has;
+    unsigned dc = data_class[CALL_FIELD(op)];
+    uint32_t has = CALL_FIELD(has);
     struct engine_proc *p = e->last_proc;
     struct ofd *o;
     int main_thread;
@@ -558,37 +568,50 @@ static inline __attribute__((always_inline)) void event(struct engine *e, const 
      * range: t in [-LIM_T, LIM_T).
      */
     _Static_assert(IOT_PLAIN_LIMIT <= LIM_V, "a plain event's quantities are in bounds");
-    bad = !ev->plain | !(dc & (DC_DATA | DC_SEEK)) | ((uint64_t)ev->t + LIM_T) >> 61 |
-          !!(has & IOT_HAS_STACK);      /* its site is counted on the slow path */
-    if (__builtin_expect(bad || !p || p->pid != ev->pid || (uint32_t)ev->fd >= (uint32_t)p->nfds ||
-                         !(o = p->fds[ev->fd].o), 0))
-        return event_slow(e, ev);
+    bad = (uint64_t)!(dc & (DC_DATA | DC_SEEK)) | ((uint64_t)CALL_FIELD(t) + LIM_T) >> 61;
+    /* its site is counted on the slow path; a struct engine_call is plain
+       and has no stack by its definition */
+    if (is_event)
+        bad |= (uint64_t)!ev->plain | !!(has & IOT_HAS_STACK);
+    if (__builtin_expect(bad || p->pid != CALL_FIELD(pid) ||
+                         (uint32_t)CALL_FIELD(fd) >= (uint32_t)p->nfds || !(o = p->fds[CALL_FIELD(fd)].o), 0))
+        return 0;
     /* call_on_main without a call (one here costs every event spills) */
-    main_thread = ev->tid == ev->pid;
+    main_thread = CALL_FIELD(tid) == CALL_FIELD(pid);
     if (__builtin_expect((e->nmain | e->nwaiting) != 0, 0)) {
-        struct engine_thread *t = e->last_thr;
+        struct engine_thread *th = e->last_thr;
 
-        if (!t || t->tid != ev->tid || t->pid != ev->pid)
-            return event_slow(e, ev);
-        main_thread = t->is_main;
+        if (!th || th->tid != CALL_FIELD(tid) || th->pid != CALL_FIELD(pid))
+            return 0;
+        main_thread = th->is_main;
     }
-    e->st.per_op[ev->op]++;
+    e->st.per_op[CALL_FIELD(op)]++;
     p->calls++;
-    if (__builtin_expect(ev->t < e->st.first_t, 0))
-        e->st.first_t = ev->t;
+    if (__builtin_expect(CALL_FIELD(t) < e->st.first_t, 0))
+        e->st.first_t = CALL_FIELD(t);
     /* threads' calls end out of order: a select */
-    e->st.last_t = max64(e->st.last_t, ev->t + ev->dur);
+    e->st.last_t = max64(e->st.last_t, CALL_FIELD(t) + CALL_FIELD(dur));
     if (dc & DC_SEEK) {
         o->h.seeks++;
-        o->h.off = ev->ret;
-        return;
+        o->h.off = CALL_FIELD(ret);
+        return 1;
     }
     if (dc & DC_WRITE)
-        note_file_write(p, o, ev->tid);
+        note_file_write(p, o, CALL_FIELD(tid));
     o->h.last_seq = p->calls;
-    fd_data(o, ev, main_thread, ev->tid | (main_thread - 1), (dc & DC_WRITE) >> 1,
-            (dc & DC_POSITIONAL) != 0, (has & IOT_HAS_SIZE) ? ev->size : ev->ret, ev->ret, ev->dur,
-            1, e->gap);
+    fd_data(o, CALL_FIELD(tid), CALL_FIELD(t), has, is_event ? &ev->offset : &c->offset, main_thread,
+            CALL_FIELD(tid) | (main_thread - 1),
+            (dc & DC_WRITE) >> 1, dc & DC_POSITIONAL,
+            (has & IOT_HAS_SIZE) ? CALL_FIELD(size) : CALL_FIELD(ret), CALL_FIELD(ret),
+            CALL_FIELD(dur), 1, &e->gap);
+    return 1;
+}
+#undef CALL_FIELD
+
+static inline __attribute__((always_inline)) void event(struct engine *e, const struct iot_event *ev)
+{
+    if (!straight(e, 1, ev, NULL))
+        event_slow(e, ev);
 }
 
 void engine_event(struct engine *e, const struct iot_event *ev)
@@ -601,8 +624,37 @@ void engine_events(struct engine *e, const struct iot_event *const *evs, size_t 
 {
     /* No prefetch of the next event's session: the sessions of a batch stay
        in cache, and a prefetch only adds instructions to every event. */
-    for (size_t i = 0; i < n; i++)
-        event(e, evs[i]);
+    for (const struct iot_event *const *end = evs + n; evs < end; evs++)
+        event(e, *evs);
+}
+
+/* A call the straight path did not take, as the event it stands for. */
+static __attribute__((noinline, cold)) void call_slow(struct engine *e, const struct engine_call *c)
+{
+    struct iot_event ev;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = IOT_EV_CALL;
+    ev.plain = 1;
+    ev.op = c->op;
+    ev.has = c->has;
+    ev.pid = c->pid;
+    ev.tid = c->tid;
+    ev.t = c->t;
+    ev.dur = c->dur;
+    ev.ret = c->ret;
+    ev.fd = c->fd;
+    ev.size = c->size;
+    ev.offset = c->offset;
+    ev.whence = c->whence;
+    event_slow(e, &ev);
+}
+
+void engine_calls(struct engine *e, const struct engine_call *c, size_t n)
+{
+    for (const struct engine_call *end = c + n; c < end; c++)
+        if (!straight(e, 0, NULL, c))
+            call_slow(e, c);
 }
 
 void engine_finish(struct engine *e)

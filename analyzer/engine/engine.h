@@ -54,6 +54,25 @@ struct engine *engine_create(const struct config *cfg, struct issues *issues,
 void engine_event(struct engine *e, const struct iot_event *ev);
 /* engine_event for evs[0..n), in order. */
 void engine_events(struct engine *e, const struct iot_event *const *evs, size_t n);
+
+/*
+ * A plain call (the reader set plain) whose has-bits are within IOT_HAS_FD,
+ * IOT_HAS_SIZE, IOT_HAS_OFFSET and IOT_HAS_WHENCE, in 56 bytes: it stands for
+ * the event of kind IOT_EV_CALL, plain 1, bufmode 0, with these members and
+ * every other one 0, as the native reader decodes such a call. Most calls
+ * of a trace are such calls; a thread handed them by another reads them
+ * without making the 280-byte events.
+ */
+struct engine_call {
+    int32_t pid, tid;           /* pid to ret and size to offset in struct iot_event's */
+    int64_t t, dur, ret;        /* order: copied as two blocks */
+    int64_t size, offset;
+    int32_t fd;
+    uint8_t op, whence;
+    uint16_t has;
+};
+/* engine_event for the events calls c[0..n) stand for, in order. */
+void engine_calls(struct engine *e, const struct engine_call *c, size_t n);
 /* End of input: sessions of processes that did not exit end here (not leaks);
    rules report what they held back. */
 void engine_finish(struct engine *e);

@@ -24,11 +24,11 @@
     X(timed,                 h->timed)                          \
     X(op,                    d->calls[0] + d->calls[1])         \
     X(max_once_ns,           max64(d->max_ns[0], d->max_ns[1])) \
-    X(reread,                d->again[0])                       \
-    X(rewritten,             d->again[1])                       \
-    X(write_wraps,           d->wraps[1])                       \
-    X(read_skips,            d->ahead[0])                       \
-    X(write_skips,           d->ahead[1])                       \
+    X(reread,                d->jumps[JUMP_AGAIN][0])           \
+    X(rewritten,             d->jumps[JUMP_AGAIN][1])           \
+    X(write_wraps,           d->jumps[JUMP_WRAP][1])            \
+    X(read_skips,            d->jumps[JUMP_AHEAD][0])           \
+    X(write_skips,           d->jumps[JUMP_AHEAD][1])           \
     X(last_data_t,           d->calls[0] + d->calls[1] ? h->last_end : o->s.open_t) \
     X(last_data_seq,         d->calls[0] + d->calls[1] ? h->last_seq : o->s.open_seq) \
     X(read_from,             d->calls[0] ? d->first_start[0] : -1)  \

@@ -53,6 +53,21 @@
 /* ------------------------------------------------------------ sessions */
 
 /*
+ * Where a data call was from the previous one of its direction: each is
+ * one of these. The random ones are all but JUMP_NONE.
+ */
+enum ofd_jump {
+    JUMP_NONE,      /* at its end, or either place unknown */
+    JUMP_AHEAD,     /* on past its end: skips bytes, as a sorted batch or a
+                       shared log's appends do; no seek back */
+    JUMP_AGAIN,     /* back into its bytes: reads (writes) them again */
+    JUMP_BACK,      /* back to before its start ... */
+    JUMP_WRAP,      /* ... and there to the file's first RULE_WRAP_BYTES: goes
+                       round again (a circular log, write_wraps) */
+    JUMP_KINDS
+};
+
+/*
  * The figures of each direction of a session, [0] reads and [1] writes. Data
  * calls index them by is_write instead of branching on it (arrays rather
  * than an array of structs: an index scaled by 8 is free in an address);
@@ -61,14 +76,11 @@
 struct ofd_dirs {
     uint64_t calls[2];          /* rule_session reads/writes = profile reads/writes
                                    (count_call and count_position go in pairs) */
-    uint64_t random[2];         /* not at the end of the previous one */
     int64_t ns[2], max_ns[2];   /* durations */
     int64_t bytes[2];           /* bytes moved (returned) */
     int64_t prev_end[2];        /* where the previous one ended, -1: none yet or unknown */
     int64_t prev_start[2];      /* ... and where it started */
-    uint64_t again[2];          /* of random: back into the previous one's range */
-    uint64_t wraps[2];          /* of random: back to the start of the file (write_wraps) */
-    uint64_t ahead[2];          /* of random: on past where the previous one ended (skips) */
+    uint64_t jumps[JUMP_KINDS][2];  /* by where they were from the previous one (count_position) */
     int64_t first_start[2];     /* where the first one started, -1 unknown (read_from) */
     int64_t extent[2];          /* the furthest end of one, -1 none known (write_extent) */
     int64_t last_moved;         /* bytes the newest one of either moved (last_bytes) */
@@ -220,6 +232,11 @@ struct engine_proc {
        log's line) */
     uint64_t failed_seq;
     int32_t failed_tid;
+    /* A socket call (peer_after) or a failed call came since its newest
+       file write: only then has the next one anything to count
+       (note_file_write). 0: peer_after is PEER_NONE and failed_seq is
+       older than the call before the next one. */
+    int write_watch;
     /* Its calls so far: a clock that a loaded machine does not stretch
        (the sessions' open_seq, last_data_seq, end_seq). */
     uint64_t calls;
@@ -252,7 +269,11 @@ struct engine {
     struct hmap procs;          /* pid -> struct engine_proc */
     struct hmap thrs;           /* tid -> struct engine_thread */
     struct hmap ignored;        /* path pointer -> (void *)1 ignored / 2 not */
-    struct engine_proc *last_proc;
+    struct engine_proc *last_proc;  /* never NULL: no_proc when none is at hand */
+    /* last_proc when no process is at hand: it has no fd, so the straight
+       path (engine.c) leaves every call to the slow one with no test of
+       its own; engine_proc_get never takes it for a process */
+    struct engine_proc no_proc;
     struct engine_thread *last_thr;
     struct rule_slot *slots;
     size_t nslots;
@@ -368,7 +389,7 @@ static inline struct engine_proc *engine_proc_get(struct engine *e, int32_t pid)
 {
     struct engine_proc *p = e->last_proc;
 
-    return p && p->pid == pid ? p : engine_proc_lookup(e, pid);
+    return p->pid == pid && p != &e->no_proc ? p : engine_proc_lookup(e, pid);
 }
 
 /*
@@ -595,13 +616,15 @@ count_mixed(struct ofd *o, int main_thread, int32_t tid, unsigned is_write)
 
 /*
  * Matrix's figures plus the main-thread view; dur >= 0, timed 0 when unknown,
- * main_thread 0 or 1 and on calls_on_key(main_thread, tid).
- * op, cost_ns and max_once_ns are sums and maximum over dir, made by
- * ofd_figures.
+ * main_thread 0 or 1 and on calls_on_key(main_thread, tid), *gap the
+ * engine's (by its address: read where it is used; as a value gcc loads it
+ * before the session's stores, which might alias it, and keeps it on the
+ * stack). op, cost_ns and max_once_ns are sums and maximum over dir, made
+ * by ofd_figures.
  */
 static inline __attribute__((always_inline)) void
 count_call(struct ofd *o, int32_t tid, int main_thread, int32_t on, unsigned is_write,
-           int64_t size, int64_t t, int64_t dur, int timed, int64_t gap)
+           int64_t size, int64_t t, int64_t dur, int timed, const int64_t *gap)
 {
     struct ofd_hot *h = &o->h;
     int64_t end = t + dur, cont;
@@ -616,7 +639,7 @@ count_call(struct ofd *o, int32_t tid, int main_thread, int32_t on, unsigned is_
     if (__builtin_expect(h->calls_on != on, 0)) {
         if (h->calls_on != ON_BOTH && !count_mixed(o, main_thread, tid, is_write))
             goto counted;
-        cont = t - h->main_last_end < gap ? iot_sadd(h->main_cur_cont, dur) : dur;
+        cont = t - h->main_last_end < *gap ? iot_sadd(h->main_cur_cont, dur) : dur;
         h->main_ops += (uint64_t)main_thread;
         h->main_tid = main_thread ? tid : h->main_tid;
         h->main_cost_ns = main_thread ? iot_sadd(h->main_cost_ns, dur) : h->main_cost_ns;
@@ -629,7 +652,7 @@ counted:
     /* A continual run: calls less than gap apart. Before the first call the
        run is 0 long, so the first call starts one whatever the gap. */
     cont = iot_sadd(h->cur_cont, dur);
-    h->cur_cont = t - h->last_end < gap ? cont : dur;
+    h->cur_cont = t - h->last_end < *gap ? cont : dur;
     h->max_continual_ns = max64(h->max_continual_ns, h->cur_cont);
     h->last_end = end;
     SADD(o->dir.ns[is_write], dur);
@@ -651,11 +674,14 @@ static inline __attribute__((always_inline)) void count_thread(struct ofd *o, in
    write, when it was o's, replies and then a request (peer_after)? */
 static inline void note_file_write(struct engine_proc *p, struct ofd *o, int32_t tid)
 {
-    o->s.writes_before_reply += (p->last_write == o) & (p->peer_after == PEER_WRITE_READ);
-    /* the call just before this one, in its thread, failed */
-    o->s.writes_after_failure += (p->failed_seq + 1 == p->calls) & (p->failed_tid == tid);
+    if (__builtin_expect(p->write_watch, 0)) {
+        o->s.writes_before_reply += (p->last_write == o) & (p->peer_after == PEER_WRITE_READ);
+        /* the call just before this one, in its thread, failed */
+        o->s.writes_after_failure += (p->failed_seq + 1 == p->calls) & (p->failed_tid == tid);
+        p->peer_after = PEER_NONE;
+        p->write_watch = 0;
+    }
     p->last_write = o;
-    p->peer_after = PEER_NONE;
 }
 
 /* The calls of a direction that jumped back to before where the previous
@@ -663,7 +689,13 @@ static inline void note_file_write(struct engine_proc *p, struct ofd *o, int32_t
    random_read and random_write call scattered). */
 static inline uint64_t ofd_scattered(const struct ofd *o, unsigned is_write)
 {
-    return o->dir.random[is_write] - o->dir.again[is_write] - o->dir.ahead[is_write];
+    return o->dir.jumps[JUMP_BACK][is_write] + o->dir.jumps[JUMP_WRAP][is_write];
+}
+
+/* The calls of a direction not at the end of the previous one (random_reads). */
+static inline uint64_t ofd_random(const struct ofd_dirs *d, unsigned is_write)
+{
+    return d->calls[is_write] - d->jumps[JUMP_NONE][is_write];
 }
 
 /* Sequential or not: pos -1 = unknown (given the benefit of the doubt). */
@@ -673,20 +705,24 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
     struct ofd_dirs *d = &o->dir;
     int64_t end = iot_sadd(pos, moved), prev = d->prev_end[is_write];
     /* both known (neither has the sign bit), and apart */
-    uint64_t apart = (uint64_t)(((pos | prev) >= 0) & (pos != prev));
+    unsigned apart = ((pos | prev) >= 0) & (pos != prev);
+    /*
+     * Apart, prev >= 0 is where the previous one ended, so at or past its
+     * start (moved >= 0): pos is past its end (ahead), before its start
+     * (behind, then low in the file or not), or else within its bytes.
+     * One counter by arithmetic rather than four by conditions.
+     */
+    unsigned ahead = pos > prev, behind = pos < d->prev_start[is_write],
+             low = pos < RULE_WRAP_BYTES;
+    unsigned jump = -apart & (JUMP_AGAIN - ahead + behind * (1 + low));
 
-    d->first_start[is_write] = d->calls[is_write] ? d->first_start[is_write] : pos;
+    _Static_assert(JUMP_AHEAD == JUMP_AGAIN - 1 && JUMP_BACK == JUMP_AGAIN + 1 &&
+                   JUMP_WRAP == JUMP_AGAIN + 2, "enum ofd_jump's order");
+    /* a branch, not a select: taken once per direction and session */
+    if (__builtin_expect(d->calls[is_write] == 0, 0))
+        d->first_start[is_write] = pos;
     d->calls[is_write]++;
-    d->random[is_write] += apart;
-    /* a jump back into the bytes the previous call covered reads (writes)
-       them again: not a scattered access (prev >= 0 here, so is its start) */
-    d->again[is_write] += apart & (uint64_t)((pos >= d->prev_start[is_write]) & (pos < prev));
-    /* ... and a jump from further on back to the file's first bytes goes
-       round again (a circular log): pos >= 0 here when apart is 1 */
-    d->wraps[is_write] += apart & (uint64_t)((pos < RULE_WRAP_BYTES) & (pos < d->prev_start[is_write]));
-    /* ... and a jump forward skips bytes, in the order a sorted batch or a
-       shared log's appends take: not a seek back */
-    d->ahead[is_write] += apart & (uint64_t)(pos > prev);
+    d->jumps[jump][is_write]++;
     SADD(d->bytes[is_write], moved);
     d->last_moved = moved;
     d->prev_end[is_write] = pos >= 0 ? end : -1;
@@ -695,19 +731,24 @@ count_position(struct ofd *o, unsigned is_write, int64_t pos, int64_t moved)
 }
 
 /*
- * One successful read/write-class call on o: size requested, moved bytes
- * returned, dur >= 0 (timed 0: unknown), pos its own offset (pread/pwrite,
- * -1 unknown) when positional.
+ * One successful read/write-class call of thread tid at t on o: size
+ * requested, moved bytes returned, dur >= 0 (timed 0: unknown); when
+ * positional (pread/pwrite: any nonzero, a select's condition), *offset is its own when has says so, else
+ * unknown. Takes the call's values rather than its event: the engine's
+ * straight path has them from an event or from a struct engine_call. The
+ * offset by its address: read where it is used, as a value it is loaded
+ * first and kept on the stack.
  */
 static inline __attribute__((always_inline)) void
-fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, unsigned is_write,
-        int positional, int64_t size, int64_t moved, int64_t dur, int timed, int64_t gap)
+fd_data(struct ofd *o, int32_t tid, int64_t t, uint32_t has, const int64_t *offset, int main_thread,
+        int32_t on, unsigned is_write, int positional, int64_t size, int64_t moved, int64_t dur,
+        int timed, const int64_t *gap)
 {
     int64_t pos, off;
     int append;
 
-    count_call(o, ev->tid, main_thread, on, is_write, size, ev->t, dur, timed, gap);
-    count_thread(o, ev->tid);
+    count_call(o, tid, main_thread, on, is_write, size, t, dur, timed, gap);
+    count_thread(o, tid);
     /* beside a stream (stdout announced as one): one of the syscalls
        beneath the session, as the stream's modelled ones are */
     if (__builtin_expect(o->s.layer == RULE_LAYER_STDIO, 0)) {
@@ -729,7 +770,7 @@ fd_data(struct ofd *o, const struct iot_event *ev, int main_thread, int32_t on, 
      * here to branches.
      */
     o->h.off = sel((uint64_t)positional, o->h.off, sel((uint64_t)append, -1, off));
-    pos = sel((uint64_t)positional, sel(ev->has & IOT_HAS_OFFSET, ev->offset, -1), pos);
+    pos = sel((uint64_t)positional, sel(has & IOT_HAS_OFFSET, *offset, -1), pos);
     count_position(o, is_write, pos, moved);
 }
 

@@ -79,7 +79,7 @@ void engine_on_fork(struct engine *e, struct engine_proc *p, const struct iot_ev
     if (!iot_unix_ns_of(p->start_t, p->start_unix_ns, ev->t, &c->start_unix_ns))
         c->start_unix_ns = 0;
     if (e->last_proc == c)
-        e->last_proc = NULL;
+        e->last_proc = &e->no_proc;
 }
 
 /*
@@ -176,7 +176,7 @@ void engine_on_exit(struct engine *e, const struct iot_event *ev)
     p->nfds = 0;
     p->exited = 1;
     if (e->last_proc == p)
-        e->last_proc = NULL;
+        e->last_proc = &e->no_proc;
 }
 
 void engine_procs_free(struct engine *e)

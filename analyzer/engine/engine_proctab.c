@@ -34,7 +34,7 @@ struct engine_proc *engine_proc_lookup(struct engine *e, int32_t pid)
         p->exited = 0;      /* calls after the exit: the pid was reused, unannounced */
         e->st.processes++;
     }
-    e->last_proc = p;
+    e->last_proc = p ? p : &e->no_proc;     /* NULL: out of memory */
     return p;
 }
 

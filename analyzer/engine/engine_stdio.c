@@ -407,7 +407,7 @@ void stdio_on_data(struct engine *e, struct engine_proc *p, const struct iot_eve
     o->h.last_seq = p->calls;
     count_call(o, ev->tid, main_thread, calls_on_key(main_thread, ev->tid), (unsigned)is_write,
                size, ev->t, (ev->has & IOT_HAS_NO_DUR) ? 0 : ev->dur,
-               !(ev->has & IOT_HAS_NO_DUR), e->gap);
+               !(ev->has & IOT_HAS_NO_DUR), &e->gap);
     count_thread(o, ev->tid);
     stdio_stream_model(s, is_write, size);
     count_position(o, is_write, is_write && s->append ? o->dir.prev_end[1] : s->pos, moved);

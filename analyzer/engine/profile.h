@@ -53,10 +53,10 @@
     X(ROW, "avg_write_us",    F3,     c->writes ? c->write_ns / 1e3 / (double)c->writes : 0.0)      \
     X(FIG, "max_write_us",    US,     max_write_ns,  int64_t,  MAX, NONE, d->max_ns[1])             \
     X(FIG, "seeks",           COUNT,  seeks,         uint64_t, SUM, NONE, h->seeks)                 \
-    X(FIG, "seq_reads",       COUNT,  seq_reads,     uint64_t, SUM, NONE, d->calls[0] - d->random[0]) \
-    X(FIG, "random_reads",    COUNT,  random_reads,  uint64_t, SUM, FILL, d->random[0])             \
-    X(FIG, "seq_writes",      COUNT,  seq_writes,    uint64_t, SUM, NONE, d->calls[1] - d->random[1]) \
-    X(FIG, "random_writes",   COUNT,  random_writes, uint64_t, SUM, FILL, d->random[1])             \
+    X(FIG, "seq_reads",       COUNT,  seq_reads,     uint64_t, SUM, NONE, d->jumps[JUMP_NONE][0])   \
+    X(FIG, "random_reads",    COUNT,  random_reads,  uint64_t, SUM, FILL, ofd_random(d, 0))         \
+    X(FIG, "seq_writes",      COUNT,  seq_writes,    uint64_t, SUM, NONE, d->jumps[JUMP_NONE][1])   \
+    X(FIG, "random_writes",   COUNT,  random_writes, uint64_t, SUM, FILL, ofd_random(d, 1))         \
     X(FIG, "fsyncs",          COUNT,  syncs,         uint64_t, SUM, KEPT, o->s.syncs)               \
     X(FIG, "main_thread_ops", COUNT,  main_ops,      uint64_t, SUM, FILL, h->main_ops)              \
     X(ROW, "first_open_s",    F6,     r->first_open_s)                                              \

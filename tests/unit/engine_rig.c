@@ -76,6 +76,22 @@ void exit_ev(struct rig *r, int pid, int sig)
 }
 
 int unmarked;
+int as_records;
+size_t nrecords;
+
+/* ev as a struct engine_call, when one can hold it (engine.h) */
+static int as_record(const struct iot_event *ev, struct engine_call *c)
+{
+    const uint32_t fits = IOT_HAS_FD | IOT_HAS_SIZE | IOT_HAS_OFFSET | IOT_HAS_WHENCE;
+
+    if (ev->plain != 1 || (ev->has & ~fits) || ev->bufmode || (uint32_t)ev->whence > UINT8_MAX)
+        return 0;
+    *c = (struct engine_call){.pid = ev->pid, .tid = ev->tid, .t = ev->t, .dur = ev->dur,
+                              .ret = ev->ret, .size = ev->size, .offset = ev->offset,
+                              .fd = ev->fd, .op = ev->op, .whence = (uint8_t)ev->whence,
+                              .has = (uint16_t)ev->has};
+    return 1;
+}
 
 void call(struct rig *r, int pid, int tid, unsigned op, int64_t ret, int64_t dur,
                  struct iot_event ev)
@@ -89,6 +105,15 @@ void call(struct rig *r, int pid, int tid, unsigned op, int64_t ret, int64_t dur
     ev.dur = dur;
     ev.plain = !unmarked && iot_event_plain(&ev);
     r->t += dur;
+    if (as_records) {
+        struct engine_call c;
+
+        if (as_record(&ev, &c)) {
+            nrecords++;
+            engine_calls(r->e, &c, 1);
+            return;
+        }
+    }
     engine_event(r->e, &ev);
 }
 

@@ -20,6 +20,10 @@ extern struct rule_session got[MAXS];
 extern size_t ngot;
 /* Calls are marked plain as a reader would, unless this says not to. */
 extern int unmarked;
+/* When set, a marked call that a struct engine_call can hold goes to
+   engine_calls as one (as -j2's engine thread takes it), counted here. */
+extern int as_records;
+extern size_t nrecords;
 
 struct rig {
     struct config cfg;
