@@ -144,6 +144,8 @@ static void clear_fields(struct iot_event *ev, uint32_t gone)
 }
 
 #define VARYING (IOT_HAS_ERRNO | IOT_HAS_SIZE | IOT_HAS_OFFSET | IOT_HAS_WHENCE)
+/* The bits of the calls most traces are made of (get_call's own path). */
+#define SHAPE_DATA (VARYING | IOT_HAS_FD | IOT_HAS_NO_DUR)
 
 /* One field read into ev: the body of the decoders below. */
 #define DEC_LOOKUP(v) lookup(d, v)
@@ -279,7 +281,37 @@ get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *errbuf)
     ev->t = tadd(d->prev_end, iot_unzigzag(gap));
     ev->dur = (int64_t)dur;
     d->prev_fields = p;
-    p = get_fields(d, p, (uint32_t)has, ev, &bad);
+    if (((has | ev->has) & ~(uint64_t)SHAPE_DATA) == 0) {
+        /* a data call or seek in a slot that held one (or nothing): every
+           member it may have is written, so none needs clearing */
+        uint64_t v = 0;
+
+        ev->has = (uint32_t)has;
+        p = rd(p, &v, &bad);
+        ev->ret = iot_unzigzag(v);
+        v = 0;
+        if (has & IOT_HAS_ERRNO)
+            p = rd(p, &v, &bad);
+        ev->err = (int32_t)v;
+        v = 0;
+        if (has & IOT_HAS_FD)
+            p = rd(p, &v, &bad);
+        ev->fd = (int32_t)iot_unzigzag(v);
+        v = 0;
+        if (has & IOT_HAS_SIZE)
+            p = rd(p, &v, &bad);
+        ev->size = iot_unzigzag(v);
+        v = 0;
+        if (has & IOT_HAS_OFFSET)
+            p = rd(p, &v, &bad);
+        ev->offset = iot_unzigzag(v);
+        v = 0;
+        if (has & IOT_HAS_WHENCE)
+            p = rd(p, &v, &bad);
+        ev->whence = (int32_t)v;
+    } else {
+        p = get_fields(d, p, (uint32_t)has, ev, &bad);
+    }
     ev->plain = plain((uint32_t)has, ev->ret, bad);
     if ((bad & BAD_DAMAGED) || p > d->end || !time_ok(ev->t) || !dur_ok(ev->dur)) {
         snprintf(errbuf, IOT_ERRBUF_SIZE, "damaged %s record",
