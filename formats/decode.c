@@ -430,8 +430,10 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
                     continue;
                 }
                 /* the slot written last holds it, unless a non-call came between */
-                if (d->last_here && d->held[d->last_slot] == d->prev_fields)
-                    *ev = evs[d->last_slot];
+                unsigned last = n ? n - 1 : d->last_slot;
+
+                if ((n || d->last_here) && d->held[last] == d->prev_fields)
+                    *ev = evs[last];
                 else
                     refill_prev(d, ev);
                 *held = d->prev_fields;
@@ -593,13 +595,16 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
         r = dec_one(d, evs, n, errbuf);
         if (r <= 0)
             break;
-        d->last_slot = n++;
-        d->last_here = 1;
+        n++;
         if (r == 2) {
             /* a process event: the batch ends at it (its argv) */
             r = 1;
             break;
         }
+    }
+    if (n) {
+        d->last_slot = n - 1;
+        d->last_here = 1;
     }
     *last = r;
     return (int)n;
