@@ -2,6 +2,7 @@
  * decode.c - the inverse of encode.c for one chunk. Every length and id read
  * from the input is checked before use: the input may be damaged or hostile.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,6 +394,69 @@ bad:
 }
 
 /*
+ * evs[n] := the previous call again, at gap g after the previous call's
+ * end, lasting dur (its record read up to d->p, with damage flags damaged:
+ * BAD_LARGE at most); untimed: a REPEAT_UNTIMED (5.12). Returns 1, 0 when
+ * the call is one this reader skipped (so is its repeat), -1 on damage.
+ */
+static inline __attribute__((always_inline)) int
+repeat_call(struct iot_dec *d, struct iot_event *evs, unsigned n, uint64_t g, uint64_t dur,
+            int damaged, int untimed)
+{
+    struct iot_event *ev = &evs[n];
+    const uint8_t **held = &d->held[n];
+    int64_t t;
+
+    if (*held != d->prev_fields) {
+        if (d->prev_fields == no_call)
+            return -1;  /* a REPEAT before any call */
+        if (d->prev_op >= IOT_OP_COUNT) {
+            /* of a call this reader skipped: skip it too */
+            t = tadd(d->prev_end, iot_unzigzag(g));
+            if (!time_ok(t) || !dur_ok((int64_t)dur))
+                return -1;
+            d->prev_end = t + (int64_t)dur;
+            d->calls_unknown++;
+            return 0;
+        }
+        /* the slot written last holds it, unless a non-call came between */
+        unsigned last = n ? n - 1 : d->last_slot;
+
+        if ((n || d->last_here) && d->held[last] == d->prev_fields) {
+            /* the members of other kinds are zero in any call slot */
+            _Static_assert(offsetof(struct iot_event, newpath_id) < offsetof(struct iot_event, ppid),
+                           "a call's members come before the other kinds'");
+            if (ev->kind == IOT_EV_CALL)
+                memcpy(ev, &evs[last], offsetof(struct iot_event, ppid));
+            else
+                *ev = evs[last];
+        } else
+            refill_prev(d, ev);
+        *held = d->prev_fields;
+    }
+    if (untimed && (ev->has & IOT_HAS_STACK)) {
+        /* an untimed repeat carries no stack: it was the previous call's
+           own (5.12); the slot is filled afresh for the next REPEAT */
+        ev->has &= ~IOT_HAS_STACK;
+        ev->stack = NULL;
+        *held = NULL;
+    }
+    if (__builtin_expect(damaged, 0)) {
+        /* a large gap or duration: this event is not plain, and the slot
+           is filled afresh for the next REPEAT in it */
+        ev->plain = 0;
+        *held = NULL;
+    }
+    t = tadd(d->prev_end, iot_unzigzag(g));
+    if (!time_ok(t) || !dur_ok((int64_t)dur))
+        return -1;
+    d->prev_end = t + (int64_t)dur;
+    ev->t = t - d->origin;
+    ev->dur = (int64_t)dur;
+    return 1;
+}
+
+/*
  * One event into evs[n]. d->held[n] says which call record's fields that
  * slot holds (NULL: none of this chunk's), so that a REPEAT of it only has
  * to set the times. Returns 1, 2 for a process event, 0 at the chunk's end,
@@ -404,7 +468,7 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
     const uint8_t **held = &d->held[n];
     const uint8_t *p = d->p;  /* in a register for REPEATs; the others use d->p */
     uint64_t v, g, dur;       /* g, dur: a repeat's times */
-    int damaged, untimed = 0;
+    int damaged, r;
 
     while (p < d->end) {
         unsigned tag = *p++;
@@ -414,52 +478,13 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             p = rd(rd(p, &g, &damaged), &dur, &damaged);
             if ((damaged & BAD_DAMAGED) || p > d->end)
                 goto bad;
-        repeat:
             d->p = p;
-            if (*held != d->prev_fields) {
-                if (d->prev_fields == no_call)
-                    goto bad;  /* a REPEAT before any call */
-                if (d->prev_op >= IOT_OP_COUNT) {
-                    /* of a call this reader skipped: skip it too */
-                    int64_t t = tadd(d->prev_end, iot_unzigzag(g));
-
-                    if (!time_ok(t) || !dur_ok((int64_t)dur))
-                        goto bad;
-                    d->prev_end = t + (int64_t)dur;
-                    d->calls_unknown++;
-                    continue;
-                }
-                /* the slot written last holds it, unless a non-call came between */
-                unsigned last = n ? n - 1 : d->last_slot;
-
-                if ((n || d->last_here) && d->held[last] == d->prev_fields)
-                    *ev = evs[last];
-                else
-                    refill_prev(d, ev);
-                *held = d->prev_fields;
-            }
-            if (__builtin_expect(untimed && (ev->has & IOT_HAS_STACK), 0)) {
-                /* an untimed repeat carries no stack: it was the previous
-                   call's own (5.12); the slot is filled afresh for the next
-                   REPEAT */
-                ev->has &= ~IOT_HAS_STACK;
-                ev->stack = NULL;
-                *held = NULL;
-            }
-            if (__builtin_expect(damaged, 0)) {
-                /* a large gap or duration: this event is not plain, and the
-                   slot is filled afresh for the next REPEAT in it */
-                ev->plain = 0;
-                *held = NULL;
-            }
-            int64_t t = tadd(d->prev_end, iot_unzigzag(g));
-
-            if (!time_ok(t) || !dur_ok((int64_t)dur))
+            r = repeat_call(d, evs, n, g, dur, damaged, 0);
+            if (r < 0)
                 goto bad;
-            d->prev_end = t + (int64_t)dur;
-            ev->t = t - d->origin;
-            ev->dur = (int64_t)dur;
-            return 1;
+            if (r)
+                return r;
+            continue;
         }
         d->p = p;
         if (tag <= IOT_TAG_CALL_MAX) {
@@ -510,10 +535,13 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             if (damaged || p > d->end || v > (uint64_t)(d->end - p))
                 goto bad;
             p += v;
-            g = 0;
-            dur = 0;
-            untimed = 1;
-            goto repeat;
+            d->p = p;
+            r = repeat_call(d, evs, n, 0, 0, 0, 1);
+            if (r < 0)
+                goto bad;
+            if (r)
+                return r;
+            continue;
         } else if (tag >= IOT_TAG_EXT_FIRST && tag <= IOT_TAG_EXT_LAST) {
             /* a record of a kind a newer writer added: skipped whole */
             int damaged = 0;
