@@ -248,6 +248,41 @@ static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint
 }
 
 /*
+ * The fields of a call whose has-bits are within SHAPE_DATA (a data call
+ * or seek), read into a slot whose has-bits are too (or that is cleared):
+ * every member such a call may have is written, so none needs clearing.
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+get_data_fields(const uint8_t *p, uint32_t has, struct iot_event *ev, int *bad)
+{
+    uint64_t v;
+
+    p = rd(p, &v, bad);
+    ev->ret = iot_unzigzag(v);
+    v = 0;
+    if (has & IOT_HAS_ERRNO)
+        p = rd(p, &v, bad);
+    ev->err = (int32_t)v;
+    v = 0;
+    if (has & IOT_HAS_FD)
+        p = rd(p, &v, bad);
+    ev->fd = (int32_t)iot_unzigzag(v);
+    v = 0;
+    if (has & IOT_HAS_SIZE)
+        p = rd(p, &v, bad);
+    ev->size = iot_unzigzag(v);
+    v = 0;
+    if (has & IOT_HAS_OFFSET)
+        p = rd(p, &v, bad);
+    ev->offset = iot_unzigzag(v);
+    v = 0;
+    if (has & IOT_HAS_WHENCE)
+        p = rd(p, &v, bad);
+    ev->whence = (int32_t)v;
+    return p;
+}
+
+/*
  * A call's plain (iot_event_plain), its record just read with bad as given:
  * no varint of the record reached 2^49 (BAD_LARGE), which bounds every
  * quantity, and the tid is not negative (d->bad0), so only the sign of ret
@@ -283,33 +318,8 @@ get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *errbuf)
     ev->dur = (int64_t)dur;
     d->prev_fields = p;
     if (((has | ev->has) & ~(uint64_t)SHAPE_DATA) == 0) {
-        /* a data call or seek in a slot that held one (or nothing): every
-           member it may have is written, so none needs clearing */
-        uint64_t v = 0;
-
         ev->has = (uint32_t)has;
-        p = rd(p, &v, &bad);
-        ev->ret = iot_unzigzag(v);
-        v = 0;
-        if (has & IOT_HAS_ERRNO)
-            p = rd(p, &v, &bad);
-        ev->err = (int32_t)v;
-        v = 0;
-        if (has & IOT_HAS_FD)
-            p = rd(p, &v, &bad);
-        ev->fd = (int32_t)iot_unzigzag(v);
-        v = 0;
-        if (has & IOT_HAS_SIZE)
-            p = rd(p, &v, &bad);
-        ev->size = iot_unzigzag(v);
-        v = 0;
-        if (has & IOT_HAS_OFFSET)
-            p = rd(p, &v, &bad);
-        ev->offset = iot_unzigzag(v);
-        v = 0;
-        if (has & IOT_HAS_WHENCE)
-            p = rd(p, &v, &bad);
-        ev->whence = (int32_t)v;
+        p = get_data_fields(p, (uint32_t)has, ev, &bad);
     } else {
         p = get_fields(d, p, (uint32_t)has, ev, &bad);
     }
@@ -462,7 +472,7 @@ repeat_call(struct iot_dec *d, struct iot_event *evs, unsigned n, uint64_t g, ui
  * to set the times. Returns 1, 2 for a process event, 0 at the chunk's end,
  * -1 on damage.
  */
-static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, char *errbuf)
+static __attribute__((noinline)) int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, char *errbuf)
 {
     struct iot_event *ev = &evs[n];
     const uint8_t **held = &d->held[n];
@@ -611,16 +621,77 @@ bad:
     return -1;
 }
 
+/*
+ * The two records most traces are made of, read in the batch loop itself:
+ * a REPEAT of the call its slot holds, and a data call or seek into a slot
+ * that holds one (or none). Each is read up to its end before anything of
+ * the decoder changes; a record that turns out otherwise (damaged, times
+ * out of range) is left to dec_one, which reads it again from its tag.
+ */
 int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *last,
                   char *errbuf)
 {
+    const uint8_t *p = d->p, *end = d->end;
     unsigned n = 0;
     int r = 1;
 
     if (max > IOT_DEC_BATCH)
         max = IOT_DEC_BATCH;
     while (n < max) {
+        struct iot_event *ev = &evs[n];
+        unsigned tag = p < end ? *p : 256;  /* none: dec_one returns 0 */
+
+        if (tag == IOT_TAG_REPEAT && d->held[n] == d->prev_fields) {
+            uint64_t g, dur;
+            int damaged = 0;
+            const uint8_t *q = rd(rd(p + 1, &g, &damaged), &dur, &damaged);
+            int64_t t = tadd(d->prev_end, iot_unzigzag(g));
+
+            if (__builtin_expect(!damaged && q <= end && time_ok(t) && dur_ok((int64_t)dur), 1)) {
+                d->prev_end = t + (int64_t)dur;
+                ev->t = t - d->origin;
+                ev->dur = (int64_t)dur;
+                p = q;
+                n++;
+                continue;
+            }
+        } else if (tag < IOT_TAG_CALL_EXT && tag < IOT_OP_COUNT && ev->kind == IOT_EV_CALL) {
+            uint64_t has, gap, dur;
+            int bad = d->bad0;
+            const uint8_t *q = rd(p + 1, &has, &bad), *fields;
+
+            if (((has | ev->has) & ~(uint64_t)SHAPE_DATA) == 0) {
+                q = rd(rd(q, &gap, &bad), &dur, &bad);
+                fields = q;
+                q = get_data_fields(q, (uint32_t)has, ev, &bad);
+
+                int64_t t = tadd(d->prev_end, iot_unzigzag(gap));
+
+                if (__builtin_expect(!(bad & BAD_DAMAGED) && q <= end && time_ok(t) &&
+                                     dur_ok((int64_t)dur), 1)) {
+                    ev->op = (uint8_t)tag;
+                    ev->has = (uint32_t)has;
+                    ev->plain = plain((uint32_t)has, ev->ret, bad);
+                    ev->pid = d->pid;
+                    ev->tid = d->tid;
+                    ev->t = t - d->origin;
+                    ev->dur = (int64_t)dur;
+                    d->prev_end = t + (int64_t)dur;
+                    d->prev_fields = fields;
+                    d->prev_op = tag;
+                    d->prev_has = (uint32_t)has;
+                    d->held[n] = fields;
+                    p = q;
+                    n++;
+                    continue;
+                }
+                /* its fields were written: the slot holds no call now */
+                d->held[n] = NULL;
+            }
+        }
+        d->p = p;
         r = dec_one(d, evs, n, errbuf);
+        p = d->p;
         if (r <= 0)
             break;
         n++;
@@ -630,6 +701,7 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
             break;
         }
     }
+    d->p = p;
     if (n) {
         d->last_slot = n - 1;
         d->last_here = 1;
