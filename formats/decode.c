@@ -641,6 +641,12 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
         struct iot_event *ev = &evs[n];
         unsigned tag = p < end ? *p : 256;  /* none: dec_one returns 0 */
 
+        if (tag == IOT_TAG_REPEAT && d->held[n] != d->prev_fields && n &&
+            d->held[n - 1] == d->prev_fields && ev->kind == IOT_EV_CALL) {
+            /* the call is in the slot before: its members (repeat_call) */
+            memcpy(ev, ev - 1, offsetof(struct iot_event, ppid));
+            d->held[n] = d->prev_fields;
+        }
         if (tag == IOT_TAG_REPEAT && d->held[n] == d->prev_fields) {
             uint64_t g, dur;
             int damaged = 0;
