@@ -93,11 +93,14 @@ static int64_t merge_heap_limit(const struct iot_trace *tr)
  * position are unique, and the first says where it is.
  *
  * x into sorted[1..n) (sorted[0] is the key it replaces): sorted[0..n)
- * sorted again.
+ * sorted again. Unrolled where it is expanded, so that the scan's copy of
+ * the keys lives in registers (rolled, gcc kept it on the stack, with a
+ * flag per key saying whether the loop had changed it).
  */
 static inline __attribute__((always_inline)) void sorted_insert(int64_t *sorted, size_t n,
                                                                 int64_t x)
 {
+#pragma GCC unroll 8
     for (size_t i = 1; i < n; i++) {
         int64_t y = sorted[i];
 
