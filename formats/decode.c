@@ -632,6 +632,7 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
                   char *errbuf)
 {
     const uint8_t *p = d->p, *end = d->end;
+    const uint8_t **held = d->held;
     unsigned n = 0;
     int r = 1;
 
@@ -641,13 +642,13 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
         struct iot_event *ev = &evs[n];
         unsigned tag = p < end ? *p : 256;  /* none: dec_one returns 0 */
 
-        if (tag == IOT_TAG_REPEAT && d->held[n] != d->prev_fields && n &&
-            d->held[n - 1] == d->prev_fields && ev->kind == IOT_EV_CALL) {
+        if (tag == IOT_TAG_REPEAT && held[n] != d->prev_fields && n &&
+            held[n - 1] == d->prev_fields && ev->kind == IOT_EV_CALL) {
             /* the call is in the slot before: its members (repeat_call) */
             memcpy(ev, ev - 1, offsetof(struct iot_event, ppid));
-            d->held[n] = d->prev_fields;
+            held[n] = d->prev_fields;
         }
-        if (tag == IOT_TAG_REPEAT && d->held[n] == d->prev_fields) {
+        if (tag == IOT_TAG_REPEAT && held[n] == d->prev_fields) {
             uint64_t g, dur;
             int damaged = 0;
             const uint8_t *q = rd(rd(p + 1, &g, &damaged), &dur, &damaged);
@@ -686,13 +687,13 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
                     d->prev_fields = fields;
                     d->prev_op = tag;
                     d->prev_has = (uint32_t)has;
-                    d->held[n] = fields;
+                    held[n] = fields;
                     p = q;
                     n++;
                     continue;
                 }
                 /* its fields were written: the slot holds no call now */
-                d->held[n] = NULL;
+                held[n] = NULL;
             }
         }
         d->p = p;

@@ -336,8 +336,7 @@ emit_scan_n(struct iot_trace *tr, size_t k)
 {
     struct merge_ent *h = tr->heap;
     int64_t *key2 = tr->key2;
-    const struct iot_event **out = tr->out;
-    unsigned n = 0;
+    const struct iot_event **out = tr->out, **o = out;
     int64_t sk[SCAN_MAX];
 
 #pragma GCC unroll 8
@@ -349,7 +348,7 @@ emit_scan_n(struct iot_trace *tr, size_t k)
         const struct iot_event *c = e->cur, *end = e->end;
         int64_t key = key2[t];
 
-        out[n++] = c;
+        *o++ = c;
         e->cur = c + 1;
         if (c + 1 == end) {
             /* the batch's end (no ready bit): t stays first */
@@ -367,7 +366,7 @@ emit_scan_n(struct iot_trace *tr, size_t k)
     for (size_t i = 0; i < k; i++)
         tr->sorted[i] = sk[i];
     tr->top = (size_t)(sk[0] & KEY_SLOT);
-    return n;
+    return (unsigned)(o - out);
 }
 
 /* The scan unrolled for each number of chains: its loop is most of the merge. */
