@@ -664,7 +664,7 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
             }
         } else if (tag < IOT_TAG_CALL_EXT && tag < IOT_OP_COUNT && ev->kind == IOT_EV_CALL) {
             uint64_t has, gap, dur;
-            int bad = d->bad0;
+            int bad = 0;  /* d->bad0 is taken in at the end */
             const uint8_t *q = rd(p + 1, &has, &bad), *fields;
 
             if (((has | ev->has) & ~(uint64_t)SHAPE_DATA) == 0) {
@@ -678,7 +678,7 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
                                      dur_ok((int64_t)dur), 1)) {
                     ev->op = (uint8_t)tag;
                     ev->has = (uint32_t)has;
-                    ev->plain = plain((uint32_t)has, ev->ret, bad);
+                    ev->plain = plain((uint32_t)has, ev->ret, bad | d->bad0);
                     ev->pid = d->pid;
                     ev->tid = d->tid;
                     ev->t = t - d->origin;
