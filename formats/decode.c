@@ -2,6 +2,7 @@
  * decode.c - the inverse of encode.c for one chunk. Every length and id read
  * from the input is checked before use: the input may be damaged or hostile.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,8 @@ static void clear_fields(struct iot_event *ev, uint32_t gone)
 }
 
 #define VARYING (IOT_HAS_ERRNO | IOT_HAS_SIZE | IOT_HAS_OFFSET | IOT_HAS_WHENCE)
+/* The bits of the calls most traces are made of (get_call's own path). */
+#define SHAPE_DATA (VARYING | IOT_HAS_FD | IOT_HAS_NO_DUR)
 
 /* One field read into ev: the body of the decoders below. */
 #define DEC_LOOKUP(v) lookup(d, v)
@@ -245,6 +248,41 @@ static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint
 }
 
 /*
+ * The fields of a call whose has-bits are within SHAPE_DATA (a data call
+ * or seek), read into a slot whose has-bits are too (or that is cleared):
+ * every member such a call may have is written, so none needs clearing.
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+get_data_fields(const uint8_t *p, uint32_t has, struct iot_event *ev, int *bad)
+{
+    uint64_t v;
+
+    p = rd(p, &v, bad);
+    ev->ret = iot_unzigzag(v);
+    v = 0;
+    if (has & IOT_HAS_ERRNO)
+        p = rd(p, &v, bad);
+    ev->err = (int32_t)v;
+    v = 0;
+    if (has & IOT_HAS_FD)
+        p = rd(p, &v, bad);
+    ev->fd = (int32_t)iot_unzigzag(v);
+    v = 0;
+    if (has & IOT_HAS_SIZE)
+        p = rd(p, &v, bad);
+    ev->size = iot_unzigzag(v);
+    v = 0;
+    if (has & IOT_HAS_OFFSET)
+        p = rd(p, &v, bad);
+    ev->offset = iot_unzigzag(v);
+    v = 0;
+    if (has & IOT_HAS_WHENCE)
+        p = rd(p, &v, bad);
+    ev->whence = (int32_t)v;
+    return p;
+}
+
+/*
  * A call's plain (iot_event_plain), its record just read with bad as given:
  * no varint of the record reached 2^49 (BAD_LARGE), which bounds every
  * quantity, and the tid is not negative (d->bad0), so only the sign of ret
@@ -279,7 +317,12 @@ get_call(struct iot_dec *d, unsigned op, struct iot_event *ev, char *errbuf)
     ev->t = tadd(d->prev_end, iot_unzigzag(gap));
     ev->dur = (int64_t)dur;
     d->prev_fields = p;
-    p = get_fields(d, p, (uint32_t)has, ev, &bad);
+    if (((has | ev->has) & ~(uint64_t)SHAPE_DATA) == 0) {
+        ev->has = (uint32_t)has;
+        p = get_data_fields(p, (uint32_t)has, ev, &bad);
+    } else {
+        p = get_fields(d, p, (uint32_t)has, ev, &bad);
+    }
     ev->plain = plain((uint32_t)has, ev->ret, bad);
     if ((bad & BAD_DAMAGED) || p > d->end || !time_ok(ev->t) || !dur_ok(ev->dur)) {
         snprintf(errbuf, IOT_ERRBUF_SIZE, "damaged %s record",
@@ -361,18 +404,81 @@ bad:
 }
 
 /*
+ * evs[n] := the previous call again, at gap g after the previous call's
+ * end, lasting dur (its record read up to d->p, with damage flags damaged:
+ * BAD_LARGE at most); untimed: a REPEAT_UNTIMED (5.12). Returns 1, 0 when
+ * the call is one this reader skipped (so is its repeat), -1 on damage.
+ */
+static inline __attribute__((always_inline)) int
+repeat_call(struct iot_dec *d, struct iot_event *evs, unsigned n, uint64_t g, uint64_t dur,
+            int damaged, int untimed)
+{
+    struct iot_event *ev = &evs[n];
+    const uint8_t **held = &d->held[n];
+    int64_t t;
+
+    if (*held != d->prev_fields) {
+        if (d->prev_fields == no_call)
+            return -1;  /* a REPEAT before any call */
+        if (d->prev_op >= IOT_OP_COUNT) {
+            /* of a call this reader skipped: skip it too */
+            t = tadd(d->prev_end, iot_unzigzag(g));
+            if (!time_ok(t) || !dur_ok((int64_t)dur))
+                return -1;
+            d->prev_end = t + (int64_t)dur;
+            d->calls_unknown++;
+            return 0;
+        }
+        /* the slot written last holds it, unless a non-call came between */
+        unsigned last = n ? n - 1 : d->last_slot;
+
+        if ((n || d->last_here) && d->held[last] == d->prev_fields) {
+            /* the members of other kinds are zero in any call slot */
+            _Static_assert(offsetof(struct iot_event, newpath_id) < offsetof(struct iot_event, ppid),
+                           "a call's members come before the other kinds'");
+            if (ev->kind == IOT_EV_CALL)
+                memcpy(ev, &evs[last], offsetof(struct iot_event, ppid));
+            else
+                *ev = evs[last];
+        } else
+            refill_prev(d, ev);
+        *held = d->prev_fields;
+    }
+    if (untimed && (ev->has & IOT_HAS_STACK)) {
+        /* an untimed repeat carries no stack: it was the previous call's
+           own (5.12); the slot is filled afresh for the next REPEAT */
+        ev->has &= ~IOT_HAS_STACK;
+        ev->stack = NULL;
+        *held = NULL;
+    }
+    if (__builtin_expect(damaged, 0)) {
+        /* a large gap or duration: this event is not plain, and the slot
+           is filled afresh for the next REPEAT in it */
+        ev->plain = 0;
+        *held = NULL;
+    }
+    t = tadd(d->prev_end, iot_unzigzag(g));
+    if (!time_ok(t) || !dur_ok((int64_t)dur))
+        return -1;
+    d->prev_end = t + (int64_t)dur;
+    ev->t = t - d->origin;
+    ev->dur = (int64_t)dur;
+    return 1;
+}
+
+/*
  * One event into evs[n]. d->held[n] says which call record's fields that
  * slot holds (NULL: none of this chunk's), so that a REPEAT of it only has
  * to set the times. Returns 1, 2 for a process event, 0 at the chunk's end,
  * -1 on damage.
  */
-static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, char *errbuf)
+static __attribute__((noinline)) int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, char *errbuf)
 {
     struct iot_event *ev = &evs[n];
     const uint8_t **held = &d->held[n];
     const uint8_t *p = d->p;  /* in a register for REPEATs; the others use d->p */
     uint64_t v, g, dur;       /* g, dur: a repeat's times */
-    int damaged, untimed = 0;
+    int damaged, r;
 
     while (p < d->end) {
         unsigned tag = *p++;
@@ -382,50 +488,13 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             p = rd(rd(p, &g, &damaged), &dur, &damaged);
             if ((damaged & BAD_DAMAGED) || p > d->end)
                 goto bad;
-        repeat:
             d->p = p;
-            if (*held != d->prev_fields) {
-                if (d->prev_fields == no_call)
-                    goto bad;  /* a REPEAT before any call */
-                if (d->prev_op >= IOT_OP_COUNT) {
-                    /* of a call this reader skipped: skip it too */
-                    int64_t t = tadd(d->prev_end, iot_unzigzag(g));
-
-                    if (!time_ok(t) || !dur_ok((int64_t)dur))
-                        goto bad;
-                    d->prev_end = t + (int64_t)dur;
-                    d->calls_unknown++;
-                    continue;
-                }
-                /* the slot written last holds it, unless a non-call came between */
-                if (d->last_here && d->held[d->last_slot] == d->prev_fields)
-                    *ev = evs[d->last_slot];
-                else
-                    refill_prev(d, ev);
-                *held = d->prev_fields;
-            }
-            if (__builtin_expect(untimed && (ev->has & IOT_HAS_STACK), 0)) {
-                /* an untimed repeat carries no stack: it was the previous
-                   call's own (5.12); the slot is filled afresh for the next
-                   REPEAT */
-                ev->has &= ~IOT_HAS_STACK;
-                ev->stack = NULL;
-                *held = NULL;
-            }
-            if (__builtin_expect(damaged, 0)) {
-                /* a large gap or duration: this event is not plain, and the
-                   slot is filled afresh for the next REPEAT in it */
-                ev->plain = 0;
-                *held = NULL;
-            }
-            int64_t t = tadd(d->prev_end, iot_unzigzag(g));
-
-            if (!time_ok(t) || !dur_ok((int64_t)dur))
+            r = repeat_call(d, evs, n, g, dur, damaged, 0);
+            if (r < 0)
                 goto bad;
-            d->prev_end = t + (int64_t)dur;
-            ev->t = t - d->origin;
-            ev->dur = (int64_t)dur;
-            return 1;
+            if (r)
+                return r;
+            continue;
         }
         d->p = p;
         if (tag <= IOT_TAG_CALL_MAX) {
@@ -476,10 +545,13 @@ static inline int dec_one(struct iot_dec *d, struct iot_event *evs, unsigned n, 
             if (damaged || p > d->end || v > (uint64_t)(d->end - p))
                 goto bad;
             p += v;
-            g = 0;
-            dur = 0;
-            untimed = 1;
-            goto repeat;
+            d->p = p;
+            r = repeat_call(d, evs, n, 0, 0, 0, 1);
+            if (r < 0)
+                goto bad;
+            if (r)
+                return r;
+            continue;
         } else if (tag >= IOT_TAG_EXT_FIRST && tag <= IOT_TAG_EXT_LAST) {
             /* a record of a kind a newer writer added: skipped whole */
             int damaged = 0;
@@ -549,25 +621,97 @@ bad:
     return -1;
 }
 
+/*
+ * The two records most traces are made of, read in the batch loop itself:
+ * a REPEAT of the call its slot holds, and a data call or seek into a slot
+ * that holds one (or none). Each is read up to its end before anything of
+ * the decoder changes; a record that turns out otherwise (damaged, times
+ * out of range) is left to dec_one, which reads it again from its tag.
+ */
 int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *last,
                   char *errbuf)
 {
+    const uint8_t *p = d->p, *end = d->end;
+    const uint8_t **held = d->held;
     unsigned n = 0;
     int r = 1;
 
     if (max > IOT_DEC_BATCH)
         max = IOT_DEC_BATCH;
     while (n < max) {
+        struct iot_event *ev = &evs[n];
+        unsigned tag = p < end ? *p : 256;  /* none: dec_one returns 0 */
+
+        if (tag == IOT_TAG_REPEAT && held[n] != d->prev_fields && n &&
+            held[n - 1] == d->prev_fields && ev->kind == IOT_EV_CALL) {
+            /* the call is in the slot before: its members (repeat_call) */
+            memcpy(ev, ev - 1, offsetof(struct iot_event, ppid));
+            held[n] = d->prev_fields;
+        }
+        if (tag == IOT_TAG_REPEAT && held[n] == d->prev_fields) {
+            uint64_t g, dur;
+            int damaged = 0;
+            const uint8_t *q = rd(rd(p + 1, &g, &damaged), &dur, &damaged);
+            int64_t t = tadd(d->prev_end, iot_unzigzag(g));
+
+            if (__builtin_expect(!damaged && q <= end && time_ok(t) && dur_ok((int64_t)dur), 1)) {
+                d->prev_end = t + (int64_t)dur;
+                ev->t = t - d->origin;
+                ev->dur = (int64_t)dur;
+                p = q;
+                n++;
+                continue;
+            }
+        } else if (tag < IOT_TAG_CALL_EXT && tag < IOT_OP_COUNT && ev->kind == IOT_EV_CALL) {
+            uint64_t has, gap, dur;
+            int bad = 0;  /* d->bad0 is taken in at the end */
+            const uint8_t *q = rd(p + 1, &has, &bad), *fields;
+
+            if (((has | ev->has) & ~(uint64_t)SHAPE_DATA) == 0) {
+                q = rd(rd(q, &gap, &bad), &dur, &bad);
+                fields = q;
+                q = get_data_fields(q, (uint32_t)has, ev, &bad);
+
+                int64_t t = tadd(d->prev_end, iot_unzigzag(gap));
+
+                if (__builtin_expect(!(bad & BAD_DAMAGED) && q <= end && time_ok(t) &&
+                                     dur_ok((int64_t)dur), 1)) {
+                    ev->op = (uint8_t)tag;
+                    ev->has = (uint32_t)has;
+                    ev->plain = plain((uint32_t)has, ev->ret, bad | d->bad0);
+                    ev->pid = d->pid;
+                    ev->tid = d->tid;
+                    ev->t = t - d->origin;
+                    ev->dur = (int64_t)dur;
+                    d->prev_end = t + (int64_t)dur;
+                    d->prev_fields = fields;
+                    d->prev_op = tag;
+                    d->prev_has = (uint32_t)has;
+                    held[n] = fields;
+                    p = q;
+                    n++;
+                    continue;
+                }
+                /* its fields were written: the slot holds no call now */
+                held[n] = NULL;
+            }
+        }
+        d->p = p;
         r = dec_one(d, evs, n, errbuf);
+        p = d->p;
         if (r <= 0)
             break;
-        d->last_slot = n++;
-        d->last_here = 1;
+        n++;
         if (r == 2) {
             /* a process event: the batch ends at it (its argv) */
             r = 1;
             break;
         }
+    }
+    d->p = p;
+    if (n) {
+        d->last_slot = n - 1;
+        d->last_here = 1;
     }
     *last = r;
     return (int)n;

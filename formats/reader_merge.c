@@ -93,11 +93,14 @@ static int64_t merge_heap_limit(const struct iot_trace *tr)
  * position are unique, and the first says where it is.
  *
  * x into sorted[1..n) (sorted[0] is the key it replaces): sorted[0..n)
- * sorted again.
+ * sorted again. Unrolled where it is expanded, so that the scan's copy of
+ * the keys lives in registers (rolled, gcc kept it on the stack, with a
+ * flag per key saying whether the loop had changed it).
  */
 static inline __attribute__((always_inline)) void sorted_insert(int64_t *sorted, size_t n,
                                                                 int64_t x)
 {
+#pragma GCC unroll 8
     for (size_t i = 1; i < n; i++) {
         int64_t y = sorted[i];
 
@@ -329,24 +332,25 @@ static inline int64_t next_key(const struct iot_event *cur, const struct iot_eve
  *    carried along: the smallest key says where it is.
  */
 static inline __attribute__((always_inline)) unsigned
-emit_scan_n(struct iot_trace *tr, size_t k)
+emit_scan_n(struct iot_trace *tr, size_t k, int64_t first)
 {
     struct merge_ent *h = tr->heap;
     int64_t *key2 = tr->key2;
-    const struct iot_event **out = tr->out;
-    unsigned n = 0;
+    const struct iot_event **out = tr->out, **o = out;
     int64_t sk[SCAN_MAX];
 
 #pragma GCC unroll 8
     for (size_t i = 0; i < k; i++)
         sk[i] = tr->sorted[i];
-    for (;;) {
+    /* the top chain's key after its refill, in its place */
+    sorted_insert(sk, k, first);
+    while (key_ready(sk[0])) {
         size_t t = (size_t)(sk[0] & KEY_SLOT);
         struct merge_ent *e = &h[t];
         const struct iot_event *c = e->cur, *end = e->end;
         int64_t key = key2[t];
 
-        out[n++] = c;
+        *o++ = c;
         e->cur = c + 1;
         if (c + 1 == end) {
             /* the batch's end (no ready bit): t stays first */
@@ -357,29 +361,32 @@ emit_scan_n(struct iot_trace *tr, size_t k)
         sorted_insert(sk, k, key);
         /* no count to check: a round hands out at most one batch per chain */
         _Static_assert(SCAN_MAX * IOT_DEC_BATCH <= OUT_MAX, "a round fits tr->out");
-        if (!key_ready(sk[0]))
-            break;
     }
 #pragma GCC unroll 8
     for (size_t i = 0; i < k; i++)
         tr->sorted[i] = sk[i];
     tr->top = (size_t)(sk[0] & KEY_SLOT);
-    return n;
+    return (unsigned)(o - out);
 }
 
-/* The scan unrolled for each number of chains: its loop is most of the merge. */
-static unsigned emit_scan(struct iot_trace *tr)
+/*
+ * The scan unrolled for each number of chains: its loop is most of the
+ * merge. first: the top chain's new key (it has just decoded), which
+ * replaces sorted[0]; when it is no longer the smallest and the new top
+ * has no event decoded, nothing is handed out (0).
+ */
+static unsigned emit_scan(struct iot_trace *tr, int64_t first)
 {
     _Static_assert(SCAN_MAX == 8, "one case per number of chains");
     switch (tr->nheap) {
-    case 1: return emit_scan_n(tr, 1);
-    case 2: return emit_scan_n(tr, 2);
-    case 3: return emit_scan_n(tr, 3);
-    case 4: return emit_scan_n(tr, 4);
-    case 5: return emit_scan_n(tr, 5);
-    case 6: return emit_scan_n(tr, 6);
-    case 7: return emit_scan_n(tr, 7);
-    default: return emit_scan_n(tr, 8);
+    case 1: return emit_scan_n(tr, 1, first);
+    case 2: return emit_scan_n(tr, 2, first);
+    case 3: return emit_scan_n(tr, 3, first);
+    case 4: return emit_scan_n(tr, 4, first);
+    case 5: return emit_scan_n(tr, 5, first);
+    case 6: return emit_scan_n(tr, 6, first);
+    case 7: return emit_scan_n(tr, 7, first);
+    default: return emit_scan_n(tr, 8, first);
     }
 }
 
@@ -415,6 +422,34 @@ static unsigned emit_heap(struct iot_trace *tr)
 static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *errbuf)
 {
     tr->out_n = tr->out_pos = 0;
+    if (tr->scan) {
+        /* a scan's top never has an event decoded when a round starts */
+        while (tr->live) {
+            struct merge_ent *top = &tr->heap[tr->top];
+            struct trace_chain *s = &tr->chains[top->idx];
+            int r = trace_chain_refill(tr, s, errbuf);
+
+            if (r < 0)
+                return -1;
+            if (r == 0) {
+                merge_settle(tr, 0, 0);
+                if (tr->live && key_ready(tr->sorted[0]))
+                    break;
+                continue;
+            }
+            top->cur = s->ring->ev;
+            top->end = s->ring->ev + s->count;
+            tr->key2[tr->top] = next_key(s->ring->ev, top->end) | (int64_t)tr->top;
+            tr->out_n = emit_scan(tr, merge_key(s->ring->ev[0].t, 1) | (int64_t)tr->top);
+            if (tr->out_n)
+                return 1;
+        }
+        if (!tr->live)
+            return 0;
+        /* an ended chain left a top with events: hand them out */
+        tr->out_n = emit_scan(tr, tr->sorted[0]);
+        return 1;
+    }
     /* the top's key: a scan's first sorted one, a heap's root */
     while (tr->live && !key_ready(tr->scan ? tr->sorted[0] : tr->heap[0].key)) {
         struct merge_ent *top = &tr->heap[tr->top];
@@ -433,7 +468,7 @@ static __attribute__((noinline)) int merge_round(struct iot_trace *tr, char *err
     }
     if (!tr->live)
         return 0;
-    tr->out_n = tr->scan ? emit_scan(tr) : emit_heap(tr);
+    tr->out_n = emit_heap(tr);
     return 1;
 }
 
