@@ -44,7 +44,9 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-floors.XXXXXX") || exit 1
 bg=""
 stats_was=""
-trap '[ -n "$bg" ] && kill $bg 2>/dev/null; [ -n "$stats_was" ] && sysctl -qw kernel.bpf_stats_enabled=$stats_was; rm -rf "$work"' EXIT INT TERM
+trap '[ -n "$bg" ] && kill $bg 2>/dev/null; [ -n "$stats_was" ] && sysctl -qw kernel.bpf_stats_enabled=$stats_was; rm -rf "$work"' EXIT
+# a signal ends the run (through the EXIT trap), never leaves it going without its files
+trap 'exit 130' INT TERM
 
 have_kernel=0
 "$REC" --capture kernel -o "$work/probe.zst" true 2>/dev/null && have_kernel=1
