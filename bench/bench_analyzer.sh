@@ -26,7 +26,8 @@ done
 command -v zstd >/dev/null 2>&1 || { echo "bench_analyzer: zstd is not installed"; exit 0; }
 [ -x /usr/bin/time ] || { echo "bench_analyzer: /usr/bin/time (Debian: time) is not installed"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-an.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 ONE=""
 command -v taskset >/dev/null 2>&1 && ONE="taskset -c 0"
 # zstd's own switch; an older zstd has no asynchronous I/O to turn off

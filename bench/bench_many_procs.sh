@@ -20,7 +20,8 @@ PIDS=${BENCH_MANY_PIDS:-200000}
 [ -x "$G" ] || { echo "bench_many_procs: $G is not built"; exit 0; }
 command -v awk >/dev/null 2>&1 || { echo "bench_many_procs: awk is not installed"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-mp.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 
 "$G" 5000 "$work/p5k.zst" || exit 0
 "$G" 30000 "$work/p30k.zst" || exit 0

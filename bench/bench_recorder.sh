@@ -54,7 +54,8 @@ if ldd "$BUILD/lib/libiorecord.so" | grep -q libasan; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-rec.XXXXXX") || exit 1
 shm=$(mktemp -d /dev/shm/ioscope-bench-rec.XXXXXX 2>/dev/null) || shm=$work
-trap 'rm -rf "$work" "$shm"' EXIT INT TERM
+trap 'rm -rf "$work" "$shm"' EXIT
+trap 'exit 130' INT TERM
 head -c 1048576 /dev/urandom > "$work/cached.dat"
 cat "$work/cached.dat" > /dev/null
 have_kernel=0
