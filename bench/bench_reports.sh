@@ -15,7 +15,8 @@ for f in "$A" "$GEN"; do
     [ -x "$f" ] || { echo "bench_reports: $f is not built (make bench builds it)"; exit 0; }
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-rep.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 ONE=""
 command -v taskset >/dev/null 2>&1 && ONE="taskset -c 0"
 

@@ -14,7 +14,8 @@ N=${BENCH_STRACE_LINES:-1000000}
 [ -x "$A" ] || { echo "bench_strace: $A is not built"; exit 0; }
 command -v awk >/dev/null 2>&1 || { echo "bench_strace: awk is not installed"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-st.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 
 awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++)
     printf "%d 1700000000.%06d read(3, <unfinished ...>\n", 100000 + i % 100000, i % 1000000 }' \

@@ -20,7 +20,8 @@ if ldd "$BUILD/lib/libiorecord.so" | grep -q libasan; then
     echo "bench_symbolize: a sanitizer build; measure a plain build"; exit 0
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ioscope-bench-sym.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 echo x > "$work/f"
 "$R" -o "$work/t.zst" -- "$P" "$work/f" > /dev/null || { echo "bench_symbolize: recording failed"; exit 0; }
 
