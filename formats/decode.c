@@ -252,6 +252,11 @@ static const uint8_t *get_fields(const struct iot_dec *d, const uint8_t *p, uint
  * or seek), read into a slot whose has-bits are too (or that is cleared):
  * every member such a call may have is written, so none needs clearing.
  */
+#define GET_DATA_FIELD_(name, bit, member, type, key)                \
+    v = 0;                                                           \
+    if (has & IOT_HAS_##name)                                        \
+        p = rd(p, &v, bad);                                          \
+    IOT_GET_##type(ev, member, v, bad, DEC_LOOKUP);
 static inline __attribute__((always_inline)) const uint8_t *
 get_data_fields(const uint8_t *p, uint32_t has, struct iot_event *ev, int *bad)
 {
@@ -259,26 +264,8 @@ get_data_fields(const uint8_t *p, uint32_t has, struct iot_event *ev, int *bad)
 
     p = rd(p, &v, bad);
     ev->ret = iot_unzigzag(v);
-    v = 0;
-    if (has & IOT_HAS_ERRNO)
-        p = rd(p, &v, bad);
-    ev->err = (int32_t)v;
-    v = 0;
-    if (has & IOT_HAS_FD)
-        p = rd(p, &v, bad);
-    ev->fd = (int32_t)iot_unzigzag(v);
-    v = 0;
-    if (has & IOT_HAS_SIZE)
-        p = rd(p, &v, bad);
-    ev->size = iot_unzigzag(v);
-    v = 0;
-    if (has & IOT_HAS_OFFSET)
-        p = rd(p, &v, bad);
-    ev->offset = iot_unzigzag(v);
-    v = 0;
-    if (has & IOT_HAS_WHENCE)
-        p = rd(p, &v, bad);
-    ev->whence = (int32_t)v;
+    IOT_FIELDS_EARLY(GET_DATA_FIELD_)
+    IOT_FIELDS_DATA(GET_DATA_FIELD_)
     return p;
 }
 
