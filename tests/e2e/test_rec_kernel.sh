@@ -152,8 +152,9 @@ i=0
 while [ ! -s burst.out ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 "$IORECORD" --capture kernel -o burst.zst -p $bp 2> burst.err &
 rp=$!
+# its programs attached (links: after the verifier), the process is marked next
 i=0
-while [ "$(ls -l /proc/$rp/fd 2>/dev/null | grep -c anon_inode:bpf)" = 0 ] && [ $i -lt 200 ]; do
+while [ "$(ls -l /proc/$rp/fd 2>/dev/null | grep -c anon_inode:bpf_link)" = 0 ] && [ $i -lt 600 ]; do
     sleep 0.05
     i=$((i + 1))
 done
