@@ -138,17 +138,12 @@ one() {
         r=$("$LOOP" read1 "$N" x)
         bpf_delta untraced "$b0" "$(prog_stats $kp on_enter on_exit on_enter_marks on_exit_marks)"
         stop_bg ;;
-    empty)
-        start_bg 'grep -q attached "$work/bg.out"' "$FLOOR" "$EMPTY" empty_
-        b0=$(prog_stats $bg empty_enter empty_exit)
+    empty | timed)
+        # bench/empty.bpf.c's programs named ${s}_*: empty, or reading the clock
+        start_bg 'grep -q attached "$work/bg.out"' "$FLOOR" "$EMPTY" ${s}_
+        b0=$(prog_stats $bg ${s}_enter ${s}_exit)
         r=$("$LOOP" read1 "$N" x)
-        bpf_delta empty "$b0" "$(prog_stats $bg empty_enter empty_exit)"
-        stop_bg ;;
-    timed)
-        start_bg 'grep -q attached "$work/bg.out"' "$FLOOR" "$EMPTY" timed_
-        b0=$(prog_stats $bg timed_enter timed_exit)
-        r=$("$LOOP" read1 "$N" x)
-        bpf_delta timed "$b0" "$(prog_stats $bg timed_enter timed_exit)"
+        bpf_delta $s "$b0" "$(prog_stats $bg ${s}_enter ${s}_exit)"
         stop_bg ;;
     bpftrace)
         # BEGIN runs once every probe is attached ("Attaching" comes before)

@@ -125,24 +125,6 @@ static inline void rec_put(struct engine_call *r, const struct iot_event *ev)
     r->has = (uint16_t)ev->has;
 }
 
-/* ev, which held r's call or nothing since it was zeroed, := r's call. */
-static inline void rec_get(struct iot_event *ev, const struct engine_call *r)
-{
-    ev->kind = IOT_EV_CALL;
-    ev->plain = 1;
-    ev->op = r->op;
-    ev->has = r->has;
-    ev->pid = r->pid;
-    ev->tid = r->tid;
-    ev->t = r->t;
-    ev->dur = r->dur;
-    ev->ret = r->ret;
-    ev->fd = r->fd;
-    ev->size = r->size;
-    ev->offset = r->offset;
-    ev->whence = r->whence;
-}
-
 /* ev, an event that does not fit a record, copied into sl whole, with
    a process event's argv (its place as an offset until the batch is full:
    the array may still move) */
@@ -246,7 +228,7 @@ static void drain(const struct pipe_slot *sl, struct iot_event *evs, const struc
         }
         if (i == sl->n)
             break;
-        rec_get(&evs[k], &sl->recs[i]);
+        engine_call_event(&evs[k], &sl->recs[i]);
         ptrs[k] = &evs[k];
         if (++k == PIPE_EXPAND) {
             to->events(to->arg, ptrs, k);

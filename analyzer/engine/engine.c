@@ -634,19 +634,7 @@ static __attribute__((noinline, cold)) void call_slow(struct engine *e, const st
     struct iot_event ev;
 
     memset(&ev, 0, sizeof(ev));
-    ev.kind = IOT_EV_CALL;
-    ev.plain = 1;
-    ev.op = c->op;
-    ev.has = c->has;
-    ev.pid = c->pid;
-    ev.tid = c->tid;
-    ev.t = c->t;
-    ev.dur = c->dur;
-    ev.ret = c->ret;
-    ev.fd = c->fd;
-    ev.size = c->size;
-    ev.offset = c->offset;
-    ev.whence = c->whence;
+    engine_call_event(&ev, c);
     event_slow(e, &ev);
 }
 

@@ -71,6 +71,27 @@ struct engine_call {
     uint8_t op, whence;
     uint16_t has;
 };
+/*
+ * ev := the event c stands for. ev held only such calls or was zeroed: the
+ * members no struct engine_call has stay 0.
+ */
+static inline void engine_call_event(struct iot_event *ev, const struct engine_call *c)
+{
+    ev->kind = IOT_EV_CALL;
+    ev->plain = 1;
+    ev->op = c->op;
+    ev->has = c->has;
+    ev->pid = c->pid;
+    ev->tid = c->tid;
+    ev->t = c->t;
+    ev->dur = c->dur;
+    ev->ret = c->ret;
+    ev->fd = c->fd;
+    ev->size = c->size;
+    ev->offset = c->offset;
+    ev->whence = c->whence;
+}
+
 /* engine_event for the events calls c[0..n) stand for, in order. */
 void engine_calls(struct engine *e, const struct engine_call *c, size_t n);
 /* End of input: sessions of processes that did not exit end here (not leaks);
