@@ -104,7 +104,7 @@ FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 SAMPLE_SRC   := $(wildcard samples/*.c)
 PROG_SRC     := $(wildcard tests/progs/*.c)
 TEST_PRELOAD_SRC := $(wildcard tests/preload/*.c)
-BENCH_SRC    := $(filter-out %.bpf.c,$(wildcard bench/*.c))
+BENCH_SRC    := $(filter-out %.bpf.c bench/memlock_shim.c,$(wildcard bench/*.c))
 
 obj = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
@@ -117,7 +117,7 @@ FUZZ_REPLAY := $(BIN)/fuzz_replay
 SAMPLES     := $(patsubst samples/%.c,$(BIN)/samples/%,$(SAMPLE_SRC))
 PROGS       := $(patsubst tests/progs/%.c,$(BIN)/progs/%,$(PROG_SRC))
 TEST_PRELOADS := $(patsubst tests/preload/%.c,$(LIB)/test/%.so,$(TEST_PRELOAD_SRC))
-BENCHES     := $(patsubst bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
+BENCHES     := $(patsubst bench/%.c,$(BIN)/bench/%,$(BENCH_SRC)) $(LIB)/bench/memlock_shim.so
 
 # ioscope.pc is made here too, so that `sudo make install` after `make`
 # writes nothing into the build tree.
@@ -264,6 +264,11 @@ $(LIB)/test/%.so: tests/preload/%.c tests/progs/rawsys.h
 $(LIB)/fleet/%: fleet/%
 	@mkdir -p $(dir $@)
 	cp -p $< $@
+
+# bpftrace's start where raising RLIMIT_MEMLOCK is refused (bench_floors)
+$(LIB)/bench/memlock_shim.so: bench/memlock_shim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -D_GNU_SOURCE $(WARN) -shared -fPIC -o $@ $< -ldl
 
 $(BIN)/bench/%: bench/%.c $(ANALYZER_LIB_OBJ) $(LIBIOTRACE)
 	@mkdir -p $(dir $@)
