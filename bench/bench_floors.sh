@@ -3,6 +3,11 @@
 # floor each way is measured against, in one run, interleaved:
 #   native      the loop alone (bench_rec_loop read1)
 #   preload     iorecord --capture preload (libiorecord.so records it)
+#   pairs       bench_rec_loop read1pair, natively and under the preload:
+#               read() less the same read by the syscall instruction (which
+#               no wrapper sees), in turns in one process, so that the
+#               drift of the syscall's own cost between runs (on some VMs
+#               larger than the recorder's whole cost) falls on both alike
 #   clock floor two back-to-back reads of the recorder's clock, no call
 #               (bench_rec_loop clock2): what timing a call costs at least
 #   kernel      iorecord --capture kernel (the BPF path records it)
@@ -131,6 +136,8 @@ one() {
     native) r=$("$LOOP" read1 "$N" x) ;;
     clock) r=$("$LOOP" clock2 "$N" x) ;;
     preload) r=$("$REC" --capture preload -o "$work/t.zst" -- "$LOOP" read1 "$N" x) ;;
+    pair_native) r=$("$LOOP" read1pair "$N" x) ;;
+    pair_preload) r=$("$REC" --capture preload -o "$work/t.zst" -- "$LOOP" read1pair "$N" x) ;;
     kernel)
         # in the background, so that its programs' run time can be read
         # while they are loaded: the last reading before the loop ends
@@ -175,7 +182,8 @@ one() {
     # a background watcher that died before the loop ended measured nothing
     [ "$alive" = 0 ] && return
     set -- $r
-    [ $# = 3 ] && echo "$1 $2" >>"$work/$s"
+    # three figures a run (read1pair's: two)
+    [ $# -ge 2 ] && echo "$1 $2" >>"$work/$s"
 }
 
 # BPF run time: root, a kernel that counts it, bpftool to read it
@@ -186,6 +194,9 @@ if [ "$(id -u)" = 0 ] && command -v bpftool >/dev/null 2>&1 &&
 fi
 
 setups="native preload clock"
+have_pairs=0
+"$LOOP" read1pair 1000 x >/dev/null 2>&1 && have_pairs=1
+[ $have_pairs = 1 ] && setups="$setups pair_native pair_preload"
 [ $have_kernel = 1 ] && setups="$setups kernel untraced"
 [ $have_floor = 1 ] && setups="$setups empty timed"
 [ $have_bpftrace = 1 ] && setups="$setups bpftrace"
@@ -204,6 +215,7 @@ nw=$(median 1 "$work/native") nt=$(median 2 "$work/native")
 echo "read1 (1-byte read of /dev/zero), $N calls per run ($((N / 100)) under strace), median of $ROUNDS interleaved rounds"
 printf '%-34s %9s %9s %11s %11s\n' setup wall_ns thread_ns added_wall added_thread
 for s in $setups; do
+    case $s in pair_*) continue ;; esac
     [ -s "$work/$s" ] || { printf '%-34s %9s\n' "$s" "failed"; continue; }
     w=$(median 1 "$work/$s") t=$(median 2 "$work/$s")
     case $s in
@@ -255,6 +267,12 @@ if [ -n "$stats_was" ]; then
 fi
 if [ -n "$t_preload" ] && [ -n "$t_clock" ]; then
     echo "preload: added $((t_preload - nt)) ns thread CPU ($((w_preload - nw)) wall) against a floor of $t_clock ($w_clock wall): $((t_preload - nt - t_clock)) ns over it (goal <= 15)"
+fi
+if [ $have_pairs = 1 ] && [ -s "$work/pair_native" ] && [ -s "$work/pair_preload" ] && [ -n "$t_clock" ]; then
+    awk -v nw="$(median 1 "$work/pair_native")" -v nt="$(median 2 "$work/pair_native")" \
+        -v pw="$(median 1 "$work/pair_preload")" -v pt="$(median 2 "$work/pair_preload")" -v f="$t_clock" 'BEGIN {
+        printf "preload, in one process (read() less the syscall instruction'"'"'s read, in turns): %.1f ns thread CPU natively, %.1f recorded:", nt, pt
+        printf " added %.1f (%.1f wall) against a floor of %d: %.1f ns over it (goal <= 15)\n", pt - nt, pw - nw, f, pt - nt - f }'
 fi
 if [ -n "$t_untraced" ] && [ -n "$t_empty" ]; then
     echo "untraced process: added $((t_untraced - nt)) ns thread CPU against empty programs' $((t_empty - nt)): $((t_untraced - t_empty)) ns over them (goal <= 10)"

@@ -29,6 +29,15 @@
  * where the median is over the batches' wall time per call, thread CPU is
  * the calling thread's, and process CPU (user + system of every thread)
  * is what the whole process paid.
+ *
+ * read1pair (x86-64): the same 1-byte read of /dev/zero made two ways in
+ * turns, AB_CALLS at a time: by read(), which a preloaded recorder wraps,
+ * and by the syscall instruction, which no wrapper sees. Prints
+ *   wall_ns thread_cpu_ns
+ * per call, each the median over the pairs of turns of read()'s time less
+ * the syscall instruction's: what read() adds to the kernel's work, in one
+ * process, so that the run-to-run drift of a syscall's own cost (larger
+ * than a recorder's whole cost on some VMs) falls on both alike.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -37,11 +46,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define BATCHES 50
+/* read1pair: calls per turn (a turn takes well under a scheduler tick) */
+#define AB_CALLS 200
 
 static int64_t ns(clockid_t c)
 {
@@ -70,6 +82,65 @@ static inline uint64_t stamp(void)
 }
 
 static volatile uint64_t stamps;
+
+#if defined(__x86_64__)
+/* read(2) by the syscall instruction: no libc, so no wrapper of a preload */
+static long raw_read(int fd, void *buf, size_t n)
+{
+    long r;
+
+    __asm__ volatile("syscall"
+                     : "=a"(r)
+                     : "0"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(n)
+                     : "rcx", "r11", "memory");
+    return r;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* read1pair: see the top of the file. 0, or 1 when a read failed. */
+static int read1_pair(long calls)
+{
+    long pairs = calls / (2 * AB_CALLS) > 0 ? calls / (2 * AB_CALLS) : 1;
+    double *wall = malloc(sizeof(*wall) * (size_t)pairs);
+    double *cpu = malloc(sizeof(*cpu) * (size_t)pairs);
+    int fd = open("/dev/zero", O_RDONLY);
+    char c;
+
+    if (!wall || !cpu || fd < 0)
+        return 1;
+    for (long p = 0; p < pairs; p++) {
+        int64_t w[3], t[3];
+
+        w[0] = ns(CLOCK_MONOTONIC);
+        t[0] = ns(CLOCK_THREAD_CPUTIME_ID);
+        for (int i = 0; i < AB_CALLS; i++)
+            if (read(fd, &c, 1) != 1)
+                return 1;
+        w[1] = ns(CLOCK_MONOTONIC);
+        t[1] = ns(CLOCK_THREAD_CPUTIME_ID);
+        for (int i = 0; i < AB_CALLS; i++)
+            if (raw_read(fd, &c, 1) != 1)
+                return 1;
+        w[2] = ns(CLOCK_MONOTONIC);
+        t[2] = ns(CLOCK_THREAD_CPUTIME_ID);
+        wall[p] = (double)((w[1] - w[0]) - (w[2] - w[1])) / AB_CALLS;
+        cpu[p] = (double)((t[1] - t[0]) - (t[2] - t[1])) / AB_CALLS;
+    }
+    qsort(wall, (size_t)pairs, sizeof(*wall), cmp_dbl);
+    qsort(cpu, (size_t)pairs, sizeof(*cpu), cmp_dbl);
+    printf("%.1f %.1f\n", wall[pairs / 2], cpu[pairs / 2]);
+    free(wall);
+    free(cpu);
+    close(fd);
+    return 0;
+}
+#endif
 
 static volatile int stop;
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -115,11 +186,19 @@ int main(int argc, char **argv)
     FILE *f = NULL;
     int fd = -1, mode = 0;
 
+    if (argc == 4 && strcmp(argv[1], "read1pair") == 0) {
+#if defined(__x86_64__)
+        return read1_pair(atol(argv[2]));
+#else
+        fprintf(stderr, "bench_rec_loop: read1pair needs x86-64\n");
+        return 3;
+#endif
+    }
     while (argc == 4 && mode < NLOOPS && strcmp(argv[1], loop_names[mode]))
         mode++;
     if (argc != 4 || mode == NLOOPS) {
         fprintf(stderr, "usage: bench_rec_loop read1|pread4k|fwrite64|fwrite64u|"
-                        "fwrite64t|open|spawn|fork64|write64|fsync|clock2 CALLS FILE\n");
+                        "fwrite64t|open|spawn|fork64|write64|fsync|clock2|read1pair CALLS FILE\n");
         return 2;
     }
     calls = atol(argv[2]);

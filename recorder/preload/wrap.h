@@ -159,6 +159,61 @@ static inline int rec_fd_check(int fd)
     (REC_UNLIKELY(own) ? (errno = EBADF, (fail)) : CALL_REAL(fail, name, __VA_ARGS__))
 
 /*
+ * Whether read, write, pread and pwrite may be made by the wrapper's own
+ * syscall instruction (resolve.c): x86-64, and libc's own functions are
+ * the next of each name after this library, no other interposer between.
+ */
+extern int rec_direct_rw;
+
+/*
+ * A syscall of up to four arguments, made here, with libc's convention for
+ * the result: -1 and errno on failure. What glibc's read, write, pread64
+ * and pwrite64 do themselves in a single-threaded process (their
+ * cancellation handling is for processes with threads). Made here, the
+ * call saves libc's call and return; where the kernel's entry leaves the
+ * CPU's return predictor empty (AMD's SRSO mitigation, "Safe RET"), every
+ * return into a frame entered before the syscall mispredicts: natively
+ * the program pays one (libc's), and through libc the wrapper would add
+ * its own (docs/performance.md).
+ */
+static inline __attribute__((always_inline)) long
+rec_direct_syscall(long nr, long a, long b, long c, long d)
+{
+#if defined(__x86_64__)
+    register long r10 __asm__("r10") = d;
+    long r;
+
+    __asm__ volatile("syscall"
+                     : "=a"(r)
+                     : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
+                     : "rcx", "r11", "memory");
+    if (REC_UNLIKELY((unsigned long)r > -4096UL)) {
+        errno = (int)-r;
+        r = -1;
+    }
+    return r;
+#else
+    (void)nr, (void)a, (void)b, (void)c, (void)d;
+    errno = ENOSYS;     /* never called: rec_direct_rw is 0 */
+    return -1;
+#endif
+}
+#define REC_DIRECT_ARGS_(nr, a, b, c, d, ...)                                  \
+    rec_direct_syscall(nr, (long)(a), (long)(b), (long)(c), (long)(d))
+
+/*
+ * The data call name(args) on fd, where own is rec_fd_check's answer: made
+ * by syscall nr here when it may be (a single-threaded process,
+ * rec_direct_rw; REC_VIA_LIBC: never), else through libc (CALL_REAL_OWN).
+ */
+#define REC_VIA_LIBC (-1)   /* not a syscall number: read's is 0 on x86-64 */
+#define CALL_DATA(own, nr, name, ...)                                          \
+    ((nr) != REC_VIA_LIBC && REC_LIKELY(rec_direct_rw) && REC_LIKELY(!(own)) &&          \
+             REC_LIKELY(__libc_single_threaded)                                \
+         ? REC_DIRECT_ARGS_(nr, __VA_ARGS__, 0)                                \
+         : CALL_REAL_OWN(own, -1, name, __VA_ARGS__))
+
+/*
  * The real call of a function that makes an fd, made once more when it
  * failed with EMFILE and the recorder moved its own fds out of the
  * program's range (rec_own_fds_make_room): natively those numbers were

@@ -20,8 +20,8 @@
 #include "sandbox.h"
 #include "wrap.h"
 
-/* read(2)-shaped calls: fd, count, return. */
-#define WRAP_IO(rtype, name, op, params, fd, size, ...)                        \
+/* read(2)-shaped calls: fd, count, return; sysno is CALL_DATA's nr. */
+#define WRAP_IO(rtype, name, op, sysno, params, fd, size, ...)                 \
     rtype name params                                                          \
     {                                                                          \
         uint64_t s0, s1;                                                       \
@@ -30,18 +30,18 @@
             return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
         int own = rec_fd_check(fd);                                            \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
+        r = CALL_DATA(own, sysno, name, __VA_ARGS__);                          \
         s1 = rec_stamp();                                                      \
         rec_data_at(op, fd, 0, (int64_t)(size), r, ERR_OF(r), s0, s1,          \
                     __builtin_return_address(0));                              \
         return r;                                                              \
     }
 
-WRAP_IO(ssize_t, read, IOT_OP_READ, (int fd, void *buf, size_t n), fd, n,
+WRAP_IO(ssize_t, read, IOT_OP_READ, SYS_read, (int fd, void *buf, size_t n), fd, n,
         fd, buf, n)
-WRAP_IO(ssize_t, __read_chk, IOT_OP_READ,
+WRAP_IO(ssize_t, __read_chk, IOT_OP_READ, REC_VIA_LIBC,
         (int fd, void *buf, size_t n, size_t buflen), fd, n, fd, buf, n, buflen)
-WRAP_IO(ssize_t, write, IOT_OP_WRITE, (int fd, const void *buf, size_t n), fd,
+WRAP_IO(ssize_t, write, IOT_OP_WRITE, SYS_write, (int fd, const void *buf, size_t n), fd,
         n, fd, buf, n)
 
 /* ------------------------------------------------- calls with an offset */
@@ -78,7 +78,7 @@ void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err, uint32
         rec_call(&ev, NULL, NULL, NULL, s0, s1);
 }
 
-#define WRAP_OFF(rtype, name, op, params, fd, size, off, ...)                  \
+#define WRAP_OFF(rtype, name, op, sysno, params, fd, size, off, ...)           \
     rtype name params                                                          \
     {                                                                          \
         uint64_t s0, s1;                                                       \
@@ -87,47 +87,47 @@ void rec_fd_call(unsigned op, int fd, int64_t size, int64_t ret, int err, uint32
             return CALL_REAL_FD(-1, fd, name, __VA_ARGS__);                    \
         int own = rec_fd_check(fd);                                            \
         s0 = rec_stamp();                                                      \
-        r = CALL_REAL_OWN(own, -1, name, __VA_ARGS__);                         \
+        r = CALL_DATA(own, sysno, name, __VA_ARGS__);                          \
         s1 = rec_stamp();                                                      \
         rec_fd_call(op, fd, (int64_t)(size), r, ERR_OF(r), IOT_HAS_OFFSET,     \
                     (int64_t)(off), __builtin_return_address(0), s0, s1);      \
         return r;                                                              \
     }
 
-WRAP_OFF(ssize_t, pread, IOT_OP_PREAD,
+WRAP_OFF(ssize_t, pread, IOT_OP_PREAD, SYS_pread64,
          (int fd, void *buf, size_t n, off_t off), fd, n, off, fd, buf, n, off)
-WRAP_OFF(ssize_t, pread64, IOT_OP_PREAD,
+WRAP_OFF(ssize_t, pread64, IOT_OP_PREAD, SYS_pread64,
          (int fd, void *buf, size_t n, off64_t off), fd, n, off,
          fd, buf, n, off)
-WRAP_OFF(ssize_t, __pread_chk, IOT_OP_PREAD,
+WRAP_OFF(ssize_t, __pread_chk, IOT_OP_PREAD, REC_VIA_LIBC,
          (int fd, void *buf, size_t n, off_t off, size_t bl), fd, n, off,
          fd, buf, n, off, bl)
-WRAP_OFF(ssize_t, __pread64_chk, IOT_OP_PREAD,
+WRAP_OFF(ssize_t, __pread64_chk, IOT_OP_PREAD, REC_VIA_LIBC,
          (int fd, void *buf, size_t n, off64_t off, size_t bl), fd, n, off,
          fd, buf, n, off, bl)
-WRAP_OFF(ssize_t, pwrite, IOT_OP_PWRITE,
+WRAP_OFF(ssize_t, pwrite, IOT_OP_PWRITE, SYS_pwrite64,
          (int fd, const void *buf, size_t n, off_t off), fd, n, off,
          fd, buf, n, off)
-WRAP_OFF(ssize_t, pwrite64, IOT_OP_PWRITE,
+WRAP_OFF(ssize_t, pwrite64, IOT_OP_PWRITE, SYS_pwrite64,
          (int fd, const void *buf, size_t n, off64_t off), fd, n, off,
          fd, buf, n, off)
-WRAP_OFF(ssize_t, preadv, IOT_OP_PREADV,
+WRAP_OFF(ssize_t, preadv, IOT_OP_PREADV, REC_VIA_LIBC,
          (int fd, const struct iovec *iov, int c, off_t off), fd,
          iov_sum(iov, c, r, ERR_OF(r)), off, fd, iov, c, off)
-WRAP_OFF(ssize_t, preadv64, IOT_OP_PREADV,
+WRAP_OFF(ssize_t, preadv64, IOT_OP_PREADV, REC_VIA_LIBC,
          (int fd, const struct iovec *iov, int c, off64_t off), fd,
          iov_sum(iov, c, r, ERR_OF(r)), off, fd, iov, c, off)
-WRAP_OFF(ssize_t, pwritev, IOT_OP_PWRITEV,
+WRAP_OFF(ssize_t, pwritev, IOT_OP_PWRITEV, REC_VIA_LIBC,
          (int fd, const struct iovec *iov, int c, off_t off), fd,
          iov_sum(iov, c, r, ERR_OF(r)), off, fd, iov, c, off)
-WRAP_OFF(ssize_t, pwritev64, IOT_OP_PWRITEV,
+WRAP_OFF(ssize_t, pwritev64, IOT_OP_PWRITEV, REC_VIA_LIBC,
          (int fd, const struct iovec *iov, int c, off64_t off), fd,
          iov_sum(iov, c, r, ERR_OF(r)), off, fd, iov, c, off)
 
-WRAP_IO(ssize_t, readv, IOT_OP_READV,
+WRAP_IO(ssize_t, readv, IOT_OP_READV, REC_VIA_LIBC,
         (int fd, const struct iovec *iov, int c), fd, iov_sum(iov, c, r, ERR_OF(r)),
         fd, iov, c)
-WRAP_IO(ssize_t, writev, IOT_OP_WRITEV,
+WRAP_IO(ssize_t, writev, IOT_OP_WRITEV, REC_VIA_LIBC,
         (int fd, const struct iovec *iov, int c), fd, iov_sum(iov, c, r, ERR_OF(r)),
         fd, iov, c)
 
