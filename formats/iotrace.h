@@ -569,16 +569,6 @@ int iot_trace_next_ref(struct iot_trace *tr, const struct iot_event **ev, char *
 #define IOT_TRACE_BATCH_MAX 256
 int iot_trace_next_batch(struct iot_trace *tr, const struct iot_event *const **evs, char *errbuf);
 /*
- * Pipelined reading: from this call on, the events handed out stay valid
- * (their argv excepted) until the caller is done with the batch they went
- * out in, not only until the next call. The caller numbers its batches
- * (iot_trace_hold_seq before reading the events of batch seq, numbers
- * rising) and says when it is done with every batch below done
- * (iot_trace_hold_done); all three on the thread that reads. The reader's
- * memory then grows with the events held, which the caller bounds.
- */
-void iot_trace_hold(struct iot_trace *tr);
-/*
  * Decompression ahead: from this call on (before the first event is read),
  * a thread of the reader's own reads and decompresses the chunks it will
  * load next, while the calling thread decodes and merges. The events are the
@@ -586,8 +576,6 @@ void iot_trace_hold(struct iot_trace *tr);
  * goes on without it). The thread ends in iot_trace_close.
  */
 int iot_trace_ahead(struct iot_trace *tr);
-void iot_trace_hold_seq(struct iot_trace *tr, uint64_t seq);
-void iot_trace_hold_done(struct iot_trace *tr, uint64_t done);
 /* Absolute time (trace clock) that event times count from. */
 int64_t iot_trace_origin(const struct iot_trace *tr);
 void iot_trace_stats(const struct iot_trace *tr, struct iot_trace_stats *out);

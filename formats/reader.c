@@ -110,7 +110,6 @@ void iot_trace_close(struct iot_trace *tr)
         trace_chain_release(&tr->chains[i]);
         trace_chain_refs_free(&tr->chains[i]);
     }
-    trace_rings_free(tr);
     if (tr->spill_open)
         close(tr->spill_fd);
     for (size_t i = 0; i < tr->ninputs; i++)

@@ -8,8 +8,6 @@
  *   reader_index.c  pass 1: walking each input's frames into chains of chunks
  *   reader_chunks.c each chain's list of chunks, in bounded memory
  *   reader_merge.c  pass 2: decoding the chains and merging them by time
- *   reader_rings.c  the arrays each chain decodes its batches into, and
- *                   their reuse once a pipelined caller is done with them
  *   reader_ahead.c  decompression ahead, on a thread of its own (iot_trace_ahead)
  */
 #ifndef IOT_READER_INT_H
@@ -42,17 +40,12 @@ struct chunk_ref {
 /*
  * A batch of one chain's decoded events, and which call record's fields
  * each slot holds (the decoder's held, decode.h). A chain decodes into one
- * ring for good, unless the caller holds the events it was handed
- * (iot_trace_hold): then each batch goes into a fresh ring, and a handed-out
- * ring is retired until the caller is done with its batch seq.
+ * ring for good, batch after batch: the caller is done with a batch's
+ * events by its next call (iotrace.h).
  */
 struct trace_ring {
     struct iot_event ev[IOT_DEC_BATCH];
     const uint8_t *held[IOT_DEC_BATCH];
-    struct trace_ring *next;    /* on its chain's spares or the retired list */
-    uint64_t seq;               /* retired: the caller's batch its last event went out in */
-    uint64_t gen;               /* the chunk (trace_chain.gen) held refers to */
-    uint32_t chain;
 };
 
 /* One thread life (pid, tid, chain_id) of one input: its chunks, and pass 2's decoding. */
@@ -75,10 +68,7 @@ struct trace_chain {
     int loaded;             /* dec holds a chunk */
     struct trace_ring *ring; /* the batch of decoded events */
     unsigned count;         /* how many */
-    int ring_used;          /* ring holds a batch handed out (held: a new ring for the next) */
     int ended;              /* its last event is handed out */
-    struct trace_ring *spare; /* held: rings the caller is done with, for the next batches */
-    uint64_t gen;           /* counts the chunks started: which held arrays are current */
     int last;               /* how the batch ended (iot_dec_batch's *last) */
     uint8_t *buf;
     size_t buf_cap;
@@ -130,12 +120,6 @@ struct iot_trace {
     size_t cbuf_cap;
     int spill_fd, spill_open; /* the chains' chunk lists beyond memory (reader_chunks.c) */
     uint64_t spill_end;
-    /* iot_trace_hold: the caller's batch being handed out now, the rings
-       retired in batch order, and how many rings all chains keep spare */
-    int hold;
-    uint64_t hold_seq;
-    struct trace_ring *retired, *retired_tail;
-    size_t spares;
     struct trace_ahead *ahead;  /* iot_trace_ahead's thread, or NULL */
 };
 
@@ -205,21 +189,6 @@ void trace_chain_refs_free(struct trace_chain *s);
 int trace_merge_start(struct iot_trace *tr);
 /* Free what pass 2 allocated for s (its chunk list stays). */
 void trace_chain_release(struct trace_chain *s);
-
-/* ------------------------------------------------------ reader_rings.c */
-
-/* Bytes a ring counts in tr->inflated. */
-#define RING_BYTES sizeof(struct trace_ring)
-/*
- * Give chain s a ring to decode its next batch into: its first, or (held)
- * a fresh one when the batch in its ring was handed out, which is retired.
- * 0, or -1 out of memory.
- */
-int trace_ring_take(struct iot_trace *tr, struct trace_chain *s);
-/* Chain s has ended: its ring is retired (held) or freed, its spares freed. */
-void trace_ring_drop(struct iot_trace *tr, struct trace_chain *s);
-/* Free the retired rings (iot_trace_close). */
-void trace_rings_free(struct iot_trace *tr);
 
 /* ------------------------------------------------------ reader_ahead.c */
 

@@ -177,12 +177,6 @@ void trace_chain_release(struct trace_chain *s)
 {
     free(s->buf);
     free(s->ring);
-    while (s->spare) {
-        struct trace_ring *r = s->spare;
-
-        s->spare = r->next;
-        free(r);
-    }
     s->buf = NULL;
     s->ring = NULL;
     s->buf_cap = 0;
@@ -203,6 +197,21 @@ static void chunk_damaged(struct iot_trace *tr, const struct chunk_ref *c)
     tr->stats.raw_bytes -= c->dsize;
 }
 
+/* Bytes a chain's ring counts in tr->inflated. */
+#define RING_BYTES sizeof(struct trace_ring)
+
+/* Give chain s the ring it decodes every batch into. 0, or -1 out of memory. */
+static int ring_take(struct iot_trace *tr, struct trace_chain *s)
+{
+    /* zeroed: the decoder takes a zero slot for an empty call */
+    s->ring = calloc(1, sizeof(*s->ring));
+    if (!s->ring)
+        return -1;
+    tr->inflated += RING_BYTES;
+    iot_dec_switch(&s->dec, s->ring->held);
+    return 0;
+}
+
 /*
  * Decode s's next batch of events from its loaded chunk, loading the next
  * chunks as needed. Returns 1 (s->ring[0..s->count) set), 0 (the chain
@@ -215,16 +224,10 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
     for (;;) {
         if (s->loaded) {
             if (s->last > 0) {
-                if (s->ring_used && tr->hold && trace_ring_take(tr, s) < 0) {
-                    trace_set_err(errbuf, "cannot read trace '%s': %s",
-                                  tr->inputs[s->input].name, "out of memory");
-                    return -1;
-                }
                 int n = iot_dec_batch(&s->dec, s->ring->ev, IOT_DEC_BATCH, &s->last, why);
 
                 if (n > 0) {
                     s->count = (unsigned)n;
-                    s->ring_used = 1;
                     return 1;
                 }
             }
@@ -244,7 +247,7 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
         }
         if (s->next >= s->n) {
             tr->inflated -= s->buf_cap;
-            trace_ring_drop(tr, s);
+            tr->inflated -= s->ring ? RING_BYTES : 0;
             trace_chain_release(s);
             return 0;
         }
@@ -280,7 +283,7 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
                          "of memory at once (a decompression bomb?)", in->name, IOT_MAX_INFLATED >> 20);
             return -1;
         }
-        if (!s->ring && trace_ring_take(tr, s) < 0) {
+        if (!s->ring && ring_take(tr, s) < 0) {
             trace_set_err(errbuf, "cannot read trace '%s': %s", in->name, "out of memory");
             return -1;
         }
@@ -295,10 +298,8 @@ static int trace_chain_refill(struct iot_trace *tr, struct trace_chain *s, char 
             chunk_damaged(tr, c);
             continue;
         }
-        /* clears the held of the ring in use; the others are cleared as
-           they are taken (trace_ring_take) */
+        /* clears the ring's held: its slots hold nothing of this chunk */
         iot_dec_start(&s->dec, &h, s->buf + IOT_CHUNK_HDR_SIZE, tr->st, tr->origin);
-        s->ring->gen = ++s->gen;
         s->loaded = 1;
         s->last = 1;
     }

@@ -22,7 +22,6 @@
     X(engine)          \
     X(engine_figures)  \
     X(reader_damage)   \
-    X(reader_hold)     \
     X(reader_ahead)    \
     X(infile)          \
     X(scale)           \
