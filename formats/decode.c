@@ -391,6 +391,17 @@ bad:
 }
 
 /*
+ * A call's members, from one call slot into another: those before the other
+ * kinds' members, which are zero in any call slot.
+ */
+static inline void copy_call(struct iot_event *to, const struct iot_event *from)
+{
+    _Static_assert(offsetof(struct iot_event, newpath_id) < offsetof(struct iot_event, ppid),
+                   "a call's members come before the other kinds'");
+    memcpy(to, from, offsetof(struct iot_event, ppid));
+}
+
+/*
  * evs[n] := the previous call again, at gap g after the previous call's
  * end, lasting dur (its record read up to d->p, with damage flags damaged:
  * BAD_LARGE at most); untimed: a REPEAT_UNTIMED (5.12). Returns 1, 0 when
@@ -420,11 +431,8 @@ repeat_call(struct iot_dec *d, struct iot_event *evs, unsigned n, uint64_t g, ui
         unsigned last = n ? n - 1 : d->last_slot;
 
         if ((n || d->last_here) && d->held[last] == d->prev_fields) {
-            /* the members of other kinds are zero in any call slot */
-            _Static_assert(offsetof(struct iot_event, newpath_id) < offsetof(struct iot_event, ppid),
-                           "a call's members come before the other kinds'");
             if (ev->kind == IOT_EV_CALL)
-                memcpy(ev, &evs[last], offsetof(struct iot_event, ppid));
+                copy_call(ev, &evs[last]);
             else
                 *ev = evs[last];
         } else
@@ -632,7 +640,7 @@ int iot_dec_batch(struct iot_dec *d, struct iot_event *evs, unsigned max, int *l
         if (tag == IOT_TAG_REPEAT && held[n] != d->prev_fields && n &&
             held[n - 1] == d->prev_fields && ev->kind == IOT_EV_CALL) {
             /* the call is in the slot before: its members (repeat_call) */
-            memcpy(ev, ev - 1, offsetof(struct iot_event, ppid));
+            copy_call(ev, ev - 1);
             held[n] = d->prev_fields;
         }
         if (tag == IOT_TAG_REPEAT && held[n] == d->prev_fields) {
