@@ -353,9 +353,10 @@ static __always_inline int enter(struct pt_regs *regs, long nr, int tasks)
 /*
  * The credentials of process id's TRACE_LET_GO process changed: the
  * preload let it go before the call, so every file syscall of it is
- * written from here on (TRACE_ALL), and user space hears so first.
+ * written from here on (TRACE_ALL), and user space hears so first (after
+ * the batch of ts, the calling thread's state).
  */
-static __always_inline void let_go(__u64 id, __u64 now)
+static __always_inline void let_go(struct thread_state *ts, __u64 id, __u64 now)
 {
     __u32 tgid = id >> 32;
     __u8 *mark = mark_of(tgid);
@@ -366,7 +367,7 @@ static __always_inline void let_go(__u64 id, __u64 now)
         *mark = KEV_MARK(TRACE_ALL);
     if (st)
         st->mode = TRACE_ALL;
-    batch_flush_current();
+    batch_flush(ts);
     e = bpf_ringbuf_reserve(&events, KEV_BASE_SIZE, 0);
     if (!e) {
         count_drop();
@@ -407,7 +408,7 @@ static __always_inline int leave(void *ctx, struct pt_regs *regs, long ret, int 
     now = bpf_ktime_get_ns();
     /* the preload let go before the call, whatever it returns */
     if (is_creds_nr(nr)) {
-        let_go(id, now);
+        let_go(ts, id, now);
         return 0;
     }
     npaths = path_args(nr, &first, &second);
