@@ -160,8 +160,9 @@ static inline int rec_fd_check(int fd)
 
 /*
  * Whether read, write, pread and pwrite may be made by the wrapper's own
- * syscall instruction (resolve.c): x86-64, and libc's own functions are
- * the next of each name after this library, no other interposer between.
+ * syscall instruction (resolve.c): x86-64, libc's own functions are the
+ * next of each name after this library (no other interposer between), and
+ * no pthread_cancel was called (wrap_proc.c).
  */
 extern int rec_direct_rw;
 

@@ -377,6 +377,21 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     return r;
 }
 
+/*
+ * A thread that cancels itself in a single-threaded process makes glibc's
+ * cancellation points check from then on, without clearing the
+ * __libc_single_threaded a program may hold a copy of (a copy relocation):
+ * the wrappers stop making read and write themselves (CALL_DATA) before
+ * any cancellation, for the process's life.
+ */
+REAL_HERE(int, pthread_cancel, (pthread_t));
+
+int pthread_cancel(pthread_t thread)
+{
+    __atomic_store_n(&rec_direct_rw, 0, __ATOMIC_RELAXED);
+    return REAL(pthread_cancel) ? real_pthread_cancel(thread) : ENOSYS;
+}
+
 /* ------------------------------------------------------------------ exit */
 
 void exit(int status)

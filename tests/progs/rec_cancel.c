@@ -4,7 +4,9 @@
  *   rec_cancel self    a single-threaded process cancels itself, then
  *                      reads: the read acts on it, so nothing is printed
  *                      and the process ends with status 0 (its last
- *                      thread exits)
+ *                      thread exits). It reads __libc_single_threaded
+ *                      itself, so that the program holds the variable
+ *                      (a copy relocation), which glibc leaves at 1 here
  *   rec_cancel thread  a thread blocked in read() on an empty pipe is
  *                      cancelled: prints "cancelled"
  *
@@ -15,6 +17,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -46,6 +49,8 @@ int main(int argc, char **argv)
         if (fd < 0)
             return 2;
         pthread_cancel(pthread_self());
+        if (!*(volatile char *)&__libc_single_threaded)
+            say("no longer single-threaded\n");
         read(fd, &c, 1);
         say("not cancelled\n");
         return 3;
