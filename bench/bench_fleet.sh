@@ -74,8 +74,22 @@ cluster_up() {
 from dask.distributed import Client
 c = Client('tcp://127.0.0.1:$port', timeout=60); c.wait_for_workers($1, timeout=60); c.close()"
 }
+# running PID: not yet exited (a zombie child has exited, not yet waited for)
+running() {
+    [ -r "/proc/$1/stat" ] && ! awk '{ sub(/^.*\) /, ""); exit $1 == "Z" ? 0 : 1 }' "/proc/$1/stat"
+}
 cluster_down() {
     for p in $cluster; do kill "$p" 2>/dev/null; done
+    # a worker whose scheduler went first may sit on the TERM: 10 s, then KILL
+    i=0
+    while [ $i -lt 100 ]; do
+        up=""
+        for p in $cluster; do running "$p" && up="$up $p"; done
+        [ -z "$up" ] && break
+        sleep 0.1
+        i=$((i + 1))
+    done
+    for p in $cluster; do kill -9 "$p" 2>/dev/null; done
     for p in $cluster; do wait "$p" 2>/dev/null; done
     started=""
 }
