@@ -162,9 +162,10 @@ static inline int rec_fd_check(int fd)
  * Whether read, write, pread and pwrite may be made by the wrapper's own
  * syscall instruction (resolve.c): x86-64, libc's own functions are the
  * next of each name after this library (no other interposer between), and
- * no pthread_cancel was called (wrap_proc.c).
+ * no pthread_cancel was called: rec_direct_off, which turns it off for
+ * good, resolving included (wrap_proc.c).
  */
-extern int rec_direct_rw;
+extern int rec_direct_rw, rec_direct_off;
 
 /*
  * A syscall of up to four arguments, made here, with libc's convention for
@@ -209,8 +210,9 @@ rec_direct_syscall(long nr, long a, long b, long c, long d)
  */
 #define REC_VIA_LIBC (-1)   /* not a syscall number: read's is 0 on x86-64 */
 #define CALL_DATA(own, nr, name, ...)                                          \
-    ((nr) != REC_VIA_LIBC && REC_LIKELY(rec_direct_rw) && REC_LIKELY(!(own)) &&          \
-             REC_LIKELY(__libc_single_threaded)                                \
+    ((nr) != REC_VIA_LIBC &&                                                   \
+             REC_LIKELY(__atomic_load_n(&rec_direct_rw, __ATOMIC_RELAXED)) &&  \
+             REC_LIKELY(!(own)) && REC_LIKELY(__libc_single_threaded)          \
          ? REC_DIRECT_ARGS_(nr, __VA_ARGS__, 0)                                \
          : CALL_REAL_OWN(own, -1, name, __VA_ARGS__))
 

@@ -388,6 +388,7 @@ REAL_HERE(int, pthread_cancel, (pthread_t));
 
 int pthread_cancel(pthread_t thread)
 {
+    __atomic_store_n(&rec_direct_off, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&rec_direct_rw, 0, __ATOMIC_RELAXED);
     return REAL(pthread_cancel) ? real_pthread_cancel(thread) : ENOSYS;
 }
