@@ -17,9 +17,10 @@
  * spawn: fork, exec of /bin/true and waitpid per iteration (the cost of
  * each recorded process's start-up and exit).
  * fork64: fork, _exit and waitpid per iteration while 64 other threads do
- * I/O (bursts of 100 1-byte reads, 1 ms apart, so that the forking
- * thread is not starved of the CPU): what the recorder's threads and
- * buffers cost a fork.
+ * I/O (bursts of 100 1-byte reads, each followed by a sleep 128 times its
+ * length and 1 ms at least, so that the 64 use about half a CPU whatever a
+ * read costs on the machine and the forking thread is not starved of the
+ * CPU): what the recorder's threads and buffers cost a fork.
  * clock2: two back-to-back reads of the clock the recorder stamps a call
  * with (rdtsc where there is one, else CLOCK_MONOTONIC), no call: the floor
  * under what the recorder can add to a call it times (FILE unused).
@@ -160,10 +161,13 @@ static void *reader(void *arg)
 
     (void)arg;
     while (!stop) {
+        int64_t t0 = ns(CLOCK_MONOTONIC), pause;
+
         for (int i = 0; i < 100; i++)
             if (read(fd, &c, 1) != 1)
                 return NULL;
-        usleep(1000);
+        pause = (ns(CLOCK_MONOTONIC) - t0) * 128 / 1000;
+        usleep(pause > 1000 ? (useconds_t)pause : 1000);
     }
     close(fd);
     return NULL;
