@@ -68,7 +68,6 @@ struct trace_chain {
     int loaded;             /* dec holds a chunk */
     struct trace_ring *ring; /* the batch of decoded events */
     unsigned count;         /* how many */
-    int ended;              /* its last event is handed out */
     int last;               /* how the batch ended (iot_dec_batch's *last) */
     uint8_t *buf;
     size_t buf_cap;
