@@ -31,7 +31,7 @@ static int libc_owns(const struct rec_next_scope *s, int fast, const char *a,
     return fast && rec_next_sym(s, a) && rec_next_sym(s, b);
 }
 
-int rec_direct_rw, rec_direct_off;
+int rec_direct_rw;
 
 /* The linker's bounds of the REAL_HERE() entries (there is always one). */
 extern const struct rec_real __start_rec_real[], __stop_rec_real[];
@@ -67,8 +67,7 @@ void rec_resolve(void)
 #if defined(__x86_64__)
     /* another library's read or write between us and libc is called, never skipped */
     if (libc_owns(&scope, fast, "read", "write") && libc_owns(&scope, fast, "pread", "pread64") &&
-        libc_owns(&scope, fast, "pwrite", "pwrite64") &&
-        !__atomic_load_n(&rec_direct_off, __ATOMIC_RELAXED))
+        libc_owns(&scope, fast, "pwrite", "pwrite64"))
         __atomic_store_n(&rec_direct_rw, 1, __ATOMIC_RELAXED);
 #endif
     __atomic_store_n(&done, 1, __ATOMIC_RELEASE);

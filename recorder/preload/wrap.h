@@ -162,10 +162,9 @@ static inline int rec_fd_check(int fd)
  * Whether read, write, pread and pwrite may be made by the wrapper's own
  * syscall instruction (resolve.c): x86-64, libc's own functions are the
  * next of each name after this library (no other interposer between), and
- * no pthread_cancel was called: rec_direct_off, which turns it off for
- * good, resolving included (wrap_proc.c).
+ * no pthread_cancel was called (wrap_proc.c turns it off for good).
  */
-extern int rec_direct_rw, rec_direct_off;
+extern int rec_direct_rw;
 
 /*
  * A syscall of up to four arguments, made here, with libc's convention for

@@ -388,9 +388,11 @@ REAL_HERE(int, pthread_cancel, (pthread_t));
 
 int pthread_cancel(pthread_t thread)
 {
-    __atomic_store_n(&rec_direct_off, 1, __ATOMIC_RELAXED);
+    /* resolved first: resolving is what turns the path on */
+    int (*cancel)(pthread_t) = REAL(pthread_cancel);
+
     __atomic_store_n(&rec_direct_rw, 0, __ATOMIC_RELAXED);
-    return REAL(pthread_cancel) ? real_pthread_cancel(thread) : ENOSYS;
+    return cancel ? cancel(thread) : ENOSYS;
 }
 
 /* ------------------------------------------------------------------ exit */
