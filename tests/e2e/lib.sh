@@ -111,6 +111,37 @@ die() {
     exit 1
 }
 
+# hang_report PID: what PID and every process under it are doing, for a
+# test about to give up on a run that did not end: each thread's state and
+# kernel wait channel and, where gdb is installed, the first processes'
+# stacks. Printed with the failure, so that a hang seen once (on CI, say)
+# can be understood from its log.
+hang_report() {
+    _all=$1
+    _level=$1
+    while [ -n "$_level" ]; do
+        _next=
+        for _p in $_level; do
+            _next="$_next $(ps -o pid= --ppid "$_p" 2>/dev/null)"
+        done
+        _level=$(echo $_next)
+        _all="$_all $_level"
+    done
+    _n=0
+    for _p in $_all; do
+        [ -d "/proc/$_p" ] || continue
+        echo "== pid $_p: $(tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null | cut -c1-160)"
+        for _t in /proc/$_p/task/*; do
+            echo "   tid ${_t##*/} state $(sed 's/.*) //' "$_t/stat" 2>/dev/null | cut -d' ' -f1) wchan $(cat "$_t/wchan" 2>/dev/null)"
+        done
+        _n=$((_n + 1))
+        if [ $_n -le 6 ] && have gdb; then
+            timeout 60 gdb -p "$_p" -batch -nx -ex 'thread apply all bt 16' 2>/dev/null |
+                grep -E '^(Thread |#)' | head -n 400
+        fi
+    done
+}
+
 # A preload library built with AddressSanitizer (make asan) only loads after
 # the ASan runtime, so recorded runs put that runtime first. Leak checks are
 # the traced program's business, not ours, so they are off there.

@@ -26,13 +26,26 @@ mkdir "$work/plain" "$work/rec"
 STRESS_SECONDS=2 "$PROG" "$work/plain" >"$work/plain.out" 2>"$work/plain.err"
 plain_rc=$?
 
-# With it. A deadlock shows as the timeout's 124 (or 137 after KILL).
+# With it. A deadlock shows as the timeout's 124 (or 137 after KILL); a
+# few seconds before the timeout, what every process is doing is noted.
+limit=$((SECS * 3 + 60))
 (asan_preload "$LIBIORECORD"
  STRESS_SECONDS=$SECS STRESS_COUNTS=$work/counts \
-    exec timeout -k 10 $((SECS * 3 + 60)) "$IORECORD" -o "$work/trace.zst" -- "$PROG" "$work/rec" \
-    >"$work/rec.out" 2>"$work/rec.err")
+    exec timeout -k 10 $limit "$IORECORD" -o "$work/trace.zst" -- "$PROG" "$work/rec" \
+    >"$work/rec.out" 2>"$work/rec.err") &
+rec_pid=$!
+waited=0
+while kill -0 $rec_pid 2>/dev/null && [ $waited -lt $((limit - 10)) ]; do
+    sleep 1
+    waited=$((waited + 1))
+done
+kill -0 $rec_pid 2>/dev/null && hang_report $rec_pid >"$work/hang" 2>&1
+wait $rec_pid
 rec_rc=$?
-[ $rec_rc -eq 124 ] || [ $rec_rc -eq 137 ] && die "no exit within $((SECS * 3 + 60)) s under the recorder (deadlock?)"
+if [ $rec_rc -eq 124 ] || [ $rec_rc -eq 137 ]; then
+    cat "$work/hang" 2>/dev/null
+    die "no exit within $limit s under the recorder (deadlock?)"
+fi
 [ $rec_rc -eq "$plain_rc" ] || { cat "$work/rec.err"; die "exit status $rec_rc under the recorder, $plain_rc without"; }
 cmp -s "$work/plain.out" "$work/rec.out" || { diff "$work/plain.out" "$work/rec.out"; die "output differs under the recorder"; }
 [ "$plain_rc" -eq 0 ] || { cat "$work/plain.out"; die "the program itself failed (exit $plain_rc)"; }
