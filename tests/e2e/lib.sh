@@ -117,16 +117,18 @@ die() {
 # stacks. Printed with the failure, so that a hang seen once (on CI, say)
 # can be understood from its log.
 hang_report() {
+    # the tree from /proc (ps may not be installed): "pid ppid" per process
+    for _s in /proc/[0-9]*/stat; do
+        _d=${_s%/stat}
+        echo "${_d#/proc/} $(sed 's/.*) //' "$_s" 2>/dev/null | cut -d' ' -f2)"
+    done >"${TMPDIR:-/tmp}/hang_report.$$"
     _all=$1
     _level=$1
     while [ -n "$_level" ]; do
-        _next=
-        for _p in $_level; do
-            _next="$_next $(ps -o pid= --ppid "$_p" 2>/dev/null)"
-        done
-        _level=$(echo $_next)
+        _level=$(awk -v l=" $_level " 'index(l, " " $2 " ") { print $1 }' "${TMPDIR:-/tmp}/hang_report.$$")
         _all="$_all $_level"
     done
+    rm -f "${TMPDIR:-/tmp}/hang_report.$$"
     _n=0
     for _p in $_all; do
         [ -d "/proc/$_p" ] || continue

@@ -28,7 +28,9 @@ plain_rc=$?
 
 # With it. A deadlock shows as the timeout's 124 (or 137 after KILL); a
 # few seconds before the timeout, what every process is doing is noted.
-limit=$((SECS * 3 + 60))
+# The run takes SECS and a second here; the limit leaves room for a
+# machine several times slower, since a deadlock is caught at any limit.
+limit=$((SECS * 5 + 100))
 (asan_preload "$LIBIORECORD"
  STRESS_SECONDS=$SECS STRESS_COUNTS=$work/counts \
     exec timeout -k 10 $limit "$IORECORD" -o "$work/trace.zst" -- "$PROG" "$work/rec" \
