@@ -62,10 +62,14 @@ const char *const config_default_normalize[][2] = {
     /* mkstemp/mkdtemp/mktemp suffixes: build.Xa81Qz, tmp.aB3dE5fG7h -> build.*
        (6-12 letters/digits with a digit or an upper-case letter in them) */
     {"\\.(?=[A-Za-z]*[0-9]|[a-z0-9]*[A-Z])[A-Za-z0-9]{6,12}(?=/|$)", ".*"},
-    /* ... and right under /tmp or /var/tmp whatever the letters: a random
+    /* ... and right under a temp directory whatever the letters: a random
        suffix is all lower-case once in 180 (/tmp/build.neocgg), and a temp
-       dir must not change a fingerprint (SPEC) */
-    {"^(?:/var)?/tmp/[^/]*\\K\\.[A-Za-z0-9]{6,12}(?=/|$)", ".*"},
+       dir must not change a fingerprint (SPEC). Any directory named tmp,
+       temp or _temp is one: /tmp, /var/tmp, a TMPDIR inside a project, a
+       CI runner's _temp */
+    {"(?:^|/)(?i:_?te?mp)/[^/]*\\K\\.[A-Za-z0-9]{6,12}(?=/|$)", ".*"},
+    /* mktemp(1)'s own template, tmp.XXXXXXXXXX, in any directory */
+    {"(?<=/)tmp\\K\\.[A-Za-z0-9]{10}(?=/|$)", ".*"},
     /* the temp names tools make with mkstemp("<prefix>XXXXXX"), in any
        directory: gcc's /tmp/ccAb3xYz.s (and .o, .res, .ld), sort -T's
        sortXy12Ab, sed -i's ./sedQ1w2E3; the six characters are random */

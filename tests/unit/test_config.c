@@ -193,6 +193,19 @@ static void test_default_normalize(void)
     check_norm(&c, "/tmp/build.neocgg/obj/a.o", "/tmp/build.*/obj/a.o");
     check_norm(&c, "/tmp/tmp.abcdefghij", "/tmp/tmp.*");
     check_norm(&c, "/var/tmp/x.y.abcdef", "/var/tmp/x.y.*");
+    /* ... any directory named tmp, temp or _temp: a TMPDIR in a project, a
+       CI runner's temp directory */
+    check_norm(&c, "/tmp/ci.lJj2Yx/project/tmp/tmp.wtroupznhf/app.db",
+               "/tmp/ci.*/project/tmp/tmp.*/app.db");
+    check_norm(&c, "/home/runner/work/_temp/build.neocgg/a.o",
+               "/home/runner/work/_temp/build.*/a.o");
+    check_norm(&c, "/srv/Temp/x.abcdefg", "/srv/Temp/x.*");
+    /* mktemp(1)'s template, tmp.XXXXXXXXXX, wherever it was made */
+    check_norm(&c, "/srv/x/tmp.wtroupznhf/app.db", "/srv/x/tmp.*/app.db");
+    /* ... but not another directory's lower-case suffixes */
+    check_norm(&c, "/home/u/attempt/notes.backup", "/home/u/attempt/notes.backup");
+    check_norm(&c, "/srv/x/tmp.wtroupzn/app.db", "/srv/x/tmp.wtroupzn/app.db");
+    check_norm(&c, "/srv/tmpl/notes.backup", "/srv/tmpl/notes.backup");
     /* mkstemp("<prefix>XXXXXX") names of gcc, sort -T and sed -i, anywhere */
     check_norm(&c, "/tmp/ccDNH40F.s", "/tmp/cc*.s");
     check_norm(&c, "/tmp/ccxMCLrN.res", "/tmp/cc*.res");
@@ -214,7 +227,8 @@ static void test_default_normalize(void)
     check_norm(&c, "/data/app.log", "/data/app.log");
     check_norm(&c, "/tmp/output.txt", "/tmp/output.txt");
     check_norm(&c, "/tmp/work/notes.backup", "/tmp/work/notes.backup");
-    check_norm(&c, "/srv/tmp/notes.backup", "/srv/tmp/notes.backup");
+    /* in a temp directory a suffix cannot be told from a random one */
+    check_norm(&c, "/srv/tmp/notes.backup", "/srv/tmp/notes.*");
     check_norm(&c, "worker+0x1c (/usr/lib/libfoo.so)", "worker (/usr/lib/libfoo.so)");
     /* a frame without a symbol keeps its module offset: it is all that tells
        two functions apart, and it does not depend on the load address */
