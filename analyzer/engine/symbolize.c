@@ -627,6 +627,29 @@ static void key_stops_at_jit(struct sbuf *kf, size_t jit_at, const struct sym_fr
     sb_puts(kf, "[jit]");
 }
 
+/*
+ * The sanitizers' runtimes, by their file names' start: their interceptors
+ * stand between the program and the C library (and so the recorder) for
+ * read, write and the like, whenever the program is built with one or the
+ * runtime is preloaded. Such a frame on top of a stack is not where the
+ * program does its I/O, and it comes and goes with the build's flags: a
+ * stack starts past them, so that a sanitized build's issues are placed,
+ * and fingerprinted, as a plain build's.
+ */
+static const char *const interposer_runtimes[] = {
+    "libasan.so", "libtsan.so", "libubsan.so", "liblsan.so", "libhwasan.so", "libclang_rt.",
+};
+
+static int in_interposer(const struct sym_frame *f)
+{
+    const char *base = sym_base_name(f->module);
+
+    for (size_t i = 0; base && i < sizeof(interposer_runtimes) / sizeof(*interposer_runtimes); i++)
+        if (strncmp(base, interposer_runtimes[i], strlen(interposer_runtimes[i])) == 0)
+            return 1;
+    return 0;
+}
+
 const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack)
 {
     const char *key = sym_intern(s, stack ? stack : "");
@@ -681,6 +704,11 @@ const struct sym_stack *symbolizer_stack(struct symbolizer *s, const char *stack
             one = text_frame(s, p, len);
             got = &one;
             m = 1;
+        }
+        /* an interceptor on top, with the program's frames below it */
+        if (n == 0 && p[len] == '\n' && in_interposer(&got[0])) {
+            p += len + 1;
+            continue;
         }
         if (iot_grow(&f, &cap, n + m, sizeof(*f)) < 0)
             goto fail;
