@@ -18,8 +18,12 @@ mkdir "$work/d" || exit 1
 # fingerprint and stack as one line each in $work/NAME.issues
 run() {
     rm -rf "$work/d" && mkdir "$work/d"
+    # a sanitized build preloads the runtime in both runs (asan_preload)
     (asan_preload "$LIBIORECORD"
-     [ -n "$2" ] && LD_PRELOAD=$2 ASAN_OPTIONS=detect_leaks=0 && export LD_PRELOAD ASAN_OPTIONS
+     if [ -n "$2" ] && [ -z "$ASAN_RT" ]; then
+         LD_PRELOAD=$2 ASAN_OPTIONS=detect_leaks=0
+         export LD_PRELOAD ASAN_OPTIONS
+     fi
      "$IORECORD" -o "$work/$1.zst" -- "$BUILD/bin/samples/random_write" "$work/d") \
         >"$work/$1.out" 2>"$work/$1.err" || die "$1: the recorded run failed: $(cat "$work/$1.err")"
     "$IOANALYZE" "$work/$1.zst" 2>"$work/$1.an" |
