@@ -126,21 +126,26 @@ hang_report() {
     _level=$1
     while [ -n "$_level" ]; do
         _level=$(awk -v l=" $_level " 'index(l, " " $2 " ") { print $1 }' "${TMPDIR:-/tmp}/hang_report.$$")
+        _level=$(echo $_level)
         _all="$_all $_level"
     done
     rm -f "${TMPDIR:-/tmp}/hang_report.$$"
-    _n=0
+    # every process first (quick), then the stacks (gdb takes seconds each)
     for _p in $_all; do
         [ -d "/proc/$_p" ] || continue
         echo "== pid $_p: $(tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null | cut -c1-160)"
         for _t in /proc/$_p/task/*; do
             echo "   tid ${_t##*/} state $(sed 's/.*) //' "$_t/stat" 2>/dev/null | cut -d' ' -f1) wchan $(cat "$_t/wchan" 2>/dev/null)"
         done
+    done
+    have gdb || return 0
+    _n=0
+    for _p in $_all; do
+        [ -d "/proc/$_p" ] && [ $_n -lt 8 ] || continue
         _n=$((_n + 1))
-        if [ $_n -le 6 ] && have gdb; then
-            timeout 60 gdb -p "$_p" -batch -nx -ex 'thread apply all bt 16' 2>/dev/null |
-                grep -E '^(Thread |#)' | head -n 400
-        fi
+        echo "== stacks of pid $_p"
+        timeout 30 gdb -p "$_p" -batch -nx -iex 'set debuginfod enabled off' \
+            -ex 'thread apply all bt 16' 2>/dev/null | grep -E '^(Thread |#)' | head -n 400
     done
 }
 

@@ -26,8 +26,8 @@ mkdir "$work/plain" "$work/rec"
 STRESS_SECONDS=2 "$PROG" "$work/plain" >"$work/plain.out" 2>"$work/plain.err"
 plain_rc=$?
 
-# With it. A deadlock shows as the timeout's 124 (or 137 after KILL); a
-# few seconds before the timeout, what every process is doing is noted.
+# With it. A deadlock shows as the timeout's 124 (or 137 after KILL); half
+# a minute before the timeout, what every process is doing is noted.
 # The run takes SECS and a second here; the limit leaves room for a
 # machine several times slower, since a deadlock is caught at any limit.
 limit=$((SECS * 5 + 100))
@@ -36,10 +36,9 @@ limit=$((SECS * 5 + 100))
     exec timeout -k 10 $limit "$IORECORD" -o "$work/trace.zst" -- "$PROG" "$work/rec" \
     >"$work/rec.out" 2>"$work/rec.err") &
 rec_pid=$!
-waited=0
-while kill -0 $rec_pid 2>/dev/null && [ $waited -lt $((limit - 10)) ]; do
+started=$(date +%s)
+while kill -0 $rec_pid 2>/dev/null && [ $(($(date +%s) - started)) -lt $((limit - 30)) ]; do
     sleep 1
-    waited=$((waited + 1))
 done
 kill -0 $rec_pid 2>/dev/null && hang_report $rec_pid >"$work/hang" 2>&1
 wait $rec_pid
