@@ -118,18 +118,14 @@ die() {
 # can be understood from its log.
 hang_report() {
     # the tree from /proc (ps may not be installed): "pid ppid" per process
-    for _s in /proc/[0-9]*/stat; do
-        _d=${_s%/stat}
-        echo "${_d#/proc/} $(sed 's/.*) //' "$_s" 2>/dev/null | cut -d' ' -f2)"
-    done >"${TMPDIR:-/tmp}/hang_report.$$"
+    _tree=$(awk '{ pid = $1; sub(/^.*\) /, ""); print pid, $2 }' /proc/[0-9]*/stat 2>/dev/null)
     _all=$1
     _level=$1
     while [ -n "$_level" ]; do
-        _level=$(awk -v l=" $_level " 'index(l, " " $2 " ") { print $1 }' "${TMPDIR:-/tmp}/hang_report.$$")
+        _level=$(echo "$_tree" | awk -v l=" $_level " 'index(l, " " $2 " ") { print $1 }')
         _level=$(echo $_level)
         _all="$_all $_level"
     done
-    rm -f "${TMPDIR:-/tmp}/hang_report.$$"
     # every process first (quick), then the stacks (gdb takes seconds each)
     for _p in $_all; do
         [ -d "/proc/$_p" ] || continue

@@ -8,14 +8,16 @@
 # frames, for the sample random_write recorded both ways in one directory.
 . "$(dirname "$0")/lib.sh"
 need_built "$IOANALYZE" "$IORECORD" "$LIBIORECORD" "$BUILD/bin/samples/random_write"
+have python3 || skip "python3 is needed"
 ASAN_SO=$(${CC:-cc} -print-file-name=libasan.so 2>/dev/null)
 case $ASAN_SO in /*) [ -e "$ASAN_SO" ] ;; *) false ;; esac ||
     skip "no libasan.so from '${CC:-cc}' (Debian: libasan8)"
 work_dir sanitizer_frames
 mkdir "$work/d" || exit 1
 
-# run NAME [LD_PRELOAD]: random_write recorded in $work/d, its issues' first
-# fingerprint and stack as one line each in $work/NAME.issues
+# run NAME [RUNTIME]: random_write recorded in $work/d (with RUNTIME
+# preloaded), each issue's rule, fingerprint and stack as a line of
+# $work/NAME.issues
 run() {
     rm -rf "$work/d" && mkdir "$work/d"
     # a sanitized build preloads the runtime in both runs (asan_preload)
@@ -33,7 +35,6 @@ for i in json.load(sys.stdin):
         die "$1: ioanalyze failed: $(cat "$work/$1.an")"
 }
 
-have python3 || skip "python3 is needed"
 run plain
 run intercepted "$ASAN_SO"
 grep -q 'libasan' "$work/intercepted.issues" &&
