@@ -145,7 +145,7 @@ one() {
         kb=$!
         last=""
         while kill -0 $kb 2>/dev/null; do
-            cur=$(prog_stats $kb on_enter on_exit on_enter_marks on_exit_marks)
+            cur=$(prog_stats $kb on_enter on_exit)
             [ -n "$cur" ] && last=$cur
             sleep 0.1
         done
@@ -156,9 +156,9 @@ one() {
         start_bg '[ "$(bpf_fds)" != 0 ]' "$REC" --capture kernel -o "$work/bg.zst" -- sleep 600
         sleep 0.5  # loaded is not yet attached
         kp=$(pgrep -n -P $bg -x iorecord || echo $bg)
-        b0=$(prog_stats $kp on_enter on_exit on_enter_marks on_exit_marks)
+        b0=$(prog_stats $kp on_enter on_exit)
         r=$("$LOOP" read1 "$N" x)
-        bpf_delta untraced "$b0" "$(prog_stats $kp on_enter on_exit on_enter_marks on_exit_marks)"
+        bpf_delta untraced "$b0" "$(prog_stats $kp on_enter on_exit)"
         stop_bg ;;
     empty | timed)
         # bench/empty.bpf.c's programs named ${s}_*: empty, or reading the clock

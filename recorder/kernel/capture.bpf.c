@@ -15,8 +15,9 @@
  *  - the syscall number is checked first against a constant bitmap held
  *    in the code, so any other syscall of any process costs one bounds
  *    check and one bit test, and touches no memory; a file syscall of an
- *    untraced process one more: whether its task has any task storage
- *    (`threads`, every thread of a marked process has), then its tgid's
+ *    untraced process one more: its kernel stack's slot in
+ *    `tagged_stacks` (nonzero for the stacks of every tagged thread, and
+ *    for a few others that share a slot), then, past that, its tgid's
  *    byte in `marks` (set for exactly the tgids in `traced`), at enter
  *    and at exit alike;
  *  - a record is made at the syscall's exit, when its return value is
@@ -48,9 +49,9 @@ char LICENSE[] SEC("license") = "GPL";
  * every tgid the kernel may give (KEV_MARKS_MAX): global data, so that
  * the test is one load at an address the program holds as an immediate
  * and one compare with a constant (no map lookup, no bound loaded from
- * memory), the only test past the syscall number's that an untraced
- * process pays. User space writes it through the skeleton's mapping of
- * .bss; nothing else lives in .bss. `traced` below holds the state of the
+ * memory), the test past the kernel stack's (may_be_traced) that a
+ * thread sharing a tagged one's slot pays. User space writes it through the skeleton's mapping of
+ * .bss, as it does tag_tgid. `traced` below holds the state of the
  * processes marked.
  */
 __u8 marks[KEV_MARKS_MAX];
@@ -108,28 +109,61 @@ static __always_inline void count_drop(void)
 }
 
 /*
- * Set before load where threads can be tagged (user space chooses which
- * of the two forms of on_enter and on_exit to load): read only off the
- * hot path, as even a constant's load from .rodata is a cold line.
+ * How many tagged threads (those with their state in `threads`, which
+ * every thread of a marked process has) have their kernel stack in each
+ * slot: the first test of a file syscall. A syscall's registers lie at
+ * the top of its thread's kernel stack, so their address, which both
+ * syscall programs are given, tells the thread with no helper call and no
+ * load from the task, whose lines are cold at a syscall's enter (a test
+ * of the task's storage cost +25 ns there, this one +1, measured by BPF
+ * run time). A slot another thread shares only sends that thread on to
+ * the next test.
  */
-const volatile __u8 with_tasks = 0;
+#define TAGGED_SLOTS_LOG2 18
+__u32 tagged_stacks[1u << TAGGED_SLOTS_LOG2];
+
+/* The process whose threads tag_threads tags (kcapture.c sets it before it runs it). */
+__u32 tag_tgid;
+
+/* The slot of the thread whose syscall registers are at regs. */
+static __always_inline __u32 stack_slot(const struct pt_regs *regs)
+{
+    /* a pointer less a pointer is the one arithmetic the verifier allows
+       on two pointers (privileged): the distance from a fixed array, as
+       much the thread's own as its stack, whose 4 KiB pages no two
+       threads share */
+    __u64 off = (__u64)regs - (__u64)tagged_stacks;
+
+    return (__u32)(((off >> 12) * 0x9E3779B97F4A7C15ull) >> (64 - TAGGED_SLOTS_LOG2)) &
+           ((1u << TAGGED_SLOTS_LOG2) - 1);
+}
 
 /* A traced thread's state: its call in flight and its batch (`threads`). */
 #include "capture_batch.bpf.h"
 
-/* Whether the current thread may be traced: tasks (a constant of each
-   program's form) and no task storage: not. */
-static __always_inline int may_be_traced(int tasks)
+/* Whether the current thread, whose syscall registers are at regs, may be traced. */
+static __always_inline int may_be_traced(const struct pt_regs *regs)
 {
-    return !tasks || bpf_get_current_task_btf()->bpf_storage != NULL;
+    return tagged_stacks[stack_slot(regs)] != 0;
 }
 
-/* A thread of a marked process, or its child: its state, so that its
-   calls pass may_be_traced's test. */
+/* A thread of a marked process, or its child: its state, and its stack's
+   slot counted once, so that its calls pass may_be_traced's test. */
 static __always_inline void tag_task(struct task_struct *task)
 {
-    if (with_tasks)
-        bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+    struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+    if (ts && __sync_lock_test_and_set(&ts->in_slot, 1) == 0)
+        __sync_fetch_and_add(&tagged_stacks[stack_slot((const struct pt_regs *)bpf_task_pt_regs(task))], 1);
+}
+
+/* A thread that exits: its count goes, before its stack can be another's. */
+static __always_inline void untag_task(struct task_struct *task)
+{
+    struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
+
+    if (ts && __sync_lock_test_and_set(&ts->in_slot, 0) == 1)
+        __sync_fetch_and_sub(&tagged_stacks[stack_slot((const struct pt_regs *)bpf_task_pt_regs(task))], 1);
 }
 
 /* Threads (pid_tgid) whose first wait for events was recorded (KEV_WAITS);
@@ -299,7 +333,7 @@ static __always_inline void note_wait(long nr, struct pt_regs *regs, __u64 id, _
     bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
-static __always_inline int enter(struct pt_regs *regs, long nr, int tasks)
+static __always_inline int enter(struct pt_regs *regs, long nr)
 {
     __u32 tgid, flags = 0;
     __u64 id;
@@ -309,7 +343,7 @@ static __always_inline int enter(struct pt_regs *regs, long nr, int tasks)
     __u8 *mark;
     __u64 ip;
 
-    if (!is_file_nr(nr) || !may_be_traced(tasks))
+    if (!is_file_nr(nr) || !may_be_traced(regs))
         return 0;
     id = bpf_get_current_pid_tgid();
     tgid = id >> 32;
@@ -381,7 +415,7 @@ static __always_inline void let_go(struct thread_state *ts, __u64 id, __u64 now)
     bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
-static __always_inline int leave(void *ctx, struct pt_regs *regs, long ret, int tasks)
+static __always_inline int leave(void *ctx, struct pt_regs *regs, long ret)
 {
     long nr = regs->orig_ax;
     struct thread_state *ts;
@@ -392,7 +426,7 @@ static __always_inline int leave(void *ctx, struct pt_regs *regs, long ret, int 
     int first = -1, second = -1, npaths;
     struct kev *e;
 
-    if (!is_file_nr(nr) || !may_be_traced(tasks))
+    if (!is_file_nr(nr) || !may_be_traced(regs))
         return 0;
     id = bpf_get_current_pid_tgid();
     if (!is_marked(id >> 32) || is_wait_nr(nr))
@@ -458,30 +492,16 @@ static __always_inline int leave(void *ctx, struct pt_regs *regs, long ret, int 
     return 0;
 }
 
-/* Each in two forms: with the task storage test (the one loaded where
-   threads can be tagged) and without. */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_enter, struct pt_regs *regs, long nr)
 {
-    return enter(regs, nr, 1);
-}
-
-SEC("tp_btf/sys_enter")
-int BPF_PROG(on_enter_marks, struct pt_regs *regs, long nr)
-{
-    return enter(regs, nr, 0);
+    return enter(regs, nr);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
 {
-    return leave(ctx, regs, ret, 1);
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(on_exit_marks, struct pt_regs *regs, long ret)
-{
-    return leave(ctx, regs, ret, 0);
+    return leave(ctx, regs, ret);
 }
 
 /* A small record of a process's life: fork, exec, exit. */
@@ -533,6 +553,21 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
     e->tid = parent->pid;
     e->a0 = ctgid;
     bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    return 0;
+}
+
+/*
+ * Run by user space over the threads of process tag_tgid once it is
+ * marked (kcapture.c): a thread made from then on is tagged by on_fork,
+ * one made before is here. A thread tagged twice is counted once.
+ */
+SEC("iter/task")
+int tag_threads(struct bpf_iter__task *ctx)
+{
+    struct task_struct *task = ctx->task;
+
+    if (task && task->tgid == tag_tgid)
+        tag_task(task);
     return 0;
 }
 
@@ -608,6 +643,7 @@ int BPF_PROG(on_task_exit, struct task_struct *p, bool group_dead)
     __u8 *mark = mark_of(tgid);
     __u64 id = ((__u64)tgid << 32) | (__u32)p->pid;
 
+    untag_task(p);
     if (!mark || !*mark)
         return 0;
     /* p is the thread that exits, the current one: its calls go first */

@@ -9,13 +9,10 @@
  * is the ring's lock and its header, producer and data pages, each a TLB
  * miss after the kernel entry on a machine without PCID (~150 ns of an
  * exit's ~215 measured). Every thread of a marked process has its entry
- * (user space makes the first ones through pidfds, on_fork those of the
- * threads and children made after), so a thread without any task storage
- * is untraced: the first test at enter and at exit (with_tasks set before
- * load), which reads only the current task's bpf_storage pointer, where
- * the byte in `marks` is a cold cache line and page to every syscall of
- * every other process (+30 ns per enter measured under load). A thread
- * with task storage from another tool only goes on to the marks.
+ * (the tag_threads iterator makes the first ones, on_fork those of the
+ * threads and children made after), and its kernel stack counted in
+ * `tagged_stacks` while it has (in_slot), which is the syscall programs'
+ * first test.
  *
  * Invariants:
  *  - batched are the calls kconvert turns into records without reading
@@ -53,6 +50,8 @@ struct thread_state {
     struct in_flight f;
     __u32 n;            /* records held, in slots 1..n of rec */
     __u32 started;      /* the thread's first call (since its exec) went alone */
+    __u32 in_slot;      /* its kernel stack is counted in tagged_stacks */
+    __u32 pad_;
     __u8 rec[KEV_BATCH_BYTES];  /* slot 0: the KEV_BATCH record that leads them */
 };
 

@@ -14,10 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kcapture.h"
@@ -39,61 +36,41 @@ struct kcap {
     unsigned char *marks;      /* the BPF side's marks (.bss), mapped once loaded (NULL: not yet) */
 };
 
-/* pidfd_open's flag for a pidfd naming one thread (Linux 6.9) */
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
-
-static int thread_pidfd(pid_t tid)
-{
-    return (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
-}
-
-/* Whether threads can be named by pidfd here: the BPF side's first test
-   (capture.bpf.c, `tagged`) needs every thread of a traced process tagged. */
-static int can_tag_threads(void)
-{
-    int fd = thread_pidfd((pid_t)syscall(SYS_gettid));
-
-    if (fd < 0)
-        return 0;
-    close(fd);
-    return 1;
-}
-
 /*
- * Give every thread of process pid its entry in `tagged`, after pid is
- * marked: a thread made from here on gets its own at sched_process_fork,
- * and one made before is in /proc/pid/task. A thread gone meanwhile needs
- * none.
+ * Give every thread of process pid its state in `threads` and count its
+ * stack (capture.bpf.c, tag_threads), after pid is marked: a thread made
+ * from then on gets its own at sched_process_fork, and one made before is
+ * among the process's threads the iterator runs over. A kernel that cannot
+ * limit a task iterator to one process (before Linux 6.1) runs it over
+ * every task; the program keeps to tag_tgid's alike. -1 when the
+ * iterator could not run (errno set): the process's calls are not seen.
  */
-static void tag_threads(struct kcap *c, pid_t pid)
+static int tag_threads(struct kcap *c, pid_t pid)
 {
-    char dir[64];
-    DIR *d;
-    struct dirent *de;
-    int map = bpf_map__fd(c->skel->maps.threads);
-    void *zero;
+    union bpf_iter_link_info info;
+    struct bpf_link *iter;
+    char buf[64];
+    ssize_t got = -1;
+    int fd;
 
-    if (!c->skel->rodata->with_tasks)
-        return;
-    snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
-    d = opendir(dir);
-    if (!d)
-        return;
-    /* a thread's state starts zeroed; one its own call made first stays */
-    zero = calloc(1, bpf_map__value_size(c->skel->maps.threads));
-    while (zero && (de = readdir(d)) != NULL) {
-        long tid = strtol(de->d_name, NULL, 10);
-        int fd;
-
-        if (tid <= 0 || (fd = thread_pidfd((pid_t)tid)) < 0)
-            continue;
-        bpf_map_update_elem(map, &fd, zero, BPF_NOEXIST);
+    LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof(info));
+    memset(&info, 0, sizeof(info));
+    info.task.pid = (__u32)pid;
+    c->skel->bss->tag_tgid = (__u32)pid;
+    iter = bpf_program__attach_iter(c->skel->progs.tag_threads, &opts);
+    if (!iter)
+        iter = bpf_program__attach_iter(c->skel->progs.tag_threads, NULL);
+    if (!iter)
+        return -1;
+    fd = bpf_iter_create(bpf_link__fd(iter));
+    if (fd >= 0) {
+        /* the iterator writes nothing: reading runs it */
+        while ((got = read(fd, buf, sizeof(buf))) > 0)
+            ;
         close(fd);
     }
-    free(zero);
-    closedir(d);
+    bpf_link__destroy(iter);
+    return fd >= 0 && got == 0 ? 0 : -1;
 }
 
 /* Mark pid traced in mode (enum kev_trace_mode): its syscalls go past the BPF side's first test. */
@@ -184,12 +161,6 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         goto fail;
     }
     c->skel->rodata->classify = judge != NULL;
-    c->skel->rodata->with_tasks = (__u8)can_tag_threads();
-    /* one form of each syscall program: with the task test or without */
-    bpf_program__set_autoload(c->skel->progs.on_enter, c->skel->rodata->with_tasks);
-    bpf_program__set_autoload(c->skel->progs.on_exit, c->skel->rodata->with_tasks);
-    bpf_program__set_autoload(c->skel->progs.on_enter_marks, !c->skel->rodata->with_tasks);
-    bpf_program__set_autoload(c->skel->progs.on_exit_marks, !c->skel->rodata->with_tasks);
     c->skel->rodata->stacks = (__u8)take_stacks;
     /* no room taken for stacks that are not taken */
     if (!take_stacks && bpf_map__set_max_entries(c->skel->maps.user_stacks, 1) != 0) {
@@ -206,7 +177,8 @@ struct kcap *kcap_open(int trace_fd, kconv_preload_judge judge, char *why, size_
         err = ENOTSUP;
         goto fail;
     }
-    /* run by kcap_close, not attached for good */
+    /* run by tag_threads and kcap_close, not attached for good */
+    bpf_program__set_autoattach(c->skel->progs.tag_threads, false);
     bpf_program__set_autoattach(c->skel->progs.drain_batches, false);
     if (capture__attach(c->skel) != 0) {
         err = errno;
@@ -245,8 +217,7 @@ int kcap_trace(struct kcap *c, pid_t pid)
     if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.traced), &key, &st, BPF_ANY) != 0)
         return -1;
     mark_traced(c, pid, TRACE_ALL);
-    tag_threads(c, pid);
-    return 0;
+    return tag_threads(c, pid);
 }
 
 /*
@@ -265,7 +236,8 @@ static int adopt(struct kcap *c, pid_t pid, __u32 mode)
     st.mode = mode;
     if (bpf_map_update_elem(fd, &key, &st, BPF_NOEXIST) == 0) {
         mark_traced(c, pid, mode);
-        tag_threads(c, pid);
+        if (tag_threads(c, pid) != 0)
+            return -1;
     } else if (errno != EEXIST) {
         return -1;
     } else if (mode == TRACE_LET_GO) {
@@ -332,7 +304,6 @@ static void drain_batches(struct kcap *c)
 {
     struct bpf_link **syscall_links[] = {
         &c->skel->links.on_enter, &c->skel->links.on_exit,
-        &c->skel->links.on_enter_marks, &c->skel->links.on_exit_marks,
     };
     struct bpf_link *iter;
     char buf[64];

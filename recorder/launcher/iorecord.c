@@ -549,7 +549,9 @@ static int attach(const char *out)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    kcap_trace(kc, (pid_t)pid);
+    if (kcap_trace(kc, (pid_t)pid) != 0)
+        iot_warn("process %ld: the kernel capture path could not mark it traced (%s): "
+                 "its calls may go unrecorded", pid, strerror(errno));
     kcap_attach(kc, (pid_t)pid);
     while (!attach_stop && !(until && rec_mono_ns() >= until) &&
            !(kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
@@ -719,7 +721,9 @@ int main(int argc, char **argv)
            limit its write fails (EFBIG) rather than kill iorecord; set
            after the fork, so the command keeps its own disposition */
         signal(SIGXFSZ, SIG_IGN);
-        kcap_trace(kc, child);
+        if (kcap_trace(kc, child) != 0)
+            iot_warn("process %ld: the kernel capture path could not mark it traced (%s): "
+                     "its calls may go unrecorded", (long)child, strerror(errno));
         kcap_expect_exec(kc, child);
         close(gate[0]);
         close(gate[1]);

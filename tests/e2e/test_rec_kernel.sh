@@ -7,7 +7,9 @@
 # dynamic command loads no BPF program until a static child is to run;
 # a killed static command's death is recorded once; a runtime's option
 # variable is recorded as the preload records it; iorecord -p attaches to
-# a running process for 2 s and names the fds it held before.
+# a running process for 2 s and names the fds it held before; once 400
+# threads and 100 children have come and gone, the BPF side's first test
+# counts exactly the stacks of the traced threads still alive.
 # Needs root (or CAP_BPF+CAP_PERFMON), a kernel with BTF and a build with
 # clang, bpftool and libbpf-dev; skipped otherwise.
 set -u
@@ -169,6 +171,44 @@ wait $bp 2>/dev/null
 [ $rc = 0 ] || not_ok "attach, detached while waiting: exit $rc ($(cat burst.err))"
 n=$("$IOANALYZE" dump --format jsonl burst.zst | grep -c "\"op\":\"write\",.*\"path\":\"$work/burst.dat\"")
 [ "$n" = 10 ] || not_ok "attach, detached while waiting: $n of its 10 writes to burst.dat, not 10"
+# --- the first test's counts (capture.bpf.c, tagged_stacks): 400 threads
+# and 100 children come and go, then only the shell and its sleep live, so
+# exactly 2 stacks are counted; a count left behind would send an
+# untraced thread that shares its slot past the first test for good
+if have bpftool; then
+    "$IORECORD" --capture kernel -o churn.zst sh -c \
+        "$BUILD/bin/progs/rec_churn; for i in \$(seq 100); do true & done; wait; touch ready; sleep 4" &
+    rp=$!
+    i=0
+    while [ ! -f ready ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+    # the map is the one iorecord holds: its fd's map_id
+    bss=""
+    for info in /proc/$rp/fdinfo/*; do
+        id=$(sed -n 's/^map_id:[[:space:]]*//p' "$info" 2>/dev/null)
+        [ -n "$id" ] && bpftool map show id "$id" 2>/dev/null | grep -q 'name capture.bss' && bss=$id
+    done
+    counted=$(bpftool map dump id "${bss:-0}" -j 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == "tagged_stacks":
+                print(sum(v), sum(1 for x in v if x))
+                return True
+            if walk(v):
+                return True
+    elif isinstance(o, list):
+        return any(walk(x) for x in o)
+    return False
+walk(json.load(sys.stdin))')
+    wait $rp || not_ok "threads and children come and go: iorecord exit $?"
+    [ "$counted" = "2 2" ] || not_ok "after threads and children exit: stacks counted (sum, slots) '$counted', not '2 2'"
+    n=$("$IOANALYZE" dump --format jsonl churn.zst | grep -c '"op":"read"')
+    [ "$n" -ge 800000 ] || not_ok "rec_churn under --capture kernel: $n reads, not 800000 or more"
+else
+    skip_part "tagged stacks' counts" "no bpftool to read the BPF side's data"
+fi
+
 # --- attach to a process whose second thread was there before: both
 # threads' writes are recorded (each thread of it is tagged for the BPF
 # side's first test)
