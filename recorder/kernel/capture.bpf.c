@@ -153,7 +153,10 @@ static __always_inline void tag_task(struct task_struct *task)
 {
     struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-    if (ts && __sync_lock_test_and_set(&ts->in_slot, 1) == 0)
+    if (!ts)
+        return;
+    ts->id = ((__u64)task->tgid << 32) | (__u32)task->pid;
+    if (__sync_lock_test_and_set(&ts->in_slot, 1) == 0)
         __sync_fetch_and_add(&tagged_stacks[stack_slot((const struct pt_regs *)bpf_task_pt_regs(task))], 1);
 }
 
@@ -345,7 +348,15 @@ static __always_inline int enter(struct pt_regs *regs, long nr)
 
     if (!is_file_nr(nr) || !may_be_traced(regs))
         return 0;
-    id = bpf_get_current_pid_tgid();
+    /* every thread of a marked process has its state (tag_task) */
+    ts = thread_of();
+    if (!ts)
+        return 0;
+    f = &ts->f;
+    /* not in flight until it is: a call whose enter went unseen never
+       takes the time of an earlier one */
+    f->t = 0;
+    id = ts->id;
     tgid = id >> 32;
     mark = mark_of(tgid);
     if (!mark || !*mark || *mark == KEV_MARK(TRACE_HOSTED) ||
@@ -355,13 +366,6 @@ static __always_inline int enter(struct pt_regs *regs, long nr)
         note_wait(nr, regs, id, *mark);
         return 0;
     }
-    ts = thread_of(1);
-    if (!ts)
-        return 0;
-    f = &ts->f;
-    /* not in flight until it is: a call whose enter went unseen never
-       takes the time of an earlier one */
-    f->t = 0;
     ip = regs->ip;
     if (!classify) {
         flags = 0;
@@ -428,11 +432,11 @@ static __always_inline int leave(void *ctx, struct pt_regs *regs, long ret)
 
     if (!is_file_nr(nr) || !may_be_traced(regs))
         return 0;
-    id = bpf_get_current_pid_tgid();
-    if (!is_marked(id >> 32) || is_wait_nr(nr))
-        return 0;
-    ts = thread_of(0);
+    ts = thread_of();
     if (!ts || !ts->f.t)
+        return 0;
+    id = ts->id;
+    if (!is_marked(id >> 32) || is_wait_nr(nr))
         return 0;
     f = &ts->f;
     t0 = f->t;
@@ -588,8 +592,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     /* the thread that execs (the current one) keeps its state: not the
        mappings it knew; its calls before the exec go first, and its first
        after goes alone */
-    ts = thread_of(0);
+    ts = thread_of();
     if (ts) {
+        /* an exec from a thread other than the leader takes its tid */
+        ts->id = ((__u64)tgid << 32) | (__u32)p->pid;
         ts->f.lib_end = 0;
         batch_flush(ts);
         ts->started = 0;

@@ -52,6 +52,7 @@ struct thread_state {
     __u32 started;      /* the thread's first call (since its exec) went alone */
     __u32 in_slot;      /* its kernel stack is counted in tagged_stacks */
     __u32 pad_;
+    __u64 id;           /* the thread's tgid << 32 | tid, as bpf_get_current_pid_tgid */
     __u8 rec[KEV_BATCH_BYTES];  /* slot 0: the KEV_BATCH record that leads them */
 };
 
@@ -62,11 +63,10 @@ struct {
     __type(value, struct thread_state);
 } threads SEC(".maps");
 
-/* The current thread's state, made when create; NULL when none. */
-static __always_inline struct thread_state *thread_of(int create)
+/* The current thread's state; NULL when it has none (it is untraced). */
+static __always_inline struct thread_state *thread_of(void)
 {
-    return bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
-                                create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+    return bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
 }
 
 /* Whether syscall nr's records may wait in the thread's batch. */
@@ -99,7 +99,7 @@ static __always_inline void batch_flush(struct thread_state *ts)
 
 static __always_inline void batch_flush_current(void)
 {
-    struct thread_state *ts = thread_of(0);
+    struct thread_state *ts = thread_of();
 
     if (ts)
         batch_flush(ts);
