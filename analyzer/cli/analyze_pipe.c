@@ -77,6 +77,7 @@ struct pipe {
     pthread_mutex_t lock;
     pthread_cond_t space, data;     /* the reader waits for space, the engine for data */
     _Atomic int reader_sleeps, engine_sleeps;
+    struct placement *place;        /* where the threads run, or NULL: where the scheduler puts them */
     char errbuf[IOT_ERRBUF_SIZE];
     struct pipe_slot slot[PIPE_DEPTH];
 };
@@ -266,10 +267,47 @@ static void wake(struct pipe *p, _Atomic int *sleeps, pthread_cond_t *cv)
     }
 }
 
+/*
+ * Where the three threads run when the process may use exactly two CPUs:
+ * the reader's, which has the most to do, on one, and the engine's and the
+ * decompression's (about as much together) on the other. Left to the
+ * scheduler, three busy threads of equal weight share two CPUs in any of
+ * three pairings, and two of them put the reader with another, whose
+ * turns it then waits out (docs/analyzer.md, "Threads"). With three CPUs
+ * or more each thread has its own and nothing is placed. Where the
+ * threads run changes nothing in the output, only its speed.
+ */
+struct placement {
+    cpu_set_t all;          /* the calling thread's own, given back at the end */
+    cpu_set_t reader, rest;
+};
+
+/* Places the calling thread (the engine's) and, through it, the threads it
+   starts until the reader's, which placed_reader moves. NULL: not placed. */
+static struct placement *place_engine(struct placement *pl)
+{
+    int first = -1, second = -1;
+
+    if (sched_getaffinity(0, sizeof(pl->all), &pl->all) != 0 || CPU_COUNT(&pl->all) != 2)
+        return NULL;
+    for (int c = 0; c < CPU_SETSIZE && second < 0; c++)
+        if (CPU_ISSET(c, &pl->all)) {
+            second = first >= 0 ? c : -1;
+            first = first >= 0 ? first : c;
+        }
+    CPU_ZERO(&pl->rest);
+    CPU_SET(first, &pl->rest);
+    CPU_ZERO(&pl->reader);
+    CPU_SET(second, &pl->reader);
+    return pthread_setaffinity_np(pthread_self(), sizeof(pl->rest), &pl->rest) == 0 ? pl : NULL;
+}
+
 static void *reader_main(void *arg)
 {
     struct pipe *p = arg;
 
+    if (p->place)
+        (void)pthread_setaffinity_np(pthread_self(), sizeof(p->place->reader), &p->place->reader);
     for (uint64_t seq = 0;; seq++) {
         struct pipe_slot *sl = &p->slot[seq % PIPE_DEPTH];
         int rc;
@@ -305,6 +343,7 @@ int analyze_pipe(struct iot_trace *tr, const struct pipe_sink *to, char *errbuf)
 {
     struct pipe *p = calloc(1, sizeof(*p));
     struct iot_event *evs = calloc(PIPE_EXPAND, sizeof(*evs));
+    struct placement place;
     pthread_t th;
     int rc = -1;
 
@@ -317,6 +356,8 @@ int analyze_pipe(struct iot_trace *tr, const struct pipe_sink *to, char *errbuf)
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->space, NULL);
     pthread_cond_init(&p->data, NULL);
+    /* before the decompression's thread starts, which shares the engine's CPU */
+    p->place = place_engine(&place);
     /* zstd on a third thread: without it the reader's thread has the most
        to do (docs/performance.md); without the thread, the reader does it */
     (void)iot_trace_ahead(tr);
@@ -353,6 +394,8 @@ int analyze_pipe(struct iot_trace *tr, const struct pipe_sink *to, char *errbuf)
     }
     pthread_join(th, NULL);
 done:
+    if (p->place)
+        (void)pthread_setaffinity_np(pthread_self(), sizeof(place.all), &place.all);
     rc = p->rc;
     if (rc < 0)
         memcpy(errbuf, p->errbuf, IOT_ERRBUF_SIZE);
