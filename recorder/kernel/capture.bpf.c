@@ -50,9 +50,9 @@ char LICENSE[] SEC("license") = "GPL";
  * the test is one load at an address the program holds as an immediate
  * and one compare with a constant (no map lookup, no bound loaded from
  * memory), the test past the kernel stack's (may_be_traced) that a
- * thread sharing a tagged one's slot pays. User space writes it through the skeleton's mapping of
- * .bss, as it does tag_tgid. `traced` below holds the state of the
- * processes marked.
+ * thread sharing a tagged one's slot pays. User space writes it through
+ * the skeleton's mapping of .bss, as it does tag_tgid. `traced` below
+ * holds the state of the processes marked.
  */
 __u8 marks[KEV_MARKS_MAX];
 
@@ -147,6 +147,12 @@ static __always_inline int may_be_traced(const struct pt_regs *regs)
     return tagged_stacks[stack_slot(regs)] != 0;
 }
 
+/* The count of task's stack: its syscalls' registers' slot. */
+static __always_inline __u32 *task_slot(struct task_struct *task)
+{
+    return &tagged_stacks[stack_slot((const struct pt_regs *)bpf_task_pt_regs(task))];
+}
+
 /* A thread of a marked process, or its child: its state, and its stack's
    slot counted once, so that its calls pass may_be_traced's test. */
 static __always_inline void tag_task(struct task_struct *task)
@@ -157,7 +163,7 @@ static __always_inline void tag_task(struct task_struct *task)
         return;
     ts->id = ((__u64)task->tgid << 32) | (__u32)task->pid;
     if (__sync_lock_test_and_set(&ts->in_slot, 1) == 0)
-        __sync_fetch_and_add(&tagged_stacks[stack_slot((const struct pt_regs *)bpf_task_pt_regs(task))], 1);
+        __sync_fetch_and_add(task_slot(task), 1);
 }
 
 /* A thread that exits: its count goes, before its stack can be another's. */
@@ -166,7 +172,7 @@ static __always_inline void untag_task(struct task_struct *task)
     struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
 
     if (ts && __sync_lock_test_and_set(&ts->in_slot, 0) == 1)
-        __sync_fetch_and_sub(&tagged_stacks[stack_slot((const struct pt_regs *)bpf_task_pt_regs(task))], 1);
+        __sync_fetch_and_sub(task_slot(task), 1);
 }
 
 /* Threads (pid_tgid) whose first wait for events was recorded (KEV_WAITS);
@@ -594,7 +600,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
        after goes alone */
     ts = thread_of();
     if (ts) {
-        /* an exec from a thread other than the leader takes its tid */
+        /* a thread other than the leader that execs takes the leader's tid */
         ts->id = ((__u64)tgid << 32) | (__u32)p->pid;
         ts->f.lib_end = 0;
         batch_flush(ts);
