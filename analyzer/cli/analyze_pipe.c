@@ -282,19 +282,23 @@ struct placement {
     cpu_set_t reader, rest;
 };
 
-/* Places the calling thread (the engine's) and, through it, the threads it
-   starts until the reader's, which placed_reader moves. NULL: not placed. */
+/* Places the calling thread (the engine's) and so the threads it starts,
+   which inherit its CPUs; the reader's moves itself (reader_main). NULL:
+   not placed. */
 static struct placement *place_engine(struct placement *pl)
 {
     int first = -1, second = -1;
 
     if (sched_getaffinity(0, sizeof(pl->all), &pl->all) != 0 || CPU_COUNT(&pl->all) != 2)
         return NULL;
-    for (int c = 0; c < CPU_SETSIZE && second < 0; c++)
-        if (CPU_ISSET(c, &pl->all)) {
-            second = first >= 0 ? c : -1;
-            first = first >= 0 ? first : c;
-        }
+    for (int c = 0; c < CPU_SETSIZE && second < 0; c++) {
+        if (!CPU_ISSET(c, &pl->all))
+            continue;
+        if (first < 0)
+            first = c;
+        else
+            second = c;
+    }
     CPU_ZERO(&pl->rest);
     CPU_SET(first, &pl->rest);
     CPU_ZERO(&pl->reader);
