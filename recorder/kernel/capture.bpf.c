@@ -141,6 +141,12 @@ static __always_inline __u32 stack_slot(const struct pt_regs *regs)
 /* A traced thread's state: its call in flight and its batch (`threads`). */
 #include "capture_batch.bpf.h"
 
+/* task's tgid << 32 | tid, as bpf_get_current_pid_tgid gives the current one's. */
+static __always_inline __u64 id_of(const struct task_struct *task)
+{
+    return ((__u64)task->tgid << 32) | (__u32)task->pid;
+}
+
 /* Whether the current thread, whose syscall registers are at regs, may be traced. */
 static __always_inline int may_be_traced(const struct pt_regs *regs)
 {
@@ -161,7 +167,7 @@ static __always_inline void tag_task(struct task_struct *task)
 
     if (!ts)
         return;
-    ts->id = ((__u64)task->tgid << 32) | (__u32)task->pid;
+    ts->id = id_of(task);
     if (__sync_lock_test_and_set(&ts->in_slot, 1) == 0)
         __sync_fetch_and_add(task_slot(task), 1);
 }
@@ -601,7 +607,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     ts = thread_of();
     if (ts) {
         /* a thread other than the leader that execs takes the leader's tid */
-        ts->id = ((__u64)tgid << 32) | (__u32)p->pid;
+        ts->id = id_of(p);
         ts->f.lib_end = 0;
         batch_flush(ts);
         ts->started = 0;
@@ -653,7 +659,7 @@ int BPF_PROG(on_task_exit, struct task_struct *p, bool group_dead)
     struct kev *e;
 
     __u8 *mark = mark_of(tgid);
-    __u64 id = ((__u64)tgid << 32) | (__u32)p->pid;
+    __u64 id = id_of(p);
 
     untag_task(p);
     if (!mark || !*mark)

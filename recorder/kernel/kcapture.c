@@ -37,40 +37,50 @@ struct kcap {
 };
 
 /*
- * Give every thread of process pid its state in `threads` and count its
- * stack (capture.bpf.c, tag_threads), after pid is marked: a thread made
- * from then on gets its own at sched_process_fork, and one made before is
- * among the process's threads the iterator runs over. A kernel that cannot
- * limit a task iterator to one process (before Linux 6.1) runs it over
- * every task; the program keeps to tag_tgid's alike. -1 when the
- * iterator could not run (errno set): the process's calls are not seen.
+ * Run the BPF side's task iterator prog once (opts: which tasks; NULL:
+ * every task). The iterator writes nothing: reading its fd to the end runs
+ * it. 0, or -1 when it could not run (errno set).
  */
-static int tag_threads(struct kcap *c, pid_t pid)
+static int run_task_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts *opts)
 {
-    union bpf_iter_link_info info;
-    struct bpf_link *iter;
+    struct bpf_link *iter = bpf_program__attach_iter(prog, opts);
     char buf[64];
     ssize_t got = -1;
     int fd;
 
-    LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof(info));
-    memset(&info, 0, sizeof(info));
-    info.task.pid = (__u32)pid;
-    c->skel->bss->tag_tgid = (__u32)pid;
-    iter = bpf_program__attach_iter(c->skel->progs.tag_threads, &opts);
-    if (!iter)
-        iter = bpf_program__attach_iter(c->skel->progs.tag_threads, NULL);
     if (!iter)
         return -1;
     fd = bpf_iter_create(bpf_link__fd(iter));
     if (fd >= 0) {
-        /* the iterator writes nothing: reading runs it */
         while ((got = read(fd, buf, sizeof(buf))) > 0)
             ;
         close(fd);
     }
     bpf_link__destroy(iter);
     return fd >= 0 && got == 0 ? 0 : -1;
+}
+
+/*
+ * Give every thread of process pid its state in `threads` and count its
+ * stack (capture.bpf.c, tag_threads), after pid is marked: a thread made
+ * from then on gets its own at sched_process_fork, and one made before is
+ * among the process's threads the iterator runs over. A kernel that cannot
+ * limit a task iterator to one process (before Linux 6.1) runs it over
+ * every task; the program keeps to tag_tgid's alike (tagging twice counts
+ * once). -1 when the iterator could not run (errno set): the process's
+ * calls are not seen.
+ */
+static int tag_threads(struct kcap *c, pid_t pid)
+{
+    union bpf_iter_link_info info;
+
+    LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof(info));
+    memset(&info, 0, sizeof(info));
+    info.task.pid = (__u32)pid;
+    c->skel->bss->tag_tgid = (__u32)pid;
+    if (run_task_iter(c->skel->progs.tag_threads, &opts) == 0)
+        return 0;
+    return run_task_iter(c->skel->progs.tag_threads, NULL);
 }
 
 /* Mark pid traced in mode (enum kev_trace_mode): its syscalls go past the BPF side's first test. */
@@ -305,25 +315,12 @@ static void drain_batches(struct kcap *c)
     struct bpf_link **syscall_links[] = {
         &c->skel->links.on_enter, &c->skel->links.on_exit,
     };
-    struct bpf_link *iter;
-    char buf[64];
-    int fd;
 
     for (size_t i = 0; i < sizeof(syscall_links) / sizeof(syscall_links[0]); i++) {
         bpf_link__destroy(*syscall_links[i]);
         *syscall_links[i] = NULL;
     }
-    iter = bpf_program__attach_iter(c->skel->progs.drain_batches, NULL);
-    if (!iter)
-        return;
-    fd = bpf_iter_create(bpf_link__fd(iter));
-    if (fd >= 0) {
-        /* the iterator writes nothing: reading runs it over every task */
-        while (read(fd, buf, sizeof(buf)) > 0)
-            ;
-        close(fd);
-    }
-    bpf_link__destroy(iter);
+    (void)run_task_iter(c->skel->progs.drain_batches, NULL);
 }
 
 int kcap_close(struct kcap *c)

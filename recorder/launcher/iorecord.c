@@ -482,6 +482,14 @@ static struct kcap *start_on_demand(void *out, char *why, size_t cap)
     return kc;
 }
 
+/* Record pid and what it starts through the kernel path, saying so when it cannot. */
+static void kernel_trace(struct kcap *kc, pid_t pid)
+{
+    if (kcap_trace(kc, pid) != 0)
+        iot_warn("process %ld: the kernel capture path could not mark it traced (%s): "
+                 "its calls may go unrecorded", (long)pid, strerror(errno));
+}
+
 /* Stop the kernel path: 0, or the errno its writes failed with. */
 static int stop_kernel(struct kcap *kc)
 {
@@ -549,9 +557,7 @@ static int attach(const char *out)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    if (kcap_trace(kc, (pid_t)pid) != 0)
-        iot_warn("process %ld: the kernel capture path could not mark it traced (%s): "
-                 "its calls may go unrecorded", pid, strerror(errno));
+    kernel_trace(kc, (pid_t)pid);
     kcap_attach(kc, (pid_t)pid);
     while (!attach_stop && !(until && rec_mono_ns() >= until) &&
            !(kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
@@ -721,9 +727,7 @@ int main(int argc, char **argv)
            limit its write fails (EFBIG) rather than kill iorecord; set
            after the fork, so the command keeps its own disposition */
         signal(SIGXFSZ, SIG_IGN);
-        if (kcap_trace(kc, child) != 0)
-            iot_warn("process %ld: the kernel capture path could not mark it traced (%s): "
-                     "its calls may go unrecorded", (long)child, strerror(errno));
+        kernel_trace(kc, child);
         kcap_expect_exec(kc, child);
         close(gate[0]);
         close(gate[1]);
