@@ -11,31 +11,74 @@
 #include "sandbox.h"
 #include "site.h"
 
-static int locked;   /* the prepare handler took rec_flush_lock */
+/*
+ * A fork's handlers run one fork at a time on a thread (libc's own lock
+ * serializes pthread_atfork's; a raw fork runs them on its thread), but
+ * a raw fork may run beside libc's on another thread: what the prepare
+ * handler took is the forking thread's to give back.
+ */
+static __thread int guarded REC_TLS;   /* the prepare handler took the guard */
+static __thread int locked REC_TLS;    /* and rec_flush_lock */
 
 void rec_fork_prepare(void)
 {
+    if (!rec_started)
+        return;
+    /*
+     * The guard first: between here and the parent or child handler the
+     * recorder's locks are held by this thread, and a signal handler that
+     * runs meanwhile (an earlier child's SIGCHLD, taken as the fork
+     * returns) must defer its calls, not wait for a lock its own thread
+     * holds. Not taken when a handler forks while this thread is in the
+     * recorder: its guard is set already.
+     */
+    guarded = rec_enter(rec_stamp()) != NULL;
     /*
      * No other thread may be writing a frame at the fork: the child would
      * inherit half of it. Not taken when a handler forks while this thread
      * writes: then the child restarts the lock and the compressor.
      */
     locked = rec_started && !rec_collected && rec_flush_lock_take(1);
+    if (rec_stacks)
+        rec_stack_fork_prepare();
 }
 
 void rec_fork_parent(void)
 {
-    if (locked)
-        rec_flush_lock_drop();
-}
-
-void rec_fork_child(void)
-{
-    struct rec_thread *self = rec_self;
+    int saved = errno;   /* a failed fork's */
 
     if (!rec_started)
         return;
+    if (rec_stacks)
+        rec_stack_fork_parent();
+    if (locked)
+        rec_flush_lock_drop();
+    if (guarded)
+        rec_leave();   /* what handlers deferred meanwhile */
+    errno = saved;
+}
+
+/*
+ * The forking thread's deferred calls, copied at the fork, were made in the
+ * parent before it and are the parent's to append; so is the work due.
+ */
+static void parents_deferred_drop(struct rec_thread *self)
+{
+    if (self->deferred) {
+        rec_pending_reset(self);
+        self->deferred = 0;
+    }
+    __atomic_store_n(&self->npending, 0, __ATOMIC_RELEASE);
+    self->due = 0;
+}
+
+static void child_begin(void)
+{
+    struct rec_thread *self = rec_self;
+
     rec_trace_fork_child();
+    if (self)
+        parents_deferred_drop(self);
     if (!rec_active || rec_finished || rec_stopped) {
         __atomic_store_n(&rec_active, 0, __ATOMIC_RELEASE);
         return;
@@ -62,6 +105,20 @@ void rec_fork_child(void)
     }
     if (__atomic_load_n(&rec_active, __ATOMIC_ACQUIRE))
         rec_pid_shared_report();
+}
+
+void rec_fork_child(void)
+{
+    int saved = errno;
+
+    if (!rec_started)
+        return;
+    if (rec_stacks)
+        rec_stack_fork_child();
+    child_begin();
+    if (guarded)
+        rec_leave();   /* what a handler deferred in the child, into its own chain */
+    errno = saved;
 }
 
 void rec_fork_init(void)

@@ -478,9 +478,10 @@ void rec_note_status(int status);
  */
 void rec_collect_fds_check(void);
 /*
- * fork.c's fork handlers, which a fork that libc does not make (a raw fork
- * or clone: wrap_clone.c) runs as pthread_atfork would, the prepare
- * handler before the stack walker's (rec_stack_fork_*), the others after.
+ * fork.c's fork handlers, registered with pthread_atfork, and run as it
+ * would around a fork that libc does not make (a raw fork or clone:
+ * wrap_clone.c). They hold the guard from prepare to parent or child, and
+ * run the stack walker's (rec_stack_fork_*) inside their own.
  */
 void rec_fork_prepare(void);
 void rec_fork_parent(void);
@@ -515,7 +516,7 @@ void rec_trace_fd_move(void);
 
 /* Warm the unwinder up and learn this library's address range. */
 void rec_stack_init(void);
-/* Its fork handlers (pthread_atfork's, and a raw fork's: wrap_clone.c). */
+/* Its fork handlers, run by fork.c's. */
 void rec_stack_fork_prepare(void);
 void rec_stack_fork_parent(void);
 void rec_stack_fork_child(void);

@@ -58,33 +58,15 @@ static void record_fork(long r, int err, uint64_t s0, uint64_t s1)
 
 /*
  * Around a fork that libc does not make: the handlers pthread_atfork would
- * run, and the guard held so that a signal handler on either side of the
- * fork defers its calls until the chunk chain they go to is ready (the
- * child's begins in rec_fork_child). Returns the thread's chain, or NULL (then the
- * guard is not held and nothing is recorded).
+ * run (fork.c), which hold the guard across the fork so that a signal
+ * handler on either side of it defers its calls until the chunk chain they
+ * go to is ready (the child's begins in rec_fork_child).
  */
-static struct rec_thread *fork_begin(void)
+static void fork_begin(void)
 {
-    struct rec_thread *t;
-
     rec_collect_fds_check();
     rec_fd_shared_all();
-    t = rec_enter(rec_stamp());
-    if (t) {
-        rec_fork_prepare();
-        rec_stack_fork_prepare();
-    }
-    return t;
-}
-
-static void fork_end_child(void)
-{
-    int saved = errno;
-
-    rec_stack_fork_child();
-    rec_fork_child();
-    rec_leave();   /* what handlers deferred, into the child's own chunk chain */
-    errno = saved;
+    rec_fork_prepare();
 }
 
 static void fork_end_parent(long r, uint64_t s0)
@@ -92,9 +74,7 @@ static void fork_end_parent(long r, uint64_t s0)
     int saved = errno;
     uint64_t s1 = rec_stamp();
 
-    rec_stack_fork_parent();
     rec_fork_parent();
-    rec_leave();
     record_fork(r, r < 0 ? saved : 0, s0, s1);
     errno = saved;
 }
@@ -124,14 +104,11 @@ long rec_raw_clone(long n, const long a[6], long (*sys)(long, ...))
     if (!copy && !(flags & CLONE_VM))   /* CLONE_THREAD alone: EINVAL */
         return sys(n, a[0], a[1], a[2], a[3], a[4], a[5]);
     if (copy && stack == 0) {
-        struct rec_thread *t = fork_begin();
-
+        fork_begin();
         s0 = rec_stamp();
         r = sys(n, a[0], a[1], a[2], a[3], a[4], a[5]);
-        if (!t)
-            return r;
         if (r == 0)
-            fork_end_child();
+            rec_fork_child();
         else
             fork_end_parent(r, s0);
         return r;
@@ -207,7 +184,7 @@ static int start_forked(void *arg)
     struct clone_start cs = *(struct clone_start *)arg;
     int status;
 
-    fork_end_child();
+    rec_fork_child();
     status = cs.fn(cs.arg);
     /* glibc's clone ends the child with the exit system call itself */
     if (!rec_guard)
@@ -240,12 +217,11 @@ static int clone_forked(int (*fn)(void *), void *stack, int flags, void *arg,
 {
     /* the child reads it from its copy of this frame */
     struct clone_start cs = { fn, arg, flags, 1 };
-    struct rec_thread *t = fork_begin();
-    uint64_t s0 = rec_stamp();
+    uint64_t s0;
     int r;
 
-    if (!t)
-        return real_clone(fn, stack, flags, arg, ptid, tls, ctid);
+    fork_begin();
+    s0 = rec_stamp();
     r = real_clone(start_forked, stack, flags, &cs, ptid, tls, ctid);
     fork_end_parent(r, s0);
     return r;

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Processes and fds made and taken behind libc's back, and signal handlers
-# that make many calls (tests/progs/rec_rawproc.c, rec_sigstorm.c), under
-# iorecord and preloaded without it. For each run:
+# Processes and fds made and taken behind libc's back, signal handlers
+# that make many calls, and a SIGCHLD handler doing file I/O while its
+# thread forks (tests/progs/rec_rawproc.c, rec_sigstorm.c,
+# rec_forkstorm.c), under iorecord and preloaded without it. For each run:
 #   - the program's output and exit status are those of a plain run,
 #   - the trace reads without damage,
 #   - every process's writes are in the trace exactly as many times as the
@@ -18,7 +19,8 @@
 cd "$TOP" || exit 1
 RAW=$BUILD/bin/progs/rec_rawproc
 STORM=$BUILD/bin/progs/rec_sigstorm
-need_built "$RAW" "$STORM" "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
+FORKSTORM=$BUILD/bin/progs/rec_forkstorm
+need_built "$RAW" "$STORM" "$FORKSTORM" "$IORECORD" "$IOANALYZE" "$LIBIORECORD"
 have timeout || skip "no timeout(1)"
 N=${RAWPROC_WRITES:-2000}
 STORM_RUNS=${RAWPROC_STORM_RUNS:-3}
@@ -115,5 +117,10 @@ for how in collector preload; do
         check "$d" "$how signal storm run $i"
         i=$((i + 1))
     done
+    # (the children write nothing: a handler's call under a child's pid
+    # is the parent's, recorded twice)
+    d=$work/$how-forkstorm
+    run_in "$how" "$d" "$FORKSTORM" "$d" "${RAWPROC_FORKS:-2000}"
+    check "$d" "$how fork storm"
 done
 exit $fail

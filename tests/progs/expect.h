@@ -73,4 +73,22 @@ __attribute__((unused)) static void expect_flush(void)
         }                                                                      \
     } while (0)
 
+/*
+ * Append "PID write COUNT" to the file at counts, with raw syscalls (not
+ * recorded): what a process says it wrote, for the test to compare with
+ * its trace.
+ */
+__attribute__((unused)) static void note_writes(const char *counts, long count)
+{
+    char line[64];
+    int n = snprintf(line, sizeof(line), "%ld write %ld\n",
+                     (long)raw_sys(SYS_getpid, 0, 0, 0, 0), count);
+    long fd = raw_sys(SYS_openat, AT_FDCWD, (long)counts,
+                      O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+    CHECK(fd >= 0);
+    CHECK(raw_sys(SYS_write, fd, (long)line, n, 0) == n);
+    raw_sys(SYS_close, fd, 0, 0, 0);
+}
+
 #endif

@@ -28,19 +28,6 @@
 static char counts_path[4096];
 static char data_path[4096];
 
-static void note_count(long count)
-{
-    char line[64];
-    int n = snprintf(line, sizeof(line), "%ld write %ld\n",
-                     (long)raw_sys(SYS_getpid, 0, 0, 0, 0), count);
-    long fd = raw_sys(SYS_openat, AT_FDCWD, (long)counts_path,
-                      O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-    CHECK(fd >= 0);
-    CHECK(raw_sys(SYS_write, fd, (long)line, n, 0) == n);
-    raw_sys(SYS_close, fd, 0, 0, 0);
-}
-
 /* n writes of one byte each to the data file, counted. */
 static void writes(int n)
 {
@@ -50,7 +37,7 @@ static void writes(int n)
     for (int i = 0; i < n; i++)
         CHECK(write(fd, "x", 1) == 1);
     CHECK(close(fd) == 0);
-    note_count(n);
+    note_writes(counts_path, n);
 }
 
 static void reap(pid_t pid)
