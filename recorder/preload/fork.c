@@ -12,10 +12,10 @@
 #include "site.h"
 
 /*
- * A fork's handlers run one fork at a time on a thread (libc's own lock
- * serializes pthread_atfork's; a raw fork runs them on its thread), but
- * a raw fork may run beside libc's on another thread: what the prepare
- * handler took is the forking thread's to give back.
+ * What the prepare handler took, for the parent or child handler of the
+ * same fork to give back: thread-locals, since forks on two threads may
+ * overlap (libc runs its forks' handlers one fork at a time, but a raw
+ * fork runs them beside).
  */
 static __thread int guarded REC_TLS;   /* the prepare handler took the guard */
 static __thread int locked REC_TLS;    /* and rec_flush_lock */
@@ -38,7 +38,7 @@ void rec_fork_prepare(void)
      * inherit half of it. Not taken when a handler forks while this thread
      * writes: then the child restarts the lock and the compressor.
      */
-    locked = rec_started && !rec_collected && rec_flush_lock_take(1);
+    locked = !rec_collected && rec_flush_lock_take(1);
     if (rec_stacks)
         rec_stack_fork_prepare();
 }
