@@ -145,6 +145,19 @@ hang_report() {
     done
 }
 
+# hang_watch PID LIMIT FILE: wait until PID (a run under `timeout LIMIT`)
+# ends; when it still runs 30 s before LIMIT, write hang_report PID to FILE
+# for the failure to print.
+hang_watch() {
+    _started=$(date +%s)
+    while kill -0 "$1" 2>/dev/null && [ $(($(date +%s) - _started)) -lt $(($2 - 30)) ]; do
+        sleep 0.1
+    done
+    if kill -0 "$1" 2>/dev/null; then
+        hang_report "$1" >"$3" 2>&1
+    fi
+}
+
 # A preload library built with AddressSanitizer (make asan) only loads after
 # the ASan runtime, so recorded runs put that runtime first. Leak checks are
 # the traced program's business, not ours, so they are off there.

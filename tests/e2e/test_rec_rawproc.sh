@@ -29,7 +29,9 @@ work_dir rawproc
 [ -n "${RAWPROC_KEEP:-}" ] && trap - EXIT
 
 # run_in HOW DIR PROG ARGS...: PROG recorded into DIR/trace.zst, through
-# iorecord (HOW=collector) or preloaded alone (HOW=preload); DIR/rc, out, err.
+# iorecord (HOW=collector) or preloaded alone (HOW=preload); DIR/rc, out,
+# err, and hang (what every process did, when the run did not end).
+LIMIT=120
 run_in() {
     how=$1 d=$2
     shift 2
@@ -38,13 +40,16 @@ run_in() {
     # counts the programs write with raw syscalls)
     if [ "$how" = collector ]; then
         (asan_preload "$LIBIORECORD"
-         exec timeout -k 5 120 "$IORECORD" --capture preload -o "$d/trace.zst" -- "$@" >"$d/out" 2>"$d/err")
+         exec timeout -k 5 $LIMIT "$IORECORD" --capture preload -o "$d/trace.zst" -- "$@" >"$d/out" 2>"$d/err") &
     else
         (asan_preload "$LIBIORECORD"
          LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD:}$LIBIORECORD IORECORD_OUTPUT=$d/trace.zst
          export LD_PRELOAD IORECORD_OUTPUT
-         exec timeout -k 5 120 "$@" >"$d/out" 2>"$d/err")
+         exec timeout -k 5 $LIMIT "$@" >"$d/out" 2>"$d/err") &
     fi
+    run_pid=$!
+    hang_watch $run_pid $LIMIT "$d/hang"
+    wait $run_pid
     echo $? >"$d/rc"
 }
 
@@ -54,6 +59,10 @@ run_in() {
 # so with an `unrecorded` record (mode raw_clone).
 check() {
     d=$1 label=$2 unrec=${3:-}
+    case $(cat "$d/rc") in
+    124 | 137) cat "$d/hang" 2>/dev/null
+               not_ok "$label: no exit within $LIMIT s (deadlock?)"; return ;;
+    esac
     [ "$(cat "$d/rc")" = 0 ] || { cat "$d/err"; not_ok "$label: exit status $(cat "$d/rc")"; return; }
     [ "$(cat "$d/out")" = ok ] || { not_ok "$label: output '$(cat "$d/out")'"; return; }
     [ -s "$d/err" ] && { cat "$d/err"; not_ok "$label: messages on stderr"; return; }

@@ -36,11 +36,7 @@ limit=$((SECS * 5 + 100))
     exec timeout -k 10 $limit "$IORECORD" -o "$work/trace.zst" -- "$PROG" "$work/rec" \
     >"$work/rec.out" 2>"$work/rec.err") &
 rec_pid=$!
-started=$(date +%s)
-while kill -0 $rec_pid 2>/dev/null && [ $(($(date +%s) - started)) -lt $((limit - 30)) ]; do
-    sleep 1
-done
-kill -0 $rec_pid 2>/dev/null && hang_report $rec_pid >"$work/hang" 2>&1
+hang_watch $rec_pid $limit "$work/hang"
 wait $rec_pid
 rec_rc=$?
 if [ $rec_rc -eq 124 ] || [ $rec_rc -eq 137 ]; then
