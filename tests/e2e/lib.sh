@@ -145,17 +145,22 @@ hang_report() {
     done
 }
 
-# hang_watch PID LIMIT FILE: wait until PID (a run under `timeout LIMIT`)
-# ends; when it still runs 30 s before LIMIT, write hang_report PID to FILE
-# for the failure to print.
-hang_watch() {
-    _started=$(date +%s)
-    while kill -0 "$1" 2>/dev/null && [ $(($(date +%s) - _started)) -lt $(($2 - 30)) ]; do
-        sleep 0.1
-    done
-    if kill -0 "$1" 2>/dev/null; then
-        hang_report "$1" >"$3" 2>&1
-    fi
+# wait_watched PID LIMIT FILE: wait for PID (a run under `timeout LIMIT`)
+# and return its status; when it still runs 30 s before LIMIT, a watcher
+# writes hang_report PID to FILE for the failure to print. The watcher
+# sleeps meanwhile, and goes with its sleep when the run ends first.
+wait_watched() {
+    (trap 'kill $_sleep 2>/dev/null; exit 0' TERM
+     sleep $(($2 - 30)) &
+     _sleep=$!
+     wait $_sleep
+     kill -0 "$1" 2>/dev/null && hang_report "$1" >"$3" 2>&1) >/dev/null 2>&1 &
+    _watcher=$!
+    wait "$1"
+    _rc=$?
+    kill "$_watcher" 2>/dev/null
+    wait "$_watcher" 2>/dev/null
+    return $_rc
 }
 
 # A preload library built with AddressSanitizer (make asan) only loads after

@@ -47,9 +47,7 @@ run_in() {
          export LD_PRELOAD IORECORD_OUTPUT
          exec timeout -k 5 $LIMIT "$@" >"$d/out" 2>"$d/err") &
     fi
-    run_pid=$!
-    hang_watch $run_pid $LIMIT "$d/hang"
-    wait $run_pid
+    wait_watched $! $LIMIT "$d/hang"
     echo $? >"$d/rc"
 }
 

@@ -35,9 +35,7 @@ limit=$((SECS * 5 + 100))
  STRESS_SECONDS=$SECS STRESS_COUNTS=$work/counts \
     exec timeout -k 10 $limit "$IORECORD" -o "$work/trace.zst" -- "$PROG" "$work/rec" \
     >"$work/rec.out" 2>"$work/rec.err") &
-rec_pid=$!
-hang_watch $rec_pid $limit "$work/hang"
-wait $rec_pid
+wait_watched $! $limit "$work/hang"
 rec_rc=$?
 if [ $rec_rc -eq 124 ] || [ $rec_rc -eq 137 ]; then
     cat "$work/hang" 2>/dev/null
