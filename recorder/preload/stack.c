@@ -14,9 +14,9 @@
  * compiled code; where rbp was saved is the other thing a caller's frame
  * needs. That rule is worked out once per return address from the
  * module's CFI (stack_cfi.c) and kept in a lock-free table, so a repeated
- * stack costs a table probe and two loads per frame. A CFA given by a DWARF expression
- * (signal trampolines) or an undefined return address (_start, thread
- * starts) ends the walk there.
+ * stack costs a table probe and two loads per frame. A CFA given by a
+ * DWARF expression (signal trampolines) or an undefined return address
+ * (_start, thread starts) ends the walk there.
  *
  * Code that no FDE covers - JIT code and interpreter trampolines in
  * anonymous memory, a runtime's hand-made code in its binary (V8's
@@ -69,6 +69,17 @@ static void stack_lock(void)
     lock_mine = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     pthread_mutex_lock(&lock);
+}
+
+/* stack_lock without waiting: 1 taken, 0 not. */
+static int stack_trylock(void)
+{
+    lock_mine = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (pthread_mutex_trylock(&lock) == 0)
+        return 1;
+    lock_mine = 0;
+    return 0;
 }
 
 static void stack_unlock(void)
@@ -214,12 +225,8 @@ static __attribute__((noinline)) int walk(uintptr_t *pcs, unsigned gen)
  */
 void rec_stack_finish(void)
 {
-    lock_mine = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (pthread_mutex_trylock(&lock) != 0) {
-        lock_mine = 0;
+    if (!stack_trylock())
         return;
-    }
     rec_perfmap_finish();
     stack_unlock();
 }
