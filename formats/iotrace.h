@@ -576,6 +576,20 @@ int iot_trace_next_batch(struct iot_trace *tr, const struct iot_event *const **e
  * goes on without it). The thread ends in iot_trace_close.
  */
 int iot_trace_ahead(struct iot_trace *tr);
+/*
+ * The same work without a thread of the reader's own: the caller's threads
+ * do it a chunk at a time (iot_trace_ahead_step) when they have time, so
+ * that where CPUs are few no third thread takes the scheduler's turns of
+ * milliseconds. 0, or -1 out of memory (reading goes on without it).
+ */
+int iot_trace_ahead_stepped(struct iot_trace *tr);
+/*
+ * Decompress the next chunk ahead on the calling thread, the reading one
+ * or another: 1 done, 0 nothing to do now (no room until the reader takes
+ * chunks done before, or two other threads are stepping), -1 nothing left
+ * to do, or not stepped.
+ */
+int iot_trace_ahead_step(struct iot_trace *tr);
 /* Absolute time (trace clock) that event times count from. */
 int64_t iot_trace_origin(const struct iot_trace *tr);
 void iot_trace_stats(const struct iot_trace *tr, struct iot_trace_stats *out);

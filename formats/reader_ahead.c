@@ -1,8 +1,11 @@
 /*
- * reader_ahead.c - decompression ahead (iot_trace_ahead): a thread of the
- * reader's own reads and decompresses the chunks pass 2 will load next, so
- * that the thread merging the chains only decodes. zstd is about a third of
- * that thread's instructions on a typical trace (docs/performance.md).
+ * reader_ahead.c - decompression ahead: the chunks pass 2 will load next
+ * are read and decompressed before it wants them, so that the thread
+ * merging the chains only decodes. zstd is about a third of that thread's
+ * instructions on a typical trace (docs/performance.md). The work is done
+ * by a thread of the reader's own (iot_trace_ahead), or a chunk at a time
+ * by whichever of the caller's threads has time (iot_trace_ahead_step):
+ * the same work, in the same order, and the same events either way.
  *
  * Which chunk pass 2 loads next is the merge's choice, made one event at a
  * time; the worker guesses it without the events: chain s loads chunk i + 1
@@ -10,7 +13,7 @@
  * chunks are taken in the order of their predecessor's start time (chunk 0
  * by its own). A guess that comes too late costs nothing but the work: the
  * reader decompresses a chunk it does not find ready itself, as without
- * this thread, and the worker drops it. The bytes the reader decodes are
+ * decompression ahead, and the worker drops it. The bytes the reader decodes are
  * the same either way, so are the events; damage is left to the reader,
  * which finds it as before (the worker hands over only frames that
  * decompressed whole).
@@ -19,6 +22,7 @@
  * chunks are left to the reader), whatever the trace's length. Chains whose
  * chunk list went to the spill file (reader_chunks.c) and inputs read by
  * name are left to the reader too: their state is the reader thread's.
+ * Up to AHEAD_WORKERS threads step at once, each with its own zstd context.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +35,8 @@
 #include "reader_int.h"
 
 #define AHEAD_SLOTS 8
+/* Threads that may decompress ahead at once: the engine's and the reader's, stepping. */
+#define AHEAD_WORKERS 2
 #define AHEAD_CHUNK_MAX ((size_t)1 << 20)
 
 enum { SLOT_FREE, SLOT_FILLING, SLOT_READY };
@@ -42,6 +48,14 @@ struct ahead_slot {
     size_t cap, n;          /* cap counts the content, as a chain's buf_cap */
 };
 
+/* What one thread decompressing ahead needs of its own. */
+struct ahead_worker {
+    int busy;
+    ZSTD_DCtx *dctx;
+    uint8_t *cbuf;          /* the compressed frame */
+    size_t cbuf_cap;
+};
+
 /* The worker's next chunk of a chain, keyed by its predecessor's start. */
 struct ahead_ent {
     int64_t key;
@@ -50,6 +64,7 @@ struct ahead_ent {
 
 struct trace_ahead {
     struct iot_trace *tr;
+    int threaded;           /* th runs ahead_main; else the caller steps (iot_trace_ahead_step) */
     pthread_t th;
     pthread_mutex_t lock;
     pthread_cond_t space;   /* the worker waits for a free slot */
@@ -59,9 +74,7 @@ struct trace_ahead {
     size_t *taken;          /* per chain: chunks below it the reader has loaded */
     struct ahead_ent *heap;
     size_t nheap;
-    ZSTD_DCtx *dctx;
-    uint8_t *cbuf;
-    size_t cbuf_cap;
+    struct ahead_worker worker[AHEAD_WORKERS];
 };
 
 static int ent_less(const struct ahead_ent *x, const struct ahead_ent *y)
@@ -94,7 +107,7 @@ static int chain_eligible(const struct iot_trace *tr, const struct trace_chain *
 }
 
 /* The frame of chunk c of input in, decompressed into sl; 0, or -1. */
-static int fill_slot(struct trace_ahead *a, const struct trace_input *in,
+static int fill_slot(struct ahead_worker *a, const struct trace_input *in,
                      const struct chunk_ref *c, struct ahead_slot *sl)
 {
     size_t got = 0, r;
@@ -145,18 +158,47 @@ static struct ahead_slot *free_slot(struct trace_ahead *a)
     return NULL;
 }
 
-static void *ahead_main(void *arg)
+/*
+ * Decompress the next chunk the reader is thought to load, into a free
+ * slot. wait: for a slot, when none is free (the thread's way); else
+ * return 0 at once (iot_trace_ahead_step's). 1: a chunk was decompressed
+ * (or found unusable), 0: no free slot, -1: nothing left to do (or told
+ * to stop).
+ */
+static int ahead_one(struct trace_ahead *a, int wait)
 {
-    struct trace_ahead *a = arg;
     struct iot_trace *tr = a->tr;
+    struct ahead_slot *sl;
+    const struct chunk_ref *c;
+    struct trace_chain *s;
+    struct ahead_worker *w = NULL;
+    struct ahead_ent e;
+    int ok;
 
-    while (a->nheap) {
-        struct ahead_ent e = a->heap[0];
-        struct trace_chain *s = &tr->chains[e.chain];
-        const struct chunk_ref *c = &s->chunks[e.idx];
-        struct ahead_slot *sl;
-        int ok;
-
+    pthread_mutex_lock(&a->lock);
+    for (size_t i = 0; i < AHEAD_WORKERS && !w; i++)
+        if (!a->worker[i].busy)
+            w = &a->worker[i];
+    if (!w) {
+        /* the other stepping thread is at it: nothing for this one now */
+        pthread_mutex_unlock(&a->lock);
+        return 0;
+    }
+    for (;;) {
+        while (!a->stop && a->nheap && !(sl = free_slot(a))) {
+            if (!wait) {
+                pthread_mutex_unlock(&a->lock);
+                return 0;
+            }
+            pthread_cond_wait(&a->space, &a->lock);
+        }
+        if (a->stop || !a->nheap) {
+            pthread_mutex_unlock(&a->lock);
+            return -1;
+        }
+        e = a->heap[0];
+        s = &tr->chains[e.chain];
+        c = &s->chunks[e.idx];
         if (e.idx + 1 < s->n) {
             a->heap[0] = (struct ahead_ent){.key = c->base_t, .chain = e.chain, .idx = e.idx + 1};
         } else {
@@ -164,30 +206,30 @@ static void *ahead_main(void *arg)
         }
         if (a->nheap > 1)
             heap_down(a->heap, a->nheap, 0);
-        if (c->dsize > AHEAD_CHUNK_MAX)
-            continue;
-        pthread_mutex_lock(&a->lock);
-        while (!a->stop && !(sl = free_slot(a)))
-            pthread_cond_wait(&a->space, &a->lock);
-        if (a->stop) {
-            pthread_mutex_unlock(&a->lock);
+        /* too large for a slot, or the reader got there first */
+        if (c->dsize <= AHEAD_CHUNK_MAX && e.idx >= a->taken[e.chain])
             break;
-        }
-        if (e.idx < a->taken[e.chain]) {
-            /* the reader got there first */
-            pthread_mutex_unlock(&a->lock);
-            continue;
-        }
-        sl->state = SLOT_FILLING;
-        sl->chain = e.chain;
-        sl->idx = e.idx;
-        pthread_mutex_unlock(&a->lock);
-        ok = fill_slot(a, &tr->inputs[s->input], c, sl) == 0;
-        pthread_mutex_lock(&a->lock);
-        sl->state = ok ? SLOT_READY : SLOT_FREE;
-        pthread_cond_broadcast(&a->filled);
-        pthread_mutex_unlock(&a->lock);
     }
+    sl->state = SLOT_FILLING;
+    sl->chain = e.chain;
+    sl->idx = e.idx;
+    w->busy = 1;
+    pthread_mutex_unlock(&a->lock);
+    ok = fill_slot(w, &tr->inputs[s->input], c, sl) == 0;
+    pthread_mutex_lock(&a->lock);
+    w->busy = 0;
+    sl->state = ok ? SLOT_READY : SLOT_FREE;
+    pthread_cond_broadcast(&a->filled);
+    pthread_mutex_unlock(&a->lock);
+    return 1;
+}
+
+static void *ahead_main(void *arg)
+{
+    struct trace_ahead *a = arg;
+
+    while (ahead_one(a, 1) >= 0)
+        ;
     return NULL;
 }
 
@@ -197,12 +239,14 @@ static void ahead_free(struct trace_ahead *a)
         free(a->slot[i].buf);
     free(a->taken);
     free(a->heap);
-    free(a->cbuf);
-    ZSTD_freeDCtx(a->dctx);
+    for (size_t i = 0; i < AHEAD_WORKERS; i++) {
+        free(a->worker[i].cbuf);
+        ZSTD_freeDCtx(a->worker[i].dctx);
+    }
     free(a);
 }
 
-int iot_trace_ahead(struct iot_trace *tr)
+static int ahead_setup(struct iot_trace *tr, int threaded)
 {
     struct trace_ahead *a;
 
@@ -214,8 +258,9 @@ int iot_trace_ahead(struct iot_trace *tr)
     a->tr = tr;
     a->taken = calloc(tr->nchains ? tr->nchains : 1, sizeof(*a->taken));
     a->heap = calloc(tr->nchains ? tr->nchains : 1, sizeof(*a->heap));
-    a->dctx = ZSTD_createDCtx();
-    if (!a->taken || !a->heap || !a->dctx) {
+    for (size_t i = 0; i < AHEAD_WORKERS; i++)
+        a->worker[i].dctx = ZSTD_createDCtx();
+    if (!a->taken || !a->heap || !a->worker[0].dctx || !a->worker[1].dctx) {
         ahead_free(a);
         return -1;
     }
@@ -232,7 +277,8 @@ int iot_trace_ahead(struct iot_trace *tr)
     pthread_mutex_init(&a->lock, NULL);
     pthread_cond_init(&a->space, NULL);
     pthread_cond_init(&a->filled, NULL);
-    if (iot_thread_start(&a->th, ahead_main, a) != 0) {
+    a->threaded = threaded;
+    if (threaded && iot_thread_start(&a->th, ahead_main, a) != 0) {
         pthread_mutex_destroy(&a->lock);
         pthread_cond_destroy(&a->space);
         pthread_cond_destroy(&a->filled);
@@ -241,6 +287,23 @@ int iot_trace_ahead(struct iot_trace *tr)
     }
     tr->ahead = a;
     return 0;
+}
+
+int iot_trace_ahead(struct iot_trace *tr)
+{
+    return ahead_setup(tr, 1);
+}
+
+int iot_trace_ahead_stepped(struct iot_trace *tr)
+{
+    return ahead_setup(tr, 0);
+}
+
+int iot_trace_ahead_step(struct iot_trace *tr)
+{
+    struct trace_ahead *a = tr->ahead;
+
+    return a && !a->threaded ? ahead_one(a, 0) : -1;
 }
 
 size_t trace_ahead_take(struct iot_trace *tr, size_t chain, size_t idx, uint8_t **buf,
@@ -288,7 +351,8 @@ void trace_ahead_stop(struct iot_trace *tr)
     a->stop = 1;
     pthread_cond_broadcast(&a->space);
     pthread_mutex_unlock(&a->lock);
-    pthread_join(a->th, NULL);
+    if (a->threaded)
+        pthread_join(a->th, NULL);
     pthread_mutex_destroy(&a->lock);
     pthread_cond_destroy(&a->space);
     pthread_cond_destroy(&a->filled);

@@ -8,7 +8,8 @@
  *   reader_index.c  pass 1: walking each input's frames into chains of chunks
  *   reader_chunks.c each chain's list of chunks, in bounded memory
  *   reader_merge.c  pass 2: decoding the chains and merging them by time
- *   reader_ahead.c  decompression ahead, on a thread of its own (iot_trace_ahead)
+ *   reader_ahead.c  decompression ahead, on a thread of its own or stepped by
+ *                   the caller's threads (iot_trace_ahead, iot_trace_ahead_step)
  */
 #ifndef IOT_READER_INT_H
 #define IOT_READER_INT_H
@@ -119,7 +120,7 @@ struct iot_trace {
     size_t cbuf_cap;
     int spill_fd, spill_open; /* the chains' chunk lists beyond memory (reader_chunks.c) */
     uint64_t spill_end;
-    struct trace_ahead *ahead;  /* iot_trace_ahead's thread, or NULL */
+    struct trace_ahead *ahead;  /* decompression ahead (reader_ahead.c), or NULL */
 };
 
 /* A one-line message "fmt" with the input's name and what went wrong, when errbuf is given. */

@@ -21,6 +21,10 @@
  * of its own, which stay in its cache. The reader decodes into its chains'
  * rings as on one thread. Memory: PIPE_DEPTH batches of at most PIPE_CAP
  * events, whatever the trace's length.
+ *
+ * Decompression is done ahead of the reader (reader_ahead.c): by both
+ * threads, in the time either would wait for the other, on two CPUs; by a
+ * third thread with more.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -78,6 +82,7 @@ struct pipe {
     pthread_cond_t space, data;     /* the reader waits for space, the engine for data */
     _Atomic int reader_sleeps, engine_sleeps;
     struct placement *place;        /* where the threads run, or NULL: where the scheduler puts them */
+    int step;                       /* both threads decompress ahead while they would wait */
     char errbuf[IOT_ERRBUF_SIZE];
     struct pipe_slot slot[PIPE_DEPTH];
 };
@@ -268,14 +273,11 @@ static void wake(struct pipe *p, _Atomic int *sleeps, pthread_cond_t *cv)
 }
 
 /*
- * Where the three threads run when the process may use exactly two CPUs:
- * the reader's, which has the most to do, on one, and the engine's and the
- * decompression's (about as much together) on the other. Left to the
- * scheduler, three busy threads of equal weight share two CPUs in any of
- * three pairings, and two of them put the reader with another, whose
- * turns it then waits out (docs/analyzer.md, "Threads"). With three CPUs
- * or more each thread has its own and nothing is placed. Where the
- * threads run changes nothing in the output, only its speed.
+ * Where the two threads run when the process may use exactly two CPUs: one
+ * on each, so that neither waits out a turn of the other's on a CPU they
+ * would share while the other CPU idles (docs/analyzer.md, "Threads").
+ * With three CPUs or more nothing is placed. Where the threads run changes
+ * nothing in the output, only its speed.
  */
 struct placement {
     cpu_set_t all;          /* the calling thread's own, given back at the end */
@@ -306,6 +308,14 @@ static struct placement *place_engine(struct placement *pl)
     return pthread_setaffinity_np(pthread_self(), sizeof(pl->rest), &pl->rest) == 0 ? pl : NULL;
 }
 
+/* How many CPUs this process may run on (its affinity mask); 1 when unknown. */
+static int usable_cpus(void)
+{
+    cpu_set_t cpus;
+
+    return sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+}
+
 static void *reader_main(void *arg)
 {
     struct pipe *p = arg;
@@ -317,6 +327,10 @@ static void *reader_main(void *arg)
         int rc;
 
         for (int spin = 0; !reader_may_go(p); spin++) {
+            if (p->step && iot_trace_ahead_step(p->tr) > 0) {
+                spin = 0;
+                continue;
+            }
             if (spin < PIPE_SPIN) {
                 relax();
                 continue;
@@ -360,11 +374,20 @@ int analyze_pipe(struct iot_trace *tr, const struct pipe_sink *to, char *errbuf)
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->space, NULL);
     pthread_cond_init(&p->data, NULL);
-    /* before the decompression's thread starts, which shares the engine's CPU */
     p->place = place_engine(&place);
-    /* zstd on a third thread: without it the reader's thread has the most
-       to do (docs/performance.md); without the thread, the reader does it */
-    (void)iot_trace_ahead(tr);
+    /*
+     * zstd ahead of the reader. With three CPUs or more on a thread of its
+     * own. With two, a third busy thread would take the scheduler's turns
+     * of milliseconds with one of the others, while the queue between them
+     * lasts a fraction of one; so there each thread decompresses a chunk
+     * ahead whenever it would otherwise wait for the other, and the work
+     * goes to whichever has the time (docs/performance.md). Without
+     * either, the reader decompresses each chunk as it loads it.
+     */
+    if (usable_cpus() > 2)
+        (void)iot_trace_ahead(tr);
+    else
+        p->step = iot_trace_ahead_stepped(tr) == 0;
     if (iot_thread_start(&th, reader_main, p) != 0) {
         /* no second thread (a limit on threads or memory): the same
            batches, read and analysed in turn on this one */
@@ -378,6 +401,10 @@ int analyze_pipe(struct iot_trace *tr, const struct pipe_sink *to, char *errbuf)
         struct pipe_slot *sl = &p->slot[seq % PIPE_DEPTH];
 
         for (int spin = 0; !engine_may_go(p, seq); spin++) {
+            if (p->step && iot_trace_ahead_step(tr) > 0) {
+                spin = 0;
+                continue;
+            }
             if (spin < PIPE_SPIN) {
                 relax();
                 continue;
@@ -424,7 +451,6 @@ free:
 int analyze_threads(int jobs, const struct iot_trace *tr)
 {
     struct iot_trace_stats st;
-    cpu_set_t cpus;
 
     if (jobs > 0)
         return jobs;
@@ -437,7 +463,7 @@ int analyze_threads(int jobs, const struct iot_trace *tr)
      * (docs/performance.md); below PIPE_MIN_BYTES the run is too short
      * for the threads to pay.
      */
-    if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0 || CPU_COUNT(&cpus) < 2)
+    if (usable_cpus() < 2)
         return 1;
     iot_trace_stats(tr, &st);
     return st.file_bytes >= PIPE_MIN_BYTES ? 2 : 1;

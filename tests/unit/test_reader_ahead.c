@@ -1,10 +1,13 @@
 /*
- * test_reader_ahead.c - decompression ahead (iot_trace_ahead, the pipelined
- * analyzer's third thread): the events, their order and the reader's
- * figures are those of a reader without it, on traces of one to many
- * threads in small chunks, and on a damaged one.
+ * test_reader_ahead.c - decompression ahead (iot_trace_ahead on a thread of
+ * its own, iot_trace_ahead_step by the caller's threads, as the pipelined
+ * analyzer does): the events, their order and the reader's figures are
+ * those of a reader without it, on traces of one to many threads in small
+ * chunks, and on a damaged one.
  */
 #include <CUnit/CUnit.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,19 +63,53 @@ static int same(const struct iot_event *a, const struct iot_event *b)
     return iot_event_equal(a, b);
 }
 
-/* Read path whole, with decompression ahead or not: the events into
-   ev[0..*n), the end's return value and the figures. */
-static int read_all(const char *path, int ahead, struct iot_strtab *st, struct iot_event *ev,
-                    size_t *n, struct iot_trace_stats *stats)
+/* How a read decompresses ahead. */
+enum ahead_mode {
+    AHEAD_NONE,
+    AHEAD_THREAD,       /* iot_trace_ahead */
+    AHEAD_STEP_HERE,    /* stepped by the reading thread, between events */
+    AHEAD_STEP_BOTH,    /* stepped by a second thread all along, and the reading one */
+    AHEAD_MODES
+};
+
+struct stepper {
+    struct iot_trace *tr;
+    _Atomic int stop;
+    long done;          /* chunks it decompressed */
+};
+
+static void *stepper_main(void *arg)
+{
+    struct stepper *st = arg;
+    int r;
+
+    while (!atomic_load(&st->stop) && (r = iot_trace_ahead_step(st->tr)) >= 0)
+        st->done += r;
+    return NULL;
+}
+
+/* Read path whole, decompressing ahead as mode says: the events into
+   ev[0..*n), the end's return value and the figures. *stepped: chunks the
+   caller's threads decompressed ahead. */
+static int read_all(const char *path, enum ahead_mode mode, struct iot_strtab *st,
+                    struct iot_event *ev, size_t *n, struct iot_trace_stats *stats, long *stepped)
 {
     char err[IOT_ERRBUF_SIZE];
     struct iot_trace *tr = iot_trace_open(&path, 1, st, err);
+    struct stepper stepper = { 0 };
+    pthread_t th;
     int r;
 
     CU_ASSERT_FATAL(tr != NULL);
-    if (ahead)
+    stepper.tr = tr;
+    if (mode == AHEAD_THREAD)
         CU_ASSERT_EQUAL(iot_trace_ahead(tr), 0);
+    if (mode >= AHEAD_STEP_HERE)
+        CU_ASSERT_EQUAL(iot_trace_ahead_stepped(tr), 0);
+    if (mode == AHEAD_STEP_BOTH)
+        CU_ASSERT_FATAL(pthread_create(&th, NULL, stepper_main, &stepper) == 0);
     *n = 0;
+    *stepped = 0;
     while ((r = iot_trace_next(tr, &ev[*n], err)) > 0) {
         struct iot_event *e = &ev[(*n)++];
 
@@ -86,7 +123,17 @@ static int read_all(const char *path, int ahead, struct iot_strtab *st, struct i
                 CU_ASSERT_STRING_EQUAL(e->argv[i], want[i]);
             e->argv = want;
         }
+        /* now and then, as a pipeline's threads do between batches */
+        if (mode >= AHEAD_STEP_HERE && *n % 300 == 0 && iot_trace_ahead_step(tr) > 0)
+            (*stepped)++;
     }
+    if (mode == AHEAD_STEP_BOTH) {
+        atomic_store(&stepper.stop, 1);
+        pthread_join(th, NULL);
+        *stepped += stepper.done;
+    }
+    /* every chunk was loaded: nothing is left to do ahead, or it was never stepped */
+    CU_ASSERT_EQUAL(iot_trace_ahead_step(tr), -1);
     iot_trace_stats(tr, stats);
     iot_trace_close(tr);
     return r;
@@ -97,25 +144,33 @@ static void compare(const char *path, size_t want_events)
     struct iot_strtab *st = iot_strtab_create();
     struct iot_event *a = malloc(CALLS * sizeof(*a)), *b = malloc(CALLS * sizeof(*b));
     struct iot_trace_stats sa, sb;
-    size_t na, nb, wrong = 0;
+    size_t na, nb;
+    long stepped;
     int ra, rb;
 
     CU_ASSERT_FATAL(st && a && b);
-    ra = read_all(path, 0, st, a, &na, &sa);
-    rb = read_all(path, 1, st, b, &nb, &sb);
-    CU_ASSERT_EQUAL(ra, rb);
-    CU_ASSERT_EQUAL(na, nb);
+    ra = read_all(path, AHEAD_NONE, st, a, &na, &sa, &stepped);
     if (want_events)
         CU_ASSERT_EQUAL(na, want_events);
-    for (size_t i = 0; i < na && i < nb; i++)
-        wrong += !same(&a[i], &b[i]);
-    CU_ASSERT_EQUAL(wrong, 0);
-    CU_ASSERT_EQUAL(sa.chunks, sb.chunks);
-    CU_ASSERT_EQUAL(sa.chunks_damaged, sb.chunks_damaged);
-    CU_ASSERT_EQUAL(sa.bytes_skipped, sb.bytes_skipped);
-    CU_ASSERT_EQUAL(sa.raw_bytes, sb.raw_bytes);
-    CU_ASSERT_EQUAL(sa.bytes_read, sb.bytes_read);
-    CU_ASSERT_EQUAL(sa.events, sb.events);
+    for (int mode = AHEAD_THREAD; mode < AHEAD_MODES; mode++) {
+        size_t wrong = 0;
+
+        rb = read_all(path, (enum ahead_mode)mode, st, b, &nb, &sb, &stepped);
+        CU_ASSERT_EQUAL(ra, rb);
+        CU_ASSERT_EQUAL(na, nb);
+        for (size_t i = 0; i < na && i < nb; i++)
+            wrong += !same(&a[i], &b[i]);
+        CU_ASSERT_EQUAL(wrong, 0);
+        CU_ASSERT_EQUAL(sa.chunks, sb.chunks);
+        CU_ASSERT_EQUAL(sa.chunks_damaged, sb.chunks_damaged);
+        CU_ASSERT_EQUAL(sa.bytes_skipped, sb.bytes_skipped);
+        CU_ASSERT_EQUAL(sa.raw_bytes, sb.raw_bytes);
+        CU_ASSERT_EQUAL(sa.bytes_read, sb.bytes_read);
+        CU_ASSERT_EQUAL(sa.events, sb.events);
+        /* the steps did work: these traces have dozens of chunks */
+        if (mode >= AHEAD_STEP_HERE)
+            CU_ASSERT(stepped > 0);
+    }
     free(a);
     free(b);
     iot_strtab_free(st);
