@@ -1,9 +1,9 @@
 #!/bin/sh
 # Analyzer throughput and memory: a generated trace of N events (default
 # 50 M, BENCH_EVENTS overrides) analysed on one CPU (-j1, pinned), on two
-# threads (-j2: the reader's thread decodes and merges, a thread of its own
-# decompresses ahead, the calling one runs the engine; docs/analyzer.md,
-# "Threads") and by default (two threads where the process may use two CPUs
+# threads (-j2: the reader's thread decodes and merges, the calling one runs
+# the engine, and on two CPUs both decompress ahead while they would wait;
+# docs/analyzer.md, "Threads") and by default (two threads where the process may use two CPUs
 # and the trace has 8 MiB or more), beside `zstd --no-asyncio -dc` of the
 # same file on one CPU and on all (Debian's zstd 1.5.4 otherwise
 # decompresses with asynchronous I/O, which is 2.5x slower on 2 cores).
