@@ -13,10 +13,10 @@
  * chunks are taken in the order of their predecessor's start time (chunk 0
  * by its own). A guess that comes too late costs nothing but the work: the
  * reader decompresses a chunk it does not find ready itself, as without
- * decompression ahead, and the worker drops it. The bytes the reader decodes are
- * the same either way, so are the events; damage is left to the reader,
- * which finds it as before (the worker hands over only frames that
- * decompressed whole).
+ * decompression ahead, and the worker drops it. The bytes the reader
+ * decodes are the same either way, so are the events; damage is left to
+ * the reader, which finds it as before (the worker hands over only frames
+ * that decompressed whole).
  *
  * Memory: AHEAD_SLOTS buffers of at most AHEAD_CHUNK_MAX bytes each (larger
  * chunks are left to the reader), whatever the trace's length. Chains whose
@@ -180,7 +180,7 @@ static int ahead_one(struct trace_ahead *a, int wait)
         if (!a->worker[i].busy)
             w = &a->worker[i];
     if (!w) {
-        /* the other stepping thread is at it: nothing for this one now */
+        /* as many threads as there are contexts are at it: none for this one */
         pthread_mutex_unlock(&a->lock);
         return 0;
     }
@@ -249,6 +249,7 @@ static void ahead_free(struct trace_ahead *a)
 static int ahead_setup(struct iot_trace *tr, int threaded)
 {
     struct trace_ahead *a;
+    int ok;
 
     if (tr->ahead)
         return 0;
@@ -258,9 +259,10 @@ static int ahead_setup(struct iot_trace *tr, int threaded)
     a->tr = tr;
     a->taken = calloc(tr->nchains ? tr->nchains : 1, sizeof(*a->taken));
     a->heap = calloc(tr->nchains ? tr->nchains : 1, sizeof(*a->heap));
+    ok = a->taken && a->heap;
     for (size_t i = 0; i < AHEAD_WORKERS; i++)
-        a->worker[i].dctx = ZSTD_createDCtx();
-    if (!a->taken || !a->heap || !a->worker[0].dctx || !a->worker[1].dctx) {
+        ok &= (a->worker[i].dctx = ZSTD_createDCtx()) != NULL;
+    if (!ok) {
         ahead_free(a);
         return -1;
     }
