@@ -168,7 +168,7 @@ static struct ahead_slot *free_slot(struct trace_ahead *a)
 static int ahead_one(struct trace_ahead *a, int wait)
 {
     struct iot_trace *tr = a->tr;
-    struct ahead_slot *sl;
+    struct ahead_slot *sl = NULL;
     const struct chunk_ref *c;
     struct trace_chain *s;
     struct ahead_worker *w = NULL;
