@@ -288,7 +288,12 @@ check: all
 	    echo "make check: passed in $$(($$(date +%s) - start)) s"
 
 test: all
-	@$(MAKE) --no-print-directory unit e2e
+	@$(MAKE) --no-print-directory test-gen unit e2e
+
+# The generators test_an_pipeline draws its large traces from (without them
+# it skips that part, and says so): built for the tests, not only by bench.
+.PHONY: test-gen
+test-gen: $(BIN)/bench/gen_trace $(BIN)/bench/gen_procs
 
 unit:
 	$(UNIT_TESTS)
@@ -301,7 +306,7 @@ e2e-fast:
 	@BUILD=$(BUILD) tests/e2e/run.sh --fast
 
 # the slow tests only: make check and this are make test
-e2e-slow:
+e2e-slow: test-gen
 	@BUILD=$(BUILD) tests/e2e/run.sh --slow
 
 demo: all
@@ -316,7 +321,7 @@ readme-figures: all
 asan: $(BUILD)/.deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
 	    SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	    build-all
+	    build-all test-gen
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    $(MAKE) --no-print-directory BUILD=build-asan unit e2e
 

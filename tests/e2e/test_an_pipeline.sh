@@ -26,14 +26,14 @@ if [ -x "$GEN" ]; then
     "$GEN" --tight --chunk 4096 200000 gen_tight.zst 2>/dev/null || die "gen_trace --tight failed"
     traces="$traces $work/gen_threads.zst $work/gen_tight.zst"
 else
-    echo "SKIP generated traces: $GEN is not built (make bench builds it)"
+    echo "SKIP generated traces: $GEN is not built (make test and make bench build it)"
 fi
 PROCS=$BUILD/bin/bench/gen_procs
 if [ -x "$PROCS" ]; then
     "$PROCS" 3000 gen_procs.zst 2>/dev/null || die "gen_procs failed"
     traces="$traces $work/gen_procs.zst"
 else
-    echo "SKIP many processes: $PROCS is not built (make bench builds it)"
+    echo "SKIP many processes: $PROCS is not built (make test and make bench build it)"
 fi
 if [ -x "$IORECORD" ] && [ -f "$LIBIORECORD" ]; then
     REC_ENV=$(asan_env "$LIBIORECORD")
