@@ -28,7 +28,10 @@ LOG = """\
 100 10:00:00.000013 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD, child_tidptr=0x7f) = 102 <0.000050>
 102 10:00:00.000014 read(0<pipe:[555]>, "q", 1) = 1 <0.000010>
 100 10:00:00.000014 getdents64(4</s/run>, 0x55 /* 3 entries */, 32768) = 72 <0.000010>
-100 10:00:00.000015 +++ exited with 0 +++
+100 10:00:00.000015 vfork( <unfinished ...>
+103 10:00:00.000015 execve("/usr/bin/other", ["other"], 0x7ffd /* 3 vars */) = 0 <0.000100>
+100 10:00:00.000015 <... vfork resumed>) = 103 <0.000200>
+100 10:00:00.000016 +++ exited with 0 +++
 """
 
 ROW = {"name": "prog", "kind": "database", "spread": 0.0}
@@ -65,6 +68,7 @@ expect("strace totals", tot, {"reads": 0, "read_bytes": 0, "writes": 4, "write_b
 expect("thread 101 is of process 100", view.leader.get(101), 100)
 expect("process 102 is its own", view.leader.get(102), 102)
 expect("102 runs prog", view.exe.get(102), "/usr/bin/prog")
+expect("103 exec'd other before its vfork returned", view.exe.get(103), "/usr/bin/other")
 expect("the failed lookup is seen", "/s/run/gone" in view.seen, True)
 expect("the pipe is seen", "pipe:[555]" in view.seen, True)
 expect("norm", norm("/q/home/.cache/x", QDIRS), "<HOME>/.cache/x")

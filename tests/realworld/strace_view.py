@@ -99,8 +99,10 @@ class StraceView:
         if name in FORKS and ok and val.isdigit():
             child = int(val)
             self.leader[child] = tgid if "CLONE_THREAD" in args else child
+            # the child's own execve may be in the log before this return
+            # line (a vfork's parent resumes after the child's exec): kept
             if self.leader[child] == child:
-                self.exe[child] = self.exe.get(tgid, "")
+                self.exe.setdefault(child, self.exe.get(tgid, ""))
             return
         if name == "execve" and ok and named:
             self.exe[tgid] = named
