@@ -187,11 +187,12 @@ const char *strace_arg_str(struct strace_src *s, struct strace_arg a)
     return iot_intern(s->st, s->sbuf, len);
 }
 
-int strace_arg_strv(struct strace_src *s, struct strace_arg a, const char ***argvp, int *argcp)
+int strace_arg_strv(struct strace_src *s, struct strace_arg a, const char ***argvp, int *argcp,
+                    int *first_cut)
 {
     const char **argv = NULL;
     size_t cap = 0, i = 1;
-    int argc = 0;
+    int argc = 0, cut = 0;
 
     if (a.n < 2 || a.p[0] != '[')
         return 0;
@@ -205,6 +206,8 @@ int strace_arg_strv(struct strace_src *s, struct strace_arg a, const char ***arg
                 free(argv);
                 return -1;
             }
+            if (argc == 0)
+                cut = end + 3 <= a.n && memcmp(a.p + end, "...", 3) == 0;
             argv[argc++] = str;
             i = end;
         } else {
@@ -215,6 +218,7 @@ int strace_arg_strv(struct strace_src *s, struct strace_arg a, const char ***arg
         argv[argc] = NULL;
     *argvp = argv;
     *argcp = argc;
+    *first_cut = cut;
     return 1;
 }
 

@@ -302,10 +302,12 @@ const char *strace_arg_str(struct strace_src *s, struct strace_arg a);
 /*
  * The strings of an array argument ["a", "b", ...]: a NULL-terminated array
  * of interned strings in *argv (the caller frees it; NULL when there are
- * none) and their count in *argc. 1, 0 when a is no array (*argv and *argc
- * unset), -1 out of memory.
+ * none) and their count in *argc; *first_cut is 1 when strace cut the first
+ * string short (at -s, 32 bytes by default: "..." after its quote). 1, 0
+ * when a is no array (*argv, *argc and *first_cut unset), -1 out of memory.
  */
-int strace_arg_strv(struct strace_src *s, struct strace_arg a, const char ***argv, int *argc);
+int strace_arg_strv(struct strace_src *s, struct strace_arg a, const char ***argv, int *argc,
+                    int *first_cut);
 /* 1 when a starts with the word word (a whole identifier: "F_DUPFD" is not
  * the start of "F_DUPFD_CLOEXEC"). */
 int strace_arg_is(struct strace_arg a, const char *word);

@@ -64,12 +64,16 @@ int strace_proc_exec(struct strace_src *s, struct strace_proc *p, struct strace_
                      struct strace_arg argv_arg)
 {
     const char **argv;
-    int argc, rc;
+    int argc, cut, rc;
 
     p->exe = strace_arg_str(s, exe);
-    rc = strace_arg_strv(s, argv_arg, &argv, &argc);
+    rc = strace_arg_strv(s, argv_arg, &argv, &argc, &cut);
     if (rc <= 0)
         return rc;  /* no array: the image keeps the argv it had */
+    /* argv[0] cut short at strace's -s is the start of the path it ran (a
+       long path): the name a process goes by is that path's, not the stub */
+    if (cut && p->exe && strncmp(p->exe, argv[0], strlen(argv[0])) == 0)
+        argv[0] = p->exe;
     /* A held PROCESS event may still point at the previous argv, so every
      * argv lives until strace_close. */
     if (argv) {

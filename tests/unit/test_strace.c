@@ -346,6 +346,24 @@ static void test_exits(void)
     evs_release(&e);
 }
 
+/* argv[0] cut short at strace's -s: the path it ran names the process where
+   the stub is that path's start, and only there. */
+static void test_cut_argv(void)
+{
+    struct evs e;
+
+    CU_ASSERT_EQUAL_FATAL(evs_load1(&e, "cut_argv.log"), 0);
+    CU_ASSERT_EQUAL_FATAL(e.n, 3);
+    CU_ASSERT_EQUAL(e.ev[0].kind, IOT_EV_PROCESS);
+    CU_ASSERT_EQUAL(e.ev[0].argc, 2);
+    STR_EQ(e.ev[0].argv[0], "/work/main/build/bin/progs/rec_tz");
+    STR_EQ(e.ev[0].argv[1], "3");
+    CU_ASSERT_EQUAL(e.ev[1].kind, IOT_EV_PROCESS);
+    STR_EQ(e.ev[1].exe, "/usr/bin/python3.11");
+    STR_EQ(e.ev[1].argv[0], "a-long-argv0-that-is-not-the-pat");
+    evs_release(&e);
+}
+
 /* Quoting, escapes and every kind of -y / -yy annotation. */
 static void test_strings(void)
 {
@@ -643,6 +661,7 @@ void strace_suite(void)
     CU_add_test(s, "unfinished_resumed", test_unfinished);
     CU_add_test(s, "exits_signals", test_exits);
     CU_add_test(s, "strings_annotations", test_strings);
+    CU_add_test(s, "cut_argv", test_cut_argv);
     CU_add_test(s, "no_y_fd_table", test_no_y);
     CU_add_test(s, "no_T", test_no_T);
     CU_add_test(s, "no_f", test_no_f);
