@@ -447,6 +447,11 @@ enum iot_role {
        the kernel path recorded) */                                                                \
     X(COVERAGE,        "coverage",        NONE,  0, META,  POSIX, UNSEEN,                          \
       IOT_F(MODE) | IOT_F(SIZE))                                                                   \
+    /* glibc's check of the time zone file inside tzset(), localtime(), mktime() and ctime()      \
+       while TZ is unset: a stat of path (/etc/localtime) that no wrapper sees; ret 0, dur the    \
+       whole call. strace sees the stat itself, imported as stat */                               \
+    X(TZSET,           "tzset",           NONE,  0, META,  POSIX, LOOKUP,                          \
+      IOT_F(PATH))                                                                                 \
     IOT_OPS_NEXT(X)
 
 /* Rows a test appends for a future version's encoder (see IOT_FIELDS_NEXT). */

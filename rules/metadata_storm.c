@@ -355,12 +355,20 @@ static enum ms_search search_kind(const char *example)
 }
 
 /* What made one path's lookups repeat (report_repeated). */
-enum ms_repeat { MR_DATABASE, MR_STAT_OPEN, MR_POLL_MISSING, MR_REPEATED };
+enum ms_repeat { MR_TIMEZONE, MR_DATABASE, MR_STAT_OPEN, MR_POLL_MISSING, MR_REPEATED };
 
 static const struct {
     const char *advice;  /* the message's end */
     const char *fix;
 } ms_repeats[] = {
+    /* glibc's TZDEFAULT, which it stats at every tzset (the op tzset) */
+    [MR_TIMEZONE] = {"glibc checks the time zone file at every tzset(), localtime(), mktime() or "
+                     "ctime() while TZ is unset: set TZ (TZ=:/etc/localtime) and it reads the "
+                     "file once",
+                     "Set the `TZ` environment variable (`TZ=:/etc/localtime`, or the zone's "
+                     "name): glibc then reads the time zone file once instead of checking it "
+                     "at every local time conversion. In C, `localtime_r` does not check it "
+                     "again either."},
     [MR_DATABASE] = {"the database checks it and its journal at every transaction: run many "
                      "statements per transaction",
                      "Each transaction looks the database and its journal up again: put many "
@@ -401,6 +409,8 @@ static int journal_looked_up(const struct ms_proc *p, const char *path)
 
 static enum ms_repeat repeat_kind(const struct ms_proc *p, const struct ms_path *f)
 {
+    if (strcmp(f->path, "/etc/localtime") == 0)
+        return MR_TIMEZONE;
     if (journal_looked_up(p, f->path))
         return MR_DATABASE;
     if (f->opens * 2 >= f->lookups)

@@ -272,6 +272,12 @@ void rec_renamed_here(struct rec_thread *t);
    loaded (their file calls go past libc). */
 void rec_bypass_startup(void);
 
+/* --------------------------------------------------------- wrap_meta.c */
+
+/* At start, before the program runs: glibc's time zone names as they are
+   before any time zone call (the tzset wrappers tell its first read by them). */
+void rec_tz_init(void);
+
 /* ------------------------------------------------------------ finish.c */
 
 extern int rec_finished;                  /* exit recorded */

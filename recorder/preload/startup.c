@@ -109,6 +109,7 @@ __attribute__((constructor)) static void rec_init(int argc, char **argv)
 
     rec_guard = 1;
     rec_resolve();
+    rec_tz_init();
     if (env_true("IORECORD_DISABLE", 0))
         goto out;
     rec_pid = (int32_t)getpid();

@@ -1,7 +1,8 @@
 /*
  * wrap_meta.c - metadata calls: the stat family, access,
  * readlink, unlink, rmdir, rename, mkdir, link, symlink, the chmod,
- * chown and utimes families, truncate, sync, syncfs and sync_file_range.
+ * chown and utimes families, truncate, sync, syncfs and sync_file_range,
+ * and the time calls that have glibc look the time zone file up.
  * They move no data, but a program can spend its time in them: a search
  * path probed for every import, a stat before every open, the same file
  * stat'ed again and again (the metadata_storm rule's material).
@@ -11,7 +12,8 @@
  * on one (fstat, fchmod, fstatat(fd, "", AT_EMPTY_PATH), ...); rename,
  * link and symlink also record the second name (newpath). glibc's own
  * internal stat calls (opendir, fopen, the loader) never reach a wrapper:
- * they bind inside libc.
+ * they bind inside libc; the time zone file's is recorded from the calls
+ * that make it (the end of this file).
  *
  * Stacks. A metadata call is cheap (a stat is ~1 us) and some programs make
  * hundreds of thousands, so a stack at every call (+~110 ns for the walk)
@@ -26,10 +28,13 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdlib.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 #include <utime.h>
 
+#include "internal.h"
 #include "real.h"
 #include "rec.h"
 #include "wrap.h"
@@ -302,4 +307,89 @@ void sync(void)
     s1 = rec_stamp();
     rec_meta(&(struct meta){ M_FD(IOT_OP_SYNC, -1) }, 0, 0, __builtin_return_address(0), s0,
              s1);
+}
+
+/* ------------------------------------------------------ the time zone file */
+
+/*
+ * While TZ is unset, glibc checks the time zone file again at every
+ * tzset(), localtime(), mktime() (timelocal) and ctime(): a stat of
+ * /etc/localtime (its TZDEFAULT) made inside libc, which no wrapper sees.
+ * A program that converts times often makes thousands (BEAM calls tzset
+ * for every local time it gives, and a file's info is in local time by
+ * default). With TZ set, glibc reads the file once for each value TZ takes.
+ *
+ * Each such call is recorded as that lookup (op tzset), timed as the whole
+ * call, when glibc has read the file before, which is when it stats it:
+ * tzname[0] then points neither at glibc's initial name (kept at start)
+ * nor at the empty one it sets when the file could not be read. Before a
+ * first read the call opens and reads the file instead, and after a failed
+ * one it tries to open it again; neither is recorded, as none of libc's
+ * own opens are. localtime_r and the others that take no new look at TZ
+ * check nothing after the first read, and are not wrapped.
+ */
+#define TZ_DEFAULT_FILE "/etc/localtime"
+
+static const char *tz_initial_name;
+
+void rec_tz_init(void)
+{
+    tz_initial_name = tzname[0];
+}
+
+/* Whether the time zone call about to be made has glibc stat the file. */
+static int tz_checks_file(void)
+{
+    const char *name = tzname[0];
+
+    return getenv("TZ") == NULL && name && name != tz_initial_name && name[0] != '\0';
+}
+
+static void tz_record(const void *ra, uint64_t s0, uint64_t s1)
+{
+    rec_meta(&(struct meta){ M_PATH(IOT_OP_TZSET, TZ_DEFAULT_FILE) }, 0, 0, ra, s0, s1);
+}
+
+#define WRAP_TZ(rtype, fail, name, params, ...)                                \
+    REAL_HERE(rtype, name, params);                                            \
+    rtype name params                                                          \
+    {                                                                          \
+        uint64_t s0, s1;                                                       \
+        int checks;                                                            \
+        rtype r;                                                               \
+        if (!rec_active)                                                       \
+            return CALL_REAL(fail, name, __VA_ARGS__);                         \
+        checks = tz_checks_file();                                             \
+        s0 = rec_stamp();                                                      \
+        r = CALL_REAL(fail, name, __VA_ARGS__);                                \
+        s1 = rec_stamp();                                                      \
+        if (checks)                                                            \
+            tz_record(__builtin_return_address(0), s0, s1);                    \
+        return r;                                                              \
+    }
+
+WRAP_TZ(struct tm *, NULL, localtime, (const time_t *t), t)
+WRAP_TZ(time_t, (time_t)-1, mktime, (struct tm *tm), tm)
+WRAP_TZ(time_t, (time_t)-1, timelocal, (struct tm *tm), tm)
+WRAP_TZ(char *, NULL, ctime, (const time_t *t), t)
+
+REAL_HERE(void, tzset, (void));
+
+void tzset(void)
+{
+    uint64_t s0, s1;
+    int checks;
+
+    if (!rec_active) {
+        if (REAL(tzset))
+            real_tzset();
+        return;
+    }
+    checks = tz_checks_file();
+    s0 = rec_stamp();
+    if (REAL(tzset))
+        real_tzset();
+    s1 = rec_stamp();
+    if (checks)
+        tz_record(__builtin_return_address(0), s0, s1);
 }

@@ -33,6 +33,7 @@ static const struct {
     { "inline_get", "bytes inline getc macros moved, seen at the next stdio call; no call" },
     { "lost", "the recorder's own record of what it could not keep" },
     { "coverage", "the recorder's own record of what it follows" },
+    { "tzset", "glibc's check of the time zone file inside a time call, which reports no error" },
 };
 
 /* The op of each case line ("MODE TAG OP RET ERRNO"): covered[op] set. */
