@@ -299,10 +299,12 @@ static void metadata_storm_session(void *state, const struct rule_ctx *ctx,
 /* --------------------------------------------------------------- advice */
 
 /*
- * What a search looked for, told by a missing path's name and directory:
- * the search path named in the advice only when the names look like it.
+ * What a search looked for, told by a missing path's name and directory
+ * (search_kind), and for a process by most of its missing paths
+ * (search_kind_of): the search path named in the advice only when the
+ * names look like it.
  */
-enum ms_search { MS_PATH, MS_INCLUDE, MS_PYTHON, MS_LIBRARY, MS_OTHER };
+enum ms_search { MS_PATH, MS_INCLUDE, MS_PYTHON, MS_BEAM, MS_LIBRARY, MS_OTHER, MS_KINDS };
 
 static const struct {
     const char *what;   /* the message's "a search path probed for every name (WHAT)" */
@@ -319,6 +321,11 @@ static const struct {
     [MS_PYTHON] = {" (a module in each sys.path directory)",
                    "Shorten `sys.path` (`PYTHONPATH`, `.pth` files) and put the directory that "
                    "holds most modules first; `python -X importtime` shows what is imported."},
+    [MS_BEAM] = {" (a module in each code path directory)",
+                 "Put the directories that hold most modules first in the code path (`-pa`, "
+                 "`code:add_patha/1`) and drop those that hold none; a release booted in "
+                 "embedded mode (`-mode embedded`) loads its modules at start and searches "
+                 "nothing."},
     /* a program's own plugin search looks alike: the fix fits both */
     [MS_LIBRARY] = {" (a library or plugin in each directory of a search list)",
                     "Put the directory that holds the libraries first in the search list and "
@@ -349,9 +356,32 @@ static enum ms_search search_kind(const char *example)
     if (has_suffix(name, ".py") || has_suffix(name, ".pyc") || strstr(name, ".cpython-") ||
         strstr(example, "site-packages") || strstr(example, "/python3"))
         return MS_PYTHON;
+    if (has_suffix(name, ".beam"))
+        return MS_BEAM;
     if (strstr(name, ".so"))
         return MS_LIBRARY;
     return MS_OTHER;
+}
+
+/* What most of p's missing paths look like (ties: the first kind listed). */
+static enum ms_search search_kind_of(const struct ms_proc *p)
+{
+    uint64_t n[MS_KINDS] = { 0 };
+    enum ms_search best = MS_OTHER;
+
+    for (size_t i = 0; i < p->paths.cap; i++) {
+        const struct ms_path *f;
+
+        if (!p->paths.used || !p->paths.used[i])
+            continue;
+        f = p->paths.vals[i];
+        if (f->missing)
+            n[search_kind(f->path)]++;
+    }
+    for (int k = MS_KINDS - 1; k >= 0; k--)
+        if (n[k] >= n[best])
+            best = (enum ms_search)k;
+    return best;
 }
 
 /* What made one path's lookups repeat (report_repeated). */
@@ -483,7 +513,7 @@ static void report_missing(const struct rule_ctx *ctx, const struct ms_proc *p)
                                                    .model_ns = p->missing_model_ns,
                                                    .excess_calls = (int64_t)p->missing_calls}))
         return;
-    kind = search_kind(d->example);
+    kind = search_kind_of(p);
     snprintf(msg, sizeof(msg),
              "%s looked up %llu paths that do not exist (%llu calls, %.2f ms, in %zu "
              "directories; %llu in %s): a search path probed for every name%s; put the "
