@@ -135,6 +135,13 @@ NEOF
 i=0; while [ $i -lt 300 ]; do printf 'url = "http://127.0.0.1:%s/f%d.html"\noutput = "/dev/null"\n' "$PORT" $((i % 25)) ; i=$((i+1)); done > urls
 """
 
+_REBAR = r"""
+rebar3 new lib rwlib >/dev/null && i=0 &&
+while [ $i -lt 20 ]; do
+  printf -- '-module(m%d).\n-export([f/1]).\nf(X) -> X + %d.\n' $i $i > rwlib/src/m$i.erl
+  i=$((i+1)); done
+"""
+
 _PG_BIN = "/usr/lib/postgresql/15/bin"
 _PG = _PG_BIN + r"""/initdb -D pgdata -A trust -U postgres >/dev/null && mkdir -p sock"""
 
@@ -238,6 +245,8 @@ PROGRAMS = [
         spread=0.5),
     row("php-session", "php", "php-cli", ["php"], setup=_PHP,
         workload="php -d session.save_path=$RUN/sess -d session.use_cookies=0 -d session.gc_probability=0 s.php >/dev/null"),
+    # BEAM (Erlang): rebar3 is an escript, its compiler runs in the VM
+    row("rebar3", "beam", "rebar3", ["rebar3"], setup=_REBAR, workload="cd rwlib && rebar3 compile >/dev/null"),
     # media
     row("imagemagick", "media", "imagemagick", ["/usr/bin/convert"],
         workload="/usr/bin/convert -size 1000x700 gradient:red-blue -swirl 90 out.png && /usr/bin/convert out.png -blur 0x2 -quality 85 out.jpg"),

@@ -31,6 +31,8 @@ LOG = """\
 100 10:00:00.000015 vfork( <unfinished ...>
 103 10:00:00.000015 execve("/usr/bin/other", ["other"], 0x7ffd /* 3 vars */) = 0 <0.000100>
 100 10:00:00.000015 <... vfork resumed>) = 103 <0.000200>
+104 10:00:00.000016 execve("/usr/lib/erlang/bin/beam.smp", ["/usr/bin/rebar3", "-B"], 0x7ffd /* 3 vars */) = 0 <0.000100>
+105 10:00:00.000016 execve("/usr/lib/erlang/bin/beam.smp", ["/usr/lib/erlang/erts-13.1.5/bin/b"..., "-B"], 0x7ffd /* 3 vars */) = 0 <0.000100>
 100 10:00:00.000016 +++ exited with 0 +++
 """
 
@@ -69,6 +71,9 @@ expect("thread 101 is of process 100", view.leader.get(101), 100)
 expect("process 102 is its own", view.leader.get(102), 102)
 expect("102 runs prog", view.exe.get(102), "/usr/bin/prog")
 expect("103 exec'd other before its vfork returned", view.exe.get(103), "/usr/bin/other")
+expect("104 was given argv[0] /usr/bin/rebar3", view.argv0.get(104), "/usr/bin/rebar3")
+expect("105's argv[0] was cut short: not kept", view.argv0.get(105), None)
+expect("103's argv[0] is other's", view.argv0.get(103), "other")
 expect("the failed lookup is seen", "/s/run/gone" in view.seen, True)
 expect("the pipe is seen", "pipe:[555]" in view.seen, True)
 expect("norm", norm("/q/home/.cache/x", QDIRS), "<HOME>/.cache/x")

@@ -20,6 +20,7 @@ _RET = re.compile(r"\)\s+=\s+(-?\d+|\?|0x[0-9a-f]+)(?:<(.*?)>)?(?:\s+([A-Z][A-Z0
 _FD0 = re.compile(r"^(?:AT_FDCWD|-?\d+)<(.+?)>(?=,|\)|$)")
 _FDANY = re.compile(r"\b\d+<(/.+?|(?:pipe|socket|anon_inode):.+?)>(?=[,)\]}]|$)")
 _STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_ARGV0 = re.compile(r'^"(?:[^"\\]|\\.)*",\s*\["((?:[^"\\]|\\.)*)"(\.\.\.)?')
 _QSTR = re.compile(r'^(?:AT_FDCWD(?:<(.+?)>)?|\d+<(.+?)>)?,?\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -47,6 +48,7 @@ class StraceView:
         self.seen = set()               # every path the log names
         self.leader = {}                # tid -> tgid
         self.exe = {}                   # tgid -> the program's path as execve named it
+        self.argv0 = {}                 # tgid -> the argv[0] it was given (not cut short)
         self.unfinished = {}
         self.cwd = cwd
         with open(log, errors="replace") as f:
@@ -103,9 +105,16 @@ class StraceView:
             # line (a vfork's parent resumes after the child's exec): kept
             if self.leader[child] == child:
                 self.exe.setdefault(child, self.exe.get(tgid, ""))
+                if tgid in self.argv0:
+                    self.argv0.setdefault(child, self.argv0[tgid])
             return
         if name == "execve" and ok and named:
             self.exe[tgid] = named
+            a0 = _ARGV0.match(args)
+            if a0 and not a0.group(2):
+                self.argv0[tgid] = a0.group(1)
+            else:
+                self.argv0.pop(tgid, None)
             return
         if name in OPENS:
             target = retpath if ok and retpath else named
@@ -132,10 +141,14 @@ class StraceView:
         return None if f is None else f.totals()
 
 
-def program_names(path):
-    """The names a process running `path` goes by: its file's, and for a
-    script its interpreter's (`#!/usr/bin/python3`, `#!/usr/bin/env python3`)."""
+def program_names(path, argv0=""):
+    """The names a process running `path` goes by: its file's, the argv[0]
+    it was given (what ps shows: BEAM's emulator runs as the escript that
+    started it), and for a script its interpreter's (`#!/usr/bin/python3`,
+    `#!/usr/bin/env python3`)."""
     names = {os.path.basename(path)}
+    if argv0:
+        names.add(os.path.basename(argv0))
     try:
         with open(path, "rb") as f:
             head = f.readline(256)
