@@ -143,10 +143,16 @@ static void on_lost(struct engine_stats *st, const struct iot_event *ev)
         st->lost_why_uncounted[i] = 1;
 }
 
-/* What the recorder could not follow, counted for the summary. */
-static void on_unseen(struct engine *e, const struct iot_event *ev)
+/*
+ * What the recorder could not follow, counted for the summary. io_uring's
+ * requests are the exception where the kernel path covers the process (a
+ * coverage record, at its end): they are recorded there.
+ */
+static void on_unseen(struct engine *e, struct engine_proc *p, const struct iot_event *ev)
 {
     struct engine_stats *st = &e->st;
+    int uring = ev->op == IOT_OP_ASYNC && (ev->has & IOT_HAS_MODE) && ev->mode &&
+                strncmp(ev->mode, "io_uring", 8) == 0;
 
     if (ev->op == IOT_OP_LOST) {
         on_lost(st, ev);
@@ -163,13 +169,29 @@ static void on_unseen(struct engine *e, const struct iot_event *ev)
         st->unrecorded++;
         return;
     }
+    if (uring && p->uring_covered)
+        return;
     st->async_calls++;
+    p->uring_calls += uring;
     if ((ev->has & IOT_HAS_FD) && e->async_fds.n < 1024) {
         uint64_t key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->fd;
 
-        if (!hmap_get(&e->async_fds, key) && hmap_put(&e->async_fds, key, (void *)1) == 0)
+        if (!hmap_get(&e->async_fds, key) && hmap_put(&e->async_fds, key, (void *)1) == 0) {
             st->async_fds++;
+            p->uring_fds += uring;
+        }
     }
+}
+
+/* The kernel path recorded p: its io_uring requests are in the trace. */
+static void on_covered(struct engine *e, struct engine_proc *p)
+{
+    e->st.async_calls -= p->uring_calls;
+    e->st.async_fds -= p->uring_fds;
+    p->uring_calls = 0;
+    p->uring_fds = 0;
+    p->uring_covered = 1;
+    engine_unobserved_covered(e, p);
 }
 
 /*
@@ -221,7 +243,10 @@ static void on_hint(struct ofd *o, const struct iot_event *ev)
 
 static void on_call(struct engine *e, const struct iot_event *ev)
 {
-    struct engine_proc *p = engine_proc_get(e, ev->pid);
+    /* a coverage record comes at the process's end, after its exit: a note
+       on that process, not a call that makes its pid live again */
+    struct engine_proc *p = ev->op == IOT_OP_COVERAGE ? engine_proc_find(e, ev->pid)
+                                                      : engine_proc_get(e, ev->pid);
     const struct iot_op_info *info;
     unsigned dc;
     int failed = ev->ret < 0 || (ev->has & IOT_HAS_ERRNO);
@@ -367,7 +392,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
         }
         if (ev->op == IOT_OP_COVERAGE) {
             /* the kernel path recorded what the preload could not see of it */
-            engine_unobserved_covered(e, p);
+            on_covered(e, p);
             break;
         }
         if (ev->op == IOT_OP_UNRECORDED || ev->op == IOT_OP_ASYNC || ev->op == IOT_OP_LOST) {
@@ -375,7 +400,7 @@ static void on_call(struct engine *e, const struct iot_event *ev)
                 on_async(p, ev, failed);
             if (ev->op == IOT_OP_UNRECORDED)
                 engine_unobserved_note(e, p, ev);
-            on_unseen(e, ev);
+            on_unseen(e, p, ev);
             break;
         }
         if (info->role == IOT_ROLE_HINT) {

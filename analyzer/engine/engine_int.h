@@ -212,6 +212,12 @@ struct engine_proc {
     int forked;                 /* made by its parent's fork call; its process record is due */
     int unseen_io;              /* it submitted I/O naming no file (io_uring): every session
                                    of it open then or later is RULE_UNSEEN_PROCESS */
+    /* its io_uring calls (setup, enter) and ring fds in the summary's async
+       counts, taken out when the kernel path covers it (its requests are
+       recorded there); covered: later ones are not counted */
+    uint64_t uring_calls;
+    uint32_t uring_fds;
+    int uring_covered;
     /* the time it spent in calls (engine_proc_io_ns_of): its other calls as
        they come, its data calls as their session ends, so that the data
        calls' fast path does not count */

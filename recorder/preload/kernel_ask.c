@@ -2,7 +2,8 @@
  * kernel_ask.c - asking iorecord for its kernel capture path, when this
  * process meets what the preload cannot see: it is about to exec a static
  * or set-id program (the exec and spawn wrappers), it is a Go program or
- * has liburing loaded (bypass.c), or it is about to change its
+ * has liburing loaded (bypass.c), it is about to set up an io_uring
+ * through syscall() (wrap_syscall.c), or it is about to change its
  * credentials, before which the preload lets it go (creds.c): the kernel
  * path then records it from that change on. As root in AUTO the launcher loads no
  * BPF program until a process asks (recorder/launcher/launch_ask.c); it

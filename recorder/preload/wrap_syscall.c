@@ -25,7 +25,8 @@
 /*
  * A program's syscall(SYS_read, ...) is the same I/O as read(): recorded
  * like the libc function, and io_uring and Linux AIO
- * submissions, which nothing else sees, as the fact (op async). The
+ * submissions, which nothing else sees, as the fact (op async); an
+ * io_uring_setup first asks for the kernel path (kernel_ask.c). The
  * recorder's own raw syscalls come here too (it calls syscall() and this
  * library exports it): a call from inside this library's image passes
  * straight through.
@@ -110,8 +111,13 @@ __attribute__((no_sanitize_address)) long syscall(long n, ...)
     case SYS_readv: case SYS_writev:
         rec_fd_check(fd);
         break;
+    case SYS_io_uring_setup:
+        /* the ring's I/O is the kernel's to see: asked for before the ring
+           exists, it follows every request (a no-op when it follows us) */
+        rec_kernel_ask();
+        break;
     case SYS_open: case SYS_openat: case SYS_close:
-    case SYS_io_uring_setup: case SYS_io_uring_enter: case SYS_io_submit:
+    case SYS_io_uring_enter: case SYS_io_submit:
         break;
     case SYS_fork: case SYS_vfork: case SYS_clone: case SYS_clone3:
         return REAL(syscall) ? rec_raw_clone(n, a, real_syscall)

@@ -4,7 +4,9 @@
 # Go's own syscalls) doing 1000 one-byte writes and 200 reopens give the
 # same issues as their C twin under the preload, with each call once, also
 # as children of a shell (which asks for the kernel path only then); a
-# liburing program's 1000 writes are counted, once. Needs root, a kernel
+# liburing program's 1000 writes are counted, once, and so are those of a
+# program that drives its ring through syscall() (the preload asks at
+# io_uring_setup). Needs root, a kernel
 # with BTF, a build with the kernel path, and golang-go / liburing-dev for
 # their parts (each skipped with its reason when missing).
 set -u
@@ -100,6 +102,25 @@ if [ -e /usr/include/liburing.h ] && ${CC:-cc} -O1 -o uring_write "$TOP/tests/ur
     [ "$(calls u.zst close "$work/u.dat")" = 1 ] || not_ok "liburing: the close once"
 else
     echo "(skipped the liburing program: liburing-dev is not installed)"
+fi
+
+# io_uring set up and entered by libc's syscall(), as fio's engine does: the
+# preload asks for the kernel path at io_uring_setup, which then records the
+# ring's 1000 writes; the summary counts them and no unanalysed async I/O
+if [ -e /usr/include/linux/io_uring.h ] &&
+   ${CC:-cc} -O1 -o uring_raw "$TOP/tests/uring/uring_raw.c" 2>/dev/null; then
+    "$IORECORD" -o ur.zst ./uring_raw ur.dat || not_ok "raw io_uring: the run failed"
+    [ "$(calls ur.zst pwrite "$work/ur.dat")" = 1000 ] ||
+        not_ok "raw io_uring: $(calls ur.zst pwrite "$work/ur.dat") writes, not 1000"
+    "$IOANALYZE" analyze ur.zst > /dev/null 2> ur.err
+    grep -q 'from 1 process;' ur.err || not_ok "raw io_uring: $(cat ur.err)"
+    grep -q 'not analysed' ur.err && not_ok "raw io_uring: its covered ring said unanalysed: $(cat ur.err)"
+    "$IORECORD" --capture preload -o up.zst ./uring_raw up.dat || not_ok "raw io_uring: the preload run failed"
+    "$IOANALYZE" analyze up.zst > /dev/null 2> up.err
+    grep -q 'async I/O (io_uring, aio) on 1 fd not analysed (1001 calls)' up.err ||
+        not_ok "raw io_uring, preload alone: the gap is not said: $(cat up.err)"
+else
+    echo "(skipped the raw io_uring program: no linux/io_uring.h)"
 fi
 
 exit $fail

@@ -321,6 +321,42 @@ static void test_queries_only_look(void)
 }
 
 /*
+ * The kernel path's coverage record comes at a process's end, after its
+ * exit: a note on that process, which neither makes its pid live again
+ * (one process, not two) nor leaves its io_uring calls, whose requests the
+ * kernel path recorded, counted as async I/O not analysed. Another
+ * process's io_uring calls, not covered, stay counted.
+ */
+static void test_coverage_after_exit(void)
+{
+    struct rig r;
+    struct engine_stats es;
+    struct iot_event setup = {.has = IOT_HAS_FD | IOT_HAS_MODE, .fd = 7};
+    struct iot_event covered = {.has = IOT_HAS_MODE | IOT_HAS_SIZE, .size = 1000};
+
+    rig_init(&r);
+    setup.mode = S(&r, "io_uring_setup");
+    covered.mode = S(&r, "preload");
+    proc(&r, 50, 1, "/bin/ring");
+    call(&r, 50, 50, IOT_OP_ASYNC, 7, 1000, setup);
+    setup.mode = S(&r, "io_uring_enter");
+    for (int i = 0; i < 3; i++)
+        call(&r, 50, 50, IOT_OP_ASYNC, 1, 1000, setup);
+    proc(&r, 51, 1, "/bin/other");
+    call(&r, 51, 51, IOT_OP_ASYNC, 1, 1000, setup);
+    engine_stats(r.e, &es);
+    CU_ASSERT_EQUAL(es.async_calls, 5);
+    CU_ASSERT_EQUAL(es.async_fds, 2);
+    exit_ev(&r, 50, 0);
+    call(&r, 50, 50, IOT_OP_COVERAGE, 0, 0, covered);
+    engine_stats(r.e, &es);
+    CU_ASSERT_EQUAL(es.processes, 2);
+    CU_ASSERT_EQUAL(es.async_calls, 1);
+    CU_ASSERT_EQUAL(es.async_fds, 1);
+    rig_free(&r);
+}
+
+/*
  * An inherited fd that the child's image names another file was replaced
  * where no wrapper saw it (a vfork child's dup2 before its exec): its
  * writes are that file's, and the parent's fd stays its own. Named as the
@@ -420,6 +456,8 @@ void engine_suite(void)
     CU_add_test(s, "a session is judged as the process that used it", test_session_user);
     CU_add_test(s, "fdpath names fds first seen at a data call", test_fdpath);
     CU_add_test(s, "a report's lookups make and revive no process", test_queries_only_look);
+    CU_add_test(s, "a coverage record after the exit: one process, its ring covered",
+                test_coverage_after_exit);
     CU_add_test(s, "fdpath of an inherited fd replaced unseen (vfork child's dup2)",
                 test_fdpath_replaced);
     CU_add_test(s, "a static loader the preload was entered after is not unrecorded",
