@@ -350,22 +350,16 @@ static void tz_record(const void *ra, uint64_t s0, uint64_t s1)
     rec_meta(&(struct meta){ M_PATH(IOT_OP_TZSET, TZ_DEFAULT_FILE) }, 0, 0, ra, s0, s1);
 }
 
+/* The real call between two stamps (WRAP_BODY); the lookup recorded when
+   glibc was to make it, which is known only before the call. */
 #define WRAP_TZ(rtype, fail, name, params, ...)                                \
     REAL_HERE(rtype, name, params);                                            \
     rtype name params                                                          \
     {                                                                          \
-        uint64_t s0, s1;                                                       \
-        int checks;                                                            \
-        rtype r;                                                               \
-        if (!rec_active)                                                       \
-            return CALL_REAL(fail, name, __VA_ARGS__);                         \
-        checks = tz_checks_file();                                             \
-        s0 = rec_stamp();                                                      \
-        r = CALL_REAL(fail, name, __VA_ARGS__);                                \
-        s1 = rec_stamp();                                                      \
-        if (checks)                                                            \
-            tz_record(__builtin_return_address(0), s0, s1);                    \
-        return r;                                                              \
+        int checks = rec_active && tz_checks_file();                           \
+        WRAP_BODY(rtype, fail, name,                                           \
+                  if (checks) tz_record(__builtin_return_address(0), s0, s1),  \
+                  __VA_ARGS__);                                                \
     }
 
 WRAP_TZ(struct tm *, NULL, localtime, (const time_t *t), t)
